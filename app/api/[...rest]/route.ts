@@ -1,0 +1,10 @@
+import { handleRestRequest } from "@/server/http/rest";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handleRestRequest;
+export const POST = handleRestRequest;
+export const PUT = handleRestRequest;
+export const PATCH = handleRestRequest;
+export const DELETE = handleRestRequest;
+export const HEAD = handleRestRequest;

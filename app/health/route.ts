@@ -1,0 +1,7 @@
+import { SERVICE_NAME } from "@/server/health/service";
+
+export const dynamic = "force-dynamic";
+
+export function GET(): Response {
+  return Response.json({ status: "ok", service: SERVICE_NAME });
+}

@@ -1,0 +1,495 @@
+-- CreateSchema
+CREATE SCHEMA IF NOT EXISTS "public";
+
+-- CreateTable
+CREATE TABLE "User" (
+    "id" UUID NOT NULL,
+    "username" TEXT NOT NULL,
+    "isAdmin" BOOLEAN NOT NULL DEFAULT false,
+    "isTombstone" BOOLEAN NOT NULL DEFAULT false,
+    "legacyTokenHash" TEXT,
+    "legacyTokenPrefix" TEXT,
+    "legacyTokenDisabledAt" TIMESTAMP(3),
+    "deletingAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "User_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "ApiToken" (
+    "id" UUID NOT NULL,
+    "userId" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "scope" TEXT NOT NULL DEFAULT 'read',
+    "tokenHash" TEXT NOT NULL,
+    "prefix" TEXT NOT NULL,
+    "expiresAt" TIMESTAMP(3),
+    "lastUsedAt" TIMESTAMP(3),
+    "revokedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "ApiToken_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Agent" (
+    "id" UUID NOT NULL,
+    "ownerId" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "model" TEXT,
+    "tokenHash" TEXT NOT NULL,
+    "tokenPrefix" TEXT NOT NULL,
+    "revokedAt" TIMESTAMP(3),
+    "lastUsedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Agent_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Session" (
+    "id" UUID NOT NULL,
+    "sessionToken" TEXT NOT NULL,
+    "userId" UUID NOT NULL,
+    "expires" TIMESTAMP(3) NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Session_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Account" (
+    "id" UUID NOT NULL,
+    "userId" UUID NOT NULL,
+    "type" TEXT NOT NULL,
+    "provider" TEXT NOT NULL,
+    "providerAccountId" TEXT NOT NULL,
+    "refresh_token" TEXT,
+    "access_token" TEXT,
+    "expires_at" INTEGER,
+    "token_type" TEXT,
+    "scope" TEXT,
+    "id_token" TEXT,
+    "session_state" TEXT,
+
+    CONSTRAINT "Account_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "VerificationToken" (
+    "identifier" TEXT NOT NULL,
+    "token" TEXT NOT NULL,
+    "expires" TIMESTAMP(3) NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "AuditLog" (
+    "id" UUID NOT NULL,
+    "action" TEXT NOT NULL,
+    "actorUserId" UUID,
+    "actorAgentId" UUID,
+    "projectId" UUID,
+    "target" TEXT,
+    "data" JSONB NOT NULL DEFAULT '{}',
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "AuditLog_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Organization" (
+    "id" UUID NOT NULL,
+    "slug" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Organization_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "OrgMember" (
+    "orgId" UUID NOT NULL,
+    "userId" UUID NOT NULL,
+    "role" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "OrgMember_pkey" PRIMARY KEY ("orgId","userId")
+);
+
+-- CreateTable
+CREATE TABLE "Project" (
+    "id" UUID NOT NULL,
+    "namespace" TEXT NOT NULL,
+    "slug" TEXT NOT NULL,
+    "ownerUserId" UUID,
+    "ownerOrgId" UUID,
+    "visibility" TEXT NOT NULL DEFAULT 'private',
+    "defaultBranch" TEXT NOT NULL DEFAULT 'main',
+    "sourceProvider" TEXT,
+    "sourceUrl" TEXT,
+    "lastIssueNumber" INTEGER NOT NULL DEFAULT 0,
+    "deletingAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Project_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "ProjectCollaborator" (
+    "projectId" UUID NOT NULL,
+    "userId" UUID NOT NULL,
+    "role" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "ProjectCollaborator_pkey" PRIMARY KEY ("projectId","userId")
+);
+
+-- CreateTable
+CREATE TABLE "Workspace" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "createdById" UUID,
+    "createdByAgentId" UUID,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Workspace_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Change" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "workspaceId" UUID NOT NULL,
+    "status" TEXT NOT NULL,
+    "authorId" UUID,
+    "agentId" UUID,
+    "title" TEXT,
+    "baseSha" TEXT NOT NULL,
+    "tipSha" TEXT NOT NULL,
+    "mergedSha" TEXT,
+    "mergedAt" TIMESTAMP(3),
+    "mergedById" UUID,
+    "rejectedAt" TIMESTAMP(3),
+    "hostPullRequest" JSONB,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Change_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Evaluation" (
+    "id" UUID NOT NULL,
+    "changeId" UUID NOT NULL,
+    "verdict" TEXT NOT NULL,
+    "baseSha" TEXT NOT NULL,
+    "tipSha" TEXT NOT NULL,
+    "summary" TEXT NOT NULL,
+    "issues" JSONB NOT NULL DEFAULT '[]',
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Evaluation_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "EvalRun" (
+    "id" UUID NOT NULL,
+    "changeId" UUID NOT NULL,
+    "evaluator" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "findings" JSONB NOT NULL DEFAULT '[]',
+    "durationMs" INTEGER NOT NULL,
+    "costUsd" DOUBLE PRECISION,
+    "inputTokens" INTEGER,
+    "outputTokens" INTEGER,
+    "baseSha" TEXT NOT NULL,
+    "tipSha" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "EvalRun_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Review" (
+    "id" UUID NOT NULL,
+    "changeId" UUID NOT NULL,
+    "reviewerId" UUID NOT NULL,
+    "verdict" TEXT NOT NULL,
+    "comment" TEXT,
+    "baseSha" TEXT NOT NULL,
+    "dismissedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Review_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "ChangeComment" (
+    "id" UUID NOT NULL,
+    "changeId" UUID NOT NULL,
+    "authorId" UUID,
+    "agentId" UUID,
+    "body" TEXT NOT NULL,
+    "file" TEXT,
+    "line" INTEGER,
+    "side" TEXT,
+    "commitSha" TEXT,
+    "parentId" UUID,
+    "resolvedAt" TIMESTAMP(3),
+    "resolvedById" UUID,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "ChangeComment_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Conflict" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "changeId" UUID NOT NULL,
+    "baseSha" TEXT NOT NULL,
+    "headSha" TEXT NOT NULL,
+    "tipSha" TEXT NOT NULL,
+    "files" JSONB NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'open',
+    "resolvedSha" TEXT,
+    "resolvedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Conflict_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Provenance" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "changeId" UUID,
+    "commitSha" TEXT NOT NULL,
+    "authorId" UUID,
+    "agentId" UUID,
+    "model" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Provenance_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Issue" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "number" INTEGER NOT NULL,
+    "title" TEXT NOT NULL,
+    "body" TEXT NOT NULL DEFAULT '',
+    "status" TEXT NOT NULL DEFAULT 'open',
+    "labels" TEXT[] DEFAULT ARRAY[]::TEXT[],
+    "assigneeId" UUID,
+    "linkedChangeId" UUID,
+    "authorId" UUID,
+    "agentId" UUID,
+    "closedAt" TIMESTAMP(3),
+    "closedBy" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Issue_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "IssueComment" (
+    "id" UUID NOT NULL,
+    "issueId" UUID NOT NULL,
+    "authorId" UUID,
+    "agentId" UUID,
+    "body" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "IssueComment_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "DomainEvent" (
+    "seq" BIGSERIAL NOT NULL,
+    "id" UUID NOT NULL,
+    "projectId" UUID,
+    "kind" TEXT NOT NULL,
+    "actor" TEXT NOT NULL,
+    "data" JSONB NOT NULL DEFAULT '{}',
+    "occurredAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "dispatchedAt" TIMESTAMP(3),
+
+    CONSTRAINT "DomainEvent_pkey" PRIMARY KEY ("seq")
+);
+
+-- CreateTable
+CREATE TABLE "Webhook" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "url" TEXT NOT NULL,
+    "events" TEXT NOT NULL DEFAULT '*',
+    "secret" TEXT NOT NULL,
+    "active" BOOLEAN NOT NULL DEFAULT true,
+    "failureStreak" INTEGER NOT NULL DEFAULT 0,
+    "disabledReason" TEXT,
+    "disabledAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Webhook_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "WebhookDelivery" (
+    "id" UUID NOT NULL,
+    "webhookId" UUID NOT NULL,
+    "eventId" UUID NOT NULL,
+    "deliveryId" TEXT NOT NULL,
+    "attempt" INTEGER NOT NULL,
+    "statusCode" INTEGER,
+    "durationMs" INTEGER NOT NULL,
+    "responseExcerpt" TEXT,
+    "error" TEXT,
+    "succeeded" BOOLEAN NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "WebhookDelivery_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "DeletionJob" (
+    "id" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "targetId" UUID NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'deleting',
+    "stepsDone" TEXT[] DEFAULT ARRAY[]::TEXT[],
+    "lastError" TEXT,
+    "attempts" INTEGER NOT NULL DEFAULT 0,
+    "requestedBy" UUID,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+    "completedAt" TIMESTAMP(3),
+
+    CONSTRAINT "DeletionJob_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "User_username_key" ON "User"("username");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "User_legacyTokenHash_key" ON "User"("legacyTokenHash");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ApiToken_tokenHash_key" ON "ApiToken"("tokenHash");
+
+-- CreateIndex
+CREATE INDEX "ApiToken_userId_idx" ON "ApiToken"("userId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Agent_tokenHash_key" ON "Agent"("tokenHash");
+
+-- CreateIndex
+CREATE INDEX "Agent_ownerId_idx" ON "Agent"("ownerId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Session_sessionToken_key" ON "Session"("sessionToken");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Account_provider_providerAccountId_key" ON "Account"("provider", "providerAccountId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "VerificationToken_identifier_token_key" ON "VerificationToken"("identifier", "token");
+
+-- CreateIndex
+CREATE INDEX "AuditLog_action_createdAt_idx" ON "AuditLog"("action", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "AuditLog_projectId_createdAt_idx" ON "AuditLog"("projectId", "createdAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Organization_slug_key" ON "Organization"("slug");
+
+-- CreateIndex
+CREATE INDEX "OrgMember_userId_idx" ON "OrgMember"("userId");
+
+-- CreateIndex
+CREATE INDEX "Project_ownerUserId_idx" ON "Project"("ownerUserId");
+
+-- CreateIndex
+CREATE INDEX "Project_ownerOrgId_idx" ON "Project"("ownerOrgId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Project_namespace_slug_key" ON "Project"("namespace", "slug");
+
+-- CreateIndex
+CREATE INDEX "ProjectCollaborator_userId_idx" ON "ProjectCollaborator"("userId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Workspace_projectId_name_key" ON "Workspace"("projectId", "name");
+
+-- CreateIndex
+CREATE INDEX "Change_projectId_status_createdAt_idx" ON "Change"("projectId", "status", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Change_workspaceId_idx" ON "Change"("workspaceId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Evaluation_changeId_key" ON "Evaluation"("changeId");
+
+-- CreateIndex
+CREATE INDEX "EvalRun_changeId_createdAt_idx" ON "EvalRun"("changeId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Review_changeId_reviewerId_idx" ON "Review"("changeId", "reviewerId");
+
+-- CreateIndex
+CREATE INDEX "ChangeComment_changeId_createdAt_idx" ON "ChangeComment"("changeId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Conflict_changeId_idx" ON "Conflict"("changeId");
+
+-- CreateIndex
+CREATE INDEX "Provenance_projectId_createdAt_idx" ON "Provenance"("projectId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Issue_linkedChangeId_idx" ON "Issue"("linkedChangeId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Issue_projectId_number_key" ON "Issue"("projectId", "number");
+
+-- CreateIndex
+CREATE INDEX "IssueComment_issueId_createdAt_idx" ON "IssueComment"("issueId", "createdAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "DomainEvent_id_key" ON "DomainEvent"("id");
+
+-- CreateIndex
+CREATE INDEX "DomainEvent_projectId_seq_idx" ON "DomainEvent"("projectId", "seq");
+
+-- CreateIndex
+CREATE INDEX "DomainEvent_dispatchedAt_seq_idx" ON "DomainEvent"("dispatchedAt", "seq");
+
+-- CreateIndex
+CREATE INDEX "Webhook_projectId_idx" ON "Webhook"("projectId");
+
+-- CreateIndex
+CREATE INDEX "WebhookDelivery_webhookId_createdAt_idx" ON "WebhookDelivery"("webhookId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "DeletionJob_kind_targetId_idx" ON "DeletionJob"("kind", "targetId");
+
+-- AddForeignKey
+ALTER TABLE "ApiToken" ADD CONSTRAINT "ApiToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Agent" ADD CONSTRAINT "Agent_ownerId_fkey" FOREIGN KEY ("ownerId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Session" ADD CONSTRAINT "Session_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Account" ADD CONSTRAINT "Account_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "OrgMember" ADD CONSTRAINT "OrgMember_orgId_fkey" FOREIGN KEY ("orgId") REFERENCES "Organization"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,0 +1,22 @@
+import type { DbOrTx } from "@/server/db/client";
+import type { Identity } from "@/server/auth/identity";
+
+export type AuditAction = "secret.written" | "secret.deleted" | "deployment.approved" | "deployment.retried" | "agent.revoked";
+
+/** Writes one audit row; pass the transaction of the change being audited. */
+export async function writeAudit(
+  client: DbOrTx,
+  entry: { action: AuditAction; identity: Identity; projectId?: string; target?: string; data?: Record<string, unknown> },
+): Promise<void> {
+  const { identity } = entry;
+  await client.auditLog.create({
+    data: {
+      action: entry.action,
+      actorUserId: identity.kind === "user" ? identity.userId : null,
+      actorAgentId: identity.kind === "agent" ? identity.agentId : null,
+      projectId: entry.projectId ?? null,
+      target: entry.target ?? null,
+      data: (entry.data ?? {}) as object,
+    },
+  });
+}

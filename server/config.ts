@@ -1,0 +1,59 @@
+import path from "node:path";
+
+// Environment is read on every access so tests and scripts can change it at run time.
+const env = (name: string): string | undefined => {
+  const value = process.env[name];
+  return value === undefined || value === "" ? undefined : value;
+};
+
+export const config = {
+  get port(): number {
+    return Number(env("PORT") ?? 3000);
+  },
+  get baseUrl(): string {
+    return (env("BASE_URL") ?? `http://localhost:${this.port}`).replace(/\/+$/, "");
+  },
+  get dataDir(): string {
+    return path.resolve(env("DATA_DIR") ?? "./.data");
+  },
+  get reposDir(): string {
+    return path.resolve(env("REPOS_DIR") ?? path.join(this.dataDir, "repos"));
+  },
+  get databaseUrl(): string | undefined {
+    return env("DATABASE_URL");
+  },
+  get adminApiKey(): string | undefined {
+    return env("ADMIN_API_KEY");
+  },
+  get devLogin(): boolean {
+    return env("DEV_LOGIN") === "1";
+  },
+  get deploySecretKey(): string | undefined {
+    return env("DEPLOY_SECRET_KEY");
+  },
+  get authSecret(): string | undefined {
+    return env("AUTH_SECRET");
+  },
+  get rateLimitPerMinute(): number {
+    return Number(env("RATE_LIMIT_PER_MINUTE") ?? 1000);
+  },
+  get redisRestUrl(): string | undefined {
+    return env("UPSTASH_REDIS_REST_URL");
+  },
+  get redisRestToken(): string | undefined {
+    return env("UPSTASH_REDIS_REST_TOKEN");
+  },
+  get inngestEventKey(): string | undefined {
+    return env("INNGEST_EVENT_KEY");
+  },
+  get inngestSigningKey(): string | undefined {
+    return env("INNGEST_SIGNING_KEY");
+  },
+  get inngestBaseUrl(): string | undefined {
+    return env("INNGEST_BASE_URL");
+  },
+  /** Webhook and evaluator URLs may target private/loopback addresses only when this is set. */
+  get allowPrivateTargets(): boolean {
+    return env("ALLOW_PRIVATE_TARGETS") === "1";
+  },
+};

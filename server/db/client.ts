@@ -1,0 +1,112 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PrismaClient } from "@/server/generated/prisma/client";
+import { config } from "@/server/config";
+import { applyMigrations, type RawSql } from "./migrate";
+
+export type Db = PrismaClient;
+/** The client handed to `db.$transaction(async (tx) => ...)` callbacks. */
+export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+/** Either the client or a transaction: services accept this so callers can compose transactions. */
+export type DbOrTx = Db | Tx;
+
+export interface Database {
+  prisma: Db;
+  raw: RawSql;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  if (dataDir) fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  const pglite = new PGlite(dataDir ?? "memory://", loadDataDir ? { loadDataDir } : {});
+  await pglite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const raw: RawSql = {
+    exec: async (sql) => void (await pglite.exec(sql)),
+    query: async (sql, params) => (await pglite.query(sql, params)).rows as never[],
+  };
+  return {
+    prisma,
+    raw,
+    kind: "pglite",
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const pg = (await import("pg")).default;
+  const { PrismaPg } = await import("@prisma/adapter-pg");
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const raw: RawSql = {
+    exec: async (sql) => void (await pool.query(sql)),
+    query: async (sql, params) => (await pool.query(sql, params as unknown[])).rows,
+  };
+  return {
+    prisma,
+    raw,
+    kind: "postgres",
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/** Opens the configured database and applies pending migrations. */
+export async function openDatabase(options: { url?: string; dataDir?: string; loadDataDir?: Blob; migrate?: boolean } = {}): Promise<Database> {
+  const url = options.url ?? config.databaseUrl;
+  const database = url
+    ? await openPostgres(url)
+    : await openPglite(options.dataDir ?? (options.loadDataDir ? undefined : path.join(config.dataDir, "db")), options.loadDataDir);
+  if (options.migrate !== false) {
+    // The migrator needs the advisory lock and every statement on one connection.
+    if (database.kind === "postgres") {
+      const pg = (await import("pg")).default;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await applyMigrations({
+          exec: async (sql) => void (await client.query(sql)),
+          query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+        });
+      } finally {
+        await client.end();
+      }
+    } else {
+      await applyMigrations(database.raw);
+    }
+  }
+  return database;
+}
+
+// Process-wide singleton on globalThis: Next.js loads separate module copies for
+// instrumentation and route handlers, and two PGlite instances on one directory corrupt it.
+const holder = globalThis as unknown as { __svcDatabase?: Promise<Database> };
+
+export function database(): Promise<Database> {
+  holder.__svcDatabase ??= openDatabase();
+  return holder.__svcDatabase;
+}
+
+/** The Prisma client of the process-wide database. */
+export async function db(): Promise<Db> {
+  return (await database()).prisma;
+}
+
+/** Installs an already-open database as the process-wide one (tests, scripts). */
+export function useDatabase(value: Database): void {
+  holder.__svcDatabase = Promise.resolve(value);
+}
+
+export async function closeDatabase(): Promise<void> {
+  const current = holder.__svcDatabase;
+  holder.__svcDatabase = undefined;
+  if (current) await (await current).close();
+}

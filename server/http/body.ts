@@ -1,0 +1,53 @@
+import { JSON_BODY_BYTES_MAX } from "@/server/limits";
+import { badRequest, payloadTooLarge } from "./errors";
+
+/** Routes that carry file maps get a larger body cap than ordinary JSON routes. */
+const LARGE_BODY_ROUTES: Array<{ pattern: RegExp; maxBytes: number }> = [
+  { pattern: /^\/api\/workspaces\/[^/]+\/commit$/, maxBytes: 80 * 1024 * 1024 },
+  { pattern: /^\/api\/projects\/conflicts\/[^/]+\/resolve$/, maxBytes: 80 * 1024 * 1024 },
+  { pattern: /^\/api\/projects$/, maxBytes: 80 * 1024 * 1024 },
+];
+
+export function bodyLimitFor(pathname: string): number {
+  return LARGE_BODY_ROUTES.find((route) => route.pattern.test(pathname))?.maxBytes ?? JSON_BODY_BYTES_MAX;
+}
+
+export async function readBodyText(req: Request, maxBytes: number): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? 0);
+  if (declared > maxBytes) throw payloadTooLarge();
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw payloadTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Form fields become a JSON object; a field sent twice becomes an array; `true`/`false` stay strings for zod to coerce. */
+export function formToObject(text: string): Record<string, unknown> {
+  const params = new URLSearchParams(text);
+  const out: Record<string, unknown> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
+
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest("Request body is not valid JSON", "VALIDATION_ERROR");
+  }
+}

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, NAME_PATTERN } from "@/server/limits";
+
+// Schemas are built per use (functions, not shared instances): trpc-to-openapi mutates shared
+// schemas by switching on coercion at the first REST call.
+
+/** A path segment: trpc-to-openapi hands them over still percent-encoded. */
+export const pathSegment = () =>
+  z.string().min(1).transform((value, ctx) => {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "malformed percent-encoding" });
+      return z.NEVER;
+    }
+  });
+
+/** `@alice` in a `{namespace}` segment: returns `alice`. */
+export const namespaceSegment = () =>
+  pathSegment().pipe(z.string().regex(/^@[^/@]+$/, "namespace must start with @").transform((value) => value.slice(1)));
+
+/** A 1-64 character alphanumeric slug (project and workspace names). */
+export const nameSlug = () => z.string().regex(NAME_PATTERN, "must be a 1-64 character alphanumeric slug (letters, digits, - and _)");
+
+/** A boolean that also accepts the strings browsers and query strings send. */
+export const booleanish = () =>
+  z.union([z.boolean(), z.enum(["true", "false", "1", "0", "on", "off"]).transform((value) => value === "true" || value === "1" || value === "on")]);
+
+/** Integer query parameter with a default and bounds. */
+export const intParam = (options: { min?: number; max?: number; default?: number } = {}) => {
+  let schema = z.coerce.number().int();
+  if (options.min !== undefined) schema = schema.min(options.min);
+  if (options.max !== undefined) schema = schema.max(options.max);
+  return options.default !== undefined ? schema.default(options.default) : schema.optional();
+};
+
+export const listLimit = () => intParam({ min: 1, max: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT });
+export const listOffset = () => intParam({ min: 0, default: 0 });

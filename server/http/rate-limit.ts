@@ -1,0 +1,64 @@
+import { config } from "@/server/config";
+import { RATE_LIMIT_WINDOW_MS } from "@/server/limits";
+
+export interface RateLimitResult {
+  success: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix ms when the window resets. */
+  reset: number;
+}
+
+export interface RateLimiter {
+  limit(key: string): Promise<RateLimitResult>;
+}
+
+/**
+ * In-process sliding-window limiter with the semantics of @upstash/ratelimit's slidingWindow:
+ * the previous window's count is weighted by how much of it still overlaps the sliding window.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { start: number; current: number; previous: number }>();
+
+  constructor(
+    private readonly max: number,
+    private readonly windowMs = RATE_LIMIT_WINDOW_MS,
+  ) {}
+
+  async limit(key: string): Promise<RateLimitResult> {
+    const now = Date.now();
+    const start = now - (now % this.windowMs);
+    let entry = this.windows.get(key);
+    if (!entry || entry.start !== start) {
+      const previous = entry && entry.start === start - this.windowMs ? entry.current : 0;
+      entry = { start, current: 0, previous };
+      this.windows.set(key, entry);
+      if (this.windows.size > 100_000) this.evictStale(start);
+    }
+    const overlap = 1 - (now - start) / this.windowMs;
+    const used = Math.floor(entry.previous * overlap) + entry.current;
+    const reset = start + this.windowMs;
+    if (used >= this.max) return { success: false, limit: this.max, remaining: 0, reset };
+    entry.current += 1;
+    return { success: true, limit: this.max, remaining: Math.max(0, this.max - used - 1), reset };
+  }
+
+  private evictStale(currentStart: number): void {
+    for (const [key, value] of this.windows) if (value.start < currentStart - this.windowMs) this.windows.delete(key);
+  }
+}
+
+const holder = globalThis as unknown as { __svcRateLimiter?: { limiter: RateLimiter; max: number } };
+
+/** The process-wide limiter for authenticated requests (rebuilt when the configured limit changes). */
+export function requestRateLimiter(): RateLimiter {
+  const max = config.rateLimitPerMinute;
+  if (!holder.__svcRateLimiter || holder.__svcRateLimiter.max !== max) {
+    holder.__svcRateLimiter = { limiter: new MemoryRateLimiter(max), max };
+  }
+  return holder.__svcRateLimiter.limiter;
+}
+
+export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
+  return { "X-RateLimit-Limit": String(result.limit), "X-RateLimit-Remaining": String(result.remaining) };
+}

@@ -1,0 +1,35 @@
+// Every limit of the spec's Limits table, in one place.
+export const NAME_MAX = 64;
+export const NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,63})$/;
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+export const RATE_LIMIT_PER_MINUTE = 1000;
+export const IMPORT_RATE_PER_MINUTE = 3;
+export const IMPORT_STALL_MS = 5 * 60_000;
+export const SSE_INTERVAL_MS = 2_000;
+export const SYNC_STREAM_LIFETIME_MS = 5 * 60_000;
+export const ISSUE_TITLE_MAX = 200;
+export const TEXT_BODY_MAX = 20_000;
+export const LABELS_MAX = 20;
+export const LABEL_LENGTH_MAX = 50;
+export const ISSUE_QUERY_MAX = 200;
+export const LIST_LIMIT_DEFAULT = 100;
+export const LIST_LIMIT_MAX = 500;
+export const ACTIVITY_LIMIT_DEFAULT = 50;
+export const ACTIVITY_LIMIT_MAX = 200;
+export const DEPLOYMENTS_LIMIT_DEFAULT = 50;
+export const DEPLOYMENTS_LIMIT_MAX = 200;
+export const SYNC_HISTORY_LIMIT_DEFAULT = 50;
+export const COMMIT_LOG_DEPTH_DEFAULT = 20;
+export const BRANCH_LIST_CAP = 200;
+export const MERGE_BATCH_MAX = 80;
+export const WORKSPACE_COMMIT_FILES_MAX = 2000;
+export const WORKSPACE_COMMIT_BYTES_MAX = 25 * 1024 * 1024;
+export const RESOLUTION_FILE_BYTES_MAX = 10 * 1000 * 1000;
+export const ACTIVE_TOKENS_MAX = 20;
+export const TOKEN_EXPIRY_DAYS_MIN = 1;
+export const TOKEN_EXPIRY_DAYS_MAX = 365;
+export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+export const SECRET_VALUE_BYTES_MAX = 4096;
+export const OUTBOX_SWEEP_INTERVAL_MS = 5 * 60_000;
+/** Cap on ordinary JSON request bodies (PAYLOAD_TOO_LARGE beyond); workspace commits have their own. */
+export const JSON_BODY_BYTES_MAX = 1024 * 1024;

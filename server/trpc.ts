@@ -1,0 +1,62 @@
+import { initTRPC } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import type { Identity, UserIdentity } from "@/server/auth/identity";
+import { AppError, unauthorized, forbidden } from "@/server/http/errors";
+
+export interface ResponseControl {
+  status?: number;
+  headers: Record<string, string>;
+  /** Set for form callers on form-friendly routes: answered with 302 Location. */
+  redirect?: string;
+}
+
+export interface Context {
+  req: Request;
+  identity: Identity;
+  /** The request body was form-encoded (a browser form): form routes answer with a redirect. */
+  isForm: boolean;
+  response: ResponseControl;
+}
+
+export type Meta = OpenApiMeta<{ successStatus?: number }>;
+
+const t = initTRPC.context<Context>().meta<Meta>().create({
+  // Errors are rewritten to the spec's shape by server/http/rest.ts; tRPC callers get the cause's message.
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    if (cause instanceof AppError) {
+      return { ...shape, message: cause.message, data: { ...shape.data, httpStatus: cause.status, appCode: cause.code, extra: cause.extra } };
+    }
+    return shape;
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Applies a route's declared success status (meta.successStatus) to the response. */
+const withSuccessStatus = t.middleware(async ({ ctx, meta, next }) => {
+  const result = await next();
+  if (result.ok && meta?.successStatus && ctx.response.status === undefined) ctx.response.status = meta.successStatus;
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(withSuccessStatus);
+
+/** Any authenticated caller: a user, an agent or the administrator key. */
+export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (ctx.identity.kind === "anonymous") throw unauthorized();
+  return next({ ctx: { ...ctx, identity: ctx.identity } });
+});
+
+/** A user identity (agent tokens refused with 401, per the spec's user-only operations). */
+export const userProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (ctx.identity.kind !== "user") throw unauthorized("A user identity is required");
+  return next({ ctx: { ...ctx, identity: ctx.identity as UserIdentity } });
+});
+
+/** Token-management routes: the browser session only. */
+export const sessionProcedure = userProcedure.use(({ ctx, next }) => {
+  if (ctx.identity.via !== "session") throw forbidden("This endpoint accepts the session cookie only", "SESSION_REQUIRED");
+  return next();
+});

@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, inject } from "vitest";
+import { closeDatabase, openDatabase, useDatabase, type Database } from "@/server/db/client";
+import { TEMPLATE_DB_NAME, adminUrl } from "./postgres";
+
+export const TEST_ADMIN_KEY = "test-admin-key";
+
+async function openTestDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
+  const pgUrl = process.env.TEST_DATABASE_URL;
+  if (pgUrl) {
+    const pg = (await import("pg")).default;
+    const name = `svc_test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+    const admin = new pg.Client({ connectionString: adminUrl(pgUrl) });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB_NAME}`);
+    await admin.end();
+    const url = new URL(pgUrl);
+    url.pathname = `/${name}`;
+    const database = await openDatabase({ url: url.toString(), migrate: false });
+    return {
+      database,
+      async drop() {
+        const again = new pg.Client({ connectionString: adminUrl(pgUrl) });
+        await again.connect();
+        await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await again.end();
+      },
+    };
+  }
+  const dump = fs.readFileSync(inject("pgliteDump"));
+  const database = await openDatabase({ loadDataDir: new Blob([dump]), migrate: false });
+  return { database, drop: async () => {} };
+}
+
+export interface TestEnvironment {
+  /** A private DATA_DIR for this test file (repositories etc.). */
+  dataDir: string;
+  database: Database;
+}
+
+/**
+ * Gives the calling test file its own database (PGlite from the migrated template, or a fresh
+ * PostgreSQL database when TEST_DATABASE_URL is set) and its own DATA_DIR.
+ */
+export function useTestEnvironment(env: Record<string, string> = {}): TestEnvironment {
+  const state = {} as TestEnvironment;
+  let drop: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    state.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-data-"));
+    Object.assign(process.env, { DATA_DIR: state.dataDir, ADMIN_API_KEY: TEST_ADMIN_KEY, BASE_URL: "http://svc.test", ...env });
+    const opened = await openTestDatabase();
+    state.database = opened.database;
+    drop = opened.drop;
+    useDatabase(opened.database);
+  });
+  afterAll(async () => {
+    await closeDatabase();
+    await drop();
+    fs.rmSync(state.dataDir, { recursive: true, force: true });
+  });
+  return state;
+}
