@@ -21,6 +21,7 @@ CREATE TABLE "User" (
 CREATE TABLE "ApiToken" (
     "id" UUID NOT NULL,
     "userId" UUID NOT NULL,
+    "kind" TEXT NOT NULL DEFAULT 'token',
     "name" TEXT NOT NULL,
     "scope" TEXT NOT NULL DEFAULT 'read',
     "tokenHash" TEXT NOT NULL,
