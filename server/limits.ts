@@ -21,6 +21,8 @@ export const DEPLOYMENTS_LIMIT_MAX = 200;
 export const SYNC_HISTORY_LIMIT_DEFAULT = 50;
 export const COMMIT_LOG_DEPTH_DEFAULT = 20;
 export const BRANCH_LIST_CAP = 200;
+/** Blobs above this are reported as kind too_large by the content route. */
+export const CONTENT_VIEW_BYTES_MAX = 1024 * 1024;
 export const MERGE_BATCH_MAX = 80;
 export const WORKSPACE_COMMIT_FILES_MAX = 2000;
 export const WORKSPACE_COMMIT_BYTES_MAX = 25 * 1024 * 1024;

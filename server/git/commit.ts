@@ -1,0 +1,136 @@
+import { AppError } from "@/server/http/errors";
+import { readCommit, readTree, writeBlob, writeCommitObject, writeTree, type TreeEntry } from "./objects";
+import type { Repo } from "./repo";
+import { branchRef, readRef, RefConflictError, updateRef } from "./refs";
+
+/** New file contents by path; null deletes the path (a whole directory when it names one). */
+export type FileMap = Record<string, string | Uint8Array | null>;
+
+export interface Signature {
+  name: string;
+  email: string;
+  /** Seconds since the epoch; now when omitted. */
+  timestamp?: number;
+}
+
+export interface CommitInput {
+  parent: string | null;
+  files: FileMap;
+  message: string;
+  author: Signature;
+  /** Defaults to the author. */
+  committer?: Signature;
+}
+
+export class InvalidPathError extends AppError {
+  constructor(readonly path: string, reason: string) {
+    super(400, `Invalid path ${JSON.stringify(path)}: ${reason}`, "INVALID_PATH");
+  }
+}
+
+/** Splits a repository path into segments, refusing anything that could escape or corrupt the tree. */
+export function pathSegments(filePath: string): string[] {
+  if (filePath.length === 0) throw new InvalidPathError(filePath, "empty");
+  if (filePath.includes("\0")) throw new InvalidPathError(filePath, "contains NUL");
+  const segments = filePath.split("/");
+  for (const segment of segments) {
+    if (segment === "") throw new InvalidPathError(filePath, "empty segment (leading, trailing or double slash)");
+    if (segment === "." || segment === "..") throw new InvalidPathError(filePath, "relative segment");
+    if (segment.toLowerCase() === ".git") throw new InvalidPathError(filePath, ".git is reserved");
+  }
+  return segments;
+}
+
+interface ChangeNode {
+  files: Map<string, string | Uint8Array | null>;
+  dirs: Map<string, ChangeNode>;
+}
+
+const emptyNode = (): ChangeNode => ({ files: new Map(), dirs: new Map() });
+
+function changeTree(files: FileMap): ChangeNode {
+  const root = emptyNode();
+  for (const [filePath, content] of Object.entries(files)) {
+    const segments = pathSegments(filePath);
+    let node = root;
+    for (const segment of segments.slice(0, -1)) {
+      if (node.files.get(segment) != null) throw new InvalidPathError(filePath, `${segment} is also written as a file`);
+      let child = node.dirs.get(segment);
+      if (!child) node.dirs.set(segment, (child = emptyNode()));
+      node = child;
+    }
+    const name = segments[segments.length - 1];
+    if (content !== null && node.dirs.has(name)) throw new InvalidPathError(filePath, "also used as a directory");
+    node.files.set(name, content);
+  }
+  return root;
+}
+
+const toBytes = (content: string | Uint8Array) => (typeof content === "string" ? Buffer.from(content, "utf8") : content);
+const BLOB_MODES = new Set(["100644", "100755"]);
+
+/** Applies one level of changes to a tree; returns the new tree's oid, or null when it ends up empty. */
+async function applyChanges(repo: Repo, treeOid: string | null, node: ChangeNode, isRoot: boolean): Promise<string | null> {
+  const entries = new Map<string, TreeEntry>();
+  if (treeOid) for (const entry of await readTree(repo, treeOid)) entries.set(entry.path, entry);
+  for (const [name, content] of node.files) {
+    if (content === null) {
+      entries.delete(name);
+      continue;
+    }
+    const existing = entries.get(name);
+    const mode = existing && BLOB_MODES.has(existing.mode) ? existing.mode : "100644";
+    entries.set(name, { mode, path: name, type: "blob", oid: await writeBlob(repo, toBytes(content)) });
+  }
+  for (const [name, child] of node.dirs) {
+    const existing = entries.get(name);
+    const oid = await applyChanges(repo, existing?.type === "tree" ? existing.oid : null, child, false);
+    if (oid) entries.set(name, { mode: "040000", path: name, type: "tree", oid });
+    else entries.delete(name);
+  }
+  if (entries.size === 0 && !isRoot) return null;
+  return writeTree(repo, [...entries.values()]);
+}
+
+/**
+ * Writes the tree of `parent` with `files` applied (nested paths build nested trees; null deletes)
+ * and a commit of it. Objects go to `repo`'s own store; no ref moves (see updateRef / commitToBranch).
+ */
+export async function writeCommitFromFiles(repo: Repo, input: CommitInput): Promise<{ oid: string; tree: string }> {
+  const baseTree = input.parent ? (await readCommit(repo, input.parent)).tree : null;
+  const tree = (await applyChanges(repo, baseTree, changeTree(input.files), true))!;
+  const now = Math.floor(Date.now() / 1000);
+  const person = (signature: Signature) => ({ name: signature.name, email: signature.email, timestamp: signature.timestamp ?? now, timezoneOffset: 0 });
+  const oid = await writeCommitObject(repo, {
+    tree,
+    parent: input.parent ? [input.parent] : [],
+    author: person(input.author),
+    committer: person(input.committer ?? input.author),
+    message: input.message.endsWith("\n") ? input.message : `${input.message}\n`,
+  });
+  return { oid, tree };
+}
+
+const COMMIT_RETRIES_MAX = 50;
+
+/**
+ * Commits a file map on top of a branch and moves the branch by compare-and-swap. With `expectedTip`
+ * the commit must land on exactly that tip (a moved branch is a RefConflictError); without it a lost
+ * race is retried on the new tip, so concurrent writers each land and none is lost.
+ */
+export async function commitToBranch(
+  repo: Repo,
+  branch: string,
+  input: Omit<CommitInput, "parent"> & { expectedTip?: string | null },
+): Promise<{ oid: string; parent: string | null }> {
+  for (let attempt = 0; ; attempt++) {
+    const parent = input.expectedTip !== undefined ? input.expectedTip : readRef(repo, branchRef(branch));
+    const { oid } = await writeCommitFromFiles(repo, { ...input, parent });
+    try {
+      await updateRef(repo, branchRef(branch), oid, parent);
+      return { oid, parent };
+    } catch (error) {
+      if (!(error instanceof RefConflictError) || input.expectedTip !== undefined || attempt >= COMMIT_RETRIES_MAX) throw error;
+    }
+  }
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { useTestEnvironment } from "@/tests/support/harness";
+import {
+  RefConflictError,
+  branchRef,
+  commitToBranch,
+  copyObjects,
+  createBranch,
+  createWorkspaceFork,
+  deleteBranch,
+  initProjectRepo,
+  listFiles,
+  listRefs,
+  log,
+  openProjectRepo,
+  readFile,
+  readRef,
+  resolveBranch,
+  runGit,
+  updateRef,
+  writeCommitFromFiles,
+  type Repo,
+} from "@/server/git";
+import { CONTENT_VIEW_BYTES_MAX } from "@/server/limits";
+
+useTestEnvironment();
+
+const author = { name: "Alice", email: "alice@example.test" };
+
+async function newProject(files: Record<string, string> = { "README.md": "hello\n" }): Promise<{ id: string; repo: Repo; tip: string }> {
+  const id = randomUUID();
+  const repo = initProjectRepo(id, "main");
+  const { oid } = await commitToBranch(repo, "main", { files, message: "initial", author, expectedTip: null });
+  return { id, repo, tip: oid };
+}
+
+describe("writeCommitFromFiles", () => {
+  it("builds nested trees, keeps untouched paths and deletes with null", async () => {
+    const { repo, tip } = await newProject({ "README.md": "hi\n", "src/a.ts": "a", "src/lib/b.ts": "b", "docs/x.md": "x" });
+    expect(await listFiles(repo, tip)).toEqual(["README.md", "docs/x.md", "src/a.ts", "src/lib/b.ts"]);
+    const { oid } = await writeCommitFromFiles(repo, {
+      parent: tip,
+      files: { "src/lib/c.ts": "c", "src/a.ts": null, "docs/x.md": null, "deep/er/still/file.txt": "deep" },
+      message: "second",
+      author,
+    });
+    expect(await listFiles(repo, oid)).toEqual(["README.md", "deep/er/still/file.txt", "src/lib/b.ts", "src/lib/c.ts"]);
+    expect(await readFile(repo, oid, "deep/er/still/file.txt")).toEqual({ kind: "content", value: "deep" });
+    expect(await readFile(repo, oid, "docs/x.md")).toBeNull();
+    // native git agrees with the objects written in-process
+    await runGit(["fsck", "--strict", "--no-dangling"], { gitdir: repo.gitdir });
+    const lsTree = await runGit(["ls-tree", "-r", "--name-only", oid], { gitdir: repo.gitdir });
+    expect(lsTree.stdout.trim().split("\n")).toEqual(["README.md", "deep/er/still/file.txt", "src/lib/b.ts", "src/lib/c.ts"]);
+  });
+
+  it("deleting a directory path removes the whole subtree; a file may replace a directory", async () => {
+    const { repo, tip } = await newProject({ "a/b/c.txt": "c", "a/d.txt": "d", "keep.txt": "k" });
+    const removed = await writeCommitFromFiles(repo, { parent: tip, files: { a: null }, message: "rm", author });
+    expect(await listFiles(repo, removed.oid)).toEqual(["keep.txt"]);
+    const replaced = await writeCommitFromFiles(repo, { parent: tip, files: { "a/b": "now a file" }, message: "replace", author });
+    expect(await listFiles(repo, replaced.oid)).toEqual(["a/b", "a/d.txt", "keep.txt"]);
+  });
+
+  it("refuses unsafe and contradictory paths with INVALID_PATH", async () => {
+    const { repo, tip } = await newProject();
+    for (const bad of ["/abs", "a//b", "../x", "a/./b", ".git/config", "x/", ""]) {
+      await expect(writeCommitFromFiles(repo, { parent: tip, files: { [bad]: "x" }, message: "m", author })).rejects.toMatchObject({ code: "INVALID_PATH" });
+    }
+    await expect(writeCommitFromFiles(repo, { parent: tip, files: { a: "file", "a/b": "nested" }, message: "m", author })).rejects.toMatchObject({
+      code: "INVALID_PATH",
+    });
+  });
+
+  it("classifies content, binary and too-large blobs", async () => {
+    const { repo, tip } = await newProject({
+      "text.txt": "héllo",
+      "bin.dat": "\u0000\u0001binary",
+      "big.txt": "x".repeat(CONTENT_VIEW_BYTES_MAX + 1),
+    });
+    expect(await readFile(repo, tip, "text.txt")).toEqual({ kind: "content", value: "héllo" });
+    expect(await readFile(repo, tip, "bin.dat")).toEqual({ kind: "binary" });
+    expect(await readFile(repo, tip, "big.txt")).toEqual({ kind: "too_large" });
+    const latin1 = await writeCommitFromFiles(repo, { parent: tip, files: { "latin1.txt": Uint8Array.from([0xe9, 0x41]) }, message: "m", author });
+    expect(await readFile(repo, latin1.oid, "latin1.txt")).toEqual({ kind: "binary" });
+  });
+});
+
+describe("refs", () => {
+  it("updateRef is a compare-and-swap", async () => {
+    const { repo, tip } = await newProject();
+    const next = await writeCommitFromFiles(repo, { parent: tip, files: { "x.txt": "x" }, message: "x", author });
+    await expect(updateRef(repo, branchRef("main"), next.oid, next.oid)).rejects.toBeInstanceOf(RefConflictError);
+    await expect(updateRef(repo, branchRef("main"), next.oid, null)).rejects.toBeInstanceOf(RefConflictError);
+    expect(readRef(repo, branchRef("main"))).toBe(tip);
+    await updateRef(repo, branchRef("main"), next.oid, tip);
+    expect(readRef(repo, branchRef("main"))).toBe(next.oid);
+    // a stale expectation after the move fails
+    await expect(updateRef(repo, branchRef("main"), tip, tip)).rejects.toBeInstanceOf(RefConflictError);
+  });
+
+  it("a ref locked by native git counts as moved", async () => {
+    const { repo, tip } = await newProject();
+    const lock = path.join(repo.gitdir, "refs/heads/main.lock");
+    fs.writeFileSync(lock, "");
+    const next = await writeCommitFromFiles(repo, { parent: tip, files: { "y.txt": "y" }, message: "y", author });
+    await expect(updateRef(repo, branchRef("main"), next.oid, tip)).rejects.toBeInstanceOf(RefConflictError);
+    fs.rmSync(lock);
+    expect(fs.existsSync(lock)).toBe(false);
+  });
+
+  it("parallel commits on one branch: every accepted commit is in history", async () => {
+    const { repo } = await newProject();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => commitToBranch(repo, "main", { files: { [`f${i}.txt`]: `${i}` }, message: `c${i}`, author })),
+    );
+    const tip = readRef(repo, branchRef("main"))!;
+    const history = (await log(repo, tip, 100)).map((entry) => entry.sha);
+    for (const { oid } of results) expect(history).toContain(oid);
+    expect(history).toHaveLength(13);
+    expect(await listFiles(repo, tip)).toHaveLength(13);
+  });
+
+  it("parallel compare-and-swaps from one tip: exactly one wins", async () => {
+    const { repo, tip } = await newProject();
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        commitToBranch(repo, "main", { files: { [`g${i}`]: "g" }, message: `g${i}`, author, expectedTip: tip }),
+      ),
+    );
+    expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(1);
+    for (const failed of attempts.filter((a) => a.status === "rejected")) expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(RefConflictError);
+  });
+
+  it("creates and deletes branches with the naming rules", async () => {
+    const { repo, tip } = await newProject();
+    expect(await createBranch(repo, { name: "feature/x", defaultBranch: "main" })).toEqual({ name: "feature/x", oid: tip });
+    await expect(createBranch(repo, { name: "feature/x", defaultBranch: "main" })).rejects.toMatchObject({ code: "BRANCH_EXISTS" });
+    await expect(createBranch(repo, { name: "feature", defaultBranch: "main" })).rejects.toMatchObject({ code: "BRANCH_NAME_CONFLICT" });
+    await expect(createBranch(repo, { name: "feature/x/y", defaultBranch: "main" })).rejects.toMatchObject({ code: "BRANCH_NAME_CONFLICT" });
+    for (const bad of ["-x", "a..b", "a b", "x.lock", "a/.b", "a:b", "HEAD", "end/"]) {
+      await expect(createBranch(repo, { name: bad, defaultBranch: "main" })).rejects.toMatchObject({ status: 400 });
+    }
+    await expect(createBranch(repo, { name: "y", defaultBranch: "missing" })).rejects.toMatchObject({ code: "NO_DEFAULT_BRANCH" });
+    await expect(createBranch(repo, { name: "y", startPoint: tip.slice(0, 7), defaultBranch: "main" })).rejects.toMatchObject({ status: 400 });
+    await expect(createBranch(repo, { name: "y", startPoint: "f".repeat(40), defaultBranch: "main" })).rejects.toMatchObject({ status: 400 });
+    expect(await createBranch(repo, { name: "y", startPoint: tip, defaultBranch: "main" })).toEqual({ name: "y", oid: tip });
+    await deleteBranch(repo, "feature/x");
+    expect(listRefs(repo).branches.map((b) => b.name)).toEqual(["main", "y"]);
+    // the freed prefix can now be a branch itself
+    expect(await createBranch(repo, { name: "feature", defaultBranch: "main" })).toEqual({ name: "feature", oid: tip });
+    await expect(deleteBranch(repo, "nope")).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("resolveBranch: branches only, unknown 404, branch+tag AMBIGUOUS_REF", async () => {
+    const { repo, tip } = await newProject();
+    expect(resolveBranch(repo, "main")).toBe(tip);
+    await runGit(["tag", "v1", tip], { gitdir: repo.gitdir });
+    expect(() => resolveBranch(repo, "v1")).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => resolveBranch(repo, "nope")).toThrow(expect.objectContaining({ status: 404 }));
+    await runGit(["tag", "main", tip], { gitdir: repo.gitdir });
+    expect(() => resolveBranch(repo, "main")).toThrow(expect.objectContaining({ code: "AMBIGUOUS_REF" }));
+    expect(listRefs(repo).tags.map((t) => t.name)).toEqual(["main", "v1"]);
+  });
+
+  it("reads packed refs and packed objects", async () => {
+    const { repo, tip } = await newProject({ "a/b.txt": "packed" });
+    await runGit(["gc", "--quiet"], { gitdir: repo.gitdir });
+    expect(fs.existsSync(path.join(repo.gitdir, "refs/heads/main"))).toBe(false);
+    expect(resolveBranch(repo, "main")).toBe(tip);
+    expect(await readFile(repo, tip, "a/b.txt")).toEqual({ kind: "content", value: "packed" });
+    const { oid } = await commitToBranch(repo, "main", { files: { "c.txt": "c" }, message: "after gc", author });
+    expect(resolveBranch(repo, "main")).toBe(oid);
+  });
+});
+
+describe("workspace forks", () => {
+  it("share the project's objects and commit on their own", async () => {
+    const { id, repo: project, tip } = await newProject({ "src/main.ts": "main" });
+    const { repo: ws, tip: forkTip } = await createWorkspaceFork(id, "ws1", "main");
+    expect(forkTip).toBe(tip);
+    expect(await listFiles(ws, tip)).toEqual(["src/main.ts"]);
+    const { oid } = await commitToBranch(ws, "main", { files: { "src/new.ts": "new" }, message: "ws", author });
+    expect(await listFiles(ws, oid)).toEqual(["src/main.ts", "src/new.ts"]);
+    // the project does not see the workspace's objects until they are copied
+    await expect(listFiles(project, oid)).rejects.toThrow();
+    await copyObjects(ws, project, oid);
+    expect(await listFiles(project, oid)).toEqual(["src/main.ts", "src/new.ts"]);
+    await runGit(["fsck", "--no-dangling"], { gitdir: ws.gitdir });
+    expect((await runGit(["log", "--format=%s", "main"], { gitdir: ws.gitdir })).stdout).toBe("ws\ninitial\n");
+    expect(readRef(openProjectRepo(id), branchRef("main"))).toBe(tip);
+  });
+});

@@ -1,0 +1,11 @@
+// The git layer: bare repositories on disk, objects in-process (isomorphic-git), refs by
+// compare-and-swap under a per-project lock. Services import from here.
+export * from "./repo";
+export * from "./objects";
+export * from "./commit";
+export * from "./read";
+export * from "./refs";
+export * from "./fork";
+export { withRepoLock } from "./lock";
+export { runGit, GitCommandError } from "./spawn";
+export * from "./paths";

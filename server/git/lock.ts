@@ -1,0 +1,49 @@
+import { database } from "@/server/db/client";
+
+// Waiters per key in this process; a PostgreSQL advisory lock extends the exclusion to every
+// instance sharing the database (PGlite is one process by construction).
+const holder = globalThis as unknown as { __svcRepoLocks?: Map<string, Promise<void>> };
+
+/** Class id of our advisory locks ("git"), so they cannot collide with other pg_advisory users. */
+const ADVISORY_NAMESPACE = 0x676974;
+
+function hash32(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash | 0;
+}
+
+async function withAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const current = await database();
+  if (current.kind !== "postgres") return fn();
+  return current.prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
+      return fn();
+    },
+    { maxWait: 30_000, timeout: 120_000 },
+  );
+}
+
+/**
+ * Runs `fn` while holding the lock of `key` (a project id: all ref updates of a project and its
+ * workspaces serialize here). Keep `fn` short: it holds a database connection on PostgreSQL.
+ */
+export async function withRepoLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const locks = (holder.__svcRepoLocks ??= new Map());
+  const previous = locks.get(key) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  const tail = previous.then(() => mine);
+  locks.set(key, tail);
+  await previous;
+  try {
+    return await withAdvisoryLock(key, fn);
+  } finally {
+    release();
+    if (locks.get(key) === tail) locks.delete(key);
+  }
+}

@@ -1,0 +1,213 @@
+import fs from "node:fs";
+import path from "node:path";
+import { AppError, badRequest, conflict, notFound } from "@/server/http/errors";
+import { withRepoLock } from "./lock";
+import { readObject } from "./objects";
+import type { Repo } from "./repo";
+import { runGit } from "./spawn";
+
+export interface RefEntry {
+  name: string;
+  oid: string;
+}
+
+export const branchRef = (branch: string) => `refs/heads/${branch}`;
+const OID = /^[0-9a-f]{40}$/;
+export const isFullOid = (value: string) => OID.test(value);
+
+/** git check-ref-format rules for a branch name (what `git branch` would accept). */
+export function isValidBranchName(name: string): boolean {
+  if (name.length === 0 || name.length > 255 || name === "@" || name === "HEAD") return false;
+  if (name.startsWith("-") || name.endsWith("/") || name.endsWith(".")) return false;
+  if (name.includes("..") || name.includes("@{") || name.includes("//")) return false;
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
+  return name.split("/").every((segment) => segment.length > 0 && !segment.startsWith(".") && !segment.endsWith(".lock"));
+}
+
+function readPackedRefs(repo: Repo): Map<string, string> {
+  const refs = new Map<string, string>();
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(repo.gitdir, "packed-refs"), "utf8");
+  } catch {
+    return refs;
+  }
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#") || line.startsWith("^")) continue;
+    const [oid, ref] = line.split(" ");
+    if (ref && OID.test(oid)) refs.set(ref, oid);
+  }
+  return refs;
+}
+
+function readLooseRef(repo: Repo, ref: string): string | null {
+  try {
+    const value = fs.readFileSync(path.join(repo.gitdir, ref), "utf8").trim();
+    return OID.test(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A ref's current oid (loose first, then packed-refs), or null when it does not exist. */
+export function readRef(repo: Repo, ref: string): string | null {
+  return readLooseRef(repo, ref) ?? readPackedRefs(repo).get(ref) ?? null;
+}
+
+function walkLoose(repo: Repo, prefix: string, into: Map<string, string>): void {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(path.join(repo.gitdir, prefix), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const ref = `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) walkLoose(repo, ref, into);
+    else if (!entry.name.endsWith(".lock")) {
+      const oid = readLooseRef(repo, ref);
+      if (oid) into.set(ref, oid);
+    }
+  }
+}
+
+/** Branches and tags, sorted by name (tags carry the tag object's oid when annotated). */
+export function listRefs(repo: Repo): { branches: RefEntry[]; tags: RefEntry[] } {
+  const all = new Map<string, string>();
+  for (const [ref, oid] of readPackedRefs(repo)) all.set(ref, oid);
+  walkLoose(repo, "refs/heads", all);
+  walkLoose(repo, "refs/tags", all);
+  const pick = (prefix: string) =>
+    [...all]
+      .filter(([ref]) => ref.startsWith(prefix))
+      .map(([ref, oid]) => ({ name: ref.slice(prefix.length), oid }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { branches: pick("refs/heads/"), tags: pick("refs/tags/") };
+}
+
+export const listBranches = (repo: Repo): RefEntry[] => listRefs(repo).branches;
+
+/**
+ * The `ref` rule of read routes: only branch names; an unknown name is 404 (never a fallback), a
+ * name that is both a branch and a tag is 409 AMBIGUOUS_REF.
+ */
+export function resolveBranch(repo: Repo, name: string): string {
+  const oid = readRef(repo, branchRef(name));
+  if (oid && readRef(repo, `refs/tags/${name}`)) throw conflict(`${name} names both a branch and a tag`, "AMBIGUOUS_REF");
+  if (!oid) throw notFound(`Unknown ref ${name}`);
+  return oid;
+}
+
+/** A compare-and-swap that found the ref elsewhere than expected. */
+export class RefConflictError extends AppError {
+  constructor(
+    readonly ref: string,
+    readonly expected: string | null,
+    readonly actual: string | null,
+  ) {
+    super(409, `${ref} moved (expected ${expected ?? "absent"}, found ${actual ?? "absent"})`, "CONFLICT");
+    this.name = "RefConflictError";
+  }
+}
+
+/** Writes a loose ref through git's own lock-file protocol (`<ref>.lock`, then rename). */
+function swapLooseRef(repo: Repo, ref: string, newOid: string, expected: string | null): void {
+  const refPath = path.join(repo.gitdir, ref);
+  const lockPath = `${refPath}.lock`;
+  try {
+    fs.mkdirSync(path.dirname(refPath), { recursive: true });
+  } catch {
+    throw conflict(`${ref} collides with an existing ref`, "BRANCH_NAME_CONFLICT");
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, "wx");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new RefConflictError(ref, expected, readRef(repo, ref));
+    throw error;
+  }
+  try {
+    const actual = readRef(repo, ref);
+    if (actual !== expected) throw new RefConflictError(ref, expected, actual);
+    fs.writeSync(fd, `${newOid}\n`);
+    fs.closeSync(fd);
+    fd = -1;
+    if (fs.existsSync(refPath) && fs.statSync(refPath).isDirectory()) {
+      try {
+        fs.rmdirSync(refPath);
+      } catch {
+        throw conflict(`${ref} collides with an existing ref`, "BRANCH_NAME_CONFLICT");
+      }
+    }
+    fs.renameSync(lockPath, refPath);
+  } catch (error) {
+    if (fd >= 0) fs.closeSync(fd);
+    fs.rmSync(lockPath, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Moves `ref` to `newOid` only if it still points at `expectedOld` (null: only if it does not
+ * exist yet). Serialized per project (in-process and, on PostgreSQL, across instances); throws
+ * RefConflictError when the ref moved. Branches may only point at commits the repository holds.
+ */
+export async function updateRef(repo: Repo, ref: string, newOid: string, expectedOld: string | null): Promise<void> {
+  if (!OID.test(newOid)) throw new Error(`Not an object id: ${newOid}`);
+  if (ref.startsWith("refs/heads/") && (await readObject(repo, newOid))?.type !== "commit") {
+    throw badRequest(`${newOid} is not a commit in this repository`);
+  }
+  await withRepoLock(repo.lockKey, async () => swapLooseRef(repo, ref, newOid, expectedOld));
+}
+
+/** Deletes `ref` if it still points at `expectedOld` (git update-ref -d handles packed refs too). */
+export async function deleteRef(repo: Repo, ref: string, expectedOld: string): Promise<void> {
+  await withRepoLock(repo.lockKey, async () => {
+    const actual = readRef(repo, ref);
+    if (actual !== expectedOld) throw new RefConflictError(ref, expectedOld, actual);
+    await runGit(["update-ref", "-d", ref, expectedOld], { gitdir: repo.gitdir });
+  });
+}
+
+/** Where a new branch starts: a branch name or a full 40-hex commit id the repository holds. */
+async function resolveStartPoint(repo: Repo, startPoint: string): Promise<string> {
+  if (isFullOid(startPoint)) {
+    if ((await readObject(repo, startPoint))?.type !== "commit") throw badRequest(`Start point ${startPoint} is not a commit in this repository`);
+    return startPoint;
+  }
+  const oid = isValidBranchName(startPoint) ? readRef(repo, branchRef(startPoint)) : null;
+  if (!oid) throw badRequest(`Start point ${startPoint} is not a branch or a full commit id`);
+  return oid;
+}
+
+/**
+ * Creates a branch. Errors: 400 invalid name or unresolvable start point; 409 BRANCH_EXISTS,
+ * BRANCH_NAME_CONFLICT ("a" vs "a/b"), NO_DEFAULT_BRANCH (no start point and no default branch).
+ */
+export async function createBranch(repo: Repo, options: { name: string; startPoint?: string; defaultBranch: string }): Promise<RefEntry> {
+  const { name } = options;
+  if (!isValidBranchName(name)) throw badRequest(`Invalid branch name ${JSON.stringify(name)}`);
+  let oid: string;
+  if (options.startPoint !== undefined) {
+    oid = await resolveStartPoint(repo, options.startPoint);
+  } else {
+    const tip = readRef(repo, branchRef(options.defaultBranch));
+    if (!tip) throw conflict(`The default branch ${options.defaultBranch} does not exist`, "NO_DEFAULT_BRANCH");
+    oid = tip;
+  }
+  await withRepoLock(repo.lockKey, async () => {
+    const branches = listBranches(repo);
+    if (branches.some((branch) => branch.name === name)) throw conflict(`Branch ${name} already exists`, "BRANCH_EXISTS");
+    const clash = branches.find((branch) => branch.name.startsWith(`${name}/`) || name.startsWith(`${branch.name}/`));
+    if (clash) throw conflict(`Branch ${name} collides with existing branch ${clash.name}`, "BRANCH_NAME_CONFLICT");
+    swapLooseRef(repo, branchRef(name), oid, null);
+  });
+  return { name, oid };
+}
+
+/** Deletes a branch; the caller refuses the default branch (DEFAULT_BRANCH_PROTECTED). 404 when absent. */
+export async function deleteBranch(repo: Repo, name: string): Promise<void> {
+  const oid = isValidBranchName(name) ? readRef(repo, branchRef(name)) : null;
+  if (!oid) throw notFound(`Unknown branch ${name}`);
+  await deleteRef(repo, branchRef(name), oid);
+}

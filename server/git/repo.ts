@@ -1,0 +1,90 @@
+import fs from "node:fs";
+import path from "node:path";
+import { projectDir, projectRepoPath, workspaceRepoPath } from "./paths";
+
+/**
+ * A bare repository and where its objects can be read from: its own object store first, then the
+ * stores named in objects/info/alternates (a workspace fork reads its project's objects there).
+ * Ref updates of every repository of one project share one lock (`lockKey`).
+ */
+export interface Repo {
+  gitdir: string;
+  lockKey: string;
+  /** Git dirs whose object stores are searched, in order (own first). */
+  objectGitdirs: string[];
+}
+
+function alternateGitdirs(gitdir: string): string[] {
+  const objectsDir = path.join(gitdir, "objects");
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(objectsDir, "info", "alternates"), "utf8");
+  } catch {
+    return [];
+  }
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith("#"))
+    .map((line) => path.dirname(path.resolve(objectsDir, line)));
+}
+
+export function openRepo(gitdir: string, lockKey: string): Repo {
+  return { gitdir, lockKey, objectGitdirs: [gitdir, ...alternateGitdirs(gitdir)] };
+}
+
+export const openProjectRepo = (projectId: string): Repo => openRepo(projectRepoPath(projectId), projectId);
+export const openWorkspaceRepo = (projectId: string, workspaceName: string): Repo =>
+  openRepo(workspaceRepoPath(projectId, workspaceName), projectId);
+
+export const repoExists = (repo: Repo): boolean => fs.existsSync(path.join(repo.gitdir, "HEAD"));
+
+/** Writes an empty bare repository (what `git init --bare` writes, minus hooks and samples). */
+function initBare(gitdir: string, defaultBranch: string, alternates?: string): void {
+  if (fs.existsSync(gitdir)) throw new Error(`Repository already exists: ${gitdir}`);
+  for (const dir of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
+    fs.mkdirSync(path.join(gitdir, dir), { recursive: true });
+  }
+  fs.writeFileSync(path.join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`);
+  fs.writeFileSync(path.join(gitdir, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n");
+  fs.writeFileSync(path.join(gitdir, "description"), "svc-forge repository\n");
+  if (alternates) fs.writeFileSync(path.join(gitdir, "objects", "info", "alternates"), `${alternates}\n`);
+}
+
+/** Creates a project's bare repository (empty: write the first commit with writeCommitFromFiles). */
+export function initProjectRepo(projectId: string, defaultBranch = "main"): Repo {
+  initBare(projectRepoPath(projectId), defaultBranch);
+  return openProjectRepo(projectId);
+}
+
+/**
+ * Creates a workspace fork: a bare repository whose objects/info/alternates points (relatively, so
+ * the data directory can move) at the project's object store. Refs are set by the caller.
+ */
+export function initWorkspaceRepo(projectId: string, workspaceName: string, defaultBranch: string): Repo {
+  const gitdir = workspaceRepoPath(projectId, workspaceName);
+  const projectObjects = path.join(projectRepoPath(projectId), "objects");
+  initBare(gitdir, defaultBranch, path.relative(path.join(gitdir, "objects"), projectObjects));
+  return openWorkspaceRepo(projectId, workspaceName);
+}
+
+export function removeRepo(repo: Repo): void {
+  fs.rmSync(repo.gitdir, { recursive: true, force: true });
+}
+
+/** Removes a project's repository and all its workspace forks. Idempotent. */
+export function removeProjectRepos(projectId: string): void {
+  fs.rmSync(projectDir(projectId), { recursive: true, force: true });
+}
+
+/** The branch HEAD names (a bare repository's default branch). */
+export function headBranch(repo: Repo): string | null {
+  const head = fs.readFileSync(path.join(repo.gitdir, "HEAD"), "utf8").trim();
+  return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
+}
+
+export function setHeadBranch(repo: Repo, branch: string): void {
+  const temp = path.join(repo.gitdir, "HEAD.lock");
+  fs.writeFileSync(temp, `ref: refs/heads/${branch}\n`);
+  fs.renameSync(temp, path.join(repo.gitdir, "HEAD"));
+}
