@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { parsePolicy } from "./parse";
+import { globToRegExp, pathMatcher } from "./glob";
+
+describe("parsePolicy", () => {
+  it("gives the documented defaults for a missing file", () => {
+    const result = parsePolicy(null);
+    expect(result).toEqual({
+      ok: true,
+      policy: {
+        requiredApprovals: 0,
+        merge: { allowForce: false, requireFreshBase: true },
+        protection: { locked: false, allowDirectPush: true, protectedPaths: [] },
+        evaluators: { secretScan: { allowPaths: [] } },
+      },
+    });
+  });
+
+  it("treats an empty file as the defaults", () => {
+    const result = parsePolicy("# nothing yet\n");
+    expect(result.ok && result.policy.merge.requireFreshBase).toBe(true);
+  });
+
+  it("reads every key", () => {
+    const result = parsePolicy(`
+requiredApprovals: 2
+merge: { allowForce: true, requireFreshBase: false }
+protection:
+  locked: true
+  protectedPaths: ["infra/**"]
+evaluators:
+  diff: { maxFiles: 10, maxLines: 100, forbiddenPaths: ["secrets/**"] }
+  webhook: { url: "https://ci.example.com/hook", timeoutMs: 2000 }
+  llm: { instructions: "be strict" }
+  sandbox: { command: "npm test", memoryMb: 256 }
+deploys:
+  - name: prod
+`);
+    if (!result.ok) throw new Error(result.error);
+    expect(result.policy.requiredApprovals).toBe(2);
+    expect(result.policy.merge).toEqual({ allowForce: true, requireFreshBase: false });
+    expect(result.policy.protection.locked).toBe(true);
+    expect(result.policy.evaluators.diff).toEqual({ maxFiles: 10, maxLines: 100, forbiddenPaths: ["secrets/**"] });
+    expect(result.policy.evaluators.webhook).toEqual({ url: "https://ci.example.com/hook", timeoutMs: 2000 });
+    expect(result.policy.evaluators.sandbox).toEqual({ command: "npm test", memoryMb: 256, timeoutMs: 120_000 });
+    expect(result.policy.deploys).toEqual([{ name: "prod" }]);
+  });
+
+  it.each([
+    ["requiredApprovals: -1", "requiredApprovals"],
+    ["requiredApprovals: two", "requiredApprovals"],
+    ["merge: { allowForse: true }", 'unknown key "allowForse"'],
+    ["evaluators: { lint: {} }", 'unknown key "lint"'],
+    ["evaluators: { webhook: { url: 'ftp://x' } }", "evaluators.webhook.url"],
+    ["evaluators: { sandbox: {} }", "evaluators.sandbox.command"],
+    ["- a\n- b", "must be a mapping"],
+    ["merge: [unclosed", "not valid YAML"],
+    ["a: 1\na: 2", "not valid YAML"],
+  ])("reports %j clearly", (text, expected) => {
+    const result = parsePolicy(text);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error).toContain(".svc/policy.yml");
+      expect(result.error).toContain(expected);
+    }
+  });
+});
+
+describe("globs", () => {
+  it.each([
+    ["src/**", "src/a/b.ts", true],
+    ["src/**", "lib/src/a.ts", false],
+    ["**/fixtures/**", "a/fixtures/x.json", true],
+    ["**/fixtures/**", "fixtures/x.json", true],
+    ["*.lock", "deep/dir/yarn.lock", true],
+    ["docs/*.md", "docs/a/b.md", false],
+    ["docs/*.md", "docs/b.md", true],
+    ["build/", "build/out/x", true],
+    ["a?.txt", "ab.txt", true],
+    ["a.txt", "xa.txt", false],
+  ])("%s matches %s: %s", (glob, path, expected) => {
+    expect(globToRegExp(glob).test(path)).toBe(expected);
+  });
+
+  it("matches any of a list", () => {
+    const match = pathMatcher(["*.md", "infra/**"]);
+    expect(match("infra/x.tf")).toBe(true);
+    expect(match("README.md")).toBe(true);
+    expect(match("src/x.ts")).toBe(false);
+    expect(pathMatcher([])("x")).toBe(false);
+  });
+});
