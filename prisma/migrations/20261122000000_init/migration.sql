@@ -375,6 +375,70 @@ CREATE TABLE "DeletionJob" (
     CONSTRAINT "DeletionJob_pkey" PRIMARY KEY ("id")
 );
 
+-- CreateTable
+CREATE TABLE "JobEvent" (
+    "seq" BIGSERIAL NOT NULL,
+    "id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "data" JSONB NOT NULL DEFAULT '{}',
+    "ts" BIGINT NOT NULL,
+    "receivedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "processedAt" TIMESTAMP(3),
+
+    CONSTRAINT "JobEvent_pkey" PRIMARY KEY ("seq")
+);
+
+-- CreateTable
+CREATE TABLE "JobRun" (
+    "id" TEXT NOT NULL,
+    "functionId" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "event" JSONB NOT NULL,
+    "concurrencyKey" TEXT,
+    "maxAttempts" INTEGER NOT NULL,
+    "attempt" INTEGER NOT NULL DEFAULT 0,
+    "stepAttempts" JSONB NOT NULL DEFAULT '{}',
+    "retryStepId" TEXT,
+    "pending" JSONB NOT NULL DEFAULT '[]',
+    "waitEvents" TEXT[] DEFAULT ARRAY[]::TEXT[],
+    "availableAt" TIMESTAMP(3) NOT NULL,
+    "leaseOwner" TEXT,
+    "leaseExpiresAt" TIMESTAMP(3),
+    "output" JSONB,
+    "lastError" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+    "startedAt" TIMESTAMP(3),
+    "endedAt" TIMESTAMP(3),
+
+    CONSTRAINT "JobRun_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "JobStep" (
+    "seq" BIGSERIAL NOT NULL,
+    "runId" TEXT NOT NULL,
+    "stepId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "type" TEXT NOT NULL,
+    "data" JSONB,
+    "error" JSONB,
+    "attempts" INTEGER NOT NULL DEFAULT 1,
+    "completedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "JobStep_pkey" PRIMARY KEY ("seq")
+);
+
+-- CreateTable
+CREATE TABLE "JobSchedule" (
+    "functionId" TEXT NOT NULL,
+    "cron" TEXT NOT NULL,
+    "nextAt" TIMESTAMP(3) NOT NULL,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "JobSchedule_pkey" PRIMARY KEY ("functionId")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "User_username_key" ON "User"("username");
 
@@ -480,6 +544,24 @@ CREATE INDEX "WebhookDelivery_webhookId_createdAt_idx" ON "WebhookDelivery"("web
 -- CreateIndex
 CREATE INDEX "DeletionJob_kind_targetId_idx" ON "DeletionJob"("kind", "targetId");
 
+-- CreateIndex
+CREATE UNIQUE INDEX "JobEvent_id_key" ON "JobEvent"("id");
+
+-- CreateIndex
+CREATE INDEX "JobEvent_processedAt_seq_idx" ON "JobEvent"("processedAt", "seq");
+
+-- CreateIndex
+CREATE INDEX "JobRun_status_availableAt_idx" ON "JobRun"("status", "availableAt");
+
+-- CreateIndex
+CREATE INDEX "JobRun_functionId_concurrencyKey_status_idx" ON "JobRun"("functionId", "concurrencyKey", "status");
+
+-- CreateIndex
+CREATE INDEX "JobRun_createdAt_idx" ON "JobRun"("createdAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "JobStep_runId_stepId_key" ON "JobStep"("runId", "stepId");
+
 -- AddForeignKey
 ALTER TABLE "ApiToken" ADD CONSTRAINT "ApiToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
@@ -494,3 +576,6 @@ ALTER TABLE "Account" ADD CONSTRAINT "Account_userId_fkey" FOREIGN KEY ("userId"
 
 -- AddForeignKey
 ALTER TABLE "OrgMember" ADD CONSTRAINT "OrgMember_orgId_fkey" FOREIGN KEY ("orgId") REFERENCES "Organization"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "JobStep" ADD CONSTRAINT "JobStep_runId_fkey" FOREIGN KEY ("runId") REFERENCES "JobRun"("id") ON DELETE CASCADE ON UPDATE CASCADE;
