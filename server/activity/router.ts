@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { publicProcedure, router } from "@/server/trpc";
+import { ACTIVITY_LIMIT_DEFAULT, ACTIVITY_LIMIT_MAX } from "@/server/limits";
+import { projectActivity } from "./service";
+import { boundedInt, projectParams } from "@/server/issues/schemas";
+
+const eventOutput = () =>
+  z.object({ id: z.string(), kind: z.string(), actor: z.string(), occurredAt: z.string(), data: z.record(z.string(), z.unknown()) });
+
+export const activityRouter = router({
+  list: publicProcedure
+    .meta({ openapi: { method: "GET", path: "/projects/{namespace}/{slug}/activity", tags: ["activity"], summary: "The project's domain events, newest first" } })
+    .input(z.object({ ...projectParams(), limit: boundedInt(1, ACTIVITY_LIMIT_MAX, ACTIVITY_LIMIT_DEFAULT) }))
+    .output(z.object({ namespace: z.string(), slug: z.string(), path: z.string(), events: z.array(eventOutput()) }))
+    .query(({ input, ctx }) => projectActivity(ctx.identity, input, input.limit)),
+});

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { authedProcedure, publicProcedure, router, userProcedure } from "@/server/trpc";
+import {
+  commentOutput,
+  createCommentInput,
+  createIssueInput,
+  issueOutput,
+  issueRefInput,
+  listCommentsInput,
+  listIssuesInput,
+  patchIssueInput,
+} from "./schemas";
+import { createComment, createIssue, getIssue, listComments, listIssues, patchIssue, toggleIssue } from "./service";
+
+const BASE = "/projects/{namespace}/{slug}/issues";
+const tags = ["issues"];
+
+const issuePage = (ref: { namespace: string; slug: string }, number: number) => `/@${ref.namespace}/${ref.slug}/issues/${number}`;
+
+export const issuesRouter = router({
+  create: authedProcedure
+    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Open an issue (read access is enough; agents may)" }, successStatus: 201 })
+    .input(createIssueInput())
+    .output(z.object({ issue: issueOutput() }))
+    .mutation(async ({ input, ctx }) => {
+      const { namespace, slug, ...fields } = input;
+      const issue = await createIssue(ctx.identity, { namespace, slug }, fields);
+      ctx.response.redirect = issuePage(input, issue.number);
+      return { issue };
+    }),
+
+  list: publicProcedure
+    .meta({ openapi: { method: "GET", path: BASE, tags, summary: "List issues, newest first by number" } })
+    .input(listIssuesInput())
+    .output(z.object({ issues: z.array(issueOutput()) }))
+    .query(async ({ input, ctx }) => {
+      const { namespace, slug, ...filter } = input;
+      return { issues: await listIssues(ctx.identity, { namespace, slug }, filter) };
+    }),
+
+  get: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${BASE}/{number}`, tags, summary: "One issue" } })
+    .input(issueRefInput())
+    .output(z.object({ issue: issueOutput() }))
+    .query(async ({ input, ctx }) => ({ issue: await getIssue(ctx.identity, input, input.number) })),
+
+  patch: userProcedure
+    .meta({ openapi: { method: "PATCH", path: `${BASE}/{number}`, tags, summary: "Edit the fields present (writers, users only)" } })
+    .input(patchIssueInput())
+    .output(z.object({ issue: issueOutput() }))
+    .mutation(async ({ input, ctx }) => {
+      const { namespace, slug, number, ...patch } = input;
+      return { issue: await patchIssue(ctx.identity, { namespace, slug }, number, patch) };
+    }),
+
+  toggle: userProcedure
+    .meta({ openapi: { method: "POST", path: `${BASE}/{number}/close`, tags, summary: "Close an open issue or reopen a closed one; 302 to the issue page" } })
+    .input(issueRefInput())
+    .output(z.object({ issue: issueOutput() }))
+    .mutation(async ({ input, ctx }) => {
+      const issue = await toggleIssue(ctx.identity, input, input.number);
+      ctx.response.status = 302;
+      ctx.response.headers.Location = issuePage(input, issue.number);
+      ctx.response.redirect = issuePage(input, issue.number);
+      return { issue };
+    }),
+
+  createComment: authedProcedure
+    .meta({ openapi: { method: "POST", path: `${BASE}/{number}/comments`, tags, summary: "Comment on an issue (read access is enough; agents may)" }, successStatus: 201 })
+    .input(createCommentInput())
+    .output(z.object({ comment: commentOutput() }))
+    .mutation(async ({ input, ctx }) => ({ comment: await createComment(ctx.identity, input, input.number, input.body) })),
+
+  listComments: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${BASE}/{number}/comments`, tags, summary: "Comments of an issue, oldest first" } })
+    .input(listCommentsInput())
+    .output(z.object({ comments: z.array(commentOutput()) }))
+    .query(async ({ input, ctx }) => ({ comments: await listComments(ctx.identity, input, input.number, input) })),
+});

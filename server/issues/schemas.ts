@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { namespaceSegment, pathSegment } from "@/server/http/params";
+import { ISSUE_QUERY_MAX, ISSUE_TITLE_MAX, LABEL_LENGTH_MAX, LABELS_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, TEXT_BODY_MAX } from "@/server/limits";
+
+// Built per use: trpc-to-openapi mutates shared schema instances (see server/http/params.ts).
+
+export const projectParams = () => ({ namespace: namespaceSegment(), slug: pathSegment() });
+export const issueNumber = () => z.coerce.number().int().min(1);
+/** A bounded integer query parameter with a default (typed as always present after parsing). */
+export const boundedInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+const listLimit = () => boundedInt(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
+const listOffset = () => boundedInt(0, Number.MAX_SAFE_INTEGER, 0);
+
+const uuid = () => z.string().uuid();
+
+export const issueTitle = () => z.string().trim().min(1, "title is required").max(ISSUE_TITLE_MAX);
+export const issueBody = () => z.string().max(TEXT_BODY_MAX);
+export const issueStatus = () => z.enum(["open", "closed"]);
+export const issueLabels = () =>
+  z
+    .array(z.string().trim().min(1).max(LABEL_LENGTH_MAX))
+    .max(LABELS_MAX)
+    .transform((labels) => [...new Set(labels)]);
+
+/** A change id, or null / "" to unlink (PATCH). */
+export const linkedChangeRef = () => z.union([uuid(), z.literal(""), z.null()]).transform((value) => value || null);
+
+export const createIssueInput = () =>
+  z.object({
+    ...projectParams(),
+    title: issueTitle(),
+    body: issueBody().optional(),
+    linkedChangeId: z.union([uuid(), z.literal("")]).optional().transform((value) => value || undefined),
+  });
+
+export const listIssuesInput = () =>
+  z.object({
+    ...projectParams(),
+    status: issueStatus().optional(),
+    label: z.string().max(LABEL_LENGTH_MAX).optional(),
+    assignee: uuid().optional(),
+    q: z.string().max(ISSUE_QUERY_MAX).optional(),
+    limit: listLimit(),
+    offset: listOffset(),
+  });
+
+export const issueRefInput = () => z.object({ ...projectParams(), number: issueNumber() });
+
+export const patchIssueInput = () =>
+  z.object({
+    ...projectParams(),
+    number: issueNumber(),
+    title: issueTitle().optional(),
+    body: issueBody().optional(),
+    status: issueStatus().optional(),
+    labels: issueLabels().optional(),
+    assignee: z.union([uuid(), z.null()]).optional(),
+    linkedChangeId: linkedChangeRef().optional(),
+  });
+
+export const createCommentInput = () => z.object({ ...projectParams(), number: issueNumber(), body: z.string().trim().min(1, "body is required").max(TEXT_BODY_MAX) });
+export const listCommentsInput = () => z.object({ ...projectParams(), number: issueNumber(), limit: listLimit(), offset: listOffset() });
+
+export const issueOutput = () =>
+  z.object({
+    id: z.string(),
+    number: z.number().int(),
+    title: z.string(),
+    body: z.string(),
+    status: issueStatus(),
+    labels: z.array(z.string()),
+    assignee: z.string().nullable(),
+    linkedChangeId: z.string().nullable(),
+    author: z.string().nullable(),
+    closedAt: z.string().nullable(),
+    closedBy: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  });
+
+export const commentOutput = () =>
+  z.object({ id: z.string(), issueNumber: z.number().int(), body: z.string(), author: z.string().nullable(), createdAt: z.string() });
+
+export type IssueView = z.infer<ReturnType<typeof issueOutput>>;
+export type CommentView = z.infer<ReturnType<typeof commentOutput>>;

@@ -1,0 +1,274 @@
+import type { Issue, IssueComment } from "@/server/generated/prisma/client";
+import { db, type Db, type DbOrTx, type Tx } from "@/server/db/client";
+import { actorOf, type Identity } from "@/server/auth/identity";
+import { assertNotDeleting, requireProject } from "@/server/projects/access";
+import { recordEvent } from "@/server/events/record";
+import { badRequest, conflict, notFound } from "@/server/http/errors";
+import type { CommentView, IssueView } from "./schemas";
+
+export interface ProjectRef {
+  namespace: string;
+  slug: string;
+}
+
+const authorOf = (row: { authorId: string | null; agentId: string | null }) =>
+  row.agentId ? `agent:${row.agentId}` : row.authorId ? `user:${row.authorId}` : null;
+
+export function issueView(issue: Issue): IssueView {
+  return {
+    id: issue.id,
+    number: issue.number,
+    title: issue.title,
+    body: issue.body,
+    status: issue.status as IssueView["status"],
+    labels: issue.labels,
+    assignee: issue.assigneeId,
+    linkedChangeId: issue.linkedChangeId,
+    author: authorOf(issue),
+    closedAt: issue.closedAt?.toISOString() ?? null,
+    closedBy: issue.closedBy,
+    createdAt: issue.createdAt.toISOString(),
+    updatedAt: issue.updatedAt.toISOString(),
+  };
+}
+
+function commentView(comment: IssueComment, issueNumber: number): CommentView {
+  return { id: comment.id, issueNumber, body: comment.body, author: authorOf(comment), createdAt: comment.createdAt.toISOString() };
+}
+
+/** Author columns of a row written by `identity` (an agent's row names the agent and its owner). */
+function authorColumns(identity: Identity) {
+  if (identity.kind === "user") return { authorId: identity.userId, agentId: null };
+  if (identity.kind === "agent") return { authorId: identity.ownerId, agentId: identity.agentId };
+  return { authorId: null, agentId: null };
+}
+
+async function assertChangeOfProject(tx: DbOrTx, projectId: string, changeId: string): Promise<void> {
+  const change = await tx.change.findFirst({ where: { id: changeId, projectId }, select: { id: true } });
+  if (!change) throw badRequest("linkedChangeId must reference a change of this project", "VALIDATION_ERROR");
+}
+
+/**
+ * Takes the next issue number of a project. The row lock of the UPDATE serializes concurrent
+ * creators, and a rolled-back transaction gives its number back, so numbers have no duplicates
+ * and no gaps. A project marked for deletion allocates nothing.
+ */
+async function allocateIssueNumber(tx: Tx, projectId: string): Promise<number> {
+  const rows = await tx.$queryRaw<Array<{ lastIssueNumber: number }>>`
+    UPDATE "Project" SET "lastIssueNumber" = "lastIssueNumber" + 1, "updatedAt" = now()
+    WHERE "id" = ${projectId}::uuid AND "deletingAt" IS NULL
+    RETURNING "lastIssueNumber"`;
+  if (rows.length === 0) throw conflict("The project is being deleted", "TARGET_DELETING");
+  return Number(rows[0].lastIssueNumber);
+}
+
+/** Locks one issue row for the rest of the transaction, so concurrent edits apply one after another. */
+async function lockIssue(tx: Tx, projectId: string, number: number): Promise<Issue> {
+  const locked = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT "id" FROM "Issue" WHERE "projectId" = ${projectId}::uuid AND "number" = ${number} FOR UPDATE`;
+  if (locked.length === 0) throw notFound("Issue not found");
+  return tx.issue.findUniqueOrThrow({ where: { id: locked[0].id } });
+}
+
+async function findIssue(client: DbOrTx, projectId: string, number: number): Promise<Issue> {
+  const issue = await client.issue.findUnique({ where: { projectId_number: { projectId, number } } });
+  if (!issue) throw notFound("Issue not found");
+  return issue;
+}
+
+/** The columns and event of a status transition; none when the status does not change. */
+function transition(issue: Issue, to: "open" | "closed", actor: string) {
+  if (issue.status === to) return null;
+  return to === "closed"
+    ? { data: { status: "closed", closedAt: new Date(), closedBy: actor }, kind: "issue.closed" as const }
+    : { data: { status: "open", closedAt: null, closedBy: null }, kind: "issue.reopened" as const };
+}
+
+const eventData = (issue: Issue) => ({ issueId: issue.id, number: issue.number, title: issue.title });
+
+export async function createIssue(
+  identity: Identity,
+  ref: ProjectRef,
+  input: { title: string; body?: string; linkedChangeId?: string },
+): Promise<IssueView> {
+  const { project } = await requireProject(identity, ref, "read");
+  assertNotDeleting(project);
+  const prisma = await db();
+  const issue = await prisma.$transaction(async (tx) => {
+    if (input.linkedChangeId) await assertChangeOfProject(tx, project.id, input.linkedChangeId);
+    const number = await allocateIssueNumber(tx, project.id);
+    const created = await tx.issue.create({
+      data: {
+        projectId: project.id,
+        number,
+        title: input.title,
+        body: input.body ?? "",
+        linkedChangeId: input.linkedChangeId ?? null,
+        ...authorColumns(identity),
+      },
+    });
+    await recordEvent(tx, { projectId: project.id, kind: "issue.opened", actor: actorOf(identity), data: eventData(created) });
+    return created;
+  });
+  return issueView(issue);
+}
+
+/** `%`, `_` and `\` match themselves in a LIKE pattern. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+export async function listIssues(
+  identity: Identity,
+  ref: ProjectRef,
+  filter: { status?: "open" | "closed"; label?: string; assignee?: string; q?: string; limit: number; offset: number },
+): Promise<IssueView[]> {
+  const { project } = await requireProject(identity, ref, "read");
+  const prisma = await db();
+  const q = filter.q ? escapeLike(filter.q) : undefined;
+  const issues = await prisma.issue.findMany({
+    where: {
+      projectId: project.id,
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.label !== undefined ? { labels: { has: filter.label } } : {}),
+      ...(filter.assignee ? { assigneeId: filter.assignee } : {}),
+      ...(q
+        ? { OR: [{ title: { contains: q, mode: "insensitive" as const } }, { body: { contains: q, mode: "insensitive" as const } }] }
+        : {}),
+    },
+    orderBy: { number: "desc" },
+    take: filter.limit,
+    skip: filter.offset,
+  });
+  return issues.map(issueView);
+}
+
+export async function getIssue(identity: Identity, ref: ProjectRef, number: number): Promise<IssueView> {
+  const { project } = await requireProject(identity, ref, "read");
+  return issueView(await findIssue(await db(), project.id, number));
+}
+
+export interface IssuePatch {
+  title?: string;
+  body?: string;
+  status?: "open" | "closed";
+  labels?: string[];
+  assignee?: string | null;
+  linkedChangeId?: string | null;
+}
+
+/** Writes only the fields present; a status change records its event. Writers with a user identity only (the router checks the identity). */
+export async function patchIssue(identity: Identity, ref: ProjectRef, number: number, patch: IssuePatch): Promise<IssueView> {
+  const { project } = await requireProject(identity, ref, "write");
+  assertNotDeleting(project);
+  const prisma = await db();
+  const actor = actorOf(identity);
+  const issue = await prisma.$transaction(async (tx) => {
+    const current = await lockIssue(tx, project.id, number);
+    if (patch.assignee) {
+      const user = await tx.user.findUnique({ where: { id: patch.assignee }, select: { isTombstone: true } });
+      if (!user || user.isTombstone) throw badRequest("assignee must be the id of an existing user", "VALIDATION_ERROR");
+    }
+    if (patch.linkedChangeId) await assertChangeOfProject(tx, project.id, patch.linkedChangeId);
+    const step = patch.status ? transition(current, patch.status, actor) : null;
+    const updated = await tx.issue.update({
+      where: { id: current.id },
+      data: {
+        ...(patch.title !== undefined ? { title: patch.title } : {}),
+        ...(patch.body !== undefined ? { body: patch.body } : {}),
+        ...(patch.labels !== undefined ? { labels: patch.labels } : {}),
+        ...(patch.assignee !== undefined ? { assigneeId: patch.assignee } : {}),
+        ...(patch.linkedChangeId !== undefined ? { linkedChangeId: patch.linkedChangeId } : {}),
+        ...(step?.data ?? {}),
+      },
+    });
+    if (step) await recordEvent(tx, { projectId: project.id, kind: step.kind, actor, data: eventData(updated) });
+    return updated;
+  });
+  return issueView(issue);
+}
+
+/** The close-toggle: closes an open issue, reopens a closed one. */
+export async function toggleIssue(identity: Identity, ref: ProjectRef, number: number): Promise<IssueView> {
+  const { project } = await requireProject(identity, ref, "write");
+  assertNotDeleting(project);
+  const prisma = await db();
+  const actor = actorOf(identity);
+  const issue = await prisma.$transaction(async (tx) => {
+    const current = await lockIssue(tx, project.id, number);
+    const step = transition(current, current.status === "open" ? "closed" : "open", actor)!;
+    const updated = await tx.issue.update({ where: { id: current.id }, data: step.data });
+    await recordEvent(tx, { projectId: project.id, kind: step.kind, actor, data: eventData(updated) });
+    return updated;
+  });
+  return issueView(issue);
+}
+
+/**
+ * Closes the open issues linked to a merged change, attributed to "system", each with its
+ * `issue.closed` event. Runs inside the caller's transaction (the merge); each issue is closed
+ * under its own savepoint, so a failing issue is logged and skipped and never fails the merge.
+ * Returns the numbers of the issues it closed.
+ */
+export async function closeIssuesLinkedToChange(client: DbOrTx, target: { projectId: string; changeId: string }): Promise<number[]> {
+  // A transaction client lacks $connect (Prisma's interactive-transaction deny list).
+  const root = client as Partial<Db>;
+  if (typeof root.$connect === "function") return root.$transaction!((tx) => closeIssuesLinkedToChange(tx, target));
+  const tx = client as Tx;
+  const open = await tx.issue.findMany({
+    where: { projectId: target.projectId, linkedChangeId: target.changeId, status: "open" },
+    select: { number: true },
+    orderBy: { number: "asc" },
+  });
+  const closed: number[] = [];
+  for (const { number } of open) {
+    await tx.$executeRawUnsafe("SAVEPOINT close_linked_issue");
+    try {
+      const current = await lockIssue(tx, target.projectId, number);
+      const step = transition(current, "closed", "system");
+      if (step) {
+        const updated = await tx.issue.update({ where: { id: current.id }, data: step.data });
+        await recordEvent(tx, { projectId: target.projectId, kind: step.kind, actor: "system", data: { ...eventData(updated), changeId: target.changeId } });
+        closed.push(number);
+      }
+      await tx.$executeRawUnsafe("RELEASE SAVEPOINT close_linked_issue");
+    } catch (error) {
+      await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT close_linked_issue");
+      console.error(`[issues] could not close issue #${number} linked to change ${target.changeId}`, error);
+    }
+  }
+  return closed;
+}
+
+export async function createComment(identity: Identity, ref: ProjectRef, number: number, body: string): Promise<CommentView> {
+  const { project } = await requireProject(identity, ref, "read");
+  assertNotDeleting(project);
+  const prisma = await db();
+  return prisma.$transaction(async (tx) => {
+    const issue = await findIssue(tx, project.id, number);
+    const comment = await tx.issueComment.create({ data: { issueId: issue.id, body, ...authorColumns(identity) } });
+    await recordEvent(tx, {
+      projectId: project.id,
+      kind: "issue.commented",
+      actor: actorOf(identity),
+      data: { ...eventData(issue), commentId: comment.id },
+    });
+    return commentView(comment, issue.number);
+  });
+}
+
+export async function listComments(
+  identity: Identity,
+  ref: ProjectRef,
+  number: number,
+  page: { limit: number; offset: number },
+): Promise<CommentView[]> {
+  const { project } = await requireProject(identity, ref, "read");
+  const prisma = await db();
+  const issue = await findIssue(prisma, project.id, number);
+  const comments = await prisma.issueComment.findMany({
+    where: { issueId: issue.id },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: page.limit,
+    skip: page.offset,
+  });
+  return comments.map((comment) => commentView(comment, issue.number));
+}
