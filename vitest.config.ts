@@ -5,6 +5,8 @@ export default defineConfig({
   },
   test: {
     environment: "node",
+    // next-auth imports "next/server" without an extension, which Node's ESM resolver refuses.
+    server: { deps: { inline: ["next-auth"] } },
     include: ["server/**/*.test.ts", "inngest/**/*.test.ts", "tests/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
     pool: "forks",

@@ -34,6 +34,21 @@ export const config = {
   get authSecret(): string | undefined {
     return env("AUTH_SECRET");
   },
+  /** How long a resolved bearer credential is trusted without a database read (0 disables the cache). */
+  get authCacheTtlSeconds(): number {
+    return Number(env("AUTH_CACHE_TTL_SECONDS") ?? 30);
+  },
+  /** GitHub OAuth sign-in (Auth.js names); unset = the provider answers 501. */
+  get githubClientId(): string | undefined {
+    return env("AUTH_GITHUB_ID");
+  },
+  get githubClientSecret(): string | undefined {
+    return env("AUTH_GITHUB_SECRET");
+  },
+  /** A GitHub Enterprise base URL for sign-in instead of github.com. */
+  get githubEnterpriseUrl(): string | undefined {
+    return env("AUTH_GITHUB_ENTERPRISE_URL");
+  },
   get rateLimitPerMinute(): number {
     return Number(env("RATE_LIMIT_PER_MINUTE") ?? 1000);
   },

@@ -55,8 +55,10 @@ export const userProcedure = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, identity: ctx.identity as UserIdentity } });
 });
 
-/** Token-management routes: the browser session only. */
-export const sessionProcedure = userProcedure.use(({ ctx, next }) => {
-  if (ctx.identity.via !== "session") throw forbidden("This endpoint accepts the session cookie only", "SESSION_REQUIRED");
-  return next();
+/** Token-management routes: the browser session only; any token (agents' too) gets 403 SESSION_REQUIRED. */
+export const sessionProcedure = authedProcedure.use(({ ctx, next }) => {
+  if (ctx.identity.kind !== "user" || ctx.identity.via !== "session") {
+    throw forbidden("This endpoint accepts the session cookie only", "SESSION_REQUIRED");
+  }
+  return next({ ctx: { ...ctx, identity: ctx.identity } });
 });

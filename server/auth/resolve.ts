@@ -2,41 +2,69 @@ import { config } from "@/server/config";
 import { db } from "@/server/db/client";
 import { AppError, unauthorized } from "@/server/http/errors";
 import { anonymous, type Identity } from "./identity";
-import { AGENT_TOKEN_PREFIX, USER_TOKEN_PREFIX, credentialFromHeader, hashToken, sameHash } from "./tokens";
+import { AGENT_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, credentialFromHeader, hashToken, sameHash } from "./tokens";
 import { SESSION_COOKIE, readCookie } from "./session-cookie";
+import { cacheCredential, cachedCredential, type CachedCredential } from "./credential-cache";
+import { noteLastUsed, touchLastUsed } from "./last-used";
 
 const sessionExpired = () => new AppError(401, "Session expired", "SESSION_EXPIRED");
 const invalidToken = () => unauthorized("Invalid or expired token");
 
-async function identityFromToken(token: string): Promise<Identity> {
+const asScope = (scope: string): "read" | "read_write" => (scope === "read_write" ? "read_write" : "read");
+
+/** Loads a bearer credential from the database; undefined when no live credential has this hash. */
+async function loadCredential(token: string, hash: string): Promise<CachedCredential | undefined> {
   const prisma = await db();
-  const hash = hashToken(token);
   if (token.startsWith(AGENT_TOKEN_PREFIX)) {
     const agent = await prisma.agent.findUnique({ where: { tokenHash: hash }, include: { owner: true } });
-    if (!agent || agent.revokedAt || agent.owner.deletingAt || !sameHash(agent.tokenHash, hash)) throw invalidToken();
-    return { kind: "agent", agentId: agent.id, ownerId: agent.ownerId, ownerUsername: agent.owner.username };
-  }
-  if (!token.startsWith(USER_TOKEN_PREFIX)) throw invalidToken();
-  const named = await prisma.apiToken.findUnique({ where: { tokenHash: hash }, include: { user: true } });
-  if (named) {
-    const now = new Date();
-    if (named.revokedAt || (named.expiresAt && named.expiresAt <= now) || named.user.deletingAt || !sameHash(named.tokenHash, hash)) {
-      throw invalidToken();
-    }
-    const { user } = named;
+    if (!agent || agent.revokedAt || agent.owner.deletingAt || !sameHash(agent.tokenHash, hash)) return undefined;
+    noteLastUsed(agent.id, agent.lastUsedAt);
     return {
-      kind: "user",
-      userId: user.id,
-      username: user.username,
-      isAdmin: user.isAdmin,
-      via: "token",
-      scope: named.scope === "read_write" ? "read_write" : "read",
-      tokenId: named.id,
+      identity: { kind: "agent", agentId: agent.id, ownerId: agent.ownerId, ownerUsername: agent.owner.username },
+      userId: agent.ownerId,
+      expiresAt: null,
+      usage: { table: "agent", id: agent.id },
     };
   }
+  const oauth = token.startsWith(OAUTH_TOKEN_PREFIX);
+  if (!oauth && !token.startsWith(USER_TOKEN_PREFIX)) return undefined;
+  const row = await prisma.apiToken.findUnique({ where: { tokenHash: hash }, include: { user: true } });
+  if (row) {
+    if (row.kind !== (oauth ? "oauth" : "token") || row.revokedAt || row.user.deletingAt || !sameHash(row.tokenHash, hash)) return undefined;
+    noteLastUsed(row.id, row.lastUsedAt);
+    const { user } = row;
+    return {
+      identity: { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via: oauth ? "oauth" : "token", scope: asScope(row.scope), tokenId: row.id },
+      userId: user.id,
+      expiresAt: row.expiresAt,
+      usage: { table: "apiToken", id: row.id },
+    };
+  }
+  if (oauth) return undefined;
   const user = await prisma.user.findUnique({ where: { legacyTokenHash: hash } });
-  if (!user || user.legacyTokenDisabledAt || user.deletingAt || !sameHash(user.legacyTokenHash ?? "", hash)) throw invalidToken();
-  return { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via: "legacy", scope: "read_write" };
+  if (!user || user.legacyTokenDisabledAt || user.deletingAt || !sameHash(user.legacyTokenHash ?? "", hash)) return undefined;
+  return {
+    identity: { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via: "legacy", scope: "read_write" },
+    userId: user.id,
+    expiresAt: null,
+  };
+}
+
+/**
+ * Bearer credentials are cached by hash (see credential-cache.ts); expiry is checked on every use,
+ * and lastUsedAt is written at most once a minute per credential.
+ */
+async function identityFromToken(token: string): Promise<Identity> {
+  const hash = hashToken(token);
+  let credential = cachedCredential(hash);
+  if (!credential) {
+    credential = await loadCredential(token, hash);
+    if (!credential) throw invalidToken();
+    cacheCredential(hash, credential);
+  }
+  if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw invalidToken();
+  if (credential.usage) await touchLastUsed(credential.usage);
+  return credential.identity;
 }
 
 async function identityFromSession(sessionToken: string): Promise<Identity> {

@@ -2,6 +2,8 @@ import crypto from "node:crypto";
 
 export const USER_TOKEN_PREFIX = "svc_user_";
 export const AGENT_TOKEN_PREFIX = "svc_agent_";
+/** MCP/CLI OAuth grants: a user's scoped credential that admin routes refuse. */
+export const OAUTH_TOKEN_PREFIX = "svc_oauth_";
 /** How many leading characters of a token are kept as its non-secret, displayable prefix. */
 const DISPLAY_PREFIX_LENGTH = 16;
 

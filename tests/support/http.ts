@@ -2,6 +2,8 @@ import * as rest from "@/app/api/[...rest]/route";
 import * as trpc from "@/app/api/trpc/[trpc]/route";
 import * as openapi from "@/app/api/openapi.json/route";
 import * as rootHealth from "@/app/health/route";
+import * as devLogin from "@/app/api/auth/dev-login/route";
+import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 
 export const TEST_ORIGIN = "http://svc.test";
 
@@ -13,6 +15,8 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p === "/health", module: rootHealth },
   { match: (p) => p === "/api/openapi.json", module: openapi },
   { match: (p) => p.startsWith("/api/trpc/"), module: trpc },
+  { match: (p) => p === "/api/auth/dev-login", module: devLogin },
+  { match: (p) => p.startsWith("/api/auth/"), module: nextAuth },
 ];
 
 export interface CallOptions {

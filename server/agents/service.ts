@@ -1,0 +1,83 @@
+import { db } from "@/server/db/client";
+import { actingUserId, type Identity, type UserIdentity } from "@/server/auth/identity";
+import { AGENT_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
+import { forgetUserCredentials } from "@/server/auth/credential-cache";
+import { isUuid } from "@/server/auth/ids";
+import { writeAudit } from "@/server/audit/log";
+import { forbidden, notFound } from "@/server/http/errors";
+
+type AgentRow = {
+  id: string;
+  name: string;
+  model: string | null;
+  tokenPrefix: string;
+  ownerId: string;
+  owner: { username: string };
+  lastUsedAt: Date | null;
+  createdAt: Date;
+};
+
+/** The public view of an agent: never its token. */
+export function agentView(row: AgentRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    model: row.model,
+    owner: { id: row.ownerId, username: row.owner.username },
+    tokenPrefix: row.tokenPrefix,
+    lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+const withOwner = { owner: { select: { username: true } } } as const;
+
+/** Registers an agent for a user; the token is returned once. */
+export async function createAgent(owner: UserIdentity, input: { name: string; model?: string }) {
+  const minted = mintToken(AGENT_TOKEN_PREFIX);
+  const row = await (await db()).agent.create({
+    data: { ownerId: owner.userId, name: input.name, model: input.model ?? null, tokenHash: minted.hash, tokenPrefix: minted.displayPrefix },
+    include: withOwner,
+  });
+  return { agent: agentView(row), token: minted.plaintext };
+}
+
+/** The live agents of the caller's user (an agent sees its owner's agents). */
+export async function listAgents(identity: Identity) {
+  const ownerId = actingUserId(identity);
+  if (!ownerId) return [];
+  const rows = await (await db()).agent.findMany({ where: { ownerId, revokedAt: null }, include: withOwner, orderBy: [{ createdAt: "desc" }, { id: "asc" }] });
+  return rows.map(agentView);
+}
+
+async function liveAgent(id: string) {
+  if (!isUuid(id)) return null;
+  return (await db()).agent.findFirst({ where: { id, revokedAt: null }, include: withOwner });
+}
+
+/** One agent of the caller's user; others' agents are indistinguishable from missing ones. */
+export async function getAgent(identity: Identity, id: string) {
+  const row = await liveAgent(id);
+  if (!row || row.ownerId !== actingUserId(identity)) throw notFound("Agent not found");
+  return agentView(row);
+}
+
+/**
+ * Deletes (revokes) an agent: its token stops working at once. The row is kept, revoked, so
+ * provenance and audit entries still resolve. Owner only; audited `agent.revoked`.
+ */
+export async function deleteAgent(caller: UserIdentity, id: string) {
+  const row = await liveAgent(id);
+  if (!row) throw notFound("Agent not found");
+  if (row.ownerId !== caller.userId) throw forbidden("Only the agent's owner can delete it");
+  const prisma = await db();
+  const revoked = await prisma.$transaction(async (tx) => {
+    const { count } = await tx.agent.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (count === 0) return false;
+    await writeAudit(tx, { action: "agent.revoked", identity: caller, target: `agent:${id}`, data: { agentId: id, name: row.name } });
+    return true;
+  });
+  forgetUserCredentials(row.ownerId);
+  if (!revoked) throw notFound("Agent not found");
+  return { ...agentView(row), deleted: true as const };
+}

@@ -1,0 +1,109 @@
+import { db, type DbOrTx, type Tx } from "@/server/db/client";
+import { conflict, notFound } from "@/server/http/errors";
+import { ACTIVE_TOKENS_MAX } from "@/server/limits";
+import { OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";
+import { forgetUserCredentials } from "./credential-cache";
+import { isUuid } from "./ids";
+
+/** Rows of ApiToken: named API tokens (`token`) and MCP/CLI OAuth grants (`oauth`). */
+export type TokenKind = "token" | "oauth";
+
+export interface NewToken {
+  name: string;
+  scope: "read" | "read_write";
+  expiresInDays?: number;
+}
+
+type TokenRow = {
+  id: string;
+  kind: string;
+  name: string;
+  scope: string;
+  prefix: string;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+};
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** The public view of a token: never its hash or plaintext. */
+export function tokenView(row: TokenRow, now = new Date()) {
+  const status = row.revokedAt ? "revoked" : row.expiresAt && row.expiresAt <= now ? "expired" : "active";
+  return {
+    id: row.id,
+    kind: row.kind as TokenKind,
+    name: row.name,
+    scope: row.scope as "read" | "read_write",
+    prefix: row.prefix,
+    status: status as "active" | "expired" | "revoked",
+    expiresAt: iso(row.expiresAt),
+    lastUsedAt: iso(row.lastUsedAt),
+    revokedAt: iso(row.revokedAt),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** Serializes credential writes of one user (the active-token limit is checked under this lock). */
+export async function lockUser(tx: Tx, userId: string): Promise<void> {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "User" WHERE id = ${userId}::uuid AND "deletingAt" IS NULL FOR UPDATE`;
+  if (rows.length === 0) throw notFound("User not found");
+}
+
+const activeWhere = (userId: string, kind: TokenKind, now: Date) => ({
+  userId,
+  kind,
+  revokedAt: null,
+  OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+});
+
+/**
+ * Mints a token or grant for a user; the plaintext is returned once. Named tokens are limited to
+ * ACTIVE_TOKENS_MAX active ones (revoked and expired rows do not count).
+ */
+export async function createApiToken(userId: string, kind: TokenKind, input: NewToken) {
+  const prisma = await db();
+  const minted = mintToken(kind === "oauth" ? OAUTH_TOKEN_PREFIX : USER_TOKEN_PREFIX);
+  const now = new Date();
+  const row = await prisma.$transaction(async (tx) => {
+    await lockUser(tx, userId);
+    if (kind === "token") {
+      const active = await tx.apiToken.count({ where: activeWhere(userId, kind, now) });
+      if (active >= ACTIVE_TOKENS_MAX) {
+        throw conflict(`At most ${ACTIVE_TOKENS_MAX} active tokens per account; revoke one first`, "TOKEN_LIMIT_REACHED");
+      }
+    }
+    return tx.apiToken.create({
+      data: {
+        userId,
+        kind,
+        name: input.name,
+        scope: input.scope,
+        tokenHash: minted.hash,
+        prefix: minted.displayPrefix,
+        expiresAt: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * 86_400_000) : null,
+      },
+    });
+  });
+  return { token: tokenView(row), plaintext: minted.plaintext };
+}
+
+export async function listApiTokens(userId: string, client?: DbOrTx) {
+  const prisma = client ?? (await db());
+  const rows = await prisma.apiToken.findMany({ where: { userId }, orderBy: [{ createdAt: "desc" }, { id: "asc" }] });
+  const now = new Date();
+  return rows.map((row) => tokenView(row, now));
+}
+
+/** Revokes one of the user's tokens or grants; the row is kept. Repeating it is harmless. */
+export async function revokeApiToken(userId: string, tokenId: string) {
+  if (!isUuid(tokenId)) throw notFound("Token not found");
+  const prisma = await db();
+  const existing = await prisma.apiToken.findFirst({ where: { id: tokenId, userId } });
+  if (!existing) throw notFound("Token not found");
+  await prisma.apiToken.updateMany({ where: { id: tokenId, revokedAt: null }, data: { revokedAt: new Date() } });
+  forgetUserCredentials(userId);
+  const row = await prisma.apiToken.findUniqueOrThrow({ where: { id: tokenId } });
+  return tokenView(row);
+}

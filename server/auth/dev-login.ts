@@ -1,0 +1,55 @@
+import crypto from "node:crypto";
+import { z } from "zod";
+import { config } from "@/server/config";
+import { db } from "@/server/db/client";
+import { AppError, conflict, errorResponse, forbidden, notFound } from "@/server/http/errors";
+import { assertSameOrigin } from "@/server/http/csrf";
+import { JSON_BODY_BYTES_MAX } from "@/server/limits";
+import { formToObject, parseJsonBody, readBodyText } from "@/server/http/body";
+import { authAdapter } from "./adapter";
+import { SESSION_MAX_AGE_SECONDS, sessionSetCookie } from "./session-cookie";
+import { createUser, publicUser, usernameSchema } from "./users";
+
+async function findOrCreateUser(username: string) {
+  const prisma = await db();
+  const existing = await prisma.user.findUnique({ where: { username } });
+  if (existing) return existing;
+  try {
+    return (await createUser(username)).user;
+  } catch (error) {
+    // A concurrent dev login created it first.
+    const raced = error instanceof AppError && error.status === 409 ? await prisma.user.findUnique({ where: { username } }) : null;
+    if (raced) return raced;
+    throw error;
+  }
+}
+
+/** Starts an Auth.js database session for a user and returns the cookie that carries it. */
+export async function startSession(userId: string): Promise<string> {
+  const sessionToken = crypto.randomBytes(32).toString("base64url");
+  const expires = new Date(Date.now() + SESSION_MAX_AGE_SECONDS * 1000);
+  const adapter = await authAdapter();
+  await adapter.createSession!({ sessionToken, userId, expires });
+  return sessionSetCookie(sessionToken, expires);
+}
+
+/**
+ * POST /api/auth/dev-login {username} (DEV_LOGIN=1 only, else 404): creates the user if needed and
+ * signs the browser in. Unauthenticated, so it must not be forgeable: same-host Origin/Referer.
+ */
+export async function handleDevLogin(req: Request): Promise<Response> {
+  try {
+    if (!config.devLogin) throw notFound();
+    assertSameOrigin(req);
+    const text = await readBodyText(req, JSON_BODY_BYTES_MAX);
+    const isForm = (req.headers.get("content-type") ?? "").includes("application/x-www-form-urlencoded");
+    const { username } = z.object({ username: usernameSchema() }).parse(isForm ? formToObject(text) : parseJsonBody(text));
+    const user = await findOrCreateUser(username);
+    if (user.deletingAt) throw conflict("This account is being deleted", "TARGET_DELETING");
+    if (user.isTombstone) throw forbidden("This account cannot sign in");
+    const cookie = await startSession(user.id);
+    return Response.json({ user: publicUser(user) }, { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { authedProcedure, router, sessionProcedure, userProcedure } from "@/server/trpc";
+import { forbidden } from "@/server/http/errors";
+import { pathSegment } from "@/server/http/params";
+import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
+import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth/api-tokens";
+import { disableLegacyCredential, profileOf, rotateLegacyCredential } from "./service";
+
+const tokenSchema = () =>
+  z.object({
+    id: z.string(),
+    kind: z.enum(["token", "oauth"]),
+    name: z.string(),
+    scope: z.enum(["read", "read_write"]),
+    prefix: z.string(),
+    status: z.enum(["active", "expired", "revoked"]),
+    expiresAt: z.string().nullable(),
+    lastUsedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+    createdAt: z.string(),
+  });
+
+const NO_STORE = "no-store";
+
+export const usersRouter = router({
+  me: userProcedure
+    .meta({ openapi: { method: "GET", path: "/users/me", tags: ["users"], summary: "The authenticated user's profile" } })
+    .input(z.object({}))
+    .output(
+      z.object({
+        id: z.string(),
+        username: z.string(),
+        isAdmin: z.boolean(),
+        credential: z.object({ kind: z.enum(["session", "legacy", "token", "oauth"]), scope: z.enum(["read", "read_write"]) }),
+      }),
+    )
+    .query(({ ctx }) => profileOf(ctx.identity)),
+
+  listTokens: sessionProcedure
+    .meta({ openapi: { method: "GET", path: "/users/me/tokens", tags: ["users"], summary: "API tokens and OAuth grants (never plaintext); session only" } })
+    .input(z.object({}))
+    .output(z.object({ tokens: z.array(tokenSchema()) }))
+    .query(async ({ ctx }) => ({ tokens: await listApiTokens(ctx.identity.userId) })),
+
+  createToken: sessionProcedure
+    .meta({ openapi: { method: "POST", path: "/users/me/tokens", tags: ["users"], summary: "Create an API token; plaintext shown once; session only" }, successStatus: 201 })
+    .input(
+      z.object({
+        name: z.string().trim().min(1).max(100),
+        scope: z.enum(["read", "read_write"]).default("read"),
+        expiresInDays: z.number().int().min(TOKEN_EXPIRY_DAYS_MIN).max(TOKEN_EXPIRY_DAYS_MAX).optional(),
+      }),
+    )
+    .output(z.object({ token: tokenSchema(), plaintext: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const created = await createApiToken(ctx.identity.userId, "token", input);
+      ctx.response.headers["Cache-Control"] = NO_STORE;
+      return created;
+    }),
+
+  revokeToken: sessionProcedure
+    .meta({ openapi: { method: "DELETE", path: "/users/me/tokens/{id}", tags: ["users"], summary: "Revoke a token (the row is kept); session only" } })
+    .input(z.object({ id: pathSegment() }))
+    .output(z.object({ token: tokenSchema() }))
+    .mutation(async ({ ctx, input }) => ({ token: await revokeApiToken(ctx.identity.userId, input.id) })),
+
+  disableLegacyToken: sessionProcedure
+    .meta({ openapi: { method: "POST", path: "/users/me/legacy-token/disable", tags: ["users"], summary: "Disable the legacy credential permanently; session only" } })
+    .input(z.object({}))
+    .output(z.object({ legacyToken: z.object({ disabled: z.literal(true), disabledAt: z.string(), prefix: z.string().nullable() }) }))
+    .mutation(async ({ ctx }) => ({ legacyToken: await disableLegacyCredential(ctx.identity.userId) })),
+
+  rotateToken: authedProcedure
+    .meta({ openapi: { method: "POST", path: "/users/me/rotate-token", tags: ["users"], summary: "Mint a new legacy credential; session or the legacy credential" } })
+    .input(z.object({}))
+    .output(z.object({ token: z.string(), prefix: z.string() }))
+    .mutation(async ({ ctx }) => {
+      const { identity } = ctx;
+      if (identity.kind !== "user" || (identity.via !== "session" && identity.via !== "legacy")) {
+        throw forbidden("Rotation accepts the session cookie or the legacy credential only", "SESSION_REQUIRED");
+      }
+      const rotated = await rotateLegacyCredential(identity.userId);
+      ctx.response.headers["Cache-Control"] = NO_STORE;
+      return rotated;
+    }),
+});

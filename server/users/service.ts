@@ -1,0 +1,48 @@
+import { db } from "@/server/db/client";
+import type { UserIdentity } from "@/server/auth/identity";
+import { conflict, unauthorized } from "@/server/http/errors";
+import { USER_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
+import { forgetUserCredentials } from "@/server/auth/credential-cache";
+
+/** GET /api/users/me: answered from the resolved identity, so it costs no database read. */
+export function profileOf(identity: UserIdentity) {
+  return {
+    id: identity.userId,
+    username: identity.username,
+    isAdmin: identity.isAdmin,
+    credential: { kind: identity.via, scope: identity.scope },
+  };
+}
+
+async function currentUser(userId: string) {
+  const user = await (await db()).user.findUnique({ where: { id: userId } });
+  if (!user || user.deletingAt) throw unauthorized("Account not found");
+  return user;
+}
+
+/**
+ * Mints a new legacy credential (the old one stops working at once). Compare-and-swap on the
+ * stored hash: of two concurrent rotations one wins and the other gets 409.
+ */
+export async function rotateLegacyCredential(userId: string) {
+  const user = await currentUser(userId);
+  if (user.legacyTokenDisabledAt) throw conflict("The legacy credential was disabled permanently", "CONFLICT");
+  const minted = mintToken(USER_TOKEN_PREFIX);
+  const { count } = await (await db()).user.updateMany({
+    where: { id: userId, deletingAt: null, legacyTokenDisabledAt: null, legacyTokenHash: user.legacyTokenHash },
+    data: { legacyTokenHash: minted.hash, legacyTokenPrefix: minted.displayPrefix },
+  });
+  forgetUserCredentials(userId);
+  if (count === 0) throw conflict("The legacy credential changed meanwhile; try again", "CONFLICT");
+  return { token: minted.plaintext, prefix: minted.displayPrefix };
+}
+
+/** Disables the legacy credential for good; named tokens are unaffected. Idempotent. */
+export async function disableLegacyCredential(userId: string) {
+  await currentUser(userId);
+  const prisma = await db();
+  await prisma.user.updateMany({ where: { id: userId, legacyTokenDisabledAt: null }, data: { legacyTokenDisabledAt: new Date() } });
+  forgetUserCredentials(userId);
+  const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
+  return { disabled: true as const, disabledAt: user.legacyTokenDisabledAt!.toISOString(), prefix: user.legacyTokenPrefix };
+}

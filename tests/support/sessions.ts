@@ -1,0 +1,20 @@
+import { expect } from "vitest";
+import { call, TEST_ORIGIN } from "./http";
+
+/**
+ * Signs a user in through POST /api/auth/dev-login (creating the user if needed) and returns the
+ * `svc_session=...` cookie for `call(..., { cookie })`. Turns DEV_LOGIN on for the call only.
+ */
+export async function createTestSession(username: string): Promise<{ cookie: string; user: { id: string; username: string } }> {
+  const previous = process.env.DEV_LOGIN;
+  process.env.DEV_LOGIN = "1";
+  try {
+    const res = await call("POST", "/api/auth/dev-login", { body: { username }, origin: TEST_ORIGIN });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0];
+    return { cookie, user: res.body.user };
+  } finally {
+    if (previous === undefined) delete process.env.DEV_LOGIN;
+    else process.env.DEV_LOGIN = previous;
+  }
+}
