@@ -67,6 +67,38 @@ export const config = {
   get inngestBaseUrl(): string | undefined {
     return env("INNGEST_BASE_URL");
   },
+  /** LLM evaluator binding: an OpenAI-compatible base URL (".../v1"); unset = binding absent. */
+  get llmApiUrl(): string | undefined {
+    return env("LLM_API_URL")?.replace(/\/+$/, "");
+  },
+  get llmApiKey(): string | undefined {
+    return env("LLM_API_KEY");
+  },
+  get llmModel(): string {
+    return env("LLM_MODEL") ?? "gpt-4o-mini";
+  },
+  /** USD per million input / output tokens, for the cost recorded on llm eval runs. */
+  get llmCostPerMillionInput(): number {
+    return Number(env("LLM_COST_PER_MTOK_INPUT") ?? 0);
+  },
+  get llmCostPerMillionOutput(): number {
+    return Number(env("LLM_COST_PER_MTOK_OUTPUT") ?? 0);
+  },
+  get llmTimeoutMs(): number {
+    return Number(env("LLM_TIMEOUT_MS") ?? 60_000);
+  },
+  /** Sandbox evaluator binding: SANDBOX_ENABLED=1 lets policies run commands; unset = binding absent. */
+  get sandboxEnabled(): boolean {
+    return env("SANDBOX_ENABLED") === "1";
+  },
+  /** First retry delay of a webhook delivery; later ones double up to a cap (server/webhooks/policy.ts). */
+  get webhookRetryBaseMs(): number {
+    return Number(env("WEBHOOK_RETRY_BASE_MS") ?? 5_000);
+  },
+  /** How long one webhook delivery attempt may take (connect, send, response head). */
+  get webhookTimeoutMs(): number {
+    return Number(env("WEBHOOK_TIMEOUT_MS") ?? 10_000);
+  },
   /** Webhook and evaluator URLs may target private/loopback addresses only when this is set. */
   get allowPrivateTargets(): boolean {
     return env("ALLOW_PRIVATE_TARGETS") === "1";

@@ -3,6 +3,9 @@ import { healthRouter } from "@/server/health/router";
 import { adminRouter } from "@/server/admin/router";
 import { usersRouter } from "@/server/users/router";
 import { agentsRouter } from "@/server/agents/router";
+import { issuesRouter } from "@/server/issues/router";
+import { activityRouter } from "@/server/activity/router";
+import { webhooksRouter } from "@/server/webhooks/router";
 
 /** The root router: one sub-router per area of server/. */
 export const appRouter = router({
@@ -10,6 +13,9 @@ export const appRouter = router({
   admin: adminRouter,
   users: usersRouter,
   agents: agentsRouter,
+  issues: issuesRouter,
+  activity: activityRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

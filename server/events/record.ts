@@ -26,6 +26,11 @@ export const EVENT_KINDS = [
 
 export type EventKind = (typeof EVENT_KINDS)[number];
 
+/** The kinds a webhook may name in its `events` list (the spec's Events section). `*` covers every kind. */
+export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter(
+  (kind) => kind !== "push" && kind !== "issue.reopened" && kind !== "issue.commented",
+);
+
 /**
  * Records a domain event in the outbox. Call it with the transaction that makes the change it
  * describes, so the event exists exactly when the change does. `actor` is from `actorOf()` or "system".
