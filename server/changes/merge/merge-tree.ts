@@ -1,0 +1,130 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { runGit, type Repo } from "@/server/git";
+
+/** One side of a conflicted path as merge-tree reports it (stage 1 base, 2 ours, 3 theirs). */
+export interface ConflictStage {
+  path: string;
+  mode: string;
+  oid: string;
+  stage: 1 | 2 | 3;
+}
+
+export interface MergeOutcome {
+  clean: boolean;
+  /** The merged tree; for a conflicted merge it holds conflict-marked files. */
+  tree: string;
+  stages: ConflictStage[];
+  conflictingFiles: string[];
+}
+
+function parseStage(token: string): ConflictStage {
+  const tab = token.indexOf("\t");
+  const [mode, oid, stage] = token.slice(0, tab).split(" ");
+  return { path: token.slice(tab + 1), mode, oid, stage: Number(stage) as 1 | 2 | 3 };
+}
+
+function outcome(clean: boolean, tree: string, stages: ConflictStage[]): MergeOutcome {
+  return { clean, tree, stages, conflictingFiles: [...new Set(stages.map((s) => s.path))].sort() };
+}
+
+/**
+ * Three-way merge of two commits without a worktree (`git merge-tree --write-tree`, merge-ort):
+ * the merge base is found by git; the result tree is written to `repo`. One spawn.
+ */
+export async function mergeCommits(repo: Repo, ours: string, theirs: string): Promise<MergeOutcome> {
+  const { stdout, exitCode } = await runGit(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", ours, theirs], {
+    gitdir: repo.gitdir,
+    allowExit: [1],
+  });
+  const tokens = stdout.split("\0");
+  const stages: ConflictStage[] = [];
+  if (exitCode === 1) for (let i = 1; i < tokens.length && tokens[i] !== ""; i++) stages.push(parseStage(tokens[i]));
+  return outcome(exitCode === 0, tokens[0], stages);
+}
+
+/**
+ * Many merges through one long-running `git merge-tree --stdin` (a merge-batch pays one spawn,
+ * not one per change). Merges run one at a time, in call order; each may name commits written
+ * after the session started.
+ */
+export class MergeSession {
+  private child: ChildProcessWithoutNullStreams;
+  private buffer = "";
+  private tokens: string[] = [];
+  private waiting: Array<() => void> = [];
+  private failure: Error | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(repo: Repo) {
+    this.child = spawn("git", ["--git-dir", repo.gitdir, "merge-tree", "--write-tree", "-z", "--messages", "--stdin", "--allow-unrelated-histories"], {
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stderr = "";
+    this.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    this.child.stdout.on("data", (chunk: Buffer) => {
+      this.buffer += chunk.toString("utf8");
+      const parts = this.buffer.split("\0");
+      this.buffer = parts.pop()!;
+      this.tokens.push(...parts);
+      this.wake();
+    });
+    const fail = (error: Error) => {
+      this.failure ??= error;
+      this.wake();
+    };
+    this.child.on("error", fail);
+    this.child.on("close", (code) => fail(new Error(`git merge-tree --stdin exited (${code}): ${stderr.trim()}`)));
+  }
+
+  private wake(): void {
+    for (const resolve of this.waiting.splice(0)) resolve();
+  }
+
+  private async next(): Promise<string> {
+    while (this.tokens.length === 0) {
+      if (this.failure) throw this.failure;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    return this.tokens.shift()!;
+  }
+
+  /**
+   * Output per merge (with --messages): status, tree, conflicted stages, a blank, messages, and a
+   * blank separating merges. git flushes after the messages but not after the separator, so the
+   * messages and separator of the previous merge are consumed at the start of the next read.
+   */
+  private tailPending = false;
+
+  private async skipTail(): Promise<void> {
+    if (!this.tailPending) return;
+    // Each message: <path count>, the paths, a type and a text; the separator ends them.
+    for (let count = await this.next(); count !== ""; count = await this.next()) {
+      for (let i = 0; i < Number(count) + 2; i++) await this.next();
+    }
+    this.tailPending = false;
+  }
+
+  private async read(): Promise<MergeOutcome> {
+    await this.skipTail();
+    const clean = (await this.next()) === "1";
+    const tree = await this.next();
+    const stages: ConflictStage[] = [];
+    for (let token = await this.next(); token !== ""; token = await this.next()) stages.push(parseStage(token));
+    this.tailPending = true;
+    return outcome(clean, tree, stages);
+  }
+
+  merge(ours: string, theirs: string): Promise<MergeOutcome> {
+    const run = this.queue.then(() => {
+      this.child.stdin.write(`${ours} ${theirs}\n`);
+      return this.read();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  close(): void {
+    this.child.stdin.end();
+  }
+}
