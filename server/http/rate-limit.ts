@@ -1,3 +1,5 @@
+import { Ratelimit } from "@upstash/ratelimit";
+import { Redis } from "@upstash/redis";
 import { config } from "@/server/config";
 import { RATE_LIMIT_WINDOW_MS } from "@/server/limits";
 
@@ -48,17 +50,51 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
-const holder = globalThis as unknown as { __svcRateLimiter?: { limiter: RateLimiter; max: number } };
+/**
+ * Shared limits for several instances through Upstash (or any Redis behind its REST API). When
+ * Redis does not answer within a second the request is let through (fail open): a Redis outage
+ * must not take the API down.
+ */
+export class UpstashRateLimiter implements RateLimiter {
+  private readonly ratelimit: Ratelimit;
 
-/** The process-wide limiter for authenticated requests (rebuilt when the configured limit changes). */
+  constructor(max: number, url: string, token: string) {
+    this.ratelimit = new Ratelimit({
+      redis: new Redis({ url, token, retry: false }),
+      limiter: Ratelimit.slidingWindow(max, `${RATE_LIMIT_WINDOW_MS / 1000} s`),
+      prefix: "svc:ratelimit",
+      timeout: 1000,
+    });
+  }
+
+  async limit(key: string): Promise<RateLimitResult> {
+    const { success, limit, remaining, reset } = await this.ratelimit.limit(key);
+    return { success, limit, remaining, reset };
+  }
+}
+
+const holder = globalThis as unknown as { __svcRateLimiter?: { limiter: RateLimiter; key: string } };
+
+/**
+ * The process-wide limiter for authenticated requests: Upstash when UPSTASH_REDIS_REST_URL and
+ * _TOKEN are set, in-memory otherwise (rebuilt when the configuration changes).
+ */
 export function requestRateLimiter(): RateLimiter {
   const max = config.rateLimitPerMinute;
-  if (!holder.__svcRateLimiter || holder.__svcRateLimiter.max !== max) {
-    holder.__svcRateLimiter = { limiter: new MemoryRateLimiter(max), max };
+  const url = config.redisRestUrl;
+  const token = config.redisRestToken;
+  const key = `${max}|${url ?? ""}|${token ?? ""}`;
+  if (!holder.__svcRateLimiter || holder.__svcRateLimiter.key !== key) {
+    const limiter = url && token ? new UpstashRateLimiter(max, url, token) : new MemoryRateLimiter(max);
+    holder.__svcRateLimiter = { limiter, key };
   }
   return holder.__svcRateLimiter.limiter;
 }
 
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
-  return { "X-RateLimit-Limit": String(result.limit), "X-RateLimit-Remaining": String(result.remaining) };
+  return {
+    "X-RateLimit-Limit": String(result.limit),
+    "X-RateLimit-Remaining": String(result.remaining),
+    "X-RateLimit-Reset": String(Math.ceil(result.reset / 1000)),
+  };
 }

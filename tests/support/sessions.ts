@@ -18,3 +18,10 @@ export async function createTestSession(username: string): Promise<{ cookie: str
     else process.env.DEV_LOGIN = previous;
   }
 }
+
+/** Creates a named API token through POST /api/users/me/tokens with a session cookie; returns the plaintext. */
+export async function createTestToken(cookie: string, body: { name?: string; scope?: "read" | "read_write"; expiresInDays?: number } = {}): Promise<string> {
+  const res = await call("POST", "/api/users/me/tokens", { cookie, body: { name: "test", ...body } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.plaintext as string;
+}

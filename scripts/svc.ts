@@ -1,0 +1,22 @@
+// Operator commands: `npm run svc -- <command> ...` (see server/users/cli.ts for the list).
+// Uses DATABASE_URL or the embedded database under DATA_DIR; stop the server first when embedded
+// (PGlite allows one process per data directory).
+import { closeDatabase } from "@/server/db/client";
+import { toAppError } from "@/server/http/errors";
+import { runSvcCommand } from "@/server/users/cli";
+
+async function main(): Promise<number> {
+  try {
+    const result = await runSvcCommand(process.argv.slice(2));
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    const appError = toAppError(error);
+    process.stderr.write(`${appError.message}\n`);
+    return appError.status >= 500 ? 2 : 1;
+  } finally {
+    await closeDatabase();
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,57 @@
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { db } from "@/server/db/client";
+import { badRequest, notFound } from "@/server/http/errors";
+import { createUser, publicUser, usernameSchema } from "@/server/auth/users";
+import { createApiToken } from "@/server/auth/api-tokens";
+import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
+
+export const SVC_USAGE = `usage: npm run svc -- <command>
+  user:create <username> [--admin]      create a user; prints {user, token} like POST /api/admin/users
+  oauth:grant <username> [--name N] [--scope read|read_write] [--expires-in-days N]
+                                        mint an MCP/CLI OAuth grant; prints {grant, token}`;
+
+async function userCreate(args: string[]) {
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { admin: { type: "boolean", default: false } } });
+  if (positionals.length !== 1) throw badRequest(SVC_USAGE);
+  const username = usernameSchema().parse(positionals[0]);
+  const prisma = await db();
+  return prisma.$transaction(async (tx) => {
+    const { user, token } = await createUser(username, tx);
+    if (values.admin) await tx.user.update({ where: { id: user.id }, data: { isAdmin: true } });
+    return { user: publicUser(user), token };
+  });
+}
+
+async function oauthGrant(args: string[]) {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { name: { type: "string", default: "cli" }, scope: { type: "string", default: "read" }, "expires-in-days": { type: "string" } },
+  });
+  if (positionals.length !== 1) throw badRequest(SVC_USAGE);
+  const input = z
+    .object({
+      name: z.string().trim().min(1).max(100),
+      scope: z.enum(["read", "read_write"]),
+      expiresInDays: z.coerce.number().int().min(TOKEN_EXPIRY_DAYS_MIN).max(TOKEN_EXPIRY_DAYS_MAX).optional(),
+    })
+    .parse({ name: values.name, scope: values.scope, expiresInDays: values["expires-in-days"] });
+  const user = await (await db()).user.findUnique({ where: { username: positionals[0] } });
+  if (!user || user.deletingAt) throw notFound(`No user ${positionals[0]}`);
+  const { token, plaintext } = await createApiToken(user.id, "oauth", input);
+  return { grant: token, token: plaintext };
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
+  "user:create": userCreate,
+  "oauth:grant": oauthGrant,
+};
+
+/** Runs one operator command of scripts/svc.ts against the configured database; returns its JSON. */
+export async function runSvcCommand(argv: string[]): Promise<unknown> {
+  const [command, ...rest] = argv;
+  const run = command ? COMMANDS[command] : undefined;
+  if (!run) throw badRequest(SVC_USAGE);
+  return run(rest);
+}
