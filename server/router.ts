@@ -6,6 +6,10 @@ import { agentsRouter } from "@/server/agents/router";
 import { issuesRouter } from "@/server/issues/router";
 import { activityRouter } from "@/server/activity/router";
 import { webhooksRouter } from "@/server/webhooks/router";
+import { projectsRouter } from "@/server/projects/router";
+import { repositoryRouter } from "@/server/projects/repository-router";
+import { workspacesRouter } from "@/server/workspaces/router";
+import { accountDeletionRouter } from "@/server/deletion/router";
 
 /** The root router: one sub-router per area of server/. */
 export const appRouter = router({
@@ -16,6 +20,10 @@ export const appRouter = router({
   issues: issuesRouter,
   activity: activityRouter,
   webhooks: webhooksRouter,
+  projects: projectsRouter,
+  repository: repositoryRouter,
+  workspaces: workspacesRouter,
+  accountDeletion: accountDeletionRouter,
 });
 
 export type AppRouter = typeof appRouter;

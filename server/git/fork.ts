@@ -1,16 +1,35 @@
-import { initWorkspaceRepo, openProjectRepo, type Repo } from "./repo";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import { workspaceRepoPath } from "./paths";
+import { initWorkspaceRepo, openProjectRepo, openWorkspaceRepo, removeRepo, type Repo } from "./repo";
 import { branchRef, readRef, updateRef } from "./refs";
 import { runGit } from "./spawn";
 
 /**
  * Forks a project for a workspace: a bare repository sharing the project's objects through
  * alternates, with `branch` at the project's tip of that branch (absent when the project has none).
+ * The fork is built under a staging name and moved into place only after `register` (e.g. the
+ * database row) succeeded; if it throws, the staged fork is removed and the error rethrown.
  */
-export async function createWorkspaceFork(projectId: string, workspaceName: string, branch: string): Promise<{ repo: Repo; tip: string | null }> {
+export async function createWorkspaceFork<T>(
+  projectId: string,
+  workspaceName: string,
+  branch: string,
+  register: (tip: string | null) => Promise<T>,
+): Promise<{ repo: Repo; tip: string | null; registered: T }> {
   const tip = readRef(openProjectRepo(projectId), branchRef(branch));
-  const repo = initWorkspaceRepo(projectId, workspaceName, branch);
-  if (tip) await updateRef(repo, branchRef(branch), tip, null);
-  return { repo, tip };
+  const staged = initWorkspaceRepo(projectId, `.staging-${randomBytes(8).toString("hex")}`, branch);
+  try {
+    if (tip) await updateRef(staged, branchRef(branch), tip, null);
+    const registered = await register(tip);
+    const final = workspaceRepoPath(projectId, workspaceName);
+    fs.rmSync(final, { recursive: true, force: true });
+    fs.renameSync(staged.gitdir, final);
+    return { repo: openWorkspaceRepo(projectId, workspaceName), tip, registered };
+  } catch (error) {
+    removeRepo(staged);
+    throw error;
+  }
 }
 
 /**

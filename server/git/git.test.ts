@@ -179,7 +179,8 @@ describe("refs", () => {
 describe("workspace forks", () => {
   it("share the project's objects and commit on their own", async () => {
     const { id, repo: project, tip } = await newProject({ "src/main.ts": "main" });
-    const { repo: ws, tip: forkTip } = await createWorkspaceFork(id, "ws1", "main");
+    const { repo: ws, tip: forkTip, registered } = await createWorkspaceFork(id, "ws1", "main", async (at) => `registered at ${at}`);
+    expect(registered).toBe(`registered at ${tip}`);
     expect(forkTip).toBe(tip);
     expect(await listFiles(ws, tip)).toEqual(["src/main.ts"]);
     const { oid } = await commitToBranch(ws, "main", { files: { "src/new.ts": "new" }, message: "ws", author });
@@ -191,5 +192,11 @@ describe("workspace forks", () => {
     await runGit(["fsck", "--no-dangling"], { gitdir: ws.gitdir });
     expect((await runGit(["log", "--format=%s", "main"], { gitdir: ws.gitdir })).stdout).toBe("ws\ninitial\n");
     expect(readRef(openProjectRepo(id), branchRef("main"))).toBe(tip);
+  });
+
+  it("a failed registration leaves no fork behind", async () => {
+    const { id } = await newProject();
+    await expect(createWorkspaceFork(id, "ws2", "main", async () => Promise.reject(new Error("taken")))).rejects.toThrow("taken");
+    expect(fs.readdirSync(path.join(path.dirname(openProjectRepo(id).gitdir), "workspaces"))).toEqual([]);
   });
 });

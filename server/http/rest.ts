@@ -7,6 +7,22 @@ import { errorResponse } from "./errors";
 
 const BODYLESS = new Set(["GET", "HEAD"]);
 
+/**
+ * Path params that may span several segments (trpc-to-openapi matches one segment per param): the
+ * `tail` group is re-joined with %2F before routing, and the procedure's pathSegment() decodes it.
+ */
+const MULTI_SEGMENT_PARAMS: RegExp[] = [/^(?<head>\/api\/projects\/[^/]+\/[^/]+\/branches\/)(?<tail>[^/]+(?:\/[^/]+)+)$/];
+
+function joinMultiSegmentParams(url: URL): void {
+  for (const pattern of MULTI_SEGMENT_PARAMS) {
+    const match = pattern.exec(url.pathname);
+    if (match?.groups) {
+      url.pathname = match.groups.head + match.groups.tail.replaceAll("/", "%2F");
+      return;
+    }
+  }
+}
+
 function isFormRequest(req: Request): boolean {
   const type = req.headers.get("content-type") ?? "";
   return type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data");
@@ -18,7 +34,7 @@ function isFormRequest(req: Request): boolean {
  */
 async function normalizeRequest(req: Request, url: URL): Promise<{ request: Request; isForm: boolean }> {
   const method = req.method.toUpperCase();
-  if (BODYLESS.has(method)) return { request: req, isForm: false };
+  if (BODYLESS.has(method)) return { request: url.href === req.url ? req : new Request(url, { method, headers: req.headers }), isForm: false };
   const isForm = isFormRequest(req);
   const text = await readBodyText(req, bodyLimitFor(url.pathname));
   const payload = isForm ? formToObject(text) : parseJsonBody(text);
@@ -43,6 +59,7 @@ export async function handleRestRequest(req: Request): Promise<Response> {
   try {
     const admission = await admitRequest(req, { allowAdminKey: url.pathname.startsWith("/api/admin/") });
     baseHeaders = admission.headers;
+    joinMultiSegmentParams(url);
     const { request, isForm } = await normalizeRequest(req, url);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
     let failure: unknown;

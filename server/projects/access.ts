@@ -8,7 +8,8 @@ const RANK: Record<ProjectRole, number> = { none: 0, read: 1, write: 2, admin: 3
 
 export const atLeast = (role: ProjectRole, needed: ProjectRole) => RANK[role] >= RANK[needed];
 
-const orgRole = (role: string): ProjectRole => (role === "owner" ? "owner" : role === "admin" ? "admin" : role === "write" ? "write" : "read");
+/** A stored organization or collaborator role string as a ProjectRole. */
+export const orgRole = (role: string): ProjectRole => (role === "owner" ? "owner" : role === "admin" ? "admin" : role === "write" ? "write" : "read");
 
 /**
  * The caller's role on a project: owner for the owning user (an agent inherits its owner's

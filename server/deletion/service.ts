@@ -1,0 +1,73 @@
+import { randomBytes } from "node:crypto";
+import type { DeletionJob } from "@/server/generated/prisma/client";
+import { db, type Tx } from "@/server/db/client";
+import { forgetUserCredentials } from "@/server/auth/credential-cache";
+import { inngest } from "@/inngest/client";
+import { stepsFor } from "./steps";
+
+export type DeletionKind = "project" | "user";
+export const DELETION_REQUESTED_EVENT = "svc/deletion.requested";
+
+const newJobId = () => `del_${randomBytes(12).toString("hex")}`;
+
+/** Marks the target as being deleted; false when it already was (or is gone). */
+async function markDeleting(tx: Tx, kind: DeletionKind, targetId: string): Promise<boolean> {
+  const where = { id: targetId, deletingAt: null };
+  const data = { deletingAt: new Date() };
+  const { count } = kind === "project" ? await tx.project.updateMany({ where, data }) : await tx.user.updateMany({ where, data });
+  return count === 1;
+}
+
+/**
+ * Accepts a deletion: the target is marked (writes answer TARGET_DELETING, a deleted user's
+ * credentials stop working at once) and a job is queued. A request while a job for the same
+ * target is still unfinished returns that job.
+ */
+export async function requestDeletion(kind: DeletionKind, targetId: string, requestedBy: string | null): Promise<{ status: "deleting"; jobId: string }> {
+  const prisma = await db();
+  const { job, created } = await prisma.$transaction(async (tx) => {
+    // The conditional update takes the target's row lock, so concurrent requests queue here.
+    await markDeleting(tx, kind, targetId);
+    const open = await tx.deletionJob.findFirst({ where: { kind, targetId, status: { in: ["deleting", "incomplete"] } }, orderBy: { createdAt: "desc" } });
+    if (open) return { job: open, created: false };
+    return { job: await tx.deletionJob.create({ data: { id: newJobId(), kind, targetId, requestedBy } }), created: true };
+  });
+  if (kind === "user") forgetUserCredentials(targetId);
+  if (created) await enqueueDeletion(job);
+  return { status: "deleting", jobId: job.id };
+}
+
+/** Sends the job to the executor; a failed send leaves it incomplete (re-drivable) rather than lost. */
+export async function enqueueDeletion(job: Pick<DeletionJob, "id">): Promise<void> {
+  try {
+    await inngest.send({ name: DELETION_REQUESTED_EVENT, data: { jobId: job.id } });
+  } catch (error) {
+    const prisma = await db();
+    await prisma.deletionJob.update({ where: { id: job.id }, data: { status: "incomplete", lastError: `enqueue failed: ${(error as Error).message}` } });
+  }
+}
+
+/**
+ * Runs (or resumes) a deletion job: every step not yet in `stepsDone`, in order, recording each as
+ * it finishes. A failing step leaves the job `incomplete` with `lastError`; running it again resumes.
+ */
+export async function runDeletionJob(jobId: string): Promise<"completed" | "incomplete"> {
+  const prisma = await db();
+  const job = await prisma.deletionJob.findUnique({ where: { id: jobId } });
+  if (!job) throw new Error(`Unknown deletion job ${jobId}`);
+  if (job.status === "completed") return "completed";
+  await prisma.deletionJob.update({ where: { id: jobId }, data: { status: "deleting", attempts: { increment: 1 } } });
+  const done = new Set(job.stepsDone);
+  for (const step of stepsFor(job.kind)) {
+    if (done.has(step.name)) continue;
+    try {
+      await step.run(job.targetId, prisma);
+    } catch (error) {
+      await prisma.deletionJob.update({ where: { id: jobId }, data: { status: "incomplete", lastError: `${step.name}: ${(error as Error).message}` } });
+      return "incomplete";
+    }
+    await prisma.deletionJob.update({ where: { id: jobId }, data: { stepsDone: { push: step.name } } });
+  }
+  await prisma.deletionJob.update({ where: { id: jobId }, data: { status: "completed", completedAt: new Date(), lastError: null } });
+  return "completed";
+}

@@ -1,0 +1,139 @@
+import type { Db } from "@/server/db/client";
+import { forgetUserCredentials } from "@/server/auth/credential-cache";
+import { removeProjectRepos } from "@/server/git";
+import { tombstoneUserId } from "./tombstone";
+
+/**
+ * The deletion cascades, one ordered list of steps per kind. Each step must be idempotent: a job
+ * records the names of finished steps and a resumed job skips them, while an interrupted step runs
+ * again from the start. Areas with per-project or per-user data add their step here.
+ */
+export interface DeletionStep {
+  name: string;
+  run(targetId: string, prisma: Db): Promise<void>;
+}
+
+const ids = <T extends { id: string }>(rows: T[]) => rows.map((row) => row.id);
+
+export const projectSteps: DeletionStep[] = [
+  { name: "repositories", run: async (projectId) => removeProjectRepos(projectId) },
+  { name: "workspaces", run: async (projectId, prisma) => void (await prisma.workspace.deleteMany({ where: { projectId } })) },
+  {
+    name: "changes",
+    run: async (projectId, prisma) => {
+      const changeIds = ids(await prisma.change.findMany({ where: { projectId }, select: { id: true } }));
+      const byChange = { changeId: { in: changeIds } };
+      await prisma.$transaction([
+        prisma.conflict.deleteMany({ where: { projectId } }),
+        prisma.provenance.deleteMany({ where: { projectId } }),
+        prisma.review.deleteMany({ where: byChange }),
+        prisma.changeComment.deleteMany({ where: byChange }),
+        prisma.evalRun.deleteMany({ where: byChange }),
+        prisma.evaluation.deleteMany({ where: byChange }),
+        prisma.change.deleteMany({ where: { projectId } }),
+      ]);
+    },
+  },
+  {
+    name: "issues",
+    run: async (projectId, prisma) => {
+      const issueIds = ids(await prisma.issue.findMany({ where: { projectId }, select: { id: true } }));
+      await prisma.$transaction([
+        prisma.issueComment.deleteMany({ where: { issueId: { in: issueIds } } }),
+        prisma.issue.deleteMany({ where: { projectId } }),
+      ]);
+    },
+  },
+  {
+    name: "webhooks",
+    run: async (projectId, prisma) => {
+      const webhookIds = ids(await prisma.webhook.findMany({ where: { projectId }, select: { id: true } }));
+      await prisma.$transaction([
+        prisma.webhookDelivery.deleteMany({ where: { webhookId: { in: webhookIds } } }),
+        prisma.webhook.deleteMany({ where: { projectId } }),
+      ]);
+    },
+  },
+  { name: "events", run: async (projectId, prisma) => void (await prisma.domainEvent.deleteMany({ where: { projectId } })) },
+  { name: "collaborators", run: async (projectId, prisma) => void (await prisma.projectCollaborator.deleteMany({ where: { projectId } })) },
+  { name: "project", run: async (projectId, prisma) => void (await prisma.project.deleteMany({ where: { id: projectId } })) },
+];
+
+/** Runs a project's whole cascade in place (a user's owned projects go this way). */
+async function deleteProjectInline(projectId: string, prisma: Db): Promise<void> {
+  await prisma.project.updateMany({ where: { id: projectId, deletingAt: null }, data: { deletingAt: new Date() } });
+  for (const step of projectSteps) await step.run(projectId, prisma);
+}
+
+/** Hands a departing sole owner's organizations to the most senior remaining member. */
+async function resolveOrgOwnership(userId: string, prisma: Db): Promise<void> {
+  const owned = await prisma.orgMember.findMany({ where: { userId, role: "owner" }, select: { orgId: true } });
+  const seniority = ["owner", "admin", "write", "read"];
+  for (const { orgId } of owned) {
+    const others = await prisma.orgMember.findMany({ where: { orgId, userId: { not: userId } } });
+    if (others.some((member) => member.role === "owner") || others.length === 0) continue;
+    others.sort((a, b) => seniority.indexOf(a.role) - seniority.indexOf(b.role) || a.createdAt.getTime() - b.createdAt.getTime());
+    await prisma.orgMember.update({ where: { orgId_userId: { orgId, userId: others[0].userId } }, data: { role: "owner" } });
+  }
+}
+
+export const userSteps: DeletionStep[] = [
+  {
+    name: "credentials",
+    run: async (userId, prisma) => {
+      const now = new Date();
+      await prisma.$transaction([
+        prisma.apiToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } }),
+        prisma.agent.updateMany({ where: { ownerId: userId, revokedAt: null }, data: { revokedAt: now } }),
+        prisma.session.deleteMany({ where: { userId } }),
+      ]);
+      forgetUserCredentials(userId);
+    },
+  },
+  {
+    name: "owned-projects",
+    run: async (userId, prisma) => {
+      const owned = await prisma.project.findMany({ where: { ownerUserId: userId }, select: { id: true } });
+      for (const { id } of owned) await deleteProjectInline(id, prisma);
+    },
+  },
+  {
+    name: "anonymize",
+    run: async (userId, prisma) => {
+      const tombstone = await tombstoneUserId(prisma);
+      const agentIds = ids(await prisma.agent.findMany({ where: { ownerId: userId }, select: { id: true } }));
+      const byAgent = { agentId: { in: agentIds } };
+      await prisma.$transaction([
+        prisma.change.updateMany({ where: { authorId: userId }, data: { authorId: tombstone } }),
+        prisma.change.updateMany({ where: { mergedById: userId }, data: { mergedById: tombstone } }),
+        prisma.change.updateMany({ where: byAgent, data: { agentId: null } }),
+        prisma.changeComment.updateMany({ where: { authorId: userId }, data: { authorId: tombstone } }),
+        prisma.changeComment.updateMany({ where: byAgent, data: { agentId: null, authorId: tombstone } }),
+        prisma.changeComment.updateMany({ where: { resolvedById: userId }, data: { resolvedById: tombstone } }),
+        prisma.review.updateMany({ where: { reviewerId: userId }, data: { reviewerId: tombstone } }),
+        prisma.issue.updateMany({ where: { authorId: userId }, data: { authorId: tombstone } }),
+        prisma.issue.updateMany({ where: byAgent, data: { agentId: null, authorId: tombstone } }),
+        prisma.issue.updateMany({ where: { assigneeId: userId }, data: { assigneeId: null } }),
+        prisma.issueComment.updateMany({ where: { authorId: userId }, data: { authorId: tombstone } }),
+        prisma.issueComment.updateMany({ where: byAgent, data: { agentId: null, authorId: tombstone } }),
+        prisma.provenance.updateMany({ where: { authorId: userId }, data: { authorId: tombstone } }),
+        prisma.provenance.updateMany({ where: byAgent, data: { agentId: null, authorId: tombstone } }),
+        prisma.workspace.updateMany({ where: { createdById: userId }, data: { createdById: tombstone, createdByAgentId: null } }),
+        prisma.domainEvent.updateMany({ where: { actor: { in: [`user:${userId}`, ...agentIds.map((id) => `agent:${id}`)] } }, data: { actor: `user:${tombstone}` } }),
+        prisma.auditLog.updateMany({ where: { actorUserId: userId }, data: { actorUserId: tombstone } }),
+        prisma.auditLog.updateMany({ where: { actorAgentId: { in: agentIds } }, data: { actorAgentId: null, actorUserId: tombstone } }),
+      ]);
+    },
+  },
+  {
+    name: "memberships",
+    run: async (userId, prisma) => {
+      await resolveOrgOwnership(userId, prisma);
+      await prisma.$transaction([prisma.orgMember.deleteMany({ where: { userId } }), prisma.projectCollaborator.deleteMany({ where: { userId } })]);
+    },
+  },
+  // Tokens, agents, sessions and accounts go with the row (ON DELETE CASCADE).
+  { name: "user", run: async (userId, prisma) => void (await prisma.user.deleteMany({ where: { id: userId, isTombstone: false } })) },
+];
+
+export const stepsFor = (kind: string): DeletionStep[] => (kind === "user" ? userSteps : projectSteps);

@@ -1,0 +1,27 @@
+import type { Identity } from "@/server/auth/identity";
+import { config } from "@/server/config";
+import { db } from "@/server/db/client";
+import type { Signature } from "@/server/git";
+import { unauthorized } from "@/server/http/errors";
+
+const noreplyHost = () => new URL(config.baseUrl).hostname;
+const userSignature = (username: string): Signature => ({ name: username, email: `${username}@users.noreply.${noreplyHost()}` });
+
+/**
+ * Who a commit written for the caller records: a user is author and committer; an agent is the
+ * author and its owning user the committer, so both stay visible in history.
+ */
+export async function commitAuthorship(identity: Identity): Promise<{ author: Signature; committer: Signature }> {
+  if (identity.kind === "user") {
+    const signature = userSignature(identity.username);
+    return { author: signature, committer: signature };
+  }
+  if (identity.kind === "agent") {
+    const agent = await (await db()).agent.findUnique({ where: { id: identity.agentId }, select: { name: true } });
+    return {
+      author: { name: `${agent?.name ?? "agent"} (agent of ${identity.ownerUsername})`, email: `agent-${identity.agentId}@agents.noreply.${noreplyHost()}` },
+      committer: userSignature(identity.ownerUsername),
+    };
+  }
+  throw unauthorized("A user or agent identity is required");
+}

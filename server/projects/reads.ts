@@ -1,0 +1,85 @@
+import type { Project } from "@/server/generated/prisma/client";
+import type { Identity } from "@/server/auth/identity";
+import { db } from "@/server/db/client";
+import { listFiles, listBranches, log, openProjectRepo, readFile, resolveBranch, type Repo } from "@/server/git";
+import { notFound } from "@/server/http/errors";
+import { BRANCH_LIST_CAP } from "@/server/limits";
+import { projectPath, requireProject } from "./access";
+
+type ProjectRef = { namespace: string; slug: string };
+
+const envelope = (project: Project) => ({ namespace: project.namespace, slug: project.slug, path: projectPath(project) });
+
+/** A readable project at a branch (`ref`, default the default branch), per the ref rules of read routes. */
+async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined) {
+  const { project } = await requireProject(identity, ref, "read");
+  const repo = openProjectRepo(project.id);
+  const name = branch ?? project.defaultBranch;
+  return { project, repo, ref: name, commit: resolveBranch(repo, name) };
+}
+
+export async function projectFiles(identity: Identity, ref: ProjectRef, branch?: string) {
+  const at = await readAt(identity, ref, branch);
+  return { ...envelope(at.project), ref: at.ref, commit: at.commit, files: await listFiles(at.repo, at.commit) };
+}
+
+/** One file: `path` echoes the file read, `project` is the project path. */
+export async function projectContent(identity: Identity, ref: ProjectRef, filePath: string, branch?: string) {
+  const at = await readAt(identity, ref, branch);
+  const file = await readFile(at.repo, at.commit, filePath);
+  if (!file) throw notFound(`No file ${filePath} at ${at.ref}`);
+  return { namespace: at.project.namespace, slug: at.project.slug, path: filePath, project: projectPath(at.project), ref: at.ref, commit: at.commit, ...file };
+}
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+export async function projectLog(identity: Identity, ref: ProjectRef, depth: number, branch?: string) {
+  const at = await readAt(identity, ref, branch);
+  const entries = await log(at.repo, at.commit, depth);
+  return {
+    ...envelope(at.project),
+    ref: at.ref,
+    commit: at.commit,
+    log: entries.map((entry) => ({
+      sha: entry.sha,
+      message: entry.message,
+      parents: entry.parents,
+      author: { name: entry.author.name, email: entry.author.email, date: iso(entry.author.timestamp) },
+      committer: { name: entry.committer.name, email: entry.committer.email, date: iso(entry.committer.timestamp) },
+    })),
+  };
+}
+
+/** The branch list envelope: at most BRANCH_LIST_CAP entries, never dropping the default branch. */
+export function branchEnvelope(repo: Repo, defaultBranch: string) {
+  const all = listBranches(repo);
+  let branches = all;
+  if (all.length > BRANCH_LIST_CAP) {
+    const main = all.find((branch) => branch.name === defaultBranch);
+    const others = all.filter((branch) => branch.name !== defaultBranch).slice(0, main ? BRANCH_LIST_CAP - 1 : BRANCH_LIST_CAP);
+    branches = main ? [main, ...others].sort((a, b) => (a.name < b.name ? -1 : 1)) : others;
+  }
+  return { defaultBranch, branches, truncated: branches.length < all.length, totalBranchCount: all.length };
+}
+
+export async function projectBranches(identity: Identity, ref: ProjectRef) {
+  const { project } = await requireProject(identity, ref, "read");
+  return branchEnvelope(openProjectRepo(project.id), project.defaultBranch);
+}
+
+export async function projectProvenance(identity: Identity, ref: ProjectRef, limit: number) {
+  const { project } = await requireProject(identity, ref, "read");
+  const records = await (await db()).provenance.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "desc" }, take: limit });
+  return {
+    ...envelope(project),
+    records: records.map((record) => ({
+      id: record.id,
+      commitSha: record.commitSha,
+      changeId: record.changeId,
+      authorId: record.authorId,
+      agentId: record.agentId,
+      model: record.model,
+      createdAt: record.createdAt.toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { authedProcedure, publicProcedure, router } from "@/server/trpc";
+import { intParam, listLimit, pathSegment } from "@/server/http/params";
+import { COMMIT_LOG_DEPTH_DEFAULT } from "@/server/limits";
+import { projectParams } from "./schemas";
+import { createProjectBranch, deleteProjectBranch } from "./branches";
+import { projectBranches, projectContent, projectFiles, projectLog, projectProvenance } from "./reads";
+
+const tags = ["repository"];
+const PROJECT = "/projects/{namespace}/{slug}";
+const LOG_DEPTH_MAX = 1000;
+
+const envelope = () => ({ namespace: z.string(), slug: z.string(), path: z.string() });
+const refQuery = () => z.string().min(1).optional();
+const branchOutput = () => z.object({ name: z.string(), oid: z.string() });
+const person = () => z.object({ name: z.string(), email: z.string(), date: z.string() });
+
+export const repositoryRouter = router({
+  files: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/files`, tags, summary: "Every file path at a branch" } })
+    .input(z.object({ ...projectParams(), ref: refQuery() }))
+    .output(z.object({ ...envelope(), ref: z.string(), commit: z.string(), files: z.array(z.string()) }))
+    .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref)),
+
+  content: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" } })
+    .input(z.object({ ...projectParams(), path: z.string().min(1), ref: refQuery() }))
+    .output(
+      z.object({
+        ...envelope(),
+        project: z.string(),
+        ref: z.string(),
+        commit: z.string(),
+        kind: z.enum(["content", "binary", "too_large"]),
+        value: z.string().optional(),
+      }),
+    )
+    .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref)),
+
+  log: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" } })
+    .input(z.object({ ...projectParams(), depth: intParam({ min: 1, max: LOG_DEPTH_MAX, default: COMMIT_LOG_DEPTH_DEFAULT }), ref: refQuery() }))
+    .output(
+      z.object({
+        ...envelope(),
+        ref: z.string(),
+        commit: z.string(),
+        log: z.array(z.object({ sha: z.string(), message: z.string(), parents: z.array(z.string()), author: person(), committer: person() })),
+      }),
+    )
+    .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth!, input.ref)),
+
+  provenance: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/provenance`, tags, summary: "Which agent or model produced each merged commit" } })
+    .input(z.object({ ...projectParams(), limit: listLimit() }))
+    .output(
+      z.object({
+        ...envelope(),
+        records: z.array(
+          z.object({
+            id: z.string(),
+            commitSha: z.string(),
+            changeId: z.string().nullable(),
+            authorId: z.string().nullable(),
+            agentId: z.string().nullable(),
+            model: z.string().nullable(),
+            createdAt: z.string(),
+          }),
+        ),
+      }),
+    )
+    .query(({ input, ctx }) => projectProvenance(ctx.identity, input, input.limit!)),
+
+  branches: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/branches`, tags, summary: "Branch list envelope (capped; the default branch is always kept)" } })
+    .input(z.object(projectParams()))
+    .output(z.object({ defaultBranch: z.string(), branches: z.array(branchOutput()), truncated: z.boolean(), totalBranchCount: z.number().int() }))
+    .query(({ input, ctx }) => projectBranches(ctx.identity, input)),
+
+  createBranch: authedProcedure
+    .meta({ openapi: { method: "POST", path: `${PROJECT}/branches`, tags, summary: "Create a branch at a branch or full commit id (writers)" }, successStatus: 201 })
+    .input(z.object({ ...projectParams(), name: z.string().min(1), startPoint: z.string().min(1).optional() }))
+    .output(branchOutput())
+    .mutation(({ input, ctx }) => createProjectBranch(ctx.identity, input, { name: input.name, startPoint: input.startPoint })),
+
+  // Hierarchical names arrive as one %2F-joined segment (see the rewrite table in server/http/rest.ts).
+  deleteBranch: authedProcedure
+    .meta({ openapi: { method: "DELETE", path: `${PROJECT}/branches/{name}`, tags, summary: "Delete a branch (writers; never the default branch)" } })
+    .input(z.object({ ...projectParams(), name: pathSegment() }))
+    .output(z.object({ deleted: z.boolean(), name: z.string() }))
+    .mutation(({ input, ctx }) => deleteProjectBranch(ctx.identity, input, input.name)),
+});

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { authedProcedure, publicProcedure, router, type Context } from "@/server/trpc";
+import { booleanish, nameSlug } from "@/server/http/params";
+import { projectPath } from "./access";
+import { deletionOutput, projectOutput, projectParams } from "./schemas";
+import { createProject, deleteProject, getProject, listProjects } from "./service";
+import { projectRemote, projectView } from "./view";
+
+const tags = ["projects"];
+const PROJECT = "/projects/{namespace}/{slug}";
+
+const deleteInput = () => z.object({ ...projectParams(), confirm: z.string().optional() });
+
+async function acceptDeletion(ctx: Context, input: { namespace: string; slug: string; confirm?: string }) {
+  const accepted = await deleteProject(ctx.identity, input, input.confirm);
+  ctx.response.redirect = "/";
+  return accepted;
+}
+
+export const projectsRouter = router({
+  create: authedProcedure
+    .meta({ openapi: { method: "POST", path: "/projects", tags, summary: "Create a project (form: 302 to its page)" }, successStatus: 201 })
+    .input(
+      z.object({
+        name: nameSlug(),
+        visibility: z.enum(["private", "public"]).default("private"),
+        files: z.record(z.string(), z.string()).optional(),
+        seed: booleanish().optional(),
+        org: z.string().min(1).optional(),
+      }),
+    )
+    .output(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        namespace: z.string(),
+        slug: z.string(),
+        path: z.string(),
+        remote: z.string(),
+        commit: z.string(),
+        visibility: z.enum(["private", "public"]),
+      }),
+    )
+    .mutation(async ({ input, ctx }) => {
+      const { project, commit } = await createProject(ctx.identity, input);
+      ctx.response.redirect = `/${projectPath(project)}`;
+      const view = projectView(project);
+      return { id: view.id, name: view.name, namespace: view.namespace, slug: view.slug, path: view.path, remote: projectRemote(project), commit, visibility: view.visibility };
+    }),
+
+  list: publicProcedure
+    .meta({ openapi: { method: "GET", path: "/projects", tags, summary: "Projects the caller can read (empty for anonymous callers)" } })
+    .input(z.object({}))
+    .output(z.object({ projects: z.array(projectOutput()) }))
+    .query(async ({ ctx }) => ({ projects: (await listProjects(ctx.identity)).map(projectView) })),
+
+  get: publicProcedure
+    .meta({ openapi: { method: "GET", path: PROJECT, tags, summary: "One project (anonymous on public projects)" } })
+    .input(z.object(projectParams()))
+    .output(projectOutput())
+    .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input))),
+
+  delete: authedProcedure
+    .meta({ openapi: { method: "DELETE", path: PROJECT, tags, summary: "Delete the project (owner; confirm = @ns/slug); asynchronous" }, successStatus: 202 })
+    .input(deleteInput())
+    .output(deletionOutput())
+    .mutation(({ input, ctx }) => acceptDeletion(ctx, input)),
+
+  deleteForm: authedProcedure
+    .meta({ openapi: { method: "POST", path: `${PROJECT}/delete`, tags, summary: "Form alias of DELETE (form: 302 home)" }, successStatus: 202 })
+    .input(deleteInput())
+    .output(deletionOutput())
+    .mutation(({ input, ctx }) => acceptDeletion(ctx, input)),
+});

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { namespaceSegment, pathSegment } from "@/server/http/params";
+
+// Built per use: trpc-to-openapi mutates shared schema instances (see server/http/params.ts).
+
+/** `{namespace}/{slug}` path params: `@alice` arrives as `alice`. */
+export const projectParams = () => ({ namespace: namespaceSegment(), slug: pathSegment() });
+
+/** A file map in a request body: path to text content; null deletes (commits only). */
+export const fileMapInput = (options: { allowDeletes: boolean }) =>
+  z.record(z.string(), options.allowDeletes ? z.string().nullable() : z.string());
+
+export const projectOutput = () =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    namespace: z.string(),
+    slug: z.string(),
+    path: z.string(),
+    remote: z.string(),
+    visibility: z.enum(["private", "public"]),
+    defaultBranch: z.string(),
+    source: z.object({ provider: z.string().nullable(), url: z.string() }).nullable(),
+    owner: z.object({ kind: z.enum(["user", "org"]), id: z.string() }),
+    deleting: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  });
+
+export const deletionOutput = () => z.object({ status: z.literal("deleting"), jobId: z.string() });

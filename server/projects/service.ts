@@ -1,0 +1,114 @@
+import { randomUUID } from "node:crypto";
+import type { Project } from "@/server/generated/prisma/client";
+import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
+import { db } from "@/server/db/client";
+import { recordEvent } from "@/server/events/record";
+import { commitToBranch, initProjectRepo, removeProjectRepos, type FileMap } from "@/server/git";
+import { badRequest, conflict, forbidden, notFound, unauthorized } from "@/server/http/errors";
+import { requestDeletion } from "@/server/deletion/service";
+import { atLeast, orgRole, projectPath, requireProject } from "./access";
+import { commitAuthorship } from "./authorship";
+import { assertFileMapWithinLimits } from "./file-map";
+
+export const DEFAULT_BRANCH = "main";
+
+export interface CreateProjectInput {
+  name: string;
+  visibility: "private" | "public";
+  files?: Record<string, string>;
+  seed?: boolean;
+  org?: string;
+}
+
+const starterFiles = (name: string): FileMap => ({
+  "README.md": `# ${name}\n\nCreated on svc-forge.\n`,
+  ".gitignore": "node_modules/\n.env\n",
+});
+
+function initialFiles(input: CreateProjectInput): FileMap {
+  const files: FileMap = { ...(input.seed ? starterFiles(input.name) : {}), ...(input.files ?? {}) };
+  return Object.keys(files).length > 0 ? files : { ".gitkeep": "" };
+}
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === "P2002";
+
+/** The namespace a new project goes to: the caller's own, or an organization the caller can write to. */
+async function owningNamespace(identity: Identity, org: string | undefined) {
+  const userId = actingUserId(identity);
+  if (!userId) throw unauthorized("A user or agent identity is required");
+  const prisma = await db();
+  if (org) {
+    const organization = await prisma.organization.findUnique({ where: { slug: org } });
+    if (!organization) throw notFound(`Organization ${org} not found`);
+    const member = await prisma.orgMember.findUnique({ where: { orgId_userId: { orgId: organization.id, userId } } });
+    if (!member || !atLeast(orgRole(member.role), "write")) throw forbidden(`Creating projects in ${org} needs organization write access`);
+    return { namespace: organization.slug, ownerUserId: null, ownerOrgId: organization.id };
+  }
+  const user = await prisma.user.findUnique({ where: { id: userId } });
+  if (!user) throw unauthorized();
+  return { namespace: user.username, ownerUserId: user.id, ownerOrgId: null };
+}
+
+/**
+ * Creates a project: repository with its first commit, then the row and `project.created` in one
+ * transaction. The database's unique (namespace, slug) decides a race between two creations; the
+ * loser's repository (under its own id) is removed.
+ */
+export async function createProject(identity: Identity, input: CreateProjectInput): Promise<{ project: Project; commit: string }> {
+  const owner = await owningNamespace(identity, input.org);
+  const files = initialFiles(input);
+  assertFileMapWithinLimits(files);
+  const prisma = await db();
+  const taken = () => conflict(`Project ${projectPath({ namespace: owner.namespace, slug: input.name })} already exists`, "CONFLICT");
+  if (await prisma.project.findUnique({ where: { namespace_slug: { namespace: owner.namespace, slug: input.name } } })) throw taken();
+  const { author, committer } = await commitAuthorship(identity);
+  const id = randomUUID();
+  const repo = initProjectRepo(id, DEFAULT_BRANCH);
+  try {
+    const { oid } = await commitToBranch(repo, DEFAULT_BRANCH, { files, message: "Initial commit", author, committer, expectedTip: null });
+    const project = await prisma.$transaction(async (tx) => {
+      const created = await tx.project.create({
+        data: { id, namespace: owner.namespace, slug: input.name, ownerUserId: owner.ownerUserId, ownerOrgId: owner.ownerOrgId, visibility: input.visibility, defaultBranch: DEFAULT_BRANCH },
+      });
+      await recordEvent(tx, { projectId: id, kind: "project.created", actor: actorOf(identity), data: { path: projectPath(created), commit: oid, visibility: created.visibility } });
+      return created;
+    });
+    return { project, commit: oid };
+  } catch (error) {
+    removeProjectRepos(id);
+    if (isUniqueViolation(error)) throw taken();
+    throw error;
+  }
+}
+
+/** Projects the caller owns or reaches through an organization or a collaborator grant (none for anonymous). */
+export async function listProjects(identity: Identity): Promise<Project[]> {
+  const userId = actingUserId(identity);
+  if (!userId) return [];
+  const prisma = await db();
+  const [memberships, grants] = await Promise.all([
+    prisma.orgMember.findMany({ where: { userId }, select: { orgId: true } }),
+    prisma.projectCollaborator.findMany({ where: { userId }, select: { projectId: true } }),
+  ]);
+  return prisma.project.findMany({
+    where: {
+      deletingAt: null,
+      OR: [{ ownerUserId: userId }, { ownerOrgId: { in: memberships.map((m) => m.orgId) } }, { id: { in: grants.map((g) => g.projectId) } }],
+    },
+    orderBy: [{ namespace: "asc" }, { slug: "asc" }],
+  });
+}
+
+export async function getProject(identity: Identity, ref: { namespace: string; slug: string }): Promise<Project> {
+  return (await requireProject(identity, ref, "read")).project;
+}
+
+/**
+ * Accepts a project deletion: owner only (404 for anyone else), `confirm` must be exactly
+ * `@ns/slug`. A repeat while the cascade runs returns the same job.
+ */
+export async function deleteProject(identity: Identity, ref: { namespace: string; slug: string }, confirm: string | undefined) {
+  const { project } = await requireProject(identity, ref, "owner", { deniedStatus: 404 });
+  if (confirm !== projectPath(project)) throw badRequest(`confirm must be exactly ${projectPath(project)}`, "VALIDATION_ERROR");
+  return requestDeletion("project", project.id, actingUserId(identity) ?? null);
+}

@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { authedProcedure, publicProcedure, router } from "@/server/trpc";
+import { nameSlug, pathSegment } from "@/server/http/params";
+import { projectPath } from "@/server/projects/access";
+import { fileMapInput, projectParams } from "@/server/projects/schemas";
+import { workspaceRemote } from "@/server/projects/view";
+import { commitToWorkspace, createWorkspace, listWorkspaces, workspaceView } from "./service";
+
+const tags = ["workspaces"];
+const COLLECTION = "/workspaces/{namespace}/{slug}/workspaces";
+
+const workspaceOutput = () =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    remote: z.string(),
+    createdById: z.string().nullable(),
+    createdByAgentId: z.string().nullable(),
+    createdAt: z.string(),
+  });
+
+export const workspacesRouter = router({
+  create: authedProcedure
+    .meta({ openapi: { method: "POST", path: COLLECTION, tags, summary: "Fork the project into a workspace (writers)" }, successStatus: 201 })
+    .input(z.object({ ...projectParams(), name: nameSlug().optional() }))
+    .output(z.object({ workspace: z.string(), remote: z.string(), namespace: z.string(), slug: z.string(), path: z.string(), id: z.string() }))
+    .mutation(async ({ input, ctx }) => {
+      const { project, workspace } = await createWorkspace(ctx.identity, input, input.name);
+      return {
+        workspace: workspace.name,
+        remote: workspaceRemote(project, workspace.name),
+        namespace: project.namespace,
+        slug: project.slug,
+        path: projectPath(project),
+        id: workspace.id,
+      };
+    }),
+
+  list: publicProcedure
+    .meta({ openapi: { method: "GET", path: COLLECTION, tags, summary: "The project's workspaces (anonymous on public projects)" } })
+    .input(z.object(projectParams()))
+    .output(z.object({ namespace: z.string(), slug: z.string(), path: z.string(), workspaces: z.array(workspaceOutput()) }))
+    .query(async ({ input, ctx }) => {
+      const { project, workspaces } = await listWorkspaces(ctx.identity, input);
+      return { namespace: project.namespace, slug: project.slug, path: projectPath(project), workspaces: workspaces.map((w) => workspaceView(project, w)) };
+    }),
+
+  commit: authedProcedure
+    .meta({ openapi: { method: "POST", path: "/workspaces/{name}/commit", tags, summary: "Write a file map (null deletes) as one workspace commit" }, successStatus: 201 })
+    .input(z.object({ name: pathSegment(), projectId: z.string().min(1), message: z.string().min(1), files: fileMapInput({ allowDeletes: true }) }))
+    .output(
+      z.object({
+        workspace: z.string(),
+        projectId: z.string(),
+        path: z.string(),
+        branch: z.string(),
+        commit: z.string(),
+        parent: z.string().nullable(),
+        files: z.number().int(),
+      }),
+    )
+    .mutation(({ input, ctx }) => commitToWorkspace(ctx.identity, input)),
+});

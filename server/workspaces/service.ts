@@ -1,0 +1,96 @@
+import type { Project, Workspace } from "@/server/generated/prisma/client";
+import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
+import { db } from "@/server/db/client";
+import { recordEvent } from "@/server/events/record";
+import { commitToBranch, createWorkspaceFork, headBranch, openWorkspaceRepo, repoExists, type FileMap } from "@/server/git";
+import { AppError, conflict, notFound } from "@/server/http/errors";
+import { assertNotDeleting, atLeast, findProject, projectPath, projectRole, requireProject } from "@/server/projects/access";
+import { commitAuthorship } from "@/server/projects/authorship";
+import { assertFileMapWithinLimits } from "@/server/projects/file-map";
+import { workspaceRemote } from "@/server/projects/view";
+
+type ProjectRef = { namespace: string; slug: string };
+
+const GENERATED_NAME_ATTEMPTS = 5;
+const generatedName = (attempt: number) => `ws-${Date.now() + attempt}`;
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === "P2002";
+
+export function workspaceView(project: Project, workspace: Workspace) {
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    remote: workspaceRemote(project, workspace.name),
+    createdById: workspace.createdById,
+    createdByAgentId: workspace.createdByAgentId,
+    createdAt: workspace.createdAt.toISOString(),
+  };
+}
+
+async function forkOnce(identity: Identity, project: Project, name: string): Promise<Workspace> {
+  const prisma = await db();
+  const { registered } = await createWorkspaceFork(project.id, name, project.defaultBranch, (tip) =>
+    prisma.$transaction(async (tx) => {
+      const workspace = await tx.workspace.create({
+        data: { projectId: project.id, name, createdById: actingUserId(identity) ?? null, createdByAgentId: identity.kind === "agent" ? identity.agentId : null },
+      });
+      await recordEvent(tx, { projectId: project.id, kind: "workspace.created", actor: actorOf(identity), data: { workspace: name, commit: tip } });
+      return workspace;
+    }),
+  );
+  return registered;
+}
+
+/**
+ * Creates a workspace: a fork of the project at its default branch's tip. Writers only (403 for
+ * readers); 409 when the name is taken or the project is being deleted.
+ */
+export async function createWorkspace(identity: Identity, ref: ProjectRef, requestedName: string | undefined) {
+  const { project } = await requireProject(identity, ref, "write");
+  assertNotDeleting(project);
+  for (let attempt = 0; ; attempt++) {
+    const name = requestedName ?? generatedName(attempt);
+    try {
+      const workspace = await forkOnce(identity, project, name);
+      return { project, workspace };
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (requestedName !== undefined || attempt + 1 >= GENERATED_NAME_ATTEMPTS) throw conflict(`Workspace ${name} already exists`, "CONFLICT");
+    }
+  }
+}
+
+export async function listWorkspaces(identity: Identity, ref: ProjectRef) {
+  const { project } = await requireProject(identity, ref, "read");
+  const workspaces = await (await db()).workspace.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "asc" } });
+  return { project, workspaces };
+}
+
+/**
+ * The workspace a commit may be written to. Every access failure is 404 (nothing about the
+ * project or workspace leaks): the caller needs project write access and to be the workspace's
+ * creator (an agent counts as its owner) or a project admin.
+ */
+async function writableWorkspace(identity: Identity, projectId: string, name: string) {
+  const project = await findProject({ id: projectId });
+  if (!project) throw notFound();
+  const role = await projectRole(identity, project);
+  if (!atLeast(role, "write")) throw notFound();
+  const workspace = await (await db()).workspace.findUnique({ where: { projectId_name: { projectId: project.id, name } } });
+  if (!workspace) throw notFound();
+  const isCreator = workspace.createdById !== null && workspace.createdById === actingUserId(identity);
+  if (!isCreator && !atLeast(role, "admin")) throw notFound();
+  assertNotDeleting(project);
+  return { project, workspace };
+}
+
+/** Writes a file map (null deletes) as one commit on the workspace's branch; concurrent commits all land. */
+export async function commitToWorkspace(identity: Identity, input: { projectId: string; name: string; files: FileMap; message: string }) {
+  const { project, workspace } = await writableWorkspace(identity, input.projectId, input.name);
+  assertFileMapWithinLimits(input.files);
+  const repo = openWorkspaceRepo(project.id, workspace.name);
+  const branch = repoExists(repo) ? headBranch(repo) : null;
+  if (!branch) throw new AppError(500, `Workspace ${workspace.name} has no repository`, "GIT_ERROR");
+  const { author, committer } = await commitAuthorship(identity);
+  const { oid, parent } = await commitToBranch(repo, branch, { files: input.files, message: input.message, author, committer });
+  return { workspace: workspace.name, projectId: project.id, path: projectPath(project), branch, commit: oid, parent, files: Object.keys(input.files).length };
+}
