@@ -1,0 +1,23 @@
+import { expect } from "vitest";
+import { db } from "@/server/db/client";
+import { call } from "@/tests/support/http";
+
+/** Creates a project through POST /api/projects and returns the 201 body. */
+export async function createTestProject(token: string, body: Record<string, unknown>) {
+  const res = await call("POST", "/api/projects", { token, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: string; name: string; namespace: string; slug: string; path: string; remote: string; commit: string; visibility: string };
+}
+
+/** A direct grant (no collaborator API exists yet). */
+export async function grantCollaborator(projectId: string, userId: string, role: "read" | "write" | "admin") {
+  await (await db()).projectCollaborator.create({ data: { projectId, userId, role } });
+}
+
+/** An organization with members (no organization API exists yet). */
+export async function createTestOrg(slug: string, members: Array<{ userId: string; role: string }>) {
+  const prisma = await db();
+  const org = await prisma.organization.create({ data: { slug, name: slug } });
+  for (const member of members) await prisma.orgMember.create({ data: { orgId: org.id, ...member } });
+  return org;
+}
