@@ -21,7 +21,7 @@ export const activityEventView = (event: DomainEvent): ActivityEventView => ({
 
 /** A project's domain events, newest first (by outbox sequence, which is commit order per writer). */
 export async function projectActivity(identity: Identity, ref: { namespace: string; slug: string }, limit: number) {
-  const { project } = await requireProject(identity, ref, "read");
+  const { project } = await requireProject(identity, { namespace: ref.namespace, slug: ref.slug }, "read");
   const prisma = await db();
   const events = await prisma.domainEvent.findMany({ where: { projectId: project.id }, orderBy: { seq: "desc" }, take: limit });
   return { namespace: project.namespace, slug: project.slug, path: projectPath(project), events: events.map(activityEventView) };

@@ -11,6 +11,9 @@ export interface ProjectRef {
   slug: string;
 }
 
+/** Only the two name fields: `requireProject` reads any `id` key as a project id. */
+const projectRef = (ref: ProjectRef): ProjectRef => ({ namespace: ref.namespace, slug: ref.slug });
+
 const authorOf = (row: { authorId: string | null; agentId: string | null }) =>
   row.agentId ? `agent:${row.agentId}` : row.authorId ? `user:${row.authorId}` : null;
 
@@ -91,7 +94,7 @@ export async function createIssue(
   ref: ProjectRef,
   input: { title: string; body?: string; linkedChangeId?: string },
 ): Promise<IssueView> {
-  const { project } = await requireProject(identity, ref, "read");
+  const { project } = await requireProject(identity, projectRef(ref), "read");
   assertNotDeleting(project);
   const prisma = await db();
   const issue = await prisma.$transaction(async (tx) => {
@@ -121,7 +124,7 @@ export async function listIssues(
   ref: ProjectRef,
   filter: { status?: "open" | "closed"; label?: string; assignee?: string; q?: string; limit: number; offset: number },
 ): Promise<IssueView[]> {
-  const { project } = await requireProject(identity, ref, "read");
+  const { project } = await requireProject(identity, projectRef(ref), "read");
   const prisma = await db();
   const q = filter.q ? escapeLike(filter.q) : undefined;
   const issues = await prisma.issue.findMany({
@@ -142,7 +145,7 @@ export async function listIssues(
 }
 
 export async function getIssue(identity: Identity, ref: ProjectRef, number: number): Promise<IssueView> {
-  const { project } = await requireProject(identity, ref, "read");
+  const { project } = await requireProject(identity, projectRef(ref), "read");
   return issueView(await findIssue(await db(), project.id, number));
 }
 
@@ -157,7 +160,7 @@ export interface IssuePatch {
 
 /** Writes only the fields present; a status change records its event. Writers with a user identity only (the router checks the identity). */
 export async function patchIssue(identity: Identity, ref: ProjectRef, number: number, patch: IssuePatch): Promise<IssueView> {
-  const { project } = await requireProject(identity, ref, "write");
+  const { project } = await requireProject(identity, projectRef(ref), "write");
   assertNotDeleting(project);
   const prisma = await db();
   const actor = actorOf(identity);
@@ -188,7 +191,7 @@ export async function patchIssue(identity: Identity, ref: ProjectRef, number: nu
 
 /** The close-toggle: closes an open issue, reopens a closed one. */
 export async function toggleIssue(identity: Identity, ref: ProjectRef, number: number): Promise<IssueView> {
-  const { project } = await requireProject(identity, ref, "write");
+  const { project } = await requireProject(identity, projectRef(ref), "write");
   assertNotDeleting(project);
   const prisma = await db();
   const actor = actorOf(identity);
@@ -239,7 +242,7 @@ export async function closeIssuesLinkedToChange(client: DbOrTx, target: { projec
 }
 
 export async function createComment(identity: Identity, ref: ProjectRef, number: number, body: string): Promise<CommentView> {
-  const { project } = await requireProject(identity, ref, "read");
+  const { project } = await requireProject(identity, projectRef(ref), "read");
   assertNotDeleting(project);
   const prisma = await db();
   return prisma.$transaction(async (tx) => {
@@ -261,7 +264,7 @@ export async function listComments(
   number: number,
   page: { limit: number; offset: number },
 ): Promise<CommentView[]> {
-  const { project } = await requireProject(identity, ref, "read");
+  const { project } = await requireProject(identity, projectRef(ref), "read");
   const prisma = await db();
   const issue = await findIssue(prisma, project.id, number);
   const comments = await prisma.issueComment.findMany({

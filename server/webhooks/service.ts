@@ -40,7 +40,8 @@ function deliveryView(delivery: WebhookDelivery, kind: string | null) {
 }
 
 /** Webhook routes need project write access: 404 for callers who cannot read, 403 for readers. */
-const writableProject = (identity: Identity, ref: ProjectRef) => requireProject(identity, ref, "write");
+const writableProject = (identity: Identity, ref: ProjectRef) =>
+  requireProject(identity, { namespace: ref.namespace, slug: ref.slug }, "write");
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
