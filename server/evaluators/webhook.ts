@@ -1,5 +1,5 @@
 import type { WebhookPolicy } from "@/server/policy/schema";
-import { assertOutboundAllowed } from "./outbound";
+import { assertAllowedTarget } from "@/server/webhooks/targets";
 import { parseVerdictReply } from "./verdict";
 import type { EvalRunResult, EvaluationSubject } from "./types";
 
@@ -25,7 +25,7 @@ export function webhookPayload(subject: EvaluationSubject) {
  * without a verdict) is an error run, which fails the evaluation.
  */
 export async function runWebhookEvaluator(subject: EvaluationSubject, policy: WebhookPolicy): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
-  await assertOutboundAllowed(policy.url);
+  await assertAllowedTarget(new URL(policy.url));
   let response: Response;
   try {
     response = await fetch(policy.url, {

@@ -186,6 +186,7 @@ CREATE TABLE "Change" (
 CREATE TABLE "Evaluation" (
     "id" UUID NOT NULL,
     "changeId" UUID NOT NULL,
+    "round" INTEGER NOT NULL DEFAULT 1,
     "verdict" TEXT NOT NULL,
     "baseSha" TEXT NOT NULL,
     "tipSha" TEXT NOT NULL,
@@ -200,6 +201,7 @@ CREATE TABLE "Evaluation" (
 CREATE TABLE "EvalRun" (
     "id" UUID NOT NULL,
     "changeId" UUID NOT NULL,
+    "round" INTEGER NOT NULL DEFAULT 1,
     "evaluator" TEXT NOT NULL,
     "status" TEXT NOT NULL,
     "findings" JSONB NOT NULL DEFAULT '[]',
@@ -503,7 +505,7 @@ CREATE INDEX "Change_workspaceId_idx" ON "Change"("workspaceId");
 CREATE UNIQUE INDEX "Evaluation_changeId_key" ON "Evaluation"("changeId");
 
 -- CreateIndex
-CREATE INDEX "EvalRun_changeId_createdAt_idx" ON "EvalRun"("changeId", "createdAt");
+CREATE INDEX "EvalRun_changeId_round_idx" ON "EvalRun"("changeId", "round");
 
 -- CreateIndex
 CREATE INDEX "Review_changeId_reviewerId_idx" ON "Review"("changeId", "reviewerId");
