@@ -14,7 +14,10 @@ const newJobId = () => `del_${randomBytes(12).toString("hex")}`;
 async function markDeleting(tx: Tx, kind: DeletionKind, targetId: string): Promise<boolean> {
   const where = { id: targetId, deletingAt: null };
   const data = { deletingAt: new Date() };
-  const { count } = kind === "project" ? await tx.project.updateMany({ where, data }) : await tx.user.updateMany({ where, data });
+  if (kind === "project") return (await tx.project.updateMany({ where, data })).count === 1;
+  const { count } = await tx.user.updateMany({ where, data });
+  // Writes to the projects of a departing owner are refused too (TARGET_DELETING).
+  await tx.project.updateMany({ where: { ownerUserId: targetId, deletingAt: null }, data });
   return count === 1;
 }
 
