@@ -10,6 +10,7 @@ import { projectsRouter } from "@/server/projects/router";
 import { repositoryRouter } from "@/server/projects/repository-router";
 import { workspacesRouter } from "@/server/workspaces/router";
 import { accountDeletionRouter } from "@/server/deletion/router";
+import { jobsRouter } from "@/server/jobs/router";
 
 /** The root router: one sub-router per area of server/. */
 export const appRouter = router({
@@ -24,6 +25,7 @@ export const appRouter = router({
   repository: repositoryRouter,
   workspaces: workspacesRouter,
   accountDeletion: accountDeletionRouter,
+  jobs: jobsRouter,
 });
 
 export type AppRouter = typeof appRouter;

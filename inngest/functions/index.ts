@@ -1,4 +1,6 @@
 import type { InngestFunction } from "inngest";
+import { deletionJob } from "./deletion";
+import { outboxSweep } from "./outbox-sweep";
 
 /** Every function served at /api/inngest; areas add theirs here. */
-export const functions: InngestFunction.Any[] = [];
+export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob];

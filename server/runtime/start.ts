@@ -12,6 +12,7 @@ export async function startServerRuntime(): Promise<void> {
   if (holder.__svcRuntimeStarted) return;
   holder.__svcRuntimeStarted = true;
   await database();
+  await startJobs();
   const shutdown = async (signal: string) => {
     console.log(`[svc] ${signal}: shutting down`);
     for (const hook of holder.__svcShutdownHooks ?? []) {
@@ -22,4 +23,16 @@ export async function startServerRuntime(): Promise<void> {
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/** Without Inngest configuration the embedded executor drives the functions; it stops before the database closes. */
+async function startJobs(): Promise<void> {
+  const { inngestConfigured } = await import("@/server/jobs/mode");
+  if (inngestConfigured()) return;
+  const { startEmbeddedExecutor } = await import("@/server/jobs/embedded");
+  const executor = await startEmbeddedExecutor();
+  onShutdown(() => executor.stop());
+  // Outbox rows left undispatched by the previous process go out now rather than at the next sweep.
+  const { publishAfterCommit } = await import("@/server/events/publish");
+  void publishAfterCommit();
 }

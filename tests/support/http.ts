@@ -2,6 +2,7 @@ import * as rest from "@/app/api/[...rest]/route";
 import * as trpc from "@/app/api/trpc/[trpc]/route";
 import * as openapi from "@/app/api/openapi.json/route";
 import * as rootHealth from "@/app/health/route";
+import * as inngestServe from "@/app/api/inngest/route";
 import * as devLogin from "@/app/api/auth/dev-login/route";
 import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 
@@ -12,6 +13,7 @@ type RouteModule = Record<string, unknown>;
 
 /** Plain route modules outside the REST catch-all; areas add theirs here (git, inngest, streams). */
 export const routeTable: Array<{ match: (pathname: string) => boolean; module: RouteModule }> = [
+  { match: (p) => p === "/api/inngest", module: inngestServe },
   { match: (p) => p === "/health", module: rootHealth },
   { match: (p) => p === "/api/openapi.json", module: openapi },
   { match: (p) => p.startsWith("/api/trpc/"), module: trpc },

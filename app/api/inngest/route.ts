@@ -1,0 +1,7 @@
+import { functions } from "@/inngest/functions";
+import { serveFunctions } from "@/inngest/serve";
+
+export const dynamic = "force-dynamic";
+
+/** The Inngest serve endpoint: Inngest calls it, or the embedded executor in-process (signed either way). */
+export const { GET, POST, PUT } = serveFunctions(functions);

@@ -1,0 +1,89 @@
+import { inngest } from "@/inngest/client";
+import { database, type Database } from "@/server/db/client";
+
+/** The Inngest event every outbox row becomes; webhooks and other consumers subscribe to it. */
+export const DOMAIN_EVENT = "svc/domain.event";
+
+const BATCH = 100;
+
+interface OutboxRow {
+  seq: bigint;
+  id: string;
+  projectId: string | null;
+  kind: string;
+}
+
+// The event id is derived from the row, so a re-send after a crash (sent, not yet marked) is
+// deduplicated by Inngest and by the embedded event store alike.
+const toEvent = (row: OutboxRow) => ({ id: `domain-${row.id}`, name: DOMAIN_EVENT, data: { eventId: row.id, projectId: row.projectId, kind: row.kind } });
+
+const SELECT_PENDING = `SELECT seq, id, "projectId", kind FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH}`;
+
+/**
+ * Sends and marks one batch. On PostgreSQL the rows stay locked (SKIP LOCKED for other instances)
+ * from selection to marking, so two instances never send the same rows. PGlite belongs to this one
+ * process, where publishing is serialized instead (see `publishPendingEvents`), and must not hold a
+ * transaction open across send(), which writes through the same single connection.
+ */
+async function publishBatch(db: Database): Promise<number> {
+  const mark = (rows: OutboxRow[]) => ({ where: { seq: { in: rows.map((row) => row.seq) } }, data: { dispatchedAt: new Date() } });
+  if (db.kind === "postgres") {
+    return db.prisma.$transaction(
+      async (tx) => {
+        const rows = await tx.$queryRawUnsafe<OutboxRow[]>(`${SELECT_PENDING} FOR UPDATE SKIP LOCKED`);
+        if (rows.length) {
+          await inngest.send(rows.map(toEvent));
+          await tx.domainEvent.updateMany(mark(rows));
+        }
+        return rows.length;
+      },
+      { maxWait: 30_000, timeout: 60_000 },
+    );
+  }
+  const rows = await db.prisma.$queryRawUnsafe<OutboxRow[]>(SELECT_PENDING);
+  if (rows.length) {
+    await inngest.send(rows.map(toEvent));
+    await db.prisma.domainEvent.updateMany(mark(rows));
+  }
+  return rows.length;
+}
+
+const holder = globalThis as unknown as { __svcOutbox?: { running: Promise<number> | null; queued: Promise<number> | null } };
+
+/**
+ * Sends one `svc/domain.event` {eventId, projectId, kind} per undispatched DomainEvent, in order,
+ * and marks them dispatched; answers how many. Calls in one process run one at a time, and calls
+ * made while one is waiting share it.
+ */
+export function publishPendingEvents(): Promise<number> {
+  const state = (holder.__svcOutbox ??= { running: null, queued: null });
+  if (state.queued) return state.queued;
+  const queued: Promise<number> = (state.running ?? Promise.resolve(0))
+    .catch(() => 0)
+    .then(async () => {
+      state.queued = null;
+      state.running = queued;
+      const db = await database();
+      let total = 0;
+      for (let sent = BATCH; sent === BATCH; total += sent) sent = await publishBatch(db);
+      return total;
+    })
+    .finally(() => {
+      if (state.running === queued) state.running = null;
+    });
+  state.queued = queued;
+  return queued;
+}
+
+/**
+ * Call right after a transaction that recorded events commits: dispatches them now instead of at
+ * the next sweep. Never throws (the sweep retries what fails); await it so the work is done when
+ * the request ends.
+ */
+export async function publishAfterCommit(): Promise<void> {
+  try {
+    await publishPendingEvents();
+  } catch (error) {
+    console.error("[events] publishing the outbox failed; the sweep will retry", error);
+  }
+}

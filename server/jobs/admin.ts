@@ -1,0 +1,81 @@
+import { db } from "@/server/db/client";
+import { conflict, notFound } from "@/server/http/errors";
+import { inngest } from "@/inngest/client";
+import { LIST_LIMIT_DEFAULT } from "@/server/limits";
+import { ACTIVE_STATUSES } from "./store";
+
+export const RUN_STATUSES = ["queued", "running", "sleeping", "waiting", "completed", "failed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface RunFilter {
+  status?: RunStatus;
+  /** With or without the app prefix ("deletion-job" or "svc-forge-deletion-job"). */
+  function?: string;
+  /** Only runs created before this time (the previous page's last createdAt). */
+  before?: Date;
+  limit?: number;
+}
+
+type RunRow = Awaited<ReturnType<Awaited<ReturnType<typeof db>>["jobRun"]["findFirstOrThrow"]>>;
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+function runView(run: RunRow) {
+  const stepFailures = Object.values((run.stepAttempts ?? {}) as Record<string, number>).reduce((sum, n) => sum + n, 0);
+  const event = run.event as { id?: string; name?: string };
+  return {
+    id: run.id,
+    function: run.functionId,
+    status: run.status as RunStatus,
+    event: { id: String(event.id ?? ""), name: String(event.name ?? "") },
+    failedAttempts: run.attempt + stepFailures,
+    lastError: run.lastError,
+    concurrencyKey: run.concurrencyKey,
+    nextAttemptAt: ACTIVE_STATUSES.includes(run.status as never) && run.status !== "running" ? iso(run.availableAt) : null,
+    createdAt: iso(run.createdAt)!,
+    startedAt: iso(run.startedAt),
+    endedAt: iso(run.endedAt),
+  };
+}
+
+export async function listRuns(filter: RunFilter) {
+  const prisma = await db();
+  const fn = filter.function && !filter.function.startsWith(`${inngest.id}-`) ? `${inngest.id}-${filter.function}` : filter.function;
+  const runs = await prisma.jobRun.findMany({
+    where: { status: filter.status, functionId: fn, createdAt: filter.before ? { lt: filter.before } : undefined },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: filter.limit ?? LIST_LIMIT_DEFAULT,
+  });
+  return runs.map(runView);
+}
+
+export async function getRun(id: string) {
+  const prisma = await db();
+  const run = await prisma.jobRun.findUnique({ where: { id }, include: { steps: { orderBy: { seq: "asc" } } } });
+  if (!run) throw notFound("Job run not found");
+  return {
+    ...runView(run),
+    output: run.output ?? null,
+    steps: run.steps.map((step) => ({
+      name: step.name,
+      status: step.type === "data" ? ("completed" as const) : ("failed" as const),
+      attempts: step.attempts,
+      error: step.type === "error" ? ((step.error as { message?: string } | null)?.message ?? "failed") : null,
+      completedAt: step.completedAt.toISOString(),
+    })),
+  };
+}
+
+/** Cancels a run that has not ended; a step in flight finishes, nothing after it runs. */
+export async function cancelRun(id: string) {
+  const prisma = await db();
+  const { count } = await prisma.jobRun.updateMany({
+    where: { id, status: { in: [...ACTIVE_STATUSES] } },
+    data: { status: "cancelled", endedAt: new Date(), leaseOwner: null, leaseExpiresAt: null, pending: [], waitEvents: [], lastError: "cancelled by an administrator" },
+  });
+  if (!count) {
+    if (!(await prisma.jobRun.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Job run not found");
+    throw conflict("Job run already ended", "JOB_ALREADY_ENDED");
+  }
+  return getRun(id);
+}

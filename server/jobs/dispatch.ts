@@ -1,0 +1,164 @@
+import crypto from "node:crypto";
+import type { Tx } from "@/server/db/client";
+import { compileExpression } from "./expressions";
+import type { FunctionSpec } from "./registry";
+import { ACTIVE_STATUSES, asJson, insertStep, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
+
+/** An event as functions receive it. */
+export interface RunEvent {
+  id: string;
+  name: string;
+  data: Record<string, unknown>;
+  ts: number;
+}
+
+const ACTIVE_LIST = ACTIVE_STATUSES.map((status) => `'${status}'`).join(",");
+
+function truthy(matches: ((scope: Record<string, unknown>) => unknown) | null, scope: Record<string, unknown>): boolean {
+  if (!matches) return true;
+  try {
+    return Boolean(matches(scope));
+  } catch {
+    return false;
+  }
+}
+
+/** The row of a new run of `spec` for `event`, due at `now`. */
+export function newRun(spec: FunctionSpec, event: RunEvent, now: Date) {
+  const key = spec.concurrency?.key ? spec.concurrency.key({ event }) : null;
+  return {
+    id: crypto.randomUUID(),
+    functionId: spec.id,
+    status: "queued",
+    event: asJson(event),
+    concurrencyKey: key === null || key === undefined ? null : String(key),
+    maxAttempts: spec.maxAttempts,
+    availableAt: now,
+  };
+}
+
+async function resolveWaits(tx: Tx, event: RunEvent, seq: bigint, now: Date): Promise<void> {
+  const runs = await tx.$queryRawUnsafe<Array<{ id: string; status: string; event: unknown; pending: PendingEntry[] }>>(
+    `SELECT id, status, event, pending FROM "JobRun" WHERE $1 = ANY("waitEvents") AND status IN (${ACTIVE_LIST}) ORDER BY id FOR UPDATE`,
+    event.name,
+  );
+  for (const run of runs) {
+    const resolved = run.pending.filter(
+      (entry) =>
+        entry.type === "wait" &&
+        entry.event === event.name &&
+        BigInt(entry.afterSeq ?? "0") < seq &&
+        truthy(entry.if ? compileExpression(entry.if) : null, { event: run.event, async: event }),
+    );
+    if (!resolved.length) continue;
+    for (const entry of resolved) await insertStep(tx, run.id, { stepId: entry.stepId, name: entry.name, type: "data", data: event });
+    const pending = run.pending.filter((entry) => !resolved.includes(entry));
+    const parked = run.status === "sleeping" || run.status === "waiting";
+    await tx.jobRun.update({
+      where: { id: run.id },
+      data: { pending: asJson(pending), waitEvents: waitEventsOf(pending), ...(parked ? { status: "queued", availableAt: now } : {}) },
+    });
+  }
+}
+
+async function applyCancellations(tx: Tx, specs: FunctionSpec[], event: RunEvent, now: Date): Promise<void> {
+  for (const spec of specs) {
+    const rules = spec.cancel.filter((rule) => rule.event === event.name);
+    if (!rules.length) continue;
+    const runs = await tx.$queryRawUnsafe<Array<{ id: string; event: unknown; createdAt: Date }>>(
+      `SELECT id, event, "createdAt" FROM "JobRun" WHERE "functionId" = $1 AND status IN (${ACTIVE_LIST}) ORDER BY id FOR UPDATE`,
+      spec.id,
+    );
+    const cancelled = runs.filter((run) =>
+      rules.some(
+        (rule) =>
+          (rule.timeoutMs === null || run.createdAt.getTime() + rule.timeoutMs >= now.getTime()) &&
+          truthy(rule.matches, { event: run.event, async: event }),
+      ),
+    );
+    if (!cancelled.length) continue;
+    await tx.jobRun.updateMany({
+      where: { id: { in: cancelled.map((run) => run.id) }, status: { in: [...ACTIVE_STATUSES] } },
+      data: {
+        status: "cancelled",
+        endedAt: now,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        pending: [],
+        waitEvents: [],
+        lastError: `cancelled by event ${event.name} (${event.id})`,
+      },
+    });
+  }
+}
+
+/**
+ * Takes up to `batch` unprocessed events in order and, in one short transaction, starts the runs
+ * they trigger, resumes the waits they satisfy and applies the cancellations they match.
+ * Answers how many events it processed.
+ */
+export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch = 20): Promise<number> {
+  return transaction(jobs, async (tx) => {
+    const rows = await tx.$queryRawUnsafe<Array<{ seq: bigint; id: string; name: string; data: Record<string, unknown>; ts: bigint }>>(
+      `SELECT seq, id, name, data, ts FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)} ${skipLocked(jobs)}`,
+    );
+    if (!rows.length) return 0;
+    for (const row of rows) {
+      const event: RunEvent = { id: row.id, name: row.name, data: row.data ?? {}, ts: Number(row.ts) };
+      const triggered = specs.filter((spec) =>
+        spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event })),
+      );
+      if (triggered.length) await tx.jobRun.createMany({ data: triggered.map((spec) => newRun(spec, event, now)) });
+      await resolveWaits(tx, event, BigInt(row.seq), now);
+      await applyCancellations(tx, specs, event, now);
+    }
+    await tx.jobEvent.updateMany({ where: { seq: { in: rows.map((row) => BigInt(row.seq)) } }, data: { processedAt: now } });
+    return rows.length;
+  });
+}
+
+/** Makes sure every cron function has a schedule row; a changed expression restarts its schedule. */
+export async function syncSchedules(jobs: JobsDb, specs: FunctionSpec[], now: Date): Promise<void> {
+  for (const spec of specs) {
+    if (!spec.cron) continue;
+    const nextAt = spec.cron.schedule.next(now);
+    const existing = await jobs.prisma.jobSchedule.findUnique({ where: { functionId: spec.id } });
+    if (!existing) {
+      await jobs.prisma.jobSchedule.createMany({ data: [{ functionId: spec.id, cron: spec.cron.expression, nextAt }], skipDuplicates: true });
+    } else if (existing.cron !== spec.cron.expression) {
+      await jobs.prisma.jobSchedule.update({ where: { functionId: spec.id }, data: { cron: spec.cron.expression, nextAt } });
+    }
+  }
+}
+
+/**
+ * Starts a run of every cron function whose tick is due. The schedule advances by compare-and-swap
+ * on its previous time, so among several instances exactly one starts each tick. Missed ticks
+ * (the service was down) fire once, not once per missed tick.
+ */
+export async function fireDueSchedules(jobs: JobsDb, specs: FunctionSpec[], now: Date): Promise<number> {
+  const cronSpecs = new Map(specs.filter((spec) => spec.cron).map((spec) => [spec.id, spec]));
+  if (!cronSpecs.size) return 0;
+  const due = await jobs.prisma.jobSchedule.findMany({ where: { functionId: { in: [...cronSpecs.keys()] }, nextAt: { lte: now } } });
+  let fired = 0;
+  for (const schedule of due) {
+    const spec = cronSpecs.get(schedule.functionId)!;
+    const started = await transaction(jobs, async (tx) => {
+      const advanced = await tx.jobSchedule.updateMany({
+        where: { functionId: schedule.functionId, nextAt: schedule.nextAt },
+        data: { nextAt: spec.cron!.schedule.next(now) },
+      });
+      if (advanced.count !== 1) return false;
+      const event: RunEvent = {
+        id: `cron-${spec.id}-${schedule.nextAt.getTime()}`,
+        name: "inngest/scheduled.timer",
+        data: { cron: spec.cron!.expression },
+        ts: schedule.nextAt.getTime(),
+      };
+      await tx.jobRun.create({ data: newRun(spec, event, now) });
+      return true;
+    });
+    if (started) fired++;
+  }
+  return fired;
+}

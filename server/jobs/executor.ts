@@ -1,0 +1,373 @@
+import crypto from "node:crypto";
+import { config } from "@/server/config";
+import { database } from "@/server/db/client";
+import { dispatchEvents, fireDueSchedules, syncSchedules } from "./dispatch";
+import { backoffMs, parseDuration, retryAfterMs, sleepUntil } from "./durations";
+import { compileExpression } from "./expressions";
+import { embeddedSigningKey, localExecutors, type LocalExecutor } from "./mode";
+import { errorText, readOutcome, runRequest, syncRequest, type Op, type Outcome } from "./protocol";
+import { readSyncAnswer, type FunctionSpec } from "./registry";
+import {
+  claimRuns,
+  completeRun,
+  failRun,
+  latestEventSeq,
+  loadRun,
+  park,
+  recordSteps,
+  releaseRun,
+  renewLease,
+  resolveDuePending,
+  scheduleRetry,
+  type Lease,
+  type RunState,
+  type StepResult,
+} from "./runs";
+import type { JobsDb, PendingEntry } from "./store";
+
+export type ServeHandler = (request: Request) => Promise<Response>;
+
+/** The executor's notion of now; tests move it forward to end sleeps and backoffs without waiting. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export interface ExecutorOptions {
+  /** The serve handler's POST and PUT (the same handler /api/inngest serves). */
+  handler: { POST: ServeHandler; PUT: ServeHandler };
+  /** Defaults to the process-wide database. */
+  jobs?: JobsDb;
+  clock?: Clock;
+  /** false: no background loop; work runs only in drain() (tests). */
+  autoRun?: boolean;
+  /** Idle poll interval: picks up work other instances created, and ended timers. */
+  pollMs?: number;
+  leaseMs?: number;
+  /** Runs driven at once by this executor. */
+  concurrency?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+const STEP_OPS = new Set(["StepRun", "StepError", "StepFailed"]);
+const TIMER_OPS = new Set(["Sleep", "WaitForEvent"]);
+
+type Stop = "stop" | "continue";
+
+function describeError(error: unknown): { name: string; message: string } {
+  if (error && typeof error === "object" && "message" in error) {
+    const { name, message } = error as { name?: unknown; message?: unknown };
+    return { name: typeof name === "string" ? name : "Error", message: String(message) };
+  }
+  return { name: "Error", message: errorText(error) };
+}
+
+/**
+ * Drives Inngest functions without an Inngest server: it speaks the SDK's serve protocol to the
+ * handler in-process and keeps events, runs, steps and timers in the database (see
+ * docs/ARCHITECTURE.md, "Background jobs").
+ */
+export class EmbeddedExecutor implements LocalExecutor {
+  readonly owner = `executor-${crypto.randomUUID()}`;
+  readonly clock: Clock;
+  private jobs!: JobsDb;
+  private specs = new Map<string, FunctionSpec>();
+  private readonly active = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<boolean> | null = null;
+  private tickAgain = false;
+  private stopping = false;
+  private dead = false;
+  private readonly serveUrl = `${config.baseUrl}/api/inngest`;
+  private readonly signingKey = embeddedSigningKey();
+  /** Real time (not the clock) of the last completed loop pass; health reports a stalled loop. */
+  lastTickAt: number | null = null;
+  lastTickError: string | null = null;
+
+  constructor(private readonly options: ExecutorOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? 60_000;
+  }
+
+  private now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  get running(): boolean {
+    return !this.stopping && this.specs.size > 0;
+  }
+
+  get functionIds(): string[] {
+    return [...this.specs.keys()];
+  }
+
+  /** Syncs with the handler (refusing unsupported options), then starts the loop. */
+  async start(): Promise<this> {
+    if (!this.jobs) {
+      const db = await database();
+      this.jobs = this.options.jobs ?? { prisma: db.prisma, kind: db.kind };
+    }
+    const response = await this.options.handler.PUT(syncRequest(this.serveUrl, this.signingKey));
+    const body = await response.json().catch(() => null);
+    if (response.status !== 200) throw new Error(`syncing with the serve handler failed (${response.status}): ${JSON.stringify(body)}`);
+    this.specs = new Map(readSyncAnswer(body).map((spec) => [spec.id, spec]));
+    await syncSchedules(this.jobs, [...this.specs.values()], this.now());
+    localExecutors().add(this);
+    this.schedule(0);
+    return this;
+  }
+
+  /** New work is likely (an event was sent, a run finished): run the loop now. */
+  wake(): void {
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.options.autoRun === false || this.stopping || this.dead) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.tick().then((busy) => this.schedule(busy ? 0 : (this.options.pollMs ?? 1000)));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /**
+   * One pass: dispatch pending events, fire due cron ticks, claim due runs up to the free capacity
+   * and start driving them. Answers whether it found work. Passes never overlap.
+   */
+  tick(): Promise<boolean> {
+    if (this.ticking) {
+      this.tickAgain = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      let busy = false;
+      try {
+        do {
+          this.tickAgain = false;
+          busy = (await this.pass()) || busy;
+        } while (this.tickAgain && !this.stopping);
+        this.lastTickError = null;
+      } catch (error) {
+        this.lastTickError = (error as Error).message;
+        console.error("[jobs] executor pass failed", error);
+      } finally {
+        this.lastTickAt = Date.now();
+        this.ticking = null;
+      }
+      return busy;
+    })();
+    return this.ticking;
+  }
+
+  private async pass(): Promise<boolean> {
+    if (this.stopping || this.dead) return false;
+    const specs = [...this.specs.values()];
+    let busy = false;
+    while ((await dispatchEvents(this.jobs, specs, this.now())) > 0) busy = true;
+    if ((await fireDueSchedules(this.jobs, specs, this.now())) > 0) busy = true;
+    const free = (this.options.concurrency ?? 8) - this.active.size;
+    const claimed = await claimRuns(this.jobs, { owner: this.owner, specs: this.specs, now: this.now(), leaseMs: this.leaseMs, limit: free });
+    for (const runId of claimed) {
+      const driving = this.drive(runId)
+        .catch((error) => console.error(`[jobs] driving run ${runId} failed`, error))
+        .finally(() => {
+          this.active.delete(runId);
+          this.wake();
+        });
+      this.active.set(runId, driving);
+    }
+    return busy || claimed.length > 0;
+  }
+
+  /**
+   * Runs every due piece of work until none is left (events, cron ticks, runs, including runs
+   * those start). With `fastForward`, the clock then jumps to the next sleep end, retry or wait
+   * timeout and carries on. Throws when `timeoutMs` passes first.
+   */
+  async drain(options: { timeoutMs?: number; fastForward?: boolean; advance?: (ms: number) => void } = {}): Promise<void> {
+    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`jobs did not drain within ${options.timeoutMs ?? 10_000} ms`);
+      const busy = await this.tick();
+      if (this.active.size) {
+        await Promise.all(this.active.values());
+        continue;
+      }
+      if (busy) continue;
+      if (!options.fastForward || !options.advance) return;
+      const next = await this.jobs.prisma.jobRun.findFirst({
+        where: { functionId: { in: this.functionIds }, status: { in: ["queued", "sleeping", "waiting"] } },
+        orderBy: { availableAt: "asc" },
+        select: { availableAt: true },
+      });
+      if (!next) return;
+      options.advance(Math.max(0, next.availableAt.getTime() - this.clock.now()));
+    }
+  }
+
+  /** Stops claiming, lets runs in flight finish their current call and hands them back. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    localExecutors().delete(this);
+    await this.ticking;
+    await Promise.all(this.active.values());
+  }
+
+  /** Simulates a crash (tests): the executor stops at once and never writes again; its leases just expire. */
+  kill(): void {
+    this.dead = true;
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    localExecutors().delete(this);
+  }
+
+  private lease(runId: string): Lease {
+    return { jobs: this.jobs, runId, owner: this.owner, leaseMs: this.leaseMs, now: () => this.now() };
+  }
+
+  /** Calls the handler for a run until it parks, retries later, ends, or the lease is lost. */
+  private async drive(runId: string): Promise<void> {
+    const lease = this.lease(runId);
+    for (;;) {
+      if (this.dead) return;
+      if (this.stopping) {
+        await releaseRun(lease);
+        return;
+      }
+      const run = await loadRun(this.jobs, runId, this.owner);
+      if (!run) return;
+      const now = this.clock.now();
+      const due = run.pending.filter((entry) => entry.at <= now);
+      if (due.length) {
+        if (!(await resolveDuePending(lease, due))) return;
+        continue;
+      }
+      const stepId = run.retryStepId ?? "step";
+      const attempt = run.retryStepId ? (run.stepAttempts[run.retryStepId] ?? 0) : run.attempt;
+      const outcome = await this.call(run, stepId, attempt, lease);
+      if (this.dead || (await this.apply(run, outcome, lease)) === "stop") return;
+    }
+  }
+
+  /** One signed call of the serve handler, renewing the lease while the step runs. */
+  private async call(run: RunState, stepId: string, attempt: number, lease: Lease): Promise<Outcome> {
+    const heartbeat = setInterval(() => {
+      if (!this.dead) void renewLease(lease).catch(() => undefined);
+    }, Math.max(250, this.leaseMs / 3));
+    heartbeat.unref();
+    try {
+      const request = runRequest({
+        serveUrl: this.serveUrl,
+        functionId: run.functionId,
+        stepId,
+        runId: run.id,
+        event: run.event,
+        steps: run.steps,
+        attempt,
+        maxAttempts: run.maxAttempts,
+        signingKey: this.signingKey,
+      });
+      return await readOutcome(await this.options.handler.POST(request));
+    } catch (error) {
+      return { kind: "retry", error: describeError(error).message, retryAfter: null };
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private retryAt(failedAttempts: number, retryAfter: string | null): Date {
+    const now = this.clock.now();
+    const delay = retryAfterMs(retryAfter, now) ?? backoffMs(failedAttempts, this.options.retryBaseMs ?? 1000, this.options.retryMaxMs ?? 600_000);
+    return new Date(now + delay);
+  }
+
+  private async apply(run: RunState, outcome: Outcome, lease: Lease): Promise<Stop> {
+    switch (outcome.kind) {
+      case "completed":
+        await completeRun(lease, outcome.output);
+        return "stop";
+      case "failed":
+        await failRun(lease, { name: "Error", message: outcome.error });
+        return "stop";
+      case "retry": {
+        const attempt = run.attempt + 1;
+        if (attempt >= run.maxAttempts) await failRun(lease, { name: "Error", message: outcome.error });
+        else await scheduleRetry(lease, { stepIds: [], attempt, at: this.retryAt(attempt, outcome.retryAfter), error: outcome.error });
+        return "stop";
+      }
+      case "ops":
+        return this.applyOps(run, outcome.ops, outcome.retryAfter, lease);
+    }
+  }
+
+  private async applyOps(run: RunState, ops: Op[], retryAfter: string | null, lease: Lease): Promise<Stop> {
+    const unsupported = ops.find((op) => op.op !== "StepPlanned" && !STEP_OPS.has(op.op) && !TIMER_OPS.has(op.op));
+    if (unsupported) {
+      await failRun(lease, { name: "NonRetriableError", message: `${unsupported.op} (${unsupported.displayName ?? unsupported.id}) is not supported by the embedded executor` });
+      return "stop";
+    }
+    const ran = ops.filter((op) => STEP_OPS.has(op.op)).map((op) => ({ op, retryAfter }));
+    const planned = ops.filter((op) => op.op === "StepPlanned");
+    // Parallel steps: each planned step is its own call, as Inngest would make them.
+    const plannedOutcomes = await Promise.all(
+      planned.map(async (op) => ({ op, outcome: await this.call(run, op.id, run.stepAttempts[op.id] ?? 0, lease) })),
+    );
+    for (const { op, outcome } of plannedOutcomes) {
+      if (outcome.kind !== "ops") return this.apply(run, outcome, lease);
+      const result = outcome.ops.find((candidate) => STEP_OPS.has(candidate.op) && candidate.id === op.id);
+      if (!result) return this.apply(run, { kind: "retry", error: `planned step ${op.displayName ?? op.id} did not run`, retryAfter: null }, lease);
+      ran.push({ op: result, retryAfter: outcome.retryAfter });
+    }
+    if (this.dead) return "stop";
+    const finished: StepResult[] = ran
+      .filter(({ op }) => op.op !== "StepError")
+      .map(({ op }) =>
+        op.op === "StepRun"
+          ? { stepId: op.id, name: op.displayName ?? op.name ?? op.id, type: "data", data: op.data ?? null }
+          : { stepId: op.id, name: op.displayName ?? op.name ?? op.id, type: "error", error: op.error },
+      );
+    if (finished.length && !(await recordSteps(lease, finished))) return "stop";
+    const errors = ran.filter(({ op }) => op.op === "StepError");
+    if (errors.length) {
+      const at = new Date(Math.min(...errors.map(({ op, retryAfter: after }) => this.retryAt((run.stepAttempts[op.id] ?? 0) + 1, after).getTime())));
+      await scheduleRetry(lease, { stepIds: errors.map(({ op }) => op.id), at, error: errorText(errors[0].op.error) });
+      return "stop";
+    }
+    if (ran.length) return "continue";
+    return this.parkOn(ops.filter((op) => TIMER_OPS.has(op.op)), lease);
+  }
+
+  private async parkOn(timers: Op[], lease: Lease): Promise<Stop> {
+    if (!timers.length) {
+      await failRun(lease, { name: "Error", message: "the handler answered with no operations" });
+      return "stop";
+    }
+    const now = this.clock.now();
+    const afterSeq = await latestEventSeq(this.jobs);
+    let entries: PendingEntry[];
+    try {
+      entries = timers.map((op) => {
+        const base = { stepId: op.id, name: op.displayName ?? op.id };
+        if (op.op === "Sleep") return { ...base, type: "sleep", at: sleepUntil(op.name ?? "", now) };
+        const condition = typeof op.opts?.if === "string" ? op.opts.if : null;
+        if (condition) compileExpression(condition);
+        return { ...base, type: "wait", at: now + parseDuration(String(op.opts?.timeout ?? "")), event: op.name, if: condition, afterSeq };
+      });
+    } catch (error) {
+      await failRun(lease, { name: "NonRetriableError", message: (error as Error).message });
+      return "stop";
+    }
+    await park(lease, entries);
+    return "stop";
+  }
+}
+
