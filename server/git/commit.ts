@@ -1,7 +1,8 @@
 import { AppError } from "@/server/http/errors";
 import { readCommit, readTree, writeBlob, writeCommitObject, writeTree, type TreeEntry } from "./objects";
 import type { Repo } from "./repo";
-import { branchRef, readRef, RefConflictError, updateRef } from "./refs";
+import { withRepoLock } from "./lock";
+import { branchRef, readRef, RefConflictError, updateRef, updateRefWhileLocked } from "./refs";
 
 /** New file contents by path; null deletes the path (a whole directory when it names one). */
 export type FileMap = Record<string, string | Uint8Array | null>;
@@ -111,26 +112,28 @@ export async function writeCommitFromFiles(repo: Repo, input: CommitInput): Prom
   return { oid, tree };
 }
 
-const COMMIT_RETRIES_MAX = 50;
-
 /**
  * Commits a file map on top of a branch and moves the branch by compare-and-swap. With `expectedTip`
- * the commit must land on exactly that tip (a moved branch is a RefConflictError); without it a lost
- * race is retried on the new tip, so concurrent writers each land and none is lost.
+ * the commit must land on exactly that tip (a moved branch is a RefConflictError). Without it, the
+ * first attempt is optimistic (built outside the lock); after a lost race the commit is rebuilt on
+ * the new tip while holding the project's lock, so every writer lands and none starves.
  */
 export async function commitToBranch(
   repo: Repo,
   branch: string,
   input: Omit<CommitInput, "parent"> & { expectedTip?: string | null },
 ): Promise<{ oid: string; parent: string | null }> {
-  for (let attempt = 0; ; attempt++) {
-    const parent = input.expectedTip !== undefined ? input.expectedTip : readRef(repo, branchRef(branch));
+  const ref = branchRef(branch);
+  const attempt = async (swap: typeof updateRef) => {
+    const parent = input.expectedTip !== undefined ? input.expectedTip : readRef(repo, ref);
     const { oid } = await writeCommitFromFiles(repo, { ...input, parent });
-    try {
-      await updateRef(repo, branchRef(branch), oid, parent);
-      return { oid, parent };
-    } catch (error) {
-      if (!(error instanceof RefConflictError) || input.expectedTip !== undefined || attempt >= COMMIT_RETRIES_MAX) throw error;
-    }
+    await swap(repo, ref, oid, parent);
+    return { oid, parent };
+  };
+  try {
+    return await attempt(updateRef);
+  } catch (error) {
+    if (!(error instanceof RefConflictError) || input.expectedTip !== undefined) throw error;
   }
+  return withRepoLock(repo.lockKey, () => attempt(updateRefWhileLocked));
 }

@@ -157,7 +157,12 @@ export async function updateRef(repo: Repo, ref: string, newOid: string, expecte
   if (ref.startsWith("refs/heads/") && (await readObject(repo, newOid))?.type !== "commit") {
     throw badRequest(`${newOid} is not a commit in this repository`);
   }
-  await withRepoLock(repo.lockKey, async () => swapLooseRef(repo, ref, newOid, expectedOld));
+  await withRepoLock(repo.lockKey, async () => updateRefWhileLocked(repo, ref, newOid, expectedOld));
+}
+
+/** updateRef for a caller already inside `withRepoLock(repo.lockKey, ...)` (the lock is not reentrant). */
+export async function updateRefWhileLocked(repo: Repo, ref: string, newOid: string, expectedOld: string | null): Promise<void> {
+  swapLooseRef(repo, ref, newOid, expectedOld);
 }
 
 /** Deletes `ref` if it still points at `expectedOld` (git update-ref -d handles packed refs too). */
