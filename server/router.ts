@@ -9,6 +9,7 @@ import { webhooksRouter } from "@/server/webhooks/router";
 import { projectsRouter } from "@/server/projects/router";
 import { repositoryRouter } from "@/server/projects/repository-router";
 import { workspacesRouter } from "@/server/workspaces/router";
+import { changesRouter } from "@/server/changes/router";
 import { accountDeletionRouter } from "@/server/deletion/router";
 import { jobsRouter } from "@/server/jobs/router";
 
@@ -24,6 +25,7 @@ export const appRouter = router({
   projects: projectsRouter,
   repository: repositoryRouter,
   workspaces: workspacesRouter,
+  changes: changesRouter,
   accountDeletion: accountDeletionRouter,
   jobs: jobsRouter,
 });

@@ -223,3 +223,12 @@ describe("sandbox evaluator", () => {
     expect(outcome.runs.find((r) => r.evaluator === "sandbox")!.status).toBe("failed");
   });
 });
+
+describe("change diff against a moved base", () => {
+  it("diffs from the merge base, so project commits the workspace lacks do not show as reverted", async () => {
+    const tip = (await writeCommitFromFiles(repo, { parent: base, files: { "mine.txt": "m\n" }, message: "ws", author })).oid;
+    const head = (await writeCommitFromFiles(repo, { parent: base, files: { "theirs.txt": "t\n" }, message: "project", author })).oid;
+    const diff = await buildChangeDiff(repo, head, tip);
+    expect(diff.files.map((f) => [f.path, f.status])).toEqual([["mine.txt", "added"]]);
+  });
+});

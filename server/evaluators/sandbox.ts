@@ -69,7 +69,7 @@ export async function runSandboxEvaluator(repo: Repo, tip: string, policy: Sandb
         cwd: work,
         detached: true,
         // Nothing of the server's environment (credentials, keys) reaches the command.
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", CI: "1" } as NodeJS.ProcessEnv,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", CI: "1" } as unknown as NodeJS.ProcessEnv,
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";

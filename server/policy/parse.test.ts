@@ -10,7 +10,7 @@ describe("parsePolicy", () => {
       policy: {
         requiredApprovals: 0,
         merge: { allowForce: false, requireFreshBase: true },
-        protection: { locked: false, allowDirectPush: true, protectedPaths: [] },
+        protection: { locked: false, allowDirectPush: true },
         evaluators: { secretScan: { allowPaths: [] } },
       },
     });
@@ -27,7 +27,7 @@ requiredApprovals: 2
 merge: { allowForce: true, requireFreshBase: false }
 protection:
   locked: true
-  protectedPaths: ["infra/**"]
+  allowDirectPush: false
 evaluators:
   diff: { maxFiles: 10, maxLines: 100, forbiddenPaths: ["secrets/**"] }
   webhook: { url: "https://ci.example.com/hook", timeoutMs: 2000 }
@@ -39,7 +39,7 @@ deploys:
     if (!result.ok) throw new Error(result.error);
     expect(result.policy.requiredApprovals).toBe(2);
     expect(result.policy.merge).toEqual({ allowForce: true, requireFreshBase: false });
-    expect(result.policy.protection.locked).toBe(true);
+    expect(result.policy.protection).toEqual({ locked: true, allowDirectPush: false });
     expect(result.policy.evaluators.diff).toEqual({ maxFiles: 10, maxLines: 100, forbiddenPaths: ["secrets/**"] });
     expect(result.policy.evaluators.webhook).toEqual({ url: "https://ci.example.com/hook", timeoutMs: 2000 });
     expect(result.policy.evaluators.sandbox).toEqual({ command: "npm test", memoryMb: 256, timeoutMs: 120_000 });

@@ -59,10 +59,8 @@ export const policySchema = z.strictObject({
       locked: z.boolean().default(false),
       /** git pushes straight to the default branch (smart HTTP); merges go through changes either way. */
       allowDirectPush: z.boolean().default(true),
-      /** A change touching these paths needs at least one countable approval; force cannot skip it. */
-      protectedPaths: globList().default([]),
     })
-    .default({ locked: false, allowDirectPush: true, protectedPaths: [] }),
+    .default({ locked: false, allowDirectPush: true }),
   evaluators: z
     .strictObject({
       secretScan: secretScan.default({ allowPaths: [] }),

@@ -14,9 +14,13 @@ export interface RawDiffEntry {
 
 const ZERO = /^0{40}$/;
 
-/** Paths that differ between two commits (recursive, no rename detection): one `git diff-tree`. */
+/**
+ * What `tip` changes since it forked from `base` (`git diff base...tip`: against their merge base,
+ * so project commits the workspace lacks are not shown as reverted). Recursive, no rename
+ * detection, one spawn.
+ */
 export async function diffTrees(repo: Repo, base: string, tip: string): Promise<RawDiffEntry[]> {
-  const { stdout } = await runGit(["diff-tree", "-r", "-z", "--no-renames", "--raw", base, tip], { gitdir: repo.gitdir });
+  const { stdout } = await runGit(["diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-abbrev", `${base}...${tip}`], { gitdir: repo.gitdir });
   const parts = stdout.split("\0");
   const entries: RawDiffEntry[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

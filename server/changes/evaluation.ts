@@ -1,0 +1,108 @@
+import { randomUUID } from "node:crypto";
+import type { Change, Project } from "@/server/generated/prisma/client";
+import type { Tx } from "@/server/db/client";
+import {
+  branchRef,
+  copyObjects,
+  hasObject,
+  headBranch,
+  openProjectRepo,
+  openWorkspaceRepo,
+  readCommit,
+  readRef,
+  repoExists,
+  updateRef,
+  type Repo,
+} from "@/server/git";
+import { AppError, badRequest, conflict } from "@/server/http/errors";
+import { loadPolicy } from "@/server/policy/load";
+import type { PolicyResult } from "@/server/policy/parse";
+import { runEvaluation } from "@/server/evaluators/run";
+import type { EvaluationOutcome } from "@/server/evaluators/types";
+import { buildChangeDiff, SubmoduleError, type ChangeDiff } from "./diff/change-diff";
+
+/** The project repository and the tip of its default branch. */
+export function projectHead(project: Project): { repo: Repo; head: string } {
+  const repo = openProjectRepo(project.id);
+  const head = readRef(repo, branchRef(project.defaultBranch));
+  if (!head) throw conflict(`The default branch ${project.defaultBranch} does not exist`, "NO_DEFAULT_BRANCH");
+  return { repo, head };
+}
+
+/** The workspace's current tip, or null when its repository or branch cannot be read. */
+export function workspaceTip(project: Project, workspaceName: string): string | null {
+  const repo = openWorkspaceRepo(project.id, workspaceName);
+  if (!repoExists(repo)) return null;
+  const branch = headBranch(repo);
+  return branch ? readRef(repo, branchRef(branch)) : null;
+}
+
+/** Keeps an evaluated tip reachable in the project repository (refs/svc/changes/<id>), safe from gc. */
+async function pinTip(repo: Repo, changeId: string, tip: string): Promise<void> {
+  const ref = `refs/svc/changes/${changeId}`;
+  const current = readRef(repo, ref);
+  if (current !== tip) await updateRef(repo, ref, tip, current);
+}
+
+export interface PreparedEvaluation {
+  head: string;
+  tip: string;
+  title: string;
+  diff: ChangeDiff;
+  policy: PolicyResult;
+  outcome: EvaluationOutcome;
+}
+
+const firstLine = (message: string) => message.split("\n", 1)[0].trim().slice(0, 200);
+
+/**
+ * Diffs a workspace against its project's default branch and evaluates it under the policy in
+ * force there. The tip's objects are copied into the project repository first (merges read them
+ * there). 400 for a workspace with submodules or without changes; 502 EVAL_PREP_FAILED when the
+ * diff cannot be built.
+ */
+export async function evaluateWorkspace(project: Project, workspaceName: string, changeId: string): Promise<PreparedEvaluation> {
+  const { repo, head } = projectHead(project);
+  const tip = workspaceTip(project, workspaceName);
+  if (!tip) throw badRequest(`Workspace ${workspaceName} has no commits to propose`);
+  let diff: ChangeDiff;
+  try {
+    if (!(await hasObject(repo, tip))) await copyObjects(openWorkspaceRepo(project.id, workspaceName), repo, tip);
+    await pinTip(repo, changeId, tip);
+    diff = await buildChangeDiff(repo, head, tip);
+  } catch (error) {
+    if (error instanceof SubmoduleError) throw badRequest(error.message);
+    if (error instanceof AppError) throw error;
+    throw new AppError(502, `The diff for the evaluators could not be built: ${(error as Error).message}`, "EVAL_PREP_FAILED");
+  }
+  if (diff.files.length === 0) throw badRequest(`Workspace ${workspaceName} has no changes against ${project.defaultBranch}`);
+  const policy = await loadPolicy(repo, head);
+  const outcome = await runEvaluation({ project: { id: project.id, path: `@${project.namespace}/${project.slug}` }, changeId, repo, diff, policy });
+  return { head, tip, title: firstLine((await readCommit(repo, tip)).message), diff, policy, outcome };
+}
+
+export const newChangeId = () => randomUUID();
+
+/** Stores an evaluation round: the change's one evaluation result (replaced) and one run per evaluator. */
+export async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, round: number, prepared: PreparedEvaluation) {
+  const { outcome, head, tip } = prepared;
+  const data = { round, verdict: outcome.verdict, baseSha: head, tipSha: tip, summary: outcome.summary, issues: outcome.issues, createdAt: new Date() };
+  const evaluation = await tx.evaluation.upsert({ where: { changeId: change.id }, create: { changeId: change.id, ...data }, update: data });
+  await tx.evalRun.createMany({
+    data: outcome.runs.map((run) => ({
+      changeId: change.id,
+      round,
+      evaluator: run.evaluator,
+      status: run.status,
+      findings: run.findings as object[],
+      durationMs: run.durationMs,
+      costUsd: run.costUsd ?? null,
+      inputTokens: run.inputTokens ?? null,
+      outputTokens: run.outputTokens ?? null,
+      baseSha: head,
+      tipSha: tip,
+    })),
+  });
+  const runs = await tx.evalRun.findMany({ where: { changeId: change.id, round }, orderBy: { createdAt: "asc" } });
+  return { evaluation, runs };
+}

@@ -1,0 +1,30 @@
+import type { Change, Project } from "@/server/generated/prisma/client";
+import type { Identity } from "@/server/auth/identity";
+import { db, type DbOrTx, type Tx } from "@/server/db/client";
+import { notFound } from "@/server/http/errors";
+import { requireProject, type ProjectRole } from "@/server/projects/access";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
+
+/**
+ * A change and its project for the caller: 404 for an unknown change or one whose project the
+ * caller cannot read; 403 below `need`.
+ */
+export async function loadChange(identity: Identity, id: string, need: ProjectRole = "read"): Promise<{ change: Change; project: Project; role: ProjectRole }> {
+  if (!isUuid(id)) throw notFound();
+  const change = await (await db()).change.findUnique({ where: { id } });
+  if (!change) throw notFound();
+  const { project, role } = await requireProject(identity, { id: change.projectId }, need);
+  return { change, project, role };
+}
+
+/** Re-reads a change holding its row lock until the transaction ends (status transitions serialize here). */
+export async function lockChange(tx: Tx, id: string): Promise<Change> {
+  await tx.$queryRaw`SELECT id FROM "Change" WHERE id = ${id}::uuid FOR UPDATE`;
+  return tx.change.findUniqueOrThrow({ where: { id } });
+}
+
+export async function workspaceName(client: DbOrTx, workspaceId: string): Promise<string | null> {
+  return (await client.workspace.findUnique({ where: { id: workspaceId }, select: { name: true } }))?.name ?? null;
+}

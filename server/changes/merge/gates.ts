@@ -1,0 +1,78 @@
+import type { Change, Project } from "@/server/generated/prisma/client";
+import { hasObject, type Repo } from "@/server/git";
+import { AppError, badRequest, conflict, forbidden } from "@/server/http/errors";
+import { policyBlockers } from "@/server/evaluators/run";
+import type { PolicyResult } from "@/server/policy/parse";
+import type { ReviewState } from "@/server/reviews/rules";
+import { workspaceTip } from "../evaluation";
+
+/** Statuses a change merges from without force. */
+const MERGEABLE = new Set(["accepted", "approved", "promoted"]);
+
+export interface GateInput {
+  project: Project;
+  change: Change;
+  workspace: string | null;
+  repo: Repo;
+  head: string;
+  policy: PolicyResult;
+  reviews: ReviewState;
+  evaluationPassed: boolean;
+  force: boolean;
+}
+
+/**
+ * Branch protection and approvals. Policy problems (invalid file, evaluators without a binding, a
+ * locked branch, force without merge.allowForce) block always; the change's own state (status,
+ * evaluation, approvals) blocks unless force is allowed and asked for.
+ */
+export function protectionReasons(input: GateInput): string[] {
+  const hard = policyBlockers(input.policy);
+  if (!input.policy.ok) return hard;
+  const policy = input.policy.policy;
+  if (policy.protection.locked) hard.push("The default branch is locked (protection.locked)");
+  if (input.force && !policy.merge.allowForce) hard.push("force needs merge.allowForce: true in the project policy");
+  if (input.force && policy.merge.allowForce) return hard;
+  const soft: string[] = [];
+  if (!MERGEABLE.has(input.change.status)) soft.push(`The change is ${input.change.status}, not accepted or approved`);
+  if (!input.evaluationPassed) soft.push("The change's evaluation failed");
+  if (input.reviews.changesRequested) soft.push("A reviewer requested changes");
+  if (input.reviews.countableApprovals < policy.requiredApprovals) {
+    soft.push(`${input.reviews.countableApprovals} of ${policy.requiredApprovals} required approvals (the author's own approval does not count)`);
+  }
+  return [...hard, ...soft];
+}
+
+/**
+ * The merge gates in order: state, protection and approvals, STALE_BASE, STALE_WORKSPACE,
+ * WORKSPACE_UNVERIFIABLE. Returns the first failure (the caller throws it or records it as a
+ * merge-batch skip reason), or null when the change may merge.
+ */
+export async function firstGateFailure(input: GateInput): Promise<AppError | null> {
+  const { change } = input;
+  if (change.status === "merged" || change.status === "rejected") return badRequest(`The change is already ${change.status}`);
+  if (input.project.deletingAt) return conflict("The project is being deleted", "TARGET_DELETING");
+  const reasons = protectionReasons(input);
+  if (reasons.length > 0) return forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", { reasons });
+  const requireFreshBase = input.policy.ok && input.policy.policy.merge.requireFreshBase;
+  if (requireFreshBase && change.baseSha !== input.head) {
+    return conflict("The default branch moved since the change was evaluated; re-evaluate it", "STALE_BASE", { baseSha: change.baseSha, currentHead: input.head });
+  }
+  const tip = input.workspace ? workspaceTip(input.project, input.workspace) : null;
+  if (tip && tip !== change.tipSha) {
+    return conflict("The workspace advanced after the change was evaluated; re-evaluate it", "STALE_WORKSPACE", { evaluatedSha: change.tipSha, currentTip: tip });
+  }
+  if (!tip || !(await hasObject(input.repo, change.tipSha))) {
+    return conflict("The workspace could not be verified against what was evaluated", "WORKSPACE_UNVERIFIABLE", {
+      evaluatedSha: change.tipSha,
+      message: tip ? "The evaluated commit is missing from the project repository" : "The workspace's repository or branch cannot be read",
+    });
+  }
+  return null;
+}
+
+/** How a gate failure reads in a merge-batch `skipped` entry. */
+export function skipReason(error: AppError): string {
+  const reasons = Array.isArray(error.extra.reasons) ? `: ${(error.extra.reasons as string[]).join("; ")}` : "";
+  return error.code ? `${error.code}: ${error.message}${reasons}` : error.message;
+}

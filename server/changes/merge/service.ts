@@ -1,0 +1,82 @@
+import type { Change, Project } from "@/server/generated/prisma/client";
+import { actorOf, type UserIdentity } from "@/server/auth/identity";
+import { db } from "@/server/db/client";
+import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
+import { conflict } from "@/server/http/errors";
+import { loadPolicy } from "@/server/policy/load";
+import { commitAuthorship } from "@/server/projects/authorship";
+import { reviewState } from "@/server/reviews/rules";
+import { projectHead } from "../evaluation";
+import { loadChange, workspaceName } from "../load";
+import { writeLandingCommit, type MergeStrategy } from "./commit";
+import { firstGateFailure, type GateInput } from "./gates";
+import { agentModels, postMergeCheck, recordMerged } from "./land";
+import { mergeCommits } from "./merge-tree";
+
+/** Attempts when the branch moves under a merge that does not require a fresh base. */
+const MERGE_ATTEMPTS_MAX = 5;
+
+async function gateInput(project: Project, change: Change, force: boolean): Promise<GateInput & { repo: Repo }> {
+  const prisma = await db();
+  const { repo, head } = projectHead(project);
+  const [policy, reviews, evaluation, workspace] = await Promise.all([
+    loadPolicy(repo, head),
+    reviewState(prisma, change),
+    prisma.evaluation.findUnique({ where: { changeId: change.id }, select: { verdict: true } }),
+    workspaceName(prisma, change.workspaceId),
+  ]);
+  return { project, change, workspace, repo, head, policy, reviews, evaluationPassed: evaluation?.verdict === "passed", force };
+}
+
+/** Records a failed merge's conflict so it can be resolved (POST /api/projects/conflicts/{id}/resolve). */
+async function recordConflict(project: Project, change: Change, head: string, files: string[]): Promise<string> {
+  const record = await (await db()).conflict.create({
+    data: { projectId: project.id, changeId: change.id, baseSha: change.baseSha, headSha: head, tipSha: change.tipSha, files },
+  });
+  return record.id;
+}
+
+/**
+ * Merges a change server-side: gates (protection and approvals, STALE_BASE, STALE_WORKSPACE,
+ * WORKSPACE_UNVERIFIABLE), a worktree-less merge (merge-tree), then the commit and a
+ * compare-and-swap of the default branch in the transaction that records the merge. A branch that
+ * moves meanwhile is STALE_BASE under requireFreshBase, otherwise the merge is redone on top.
+ */
+export async function mergeChange(identity: UserIdentity, id: string, options: { force: boolean; strategy: MergeStrategy }) {
+  const { change: loaded, project } = await loadChange(identity, id, "write");
+  const { author } = await commitAuthorship(identity);
+  let change = loaded;
+  for (let attempt = 1; ; attempt++) {
+    const input = await gateInput(project, change, options.force);
+    const failure = await firstGateFailure(input);
+    if (failure) throw failure;
+    const { repo, head } = input;
+    const outcome = await mergeCommits(repo, head, change.tipSha);
+    if (!outcome.clean) {
+      const conflictId = await recordConflict(project, change, head, outcome.conflictingFiles);
+      throw conflict("The change conflicts with the default branch", "MERGE_CONFLICT", { conflictId, conflictingFiles: outcome.conflictingFiles });
+    }
+    const commit = await writeLandingCommit(repo, { tree: outcome.tree, head, change, workspace: input.workspace, strategy: options.strategy, signature: author });
+    const prisma = await db();
+    try {
+      const models = await agentModels(prisma, [change]);
+      await prisma.$transaction(async (tx) => {
+        await recordMerged(tx, { project, change, commit, mergedById: identity.userId, strategy: options.strategy, actor: actorOf(identity), agentModels: models });
+        await updateRef(repo, branchRef(project.defaultBranch), commit, head);
+      });
+    } catch (error) {
+      if (!(error instanceof RefConflictError) || attempt >= MERGE_ATTEMPTS_MAX) throw error;
+      change = await prisma.change.findUniqueOrThrow({ where: { id } });
+      continue;
+    }
+    return {
+      merged: true,
+      changeId: change.id,
+      project: `@${project.namespace}/${project.slug}`,
+      workspace: input.workspace,
+      commit,
+      strategy: options.strategy,
+      postMerge: await postMergeCheck(repo, commit),
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { CHANGE_STATUSES } from "./views";
+
+// Output schemas, built per use (trpc-to-openapi mutates shared instances).
+
+export const changeOutput = () =>
+  z.object({
+    id: z.string(),
+    status: z.enum(CHANGE_STATUSES),
+    projectId: z.string(),
+    project: z.string(),
+    workspace: z.string().nullable(),
+    author: z.object({ id: z.string(), username: z.string().nullable() }).nullable(),
+    agentId: z.string().nullable(),
+    title: z.string().nullable(),
+    baseSha: z.string(),
+    tipSha: z.string(),
+    mergedSha: z.string().nullable(),
+    mergedAt: z.string().nullable(),
+    mergedById: z.string().nullable(),
+    rejectedAt: z.string().nullable(),
+    hostPullRequest: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  });
+
+const finding = () => z.object({ message: z.string(), file: z.string().optional(), line: z.number().optional(), rule: z.string().optional() });
+
+export const evalOutput = () =>
+  z.object({
+    verdict: z.enum(["passed", "failed"]),
+    round: z.number(),
+    summary: z.string(),
+    issues: z.array(z.string()),
+    baseSha: z.string(),
+    tipSha: z.string(),
+    createdAt: z.string(),
+  });
+
+export const evalRunOutput = () =>
+  z.object({
+    id: z.string(),
+    evaluator: z.string(),
+    round: z.number(),
+    status: z.enum(["passed", "failed", "error"]),
+    findings: z.array(finding()),
+    durationMs: z.number(),
+    costUsd: z.number().nullable(),
+    inputTokens: z.number().nullable(),
+    outputTokens: z.number().nullable(),
+    baseSha: z.string(),
+    tipSha: z.string(),
+    createdAt: z.string(),
+  });
+
+export const costOutput = () =>
+  z.object({ kind: z.string(), runs: z.number(), costUsd: z.number(), inputTokens: z.number(), outputTokens: z.number(), durationMs: z.number() });
+
+/** `{id}` of change routes: a uuid (anything else is an unknown change: 404). */
+export const changeIdParam = () => z.string().min(1).max(100);

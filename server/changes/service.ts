@@ -1,0 +1,127 @@
+import type { Change, Project } from "@/server/generated/prisma/client";
+import { actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth/identity";
+import { db } from "@/server/db/client";
+import { recordEvent } from "@/server/events/record";
+import { badRequest, notFound } from "@/server/http/errors";
+import { assertNotDeleting, requireProject } from "@/server/projects/access";
+import { reviewState, statusAfterEvaluation } from "@/server/reviews/rules";
+import { evaluateWorkspace, newChangeId, persistEvaluation } from "./evaluation";
+import { loadChange, lockChange, workspaceName } from "./load";
+import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeStatus } from "./views";
+
+type ProjectRef = { namespace: string; slug: string } | { id: string };
+
+async function viewOne(change: Change, project: Project) {
+  return changeView(change, project, await namesFor([change]));
+}
+
+/**
+ * Creates a change from a workspace: diffed against the default branch, evaluated synchronously,
+ * recorded `accepted` or `needs_changes` with one eval run per evaluator. Writers (users and agents).
+ */
+export async function createChange(identity: Identity, ref: ProjectRef, workspace: string) {
+  const { project } = await requireProject(identity, ref, "write");
+  assertNotDeleting(project);
+  const prisma = await db();
+  const ws = await prisma.workspace.findUnique({ where: { projectId_name: { projectId: project.id, name: workspace } } });
+  if (!ws) throw notFound(`Unknown workspace ${workspace}`);
+  const id = newChangeId();
+  const prepared = await evaluateWorkspace(project, ws.name, id);
+  const status: ChangeStatus = prepared.outcome.verdict === "passed" ? "accepted" : "needs_changes";
+  const actor = actorOf(identity);
+  const { change, evaluation, runs } = await prisma.$transaction(async (tx) => {
+    const change = await tx.change.create({
+      data: {
+        id,
+        projectId: project.id,
+        workspaceId: ws.id,
+        status,
+        authorId: actingUserId(identity) ?? null,
+        agentId: identity.kind === "agent" ? identity.agentId : null,
+        title: prepared.title || null,
+        baseSha: prepared.head,
+        tipSha: prepared.tip,
+      },
+    });
+    const { evaluation, runs } = await persistEvaluation(tx, change, 1, prepared);
+    await recordEvent(tx, { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } });
+    await recordEvent(tx, { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } });
+    return { change, evaluation, runs };
+  });
+  return { change: await viewOne(change, project), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
+}
+
+export async function listChanges(identity: Identity, ref: ProjectRef, filter: { status?: ChangeStatus; limit: number }) {
+  const { project } = await requireProject(identity, ref, "read");
+  const changes = await (await db()).change.findMany({
+    where: { projectId: project.id, ...(filter.status ? { status: filter.status } : {}) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: filter.limit,
+  });
+  const names = await namesFor(changes);
+  return { project: `@${project.namespace}/${project.slug}`, changes: changes.map((c) => changeView(c, project, names)) };
+}
+
+/** A change with the runs of its latest evaluation and per-kind costs over all its runs. */
+export async function getChange(identity: Identity, id: string) {
+  const { change, project } = await loadChange(identity, id, "read");
+  const prisma = await db();
+  const [evaluation, runs] = await Promise.all([
+    prisma.evaluation.findUnique({ where: { changeId: id } }),
+    prisma.evalRun.findMany({ where: { changeId: id }, orderBy: [{ round: "asc" }, { createdAt: "asc" }] }),
+  ]);
+  const latest = runs.filter((run) => run.round === evaluation?.round);
+  return {
+    change: await viewOne(change, project),
+    eval: evaluation ? evalView(evaluation) : null,
+    evalRuns: latest.map(evalRunView),
+    costs: costsOf(runs),
+  };
+}
+
+const NOT_EVALUABLE: readonly string[] = ["merged", "rejected", "promoted"];
+
+/**
+ * Re-evaluates a change against the current default branch and workspace tip under the current
+ * policy. Approvals are dismissed when the evaluated base moves. Users with write access only.
+ */
+export async function reevaluateChange(identity: UserIdentity, id: string) {
+  const { change, project } = await loadChange(identity, id, "write");
+  if (NOT_EVALUABLE.includes(change.status)) throw badRequest(`A ${change.status} change cannot be re-evaluated`);
+  const prisma = await db();
+  const name = await workspaceName(prisma, change.workspaceId);
+  if (!name) throw badRequest("The change's workspace no longer exists");
+  const prepared = await evaluateWorkspace(project, name, change.id);
+  const { evaluation, runs } = await prisma.$transaction(async (tx) => {
+    const current = await lockChange(tx, id);
+    if (NOT_EVALUABLE.includes(current.status)) throw badRequest(`A ${current.status} change cannot be re-evaluated`);
+    if (prepared.head !== current.baseSha) {
+      await tx.review.updateMany({ where: { changeId: id, verdict: "approve", dismissedAt: null }, data: { dismissedAt: new Date() } });
+    }
+    const previous = await tx.evaluation.findUnique({ where: { changeId: id }, select: { round: true } });
+    const status = statusAfterEvaluation(prepared.outcome.verdict, await reviewState(tx, current));
+    await tx.change.update({ where: { id }, data: { status, baseSha: prepared.head, tipSha: prepared.tip } });
+    const stored = await persistEvaluation(tx, current, (previous?.round ?? 0) + 1, prepared);
+    await recordEvent(tx, {
+      projectId: project.id,
+      kind: "change.evaluated",
+      actor: actorOf(identity),
+      data: { changeId: id, verdict: prepared.outcome.verdict, status, baseMoved: prepared.head !== current.baseSha },
+    });
+    return stored;
+  });
+  return { changeId: id, eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
+}
+
+/** Rejects a change in any state but merged (users with write access). Rejecting twice is a no-op. */
+export async function rejectChange(identity: UserIdentity, id: string) {
+  const { project } = await loadChange(identity, id, "write");
+  await (await db()).$transaction(async (tx) => {
+    const current = await lockChange(tx, id);
+    if (current.status === "merged") throw badRequest("A merged change cannot be rejected");
+    if (current.status === "rejected") return;
+    await tx.change.update({ where: { id }, data: { status: "rejected", rejectedAt: new Date() } });
+    await recordEvent(tx, { projectId: project.id, kind: "change.rejected", actor: actorOf(identity), data: { changeId: id, from: current.status } });
+  });
+  return { rejected: true, changeId: id };
+}
