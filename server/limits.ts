@@ -35,3 +35,7 @@ export const SECRET_VALUE_BYTES_MAX = 4096;
 export const OUTBOX_SWEEP_INTERVAL_MS = 5 * 60_000;
 /** Cap on ordinary JSON request bodies (PAYLOAD_TOO_LARGE beyond); workspace commits have their own. */
 export const JSON_BODY_BYTES_MAX = 1024 * 1024;
+/** Git smart HTTP: a push's request body (commands + pack); beyond it the push fails (413 when declared up front). */
+export const GIT_PUSH_BYTES_MAX = 2 * 1024 * 1024 * 1024;
+/** Git smart HTTP: a fetch negotiation body after gunzip (wants and haves, not packs). */
+export const GIT_NEGOTIATION_BYTES_MAX = 64 * 1024 * 1024;

@@ -5,6 +5,8 @@ import * as rootHealth from "@/app/health/route";
 import * as inngestServe from "@/app/api/inngest/route";
 import * as devLogin from "@/app/api/auth/dev-login/route";
 import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
+import * as gitHttp from "@/app/(git)/git-http/[...path]/route";
+import { parseGitPath } from "@/server/git/smart-http/target";
 
 export const TEST_ORIGIN = "http://svc.test";
 
@@ -19,7 +21,11 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p.startsWith("/api/trpc/"), module: trpc },
   { match: (p) => p === "/api/auth/dev-login", module: devLogin },
   { match: (p) => p.startsWith("/api/auth/"), module: nextAuth },
+  { match: (p) => parseGitPath(p) !== null, module: gitHttp },
 ];
+
+/** The route module Next.js would serve `pathname` with (the REST catch-all when none matches). */
+export const routeModuleFor = (pathname: string): RouteModule => routeTable.find((entry) => entry.match(pathname))?.module ?? rest;
 
 export interface CallOptions {
   token?: string;
@@ -59,9 +65,7 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
   const request = new Request(url, { method, headers, body });
-  const route = routeTable.find((entry) => entry.match(url.pathname));
-  const module: RouteModule = route ? route.module : rest;
-  const handler = module[method.toUpperCase()] as Handler | undefined;
+  const handler = routeModuleFor(url.pathname)[method.toUpperCase()] as Handler | undefined;
   if (!handler) return { status: 405, body: undefined as T, headers: new Headers(), text: "" };
   const response = await handler(request);
   const text = await response.text();

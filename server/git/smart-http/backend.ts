@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { PassThrough, Readable, Transform, type Duplex } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import zlib from "node:zlib";
+import { GitHttpError } from "./errors";
+import { FLUSH_PKT, pktLine } from "./pkt-line";
+import type { GitService } from "./target";
+
+/**
+ * The git side of smart HTTP: `git upload-pack` / `git receive-pack` in stateless-rpc mode, with
+ * request and response bodies streamed through (never a whole pack in memory).
+ */
+
+const NO_CACHE = {
+  "Cache-Control": "no-cache, max-age=0, must-revalidate",
+  Pragma: "no-cache",
+  Expires: "Fri, 01 Jan 1980 00:00:00 GMT",
+};
+
+export interface ServiceOptions {
+  /** `-c key=value` settings for this run. */
+  config: Record<string, string>;
+  /** The client's Git-Protocol header, already checked (upload-pack only). */
+  gitProtocol?: string;
+  /** Extra response headers (rate limit). */
+  headers: Record<string, string>;
+}
+
+/** `Git-Protocol: version=2` (colon-separated key=value pairs); anything else is ignored. */
+export function acceptedGitProtocol(header: string | null): string | undefined {
+  if (!header || header.length > 256 || !/^[A-Za-z0-9=:._-]+$/.test(header)) return undefined;
+  return header;
+}
+
+const wantsV2 = (gitProtocol: string | undefined) => gitProtocol?.split(":").includes("version=2") ?? false;
+
+function spawnService(service: GitService, gitdir: string, args: string[], options: ServiceOptions, extraStdio = false): ChildProcess {
+  const config = Object.entries(options.config).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
+  if (options.gitProtocol) env.GIT_PROTOCOL = options.gitProtocol;
+  const child: ChildProcess = spawn("git", [...config, service.slice("git-".length), "--stateless-rpc", ...args, gitdir], {
+    env,
+    stdio: ["pipe", "pipe", "pipe", ...(extraStdio ? (["pipe"] as const) : [])],
+  });
+  const stderr: Buffer[] = [];
+  child.stderr!.on("data", (chunk: Buffer) => {
+    if (stderr.length < 64) stderr.push(chunk);
+  });
+  child.on("close", (code, signal) => {
+    if (code !== 0 && signal !== "SIGTERM") {
+      console.error(`[svc] git ${service} exited with ${code ?? signal}: ${Buffer.concat(stderr).toString("utf8").trim().slice(0, 2000)}`);
+    }
+  });
+  child.on("error", (error) => console.error(`[svc] git ${service} could not start`, error));
+  return child;
+}
+
+/** The child's stdout as a response body (after `preamble`); a client that goes away stops the child. */
+function responseBody(child: ChildProcess, preamble?: Buffer): ReadableStream<Uint8Array> {
+  const out = new PassThrough();
+  if (preamble) out.write(preamble);
+  child.stdout!.pipe(out);
+  child.on("error", (error) => out.destroy(error));
+  out.on("close", () => {
+    // Cancelled before the end (the client went away): nobody reads the rest.
+    if (!out.readableEnded && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  });
+  return Readable.toWeb(out) as ReadableStream<Uint8Array>;
+}
+
+/** GET info/refs?service=...: the ref advertisement (v0 with its `# service=` line, or v2 capabilities). */
+export function advertise(service: GitService, gitdir: string, options: ServiceOptions): Response {
+  const child = spawnService(service, gitdir, ["--advertise-refs"], options);
+  child.stdin!.end();
+  // A v2 response starts with "version 2"; git http-backend leaves the service line out then too.
+  const preamble = wantsV2(options.gitProtocol) ? undefined : Buffer.concat([pktLine(`# service=${service}\n`), FLUSH_PKT]);
+  return new Response(responseBody(child, preamble), {
+    status: 200,
+    headers: { ...NO_CACHE, ...options.headers, "Content-Type": `application/x-${service}-advertisement` },
+  });
+}
+
+/** Fails the stream once more than `max` bytes went through (a cap on decompressed request bodies). */
+function byteLimit(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > max) done(new Error(`request body over ${max} bytes`));
+      else done(null, chunk);
+    },
+  });
+}
+
+/** The request body as stream stages, gunzipped when the client compressed it (git gzips large negotiations). */
+function requestStages(req: Request, maxBytes: number): Array<Readable | Transform> {
+  const raw = req.body ? Readable.fromWeb(req.body as never) : Readable.from([]);
+  const encoding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  const gzipped = encoding === "gzip" || encoding === "x-gzip";
+  return gzipped ? [raw, zlib.createGunzip(), byteLimit(maxBytes)] : [raw, byteLimit(maxBytes)];
+}
+
+export function assertSupportedEncoding(req: Request): void {
+  const encoding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  if (encoding && encoding !== "gzip" && encoding !== "x-gzip" && encoding !== "identity") {
+    throw new GitHttpError(415, `Content-Encoding ${encoding} is not supported`);
+  }
+}
+
+export interface RpcOptions extends ServiceOptions {
+  maxRequestBytes: number;
+  /** Receive-pack: serves the proc-receive hook channel (fd 3 of the child, inherited by its hooks). */
+  onHookChannel?: (channel: Duplex) => Promise<void>;
+}
+
+/** POST git-upload-pack / git-receive-pack: request body in, result out, both streamed. */
+export function rpc(service: GitService, gitdir: string, req: Request, options: RpcOptions): Response {
+  const child = spawnService(service, gitdir, [], options, Boolean(options.onHookChannel));
+  pipeline([...requestStages(req, options.maxRequestBytes), child.stdin!]).catch((error) => {
+    // The child stops reading on its own errors (it reports them to the client); only log ours.
+    if ((error as NodeJS.ErrnoException).code !== "EPIPE") console.error(`[svc] git ${service} request body failed`, error);
+    child.stdin!.destroy();
+  });
+  if (options.onHookChannel) {
+    const channel = child.stdio[3] as Duplex;
+    options.onHookChannel(channel).catch((error) => {
+      console.error("[svc] proc-receive channel failed", error);
+      channel.destroy();
+    });
+  }
+  return new Response(responseBody(child), {
+    status: 200,
+    headers: { ...NO_CACHE, ...options.headers, "Content-Type": `application/x-${service}-result` },
+  });
+}
