@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
+import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { createTestSession } from "@/tests/support/sessions";
 import { createTestUser } from "@/tests/support/users";
 import { db } from "@/server/db/client";
@@ -12,6 +13,7 @@ import { requestDeletion, runDeletionJob } from "./service";
 import { projectSteps } from "./steps";
 
 const env = useTestEnvironment();
+useTestJobs();
 
 /** One row in every per-project table, attributed to `authorId`. */
 async function seedProjectData(projectId: string, authorId: string) {
@@ -106,6 +108,17 @@ describe("project deletion job", () => {
     expect(await runDeletionJob(jobId)).toBe("completed");
     expect(runs).toBe(2);
     expect(await prisma.project.count({ where: { id: project.id } })).toBe(0);
+  });
+
+  it("an accepted DELETE runs to completion through the job executor", async () => {
+    const owner = await createTestUser();
+    const project = await createTestProject(owner.token, { name: "queued" });
+    const res = await call("DELETE", `/api/projects/@${owner.username}/queued`, { token: owner.token, body: { confirm: project.path } });
+    expect(res.status).toBe(202);
+    await drainJobs();
+    const job = await (await db()).deletionJob.findUniqueOrThrow({ where: { id: res.body.jobId } });
+    expect(job.status).toBe("completed");
+    expect((await call("GET", `/api/projects/@${owner.username}/queued`, { token: owner.token })).status).toBe(404);
   });
 
   it("concurrent requests for one project share one job", async () => {
