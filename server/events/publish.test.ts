@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { outboxSweep } from "@/inngest/functions/outbox-sweep";
+import { db } from "@/server/db/client";
+import { useTestEnvironment } from "@/tests/support/harness";
+import { advanceJobClock, drainJobs, useTestJobs } from "@/tests/support/jobs";
+import { recordEvent } from "./record";
+import { DOMAIN_EVENT, publishAfterCommit, publishPendingEvents } from "./publish";
+
+useTestEnvironment();
+useTestJobs({ functions: [outboxSweep] });
+
+async function record(count: number) {
+  const prisma = await db();
+  const rows = [];
+  for (let i = 0; i < count; i++) rows.push(await recordEvent(prisma, { projectId: null, kind: "issue.opened", actor: "system", data: { i } }));
+  return rows;
+}
+
+const sentEvents = async () => (await db()).jobEvent.findMany({ where: { name: DOMAIN_EVENT }, orderBy: { seq: "asc" } });
+
+describe("outbox publishing", () => {
+  it("sends one svc/domain.event per undispatched row, in order, and marks them", async () => {
+    const rows = await record(3);
+    expect(await publishPendingEvents()).toBe(3);
+    const sent = await sentEvents();
+    expect(sent.map((event) => event.data)).toEqual(rows.map((row) => ({ eventId: row.id, projectId: null, kind: "issue.opened" })));
+    const prisma = await db();
+    expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
+    expect(await publishPendingEvents()).toBe(0);
+  });
+
+  it("never sends a row twice when publishers run concurrently", async () => {
+    const before = (await sentEvents()).length;
+    await record(150);
+    await Promise.all([publishPendingEvents(), publishPendingEvents(), publishAfterCommit(), publishPendingEvents()]);
+    const sent = await sentEvents();
+    expect(sent).toHaveLength(before + 150);
+    expect(new Set(sent.map((event) => (event.data as { eventId: string }).eventId)).size).toBe(before + 150);
+    expect(await (await db()).domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
+  });
+
+  it("deduplicates a re-send of rows sent but not marked (crash between the two)", async () => {
+    const prisma = await db();
+    const before = (await sentEvents()).length;
+    await prisma.domainEvent.updateMany({ data: { dispatchedAt: null } });
+    expect(await publishPendingEvents()).toBeGreaterThan(0);
+    expect(await sentEvents()).toHaveLength(before);
+  });
+
+  it("the five-minute sweep publishes stragglers", async () => {
+    const prisma = await db();
+    await record(2);
+    await drainJobs();
+    expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(2);
+    advanceJobClock(5 * 60_000);
+    await drainJobs();
+    expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
+    const [sweep] = await prisma.jobRun.findMany({ where: { functionId: "svc-forge-event-outbox-sweep" } });
+    expect(sweep).toMatchObject({ status: "completed", output: { published: 2 } });
+  });
+});
