@@ -1,6 +1,7 @@
 import type { InngestFunction } from "inngest";
 import { deletionJob } from "./deletion";
 import { outboxSweep } from "./outbox-sweep";
+import { webhookDeliver, webhookFanOut, webhookPruneLogs } from "./webhooks";
 
 /** Every function served at /api/inngest; areas add theirs here. */
-export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob];
+export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs];

@@ -3,6 +3,7 @@ import { db, type Db, type DbOrTx, type Tx } from "@/server/db/client";
 import { actorOf, type Identity } from "@/server/auth/identity";
 import { assertNotDeleting, requireProject } from "@/server/projects/access";
 import { recordEvent } from "@/server/events/record";
+import { publishAfterCommit } from "@/server/events/publish";
 import { badRequest, conflict, notFound } from "@/server/http/errors";
 import type { CommentView, IssueView } from "./schemas";
 
@@ -113,6 +114,7 @@ export async function createIssue(
     await recordEvent(tx, { projectId: project.id, kind: "issue.opened", actor: actorOf(identity), data: eventData(created) });
     return created;
   });
+  await publishAfterCommit();
   return issueView(issue);
 }
 
@@ -186,6 +188,7 @@ export async function patchIssue(identity: Identity, ref: ProjectRef, number: nu
     if (step) await recordEvent(tx, { projectId: project.id, kind: step.kind, actor, data: eventData(updated) });
     return updated;
   });
+  await publishAfterCommit();
   return issueView(issue);
 }
 
@@ -202,6 +205,7 @@ export async function toggleIssue(identity: Identity, ref: ProjectRef, number: n
     await recordEvent(tx, { projectId: project.id, kind: step.kind, actor, data: eventData(updated) });
     return updated;
   });
+  await publishAfterCommit();
   return issueView(issue);
 }
 
@@ -209,12 +213,17 @@ export async function toggleIssue(identity: Identity, ref: ProjectRef, number: n
  * Closes the open issues linked to a merged change, attributed to "system", each with its
  * `issue.closed` event. Runs inside the caller's transaction (the merge); each issue is closed
  * under its own savepoint, so a failing issue is logged and skipped and never fails the merge.
- * Returns the numbers of the issues it closed.
+ * Returns the numbers of the issues it closed. Given a transaction, the caller publishes the events
+ * after its commit (`publishAfterCommit`); given the plain client, it commits and publishes itself.
  */
 export async function closeIssuesLinkedToChange(client: DbOrTx, target: { projectId: string; changeId: string }): Promise<number[]> {
   // A transaction client lacks $connect (Prisma's interactive-transaction deny list).
   const root = client as Partial<Db>;
-  if (typeof root.$connect === "function") return root.$transaction!((tx) => closeIssuesLinkedToChange(tx, target));
+  if (typeof root.$connect === "function") {
+    const closed = await root.$transaction!((tx) => closeIssuesLinkedToChange(tx, target));
+    await publishAfterCommit();
+    return closed;
+  }
   const tx = client as Tx;
   const open = await tx.issue.findMany({
     where: { projectId: target.projectId, linkedChangeId: target.changeId, status: "open" },
@@ -245,7 +254,7 @@ export async function createComment(identity: Identity, ref: ProjectRef, number:
   const { project } = await requireProject(identity, projectRef(ref), "read");
   assertNotDeleting(project);
   const prisma = await db();
-  return prisma.$transaction(async (tx) => {
+  const comment = await prisma.$transaction(async (tx) => {
     const issue = await findIssue(tx, project.id, number);
     const comment = await tx.issueComment.create({ data: { issueId: issue.id, body, ...authorColumns(identity) } });
     await recordEvent(tx, {
@@ -256,6 +265,8 @@ export async function createComment(identity: Identity, ref: ProjectRef, number:
     });
     return commentView(comment, issue.number);
   });
+  await publishAfterCommit();
+  return comment;
 }
 
 export async function listComments(

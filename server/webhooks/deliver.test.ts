@@ -6,8 +6,8 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { createTestProject, type TestUser } from "@/server/issues/test-fixtures";
-import { attemptDelivery, deliveryIdFor, webhooksForEvent } from "./deliver";
-import { WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES, WEBHOOK_MAX_ATTEMPTS, retryDelayMs } from "./policy";
+import { attemptDelivery, deliveryIdFor, pruneDeliveryLogs, webhooksForEvent } from "./deliver";
+import { WEBHOOK_DELIVERY_LOG_KEEP, WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES, WEBHOOK_MAX_ATTEMPTS, retryDelayMs } from "./policy";
 import { startReceiver, type Receiver } from "./test-receiver";
 
 // The delivery logic as plain service functions, against real receivers on 127.0.0.1.
@@ -31,10 +31,14 @@ async function createHook(url: string, events = "*") {
 }
 
 async function openIssue(title: string): Promise<string> {
+  return (await openIssueEvent(title)).id;
+}
+
+async function openIssueEvent(title: string): Promise<{ id: string; occurredAt: string }> {
   const res = await call("POST", `${project.base}/issues`, { token: owner.token, body: { title } });
   expect(res.status).toBe(201);
   const events = await call("GET", `${project.base}/activity?limit=1`, { token: owner.token });
-  return events.body.events[0].id;
+  return events.body.events[0];
 }
 
 const deliveries = async (hookId: string) => (await call("GET", `${project.base}/webhooks/${hookId}/deliveries`, { token: owner.token })).body.deliveries;
@@ -42,7 +46,7 @@ const deliveries = async (hookId: string) => (await call("GET", `${project.base}
 describe("webhook delivery", () => {
   it("POSTs the signed JSON payload with the event and delivery headers", async () => {
     const hook = await createHook(receiver.url);
-    const eventId = await openIssue("Signed");
+    const { id: eventId, occurredAt } = await openIssueEvent("Signed");
     const before = receiver.received.length;
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("delivered");
     const request = receiver.received[before];
@@ -57,8 +61,8 @@ describe("webhook delivery", () => {
       kind: "issue.opened",
       project: { id: project.id, namespace: owner.username, slug: project.slug, path: `@${owner.username}/${project.slug}` },
       actor: `user:${owner.id}`,
-      occurredAt: expect.any(String),
-      data: expect.objectContaining({ title: "Signed" }),
+      occurredAt,
+      data: expect.objectContaining({ title: "Signed", number: expect.any(Number) }),
     });
     const log = await deliveries(hook.id);
     expect(log[0]).toMatchObject({ eventId, kind: "issue.opened", attempt: 1, succeeded: true, statusCode: 200, responseExcerpt: "ok", error: null });
@@ -179,6 +183,28 @@ describe("webhook delivery", () => {
     const eventId = await openIssue("Deleted hook");
     await call("DELETE", `${project.base}/webhooks/${hook.id}`, { token: owner.token });
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("skipped");
+  });
+
+  it("prunes each webhook's log to its newest attempts", async () => {
+    const hook = await createHook(receiver.url);
+    const other = await createHook(receiver.url);
+    const prisma = await db();
+    const row = (webhookId: string, i: number) => ({
+      webhookId,
+      eventId: crypto.randomUUID(),
+      deliveryId: `dlv_${i}`,
+      attempt: 1,
+      durationMs: 1,
+      succeeded: true,
+      createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, i)),
+    });
+    await prisma.webhookDelivery.createMany({ data: Array.from({ length: WEBHOOK_DELIVERY_LOG_KEEP + 5 }, (_, i) => row(hook.id, i)) });
+    await prisma.webhookDelivery.createMany({ data: [row(other.id, 0)] });
+    expect(await pruneDeliveryLogs()).toBeGreaterThanOrEqual(5);
+    const kept = await prisma.webhookDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { createdAt: "asc" } });
+    expect(kept).toHaveLength(WEBHOOK_DELIVERY_LOG_KEEP);
+    expect(kept[0].deliveryId).toBe("dlv_5");
+    expect(await prisma.webhookDelivery.count({ where: { webhookId: other.id } })).toBe(1);
   });
 
   it("keeps the backoff exponential and capped", () => {

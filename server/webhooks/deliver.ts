@@ -42,16 +42,21 @@ export async function webhooksForEvent(eventId: string): Promise<Target[]> {
 /** The JSON body sent for an event: built from stored rows only, so every attempt sends the same bytes. */
 export async function buildPayload(eventId: string): Promise<{ kind: string; body: string } | null> {
   const prisma = await db();
-  const event = await prisma.domainEvent.findUnique({ where: { id: eventId } });
-  if (!event?.projectId) return null;
-  const project = await prisma.project.findUnique({ where: { id: event.projectId }, select: { id: true, namespace: true, slug: true } });
-  if (!project) return null;
+  const rows = await prisma.$queryRaw<
+    Array<{ id: string; kind: string; actor: string; data: unknown; occurredAt: Date; projectId: string; namespace: string; slug: string }>
+  >`
+    SELECT e."id", e."kind", e."actor", e."data", e."occurredAt", p."id" AS "projectId", p."namespace", p."slug"
+    FROM "DomainEvent" e JOIN "Project" p ON p."id" = e."projectId"
+    WHERE e."id" = ${eventId}::uuid`;
+  const event = rows[0];
+  if (!event) return null;
+  const project = { id: event.projectId, namespace: event.namespace, slug: event.slug };
   const payload = {
     id: event.id,
     kind: event.kind,
-    project: { id: project.id, namespace: project.namespace, slug: project.slug, path: projectPath(project) },
+    project: { ...project, path: projectPath(project) },
     actor: event.actor,
-    occurredAt: event.occurredAt.toISOString(),
+    occurredAt: new Date(event.occurredAt).toISOString(),
     data: event.data,
   };
   return { kind: event.kind, body: JSON.stringify(payload) };
@@ -160,7 +165,6 @@ export async function attemptDelivery(job: { eventId: string; webhookId: string;
       succeeded,
     },
   });
-  await pruneDeliveryLog(hook.id);
   if (succeeded) {
     if (hook.failureStreak > 0) await prisma.webhook.update({ where: { id: hook.id }, data: { failureStreak: 0 } });
     return "delivered";
@@ -183,10 +187,13 @@ async function countFailedDelivery(webhookId: string): Promise<void> {
     WHERE "id" = ${webhookId}::uuid`;
 }
 
-async function pruneDeliveryLog(webhookId: string): Promise<void> {
+/** Keeps the newest attempts of every webhook's log (run on a schedule, off the delivery path). */
+export async function pruneDeliveryLogs(): Promise<number> {
   const prisma = await db();
-  await prisma.$executeRaw`
+  return prisma.$executeRaw`
     DELETE FROM "WebhookDelivery" WHERE "id" IN (
-      SELECT "id" FROM "WebhookDelivery" WHERE "webhookId" = ${webhookId}::uuid
-      ORDER BY "createdAt" DESC, "attempt" DESC OFFSET ${WEBHOOK_DELIVERY_LOG_KEEP})`;
+      SELECT "id" FROM (
+        SELECT "id", row_number() OVER (PARTITION BY "webhookId" ORDER BY "createdAt" DESC, "attempt" DESC) AS "rank"
+        FROM "WebhookDelivery") ranked
+      WHERE "rank" > ${WEBHOOK_DELIVERY_LOG_KEEP})`;
 }

@@ -8,7 +8,7 @@ export const WEBHOOK_RETRY_MAX_DELAY_MS = 5 * 60_000;
 export const WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES = 5;
 /** How much of a receiver's response body is kept in the delivery log. */
 export const WEBHOOK_RESPONSE_EXCERPT_BYTES = 1024;
-/** Attempts kept per webhook in the delivery log (older ones are pruned). */
+/** Attempts kept per webhook in the delivery log (older ones are pruned hourly by webhooks-prune-logs). */
 export const WEBHOOK_DELIVERY_LOG_KEEP = 200;
 /** Attempts returned by the deliveries route. */
 export const WEBHOOK_DELIVERY_LOG_PAGE = 100;

@@ -1,0 +1,81 @@
+// Webhook delivery: event-to-delivery latency for one webhook, and deliveries per second across
+// 50 webhooks. The whole path runs as in `npm start` with the embedded defaults: an issue is opened
+// through the service (its issue.opened event is written with it and published after commit), the
+// embedded Inngest executor runs the fan-out and one delivery job per webhook, and each job POSTs a
+// signed payload to a real HTTP receiver on 127.0.0.1. Latency runs from just before the issue is
+// opened to the receiver having read the request body. Embedded PGlite in a throwaway DATA_DIR.
+// Usage: npx tsx bench/webhooks/run.ts [--events 200] [--hooks 50] [--burst 20]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: { events: { type: "string", default: "200" }, hooks: { type: "string", default: "50" }, burst: { type: "string", default: "20" } },
+});
+const EVENTS = Number(values.events);
+const HOOKS = Number(values.hooks);
+const BURST = Number(values.burst);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-webhooks-"));
+Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", ALLOW_PRIVATE_TARGETS: "1", RATE_LIMIT_PER_MINUTE: "100000000" });
+
+const { closeDatabase } = await import("@/server/db/client");
+const { createUser } = await import("@/server/auth/users");
+const { createProject } = await import("@/server/projects/service");
+const { createIssue } = await import("@/server/issues/service");
+const { createWebhook, toggleWebhook } = await import("@/server/webhooks/service");
+const { startEmbeddedExecutor } = await import("@/server/jobs/embedded");
+const { startReceiver } = await import("@/server/webhooks/test-receiver");
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+const receiver = await startReceiver(() => ({ status: 200, body: "ok" }));
+const executor = await startEmbeddedExecutor();
+try {
+  const { user } = await createUser("bench");
+  const identity = { kind: "user", userId: user.id, username: user.username, isAdmin: false, via: "legacy", scope: "read_write" } as const;
+  const { project } = await createProject(identity, { name: "bench", visibility: "private" });
+  const ref = { namespace: project.namespace, slug: project.slug };
+  console.log(`node ${process.version}; ${os.cpus().length} CPUs; embedded PGlite and executor; receiver on 127.0.0.1`);
+
+  // 1. One webhook, one event at a time.
+  const single = await createWebhook(identity, ref, { url: `${receiver.url}?hook=single`, events: "*" });
+  const latencies: number[] = [];
+  const opening: number[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const expected = receiver.received.length + 1;
+    const t0 = performance.now();
+    await createIssue(identity, ref, { title: `latency ${i}` });
+    opening.push(performance.now() - t0);
+    const [arrived] = (await receiver.waitFor(expected, 30_000)).slice(expected - 1);
+    latencies.push(arrived.at - t0);
+  }
+  latencies.sort((a, b) => a - b);
+  opening.sort((a, b) => a - b);
+  console.log(
+    `event-to-delivery, 1 webhook, ${EVENTS} sequential events:  p50 ${ms(percentile(latencies, 0.5))}   p99 ${ms(percentile(latencies, 0.99))}   max ${ms(latencies[latencies.length - 1])}` +
+      `   (opening the issue itself: p50 ${ms(percentile(opening, 0.5))})`,
+  );
+  await toggleWebhook(identity, ref, single.id);
+
+  // 2. HOOKS webhooks, BURST events opened back to back: HOOKS x BURST deliveries.
+  for (let i = 0; i < HOOKS; i++) await createWebhook(identity, ref, { url: `${receiver.url}?hook=${i}`, events: "issue.opened" });
+  const total = HOOKS * BURST;
+  const base = receiver.received.length;
+  const started = performance.now();
+  for (let i = 0; i < BURST; i++) await createIssue(identity, ref, { title: `fan-out ${i}` });
+  await receiver.waitFor(base + total, 300_000);
+  const seconds = (performance.now() - started) / 1000;
+  const fanOut = receiver.received.slice(base).map((entry) => entry.at - started).sort((a, b) => a - b);
+  console.log(
+    `${HOOKS} webhooks x ${BURST} events = ${total} deliveries in ${seconds.toFixed(2)} s:  ${(total / seconds).toFixed(0)} deliveries/s` +
+      `   (first at ${ms(fanOut[0])}, p50 at ${ms(percentile(fanOut, 0.5))})`,
+  );
+} finally {
+  await executor.stop();
+  await receiver.close();
+  await closeDatabase();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
