@@ -2,9 +2,9 @@ import { z } from "zod";
 import { authedProcedure, publicProcedure, router, type Context } from "@/server/trpc";
 import { booleanish, nameSlug } from "@/server/http/params";
 import { projectPath } from "./access";
-import { deletionOutput, projectOutput, projectParams } from "./schemas";
+import { deletionOutput, projectCreateOutput, projectOutput, projectParams } from "./schemas";
 import { createProject, deleteProject, getProject, listProjects } from "./service";
-import { projectRemote, projectView } from "./view";
+import { projectView } from "./view";
 
 const tags = ["projects"];
 const PROJECT = "/projects/{namespace}/{slug}";
@@ -29,23 +29,11 @@ export const projectsRouter = router({
         org: z.string().min(1).optional(),
       }),
     )
-    .output(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        namespace: z.string(),
-        slug: z.string(),
-        path: z.string(),
-        remote: z.string(),
-        commit: z.string(),
-        visibility: z.enum(["private", "public"]),
-      }),
-    )
+    .output(projectCreateOutput())
     .mutation(async ({ input, ctx }) => {
       const { project, commit } = await createProject(ctx.identity, input);
       ctx.response.redirect = `/${projectPath(project)}`;
-      const view = projectView(project);
-      return { id: view.id, name: view.name, namespace: view.namespace, slug: view.slug, path: view.path, remote: projectRemote(project), commit, visibility: view.visibility };
+      return { ...projectView(project), commit };
     }),
 
   list: publicProcedure

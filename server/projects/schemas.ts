@@ -27,4 +27,10 @@ export const projectOutput = () =>
     updatedAt: z.string(),
   });
 
+/** The 201 body of POST /api/projects: exactly these fields (zod strips the rest of the record). */
+export const projectCreateOutput = () =>
+  projectOutput()
+    .pick({ id: true, name: true, namespace: true, slug: true, path: true, remote: true, visibility: true })
+    .extend({ commit: z.string() });
+
 export const deletionOutput = () => z.object({ status: z.literal("deleting"), jobId: z.string() });
