@@ -77,20 +77,21 @@ export class GitClient {
   }
 
   run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<GitResult> {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: this.home,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_AUTHOR_NAME: "Test Pusher",
+      GIT_AUTHOR_EMAIL: "pusher@example.test",
+      GIT_COMMITTER_NAME: "Test Pusher",
+      GIT_COMMITTER_EMAIL: "pusher@example.test",
+      ...options.env,
+    };
     return new Promise((resolve, reject) => {
       const child = spawn("git", args, {
         cwd: options.cwd ?? this.home,
-        env: {
-          PATH: process.env.PATH,
-          HOME: this.home,
-          GIT_CONFIG_NOSYSTEM: "1",
-          GIT_TERMINAL_PROMPT: "0",
-          GIT_AUTHOR_NAME: "Test Pusher",
-          GIT_AUTHOR_EMAIL: "pusher@example.test",
-          GIT_COMMITTER_NAME: "Test Pusher",
-          GIT_COMMITTER_EMAIL: "pusher@example.test",
-          ...options.env,
-        },
+        env,
         stdio: ["ignore", "pipe", "pipe"],
       });
       const out: Buffer[] = [];
