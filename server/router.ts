@@ -10,6 +10,9 @@ import { projectsRouter } from "@/server/projects/router";
 import { repositoryRouter } from "@/server/projects/repository-router";
 import { workspacesRouter } from "@/server/workspaces/router";
 import { changesRouter } from "@/server/changes/router";
+import { reviewsRouter } from "@/server/reviews/router";
+import { commentsRouter } from "@/server/comments/router";
+import { conflictsRouter } from "@/server/conflicts/router";
 import { accountDeletionRouter } from "@/server/deletion/router";
 import { jobsRouter } from "@/server/jobs/router";
 
@@ -26,6 +29,9 @@ export const appRouter = router({
   repository: repositoryRouter,
   workspaces: workspacesRouter,
   changes: changesRouter,
+  reviews: reviewsRouter,
+  comments: commentsRouter,
+  conflicts: conflictsRouter,
   accountDeletion: accountDeletionRouter,
   jobs: jobsRouter,
 });

@@ -37,3 +37,23 @@ export async function changeWith(token: string, project: TestProject, files: Rec
 }
 
 export const merge = (token: string, changeId: string, query = "") => call("POST", `/api/changes/${changeId}/merge${query}`, { token });
+
+export async function createAgentFor(token: string, model = "gpt-test") {
+  const res = await call("POST", "/api/agents", { token, body: { name: "bot", model } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.agent.id as string, token: res.body.token as string };
+}
+
+/** Domain events of a project, oldest first, straight from the outbox. */
+export async function eventsOf(projectId: string, kind?: string) {
+  const { db } = await import("@/server/db/client");
+  return (await db()).domainEvent.findMany({ where: { projectId, ...(kind ? { kind } : {}) }, orderBy: { seq: "asc" } });
+}
+
+/** Moves the project's default branch with a direct commit (as a push would). */
+export async function advanceProject(project: TestProject, files: Record<string, string | null>) {
+  const { commitToBranch, openProjectRepo } = await import("@/server/git");
+  return (await commitToBranch(openProjectRepo(project.id), "main", { files, message: "direct", author: { name: "x", email: "x@example.com" } })).oid;
+}
+
+export const POLICY = ".svc/policy.yml";

@@ -21,16 +21,22 @@ export interface GateInput {
   force: boolean;
 }
 
+/** What blocks any landing on the default branch, whatever the change: policy problems and a lock. */
+export function hardProtectionReasons(policy: PolicyResult): string[] {
+  const reasons = policyBlockers(policy);
+  if (policy.ok && policy.policy.protection.locked) reasons.push("The default branch is locked (protection.locked)");
+  return reasons;
+}
+
 /**
  * Branch protection and approvals. Policy problems (invalid file, evaluators without a binding, a
  * locked branch, force without merge.allowForce) block always; the change's own state (status,
  * evaluation, approvals) blocks unless force is allowed and asked for.
  */
 export function protectionReasons(input: GateInput): string[] {
-  const hard = policyBlockers(input.policy);
+  const hard = hardProtectionReasons(input.policy);
   if (!input.policy.ok) return hard;
   const policy = input.policy.policy;
-  if (policy.protection.locked) hard.push("The default branch is locked (protection.locked)");
   if (input.force && !policy.merge.allowForce) hard.push("force needs merge.allowForce: true in the project policy");
   if (input.force && policy.merge.allowForce) return hard;
   const soft: string[] = [];
