@@ -77,7 +77,7 @@ export class GitClient {
   }
 
   run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<GitResult> {
-    const env: NodeJS.ProcessEnv = {
+    const env: Record<string, string | undefined> = {
       PATH: process.env.PATH,
       HOME: this.home,
       GIT_CONFIG_NOSYSTEM: "1",
@@ -91,7 +91,7 @@ export class GitClient {
     return new Promise((resolve, reject) => {
       const child = spawn("git", args, {
         cwd: options.cwd ?? this.home,
-        env,
+        env: env as NodeJS.ProcessEnv,
         stdio: ["ignore", "pipe", "pipe"],
       });
       const out: Buffer[] = [];
