@@ -6,7 +6,7 @@ import { config } from "@/server/config";
  * Outbound URL policy (webhooks; reusable by any evaluator that calls out). Unless the operator
  * sets ALLOW_PRIVATE_TARGETS=1, a target is refused when its host is this service's own host or
  * when ANY address it resolves to is loopback, private, link-local (cloud metadata lives at
- * 169.254.169.254 / fd00:ec2::254), carrier-grade NAT, unspecified, multicast or reserved.
+ * 169.254.169.254 / fd00:ec2::254), carrier-grade NAT, unspecified, multicast, reserved or NAT64.
  * Delivery re-checks at connect time (see `guardedLookup`), so a DNS answer that changes after
  * the check cannot smuggle a request to a refused address.
  */
@@ -32,6 +32,9 @@ for (const [address, prefix] of [
   ["fc00::", 7],
   ["fe80::", 10],
   ["ff00::", 8],
+  // NAT64 (it could reach any IPv4 address, private ones included); BlockList maps ::ffff:a.b.c.d itself.
+  ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
 ] as const) {
   refused.addSubnet(address, prefix, "ipv6");
 }
@@ -43,27 +46,22 @@ export class TargetRefusedError extends Error {
   }
 }
 
-/** IPv4 embedded in NAT64 (64:ff9b::/96) addresses is checked as IPv4; BlockList maps ::ffff:a.b.c.d itself. */
-function embeddedIpv4(address: string): string | undefined {
-  const match = /^64:ff9b::(?:ffff:)?([0-9.]+)$/i.exec(address);
-  return match && net.isIPv4(match[1]) ? match[1] : undefined;
-}
-
 export function isRefusedAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 4) return refused.check(address, "ipv4");
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    return v4 ? refused.check(v4, "ipv4") : refused.check(address, "ipv6");
-  }
+  if (family === 6) return refused.check(address, "ipv6");
   return true;
 }
 
 const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, "").toLowerCase();
 
-function assertNotSelf(hostname: string): void {
+/** This service by name, or by any address its BASE_URL host resolves to (another name for the same host). */
+async function assertNotSelf(hostname: string, addresses: string[]): Promise<void> {
   const own = bareHost(new URL(config.baseUrl).hostname);
-  if (bareHost(hostname) === own) throw new TargetRefusedError("The URL points at this service itself");
+  const itself = () => new TargetRefusedError("The URL points at this service itself");
+  if (bareHost(hostname) === own) throw itself();
+  const ownAddresses = await resolveAll(own).catch(() => []);
+  if (addresses.some((address) => ownAddresses.includes(address))) throw itself();
 }
 
 function assertAddresses(hostname: string, addresses: string[]): void {
@@ -84,8 +82,9 @@ async function resolveAll(hostname: string): Promise<string[]> {
 /** Checks a URL's host and every address it resolves to against the outbound policy. */
 export async function assertAllowedTarget(url: URL): Promise<void> {
   if (config.allowPrivateTargets) return;
-  assertNotSelf(url.hostname);
-  assertAddresses(url.hostname, await resolveAll(url.hostname));
+  const addresses = await resolveAll(url.hostname);
+  await assertNotSelf(url.hostname, addresses);
+  assertAddresses(url.hostname, addresses);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;

@@ -85,6 +85,17 @@ describe("POST /webhooks", () => {
     }
   });
 
+  it("refuses another name for this service's own address", async () => {
+    process.env.BASE_URL = "http://93.184.216.34:3000";
+    try {
+      const res = await create(owner.token, { url: "http://93.184.216.34/loop" });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/itself/);
+    } finally {
+      process.env.BASE_URL = "http://svc.test";
+    }
+  });
+
   it("needs write access: 403 for readers and anonymous callers of public projects, 404 when the project cannot be read", async () => {
     expect((await create(reader.token, { url: PUBLIC_URL })).status).toBe(403);
     expect((await create(stranger.token, { url: PUBLIC_URL })).status).toBe(404);
