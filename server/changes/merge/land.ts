@@ -1,7 +1,7 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import type { DbOrTx, Tx } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
-import { conflict } from "@/server/http/errors";
+import { badRequest } from "@/server/http/errors";
 import { closeIssuesLinkedToChange } from "@/server/issues/service";
 import { loadPolicy } from "@/server/policy/load";
 import type { Repo } from "@/server/git";
@@ -20,7 +20,7 @@ export async function recordMerged(
     where: { id: change.id, status: { notIn: ["merged", "rejected"] } },
     data: { status: "merged", mergedSha: commit, mergedAt: new Date(), mergedById: input.mergedById },
   });
-  if (updated.count !== 1) throw conflict("The change was merged or rejected concurrently", "CONFLICT");
+  if (updated.count !== 1) throw badRequest("The change is already merged or rejected");
   await tx.provenance.create({
     data: {
       projectId: project.id,
