@@ -1,7 +1,7 @@
 import { AppError } from "@/server/http/errors";
 import { readCommit, readTree, writeBlob, writeCommitObject, writeTree, type TreeEntry } from "./objects";
 import type { Repo } from "./repo";
-import { withRepoLock } from "./lock";
+import { withProcessLock, withRepoLock } from "./lock";
 import { branchRef, readRef, RefConflictError, updateRef, updateRefWhileLocked } from "./refs";
 
 /** New file contents by path; null deletes the path (a whole directory when it names one). */
@@ -114,9 +114,10 @@ export async function writeCommitFromFiles(repo: Repo, input: CommitInput): Prom
 
 /**
  * Commits a file map on top of a branch and moves the branch by compare-and-swap. With `expectedTip`
- * the commit must land on exactly that tip (a moved branch is a RefConflictError). Without it, the
- * first attempt is optimistic (built outside the lock); after a lost race the commit is rebuilt on
- * the new tip while holding the project's lock, so every writer lands and none starves.
+ * the commit must land on exactly that tip (a moved branch is a RefConflictError). Without it,
+ * writers of one repository in this process take turns (so no work is wasted on lost races), and a
+ * race lost to another instance is rebuilt on the new tip under the project's lock: every writer
+ * lands and none starves.
  */
 export async function commitToBranch(
   repo: Repo,
@@ -130,10 +131,13 @@ export async function commitToBranch(
     await swap(repo, ref, oid, parent);
     return { oid, parent };
   };
-  try {
-    return await attempt(updateRef);
-  } catch (error) {
-    if (!(error instanceof RefConflictError) || input.expectedTip !== undefined) throw error;
-  }
-  return withRepoLock(repo.lockKey, () => attempt(updateRefWhileLocked));
+  if (input.expectedTip !== undefined) return attempt(updateRef);
+  return withProcessLock(`build:${repo.gitdir}`, async () => {
+    try {
+      return await attempt(updateRef);
+    } catch (error) {
+      if (!(error instanceof RefConflictError)) throw error;
+    }
+    return withRepoLock(repo.lockKey, () => attempt(updateRefWhileLocked));
+  });
 }

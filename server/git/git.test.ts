@@ -16,6 +16,7 @@ import {
   listRefs,
   log,
   openProjectRepo,
+  openRepo,
   readFile,
   readRef,
   resolveBranch,
@@ -121,6 +122,20 @@ describe("refs", () => {
     for (const { oid } of results) expect(history).toContain(oid);
     expect(history).toHaveLength(13);
     expect(await listFiles(repo, tip)).toHaveLength(13);
+  });
+
+  it("racing builds from another instance are rebuilt on the new tip, losing nothing", async () => {
+    const { id, repo } = await newProject();
+    // A second handle with another build-lock key stands in for a second instance on the same volume.
+    const other = openRepo(`${repo.gitdir}${path.sep}`, id);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        commitToBranch(i % 2 ? other : repo, "main", { files: { [`h${i}.txt`]: `${i}` }, message: `h${i}`, author }),
+      ),
+    );
+    const history = (await log(repo, readRef(repo, branchRef("main"))!, 100)).map((entry) => entry.sha);
+    for (const { oid } of results) expect(history).toContain(oid);
+    expect(history).toHaveLength(11);
   });
 
   it("parallel compare-and-swaps from one tip: exactly one wins", async () => {

@@ -28,11 +28,8 @@ async function withAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<T
   );
 }
 
-/**
- * Runs `fn` while holding the lock of `key` (a project id: all ref updates of a project and its
- * workspaces serialize here). Keep `fn` short: it holds a database connection on PostgreSQL.
- */
-export async function withRepoLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+/** An in-process mutex: `fn` runs after every earlier holder of `key` in this process finished. */
+export async function withProcessLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
   const locks = (holder.__svcRepoLocks ??= new Map());
   const previous = locks.get(key) ?? Promise.resolve();
   let release!: () => void;
@@ -41,9 +38,18 @@ export async function withRepoLock<T>(key: string, fn: () => Promise<T>): Promis
   locks.set(key, tail);
   await previous;
   try {
-    return await withAdvisoryLock(key, fn);
+    return await fn();
   } finally {
     release();
     if (locks.get(key) === tail) locks.delete(key);
   }
+}
+
+/**
+ * Runs `fn` while holding the lock of `key` (a project id: all ref updates of a project and its
+ * workspaces serialize here), in this process and, on PostgreSQL, across instances. Keep `fn`
+ * short: it holds a database connection on PostgreSQL.
+ */
+export function withRepoLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  return withProcessLock(`refs:${key}`, () => withAdvisoryLock(key, fn));
 }
