@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { Tx } from "@/server/db/client";
 import { compileExpression } from "./expressions";
 import type { FunctionSpec } from "./registry";
-import { ACTIVE_STATUSES, asJson, insertStep, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
+import { ACTIVE_STATUSES, asJson, insertSteps, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
 
 /** An event as functions receive it. */
 export interface RunEvent {
@@ -51,7 +51,7 @@ async function resolveWaits(tx: Tx, event: RunEvent, seq: bigint, now: Date): Pr
         truthy(entry.if ? compileExpression(entry.if) : null, { event: run.event, async: event }),
     );
     if (!resolved.length) continue;
-    for (const entry of resolved) await insertStep(tx, run.id, { stepId: entry.stepId, name: entry.name, type: "data", data: event });
+    await insertSteps(tx, run.id, resolved.map((entry) => ({ stepId: entry.stepId, name: entry.name, type: "data" as const, data: event })));
     const pending = run.pending.filter((entry) => !resolved.includes(entry));
     const parked = run.status === "sleeping" || run.status === "waiting";
     await tx.jobRun.update({

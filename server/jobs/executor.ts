@@ -51,6 +51,7 @@ export interface ExecutorOptions {
   retryMaxMs?: number;
 }
 
+const DISPATCH_BATCH = 20;
 const STEP_OPS = new Set(["StepRun", "StepError", "StepFailed"]);
 const TIMER_OPS = new Set(["Sleep", "WaitForEvent"]);
 
@@ -170,7 +171,10 @@ export class EmbeddedExecutor implements LocalExecutor {
     if (this.stopping || this.dead) return false;
     const specs = [...this.specs.values()];
     let busy = false;
-    while ((await dispatchEvents(this.jobs, specs, this.now())) > 0) busy = true;
+    for (let dispatched = DISPATCH_BATCH; dispatched === DISPATCH_BATCH; ) {
+      dispatched = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH);
+      if (dispatched) busy = true;
+    }
     if ((await fireDueSchedules(this.jobs, specs, this.now())) > 0) busy = true;
     const free = (this.options.concurrency ?? 8) - this.active.size;
     const claimed = await claimRuns(this.jobs, { owner: this.owner, specs: this.specs, now: this.now(), leaseMs: this.leaseMs, limit: free });
@@ -335,7 +339,7 @@ export class EmbeddedExecutor implements LocalExecutor {
           ? { stepId: op.id, name: op.displayName ?? op.name ?? op.id, type: "data", data: op.data ?? null }
           : { stepId: op.id, name: op.displayName ?? op.name ?? op.id, type: "error", error: op.error },
       );
-    if (finished.length && !(await recordSteps(lease, finished))) return "stop";
+    if (finished.length && !(await recordSteps(lease, run, finished))) return "stop";
     const errors = ran.filter(({ op }) => op.op === "StepError");
     if (errors.length) {
       const at = new Date(Math.min(...errors.map(({ op, retryAfter: after }) => this.retryAt((run.stepAttempts[op.id] ?? 0) + 1, after).getTime())));

@@ -1,6 +1,7 @@
 import type { Tx } from "@/server/db/client";
+import type { Prisma } from "@/server/generated/prisma/client";
 import type { FunctionSpec } from "./registry";
-import { asJson, insertStep, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
+import { asJson, insertSteps, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
 
 /** How long a claimed run stays blocked when its concurrency key is at its limit. */
 const CONCURRENCY_RECHECK_MS = 250;
@@ -70,11 +71,15 @@ export async function claimRuns(jobs: JobsDb, options: ClaimOptions): Promise<st
       await tx.jobRun.updateMany({ where: { id: { in: blocked } }, data: { availableAt: new Date(now.getTime() + CONCURRENCY_RECHECK_MS) } });
     }
     if (admitted.length) {
-      await tx.jobRun.updateMany({ where: { id: { in: admitted }, startedAt: null }, data: { startedAt: now } });
-      await tx.jobRun.updateMany({
-        where: { id: { in: admitted } },
-        data: { status: "running", leaseOwner: options.owner, leaseExpiresAt: new Date(now.getTime() + options.leaseMs) },
-      });
+      await tx.$executeRawUnsafe(
+        `UPDATE "JobRun" SET status = 'running', "leaseOwner" = $1, "leaseExpiresAt" = $2::timestamp(3),
+           "startedAt" = COALESCE("startedAt", $3::timestamp(3)), "updatedAt" = $3::timestamp(3)
+         WHERE id IN (${admitted.map((_, i) => `$${i + 4}`).join(",")})`,
+        options.owner,
+        sqlTime(new Date(now.getTime() + options.leaseMs)),
+        sqlTime(now),
+        ...admitted,
+      );
     }
     return admitted;
   });
@@ -149,13 +154,8 @@ async function underLease(lease: Lease, fn: (tx: Tx, run: LockedRun) => Promise<
 const released = { leaseOwner: null, leaseExpiresAt: null };
 
 /** Extends the lease while a long step runs; false when it is lost. */
-export async function renewLease(lease: Lease): Promise<boolean> {
-  const now = lease.now();
-  const renewed = await lease.jobs.prisma.jobRun.updateMany({
-    where: { id: lease.runId, leaseOwner: lease.owner, status: "running" },
-    data: { leaseExpiresAt: new Date(now.getTime() + lease.leaseMs) },
-  });
-  return renewed.count === 1;
+export function renewLease(lease: Lease): Promise<boolean> {
+  return updateHeld(lease, { leaseExpiresAt: new Date(lease.now().getTime() + lease.leaseMs) });
 }
 
 export interface StepResult {
@@ -166,24 +166,29 @@ export interface StepResult {
   error?: unknown;
 }
 
+/** The lease-holder's conditional update: no row changes once the lease is lost. */
+async function updateHeld(lease: Lease, data: Prisma.JobRunUpdateManyMutationInput): Promise<boolean> {
+  const { count } = await lease.jobs.prisma.jobRun.updateMany({ where: { id: lease.runId, leaseOwner: lease.owner, status: "running" }, data });
+  return count === 1;
+}
+
 /** Memoizes finished steps (data, or the error of a step that exhausted its attempts). */
-export function recordSteps(lease: Lease, results: StepResult[]): Promise<boolean> {
-  return underLease(lease, async (tx, run) => {
-    for (const result of results) {
-      await insertStep(tx, lease.runId, { ...result, attempts: (run.stepAttempts[result.stepId] ?? 0) + 1 });
-    }
-    await tx.jobRun.update({
-      where: { id: lease.runId },
-      data: { attempt: 0, retryStepId: null, leaseExpiresAt: new Date(lease.now().getTime() + lease.leaseMs) },
-    });
-  });
+export async function recordSteps(lease: Lease, run: Pick<RunState, "stepAttempts">, results: StepResult[]): Promise<boolean> {
+  const held = await updateHeld(lease, { attempt: 0, retryStepId: null, leaseExpiresAt: new Date(lease.now().getTime() + lease.leaseMs) });
+  if (!held) return false;
+  await insertSteps(
+    lease.jobs.prisma,
+    lease.runId,
+    results.map((result) => ({ ...result, attempts: (run.stepAttempts[result.stepId] ?? 0) + 1 })),
+  );
+  return true;
 }
 
 /** Ends the sleeps and wait timeouts that are due: their steps resolve to null. */
 export function resolveDuePending(lease: Lease, due: PendingEntry[]): Promise<boolean> {
   return underLease(lease, async (tx, run) => {
     const dueIds = new Set(due.map((entry) => entry.stepId));
-    for (const entry of due) await insertStep(tx, lease.runId, { stepId: entry.stepId, name: entry.name, type: "data", data: null });
+    await insertSteps(tx, lease.runId, due.map((entry) => ({ stepId: entry.stepId, name: entry.name, type: "data" as const, data: null })));
     const pending = run.pending.filter((entry) => !dueIds.has(entry.stepId));
     await tx.jobRun.update({ where: { id: lease.runId }, data: { pending: asJson(pending), waitEvents: waitEventsOf(pending) } });
   });
@@ -239,12 +244,7 @@ export function releaseRun(lease: Lease): Promise<boolean> {
 }
 
 export function completeRun(lease: Lease, output: unknown): Promise<boolean> {
-  return underLease(lease, async (tx) => {
-    await tx.jobRun.update({
-      where: { id: lease.runId },
-      data: { ...released, status: "completed", output: asJson(output), endedAt: lease.now(), pending: [], waitEvents: [] },
-    });
-  });
+  return updateHeld(lease, { ...released, status: "completed", output: asJson(output), endedAt: lease.now(), pending: [], waitEvents: [] });
 }
 
 /** Fails the run and, in the same transaction, emits `inngest/function.failed` for its onFailure handler. */

@@ -1,4 +1,4 @@
-import type { Db, Tx } from "@/server/db/client";
+import type { Db, DbOrTx, Tx } from "@/server/db/client";
 import { Prisma } from "@/server/generated/prisma/client";
 
 /** What the executor runs on: the Prisma client and which database it is (locking differs). */
@@ -43,24 +43,22 @@ export function waitEventsOf(pending: PendingEntry[]): string[] {
   return [...new Set(pending.filter((entry) => entry.type === "wait").map((entry) => entry.event!))];
 }
 
-/** Stores a step result once (the first result of a step wins). */
-export async function insertStep(
-  tx: Tx,
+/** Stores step results once each (the first result of a step wins). */
+export async function insertSteps(
+  client: DbOrTx,
   runId: string,
-  step: { stepId: string; name: string; type: "data" | "error"; data?: unknown; error?: unknown; attempts?: number },
+  steps: Array<{ stepId: string; name: string; type: "data" | "error"; data?: unknown; error?: unknown; attempts?: number }>,
 ): Promise<void> {
-  await tx.jobStep.createMany({
-    data: [
-      {
-        runId,
-        stepId: step.stepId,
-        name: step.name,
-        type: step.type,
-        data: step.type === "data" ? asJson(step.data) : undefined,
-        error: step.type === "error" ? asJson(step.error) : undefined,
-        attempts: step.attempts ?? 1,
-      },
-    ],
+  await client.jobStep.createMany({
+    data: steps.map((step) => ({
+      runId,
+      stepId: step.stepId,
+      name: step.name,
+      type: step.type,
+      data: step.type === "data" ? asJson(step.data) : undefined,
+      error: step.type === "error" ? asJson(step.error) : undefined,
+      attempts: step.attempts ?? 1,
+    })),
     skipDuplicates: true,
   });
 }

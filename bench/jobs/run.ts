@@ -1,0 +1,87 @@
+// Embedded executor: latency from inngest.send() to the start of a one-step function's step
+// (p50/p99, one event at a time on an idle executor), and events per second through the executor
+// (a burst of events, each a run of that one-step function, until all are completed).
+// PGlite in a throwaway DATA_DIR by default; DATABASE_URL=postgresql://... for PostgreSQL (use a
+// throwaway database: the bench migrates it and leaves its rows).
+// Usage: npx tsx bench/jobs/run.ts [--latency 300] [--burst 2000] [--concurrency 8]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: { latency: { type: "string", default: "300" }, burst: { type: "string", default: "2000" }, concurrency: { type: "string", default: "8" } },
+});
+const LATENCY_SAMPLES = Number(values.latency);
+const BURST = Number(values.burst);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-jobs-"));
+Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test" });
+
+const { closeDatabase, database } = await import("@/server/db/client");
+const { inngest } = await import("@/inngest/client");
+const { serveFunctions } = await import("@/inngest/serve");
+const { EmbeddedExecutor } = await import("@/server/jobs/executor");
+
+const stepStarted = new Map<string, () => void>();
+const latencies: number[] = [];
+let completedSteps = 0;
+const oneStep = inngest.createFunction({ id: "bench-one-step", triggers: [{ event: "bench/ping" }] }, async ({ event, step }) =>
+  step.run("work", () => {
+    const { key, sentAt } = event.data as { key: string; sentAt: number };
+    if (sentAt) latencies.push(performance.now() - sentAt);
+    completedSteps++;
+    stepStarted.get(key)?.();
+    return key;
+  }),
+);
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+const db = await database();
+const executor = new EmbeddedExecutor({ handler: serveFunctions([oneStep]), concurrency: Number(values.concurrency) });
+await executor.start();
+
+// Warm-up (JIT, prepared plans), then one event at a time.
+for (let i = 0; i < 20; i++) {
+  const key = `warm-${i}`;
+  await new Promise<void>((resolve) => {
+    stepStarted.set(key, resolve);
+    void inngest.send({ name: "bench/ping", data: { key, sentAt: 0 } });
+  });
+}
+for (let i = 0; i < LATENCY_SAMPLES; i++) {
+  const key = `latency-${i}`;
+  await new Promise<void>((resolve) => {
+    stepStarted.set(key, resolve);
+    void inngest.send({ name: "bench/ping", data: { key, sentAt: performance.now() } });
+  });
+}
+const sorted = [...latencies].sort((a, b) => a - b);
+
+// Burst: all events sent in batches of 100, timed until every run has completed.
+const before = completedSteps;
+const started = performance.now();
+for (let i = 0; i < BURST; i += 100) {
+  await inngest.send(Array.from({ length: Math.min(100, BURST - i) }, (_, j) => ({ name: "bench/ping", data: { key: `burst-${i + j}`, sentAt: 0 } })));
+}
+const sendMs = performance.now() - started;
+for (;;) {
+  const left = await db.prisma.jobRun.count({ where: { functionId: "svc-forge-bench-one-step", status: { not: "completed" } } });
+  if (!left) break;
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+const burstMs = performance.now() - started;
+
+await executor.stop();
+await closeDatabase();
+fs.rmSync(dataDir, { recursive: true, force: true });
+
+const result = {
+  database: db.kind,
+  latencySamples: sorted.length,
+  sendToStepStartMs: { p50: +percentile(sorted, 50).toFixed(1), p99: +percentile(sorted, 99).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) },
+  burst: { events: BURST, stepsRun: completedSteps - before, sendMs: Math.round(sendMs), totalMs: Math.round(burstMs), eventsPerSecond: Math.round((BURST / burstMs) * 1000) },
+};
+console.log(JSON.stringify(result, null, 2));
+process.exit(0);
