@@ -52,13 +52,15 @@ export class MemoryRateLimiter implements RateLimiter {
 
 /**
  * Shared limits for several instances through Upstash (or any Redis behind its REST API). When
- * Redis does not answer within a second the request is let through (fail open): a Redis outage
- * must not take the API down.
+ * Redis does not answer within a second, or fails, the request is let through (fail open): a Redis
+ * outage must not take the API down.
  */
 export class UpstashRateLimiter implements RateLimiter {
   private readonly ratelimit: Ratelimit;
+  private readonly max: number;
 
   constructor(max: number, url: string, token: string) {
+    this.max = max;
     this.ratelimit = new Ratelimit({
       redis: new Redis({ url, token, retry: false }),
       limiter: Ratelimit.slidingWindow(max, `${RATE_LIMIT_WINDOW_MS / 1000} s`),
@@ -68,8 +70,13 @@ export class UpstashRateLimiter implements RateLimiter {
   }
 
   async limit(key: string): Promise<RateLimitResult> {
-    const { success, limit, remaining, reset } = await this.ratelimit.limit(key);
-    return { success, limit, remaining, reset };
+    try {
+      const { success, limit, remaining, reset } = await this.ratelimit.limit(key);
+      return { success, limit, remaining, reset };
+    } catch (error) {
+      console.error("[svc] rate limiter unavailable; letting the request through", error);
+      return { success: true, limit: this.max, remaining: this.max, reset: Date.now() + RATE_LIMIT_WINDOW_MS };
+    }
   }
 }
 
