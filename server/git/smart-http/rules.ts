@@ -1,6 +1,5 @@
 import type { Project } from "@/server/generated/prisma/client";
 import { branchRef, isValidBranchName, readRef, runGit, type Repo } from "@/server/git";
-import { diffTrees, GITLINK_MODE } from "@/server/changes/diff/tree-diff";
 import { loadPolicy } from "@/server/policy/load";
 import type { RefCommand } from "./proc-receive";
 
@@ -12,7 +11,7 @@ import type { RefCommand } from "./proc-receive";
  * - a push is refused outright while the policy on it (.svc/policy.yml at its current tip) asks
  *   for reviews or protection: `requiredApprovals` > 0, `protection.locked`, or
  *   `protection.allowDirectPush: false`; an unreadable policy refuses too (fail closed);
- * - otherwise a push is accepted unless its tip adds a gitlink or a root .gitmodules
+ * - otherwise a push is accepted unless its tip has a gitlink or a root .gitmodules
  *   (SUBMODULES_UNSUPPORTED), which change evaluation could not handle.
  * Other branches and tags of projects, and everything in workspaces, are not gated.
  */
@@ -44,18 +43,15 @@ const submoduleMessage = (path: string) =>
     ? "Git submodules are unsupported (SUBMODULES_UNSUPPORTED): .gitmodules at the root"
     : `Git submodules are unsupported (SUBMODULES_UNSUPPORTED): gitlink at ${path}`;
 
-/** A gitlink or root .gitmodules that `tip` adds since `base` (its whole tree when there is no base). */
-export async function addedSubmodule(repo: Repo, base: string | null, tip: string): Promise<string | null> {
-  if (base !== null) {
-    for (const entry of await diffTrees(repo, base, tip)) {
-      if (entry.newMode === GITLINK_MODE || (entry.path === ".gitmodules" && entry.newOid)) return entry.path;
-    }
-    return null;
-  }
+const GITLINK_MODE = "160000";
+
+/** The path of a gitlink in `tip`'s tree, or ".gitmodules" when it has one at the root; else null. One spawn. */
+export async function findSubmodule(repo: Repo, tip: string): Promise<string | null> {
   const { stdout } = await runGit(["ls-tree", "-r", "-z", tip], { gitdir: repo.gitdir });
   for (const record of stdout.split("\0")) {
-    const [meta, path] = record.split("\t");
-    if (meta?.startsWith(`${GITLINK_MODE} `) || path === ".gitmodules") return path;
+    const tab = record.indexOf("\t");
+    const path = record.slice(tab + 1);
+    if (record.startsWith(`${GITLINK_MODE} `) || path === ".gitmodules") return path;
   }
   return null;
 }
@@ -78,6 +74,6 @@ export async function refusal(scope: PushScope, command: RefCommand, gate: () =>
   if (scope.workspace) return null;
   const gated = await gate();
   if (gated) return `${scope.defaultBranch} is gated: ${gated}; push to a workspace and open a change`;
-  const submodule = await addedSubmodule(scope.repo, command.oldOid, command.newOid);
+  const submodule = await findSubmodule(scope.repo, command.newOid);
   return submodule ? submoduleMessage(submodule) : null;
 }
