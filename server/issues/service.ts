@@ -160,19 +160,33 @@ export interface IssuePatch {
   linkedChangeId?: string | null;
 }
 
-/** Writes only the fields present; a status change records its event. Writers with a user identity only (the router checks the identity). */
-export async function patchIssue(identity: Identity, ref: ProjectRef, number: number, patch: IssuePatch): Promise<IssueView> {
+/**
+ * Runs `edit` on one issue locked for the transaction, for a caller with project write access
+ * (the routers also require a user identity), then publishes the events it recorded.
+ */
+async function editIssue(
+  identity: Identity,
+  ref: ProjectRef,
+  number: number,
+  edit: (tx: Tx, current: Issue, context: { projectId: string; actor: string }) => Promise<Issue>,
+): Promise<IssueView> {
   const { project } = await requireProject(identity, projectRef(ref), "write");
   assertNotDeleting(project);
   const prisma = await db();
-  const actor = actorOf(identity);
-  const issue = await prisma.$transaction(async (tx) => {
-    const current = await lockIssue(tx, project.id, number);
+  const context = { projectId: project.id, actor: actorOf(identity) };
+  const issue = await prisma.$transaction(async (tx) => edit(tx, await lockIssue(tx, project.id, number), context));
+  await publishAfterCommit();
+  return issueView(issue);
+}
+
+/** Writes only the fields present; a status change records its event. */
+export function patchIssue(identity: Identity, ref: ProjectRef, number: number, patch: IssuePatch): Promise<IssueView> {
+  return editIssue(identity, ref, number, async (tx, current, { projectId, actor }) => {
     if (patch.assignee) {
       const user = await tx.user.findUnique({ where: { id: patch.assignee }, select: { isTombstone: true } });
       if (!user || user.isTombstone) throw badRequest("assignee must be the id of an existing user", "VALIDATION_ERROR");
     }
-    if (patch.linkedChangeId) await assertChangeOfProject(tx, project.id, patch.linkedChangeId);
+    if (patch.linkedChangeId) await assertChangeOfProject(tx, projectId, patch.linkedChangeId);
     const step = patch.status ? transition(current, patch.status, actor) : null;
     const updated = await tx.issue.update({
       where: { id: current.id },
@@ -185,28 +199,19 @@ export async function patchIssue(identity: Identity, ref: ProjectRef, number: nu
         ...(step?.data ?? {}),
       },
     });
-    if (step) await recordEvent(tx, { projectId: project.id, kind: step.kind, actor, data: eventData(updated) });
+    if (step) await recordEvent(tx, { projectId, kind: step.kind, actor, data: eventData(updated) });
     return updated;
   });
-  await publishAfterCommit();
-  return issueView(issue);
 }
 
 /** The close-toggle: closes an open issue, reopens a closed one. */
-export async function toggleIssue(identity: Identity, ref: ProjectRef, number: number): Promise<IssueView> {
-  const { project } = await requireProject(identity, projectRef(ref), "write");
-  assertNotDeleting(project);
-  const prisma = await db();
-  const actor = actorOf(identity);
-  const issue = await prisma.$transaction(async (tx) => {
-    const current = await lockIssue(tx, project.id, number);
+export function toggleIssue(identity: Identity, ref: ProjectRef, number: number): Promise<IssueView> {
+  return editIssue(identity, ref, number, async (tx, current, { projectId, actor }) => {
     const step = transition(current, current.status === "open" ? "closed" : "open", actor)!;
     const updated = await tx.issue.update({ where: { id: current.id }, data: step.data });
-    await recordEvent(tx, { projectId: project.id, kind: step.kind, actor, data: eventData(updated) });
+    await recordEvent(tx, { projectId, kind: step.kind, actor, data: eventData(updated) });
     return updated;
   });
-  await publishAfterCommit();
-  return issueView(issue);
 }
 
 /**

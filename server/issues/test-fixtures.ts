@@ -3,6 +3,7 @@ import { AGENT_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
 import { createTestUser } from "@/tests/support/users";
 
 export type TestUser = Awaited<ReturnType<typeof createTestUser>>;
+export type TestProject = Awaited<ReturnType<typeof createTestProject>>;
 
 /**
  * A project row owned by `owner`, with direct collaborator grants. Issues, activity and webhooks

@@ -1,55 +1,27 @@
 import crypto from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
-import { createTestUser } from "@/tests/support/users";
-import { createTestProject, type TestUser } from "@/server/issues/test-fixtures";
 import { attemptDelivery, deliveryIdFor, pruneDeliveryLogs, webhooksForEvent } from "./deliver";
 import { WEBHOOK_DELIVERY_LOG_KEEP, WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES, WEBHOOK_MAX_ATTEMPTS, retryDelayMs } from "./policy";
-import { startReceiver, type Receiver } from "./test-receiver";
+import { startReceiver } from "./test-receiver";
+import { useWebhookProject } from "./test-support";
 
 // The delivery logic as plain service functions, against real receivers on 127.0.0.1.
 useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1", WEBHOOK_TIMEOUT_MS: "300", WEBHOOK_RETRY_BASE_MS: "1000" });
 
-let owner: TestUser;
-let project: Awaited<ReturnType<typeof createTestProject>>;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  owner = await createTestUser();
-  project = await createTestProject(owner);
-  receiver = await startReceiver();
-});
-afterAll(() => receiver.close());
-
-async function createHook(url: string, events = "*") {
-  const res = await call("POST", `${project.base}/webhooks`, { token: owner.token, body: { url, events } });
-  expect(res.status, res.text).toBe(201);
-  return res.body.webhook as { id: string; secret: string };
-}
-
-async function openIssue(title: string): Promise<string> {
-  return (await openIssueEvent(title)).id;
-}
-
-async function openIssueEvent(title: string): Promise<{ id: string; occurredAt: string }> {
-  const res = await call("POST", `${project.base}/issues`, { token: owner.token, body: { title } });
-  expect(res.status).toBe(201);
-  const events = await call("GET", `${project.base}/activity?limit=1`, { token: owner.token });
-  return events.body.events[0];
-}
-
-const deliveries = async (hookId: string) => (await call("GET", `${project.base}/webhooks/${hookId}/deliveries`, { token: owner.token })).body.deliveries;
+const { ctx, createHook, openIssueEvent, deliveries, webhook, toggle } = useWebhookProject();
+const openIssue = async (title: string) => (await openIssueEvent(title)).id;
 
 describe("webhook delivery", () => {
   it("POSTs the signed JSON payload with the event and delivery headers", async () => {
-    const hook = await createHook(receiver.url);
+    const hook = await createHook();
     const { id: eventId, occurredAt } = await openIssueEvent("Signed");
-    const before = receiver.received.length;
+    const before = ctx.receiver.received.length;
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("delivered");
-    const request = receiver.received[before];
+    const request = ctx.receiver.received[before];
     const expected = `sha256=${crypto.createHmac("sha256", hook.secret).update(request.body).digest("hex")}`;
     expect(request.headers["x-svc-signature"]).toBe(expected);
     expect(request.headers["x-svc-event"]).toBe("issue.opened");
@@ -59,8 +31,8 @@ describe("webhook delivery", () => {
     expect(payload).toEqual({
       id: eventId,
       kind: "issue.opened",
-      project: { id: project.id, namespace: owner.username, slug: project.slug, path: `@${owner.username}/${project.slug}` },
-      actor: `user:${owner.id}`,
+      project: { id: ctx.project.id, namespace: ctx.owner.username, slug: ctx.project.slug, path: `@${ctx.owner.username}/${ctx.project.slug}` },
+      actor: `user:${ctx.owner.id}`,
       occurredAt,
       data: expect.objectContaining({ title: "Signed", number: expect.any(Number) }),
     });
@@ -70,16 +42,16 @@ describe("webhook delivery", () => {
   });
 
   it("asks for a retry after 5xx and network errors, with the same delivery id and bytes, logging every attempt", async () => {
-    const hook = await createHook(receiver.url);
+    const hook = await createHook();
     const eventId = await openIssue("Retried");
     let calls = 0;
-    receiver.setResponder(() => (++calls <= 2 ? { status: 500, body: "x".repeat(5000) } : { status: 204 }));
-    const before = receiver.received.length;
+    ctx.receiver.setResponder(() => (++calls <= 2 ? { status: 500, body: "x".repeat(5000) } : { status: 204 }));
+    const before = ctx.receiver.received.length;
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("retry");
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 2 })).toBe("retry");
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 3 })).toBe("delivered");
-    receiver.setResponder(() => ({ status: 200, body: "ok" }));
-    const requests = receiver.received.slice(before);
+    ctx.receiver.setResponder(() => ({ status: 200, body: "ok" }));
+    const requests = ctx.receiver.received.slice(before);
     expect(requests).toHaveLength(3);
     expect(new Set(requests.map((r) => r.headers["x-svc-delivery"])).size).toBe(1);
     expect(new Set(requests.map((r) => r.body)).size).toBe(1);
@@ -100,94 +72,93 @@ describe("webhook delivery", () => {
   });
 
   it("times out a receiver that does not answer and retries it", async () => {
-    const hook = await createHook(receiver.url);
+    const hook = await createHook();
     const eventId = await openIssue("Slow");
-    receiver.setResponder(() => "hang");
+    ctx.receiver.setResponder(() => "hang");
     try {
       expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("retry");
     } finally {
-      receiver.setResponder(() => ({ status: 200, body: "ok" }));
+      ctx.receiver.setResponder(() => ({ status: 200, body: "ok" }));
     }
     expect((await deliveries(hook.id))[0]).toMatchObject({ succeeded: false, statusCode: null, error: "timed out after 300 ms" });
   });
 
   it("does not retry 4xx answers or the last attempt", async () => {
-    const hook = await createHook(receiver.url);
+    const hook = await createHook();
     const eventId = await openIssue("Rejected");
-    receiver.setResponder(() => ({ status: 410, body: "gone" }));
+    ctx.receiver.setResponder(() => ({ status: 410, body: "gone" }));
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("failed");
-    receiver.setResponder(() => ({ status: 503 }));
+    ctx.receiver.setResponder(() => ({ status: 503 }));
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: WEBHOOK_MAX_ATTEMPTS })).toBe("failed");
-    receiver.setResponder(() => ({ status: 200, body: "ok" }));
-    const hooks = (await call("GET", `${project.base}/webhooks`, { token: owner.token })).body.webhooks;
-    expect(hooks.find((h: { id: string }) => h.id === hook.id).failureStreak).toBe(2);
+    ctx.receiver.setResponder(() => ({ status: 200, body: "ok" }));
+    expect((await webhook(hook.id)).failureStreak).toBe(2);
   });
 
   it("sends nothing to inactive webhooks and only subscribed kinds are matched", async () => {
-    const inactive = await createHook(receiver.url);
-    await call("POST", `${project.base}/webhooks/${inactive.id}/toggle`, { token: owner.token });
-    const mergesOnly = await createHook(receiver.url, "change.merged");
+    const inactive = await createHook();
+    await toggle(inactive.id);
+    const mergesOnly = await createHook(ctx.receiver.url, "change.merged");
     const eventId = await openIssue("Filtered");
     const targets = (await webhooksForEvent(eventId)).map((t) => t.webhookId);
     expect(targets).not.toContain(inactive.id);
     expect(targets).not.toContain(mergesOnly.id);
-    const before = receiver.received.length;
+    const before = ctx.receiver.received.length;
     expect(await attemptDelivery({ eventId, webhookId: inactive.id, attempt: 1 })).toBe("skipped");
-    expect(receiver.received.length).toBe(before);
+    expect(ctx.receiver.received.length).toBe(before);
     expect(await deliveries(inactive.id)).toEqual([]);
   });
 
   it(`auto-disables a webhook after ${WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES} consecutive failed deliveries; a success resets the count`, async () => {
-    const hook = await createHook(receiver.url);
-    receiver.setResponder(() => ({ status: 400 }));
-    const view = async () => (await call("GET", `${project.base}/webhooks`, { token: owner.token })).body.webhooks.find((h: { id: string }) => h.id === hook.id);
+    const hook = await createHook();
+    ctx.receiver.setResponder(() => ({ status: 400 }));
+    const view = () => webhook(hook.id);
     try {
       for (let i = 0; i < WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES - 1; i++) {
         expect(await attemptDelivery({ eventId: await openIssue(`fail ${i}`), webhookId: hook.id, attempt: 1 })).toBe("failed");
       }
-      receiver.setResponder(() => ({ status: 200 }));
+      ctx.receiver.setResponder(() => ({ status: 200 }));
       expect(await attemptDelivery({ eventId: await openIssue("success"), webhookId: hook.id, attempt: 1 })).toBe("delivered");
       expect((await view()).failureStreak).toBe(0);
-      receiver.setResponder(() => ({ status: 400 }));
+      ctx.receiver.setResponder(() => ({ status: 400 }));
       for (let i = 0; i < WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES; i++) {
         expect(await attemptDelivery({ eventId: await openIssue(`fail again ${i}`), webhookId: hook.id, attempt: 1 })).toBe("failed");
       }
     } finally {
-      receiver.setResponder(() => ({ status: 200, body: "ok" }));
+      ctx.receiver.setResponder(() => ({ status: 200, body: "ok" }));
     }
     const disabled = await view();
     expect(disabled).toMatchObject({ active: false, failureStreak: WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES, disabledReason: expect.stringMatching(/consecutive failed deliveries/) });
     expect(disabled.disabledAt).toBeTruthy();
     expect(await attemptDelivery({ eventId: await openIssue("after disable"), webhookId: hook.id, attempt: 1 })).toBe("skipped");
-    const reenabled = await call("POST", `${project.base}/webhooks/${hook.id}/toggle`, { token: owner.token });
+    const reenabled = await toggle(hook.id);
     expect(reenabled.body.active).toBe(true);
     expect(await view()).toMatchObject({ active: true, failureStreak: 0, disabledAt: null, disabledReason: null });
   });
 
   it("refuses private targets at delivery time when the operator has not allowed them (no retry)", async () => {
-    const hook = await createHook(receiver.url);
+    const hook = await createHook();
     const eventId = await openIssue("Policy");
-    const before = receiver.received.length;
+    const before = ctx.receiver.received.length;
     process.env.ALLOW_PRIVATE_TARGETS = "";
     try {
       expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("failed");
     } finally {
       process.env.ALLOW_PRIVATE_TARGETS = "1";
     }
-    expect(receiver.received.length).toBe(before);
+    expect(ctx.receiver.received.length).toBe(before);
     expect((await deliveries(hook.id))[0]).toMatchObject({ succeeded: false, error: expect.stringMatching(/127\.0\.0\.1/) });
   });
 
   it("skips events whose webhook was deleted", async () => {
-    const hook = await createHook(receiver.url);
+    const hook = await createHook();
     const eventId = await openIssue("Deleted hook");
-    await call("DELETE", `${project.base}/webhooks/${hook.id}`, { token: owner.token });
+    await call("DELETE", `${ctx.project.base}/webhooks/${hook.id}`, { token: ctx.owner.token });
     expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("skipped");
   });
 
   it("prunes each webhook's log to its newest attempts", async () => {
-    const hook = await createHook(receiver.url);
-    const other = await createHook(receiver.url);
+    const hook = await createHook();
+    const other = await createHook();
     const prisma = await db();
     const row = (webhookId: string, i: number) => ({
       webhookId,
@@ -216,13 +187,13 @@ describe("webhook delivery", () => {
 describe("event outbox", () => {
   it("events are stored with the state change (rolled back together)", async () => {
     const prisma = await db();
-    const before = await prisma.domainEvent.count({ where: { projectId: project.id } });
+    const before = await prisma.domainEvent.count({ where: { projectId: ctx.project.id } });
     await expect(
       prisma.$transaction(async (tx) => {
-        await recordEvent(tx, { projectId: project.id, kind: "issue.opened", actor: "system" });
+        await recordEvent(tx, { projectId: ctx.project.id, kind: "issue.opened", actor: "system" });
         throw new Error("abort");
       }),
     ).rejects.toThrow("abort");
-    expect(await prisma.domainEvent.count({ where: { projectId: project.id } })).toBe(before);
+    expect(await prisma.domainEvent.count({ where: { projectId: ctx.project.id } })).toBe(before);
   });
 });

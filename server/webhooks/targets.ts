@@ -60,7 +60,7 @@ async function assertNotSelf(hostname: string, addresses: string[]): Promise<voi
   const own = bareHost(new URL(config.baseUrl).hostname);
   const itself = () => new TargetRefusedError("The URL points at this service itself");
   if (bareHost(hostname) === own) throw itself();
-  const ownAddresses = await resolveAll(own).catch(() => []);
+  const ownAddresses = await resolveAll(own).catch((): string[] => []);
   if (addresses.some((address) => ownAddresses.includes(address))) throw itself();
 }
 
