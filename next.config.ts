@@ -3,6 +3,16 @@ import type { NextConfig } from "next";
 const nextConfig: NextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/client", "isomorphic-git", "pg"],
   poweredByHeader: false,
+  // Git smart HTTP lives at BASE_URL/@ns/slug.git/... (and .../workspaces/<name>.git/...); a folder
+  // named "@ns" would be a parallel-route slot, so those URLs are rewritten to app/(git)/git-http.
+  async rewrites() {
+    return {
+      beforeFiles: [
+        { source: "/:namespace(@[^/]+)/:repo+/info/refs", destination: "/git-http/:namespace/:repo+/info/refs" },
+        { source: "/:namespace(@[^/]+)/:repo+/:service(git-upload-pack|git-receive-pack)", destination: "/git-http/:namespace/:repo+/:service" },
+      ],
+    };
+  },
 };
 
 export default nextConfig;
