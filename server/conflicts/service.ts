@@ -81,7 +81,7 @@ export async function resolveConflict(
     await prisma.$transaction(async (tx) => {
       const claimed = await tx.conflict.updateMany({ where: { id: record.id, status: "open" }, data: { status: "resolved", resolvedSha: commit, resolvedAt: new Date() } });
       if (claimed.count !== 1) throw gone("The conflict is unknown or already resolved");
-      await recordMerged(tx, { project, change, commit, mergedById: actingUserId(identity)!, strategy: `resolve:${input.strategy}`, actor: actorOf(identity), agentModels: models });
+      await recordMerged(tx, { project, merged: [{ change, commit }], mergedById: actingUserId(identity)!, strategy: `resolve:${input.strategy}`, actor: actorOf(identity), agentModels: models });
       await updateRef(repo, branchRef(project.defaultBranch), commit, head);
     });
   } catch (error) {

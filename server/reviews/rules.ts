@@ -11,18 +11,27 @@ export interface ReviewState {
   changesRequested: boolean;
 }
 
-/** Live (not dismissed) verdicts of a change, counted by the review rules. */
-export async function reviewState(client: DbOrTx, change: Pick<Change, "id" | "authorId">): Promise<ReviewState> {
+/** Live (not dismissed) verdicts of changes, counted by the review rules: one query for any number. */
+export async function reviewStates(client: DbOrTx, changes: Array<Pick<Change, "id" | "authorId">>): Promise<Map<string, ReviewState>> {
   const live = await client.review.findMany({
-    where: { changeId: change.id, dismissedAt: null, verdict: { in: ["approve", "request_changes"] } },
-    select: { reviewerId: true, verdict: true },
+    where: { changeId: { in: changes.map((c) => c.id) }, dismissedAt: null, verdict: { in: ["approve", "request_changes"] } },
+    select: { changeId: true, reviewerId: true, verdict: true },
   });
-  const approvals = live.filter((r) => r.verdict === "approve");
-  return {
-    approvals: approvals.length,
-    countableApprovals: approvals.filter((r) => r.reviewerId !== change.authorId).length,
-    changesRequested: live.some((r) => r.verdict === "request_changes"),
-  };
+  const states = new Map<string, ReviewState>();
+  for (const change of changes) {
+    const mine = live.filter((r) => r.changeId === change.id);
+    const approvals = mine.filter((r) => r.verdict === "approve");
+    states.set(change.id, {
+      approvals: approvals.length,
+      countableApprovals: approvals.filter((r) => r.reviewerId !== change.authorId).length,
+      changesRequested: mine.some((r) => r.verdict === "request_changes"),
+    });
+  }
+  return states;
+}
+
+export async function reviewState(client: DbOrTx, change: Pick<Change, "id" | "authorId">): Promise<ReviewState> {
+  return (await reviewStates(client, [change])).get(change.id)!;
 }
 
 /** A change's status after an evaluation round, given its live verdicts. */

@@ -6,7 +6,7 @@ import { forbidden } from "@/server/http/errors";
 import { loadPolicy } from "@/server/policy/load";
 import { requireProject } from "@/server/projects/access";
 import { commitAuthorship } from "@/server/projects/authorship";
-import { reviewState } from "@/server/reviews/rules";
+import { reviewStates } from "@/server/reviews/rules";
 import { projectHead } from "../evaluation";
 import { isUuid } from "../load";
 import { writeLandingCommit } from "./commit";
@@ -62,9 +62,10 @@ async function attemptBatch(
   }
   const found = await prisma.change.findMany({ where: { id: { in: ids.filter(isUuid) }, projectId: project.id } });
   const byId = new Map(found.map((c) => [c.id, c]));
-  const [evaluations, workspaces] = await Promise.all([
+  const [evaluations, workspaces, reviews] = await Promise.all([
     prisma.evaluation.findMany({ where: { changeId: { in: found.map((c) => c.id) } }, select: { changeId: true, verdict: true } }),
     prisma.workspace.findMany({ where: { id: { in: found.map((c) => c.workspaceId) } }, select: { id: true, name: true } }),
+    reviewStates(prisma, found),
   ]);
   const passed = new Set(evaluations.filter((e) => e.verdict === "passed").map((e) => e.changeId));
   const workspaceNames = new Map(workspaces.map((w) => [w.id, w.name]));
@@ -82,7 +83,7 @@ async function attemptBatch(
       repo,
       head,
       policy,
-      reviews: await reviewState(prisma, change),
+      reviews: reviews.get(change.id)!,
       evaluationPassed: passed.has(change.id),
       force: input.force,
     });
@@ -118,9 +119,7 @@ async function attemptBatch(
   const models = await agentModels(prisma, merged.map((m) => m.change));
   await prisma.$transaction(
     async (tx) => {
-      for (const { change, commit } of merged) {
-        await recordMerged(tx, { project, change, commit, mergedById: identity.userId, strategy: "merge", actor: actorOf(identity), agentModels: models });
-      }
+      await recordMerged(tx, { project, merged, mergedById: identity.userId, strategy: "merge", actor: actorOf(identity), agentModels: models });
       if (conflicted.length > 0) {
         await tx.conflict.createMany({
           data: conflicted.map(({ change, files, head: at }) => ({ projectId: project.id, changeId: change.id, baseSha: change.baseSha, headSha: at, tipSha: change.tipSha, files })),

@@ -7,37 +7,51 @@ import { loadPolicy } from "@/server/policy/load";
 import type { Repo } from "@/server/git";
 
 /**
- * The database side of a merge, in the transaction that also moves the branch: the change becomes
+ * The database side of merges, in the transaction that also moves the branch: each change becomes
  * merged (only from a non-final state, so a change never merges twice), provenance says who
- * produced the commit, linked open issues close (a failing issue is skipped inside), change.merged.
+ * produced each landed commit, linked open issues close (a failing issue is skipped inside),
+ * change.merged per change. Set-based, so a merge-batch costs a handful of queries.
  */
 export async function recordMerged(
   tx: Tx,
-  input: { project: Project; change: Change; commit: string; mergedById: string; strategy: string; actor: string; agentModels: Map<string, string | null> },
+  input: {
+    project: Project;
+    merged: Array<{ change: Change; commit: string }>;
+    mergedById: string;
+    strategy: string;
+    actor: string;
+    agentModels: Map<string, string | null>;
+  },
 ): Promise<void> {
-  const { project, change, commit } = input;
-  const updated = await tx.change.updateMany({
-    where: { id: change.id, status: { notIn: ["merged", "rejected"] } },
-    data: { status: "merged", mergedSha: commit, mergedAt: new Date(), mergedById: input.mergedById },
-  });
-  if (updated.count !== 1) throw badRequest("The change is already merged or rejected");
-  await tx.provenance.create({
-    data: {
+  const { project, merged } = input;
+  if (merged.length === 0) return;
+  const ids = merged.map((m) => m.change.id);
+  const updated = await tx.$executeRaw`
+    UPDATE "Change" AS c
+       SET status = 'merged', "mergedSha" = v.sha, "mergedAt" = now(), "mergedById" = ${input.mergedById}::uuid, "updatedAt" = now()
+      FROM unnest(${ids}::uuid[], ${merged.map((m) => m.commit)}::text[]) AS v(id, sha)
+     WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected')`;
+  if (updated !== merged.length) throw badRequest("The change is already merged or rejected");
+  await tx.provenance.createMany({
+    data: merged.map(({ change, commit }) => ({
       projectId: project.id,
       changeId: change.id,
       commitSha: commit,
       authorId: change.authorId,
       agentId: change.agentId,
       model: change.agentId ? (input.agentModels.get(change.agentId) ?? null) : null,
-    },
+    })),
   });
-  await closeIssuesLinkedToChange(tx, { projectId: project.id, changeId: change.id });
-  await recordEvent(tx, {
-    projectId: project.id,
-    kind: "change.merged",
-    actor: input.actor,
-    data: { changeId: change.id, commit, strategy: input.strategy, baseSha: change.baseSha, tipSha: change.tipSha },
-  });
+  const linked = await tx.issue.findMany({ where: { projectId: project.id, linkedChangeId: { in: ids }, status: "open" }, select: { linkedChangeId: true }, distinct: ["linkedChangeId"] });
+  for (const { linkedChangeId } of linked) await closeIssuesLinkedToChange(tx, { projectId: project.id, changeId: linkedChangeId! });
+  for (const { change, commit } of merged) {
+    await recordEvent(tx, {
+      projectId: project.id,
+      kind: "change.merged",
+      actor: input.actor,
+      data: { changeId: change.id, commit, strategy: input.strategy, baseSha: change.baseSha, tipSha: change.tipSha },
+    });
+  }
 }
 
 /** The models of the agents that produced a set of changes (for provenance), in one query. */

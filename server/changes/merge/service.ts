@@ -61,7 +61,7 @@ export async function mergeChange(identity: UserIdentity, id: string, options: {
     try {
       const models = await agentModels(prisma, [change]);
       await prisma.$transaction(async (tx) => {
-        await recordMerged(tx, { project, change, commit, mergedById: identity.userId, strategy: options.strategy, actor: actorOf(identity), agentModels: models });
+        await recordMerged(tx, { project, merged: [{ change, commit }], mergedById: identity.userId, strategy: options.strategy, actor: actorOf(identity), agentModels: models });
         await updateRef(repo, branchRef(project.defaultBranch), commit, head);
       });
     } catch (error) {
