@@ -92,28 +92,48 @@ async function applyCancellations(tx: Tx, specs: FunctionSpec[], event: RunEvent
   }
 }
 
+/** New runs the dispatching executor may take at once (no concurrency limit to check). */
+export interface ClaimOnCreate {
+  owner: string;
+  leaseMs: number;
+  capacity: number;
+}
+
+export interface Dispatched {
+  events: number;
+  /** Runs created already leased to the claiming executor: drive them without another claim. */
+  claimed: Array<{ id: string; functionId: string; event: RunEvent; maxAttempts: number }>;
+}
+
 /**
  * Takes up to `batch` unprocessed events in order and, in one short transaction, starts the runs
- * they trigger, resumes the waits they satisfy and applies the cancellations they match.
- * Answers how many events it processed.
+ * they trigger, resumes the waits they satisfy and applies the cancellations they match. Runs of
+ * functions without a concurrency limit are leased to `claim.owner` as they are created, up to its
+ * capacity, which saves a claim round on the way from send() to the first step.
  */
-export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch = 20): Promise<number> {
+export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number, claim?: ClaimOnCreate): Promise<Dispatched> {
   return transaction(jobs, async (tx) => {
     const rows = await tx.$queryRawUnsafe<Array<{ seq: bigint; id: string; name: string; data: Record<string, unknown>; ts: bigint }>>(
       `SELECT seq, id, name, data, ts FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)} ${skipLocked(jobs)}`,
     );
-    if (!rows.length) return 0;
+    const claimed: Dispatched["claimed"] = [];
     for (const row of rows) {
       const event: RunEvent = { id: row.id, name: row.name, data: row.data ?? {}, ts: Number(row.ts) };
       const triggered = specs.filter((spec) =>
         spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event })),
       );
-      if (triggered.length) await tx.jobRun.createMany({ data: triggered.map((spec) => newRun(spec, event, now)) });
+      const runs = triggered.map((spec) => {
+        const run = newRun(spec, event, now);
+        if (!claim || spec.concurrency || claimed.length >= claim.capacity) return run;
+        claimed.push({ id: run.id, functionId: spec.id, event, maxAttempts: spec.maxAttempts });
+        return { ...run, status: "running", leaseOwner: claim.owner, leaseExpiresAt: new Date(now.getTime() + claim.leaseMs), startedAt: now };
+      });
+      if (runs.length) await tx.jobRun.createMany({ data: runs });
       await resolveWaits(tx, event, BigInt(row.seq), now);
       await applyCancellations(tx, specs, event, now);
     }
-    await tx.jobEvent.updateMany({ where: { seq: { in: rows.map((row) => BigInt(row.seq)) } }, data: { processedAt: now } });
-    return rows.length;
+    if (rows.length) await tx.jobEvent.updateMany({ where: { seq: { in: rows.map((row) => BigInt(row.seq)) } }, data: { processedAt: now } });
+    return { events: rows.length, claimed };
   });
 }
 

@@ -52,6 +52,8 @@ export interface ExecutorOptions {
 }
 
 const DISPATCH_BATCH = 20;
+// Cron ticks are minutes apart: the schedule table is read at most this often.
+const SCHEDULE_CHECK_MS = 1000;
 const STEP_OPS = new Set(["StepRun", "StepError", "StepFailed"]);
 const TIMER_OPS = new Set(["Sleep", "WaitForEvent"]);
 
@@ -79,6 +81,7 @@ export class EmbeddedExecutor implements LocalExecutor {
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<boolean> | null = null;
   private tickAgain = false;
+  private nextScheduleCheck = 0;
   private stopping = false;
   private dead = false;
   private readonly serveUrl = `${config.baseUrl}/api/inngest`;
@@ -170,24 +173,35 @@ export class EmbeddedExecutor implements LocalExecutor {
   private async pass(): Promise<boolean> {
     if (this.stopping || this.dead) return false;
     const specs = [...this.specs.values()];
+    const concurrency = this.options.concurrency ?? 8;
     let busy = false;
     for (let dispatched = DISPATCH_BATCH; dispatched === DISPATCH_BATCH; ) {
-      dispatched = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH);
+      const claim = { owner: this.owner, leaseMs: this.leaseMs, capacity: concurrency - this.active.size };
+      const result = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH, claim);
+      dispatched = result.events;
       if (dispatched) busy = true;
+      for (const run of result.claimed) {
+        this.startDriving(run.id, { ...run, attempt: 0, stepAttempts: {}, retryStepId: null, pending: [], steps: [] });
+      }
     }
-    if ((await fireDueSchedules(this.jobs, specs, this.now())) > 0) busy = true;
-    const free = (this.options.concurrency ?? 8) - this.active.size;
+    if (this.clock.now() >= this.nextScheduleCheck) {
+      if ((await fireDueSchedules(this.jobs, specs, this.now())) > 0) busy = true;
+      this.nextScheduleCheck = this.clock.now() + SCHEDULE_CHECK_MS;
+    }
+    const free = concurrency - this.active.size;
     const claimed = await claimRuns(this.jobs, { owner: this.owner, specs: this.specs, now: this.now(), leaseMs: this.leaseMs, limit: free });
-    for (const runId of claimed) {
-      const driving = this.drive(runId)
-        .catch((error) => console.error(`[jobs] driving run ${runId} failed`, error))
-        .finally(() => {
-          this.active.delete(runId);
-          this.wake();
-        });
-      this.active.set(runId, driving);
-    }
+    for (const runId of claimed) this.startDriving(runId);
     return busy || claimed.length > 0;
+  }
+
+  private startDriving(runId: string, initial?: RunState): void {
+    const driving = this.drive(runId, initial)
+      .catch((error) => console.error(`[jobs] driving run ${runId} failed`, error))
+      .finally(() => {
+        this.active.delete(runId);
+        this.wake();
+      });
+    this.active.set(runId, driving);
   }
 
   /**
@@ -239,15 +253,17 @@ export class EmbeddedExecutor implements LocalExecutor {
   }
 
   /** Calls the handler for a run until it parks, retries later, ends, or the lease is lost. */
-  private async drive(runId: string): Promise<void> {
+  private async drive(runId: string, initial?: RunState): Promise<void> {
     const lease = this.lease(runId);
+    let known = initial;
     for (;;) {
       if (this.dead) return;
       if (this.stopping) {
         await releaseRun(lease);
         return;
       }
-      const run = await loadRun(this.jobs, runId, this.owner);
+      const run = known ?? (await loadRun(this.jobs, runId, this.owner));
+      known = undefined;
       if (!run) return;
       const now = this.clock.now();
       const due = run.pending.filter((entry) => entry.at <= now);
