@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { PassThrough, Readable, Transform, type Duplex } from "node:stream";
+import { Readable, Transform, type Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
+import { runGit } from "@/server/git";
 import { GitHttpError } from "./errors";
 import { FLUSH_PKT, pktLine } from "./pkt-line";
 import type { GitService } from "./target";
@@ -16,6 +17,8 @@ const NO_CACHE = {
   Pragma: "no-cache",
   Expires: "Fri, 01 Jan 1980 00:00:00 GMT",
 };
+
+const configArgs = (config: Record<string, string>) => Object.entries(config).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
 
 export interface ServiceOptions {
   /** `-c key=value` settings for this run. */
@@ -35,10 +38,9 @@ export function acceptedGitProtocol(header: string | null): string | undefined {
 const wantsV2 = (gitProtocol: string | undefined) => gitProtocol?.split(":").includes("version=2") ?? false;
 
 function spawnService(service: GitService, gitdir: string, args: string[], options: ServiceOptions, extraStdio = false): ChildProcess {
-  const config = Object.entries(options.config).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
   if (options.gitProtocol) env.GIT_PROTOCOL = options.gitProtocol;
-  const child: ChildProcess = spawn("git", [...config, service.slice("git-".length), "--stateless-rpc", ...args, gitdir], {
+  const child: ChildProcess = spawn("git", [...configArgs(options.config), service.slice("git-".length), "--stateless-rpc", ...args, gitdir], {
     env,
     stdio: ["pipe", "pipe", "pipe", ...(extraStdio ? (["pipe"] as const) : [])],
   });
@@ -57,27 +59,66 @@ function spawnService(service: GitService, gitdir: string, args: string[], optio
 
 /** The child's stdout as a response body (after `preamble`); a client that goes away stops the child. */
 function responseBody(child: ChildProcess, preamble?: Buffer): ReadableStream<Uint8Array> {
-  const out = new PassThrough();
-  if (preamble) out.write(preamble);
-  child.stdout!.pipe(out);
-  child.on("error", (error) => out.destroy(error));
-  out.on("close", () => {
-    // Cancelled before the end (the client went away): nobody reads the rest.
-    if (!out.readableEnded && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-  });
-  return Readable.toWeb(out) as ReadableStream<Uint8Array>;
+  const stdout = child.stdout!;
+  let settled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (preamble) controller.enqueue(preamble);
+        stdout.on("data", (chunk: Buffer) => {
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) <= 0) stdout.pause();
+        });
+        stdout.once("end", () => {
+          settled = true;
+          controller.close();
+        });
+        const fail = (error: Error) => {
+          if (settled) return;
+          settled = true;
+          controller.error(error);
+        };
+        stdout.once("error", fail);
+        child.once("error", fail);
+      },
+      pull() {
+        stdout.resume();
+      },
+      cancel() {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      },
+    },
+    { highWaterMark: 16 },
+  );
+}
+
+// A protocol v2 advertisement lists capabilities, no refs: the same for every repository here (all
+// SHA-1, none with upload-pack settings of its own), so it is asked of git once per process.
+const v2Advertisements = new Map<string, Promise<string>>();
+
+function v2Advertisement(gitdir: string, options: ServiceOptions): Promise<string> {
+  const key = JSON.stringify([options.config, options.gitProtocol]);
+  let advertisement = v2Advertisements.get(key);
+  if (!advertisement) {
+    const args = [...configArgs(options.config), "upload-pack", "--stateless-rpc", "--advertise-refs", gitdir];
+    advertisement = runGit(args, { env: { GIT_PROTOCOL: options.gitProtocol! } }).then(({ stdout }) => stdout);
+    advertisement.catch(() => v2Advertisements.delete(key));
+    v2Advertisements.set(key, advertisement);
+  }
+  return advertisement;
 }
 
 /** GET info/refs?service=...: the ref advertisement (v0 with its `# service=` line, or v2 capabilities). */
-export function advertise(service: GitService, gitdir: string, options: ServiceOptions): Response {
+export async function advertise(service: GitService, gitdir: string, options: ServiceOptions): Promise<Response> {
+  const headers = { ...NO_CACHE, ...options.headers, "Content-Type": `application/x-${service}-advertisement` };
+  // A v2 response starts with "version 2"; git http-backend leaves the service line out then too.
+  if (service === "git-upload-pack" && wantsV2(options.gitProtocol)) {
+    return new Response(await v2Advertisement(gitdir, options), { status: 200, headers });
+  }
   const child = spawnService(service, gitdir, ["--advertise-refs"], options);
   child.stdin!.end();
-  // A v2 response starts with "version 2"; git http-backend leaves the service line out then too.
-  const preamble = wantsV2(options.gitProtocol) ? undefined : Buffer.concat([pktLine(`# service=${service}\n`), FLUSH_PKT]);
-  return new Response(responseBody(child, preamble), {
-    status: 200,
-    headers: { ...NO_CACHE, ...options.headers, "Content-Type": `application/x-${service}-advertisement` },
-  });
+  const preamble = Buffer.concat([pktLine(`# service=${service}\n`), FLUSH_PKT]);
+  return new Response(responseBody(child, preamble), { status: 200, headers });
 }
 
 /** Fails the stream once more than `max` bytes went through (a cap on decompressed request bodies). */
