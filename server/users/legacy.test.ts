@@ -2,16 +2,12 @@ import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
-import { createTestSession, createTestToken } from "@/tests/support/sessions";
+import { createSignedInTestUser, createTestToken } from "@/tests/support/sessions";
 import { runSvcCommand } from "./cli";
 
 useTestEnvironment();
 
-async function signedInUser() {
-  const user = await createTestUser();
-  const { cookie } = await createTestSession(user.username);
-  return { ...user, cookie };
-}
+const signedInUser = createSignedInTestUser;
 
 const status = async (token: string) => (await call("GET", "/api/users/me", { token })).status;
 

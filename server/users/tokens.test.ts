@@ -1,18 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
-import { createTestUser } from "@/tests/support/users";
-import { createTestSession, createTestToken } from "@/tests/support/sessions";
+import { createSignedInTestUser, createTestToken } from "@/tests/support/sessions";
 
 const env = useTestEnvironment();
 
 afterEach(() => vi.restoreAllMocks());
 
-async function signedInUser() {
-  const user = await createTestUser();
-  const { cookie } = await createTestSession(user.username);
-  return { ...user, cookie };
-}
+const signedInUser = createSignedInTestUser;
 
 describe("token management is session-only (rule 4)", () => {
   it("refuses every kind of token with 403 SESSION_REQUIRED and anonymous callers with 401", async () => {

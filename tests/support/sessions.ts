@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { call, TEST_ORIGIN } from "./http";
+import { createTestUser } from "./users";
 
 /**
  * Signs a user in through POST /api/auth/dev-login (creating the user if needed) and returns the
@@ -24,4 +25,11 @@ export async function createTestToken(cookie: string, body: { name?: string; sco
   const res = await call("POST", "/api/users/me/tokens", { cookie, body: { name: "test", ...body } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.plaintext as string;
+}
+
+/** A new user (legacy token from the admin route) signed in with a session cookie too. */
+export async function createSignedInTestUser() {
+  const user = await createTestUser();
+  const { cookie } = await createTestSession(user.username);
+  return { ...user, cookie };
 }
