@@ -216,6 +216,26 @@ describe("authentication and access", () => {
     expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(bearer);
   });
 
+  it("counts git requests against the per-identity rate limit (429 with Retry-After)", async () => {
+    const project = await createTestProject(alice.token, { name: "limited" });
+    const carol = await createTestUser();
+    await grantCollaborator(project.id, carol.id, "read");
+    process.env.RATE_LIMIT_PER_MINUTE = "2";
+    try {
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 3; i++) {
+        last = await fetchGit(`/${project.path}.git/info/refs?service=git-upload-pack`, { basic: `git:${carol.token}` });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(last!.headers.get("x-ratelimit-remaining")).toBe("0");
+    } finally {
+      delete process.env.RATE_LIMIT_PER_MINUTE;
+    }
+  });
+
   it("refuses wrong methods, content types and unknown encodings", async () => {
     const project = await createTestProject(alice.token, { name: "protocolerrors" });
     expect((await fetchGit(`/${project.path}.git/info/refs`, { token: alice.token })).status).toBe(403);
