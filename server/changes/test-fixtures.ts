@@ -57,3 +57,16 @@ export async function advanceProject(project: TestProject, files: Record<string,
 }
 
 export const POLICY = ".svc/policy.yml";
+
+/** An owner with an agent, a reader, and a project with one accepted change: the cast of access tests. */
+export async function ownerReaderAgentChange() {
+  const { createTestUser } = await import("@/tests/support/users");
+  const { grantCollaborator } = await import("@/server/projects/test-fixtures");
+  const owner = await createTestUser();
+  const reader = await createTestUser();
+  const agent = await createAgentFor(owner.token);
+  const project = await projectWith(owner.token, { "README.md": "hi\n" });
+  await grantCollaborator(project.id, reader.id, "read");
+  const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
+  return { owner, reader, agent, project, change };
+}

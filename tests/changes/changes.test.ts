@@ -6,6 +6,7 @@ import { createTestUser } from "@/tests/support/users";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import {
   advanceProject,
+  ownerReaderAgentChange,
   changeWith,
   commitTo,
   createAgentFor,
@@ -203,12 +204,7 @@ describe("POST /api/changes/{id}/evaluate", () => {
   });
 
   it("is for users with write access only, and not for merged, rejected or promoted changes", async () => {
-    const alice = await createTestUser();
-    const carol = await createTestUser();
-    const agent = await createAgentFor(alice.token);
-    const project = await projectWith(alice.token, { "README.md": "hi\n" });
-    await grantCollaborator(project.id, carol.id, "read");
-    const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
+    const { owner: alice, reader: carol, agent, project, change } = await ownerReaderAgentChange();
     expect((await call("POST", `/api/changes/${change.id}/evaluate`, { token: agent.token })).status).toBe(401);
     expect((await call("POST", `/api/changes/${change.id}/evaluate`)).status).toBe(401);
     expect((await call("POST", `/api/changes/${change.id}/evaluate`, { token: carol.token })).status).toBe(403);

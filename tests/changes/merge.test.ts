@@ -6,7 +6,7 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
-import { advanceProject, changeWith, commitTo, createAgentFor, eventsOf, merge, POLICY, projectWith } from "@/server/changes/test-fixtures";
+import { advanceProject, changeWith, commitTo, createAgentFor, eventsOf, merge, ownerReaderAgentChange, POLICY, projectWith } from "@/server/changes/test-fixtures";
 
 useTestEnvironment();
 
@@ -53,12 +53,7 @@ describe("POST /api/changes/{id}/merge", () => {
   });
 
   it("refuses an unknown strategy, agents, anonymous callers and readers", async () => {
-    const alice = await createTestUser();
-    const carol = await createTestUser();
-    const agent = await createAgentFor(alice.token);
-    const project = await projectWith(alice.token, { "README.md": "hi\n" });
-    await grantCollaborator(project.id, carol.id, "read");
-    const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
+    const { owner: alice, reader: carol, agent, project, change } = await ownerReaderAgentChange();
     expect((await merge(alice.token, change.id, "?strategy=rebase")).status).toBe(400);
     expect((await merge(agent.token, change.id)).status).toBe(401);
     expect((await call("POST", `/api/changes/${change.id}/merge`)).status).toBe(401);
