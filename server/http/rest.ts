@@ -1,9 +1,8 @@
-import { createOpenApiFetchHandler } from "trpc-to-openapi";
-import { appRouter } from "@/server/router";
 import type { Context } from "@/server/trpc";
 import { admitRequest } from "./gate";
 import { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body";
 import { errorResponse } from "./errors";
+import { dispatchOpenApi } from "./openapi-dispatch";
 
 const BODYLESS = new Set(["GET", "HEAD"]);
 
@@ -28,28 +27,22 @@ function isFormRequest(req: Request): boolean {
   return type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data");
 }
 
-/**
- * Rebuilds the request the way trpc-to-openapi can route it: form bodies re-encoded as JSON, and a
- * DELETE body folded into the query (the adapter reads DELETE input from the query only).
- */
-async function normalizeRequest(req: Request, url: URL): Promise<{ request: Request; isForm: boolean }> {
+/** Reads the input: form bodies become objects (`isForm`), a DELETE body joins the query (`{confirm}`). */
+async function readInput(req: Request, url: URL): Promise<{ body: unknown; isForm: boolean }> {
   const method = req.method.toUpperCase();
-  if (BODYLESS.has(method)) return { request: url.href === req.url ? req : new Request(url, { method, headers: req.headers }), isForm: false };
+  if (BODYLESS.has(method)) return { body: undefined, isForm: false };
   const isForm = isFormRequest(req);
   const text = await readBodyText(req, bodyLimitFor(url.pathname));
   const payload = isForm ? formToObject(text) : parseJsonBody(text);
-  const headers = new Headers(req.headers);
-  headers.set("content-type", "application/json");
-  headers.delete("content-length");
   if (method === "DELETE") {
     if (payload && typeof payload === "object" && !Array.isArray(payload)) {
       for (const [key, value] of Object.entries(payload)) {
         if (value !== undefined && value !== null && typeof value !== "object") url.searchParams.set(key, String(value));
       }
     }
-    return { request: new Request(url, { method, headers }), isForm };
+    return { body: undefined, isForm };
   }
-  return { request: new Request(url, { method, headers, body: JSON.stringify(payload ?? {}) }), isForm };
+  return { body: payload ?? {}, isForm };
 }
 
 /** The REST surface: every `/api/*` route generated from the tRPC routers. */
@@ -60,25 +53,16 @@ export async function handleRestRequest(req: Request): Promise<Response> {
     const admission = await admitRequest(req, { allowAdminKey: url.pathname.startsWith("/api/admin/") });
     baseHeaders = admission.headers;
     joinMultiSegmentParams(url);
-    const { request, isForm } = await normalizeRequest(req, url);
+    const { body, isForm } = await readInput(req, url);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
-    let failure: unknown;
-    const response = await createOpenApiFetchHandler({
-      req: request,
-      endpoint: "/api",
-      router: appRouter,
-      createContext: () => ctx,
-      onError: ({ error }) => {
-        failure = error;
-      },
-    });
-    if (failure !== undefined) return errorResponse(failure, baseHeaders);
+    const result = await dispatchOpenApi(req, url.pathname.replace(/^\/api/, ""), url.search, body, ctx);
+    if (result.failure !== undefined) return errorResponse(result.failure, baseHeaders);
     const headers = { ...baseHeaders, ...ctx.response.headers };
     if (ctx.isForm && ctx.response.redirect) {
       return new Response(null, { status: ctx.response.status && ctx.response.status >= 300 && ctx.response.status < 400 ? ctx.response.status : 302, headers: { ...headers, Location: ctx.response.redirect } });
     }
-    return new Response(response.body, {
-      status: ctx.response.status ?? response.status,
+    return new Response(result.body, {
+      status: ctx.response.status ?? result.status,
       headers: { "content-type": "application/json", ...headers },
     });
   } catch (error) {
