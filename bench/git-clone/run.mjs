@@ -6,10 +6,10 @@
 // Usage: node bench/git-clone/run.mjs [--files 5000] [--commits 500] [--runs 7] [--skip-build]
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { buildAppCopy, request, root, startNext, stopProcess, usage, waitForServer } from "../support/next-app.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -22,30 +22,9 @@ const { values } = parseArgs({
 const FILES = Number(values.files);
 const COMMITS = Number(values.commits);
 const RUNS = Number(values.runs);
-const root = path.resolve(import.meta.dirname, "../..");
 const work = path.join(root, "bench/.work/git-clone");
-const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" };
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-git-"));
 const gitEnv = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" };
-
-const sh = (cmd, args, cwd, extraEnv = {}) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "ignore", "inherit"], env: { ...env, ...extraEnv } });
-
-/** The app as committed (HEAD), built with type errors elsewhere in the tree ignored. */
-function prepare() {
-  fs.rmSync(path.join(work, "app"), { recursive: true, force: true });
-  const app = path.join(work, "app");
-  fs.mkdirSync(app, { recursive: true });
-  execFileSync("sh", ["-c", `git -C "${root}" archive HEAD | tar -x -C "${app}"`]);
-  fs.renameSync(path.join(app, "next.config.ts"), path.join(app, "next.base.config.ts"));
-  fs.writeFileSync(path.join(app, "next.config.ts"), 'import base from "./next.base.config";\nexport default { ...base, typescript: { ignoreBuildErrors: true } };\n');
-  fs.symlinkSync(path.join(root, "node_modules"), path.join(app, "node_modules"));
-  sh("npx", ["prisma", "generate"], app);
-  const started = Date.now();
-  sh("npx", ["next", "build"], app);
-  console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return app;
-}
 
 /** A deterministic repository: FILES files in 100 directories, then COMMITS-1 commits of 10 edits each. */
 function generateRepository(gitdir) {
@@ -70,57 +49,6 @@ function generateRepository(gitdir) {
   execFileSync("git", ["--git-dir", gitdir, "repack", "-a", "-d", "-q"], { env: gitEnv });
 }
 
-const treeOf = (pid) => {
-  const children = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(...treeOf(Number(entry)));
-    } catch {}
-  }
-  return [pid, ...children];
-};
-
-/** CPU seconds of a server process tree, including children it has reaped (git processes). */
-function cpuOf(pid) {
-  let ticks = 0;
-  for (const p of treeOf(pid)) {
-    try {
-      const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    } catch {}
-  }
-  return ticks / CLK_TCK;
-}
-
-function request(port, urlPath, { method = "GET", headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path: urlPath, method, headers, timeout: 30_000 }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on("timeout", () => req.destroy(new Error("request timed out")));
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
-async function waitFor(port, child, urlPath) {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error("server exited during start-up");
-    try {
-      await request(port, urlPath);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  throw new Error("server did not start");
-}
-
 function timedGit(args) {
   const started = performance.now();
   execFileSync("git", args, { env: gitEnv, stdio: ["ignore", "ignore", "inherit"] });
@@ -131,18 +59,15 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const PORT = 3911;
 const BACKEND_PORT = 3912;
-const app = values["skip-build"] ? path.join(work, "app") : prepare();
+const app = values["skip-build"] ? path.join(work, "app") : buildAppCopy(work);
 const dataDir = path.join(work, "data");
 fs.rmSync(dataDir, { recursive: true, force: true });
-const server = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(PORT), "-H", "127.0.0.1"], {
-  cwd: app,
-  env: { ...env, PORT: String(PORT), DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${PORT}`, ADMIN_API_KEY: "bench-key", RATE_LIMIT_PER_MINUTE: "100000000" },
-  stdio: ["ignore", "ignore", "inherit"],
-});
+const server = startNext(app, PORT, { DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${PORT}`, ADMIN_API_KEY: "bench-key", RATE_LIMIT_PER_MINUTE: "100000000" });
+const cpuOf = (pid) => usage(pid, { reaped: true }).cpu;
 let backend;
 const rows = [];
 try {
-  await waitFor(PORT, server, "/health");
+  await waitForServer(PORT, server);
   const json = { "content-type": "application/json" };
   const user = await request(PORT, "/api/admin/users", { method: "POST", headers: { ...json, "x-admin-api-key": "bench-key" }, body: JSON.stringify({ username: `bench${Date.now()}` }) });
   if (user.status !== 201) throw new Error(`creating the bench user failed: ${user.status} ${user.body}`);
@@ -162,7 +87,7 @@ try {
   console.log(`pushed through smart HTTP in ${pushSeconds.toFixed(2)} s (pack ${(packBytes / 2 ** 20).toFixed(1)} MiB)`);
 
   backend = spawn(process.execPath, [path.join(import.meta.dirname, "cgi-backend.mjs"), String(BACKEND_PORT), path.dirname(repoPath)], { stdio: ["ignore", "ignore", "inherit"] });
-  await waitFor(BACKEND_PORT, backend, "/");
+  await waitForServer(BACKEND_PORT, backend, "/");
   const sides = [
     { name: "svc smart HTTP (next start)", url: authed, pid: server.pid },
     { name: "git http-backend (CGI)", url: `http://127.0.0.1:${BACKEND_PORT}/project.git`, pid: backend.pid },
@@ -185,9 +110,8 @@ try {
     for (const [index, side] of sides.entries()) rows.push({ protocol, name: side.name, median: median(times[index]), min: Math.min(...times[index]), cpu: median(cpu[index]) });
   }
 } finally {
-  backend?.kill("SIGTERM");
-  server.kill("SIGTERM");
-  await new Promise((r) => (server.exitCode !== null ? r() : server.once("exit", r)));
+  if (backend) await stopProcess(backend);
+  await stopProcess(server);
   fs.rmSync(home, { recursive: true, force: true });
 }
 

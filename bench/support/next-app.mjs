@@ -1,0 +1,103 @@
+// Shared by benchmarks that run the real app under `next start`: a throwaway build of HEAD under
+// bench/.work/, the server's process tree CPU from /proc, and a small HTTP client.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+
+export const root = path.resolve(import.meta.dirname, "../..");
+export const benchEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" };
+const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim());
+
+const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "ignore", "inherit"], env: benchEnv });
+
+/**
+ * Builds the app as committed (HEAD) into `<work>/app`, so work in progress in the tree does not
+ * leak in; `customize(app)` may add files first. Type errors elsewhere do not stop the build.
+ */
+export function buildAppCopy(work, customize = () => {}) {
+  const app = path.join(work, "app");
+  fs.rmSync(app, { recursive: true, force: true });
+  fs.mkdirSync(app, { recursive: true });
+  execFileSync("sh", ["-c", `git -C "${root}" archive HEAD | tar -x -C "${app}"`]);
+  customize(app);
+  fs.renameSync(path.join(app, "next.config.ts"), path.join(app, "next.base.config.ts"));
+  fs.writeFileSync(path.join(app, "next.config.ts"), 'import base from "./next.base.config";\nexport default { ...base, typescript: { ignoreBuildErrors: true } };\n');
+  fs.symlinkSync(path.join(root, "node_modules"), path.join(app, "node_modules"));
+  sh("npx", ["prisma", "generate"], app);
+  const started = Date.now();
+  sh("npx", ["next", "build"], app);
+  console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return app;
+}
+
+/** `next start` of a built copy on 127.0.0.1:`port`. */
+export function startNext(app, port, env) {
+  return spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: app,
+    env: { ...benchEnv, PORT: String(port), ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+export async function stopProcess(child) {
+  child.kill("SIGTERM");
+  await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", resolve)));
+}
+
+const treeOf = (pid) => {
+  const children = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(...treeOf(Number(entry)));
+    } catch {}
+  }
+  return [pid, ...children];
+};
+
+/**
+ * CPU seconds (user+system) and RSS bytes of a process and its descendants; with `reaped`, CPU
+ * also counts children the process has already waited for (short-lived git processes).
+ */
+export function usage(pid, { reaped = false } = {}) {
+  let ticks = 0;
+  let rss = 0;
+  for (const p of treeOf(pid)) {
+    try {
+      const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
+      rss += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"))[1]) * 1024;
+    } catch {}
+  }
+  return { cpu: ticks / CLK_TCK, rss };
+}
+
+export function request(port, urlPath, { method = "GET", headers = {}, body, agent } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path: urlPath, method, headers, agent, timeout: 30_000 }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on("timeout", () => req.destroy(new Error("request timed out")));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Resolves once `urlPath` answers at all; fails when `child` exits first or after 90 s. */
+export async function waitForServer(port, child, urlPath = "/health") {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error("server exited during start-up");
+    try {
+      await request(port, urlPath);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error("server did not start");
+}
