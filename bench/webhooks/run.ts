@@ -3,7 +3,8 @@
 // through the service (its issue.opened event is written with it and published after commit), the
 // embedded Inngest executor runs the fan-out and one delivery job per webhook, and each job POSTs a
 // signed payload to a real HTTP receiver on 127.0.0.1. Latency runs from just before the issue is
-// opened to the receiver having read the request body. Embedded PGlite in a throwaway DATA_DIR.
+// opened to the receiver having read the request body. Embedded PGlite in a throwaway DATA_DIR, or
+// the PostgreSQL of DATABASE_URL (an empty database).
 // Usage: npx tsx bench/webhooks/run.ts [--events 200] [--hooks 50] [--burst 20]
 import fs from "node:fs";
 import os from "node:os";
@@ -20,7 +21,7 @@ const BURST = Number(values.burst);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-webhooks-"));
 Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", ALLOW_PRIVATE_TARGETS: "1", RATE_LIMIT_PER_MINUTE: "100000000" });
 
-const { closeDatabase } = await import("@/server/db/client");
+const { closeDatabase, database } = await import("@/server/db/client");
 const { createUser } = await import("@/server/auth/users");
 const { createProject } = await import("@/server/projects/service");
 const { createIssue } = await import("@/server/issues/service");
@@ -38,7 +39,8 @@ try {
   const identity = { kind: "user", userId: user.id, username: user.username, isAdmin: false, via: "legacy", scope: "read_write" } as const;
   const { project } = await createProject(identity, { name: "bench", visibility: "private" });
   const ref = { namespace: project.namespace, slug: project.slug };
-  console.log(`node ${process.version}; ${os.cpus().length} CPUs; embedded PGlite and executor; receiver on 127.0.0.1`);
+  const load = os.loadavg()[0].toFixed(1);
+  console.log(`node ${process.version}; ${os.cpus().length} CPUs (load ${load}); ${(await database()).kind}; embedded executor; receiver on 127.0.0.1`);
 
   // 1. One webhook, one event at a time.
   const single = await createWebhook(identity, ref, { url: `${receiver.url}?hook=single`, events: "*" });
