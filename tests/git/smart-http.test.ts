@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,11 +32,14 @@ afterAll(async () => {
 const newDir = () => git.dir(`w${++dirCounter}`);
 
 /** Raw smart-HTTP requests against the running server (to check statuses and headers). */
-function fetchGit(urlPath: string, options: { token?: string; basic?: string; method?: string; body?: string; headers?: Record<string, string> } = {}) {
+function fetchGit(
+  urlPath: string,
+  options: { token?: string; basic?: string; method?: string; body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
+) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.basic) headers.authorization = `Basic ${Buffer.from(options.basic).toString("base64")}`;
-  return fetch(`${server.baseUrl}${urlPath}`, { method: options.method ?? "GET", headers, body: options.body });
+  return fetch(`${server.baseUrl}${urlPath}`, { method: options.method ?? "GET", headers, body: options.body, signal: options.signal });
 }
 
 async function cloneOf(remote: string, token: string): Promise<string> {
@@ -124,6 +128,28 @@ describe("clone, push, tag and fetch with the real git client", () => {
     const body = Buffer.from(await res.arrayBuffer());
     expect(body.subarray(0, 8).toString()).toBe("0008NAK\n");
     expect(body.includes(Buffer.from("PACK"))).toBe(true);
+  });
+
+  it("stops serving a pack when the client goes away, and keeps serving others", async () => {
+    const project = await createTestProject(alice.token, { name: "abandoned" });
+    const work = await cloneOf(project.remote, alice.token);
+    const tip = await git.commit(work, { "big.txt": randomBytes(4 * 1024 * 1024).toString("base64") }, "big");
+    await git.ok(["push", "-q", "origin", "main"], { cwd: work });
+    const pkt = (line: string) => (line.length + 4).toString(16).padStart(4, "0") + line;
+    const controller = new AbortController();
+    const res = await fetchGit(`/${project.path}.git/git-upload-pack`, {
+      token: alice.token,
+      method: "POST",
+      body: `${pkt(`want ${tip} side-band-64k\n`)}0000${pkt("done\n")}`,
+      headers: { "content-type": "application/x-git-upload-pack-request" },
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    controller.abort();
+    await expect(reader.read()).rejects.toThrow();
+    const again = await cloneOf(project.remote, alice.token);
+    expect(await git.ok(["rev-parse", "HEAD"], { cwd: again })).toBe(tip);
   });
 });
 

@@ -60,16 +60,19 @@ function spawnService(service: GitService, gitdir: string, args: string[], optio
 /** The child's stdout as a response body (after `preamble`); a client that goes away stops the child. */
 function responseBody(child: ChildProcess, preamble?: Buffer): ReadableStream<Uint8Array> {
   const stdout = child.stdout!;
+  // Once closed, errored or cancelled, the controller must not be touched again (it would throw).
   let settled = false;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
         if (preamble) controller.enqueue(preamble);
         stdout.on("data", (chunk: Buffer) => {
+          if (settled) return;
           controller.enqueue(chunk);
           if ((controller.desiredSize ?? 0) <= 0) stdout.pause();
         });
         stdout.once("end", () => {
+          if (settled) return;
           settled = true;
           controller.close();
         });
@@ -85,6 +88,8 @@ function responseBody(child: ChildProcess, preamble?: Buffer): ReadableStream<Ui
         stdout.resume();
       },
       cancel() {
+        settled = true;
+        stdout.destroy();
         if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       },
     },
@@ -133,19 +138,18 @@ function byteLimit(max: number): Transform {
   });
 }
 
+const contentEncoding = (req: Request) => (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
+const isGzip = (encoding: string) => encoding === "gzip" || encoding === "x-gzip";
+
 /** The request body as stream stages, gunzipped when the client compressed it (git gzips large negotiations). */
 function requestStages(req: Request, maxBytes: number): Array<Readable | Transform> {
   const raw = req.body ? Readable.fromWeb(req.body as never) : Readable.from([]);
-  const encoding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
-  const gzipped = encoding === "gzip" || encoding === "x-gzip";
-  return gzipped ? [raw, zlib.createGunzip(), byteLimit(maxBytes)] : [raw, byteLimit(maxBytes)];
+  return isGzip(contentEncoding(req)) ? [raw, zlib.createGunzip(), byteLimit(maxBytes)] : [raw, byteLimit(maxBytes)];
 }
 
 export function assertSupportedEncoding(req: Request): void {
-  const encoding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
-  if (encoding && encoding !== "gzip" && encoding !== "x-gzip" && encoding !== "identity") {
-    throw new GitHttpError(415, `Content-Encoding ${encoding} is not supported`);
-  }
+  const encoding = contentEncoding(req);
+  if (encoding && !isGzip(encoding) && encoding !== "identity") throw new GitHttpError(415, `Content-Encoding ${encoding} is not supported`);
 }
 
 export interface RpcOptions extends ServiceOptions {
