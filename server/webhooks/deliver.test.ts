@@ -10,7 +10,7 @@ import { startReceiver } from "./test-receiver";
 import { useWebhookProject } from "./test-support";
 
 // The delivery logic as plain service functions, against real receivers on 127.0.0.1.
-useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1", WEBHOOK_TIMEOUT_MS: "300", WEBHOOK_RETRY_BASE_MS: "1000" });
+useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1", WEBHOOK_RETRY_BASE_MS: "1000" });
 
 const { ctx, createHook, openIssueEvent, deliveries, webhook, toggle } = useWebhookProject();
 const openIssue = async (title: string) => (await openIssueEvent(title)).id;
@@ -75,9 +75,11 @@ describe("webhook delivery", () => {
     const hook = await createHook();
     const eventId = await openIssue("Slow");
     ctx.receiver.setResponder(() => "hang");
+    process.env.WEBHOOK_TIMEOUT_MS = "300";
     try {
       expect(await attemptDelivery({ eventId, webhookId: hook.id, attempt: 1 })).toBe("retry");
     } finally {
+      delete process.env.WEBHOOK_TIMEOUT_MS;
       ctx.receiver.setResponder(() => ({ status: 200, body: "ok" }));
     }
     expect((await deliveries(hook.id))[0]).toMatchObject({ succeeded: false, statusCode: null, error: "timed out after 300 ms" });
@@ -147,6 +149,11 @@ describe("webhook delivery", () => {
     }
     expect(ctx.receiver.received.length).toBe(before);
     expect((await deliveries(hook.id))[0]).toMatchObject({ succeeded: false, error: expect.stringMatching(/127\.0\.0\.1/) });
+  });
+
+  it("matches nothing for an unknown or malformed event id", async () => {
+    expect(await webhooksForEvent(crypto.randomUUID())).toEqual([]);
+    expect(await webhooksForEvent("undefined")).toEqual([]);
   });
 
   it("skips events whose webhook was deleted", async () => {

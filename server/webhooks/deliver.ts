@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { db } from "@/server/db/client";
+import { isUuid } from "@/server/auth/ids";
 import { config } from "@/server/config";
 import { projectPath } from "@/server/projects/access";
 import { assertAllowedTarget, guardedLookup, TargetRefusedError } from "./targets";
@@ -30,6 +31,7 @@ export interface Target {
 
 /** The active webhooks of the event's project that subscribe to its kind. */
 export async function webhooksForEvent(eventId: string): Promise<Target[]> {
+  if (!isUuid(eventId)) return [];
   const prisma = await db();
   const event = await prisma.domainEvent.findUnique({ where: { id: eventId }, select: { projectId: true, kind: true } });
   if (!event?.projectId) return [];
@@ -41,6 +43,7 @@ export async function webhooksForEvent(eventId: string): Promise<Target[]> {
 
 /** The JSON body sent for an event: built from stored rows only, so every attempt sends the same bytes. */
 export async function buildPayload(eventId: string): Promise<{ kind: string; body: string } | null> {
+  if (!isUuid(eventId)) return null;
   const prisma = await db();
   const rows = await prisma.$queryRaw<
     Array<{ id: string; kind: string; actor: string; data: unknown; occurredAt: Date; projectId: string; namespace: string; slug: string }>

@@ -9,7 +9,8 @@ import { useWebhookProject } from "./test-support";
 
 // End to end: an operation records a domain event, `svc/domain.event` starts the fan-out, the
 // durable delivery jobs run on the embedded executor and reach a real receiver on 127.0.0.1.
-useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1", WEBHOOK_RETRY_BASE_MS: "1000" });
+// Backoffs of a minute and more: a retry happens only when a test fast-forwards the job clock.
+useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1", WEBHOOK_RETRY_BASE_MS: "60000" });
 useTestJobs();
 
 const { ctx, createHook, openIssueEvent, deliveries, webhook, toggle } = useWebhookProject();

@@ -4,6 +4,7 @@ import { db } from "@/server/db/client";
 import type { Identity } from "@/server/auth/identity";
 import { assertNotDeleting, requireProject } from "@/server/projects/access";
 import { badRequest, notFound } from "@/server/http/errors";
+import { isUuid } from "@/server/auth/ids";
 import { assertAllowedTarget, TargetRefusedError } from "./targets";
 import { normalizeEventFilter } from "./event-filter";
 import { WEBHOOK_DELIVERY_LOG_PAGE } from "./policy";
@@ -43,10 +44,8 @@ function deliveryView(delivery: WebhookDelivery, kind: string | null) {
 const writableProject = (identity: Identity, ref: ProjectRef) =>
   requireProject(identity, { namespace: ref.namespace, slug: ref.slug }, "write");
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 async function findHook(projectId: string, id: string): Promise<Webhook> {
-  if (!UUID.test(id)) throw notFound("Webhook not found");
+  if (!isUuid(id)) throw notFound("Webhook not found");
   const prisma = await db();
   const hook = await prisma.webhook.findFirst({ where: { id, projectId } });
   if (!hook) throw notFound("Webhook not found");
