@@ -230,14 +230,27 @@ export class EmbeddedExecutor implements LocalExecutor {
     }
   }
 
-  /** Stops claiming, lets runs in flight finish their current call and hands them back. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming, lets runs in flight finish their current call and hands them back. A step
+   * still running after `timeoutMs` is left to its lease: another instance (or the next start)
+   * resumes the run once the lease expires.
+   */
+  async stop(timeoutMs = 10_000): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     localExecutors().delete(this);
-    await this.ticking;
-    await Promise.all(this.active.values());
+    let giveUp: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      giveUp = setTimeout(resolve, timeoutMs);
+      giveUp.unref();
+    });
+    const settled = (async () => {
+      await this.ticking;
+      await Promise.all(this.active.values());
+    })();
+    await Promise.race([settled, deadline]);
+    clearTimeout(giveUp);
   }
 
   /** Simulates a crash (tests): the executor stops at once and never writes again; its leases just expire. */
