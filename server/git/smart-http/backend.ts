@@ -168,6 +168,8 @@ export function rpc(service: GitService, gitdir: string, req: Request, options: 
   });
   if (options.onHookChannel) {
     const channel = child.stdio[3] as Duplex;
+    // EPIPE/ECONNRESET when receive-pack went away: the conversation below sees the stream end.
+    channel.on("error", () => {});
     options.onHookChannel(channel).catch((error) => {
       console.error("[svc] proc-receive channel failed", error);
       channel.destroy();
