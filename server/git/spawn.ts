@@ -11,18 +11,37 @@ export class GitCommandError extends Error {
   }
 }
 
+export interface GitSpawnOptions {
+  gitdir?: string;
+  cwd?: string;
+  input?: string | Uint8Array;
+  env?: Record<string, string | undefined>;
+  /** Start from `env` alone instead of this process's environment (isolated clients in tests). */
+  isolatedEnv?: boolean;
+}
+
+export interface GitOutput {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
 /**
- * Runs the `git` binary (~7-10 ms per spawn inside next-server: keep it off hot paths).
- * Resolves with stdout; rejects with GitCommandError on a non-zero exit unless `allowExit` lists it.
+ * Runs the `git` binary and collects its output whatever the exit code (~7-10 ms per spawn inside
+ * next-server: keep it off hot paths).
  */
-export function runGit(
-  args: string[],
-  options: { gitdir?: string; input?: string | Uint8Array; allowExit?: number[]; env?: Record<string, string> } = {},
-): Promise<{ stdout: string; exitCode: number }> {
+export function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise<GitOutput> {
   const fullArgs = options.gitdir ? ["--git-dir", options.gitdir, ...args] : args;
+  const env: Record<string, string | undefined> = {
+    ...(options.isolatedEnv ? {} : process.env),
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    ...options.env,
+  };
   return new Promise((resolve, reject) => {
     const child = spawn("git", fullArgs, {
-      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", ...options.env },
+      cwd: options.cwd,
+      env: env as NodeJS.ProcessEnv,
       stdio: ["pipe", "pipe", "pipe"],
     });
     const out: Buffer[] = [];
@@ -30,14 +49,20 @@ export function runGit(
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", reject);
-    child.on("close", (code) => {
-      const exitCode = code ?? -1;
-      if (exitCode === 0 || options.allowExit?.includes(exitCode)) {
-        resolve({ stdout: Buffer.concat(out).toString("utf8"), exitCode });
-      } else {
-        reject(new GitCommandError(args, code, Buffer.concat(err).toString("utf8")));
-      }
-    });
+    child.on("close", (code) => resolve({ exitCode: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }));
     child.stdin.end(options.input);
   });
+}
+
+/** Runs git; rejects with GitCommandError on a non-zero exit unless `allowExit` lists it. */
+export async function runGitBytes(args: string[], options: GitSpawnOptions & { allowExit?: number[] } = {}): Promise<{ stdout: Buffer; exitCode: number }> {
+  const result = await spawnGit(args, options);
+  if (result.exitCode !== 0 && !options.allowExit?.includes(result.exitCode)) throw new GitCommandError(args, result.exitCode, result.stderr);
+  return { stdout: result.stdout, exitCode: result.exitCode };
+}
+
+/** `runGitBytes` with stdout as UTF-8 text. */
+export async function runGit(args: string[], options: GitSpawnOptions & { allowExit?: number[] } = {}): Promise<{ stdout: string; exitCode: number }> {
+  const { stdout, exitCode } = await runGitBytes(args, options);
+  return { stdout: stdout.toString("utf8"), exitCode };
 }

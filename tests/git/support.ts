@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawnGit } from "@/server/git";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -76,31 +76,18 @@ export class GitClient {
     this.home = fs.mkdtempSync(path.join(os.tmpdir(), "svc-git-home-"));
   }
 
-  run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<GitResult> {
+  async run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<GitResult> {
     const env: Record<string, string | undefined> = {
       PATH: process.env.PATH,
       HOME: this.home,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_TERMINAL_PROMPT: "0",
       GIT_AUTHOR_NAME: "Test Pusher",
       GIT_AUTHOR_EMAIL: "pusher@example.test",
       GIT_COMMITTER_NAME: "Test Pusher",
       GIT_COMMITTER_EMAIL: "pusher@example.test",
       ...options.env,
     };
-    return new Promise((resolve, reject) => {
-      const child = spawn("git", args, {
-        cwd: options.cwd ?? this.home,
-        env: env as NodeJS.ProcessEnv,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
-    });
+    const result = await spawnGit(args, { cwd: options.cwd ?? this.home, env, isolatedEnv: true });
+    return { code: result.exitCode, stdout: result.stdout.toString("utf8"), stderr: result.stderr };
   }
 
   /** Runs git and fails with its output unless it exits 0. */

@@ -1,33 +1,14 @@
-import { spawn } from "node:child_process";
-import type { Repo } from "@/server/git";
+import { runGitBytes, type Repo } from "@/server/git";
 
 /**
  * Reads many blobs with one `git cat-file --batch` (one spawn for the whole diff instead of an
  * in-process read per blob). The repository's alternates are honoured by git itself.
  */
-export function readBlobs(repo: Repo, oids: string[]): Promise<Map<string, Buffer>> {
+export async function readBlobs(repo: Repo, oids: string[]): Promise<Map<string, Buffer>> {
   const unique = [...new Set(oids)];
-  if (unique.length === 0) return Promise.resolve(new Map());
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", ["--git-dir", repo.gitdir, "cat-file", "--batch"], {
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const chunks: Buffer[] = [];
-    const errors: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => errors.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`git cat-file failed (${code}): ${Buffer.concat(errors).toString()}`));
-      try {
-        resolve(parseBatch(Buffer.concat(chunks)));
-      } catch (error) {
-        reject(error);
-      }
-    });
-    child.stdin.end(`${unique.join("\n")}\n`);
-  });
+  if (unique.length === 0) return new Map();
+  const { stdout } = await runGitBytes(["cat-file", "--batch"], { gitdir: repo.gitdir, input: `${unique.join("\n")}\n` });
+  return parseBatch(stdout);
 }
 
 function parseBatch(out: Buffer): Map<string, Buffer> {
