@@ -43,6 +43,9 @@ async function openPostgres(url: string): Promise<Database> {
   const pg = (await import("pg")).default;
   const { PrismaPg } = await import("@prisma/adapter-pg");
   const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+  // An idle connection dropped by the server (restart, failover) must not crash the process; the
+  // pool replaces it on next use.
+  pool.on("error", (error) => console.error("[db] idle PostgreSQL connection failed:", error.message));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const raw: RawSql = {
     exec: async (sql) => void (await pool.query(sql)),
