@@ -4,6 +4,7 @@ import { booleanish, intParam, pathSegment } from "@/server/http/params";
 import { MERGE_BATCH_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "@/server/limits";
 import { projectParams } from "@/server/projects/schemas";
 import { mergeBatch } from "./merge/batch";
+import { revertChange } from "./merge/revert";
 import { mergeChange } from "./merge/service";
 import { changeIdParam, changeOutput, costOutput, evalOutput, evalRunOutput } from "./schemas";
 import { createChange, getChange, listChanges, reevaluateChange, rejectChange } from "./service";
@@ -96,6 +97,11 @@ export const changesRouter = router({
     )
     .mutation(({ input, ctx }) => mergeChange(ctx.identity, input.id, mergeOptionsOf(ctx, input))),
 
+  revert: userProcedure
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/revert", tags, summary: "Revert a merged change with one commit on the default branch" } })
+    .input(z.object({ id: changeIdParam() }))
+    .output(z.object({ reverted: z.boolean(), changeId: z.string(), commit: z.string() }))
+    .mutation(({ input, ctx }) => revertChange(ctx.identity, input.id)),
   reject: userProcedure
     .meta({ openapi: { method: "POST", path: "/changes/{id}/reject", tags, summary: "Reject a change (any state but merged)" } })
     .input(z.object({ id: changeIdParam() }))

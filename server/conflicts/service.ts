@@ -1,6 +1,6 @@
 import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
-import { branchRef, RefConflictError, updateRef } from "@/server/git";
+import { RefConflictError } from "@/server/git";
 import { AppError, conflict, forbidden, gone, unprocessable } from "@/server/http/errors";
 import { loadPolicy } from "@/server/policy/load";
 import { assertNotDeleting, projectPath, requireProject } from "@/server/projects/access";
@@ -10,7 +10,7 @@ import { buildChangeDiff } from "@/server/changes/diff/change-diff";
 import { projectHead } from "@/server/changes/evaluation";
 import { isUuid, workspaceName } from "@/server/changes/load";
 import { hardProtectionReasons } from "@/server/changes/merge/gates";
-import { agentModels, recordMerged } from "@/server/changes/merge/land";
+import { agentModels, landOnDefaultBranch, recordMerged } from "@/server/changes/merge/land";
 import { mergeCommits } from "@/server/changes/merge/merge-tree";
 import { resolutionFiles, writeResolvedMerge, type ResolutionStrategy } from "./resolution-tree";
 
@@ -78,11 +78,10 @@ export async function resolveConflict(
 
   const models = await agentModels(prisma, [change]);
   try {
-    await prisma.$transaction(async (tx) => {
+    await landOnDefaultBranch(project, repo, { head, commit }, async (tx) => {
       const claimed = await tx.conflict.updateMany({ where: { id: record.id, status: "open" }, data: { status: "resolved", resolvedSha: commit, resolvedAt: new Date() } });
       if (claimed.count !== 1) throw gone("The conflict is unknown or already resolved");
       await recordMerged(tx, { project, merged: [{ change, commit }], mergedById: actingUserId(identity)!, strategy: `resolve:${input.strategy}`, actor: actorOf(identity), agentModels: models });
-      await updateRef(repo, branchRef(project.defaultBranch), commit, head);
     });
   } catch (error) {
     if (error instanceof RefConflictError) {

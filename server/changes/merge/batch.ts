@@ -1,7 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type UserIdentity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
-import { branchRef, RefConflictError, updateRef } from "@/server/git";
 import { forbidden } from "@/server/http/errors";
 import { loadPolicy } from "@/server/policy/load";
 import { requireProject } from "@/server/projects/access";
@@ -11,7 +10,7 @@ import { projectHead } from "../evaluation";
 import { isUuid } from "../load";
 import { writeLandingCommit } from "./commit";
 import { firstGateFailure, skipReason } from "./gates";
-import { agentModels, recordMerged } from "./land";
+import { agentModels, landOnDefaultBranch, recordMerged, retryWhenBranchMoves } from "./land";
 import { MergeSession } from "./merge-tree";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
@@ -35,13 +34,7 @@ export async function mergeBatch(identity: UserIdentity, ref: ProjectRef, input:
   const started = performance.now();
   const { project } = await requireProject(identity, ref, "write");
   const { author } = await commitAuthorship(identity);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await attemptBatch(identity, project, input, author, started);
-    } catch (error) {
-      if (!(error instanceof RefConflictError) || attempt >= BATCH_ATTEMPTS_MAX) throw error;
-    }
-  }
+  return retryWhenBranchMoves(BATCH_ATTEMPTS_MAX, () => attemptBatch(identity, project, input, author, started));
 }
 
 async function attemptBatch(
@@ -117,7 +110,10 @@ async function attemptBatch(
 
   const persistStart = performance.now();
   const models = await agentModels(prisma, merged.map((m) => m.change));
-  await prisma.$transaction(
+  await landOnDefaultBranch(
+    project,
+    repo,
+    { head, commit: current },
     async (tx) => {
       await recordMerged(tx, { project, merged, mergedById: identity.userId, strategy: "merge", actor: actorOf(identity), agentModels: models });
       if (conflicted.length > 0) {
@@ -125,7 +121,6 @@ async function attemptBatch(
           data: conflicted.map(({ change, files, head: at }) => ({ projectId: project.id, changeId: change.id, baseSha: change.baseSha, headSha: at, tipSha: change.tipSha, files })),
         });
       }
-      if (current !== head) await updateRef(repo, branchRef(project.defaultBranch), current, head);
     },
     { timeout: 60_000 },
   );

@@ -1,10 +1,42 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import type { DbOrTx, Tx } from "@/server/db/client";
+import { db, type DbOrTx, type Tx } from "@/server/db/client";
+import { publishAfterCommit } from "@/server/events/publish";
 import { recordEvent } from "@/server/events/record";
+import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
 import { badRequest } from "@/server/http/errors";
 import { closeIssuesLinkedToChange } from "@/server/issues/service";
 import { loadPolicy } from "@/server/policy/load";
-import type { Repo } from "@/server/git";
+
+/**
+ * Moves the default branch from `head` to `commit` by compare-and-swap (under the project's ref
+ * lock) inside the transaction that records the landing (`record`), so the branch moves exactly
+ * when the records commit; then publishes the events recorded. Throws RefConflictError when the
+ * branch moved meanwhile (nothing is recorded then). `commit === head` records without moving.
+ */
+export async function landOnDefaultBranch(
+  project: Project,
+  repo: Repo,
+  move: { head: string; commit: string },
+  record: (tx: Tx) => Promise<void>,
+  options: { timeout?: number } = {},
+): Promise<void> {
+  await (await db()).$transaction(async (tx) => {
+    await record(tx);
+    if (move.commit !== move.head) await updateRef(repo, branchRef(project.defaultBranch), move.commit, move.head);
+  }, options);
+  await publishAfterCommit();
+}
+
+/** Runs `attempt` again (up to `attempts` times in all) while it fails because the default branch moved. */
+export async function retryWhenBranchMoves<T>(attempts: number, attempt: (n: number) => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (error) {
+      if (!(error instanceof RefConflictError) || n >= attempts) throw error;
+    }
+  }
+}
 
 /**
  * The database side of merges, in the transaction that also moves the branch: each change becomes

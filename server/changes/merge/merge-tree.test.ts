@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRepo, writeCommitFromFiles, writeCommitObject, type Repo } from "@/server/git";
-import { mergeCommits, MergeSession } from "./merge-tree";
+import { mergeCommits, mergeOnBase, MergeSession } from "./merge-tree";
 
 const author = { name: "t", email: "t@example.com", timestamp: 1_700_000_000 };
 let root: string;
@@ -52,6 +52,41 @@ describe("mergeCommits", () => {
     expect(result.stages.filter((s) => s.path === "a.txt").map((s) => s.stage)).toEqual([1, 2, 3]);
     expect(result.stages.filter((s) => s.path === "b.txt").map((s) => s.stage)).toEqual([1, 3]);
     expect(show(result.tree, "a.txt")).toContain("<<<<<<<");
+  });
+});
+
+describe("mergeOnBase (a revert: base = the reverted commit, theirs = its parent)", () => {
+  const missing = (tree: string, file: string) => {
+    expect(() => execFileSync("git", ["--git-dir", repo.gitdir, "cat-file", "-e", `${tree}:${file}`], { stdio: "ignore" })).toThrow();
+  };
+
+  it("undoes the reverted commit's edits and keeps later ones", async () => {
+    const landed = await commit(base, { "a.txt": "ONE\n2\n3\n", "added.txt": "x\n", "b.txt": null });
+    const later = await commit(landed, { "a.txt": "ONE\n2\nTHREE\n", "later.txt": "l\n" });
+    const result = await mergeOnBase(repo, landed, later, base);
+    expect(result.clean).toBe(true);
+    expect(show(result.tree, "a.txt")).toBe("1\n2\nTHREE\n");
+    expect(show(result.tree, "b.txt")).toBe("b\n");
+    expect(show(result.tree, "later.txt")).toBe("l\n");
+    missing(result.tree, "added.txt");
+  });
+
+  it("uses the given base, not the one git would find", async () => {
+    // `later` does not descend from `landed`: git alone would take `base` as the merge base.
+    const landed = await commit(base, { "dir/c.txt": "C\n" });
+    const later = await commit(base, { "dir/c.txt": "C\n", "b.txt": "B\n" });
+    const result = await mergeOnBase(repo, landed, later, base);
+    expect(result.clean).toBe(true);
+    expect(show(result.tree, "dir/c.txt")).toBe("c\n");
+    expect(show(result.tree, "b.txt")).toBe("B\n");
+  });
+
+  it("conflicts when a later commit changed the same lines", async () => {
+    const landed = await commit(base, { "a.txt": "ONE\n2\n3\n" });
+    const later = await commit(landed, { "a.txt": "UNO\n2\n3\n" });
+    const result = await mergeOnBase(repo, landed, later, base);
+    expect(result.clean).toBe(false);
+    expect(result.conflictingFiles).toEqual(["a.txt"]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { runGit, type Repo } from "@/server/git";
+import { readCommit, runGit, writeCommitObject, type Repo } from "@/server/git";
 
 /** One side of a conflicted path as merge-tree reports it (stage 1 base, 2 ours, 3 theirs). */
 export interface ConflictStage {
@@ -40,6 +40,23 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string): Pr
   const stages: ConflictStage[] = [];
   if (exitCode === 1) for (let i = 1; i < tokens.length && tokens[i] !== ""; i++) stages.push(parseStage(tokens[i]));
   return outcome(exitCode === 0, tokens[0], stages);
+}
+
+/** Author and committer of the stand-in commits of `mergeOnBase` (never on a branch). */
+const STAND_IN = { name: "svc-forge", email: "merge-base@svc-forge.invalid", timestamp: 0, timezoneOffset: 0 };
+
+/**
+ * Three-way merge of `ours` and `theirs` with `base` as the merge base, whatever their history
+ * (what `git merge-tree --write-tree --merge-base=<base>` does from git 2.40; the machines have
+ * 2.39). Each side is restated as a commit of its tree whose only parent is `base`, so `base` is
+ * the one merge base git finds; merge-ort reads only the three trees. The stand-ins are
+ * unreferenced objects.
+ */
+export async function mergeOnBase(repo: Repo, base: string, ours: string, theirs: string): Promise<MergeOutcome> {
+  const restate = async (commit: string) =>
+    writeCommitObject(repo, { tree: (await readCommit(repo, commit)).tree, parent: [base], author: STAND_IN, committer: STAND_IN, message: `${commit}\n` });
+  const [oursStandIn, theirsStandIn] = await Promise.all([restate(ours), restate(theirs)]);
+  return mergeCommits(repo, oursStandIn, theirsStandIn);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type UserIdentity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
-import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
+import type { Repo } from "@/server/git";
 import { conflict } from "@/server/http/errors";
 import { loadPolicy } from "@/server/policy/load";
 import { commitAuthorship } from "@/server/projects/authorship";
@@ -10,7 +10,7 @@ import { projectHead } from "../evaluation";
 import { loadChange, workspaceName } from "../load";
 import { writeLandingCommit, type MergeStrategy } from "./commit";
 import { firstGateFailure, type GateInput } from "./gates";
-import { agentModels, postMergeCheck, recordMerged } from "./land";
+import { agentModels, landOnDefaultBranch, postMergeCheck, recordMerged, retryWhenBranchMoves } from "./land";
 import { mergeCommits } from "./merge-tree";
 
 /** Attempts when the branch moves under a merge that does not require a fresh base. */
@@ -45,8 +45,9 @@ async function recordConflict(project: Project, change: Change, head: string, fi
 export async function mergeChange(identity: UserIdentity, id: string, options: { force: boolean; strategy: MergeStrategy }) {
   const { change: loaded, project } = await loadChange(identity, id, "write");
   const { author } = await commitAuthorship(identity);
-  let change = loaded;
-  for (let attempt = 1; ; attempt++) {
+  return retryWhenBranchMoves(MERGE_ATTEMPTS_MAX, async (attempt) => {
+    const prisma = await db();
+    const change = attempt === 1 ? loaded : await prisma.change.findUniqueOrThrow({ where: { id } });
     const input = await gateInput(project, change, options.force);
     const failure = await firstGateFailure(input);
     if (failure) throw failure;
@@ -57,18 +58,10 @@ export async function mergeChange(identity: UserIdentity, id: string, options: {
       throw conflict("The change conflicts with the default branch", "MERGE_CONFLICT", { conflictId, conflictingFiles: outcome.conflictingFiles });
     }
     const commit = await writeLandingCommit(repo, { tree: outcome.tree, head, change, workspace: input.workspace, strategy: options.strategy, signature: author });
-    const prisma = await db();
-    try {
-      const models = await agentModels(prisma, [change]);
-      await prisma.$transaction(async (tx) => {
-        await recordMerged(tx, { project, merged: [{ change, commit }], mergedById: identity.userId, strategy: options.strategy, actor: actorOf(identity), agentModels: models });
-        await updateRef(repo, branchRef(project.defaultBranch), commit, head);
-      });
-    } catch (error) {
-      if (!(error instanceof RefConflictError) || attempt >= MERGE_ATTEMPTS_MAX) throw error;
-      change = await prisma.change.findUniqueOrThrow({ where: { id } });
-      continue;
-    }
+    const models = await agentModels(prisma, [change]);
+    await landOnDefaultBranch(project, repo, { head, commit }, (tx) =>
+      recordMerged(tx, { project, merged: [{ change, commit }], mergedById: identity.userId, strategy: options.strategy, actor: actorOf(identity), agentModels: models }),
+    );
     return {
       merged: true,
       changeId: change.id,
@@ -78,5 +71,5 @@ export async function mergeChange(identity: UserIdentity, id: string, options: {
       strategy: options.strategy,
       postMerge: await postMergeCheck(repo, commit),
     };
-  }
+  });
 }
