@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
+import dns from "node:dns";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { openRepo, writeCommitFromFiles, type Repo } from "@/server/git";
 import { buildChangeDiff, countLineChanges, SubmoduleError } from "@/server/changes/diff/change-diff";
 import { parsePolicy } from "@/server/policy/parse";
@@ -150,6 +151,40 @@ describe("webhook evaluator (real HTTP server on 127.0.0.1)", () => {
     const outcome = await runEvaluation(await subjectFor({ "src/b.ts": "b\n" }, policy(stub.url)));
     expect(outcome.runs.find((r) => r.evaluator === "webhook")!.findings[0].message).toContain("a private, loopback or link-local address");
     expect(stub.requests).toHaveLength(0);
+  });
+
+  it("re-checks the addresses at connect time (a DNS answer that changes after the check is refused)", async () => {
+    delete process.env.ALLOW_PRIVATE_TARGETS;
+    const stub = await startStubServer(() => ({ body: { verdict: "pass" } }));
+    servers.push(stub);
+    // The check before connecting sees a public address; the lookup at connect time answers loopback.
+    const host = "rebind.svc.test";
+    const realLookup = dns.promises.lookup;
+    const early = vi.spyOn(dns.promises, "lookup").mockImplementation(((name: string, options: dns.LookupAllOptions) =>
+      name === host ? Promise.resolve([{ address: "203.0.113.7", family: 4 }]) : realLookup(name, options)) as typeof dns.promises.lookup);
+    const late = vi.spyOn(dns, "lookup").mockImplementation(((name: string, _options: unknown, callback: (e: null, entries: dns.LookupAddress[]) => void) =>
+      callback(null, [{ address: "127.0.0.1", family: 4 }])) as unknown as typeof dns.lookup);
+    try {
+      const outcome = await runEvaluation(await subjectFor({ "src/b.ts": "b\n" }, policy(stub.url.replace("127.0.0.1", host))));
+      const run = outcome.runs.find((r) => r.evaluator === "webhook")!;
+      expect(run.status).toBe("error");
+      expect(run.findings[0].message).toContain(`${host} resolves to 127.0.0.1, a private, loopback or link-local address`);
+      expect(early).toHaveBeenCalled();
+      expect(late).toHaveBeenCalled();
+      expect(stub.requests).toHaveLength(0);
+    } finally {
+      early.mockRestore();
+      late.mockRestore();
+    }
+  });
+
+  it("reads a reply longer than a webhook delivery's response excerpt", async () => {
+    process.env.ALLOW_PRIVATE_TARGETS = "1";
+    const issues = Array.from({ length: 40 }, (_, i) => `issue ${i} ${"x".repeat(100)}`);
+    const stub = await startStubServer(() => ({ body: { verdict: "fail", issues } }));
+    servers.push(stub);
+    const outcome = await runEvaluation(await subjectFor({ "src/b.ts": "b\n" }, policy(stub.url)));
+    expect(outcome.runs.find((r) => r.evaluator === "webhook")!.findings.map((f) => f.message)).toEqual(issues);
   });
 });
 

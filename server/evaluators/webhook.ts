@@ -1,5 +1,5 @@
 import type { WebhookPolicy } from "@/server/policy/schema";
-import { assertAllowedTarget } from "@/server/webhooks/targets";
+import { guardedPost } from "@/server/webhooks/deliver";
 import { parseVerdictReply } from "./verdict";
 import type { EvalRunResult, EvaluationSubject } from "./types";
 
@@ -19,27 +19,24 @@ export function webhookPayload(subject: EvaluationSubject) {
   };
 }
 
+/** Longest reply read from a webhook evaluator (a verdict with up to 100 issues of 2000 characters fits). */
+const REPLY_MAX_BYTES = 1024 * 1024;
+
 /**
- * POSTs the change to the policy URL and takes the verdict from the reply: 2xx with
- * `{"verdict": "pass"|"fail", "issues"?: [...]}`. Anything else (timeout, other status, a reply
- * without a verdict) is an error run, which fails the evaluation.
+ * POSTs the change to the policy URL through the webhooks' guarded outbound path (addresses
+ * checked before and at connect time, no redirects) and takes the verdict from the reply: 2xx with
+ * `{"verdict": "pass"|"fail", "issues"?: [...]}`. Anything else (refused target, timeout, other
+ * status, a reply without a verdict) is an error run, which fails the evaluation.
  */
 export async function runWebhookEvaluator(subject: EvaluationSubject, policy: WebhookPolicy): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
-  await assertAllowedTarget(new URL(policy.url));
-  let response: Response;
-  try {
-    response = await fetch(policy.url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "user-agent": "svc-forge-evaluator", "x-svc-event": "change.evaluate" },
-      body: JSON.stringify(webhookPayload(subject)),
-      signal: AbortSignal.timeout(policy.timeoutMs),
-      redirect: "error",
-    });
-  } catch (error) {
-    const timedOut = (error as Error).name === "TimeoutError";
-    return { status: "error", findings: [{ message: timedOut ? `Webhook evaluator timed out after ${policy.timeoutMs} ms` : `Webhook evaluator unreachable: ${(error as Error).message}` }] };
-  }
-  const text = await response.text();
-  if (!response.ok) return { status: "error", findings: [{ message: `Webhook evaluator answered HTTP ${response.status}` }] };
-  return parseVerdictReply(text, "Webhook evaluator");
+  const result = await guardedPost(
+    new URL(policy.url),
+    JSON.stringify(webhookPayload(subject)),
+    { "content-type": "application/json", "user-agent": "svc-forge-evaluator", "x-svc-event": "change.evaluate" },
+    { timeoutMs: policy.timeoutMs, maxResponseBytes: REPLY_MAX_BYTES },
+  );
+  if (result.refused) return { status: "error", findings: [{ message: result.error! }] };
+  if (result.statusCode === undefined) return { status: "error", findings: [{ message: `Webhook evaluator call failed: ${result.error}` }] };
+  if (result.statusCode < 200 || result.statusCode >= 300) return { status: "error", findings: [{ message: `Webhook evaluator answered HTTP ${result.statusCode}` }] };
+  return parseVerdictReply(result.responseExcerpt ?? "", "Webhook evaluator");
 }

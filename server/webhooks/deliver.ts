@@ -74,11 +74,19 @@ export interface PostResult {
   refused?: boolean;
 }
 
+export interface PostOptions {
+  /** For the whole exchange. */
+  timeoutMs: number;
+  /** How much of the response body is kept (`responseExcerpt`); reading stops there. */
+  maxResponseBytes: number;
+}
+
 /**
  * POSTs once, without following redirects, giving up after `timeoutMs` for the whole exchange.
  * Connections go through the outbound policy's lookup. Never throws: failures are in `error`.
  */
-export function postOnce(url: URL, body: string, headers: Record<string, string>, timeoutMs: number): Promise<PostResult> {
+export function postOnce(url: URL, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
+  const { timeoutMs, maxResponseBytes } = options;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -97,13 +105,13 @@ export function postOnce(url: URL, body: string, headers: Record<string, string>
         const chunks: Buffer[] = [];
         let kept = 0;
         const done = () => {
-          finish({ statusCode: response.statusCode, responseExcerpt: Buffer.concat(chunks).toString("utf8").slice(0, WEBHOOK_RESPONSE_EXCERPT_BYTES) });
+          finish({ statusCode: response.statusCode, responseExcerpt: Buffer.concat(chunks).toString("utf8").slice(0, maxResponseBytes) });
           response.destroy();
         };
         response.on("data", (chunk: Buffer) => {
-          if (kept < WEBHOOK_RESPONSE_EXCERPT_BYTES) chunks.push(chunk.subarray(0, WEBHOOK_RESPONSE_EXCERPT_BYTES - kept));
+          if (kept < maxResponseBytes) chunks.push(chunk.subarray(0, maxResponseBytes - kept));
           kept += chunk.length;
-          if (kept >= WEBHOOK_RESPONSE_EXCERPT_BYTES) done();
+          if (kept >= maxResponseBytes) done();
         });
         response.on("end", done);
         response.on("error", (error) => finish({ statusCode: response.statusCode, error: error.message }));
@@ -118,15 +126,18 @@ export function postOnce(url: URL, body: string, headers: Record<string, string>
   });
 }
 
-/** `postOnce` after the outbound policy's check of the URL (which resolves its host). */
-async function checkedPost(url: URL, body: string, headers: Record<string, string>): Promise<PostResult> {
+/**
+ * The outbound path of webhooks and of evaluators that call out: the policy's check of the URL
+ * (which resolves its host), then `postOnce`, which checks the addresses again at connect time.
+ */
+export async function guardedPost(url: URL, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
   try {
     await assertAllowedTarget(url);
   } catch (error) {
     if (error instanceof TargetRefusedError) return { durationMs: 0, error: error.message, refused: true };
     throw error;
   }
-  return postOnce(url, body, headers, config.webhookTimeoutMs);
+  return postOnce(url, body, headers, options);
 }
 
 /** What one attempt concluded: stop (delivered, failed, skipped) or try again later (retry). */
@@ -147,13 +158,18 @@ export async function attemptDelivery(job: { eventId: string; webhookId: string;
   if (!payload) return "skipped";
   const deliveryId = deliveryIdFor(job.eventId, hook.id);
   const url = new URL(hook.url);
-  const result = await checkedPost(url, payload.body, {
-    "content-type": "application/json",
-    "user-agent": "svc-forge-webhooks/1",
-    "x-svc-event": payload.kind,
-    "x-svc-delivery": deliveryId,
-    "x-svc-signature": signBody(hook.secret, payload.body),
-  });
+  const result = await guardedPost(
+    url,
+    payload.body,
+    {
+      "content-type": "application/json",
+      "user-agent": "svc-forge-webhooks/1",
+      "x-svc-event": payload.kind,
+      "x-svc-delivery": deliveryId,
+      "x-svc-signature": signBody(hook.secret, payload.body),
+    },
+    { timeoutMs: config.webhookTimeoutMs, maxResponseBytes: WEBHOOK_RESPONSE_EXCERPT_BYTES },
+  );
   const succeeded = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   await prisma.webhookDelivery.create({
     data: {

@@ -4,7 +4,7 @@ import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
 import { commitToBranch, createWorkspaceFork, headBranch, openWorkspaceRepo, repoExists, type FileMap } from "@/server/git";
 import { AppError, conflict, notFound } from "@/server/http/errors";
-import { assertNotDeleting, atLeast, findProject, projectPath, projectRole, requireProject } from "@/server/projects/access";
+import { assertNotDeleting, atLeast, findProject, projectPath, projectRole, requireProject, type ProjectRole } from "@/server/projects/access";
 import { commitAuthorship } from "@/server/projects/authorship";
 import { assertFileMapWithinLimits } from "@/server/projects/file-map";
 import { workspaceRemote } from "@/server/projects/view";
@@ -65,6 +65,13 @@ export async function listWorkspaces(identity: Identity, ref: ProjectRef) {
   return { project, workspaces };
 }
 
+/** Workspace writers: project writers who created the workspace (an agent counts as its owner), and project admins. */
+export function canWriteWorkspace(identity: Identity, role: ProjectRole, workspace: Pick<Workspace, "createdById">): boolean {
+  if (!atLeast(role, "write")) return false;
+  const isCreator = workspace.createdById !== null && workspace.createdById === actingUserId(identity);
+  return isCreator || atLeast(role, "admin");
+}
+
 /**
  * The workspace a commit may be written to. Every access failure is 404 (nothing about the
  * project or workspace leaks): the caller needs project write access and to be the workspace's
@@ -74,11 +81,8 @@ async function writableWorkspace(identity: Identity, projectId: string, name: st
   const project = await findProject({ id: projectId });
   if (!project) throw notFound();
   const role = await projectRole(identity, project);
-  if (!atLeast(role, "write")) throw notFound();
   const workspace = await (await db()).workspace.findUnique({ where: { projectId_name: { projectId: project.id, name } } });
-  if (!workspace) throw notFound();
-  const isCreator = workspace.createdById !== null && workspace.createdById === actingUserId(identity);
-  if (!isCreator && !atLeast(role, "admin")) throw notFound();
+  if (!workspace || !canWriteWorkspace(identity, role, workspace)) throw notFound();
   assertNotDeleting(project);
   return { project, workspace };
 }

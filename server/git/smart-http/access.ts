@@ -1,9 +1,10 @@
-import { actingUserId, type Identity } from "@/server/auth/identity";
+import type { Identity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { headBranch, openProjectRepo, openWorkspaceRepo, repoExists } from "@/server/git";
 import { admitRequest } from "@/server/http/gate";
 import { toAppError } from "@/server/http/errors";
-import { atLeast, findProject, projectRole, type ProjectRole } from "@/server/projects/access";
+import { atLeast, findProject, projectRole } from "@/server/projects/access";
+import { canWriteWorkspace } from "@/server/workspaces/service";
 import { GitHttpError } from "./errors";
 import type { PushScope } from "./rules";
 import type { GitService, GitTarget } from "./target";
@@ -37,13 +38,6 @@ async function admit(req: Request, service: GitService): Promise<{ identity: Ide
     if (appError.code === "TOKEN_SCOPE_INSUFFICIENT") throw notFound();
     throw new GitHttpError(appError.status, appError.message, appError.headers);
   }
-}
-
-/** Workspace writers: project writers who created the workspace (an agent counts as its owner), and project admins. */
-function canWriteWorkspace(identity: Identity, role: ProjectRole, workspace: { createdById: string | null }): boolean {
-  if (!atLeast(role, "write")) return false;
-  const isCreator = workspace.createdById !== null && workspace.createdById === actingUserId(identity);
-  return isCreator || atLeast(role, "admin");
 }
 
 /**
