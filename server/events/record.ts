@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { DbOrTx } from "@/server/db/client";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
@@ -35,10 +36,23 @@ export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter
  * Records a domain event in the outbox. Call it with the transaction that makes the change it
  * describes, so the event exists exactly when the change does. `actor` is from `actorOf()` or "system".
  */
+// On globalThis: Next.js loads separate module copies per entry point.
+const holder = globalThis as unknown as { __svcEventTracking?: AsyncLocalStorage<{ recorded: boolean }> };
+const tracking = (holder.__svcEventTracking ??= new AsyncLocalStorage());
+
+/** Runs `work` and tells whether it recorded any domain event (request pipelines publish then). */
+export async function trackRecordedEvents<T>(work: () => Promise<T>): Promise<{ value: T; recorded: boolean }> {
+  const store = { recorded: false };
+  const value = await tracking.run(store, work);
+  return { value, recorded: store.recorded };
+}
+
 export async function recordEvent(
   client: DbOrTx,
   event: { projectId: string | null; kind: EventKind; actor: string; data?: Record<string, unknown> },
 ): Promise<{ id: string; seq: bigint }> {
+  const store = tracking.getStore();
+  if (store) store.recorded = true;
   return client.domainEvent.create({
     data: { projectId: event.projectId, kind: event.kind, actor: event.actor, data: (event.data ?? {}) as object },
     select: { id: true, seq: true },

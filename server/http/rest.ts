@@ -3,6 +3,8 @@ import { admitRequest } from "./gate";
 import { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body";
 import { errorResponse } from "./errors";
 import { dispatchOpenApi } from "./openapi-dispatch";
+import { publishAfterCommit } from "@/server/events/publish";
+import { trackRecordedEvents } from "@/server/events/record";
 
 const BODYLESS = new Set(["GET", "HEAD"]);
 
@@ -55,7 +57,11 @@ export async function handleRestRequest(req: Request): Promise<Response> {
     joinMultiSegmentParams(url);
     const { body, isForm } = await readInput(req, url);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
-    const result = await dispatchOpenApi(req, url.pathname.replace(/^\/api/, ""), url.search, body, ctx);
+    const { value: result, recorded } = await trackRecordedEvents(() =>
+      dispatchOpenApi(req, url.pathname.replace(/^\/api/, ""), url.search, body, ctx),
+    );
+    // Events the request's transactions recorded go out now rather than at the next outbox sweep.
+    if (recorded) await publishAfterCommit();
     if (result.failure !== undefined) return errorResponse(result.failure, baseHeaders);
     const headers = { ...baseHeaders, ...ctx.response.headers };
     if (ctx.isForm && ctx.response.redirect) {

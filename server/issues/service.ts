@@ -114,7 +114,6 @@ export async function createIssue(
     await recordEvent(tx, { projectId: project.id, kind: "issue.opened", actor: actorOf(identity), data: eventData(created) });
     return created;
   });
-  await publishAfterCommit();
   return issueView(issue);
 }
 
@@ -175,7 +174,6 @@ async function editIssue(
   const prisma = await db();
   const context = { projectId: project.id, actor: actorOf(identity) };
   const issue = await prisma.$transaction(async (tx) => edit(tx, await lockIssue(tx, project.id, number), context));
-  await publishAfterCommit();
   return issueView(issue);
 }
 
@@ -218,8 +216,9 @@ export function toggleIssue(identity: Identity, ref: ProjectRef, number: number)
  * Closes the open issues linked to a merged change, attributed to "system", each with its
  * `issue.closed` event. Runs inside the caller's transaction (the merge); each issue is closed
  * under its own savepoint, so a failing issue is logged and skipped and never fails the merge.
- * Returns the numbers of the issues it closed. Given a transaction, the caller publishes the events
- * after its commit (`publishAfterCommit`); given the plain client, it commits and publishes itself.
+ * Returns the numbers of the issues it closed. Given a transaction, the events go out after the
+ * caller's commit (the request pipeline publishes them); given the plain client, it commits and
+ * publishes itself.
  */
 export async function closeIssuesLinkedToChange(client: DbOrTx, target: { projectId: string; changeId: string }): Promise<number[]> {
   // A transaction client lacks $connect (Prisma's interactive-transaction deny list).
@@ -270,7 +269,6 @@ export async function createComment(identity: Identity, ref: ProjectRef, number:
     });
     return commentView(comment, issue.number);
   });
-  await publishAfterCommit();
   return comment;
 }
 

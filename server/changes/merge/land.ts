@@ -1,6 +1,5 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { db, type DbOrTx, type Tx } from "@/server/db/client";
-import { publishAfterCommit } from "@/server/events/publish";
 import { recordEvent } from "@/server/events/record";
 import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
 import { badRequest } from "@/server/http/errors";
@@ -10,7 +9,7 @@ import { loadPolicy } from "@/server/policy/load";
 /**
  * Moves the default branch from `head` to `commit` by compare-and-swap (under the project's ref
  * lock) inside the transaction that records the landing (`record`), so the branch moves exactly
- * when the records commit; then publishes the events recorded. Throws RefConflictError when the
+ * when the records commit (the request pipeline publishes the events). Throws RefConflictError when the
  * branch moved meanwhile (nothing is recorded then). `commit === head` records without moving.
  */
 export async function landOnDefaultBranch(
@@ -24,7 +23,6 @@ export async function landOnDefaultBranch(
     await record(tx);
     if (move.commit !== move.head) await updateRef(repo, branchRef(project.defaultBranch), move.commit, move.head);
   }, options);
-  await publishAfterCommit();
 }
 
 /** Runs `attempt` again (up to `attempts` times in all) while it fails because the default branch moved. */

@@ -1,6 +1,7 @@
 import { actorOf, type Identity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
+import { publishAfterCommit } from "@/server/events/publish";
 import { RefConflictError, deleteRef, updateRef } from "@/server/git";
 import { AppError } from "@/server/http/errors";
 import type { RefCommand, RefResult } from "./proc-receive";
@@ -56,6 +57,7 @@ export async function applyPush(identity: Identity, scope: PushScope, commands: 
         });
       }
     });
+    await publishAfterCommit();
   }
   return results;
 }
