@@ -44,7 +44,7 @@ describe("POST /api/projects/{name}/changes/merge-batch", () => {
     expect(git(project.id, "show", `${head}:shared.txt`)).toBe("from b\n");
     expect(git(project.id, "show", `${head}:a.txt`)).toBe("a\n");
     expect(git(project.id, "rev-list", "--first-parent", "--count", head).trim()).toBe("3");
-    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as any).changeId)).toEqual([a.change.id, b.change.id]);
+    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId?: string }).changeId)).toEqual([a.change.id, b.change.id]);
     const statuses = await call("GET", `/api/projects/${project.path}/changes?status=merged`, { token: alice.token });
     expect(statuses.body.changes.map((x: any) => x.id).sort()).toEqual([a.change.id, b.change.id].sort());
   });

@@ -37,7 +37,7 @@ describe("POST /api/changes/{id}/merge", () => {
     expect(closed.body.issue.status).toBe("closed");
     const issueClosed = await eventsOf(project.id, "issue.closed");
     expect(issueClosed.map((e) => e.actor)).toEqual(["system"]);
-    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as any).changeId)).toEqual([change.id]);
+    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId?: string }).changeId)).toEqual([change.id]);
     const provenance = await call("GET", `/api/projects/${project.path}/provenance`, { token: alice.token });
     expect(provenance.body.records).toMatchObject([{ commitSha: head, changeId: change.id, agentId: agent.id, authorId: alice.id, model: "model-x" }]);
   });
