@@ -351,6 +351,9 @@ describe("push rules", () => {
     const leased = await git.run(["push", `--force-with-lease=main:${project.commit}`, "origin", "main"], { cwd: second });
     expect(leased.code).not.toBe(0);
     expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(landed);
+    // The refused update left no trace: the only push event is the one that landed.
+    const pushes = (await activity(project.path, alice.token)).filter((event) => event.kind === "push");
+    expect(pushes.map((event) => event.data.after)).toEqual([landed]);
     const forced = await git.commit(second, { "three.txt": "3\n" }, "third");
     await git.ok(["push", "-q", "--force", "origin", "main"], { cwd: second });
     expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(forced);

@@ -9,15 +9,25 @@ import { gatingReason, refusal, type PushScope } from "./rules";
 
 const STALE = "stale info: the ref moved since you fetched; fetch and try again";
 
-/** Moves one ref by compare-and-swap (the git layer takes the project lock); a failure is its reason. */
-async function swap(scope: PushScope, command: RefCommand): Promise<string | null> {
+/**
+ * Moves one ref by compare-and-swap (the git layer takes the project lock) inside the transaction
+ * that records its `push` event, as merges do: the event commits exactly when the ref moved. A
+ * failure is its reason.
+ */
+async function swap(identity: Identity, scope: PushScope, command: RefCommand): Promise<string | null> {
+  const { ref, oldOid, newOid } = command;
+  if (newOid === null && oldOid === null) return "nothing to delete";
   try {
-    if (command.newOid === null) {
-      if (command.oldOid === null) return "nothing to delete";
-      await deleteRef(scope.repo, command.ref, command.oldOid);
-    } else {
-      await updateRef(scope.repo, command.ref, command.newOid, command.oldOid);
-    }
+    await (await db()).$transaction(async (tx) => {
+      await recordEvent(tx, {
+        projectId: scope.project.id,
+        kind: "push",
+        actor: actorOf(identity),
+        data: { ref, before: oldOid, after: newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) },
+      });
+      if (newOid !== null) await updateRef(scope.repo, ref, newOid, oldOid);
+      else if (oldOid !== null) await deleteRef(scope.repo, ref, oldOid);
+    });
     return null;
   } catch (error) {
     if (error instanceof RefConflictError) return STALE;
@@ -35,29 +45,10 @@ export async function applyPush(identity: Identity, scope: PushScope, commands: 
   let gate: Promise<string | null> | undefined;
   const gateOnce = () => (gate ??= gatingReason(scope));
   const results: RefResult[] = [];
-  const accepted: RefCommand[] = [];
   for (const command of commands) {
-    const reason = (await refusal(scope, command, gateOnce)) ?? (await swap(scope, command));
-    if (reason) {
-      results.push({ ref: command.ref, ok: false, reason });
-      continue;
-    }
-    results.push({ ref: command.ref, ok: true });
-    accepted.push(command);
+    const reason = (await refusal(scope, command, gateOnce)) ?? (await swap(identity, scope, command));
+    results.push(reason ? { ref: command.ref, ok: false, reason } : { ref: command.ref, ok: true });
   }
-  if (accepted.length > 0) {
-    const actor = actorOf(identity);
-    await (await db()).$transaction(async (tx) => {
-      for (const command of accepted) {
-        await recordEvent(tx, {
-          projectId: scope.project.id,
-          kind: "push",
-          actor,
-          data: { ref: command.ref, before: command.oldOid, after: command.newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) },
-        });
-      }
-    });
-    await publishAfterCommit();
-  }
+  if (results.some((result) => result.ok)) await publishAfterCommit();
   return results;
 }
