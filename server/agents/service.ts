@@ -1,7 +1,7 @@
 import { db } from "@/server/db/client";
 import { actingUserId, type Identity, type UserIdentity } from "@/server/auth/identity";
 import { AGENT_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
-import { forgetUserCredentials } from "@/server/auth/credential-cache";
+import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
 import { isUuid } from "@/server/auth/ids";
 import { writeAudit } from "@/server/audit/log";
 import { forbidden, notFound } from "@/server/http/errors";

@@ -2,7 +2,7 @@ import { db, type DbOrTx, type Tx } from "@/server/db/client";
 import { conflict, notFound } from "@/server/http/errors";
 import { ACTIVE_TOKENS_MAX } from "@/server/limits";
 import { OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";
-import { forgetUserCredentials } from "./credential-cache";
+import { forgetUserCredentials } from "./credential-invalidation";
 import { isUuid } from "./ids";
 
 /** Rows of ApiToken: named API tokens (`token`) and MCP/CLI OAuth grants (`oauth`). */

@@ -21,12 +21,14 @@ interface Entry {
 interface CacheState {
   byHash: Map<string, Entry>;
   byUser: Map<string, Set<string>>;
+  /** When each user's credentials were last revoked here: older lookups must not be cached. */
+  revokedAt: Map<string, number>;
 }
 
 // On globalThis: Next.js loads separate module copies per entry point, and an invalidation in one
 // copy must reach the lookups of the others.
 const holder = globalThis as unknown as { __svcCredentialCache?: CacheState };
-const state = (): CacheState => (holder.__svcCredentialCache ??= { byHash: new Map(), byUser: new Map() });
+const state = (): CacheState => (holder.__svcCredentialCache ??= { byHash: new Map(), byUser: new Map(), revokedAt: new Map() });
 
 export function cachedCredential(hash: string, now = Date.now()): CachedCredential | undefined {
   const { byHash } = state();
@@ -39,9 +41,11 @@ export function cachedCredential(hash: string, now = Date.now()): CachedCredenti
   return entry.value;
 }
 
-export function cacheCredential(hash: string, value: CachedCredential): void {
+/** Caches a credential read from the database at `readAt`, unless it was revoked since. */
+export function cacheCredential(hash: string, value: CachedCredential, readAt: number): void {
   if (config.authCacheTtlSeconds <= 0) return;
-  const { byHash, byUser } = state();
+  const { byHash, byUser, revokedAt } = state();
+  if ((revokedAt.get(value.userId) ?? -Infinity) >= readAt) return;
   if (byHash.size >= MAX_ENTRIES) {
     const oldest = byHash.keys().next().value;
     if (oldest !== undefined) forgetHash(oldest, byHash.get(oldest)!.value.userId);
@@ -61,13 +65,25 @@ function forgetHash(hash: string, userId: string): void {
 }
 
 /**
- * Drops every cached credential of a user (their tokens, legacy credential, grants and agents).
- * Call it after any write that revokes or changes a credential or the account: revocation takes
- * effect at once in this process; other instances see it when their entry expires
- * (AUTH_CACHE_TTL_SECONDS).
+ * Drops every cached credential of a user in this process (their tokens, legacy credential, grants
+ * and agents); `forgetUserCredentials` (credential-invalidation.ts) also tells other instances.
  */
-export function forgetUserCredentials(userId: string): void {
-  const { byHash, byUser } = state();
+export function dropUserCredentials(userId: string): void {
+  const { byHash, byUser, revokedAt } = state();
   for (const hash of byUser.get(userId) ?? []) byHash.delete(hash);
   byUser.delete(userId);
+  // Re-inserted so the map stays in time order and eviction drops the oldest revocation.
+  revokedAt.delete(userId);
+  revokedAt.set(userId, Date.now());
+  if (revokedAt.size > MAX_ENTRIES) {
+    const oldest = revokedAt.keys().next();
+    if (!oldest.done) revokedAt.delete(oldest.value);
+  }
+}
+
+/** Drops every cached credential (after missed invalidations, e.g. a lost listener connection). */
+export function dropAllCredentials(): void {
+  const { byHash, byUser } = state();
+  byHash.clear();
+  byUser.clear();
 }

@@ -58,9 +58,10 @@ async function identityFromToken(token: string): Promise<Identity> {
   const hash = hashToken(token);
   let credential = cachedCredential(hash);
   if (!credential) {
+    const readAt = Date.now();
     credential = await loadCredential(token, hash);
     if (!credential) throw invalidToken();
-    cacheCredential(hash, credential);
+    cacheCredential(hash, credential, readAt);
   }
   if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw invalidToken();
   if (credential.usage) await touchLastUsed(credential.usage);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { DeletionJob } from "@/server/generated/prisma/client";
 import { db, type Tx } from "@/server/db/client";
-import { forgetUserCredentials } from "@/server/auth/credential-cache";
+import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
 import { inngest } from "@/inngest/client";
 import { stepsFor } from "./steps";
 

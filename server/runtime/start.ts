@@ -13,6 +13,9 @@ export async function startServerRuntime(): Promise<void> {
   holder.__svcRuntimeStarted = true;
   await database();
   await startJobs();
+  const { startRevocationListener } = await import("@/server/auth/credential-invalidation");
+  const revocations = await startRevocationListener();
+  onShutdown(() => revocations.stop());
   const shutdown = async (signal: string) => {
     console.log(`[svc] ${signal}: shutting down`);
     for (const hook of holder.__svcShutdownHooks ?? []) {

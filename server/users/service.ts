@@ -2,7 +2,7 @@ import { db } from "@/server/db/client";
 import type { UserIdentity } from "@/server/auth/identity";
 import { conflict, unauthorized } from "@/server/http/errors";
 import { USER_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
-import { forgetUserCredentials } from "@/server/auth/credential-cache";
+import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
 
 /** GET /api/users/me: answered from the resolved identity, so it costs no database read. */
 export function profileOf(identity: UserIdentity) {

@@ -7,7 +7,7 @@ import { TEMPLATE_DB_NAME, adminUrl } from "./postgres";
 
 export const TEST_ADMIN_KEY = "test-admin-key";
 
-async function openTestDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
+async function openTestDatabase(): Promise<{ database: Database; url?: string; drop(): Promise<void> }> {
   const pgUrl = process.env.TEST_DATABASE_URL;
   if (pgUrl) {
     const pg = (await import("pg")).default;
@@ -21,6 +21,7 @@ async function openTestDatabase(): Promise<{ database: Database; drop(): Promise
     const database = await openDatabase({ url: url.toString(), migrate: false });
     return {
       database,
+      url: url.toString(),
       async drop() {
         // Without FORCE: killing connections that are still closing raises errors in the test
         // process. A database some straggler still holds is left to the throwaway cluster.
@@ -40,6 +41,8 @@ export interface TestEnvironment {
   /** A private DATA_DIR for this test file (repositories etc.). */
   dataDir: string;
   database: Database;
+  /** This file's PostgreSQL database (only when TEST_DATABASE_URL is set). */
+  databaseUrl?: string;
 }
 
 /**
@@ -54,6 +57,7 @@ export function useTestEnvironment(env: Record<string, string> = {}): TestEnviro
     Object.assign(process.env, { DATA_DIR: state.dataDir, ADMIN_API_KEY: TEST_ADMIN_KEY, BASE_URL: "http://svc.test", ...env });
     const opened = await openTestDatabase();
     state.database = opened.database;
+    state.databaseUrl = opened.url;
     drop = opened.drop;
     useDatabase(opened.database);
   });
