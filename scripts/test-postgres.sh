@@ -12,7 +12,8 @@ if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ]; then
   pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 fi
 
-port=${PG_TEST_PORT:-55432}
+# A free port unless one is given: a fixed default collides with any other cluster left running.
+port=${PG_TEST_PORT:-$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')}
 dir=$(mktemp -d /tmp/svc-pg-XXXXXX)
 run_as=()
 if [ "$(id -u)" = "0" ]; then
@@ -20,8 +21,12 @@ if [ "$(id -u)" = "0" ]; then
   run_as=(runuser -u postgres --)
 fi
 "${run_as[@]}" "$pg_bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 >/dev/null
-"${run_as[@]}" "$pg_bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null
+if ! "${run_as[@]}" "$pg_bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+  -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null; then
+  cat "$dir/log" >&2
+  rm -rf "$dir"
+  exit 1
+fi
 cleanup() { "${run_as[@]}" "$pg_bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$dir"; }
 trap cleanup EXIT
 
