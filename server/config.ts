@@ -1,4 +1,5 @@
 import path from "node:path";
+import { RATE_LIMIT_PER_MINUTE } from "./limits";
 
 // Environment is read on every access so tests and scripts can change it at run time.
 const env = (name: string): string | undefined => {
@@ -50,7 +51,7 @@ export const config = {
     return env("AUTH_GITHUB_ENTERPRISE_URL");
   },
   get rateLimitPerMinute(): number {
-    return Number(env("RATE_LIMIT_PER_MINUTE") ?? 1000);
+    return Number(env("RATE_LIMIT_PER_MINUTE") ?? RATE_LIMIT_PER_MINUTE);
   },
   get redisRestUrl(): string | undefined {
     return env("UPSTASH_REDIS_REST_URL");

@@ -1,5 +1,4 @@
 // Every limit of the spec's Limits table, in one place.
-export const NAME_MAX = 64;
 export const NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,63})$/;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const RATE_LIMIT_PER_MINUTE = 1000;
@@ -32,7 +31,8 @@ export const TOKEN_EXPIRY_DAYS_MIN = 1;
 export const TOKEN_EXPIRY_DAYS_MAX = 365;
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
 export const SECRET_VALUE_BYTES_MAX = 4096;
-export const OUTBOX_SWEEP_INTERVAL_MS = 5 * 60_000;
+/** The event-outbox sweep (the spec's deployment enqueue sweep): every five minutes. */
+export const OUTBOX_SWEEP_CRON = "*/5 * * * *";
 /** Cap on ordinary JSON request bodies (PAYLOAD_TOO_LARGE beyond); workspace commits have their own. */
 export const JSON_BODY_BYTES_MAX = 1024 * 1024;
 /** Git smart HTTP: a push's request body (commands + pack); beyond it the push fails (413 when declared up front). */
