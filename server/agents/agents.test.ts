@@ -32,6 +32,8 @@ describe("POST /api/agents", () => {
     expect(byAgent.body.code).toBeUndefined();
     expect((await call("POST", "/api/agents", { body: { name: "x" } })).status).toBe(401);
     expect((await call("POST", "/api/agents", { token: owner.token, body: { name: "x".repeat(101) } })).status).toBe(400);
+    expect((await call("POST", "/api/agents", { token: owner.token, body: { name: "a\u0000" } })).status).toBe(400);
+    expect((await call("POST", "/api/agents", { token: owner.token, body: { model: "m\u0000" } })).status).toBe(400);
     expect((await call("POST", "/api/agents", { token: owner.token, body: {} })).status).toBe(201);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, router, userProcedure } from "@/server/trpc";
-import { pathSegment } from "@/server/http/params";
+import { pathSegment, text } from "@/server/http/params";
 import { createAgent, deleteAgent, getAgent, listAgents } from "./service";
 
 const agentSchema = () =>
@@ -23,7 +23,7 @@ export const agentsRouter = router({
 
   create: userProcedure
     .meta({ openapi: { method: "POST", path: "/agents", tags: ["agents"], summary: "Register an agent; its token is returned once" }, successStatus: 201 })
-    .input(z.object({ name: z.string().trim().min(1).max(100).default("agent"), model: z.string().trim().min(1).max(200).optional() }))
+    .input(z.object({ name: text().trim().min(1).max(100).default("agent"), model: text().trim().min(1).max(200).optional() }))
     .output(z.object({ agent: agentSchema(), token: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const created = await createAgent(ctx.identity, input);

@@ -15,6 +15,9 @@ export const pathSegment = () =>
     }
   });
 
+/** A string PostgreSQL can store: text columns refuse the NUL character (it would be a 500). */
+export const text = () => z.string().refine((value) => !value.includes("\u0000"), "must not contain the NUL character");
+
 /** `@alice` in a `{namespace}` segment: returns `alice`. */
 export const namespaceSegment = () =>
   pathSegment().pipe(z.string().regex(/^@[^/@]+$/, "namespace must start with @").transform((value) => value.slice(1)));

@@ -60,7 +60,7 @@ describe("POST /issues", () => {
   });
 
   it("validates title, body and linkedChangeId", async () => {
-    for (const body of [{}, { title: "" }, { title: "   " }, { title: "t".repeat(201) }, { title: "t", body: "b".repeat(20_001) }, { title: "t", linkedChangeId: "not-a-uuid" }]) {
+    for (const body of [{}, { title: "" }, { title: "   " }, { title: "t".repeat(201) }, { title: "t", body: "b".repeat(20_001) }, { title: "t", linkedChangeId: "not-a-uuid" }, { title: "a\u0000b" }, { title: "t", body: "\u0000" }]) {
       const res = await open(project.base, owner.token, body);
       expect(res.status, JSON.stringify(body).slice(0, 60)).toBe(400);
       expect(res.body.error).toBeTruthy();
@@ -126,6 +126,8 @@ describe("GET /issues", () => {
     expect(await numbers(`?q=${encodeURIComponent("s_t")}`)).toEqual([]);
     expect(await numbers(`?q=${encodeURIComponent("c%p")}`)).toEqual([]);
     expect((await call("GET", `${base}/issues?q=${"a".repeat(201)}`)).status).toBe(400);
+    expect((await call("GET", `${base}/issues?q=%00`)).status).toBe(400);
+    expect((await call("GET", `${base}/issues?label=%00`)).status).toBe(400);
     expect(await numbers(`?q=${"a".repeat(200)}`)).toEqual([]);
   });
 
@@ -163,6 +165,7 @@ describe("GET /issues/{number}", () => {
     expect((await call("GET", `${publicProject.base}/issues/9999`)).status).toBe(404);
     expect((await call("GET", `${publicProject.base}/issues/abc`)).status).toBe(400);
     expect((await call("GET", `${publicProject.base}/issues/0`)).status).toBe(400);
+    expect((await call("GET", `${publicProject.base}/issues/2147483648`)).status).toBe(400);
     expect((await call("GET", `${project.base}/issues/1`)).status).toBe(404);
   });
 });
@@ -226,6 +229,8 @@ describe("PATCH /issues/{number}", () => {
       { labels: Array.from({ length: 21 }, (_, i) => `l${i}`) },
       { labels: ["x".repeat(51)] },
       { labels: "bug" },
+      { labels: ["a\u0000"] },
+      { title: "a\u0000" },
       { assignee: "bob" },
       { linkedChangeId: "nope" },
     ];
@@ -268,6 +273,8 @@ describe("POST /issues/{number}/close", () => {
     expect((await call("POST", `${project.base}/issues/${number}/close`, { token: reader.token })).status).toBe(403);
     expect((await call("POST", `${project.base}/issues/9999/close`, { token: owner.token })).status).toBe(404);
     expect((await call("POST", `${project.base}/issues/-1/close`, { token: owner.token })).status).toBe(400);
+    expect((await call("POST", `${project.base}/issues/99999999999/close`, { token: owner.token })).status).toBe(400);
+    expect((await call("PATCH", `${project.base}/issues/99999999999`, { token: owner.token, body: { title: "x" } })).status).toBe(400);
   });
 });
 
@@ -293,6 +300,9 @@ describe("issue comments", () => {
     const path = `${project.base}/issues/${number}/comments`;
     expect((await call("POST", path, { token: owner.token, body: {} })).status).toBe(400);
     expect((await call("POST", path, { token: owner.token, body: { body: "x".repeat(20_001) } })).status).toBe(400);
+    expect((await call("POST", path, { token: owner.token, body: { body: "nul \u0000" } })).status).toBe(400);
+    expect((await call("POST", `${project.base}/issues/99999999999/comments`, { token: owner.token, body: { body: "x" } })).status).toBe(400);
+    expect((await call("GET", `${project.base}/issues/99999999999/comments`, { token: owner.token })).status).toBe(400);
     expect((await call("POST", path, { token: owner.token, body: { body: "x".repeat(20_000) } })).status).toBe(201);
     expect((await call("POST", path, { body: { body: "anon" } })).status).toBe(401);
     expect((await call("POST", path, { token: stranger.token, body: { body: "x" } })).status).toBe(404);

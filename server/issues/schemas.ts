@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { namespaceSegment, pathSegment } from "@/server/http/params";
+import { namespaceSegment, pathSegment, text } from "@/server/http/params";
 import { ISSUE_QUERY_MAX, ISSUE_TITLE_MAX, LABEL_LENGTH_MAX, LABELS_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, TEXT_BODY_MAX } from "@/server/limits";
 
 // Built per use: trpc-to-openapi mutates shared schema instances (see server/http/params.ts).
 
 export const projectParams = () => ({ namespace: namespaceSegment(), slug: pathSegment() });
-export const issueNumber = () => z.coerce.number().int().min(1);
+/** An issue number: the column is a 32-bit integer, so larger numbers are refused (400), not a 500. */
+export const issueNumber = () => z.coerce.number().int().min(1).max(2_147_483_647);
 /** A bounded integer query parameter with a default (typed as always present after parsing). */
 export const boundedInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 const listLimit = () => boundedInt(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
@@ -13,12 +14,12 @@ const listOffset = () => boundedInt(0, Number.MAX_SAFE_INTEGER, 0);
 
 const uuid = () => z.string().uuid();
 
-export const issueTitle = () => z.string().trim().min(1, "title is required").max(ISSUE_TITLE_MAX);
-export const issueBody = () => z.string().max(TEXT_BODY_MAX);
+export const issueTitle = () => text().trim().min(1, "title is required").max(ISSUE_TITLE_MAX);
+export const issueBody = () => text().max(TEXT_BODY_MAX);
 export const issueStatus = () => z.enum(["open", "closed"]);
 export const issueLabels = () =>
   z
-    .array(z.string().trim().min(1).max(LABEL_LENGTH_MAX))
+    .array(text().trim().min(1).max(LABEL_LENGTH_MAX))
     .max(LABELS_MAX)
     .transform((labels) => [...new Set(labels)]);
 
@@ -37,9 +38,9 @@ export const listIssuesInput = () =>
   z.object({
     ...projectParams(),
     status: issueStatus().optional(),
-    label: z.string().max(LABEL_LENGTH_MAX).optional(),
+    label: text().max(LABEL_LENGTH_MAX).optional(),
     assignee: uuid().optional(),
-    q: z.string().max(ISSUE_QUERY_MAX).optional(),
+    q: text().max(ISSUE_QUERY_MAX).optional(),
     limit: listLimit(),
     offset: listOffset(),
   });
@@ -58,7 +59,7 @@ export const patchIssueInput = () =>
     linkedChangeId: linkedChangeRef().optional(),
   });
 
-export const createCommentInput = () => z.object({ ...projectParams(), number: issueNumber(), body: z.string().trim().min(1, "body is required").max(TEXT_BODY_MAX) });
+export const createCommentInput = () => z.object({ ...projectParams(), number: issueNumber(), body: text().trim().min(1, "body is required").max(TEXT_BODY_MAX) });
 export const listCommentsInput = () => z.object({ ...projectParams(), number: issueNumber(), limit: listLimit(), offset: listOffset() });
 
 export const issueOutput = () =>

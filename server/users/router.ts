@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { authedProcedure, router, sessionProcedure, userProcedure } from "@/server/trpc";
 import { forbidden } from "@/server/http/errors";
-import { pathSegment } from "@/server/http/params";
+import { pathSegment, text } from "@/server/http/params";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth/api-tokens";
 import { disableLegacyCredential, profileOf, rotateLegacyCredential } from "./service";
@@ -46,7 +46,7 @@ export const usersRouter = router({
     .meta({ openapi: { method: "POST", path: "/users/me/tokens", tags: ["users"], summary: "Create an API token; plaintext shown once; session only" }, successStatus: 201 })
     .input(
       z.object({
-        name: z.string().trim().min(1).max(100),
+        name: text().trim().min(1).max(100),
         scope: z.enum(["read", "read_write"]).default("read"),
         expiresInDays: z.number().int().min(TOKEN_EXPIRY_DAYS_MIN).max(TOKEN_EXPIRY_DAYS_MAX).optional(),
       }),

@@ -69,7 +69,7 @@ describe("POST /api/users/me/tokens", () => {
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThanOrEqual(30);
     expect((await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "y", expiresInDays: 365 } })).status).toBe(201);
-    for (const body of [{ name: "x", expiresInDays: 0 }, { name: "x", expiresInDays: 366 }, { name: "x", expiresInDays: 1.5 }, { name: "x", scope: "admin" }, { name: "" }, {}]) {
+    for (const body of [{ name: "x", expiresInDays: 0 }, { name: "x", expiresInDays: 366 }, { name: "x", expiresInDays: 1.5 }, { name: "x", scope: "admin" }, { name: "" }, { name: "a\u0000" }, {}]) {
       const res = await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toBeTruthy();
