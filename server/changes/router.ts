@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router, userProcedure, type Context } from "@/server/trpc";
-import { booleanish, intParam, pathSegment } from "@/server/http/params";
+import { booleanish, intParam, nameSlug, pathSegment } from "@/server/http/params";
 import { MERGE_BATCH_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "@/server/limits";
 import { projectParams } from "@/server/projects/schemas";
 import { mergeBatch } from "./merge/batch";
@@ -41,13 +41,13 @@ function mergeOptionsOf(ctx: Context, body: { force?: unknown; strategy?: unknow
 export const changesRouter = router({
   create: authedProcedure
     .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201 })
-    .input(z.object({ ...projectParams(), workspace: z.string().min(1).max(64) }))
+    .input(z.object({ ...projectParams(), workspace: nameSlug() }))
     .output(createOutput())
     .mutation(({ input, ctx }) => createChange(ctx.identity, { namespace: input.namespace, slug: input.slug }, input.workspace)),
 
   createByProjectId: authedProcedure
     .meta({ openapi: { method: "POST", path: BY_ID, tags, summary: "Propose a change (project addressed by id)" }, successStatus: 201 })
-    .input(z.object({ projectId: pathSegment(), workspace: z.string().min(1).max(64) }))
+    .input(z.object({ projectId: pathSegment(), workspace: nameSlug() }))
     .output(createOutput())
     .mutation(({ input, ctx }) => createChange(ctx.identity, { id: input.projectId }, input.workspace)),
 

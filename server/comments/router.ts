@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
+import { text } from "@/server/http/params";
 import { TEXT_BODY_MAX } from "@/server/limits";
 import { changeIdParam } from "@/server/changes/schemas";
 import { createComment, listComments, setResolved } from "./service";
@@ -33,9 +34,10 @@ export const commentsRouter = router({
     .input(
       z.object({
         id: changeIdParam(),
-        body: z.string().max(TEXT_BODY_MAX).refine((value) => value.trim().length > 0, "body must not be empty"),
-        file: z.string().min(1).max(4096).optional(),
-        line: z.number().int().min(1).optional(),
+        body: text().max(TEXT_BODY_MAX).refine((value) => value.trim().length > 0, "body must not be empty"),
+        file: text().min(1).max(4096).optional(),
+        // The column is a 32-bit integer: a larger line is a 400, not a 500.
+        line: z.number().int().min(1).max(2_147_483_647).optional(),
         side: z.enum(["old", "new"]).optional(),
         commitSha: z.string().regex(/^[0-9a-f]{40}$/, "commitSha must be a full commit id").optional(),
         parentCommentId: z.string().min(1).max(100).optional(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { publicProcedure, router, userProcedure } from "@/server/trpc";
+import { text } from "@/server/http/params";
 import { TEXT_BODY_MAX } from "@/server/limits";
 import { changeIdParam } from "@/server/changes/schemas";
 import { CHANGE_STATUSES } from "@/server/changes/views";
@@ -24,7 +25,7 @@ const reviewOutput = () =>
 export const reviewsRouter = router({
   submit: userProcedure
     .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Submit a review verdict (users with write access)" }, successStatus: 201 })
-    .input(z.object({ id: changeIdParam(), verdict: z.enum(["approve", "request_changes", "comment"]), comment: z.string().max(TEXT_BODY_MAX).optional() }))
+    .input(z.object({ id: changeIdParam(), verdict: z.enum(["approve", "request_changes", "comment"]), comment: text().max(TEXT_BODY_MAX).optional() }))
     .output(z.object({ review: reviewOutput(), changeStatus: z.enum(CHANGE_STATUSES) }))
     .mutation(({ input, ctx }) => submitReview(ctx.identity, input.id, input)),
 

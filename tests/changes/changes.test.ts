@@ -112,6 +112,7 @@ describe("POST /api/projects/{name}/changes", () => {
     expect((await propose(alice.token, project, workspace)).status).toBe(400);
     expect((await propose(alice.token, project, "nope")).status).toBe(404);
     expect((await call("POST", `/api/projects/${project.path}/changes`, { token: alice.token, body: {} })).status).toBe(400);
+    expect((await propose(alice.token, project, "a\u0000b")).status).toBe(400);
   });
 
   it("enforces access: 401 anonymous, 404 stranger, 403 reader, 409 TARGET_DELETING", async () => {

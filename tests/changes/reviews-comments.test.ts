@@ -63,6 +63,8 @@ describe("reviews", () => {
     expect((await review(alice.token, change.id, { verdict: "comment", comment: "   " })).status).toBe(400);
     expect((await review(alice.token, change.id, { verdict: "lgtm" })).status).toBe(400);
     expect((await review(alice.token, change.id, { verdict: "approve", comment: "x".repeat(20_001) })).status).toBe(400);
+    expect((await review(alice.token, change.id, { verdict: "approve", comment: "a\u0000b" })).status).toBe(400);
+    expect((await review(alice.token, change.id, { verdict: "comment", comment: "a\u0000b" })).status).toBe(400);
     expect((await review(agent.token, change.id, { verdict: "approve" })).status).toBe(401);
     expect((await review(undefined, change.id, { verdict: "approve" })).status).toBe(401);
     expect((await review(carol.token, change.id, { verdict: "approve" })).status).toBe(403);
@@ -115,6 +117,9 @@ describe("comments", () => {
     ["a side without an anchor", { body: "b", side: "old" }],
     ["a commitSha without an anchor", { body: "b", commitSha: "a".repeat(40) }],
     ["a bad side", { body: "b", file: "a.txt", line: 1, side: "left" }],
+    ["a NUL character in the body", { body: "a\u0000b" }],
+    ["a NUL character in the file", { body: "b", file: "a\u0000", line: 1 }],
+    ["a line beyond a 32-bit integer", { body: "b", file: "a.txt", line: 2 ** 31 }],
   ])("400 for %s", async (_, body) => {
     const { alice, change } = await (shared ??= setup());
     expect((await comment(alice.token, change.id, body)).status).toBe(400);
