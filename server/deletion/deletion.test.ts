@@ -121,6 +121,17 @@ describe("project deletion job", () => {
     expect((await call("GET", `/api/projects/@${owner.username}/queued`, { token: owner.token })).status).toBe(404);
   });
 
+  it("an agent of the owner cannot delete the project (401), on either route", async () => {
+    const owner = await createTestUser();
+    const project = await createTestProject(owner.token, { name: "kept" });
+    const agent = await call("POST", "/api/agents", { token: owner.token, body: { name: "bot" } });
+    const byDelete = await call("DELETE", `/api/projects/@${owner.username}/kept`, { token: agent.body.token, body: { confirm: project.path } });
+    const byForm = await call("POST", `/api/projects/@${owner.username}/kept/delete`, { token: agent.body.token, body: { confirm: project.path } });
+    expect([byDelete.status, byForm.status]).toEqual([401, 401]);
+    expect(await (await db()).deletionJob.count({ where: { targetId: project.id } })).toBe(0);
+    expect((await call("GET", `/api/projects/@${owner.username}/kept`, { token: agent.body.token })).status).toBe(200);
+  });
+
   it("concurrent requests for one project share one job", async () => {
     const owner = await createTestUser();
     const project = await createTestProject(owner.token, { name: "twice" });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router, type Context } from "@/server/trpc";
+import { authedProcedure, publicProcedure, userProcedure, router, type Context } from "@/server/trpc";
 import { booleanish, nameSlug } from "@/server/http/params";
 import { projectPath } from "./access";
 import { deletionOutput, projectCreateOutput, projectOutput, projectParams } from "./schemas";
@@ -48,13 +48,14 @@ export const projectsRouter = router({
     .output(projectOutput())
     .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input))),
 
-  delete: authedProcedure
-    .meta({ openapi: { method: "DELETE", path: PROJECT, tags, summary: "Delete the project (owner; confirm = @ns/slug); asynchronous" }, successStatus: 202 })
+  // Owner-level and irreversible: the owner's agents act with the owner's access but may not do this.
+  delete: userProcedure
+    .meta({ openapi: { method: "DELETE", path: PROJECT, tags, summary: "Delete the project (owning user, not an agent; confirm = @ns/slug); asynchronous" }, successStatus: 202 })
     .input(deleteInput())
     .output(deletionOutput())
     .mutation(({ input, ctx }) => acceptDeletion(ctx, input)),
 
-  deleteForm: authedProcedure
+  deleteForm: userProcedure
     .meta({ openapi: { method: "POST", path: `${PROJECT}/delete`, tags, summary: "Form alias of DELETE (form: 302 home)" }, successStatus: 202 })
     .input(deleteInput())
     .output(deletionOutput())
