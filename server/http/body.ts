@@ -43,11 +43,17 @@ export function formToObject(text: string): Record<string, unknown> {
   return out;
 }
 
-export function parseJsonBody(text: string): unknown {
+/** Every JSON body of the interface is an object: an array, number, string or null is refused, never read as `{}`. */
+export function parseJsonBody(text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw badRequest("Request body is not valid JSON", "VALIDATION_ERROR");
   }
+  if (!isJsonObject(parsed)) throw badRequest("Request body must be a JSON object", "VALIDATION_ERROR");
+  return parsed;
 }
+
+const isJsonObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);

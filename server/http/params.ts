@@ -25,9 +25,11 @@ export const namespaceSegment = () =>
 /** A 1-64 character alphanumeric slug (project and workspace names). */
 export const nameSlug = () => z.string().regex(NAME_PATTERN, "must be a 1-64 character alphanumeric slug (letters, digits, - and _)");
 
-/** A boolean that also accepts the strings browsers and query strings send. */
-export const booleanish = () =>
-  z.union([z.boolean(), z.enum(["true", "false", "1", "0", "on", "off"]).transform((value) => value === "true" || value === "1" || value === "on")]);
+/**
+ * A boolean: JSON `true`/`false`, or the strings a query string or form sends (`true`, `false`, and
+ * `on` for a checked checkbox). Literals, not `z.boolean()`, which trpc-to-openapi would coerce (`1`).
+ */
+export const booleanish = () => z.union([z.literal(true), z.literal(false), z.enum(["true", "false", "on"]).transform((value) => value !== "false")]);
 
 /** Integer query parameter with a default and bounds. */
 export const intParam = (options: { min?: number; max?: number; default?: number } = {}) => {

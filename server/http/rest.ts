@@ -37,14 +37,12 @@ async function readInput(req: Request, url: URL): Promise<{ body: unknown; isFor
   const text = await readBodyText(req, bodyLimitFor(url.pathname));
   const payload = isForm ? formToObject(text) : parseJsonBody(text);
   if (method === "DELETE") {
-    if (payload && typeof payload === "object" && !Array.isArray(payload)) {
-      for (const [key, value] of Object.entries(payload)) {
-        if (value !== undefined && value !== null && typeof value !== "object") url.searchParams.set(key, String(value));
-      }
+    for (const [key, value] of Object.entries(payload)) {
+      if (value !== undefined && value !== null && typeof value !== "object") url.searchParams.set(key, String(value));
     }
     return { body: undefined, isForm };
   }
-  return { body: payload ?? {}, isForm };
+  return { body: payload, isForm };
 }
 
 /** The REST surface: every `/api/*` route generated from the tRPC routers. */
