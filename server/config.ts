@@ -20,6 +20,10 @@ export const config = {
   get reposDir(): string {
     return path.resolve(env("REPOS_DIR") ?? path.join(this.dataDir, "repos"));
   },
+  /** A reverse proxy in front sets X-Forwarded-Host; without it that header is the client's word. */
+  get trustProxy(): boolean {
+    return env("TRUST_PROXY") === "1";
+  },
   get databaseUrl(): string | undefined {
     return env("DATABASE_URL");
   },

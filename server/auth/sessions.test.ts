@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
+import { withEnv } from "@/tests/support/env";
 import { call, TEST_ORIGIN } from "@/tests/support/http";
 import { authSecret } from "./secret";
 
@@ -51,6 +52,17 @@ describe("POST /api/auth/dev-login", () => {
     expect((await devLogin({ username: "bad name" })).status).toBe(400);
     expect((await devLogin({})).status).toBe(400);
     expect((await devLogin("{not json")).status).toBe(400);
+  });
+
+  it("trusts X-Forwarded-Host only when TRUST_PROXY=1", async () => {
+    const forged = { origin: "http://evil.test", headers: { "x-forwarded-host": "evil.test" } };
+    await withEnv({ DEV_LOGIN: "1", TRUST_PROXY: undefined }, async () => {
+      const res = await devLogin({ username: "mallory" }, forged);
+      expect([res.status, res.body.code]).toEqual([403, "CSRF"]);
+    });
+    await withEnv({ DEV_LOGIN: "1", TRUST_PROXY: "1" }, async () => {
+      expect((await devLogin({ username: "proxied" }, { origin: "https://forge.example", headers: { "x-forwarded-host": "forge.example" } })).status).toBe(200);
+    });
   });
 
   it("concurrent first logins of one username create one user", async () => {

@@ -1,3 +1,4 @@
+import { config } from "@/server/config";
 import { forbidden } from "./errors";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -13,10 +14,23 @@ function hostOf(value: string | null): string | undefined {
   }
 }
 
-/** Requires an Origin or Referer naming the request's own host (403 CSRF otherwise). */
+/**
+ * The hosts a browser form may legitimately come from: the request's Host, the configured public
+ * address, and the proxy's X-Forwarded-Host only when the operator says a proxy sets it
+ * (`TRUST_PROXY=1`); otherwise any client could name the host it likes.
+ */
+function ownHosts(req: Request): Set<string> {
+  const hosts = new Set([(req.headers.get("host") ?? new URL(req.url).host).toLowerCase()]);
+  const publicHost = hostOf(config.baseUrl);
+  if (publicHost) hosts.add(publicHost);
+  const forwarded = req.headers.get("x-forwarded-host");
+  if (config.trustProxy && forwarded) hosts.add(forwarded.split(",")[0].trim().toLowerCase());
+  return hosts;
+}
+
+/** Requires an Origin or Referer naming this service's own host (403 CSRF otherwise). */
 export function assertSameOrigin(req: Request): void {
-  const host = (req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? new URL(req.url).host).toLowerCase();
   const origin = req.headers.get("origin");
   const source = origin && origin !== "null" ? hostOf(origin) : hostOf(req.headers.get("referer"));
-  if (!source || source !== host) throw forbidden("Cross-site request refused: Origin or Referer must name this host", "CSRF");
+  if (!source || !ownHosts(req).has(source)) throw forbidden("Cross-site request refused: Origin or Referer must name this host", "CSRF");
 }
