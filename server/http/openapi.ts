@@ -1,7 +1,7 @@
 import { generateOpenApiDocument } from "trpc-to-openapi";
 import { config } from "@/server/config";
 import { appRouter } from "@/server/router";
-import type { Meta } from "@/server/trpc";
+import { restProcedures } from "./procedures";
 
 const errorSchema = {
   type: "object",
@@ -12,22 +12,9 @@ const errorSchema = {
 
 type Operation = { responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }> };
 
-/** Success statuses declared with `meta.successStatus`, keyed by "METHOD /path". */
+/** Success statuses declared with `meta.successStatus`, keyed by "method /path". */
 function declaredStatuses(): Map<string, number> {
-  const out = new Map<string, number>();
-  const visit = (record: Record<string, unknown>) => {
-    for (const value of Object.values(record)) {
-      const def = (value as { _def?: { meta?: Meta; procedure?: boolean; record?: Record<string, unknown> } })._def;
-      if (def?.procedure) {
-        const meta = def.meta;
-        if (meta?.openapi && meta.successStatus) out.set(`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta.successStatus);
-      } else if (value && typeof value === "object") {
-        visit(value as Record<string, unknown>);
-      }
-    }
-  };
-  visit(appRouter._def.record as Record<string, unknown>);
-  return out;
+  return new Map(restProcedures().flatMap(({ method, path, meta }) => (meta.successStatus ? [[`${method.toLowerCase()} ${path}`, meta.successStatus] as const] : [])));
 }
 
 function buildDocument() {

@@ -1,12 +1,42 @@
 import type { Context } from "@/server/trpc";
 import { admitRequest } from "./gate";
 import { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body";
-import { errorResponse } from "./errors";
+import { TRPCError } from "@trpc/server";
+import { AppError, badRequest, errorResponse } from "./errors";
+import { methodsServing } from "./procedures";
 import { dispatchOpenApi } from "./openapi-dispatch";
 import { publishAfterCommit } from "@/server/events/publish";
 import { trackRecordedEvents } from "@/server/events/record";
 
 const BODYLESS = new Set(["GET", "HEAD"]);
+
+/** Decodes one URL component; malformed percent-encoding or a NUL character is the client's error. */
+function decodeUrlComponent(raw: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw.replaceAll("+", " "));
+  } catch {
+    throw badRequest("The URL has malformed percent-encoding", "VALIDATION_ERROR");
+  }
+  if (decoded.includes("\u0000")) throw badRequest("The URL must not contain the NUL character", "VALIDATION_ERROR");
+  return decoded;
+}
+
+/** No route can use a path segment or query value that does not decode, so none reaches one. */
+function assertWellFormedUrl(url: URL): void {
+  for (const segment of url.pathname.split("/")) decodeUrlComponent(segment);
+  for (const pair of url.search.slice(1).split("&")) for (const part of pair.split("=")) decodeUrlComponent(part);
+}
+
+/** A path no procedure serves with this method, though some serves with another: 405 with Allow. */
+function methodNotAllowed(failure: unknown, apiPath: string): AppError | undefined {
+  const routerMiss = failure instanceof TRPCError && failure.code === "NOT_FOUND" && !(failure.cause instanceof AppError);
+  if (!routerMiss) return undefined;
+  const allowed = methodsServing(apiPath);
+  if (allowed.length === 0) return undefined;
+  if (allowed.includes("GET")) allowed.push("HEAD");
+  return new AppError(405, "Method not allowed", undefined, {}, { Allow: allowed.join(", ") });
+}
 
 /**
  * Path params that may span several segments (trpc-to-openapi matches one segment per param): the
@@ -45,22 +75,28 @@ async function readInput(req: Request, url: URL): Promise<{ body: unknown; isFor
   return { body: payload, isForm };
 }
 
-/** The REST surface: every `/api/*` route generated from the tRPC routers. */
+/** The REST surface: every `/api/*` route generated from the tRPC routers. HEAD is GET without the body. */
 export async function handleRestRequest(req: Request): Promise<Response> {
+  if (req.method.toUpperCase() !== "HEAD") return answerRestRequest(req);
+  const response = await answerRestRequest(new Request(req, { method: "GET" }));
+  return new Response(null, { status: response.status, headers: response.headers });
+}
+
+async function answerRestRequest(req: Request): Promise<Response> {
   const url = new URL(req.url);
   let baseHeaders: Record<string, string> = {};
   try {
+    assertWellFormedUrl(url);
     const admission = await admitRequest(req, { allowAdminKey: url.pathname.startsWith("/api/admin/") });
     baseHeaders = admission.headers;
     joinMultiSegmentParams(url);
     const { body, isForm } = await readInput(req, url);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
-    const { value: result, recorded } = await trackRecordedEvents(() =>
-      dispatchOpenApi(req, url.pathname.replace(/^\/api/, ""), url.search, body, ctx),
-    );
+    const apiPath = url.pathname.replace(/^\/api/, "");
+    const { value: result, recorded } = await trackRecordedEvents(() => dispatchOpenApi(req, apiPath, url.search, body, ctx));
     // Events the request's transactions recorded go out now rather than at the next outbox sweep.
     if (recorded) await publishAfterCommit();
-    if (result.failure !== undefined) return errorResponse(result.failure, baseHeaders);
+    if (result.failure !== undefined) return errorResponse(methodNotAllowed(result.failure, apiPath) ?? result.failure, baseHeaders);
     const headers = { ...baseHeaders, ...ctx.response.headers };
     if (ctx.isForm && ctx.response.redirect) {
       return new Response(null, { status: ctx.response.status && ctx.response.status >= 300 && ctx.response.status < 400 ? ctx.response.status : 302, headers: { ...headers, Location: ctx.response.redirect } });
