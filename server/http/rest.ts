@@ -2,31 +2,14 @@ import type { Context } from "@/server/trpc";
 import { admitRequest } from "./gate";
 import { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body";
 import { TRPCError } from "@trpc/server";
-import { AppError, badRequest, errorResponse } from "./errors";
+import { AppError, errorResponse } from "./errors";
+import { assertWellFormedUrl } from "./url";
 import { methodsServing } from "./procedures";
 import { dispatchOpenApi } from "./openapi-dispatch";
 import { publishAfterCommit } from "@/server/events/publish";
 import { trackRecordedEvents } from "@/server/events/record";
 
 const BODYLESS = new Set(["GET", "HEAD"]);
-
-/** Decodes one URL component; malformed percent-encoding or a NUL character is the client's error. */
-function decodeUrlComponent(raw: string): string {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(raw.replaceAll("+", " "));
-  } catch {
-    throw badRequest("The URL has malformed percent-encoding", "VALIDATION_ERROR");
-  }
-  if (decoded.includes("\u0000")) throw badRequest("The URL must not contain the NUL character", "VALIDATION_ERROR");
-  return decoded;
-}
-
-/** No route can use a path segment or query value that does not decode, so none reaches one. */
-function assertWellFormedUrl(url: URL): void {
-  for (const segment of url.pathname.split("/")) decodeUrlComponent(segment);
-  for (const pair of url.search.slice(1).split("&")) for (const part of pair.split("=")) decodeUrlComponent(part);
-}
 
 /** A path no procedure serves with this method, though some serves with another: 405 with Allow. */
 function methodNotAllowed(failure: unknown, apiPath: string): AppError | undefined {
