@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, userProcedure, router, type Context } from "@/server/trpc";
-import { booleanish, nameSlug } from "@/server/http/params";
+import { booleanish, nameSlug, text } from "@/server/http/params";
 import { projectPath } from "./access";
 import { deletionOutput, projectCreateOutput, projectOutput, projectParams } from "./schemas";
 import { createProject, deleteProject, getProject, listProjects } from "./service";
@@ -26,7 +26,7 @@ export const projectsRouter = router({
         visibility: z.enum(["private", "public"]).default("private"),
         files: z.record(z.string(), z.string()).optional(),
         seed: booleanish().optional(),
-        org: z.string().min(1).optional(),
+        org: text().min(1).optional(),
       }),
     )
     .output(projectCreateOutput())

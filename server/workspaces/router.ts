@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
-import { nameSlug, pathSegment } from "@/server/http/params";
+import { nameSlug, pathSegment, text } from "@/server/http/params";
 import { projectPath } from "@/server/projects/access";
 import { fileMapInput, projectParams } from "@/server/projects/schemas";
 import { workspaceRemote } from "@/server/projects/view";
@@ -47,7 +47,7 @@ export const workspacesRouter = router({
 
   commit: authedProcedure
     .meta({ openapi: { method: "POST", path: "/workspaces/{name}/commit", tags, summary: "Write a file map (null deletes) as one workspace commit" }, successStatus: 201 })
-    .input(z.object({ name: pathSegment(), projectId: z.string().min(1), message: z.string().min(1), files: fileMapInput({ allowDeletes: true }) }))
+    .input(z.object({ name: pathSegment(), projectId: z.string().min(1), message: text().min(1), files: fileMapInput({ allowDeletes: true }) }))
     .output(
       z.object({
         workspace: z.string(),

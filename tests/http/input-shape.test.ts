@@ -48,3 +48,23 @@ describe("booleans take only the documented values", () => {
     expect(good.status).toBe(404);
   });
 });
+
+describe("NUL characters in text a database column would hold", () => {
+  it("a commit message with NUL is a 400 and the workspace keeps its tip", async () => {
+    const alice = await createTestUser();
+    const project = await createTestProject(alice.token, { name: "nul" });
+    const fork = await call("POST", `/api/workspaces/${project.path}/workspaces`, { token: alice.token, body: { name: "w" } });
+    expect(fork.status).toBe(201);
+    const res = await call("POST", "/api/workspaces/w/commit", { token: alice.token, body: { projectId: project.id, message: "a\u0000b", files: { "a.txt": "a" } } });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("VALIDATION_ERROR");
+    const change = await call("POST", `/api/projects/${project.path}/changes`, { token: alice.token, body: { workspace: "w" } });
+    expect(change.status).not.toBeGreaterThanOrEqual(500);
+  });
+
+  it("an org name with NUL is a 400", async () => {
+    const alice = await createTestUser();
+    const res = await call("POST", "/api/projects", { token: alice.token, body: { name: "p", org: "o\u0000" } });
+    expect([res.status, res.body.code]).toEqual([400, "VALIDATION_ERROR"]);
+  });
+});
