@@ -102,16 +102,6 @@ describe("refs", () => {
     await expect(updateRef(repo, branchRef("main"), tip, tip)).rejects.toBeInstanceOf(RefConflictError);
   });
 
-  it("a ref locked by native git counts as moved", async () => {
-    const { repo, tip } = await newProject();
-    const lock = path.join(repo.gitdir, "refs/heads/main.lock");
-    fs.writeFileSync(lock, "");
-    const next = await writeCommitFromFiles(repo, { parent: tip, files: { "y.txt": "y" }, message: "y", author });
-    await expect(updateRef(repo, branchRef("main"), next.oid, tip)).rejects.toBeInstanceOf(RefConflictError);
-    fs.rmSync(lock);
-    expect(fs.existsSync(lock)).toBe(false);
-  });
-
   it("parallel commits on one branch: every accepted commit is in history", async () => {
     const { repo } = await newProject();
     const results = await Promise.all(
@@ -188,6 +178,29 @@ describe("refs", () => {
     expect(await readFile(repo, tip, "a/b.txt")).toEqual({ kind: "content", value: "packed" });
     const { oid } = await commitToBranch(repo, "main", { files: { "c.txt": "c" }, message: "after gc", author });
     expect(resolveBranch(repo, "main")).toBe(oid);
+  });
+});
+
+describe("lock files left by a crashed writer", () => {
+  it("a stale <ref>.lock does not block the next update of that ref", async () => {
+    const project = await newProject();
+    const refPath = path.join(project.repo.gitdir, "refs/heads/main");
+    fs.writeFileSync(`${refPath}.lock`, "");
+    const next = await writeCommitFromFiles(project.repo, { parent: project.tip, files: { "b.txt": "b" }, message: "after crash", author });
+    await updateRef(project.repo, branchRef("main"), next.oid, project.tip);
+    expect(readRef(project.repo, branchRef("main"))).toBe(next.oid);
+    expect(fs.existsSync(`${refPath}.lock`)).toBe(false);
+  });
+
+  it("a stale packed-refs.lock does not block deleting a packed branch", async () => {
+    const project = await newProject();
+    await createBranch(project.repo, { name: "topic", defaultBranch: "main" });
+    await runGit(["pack-refs", "--all"], { gitdir: project.repo.gitdir });
+    fs.writeFileSync(path.join(project.repo.gitdir, "packed-refs.lock"), "");
+    fs.writeFileSync(path.join(project.repo.gitdir, "refs/heads/topic.lock"), "");
+    await deleteBranch(project.repo, "topic");
+    expect(readRef(project.repo, branchRef("topic"))).toBeNull();
+    expect(listRefs(project.repo).branches.map((b) => b.name)).toEqual(["main"]);
   });
 });
 

@@ -110,10 +110,24 @@ export class RefConflictError extends AppError {
   }
 }
 
-/** Writes a loose ref through git's own lock-file protocol (`<ref>.lock`, then rename). */
+/**
+ * Every writer of a project's refs holds the project lock (`withRepoLock`), so a `<ref>.lock` or
+ * `packed-refs.lock` found by a holder was left by a writer that died between creating and renaming
+ * it. Left in place it would refuse every later merge and push on every instance.
+ */
+function clearStaleRefLocks(repo: Repo, ref: string): void {
+  for (const lockPath of [path.join(repo.gitdir, `${ref}.lock`), path.join(repo.gitdir, "packed-refs.lock")]) {
+    if (!fs.existsSync(lockPath)) continue;
+    fs.rmSync(lockPath, { force: true });
+    console.warn(`[git] removed stale lock ${lockPath} (left by a writer that stopped mid-update)`);
+  }
+}
+
+/** Writes a loose ref through git's own lock-file protocol (`<ref>.lock`, then rename). Caller holds the project lock. */
 function swapLooseRef(repo: Repo, ref: string, newOid: string, expected: string | null): void {
   const refPath = path.join(repo.gitdir, ref);
   const lockPath = `${refPath}.lock`;
+  clearStaleRefLocks(repo, ref);
   try {
     fs.mkdirSync(path.dirname(refPath), { recursive: true });
   } catch {
@@ -170,6 +184,7 @@ export async function deleteRef(repo: Repo, ref: string, expectedOld: string): P
   await withRepoLock(repo.lockKey, async () => {
     const actual = readRef(repo, ref);
     if (actual !== expectedOld) throw new RefConflictError(ref, expectedOld, actual);
+    clearStaleRefLocks(repo, ref);
     await runGit(["update-ref", "-d", ref, expectedOld], { gitdir: repo.gitdir });
   });
 }
