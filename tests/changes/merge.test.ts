@@ -221,6 +221,20 @@ describe("racing merges", () => {
     for (const i of [1, 2, 3]) expect(showFile(project.id, head, `f${i}.txt`)).toBe(`${i}\n`);
   });
 
+  it("many racing merges without requireFreshBase: each lands or answers STALE_BASE, never a bare CONFLICT", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { [POLICY]: "merge: { requireFreshBase: false }\n" });
+    const changes = await Promise.all(Array.from({ length: 8 }, async (_, i) => (await changeWith(alice.token, project, { [`r${i}.txt`]: `${i}\n` })).change));
+    const results = await Promise.all(changes.map((c) => merge(alice.token, c.id)));
+    for (const res of results) {
+      if (res.status !== 200) expect([res.status, res.body.code]).toEqual([409, "STALE_BASE"]);
+    }
+    const head = headOf(project.id);
+    const landed = results.flatMap((res, i) => (res.status === 200 ? [i] : []));
+    for (const i of landed) expect(showFile(project.id, head, `r${i}.txt`)).toBe(`${i}\n`);
+    expect((await eventsOf(project.id, "change.merged")).length).toBe(landed.length);
+  });
+
   it("the same change merged twice at once lands once", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { [POLICY]: "merge: { requireFreshBase: false }\n" });

@@ -2,7 +2,7 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import { db, type DbOrTx, type Tx } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
 import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
-import { badRequest } from "@/server/http/errors";
+import { badRequest, conflict } from "@/server/http/errors";
 import { closeIssuesLinkedToChange } from "@/server/issues/service";
 import { loadPolicy } from "@/server/policy/load";
 
@@ -25,13 +25,20 @@ export async function landOnDefaultBranch(
   }, options);
 }
 
-/** Runs `attempt` again (up to `attempts` times in all) while it fails because the default branch moved. */
+/**
+ * Runs `attempt` again (up to `attempts` times in all) while it fails because the default branch
+ * moved. A caller that loses every race gets STALE_BASE, the spec's code for a moved base (a bare
+ * ref conflict is not a merge outcome the spec knows).
+ */
 export async function retryWhenBranchMoves<T>(attempts: number, attempt: (n: number) => Promise<T>): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);
     } catch (error) {
-      if (!(error instanceof RefConflictError) || n >= attempts) throw error;
+      if (!(error instanceof RefConflictError)) throw error;
+      if (n >= attempts) {
+        throw conflict(`The default branch kept moving during ${attempts} attempts; try again`, "STALE_BASE", { currentHead: error.actual });
+      }
     }
   }
 }
