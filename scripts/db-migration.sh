@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Pre-release: the whole schema lives in one init migration, regenerated from schema.prisma.
-# After the first release, add migrations with `node ../shared/tools/prisma-offline.mjs create <name>`.
+# After the first release, add migrations with `node scripts/prisma-offline.mjs create <name>`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tool="${PRISMA_OFFLINE:-../shared/tools/prisma-offline.mjs}"
+tool="${PRISMA_OFFLINE:-scripts/prisma-offline.mjs}"
 out=prisma/migrations/20261122000000_init/migration.sql
 tmp=$(mktemp)
 node "$tool" sql > "$tmp"
