@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parsePolicy } from "./parse";
-import { globToRegExp, pathMatcher } from "./glob";
+import { globMatcher, pathMatcher } from "./glob";
 
 describe("parsePolicy", () => {
   it("gives the documented defaults for a missing file", () => {
@@ -78,8 +78,22 @@ describe("globs", () => {
     ["build/", "build/out/x", true],
     ["a?.txt", "ab.txt", true],
     ["a.txt", "xa.txt", false],
+    ["*.{pem,key}", "certs/server.key", true],
+    ["*.{pem,key}", "certs/server.crt", false],
+    ["id_[rd]sa", "home/.ssh/id_rsa", true],
+    ["id_[rd]sa", "home/.ssh/id_ecdsa", false],
+    ["*.env", "config/.prod.env", true],
+    ["/top.txt", "top.txt", true],
+    ["/top.txt", "sub/top.txt", false],
   ])("%s matches %s: %s", (glob, path, expected) => {
-    expect(globToRegExp(glob).test(path)).toBe(expected);
+    expect(globMatcher(glob)(path)).toBe(expected);
+  });
+
+  it("a later !pattern excludes what earlier patterns matched", () => {
+    const match = pathMatcher(["secrets/**", "!secrets/README.md"]);
+    expect(match("secrets/prod.key")).toBe(true);
+    expect(match("secrets/README.md")).toBe(false);
+    expect(pathMatcher(["!a.txt"])("a.txt")).toBe(false);
   });
 
   it("matches any of a list", () => {
