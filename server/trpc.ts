@@ -32,7 +32,6 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
 });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
 /** Applies a route's declared success status (meta.successStatus) to the response. */
 const withSuccessStatus = t.middleware(async ({ ctx, meta, next }) => {

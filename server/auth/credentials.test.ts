@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
+import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { createTestSession, createTestToken } from "@/tests/support/sessions";

@@ -162,7 +162,7 @@ describe("webhook evaluator (real HTTP server on 127.0.0.1)", () => {
     const realLookup = dns.promises.lookup;
     const early = vi.spyOn(dns.promises, "lookup").mockImplementation(((name: string, options: dns.LookupAllOptions) =>
       name === host ? Promise.resolve([{ address: "203.0.113.7", family: 4 }]) : realLookup(name, options)) as typeof dns.promises.lookup);
-    const late = vi.spyOn(dns, "lookup").mockImplementation(((name: string, _options: unknown, callback: (e: null, entries: dns.LookupAddress[]) => void) =>
+    const late = vi.spyOn(dns, "lookup").mockImplementation(((_name: string, _options: unknown, callback: (e: null, entries: dns.LookupAddress[]) => void) =>
       callback(null, [{ address: "127.0.0.1", family: 4 }])) as unknown as typeof dns.lookup);
     try {
       const outcome = await runEvaluation(await subjectFor({ "src/b.ts": "b\n" }, policy(stub.url.replace("127.0.0.1", host))));

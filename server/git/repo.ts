@@ -83,8 +83,3 @@ export function headBranch(repo: Repo): string | null {
   return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
 }
 
-export function setHeadBranch(repo: Repo, branch: string): void {
-  const temp = path.join(repo.gitdir, "HEAD.lock");
-  fs.writeFileSync(temp, `ref: refs/heads/${branch}\n`);
-  fs.renameSync(temp, path.join(repo.gitdir, "HEAD"));
-}

@@ -20,7 +20,6 @@ export function skipLocked(jobs: JobsDb): string {
 }
 
 export const ACTIVE_STATUSES = ["queued", "running", "sleeping", "waiting"] as const;
-export const TERMINAL_STATUSES = ["completed", "failed", "cancelled"] as const;
 
 /** A sleep or a waitForEvent the run is parked on; `at` is when it ends (ms). */
 export interface PendingEntry {

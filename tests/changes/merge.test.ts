@@ -53,7 +53,7 @@ describe("POST /api/changes/{id}/merge", () => {
   });
 
   it("refuses an unknown strategy, agents, anonymous callers and readers", async () => {
-    const { owner: alice, reader: carol, agent, project, change } = await ownerReaderAgentChange();
+    const { owner: alice, reader: carol, agent, change } = await ownerReaderAgentChange();
     expect((await merge(alice.token, change.id, "?strategy=rebase")).status).toBe(400);
     expect((await merge(agent.token, change.id)).status).toBe(401);
     expect((await call("POST", `/api/changes/${change.id}/merge`)).status).toBe(401);
