@@ -2,6 +2,7 @@ import { AppError } from "@/server/http/errors";
 import { readCommit, readTree, writeBlob, writeCommitObject, writeTree, type TreeEntry } from "./objects";
 import type { Repo } from "./repo";
 import { withProcessLock, withRepoLock } from "./lock";
+import { segmentProblem } from "./path-rules";
 import { branchRef, readRef, RefConflictError, updateRef, updateRefWhileLocked } from "./refs";
 
 /** New file contents by path; null deletes the path (a whole directory when it names one). */
@@ -35,9 +36,8 @@ export function pathSegments(filePath: string): string[] {
   if (filePath.includes("\0")) throw new InvalidPathError(filePath, "contains NUL");
   const segments = filePath.split("/");
   for (const segment of segments) {
-    if (segment === "") throw new InvalidPathError(filePath, "empty segment (leading, trailing or double slash)");
-    if (segment === "." || segment === "..") throw new InvalidPathError(filePath, "relative segment");
-    if (segment.toLowerCase() === ".git") throw new InvalidPathError(filePath, ".git is reserved");
+    const problem = segmentProblem(segment);
+    if (problem) throw new InvalidPathError(filePath, problem);
   }
   return segments;
 }

@@ -324,6 +324,19 @@ describe("push rules", () => {
     expect(modules.stderr).toMatch(/SUBMODULES_UNSUPPORTED\): \.gitmodules at the root/);
   });
 
+  it.each([["GIT~1"], [".g\u200cit"], [".git."], [".GIT"]])("refuses a pushed tree holding %j/x (git fsck with NTFS and HFS protection)", async (name) => {
+    const project = await createTestProject(alice.token, { name: `odd${[...name].map((c) => c.codePointAt(0)).join("")}`, files: { "a.txt": "a\n" } });
+    const work = await cloneOf(project.remote, alice.token);
+    const blob = (await git.ok(["hash-object", "-w", "--stdin"], { cwd: work, input: "x\n" })).trim();
+    const inner = (await git.ok(["mktree"], { cwd: work, input: `100644 blob ${blob}\tx\n` })).trim();
+    const root = (await git.ok(["mktree"], { cwd: work, input: `040000 tree ${inner}\t${name}\n100644 blob ${blob}\ta.txt\n` })).trim();
+    const commit = (await git.ok(["commit-tree", root, "-p", "HEAD", "-m", "odd name"], { cwd: work })).trim();
+    const push = await git.run(["push", "origin", `${commit}:refs/heads/topic`], { cwd: work });
+    expect(push.code).not.toBe(0);
+    expect(push.stderr).toMatch(/dotgit|hasDotgit|fsck/i);
+    expect(await git.ok(["ls-remote", withToken(project.remote, alice.token)])).not.toContain("refs/heads/topic");
+  });
+
   it("never deletes the default branch; deletes other branches; refuses refs outside heads and tags", async () => {
     const project = await createTestProject(alice.token, { name: "deletions" });
     const work = await cloneOf(project.remote, alice.token);

@@ -49,7 +49,11 @@ export const receivePackConfig = (): Record<string, string> => ({
   "core.hooksPath": hooksDir(),
   // Every ref is decided one by one; an all-or-nothing push is not offered.
   "receive.advertiseAtomic": "false",
+  // fsck refuses trees with names git would not check out (`.git` spellings, `..`); the protect
+  // flags make it apply the NTFS and HFS spellings too, whatever the server's file system.
   "receive.fsckObjects": "true",
+  "core.protectNTFS": "true",
+  "core.protectHFS": "true",
 });
 
 const ZERO_OID = /^0{40}$/;
