@@ -20,7 +20,30 @@ function cacheFor(gitdir: string): object {
   return state.cache;
 }
 
-const isNotFound = (error: unknown) => (error as { code?: string }).code === "NotFoundError";
+const errorCode = (error: unknown) => (error as { code?: string }).code;
+const isNotFound = (error: unknown) => errorCode(error) === "NotFoundError";
+
+const MODE_TYPES: Record<string, TreeEntry["type"]> = { "040000": "tree", "160000": "commit" };
+
+/**
+ * Parses a raw tree object. isomorphic-git refuses a whole tree when one name is unsafe to check
+ * out (`GIT~1`, `a\b`); a tree imported or pushed before those rules must still read, so reads
+ * parse it here (`<mode> <name>\0<20-byte id>` per entry) and let the names through.
+ */
+export function parseTreeContent(content: Uint8Array): TreeObject {
+  const bytes = Buffer.from(content);
+  const entries: TreeObject = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const space = bytes.indexOf(0x20, at);
+    const nul = bytes.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > bytes.length) throw new Error("Malformed tree object");
+    const mode = bytes.toString("utf8", at, space).padStart(6, "0");
+    entries.push({ mode, path: bytes.toString("utf8", space + 1, nul), oid: bytes.toString("hex", nul + 1, nul + 21), type: MODE_TYPES[mode] ?? "blob" });
+    at = nul + 21;
+  }
+  return entries;
+}
 
 type Parsed =
   | { type: "blob"; object: Uint8Array }
@@ -35,6 +58,11 @@ export async function readObject(repo: Repo, oid: string): Promise<Parsed | null
       const result = await git.readObject({ fs: gitFs, gitdir, oid, format: "parsed", cache: cacheFor(gitdir) });
       return { type: result.type, object: result.object } as Parsed;
     } catch (error) {
+      if (errorCode(error) === "UnsafeFilepathError") {
+        const raw = await git.readObject({ fs: gitFs, gitdir, oid, format: "content", cache: cacheFor(gitdir) });
+        if (!(raw.object instanceof Uint8Array)) throw error;
+        return { type: "tree", object: parseTreeContent(raw.object) };
+      }
       if (!isNotFound(error)) throw error;
     }
   }
