@@ -7,7 +7,7 @@ import { recordEvent } from "./record";
 import { DOMAIN_EVENT, publishAfterCommit, publishPendingEvents } from "./publish";
 
 useTestEnvironment();
-useTestJobs({ functions: [outboxSweep] });
+const jobs = useTestJobs({ functions: [outboxSweep] });
 
 async function record(count: number) {
   const prisma = await db();
@@ -49,6 +49,9 @@ describe("outbox publishing", () => {
 
   it("the five-minute sweep publishes stragglers", async () => {
     const prisma = await db();
+    // The next tick five minutes from the test clock's now, so a real-time tick boundary the run
+    // happens to cross cannot publish the rows early.
+    await prisma.jobSchedule.update({ where: { functionId: "svc-forge-event-outbox-sweep" }, data: { nextAt: new Date(jobs.current.clock.now() + 5 * 60_000) } });
     await record(2);
     await drainJobs();
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(2);
