@@ -36,6 +36,10 @@ export const config = {
   get deploySecretKey(): string | undefined {
     return env("DEPLOY_SECRET_KEY");
   },
+  /** Instance key that seals stored secrets (webhook secrets); generated into DATA_DIR when unset. */
+  get secretKey(): string | undefined {
+    return env("SECRET_KEY");
+  },
   get authSecret(): string | undefined {
     return env("AUTH_SECRET");
   },

@@ -3,6 +3,7 @@ import { PrismaAdapter } from "@auth/prisma-adapter";
 import type { Adapter, AdapterUser } from "next-auth/adapters";
 import { db } from "@/server/db/client";
 import { AppError } from "@/server/http/errors";
+import { createSession, deleteSession, findSession, updateSession } from "./session-store";
 import { createUser } from "./users";
 
 type UserRow = { id: string; username: string; deletingAt: Date | null; isTombstone: boolean };
@@ -51,11 +52,14 @@ export async function authAdapter(): Promise<Adapter> {
       const row = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
       return toAdapterUser(row);
     },
+    createSession,
+    updateSession,
+    deleteSession,
     async getSessionAndUser(sessionToken) {
-      const row = await prisma.session.findUnique({ where: { sessionToken }, include: { user: true } });
+      const row = await findSession(sessionToken);
       const user = usable(row?.user);
       if (!row || !user) return null;
-      return { session: { sessionToken: row.sessionToken, userId: row.userId, expires: row.expires }, user: toAdapterUser(user) };
+      return { session: { sessionToken, userId: row.userId, expires: row.expires }, user: toAdapterUser(user) };
     },
   };
 }

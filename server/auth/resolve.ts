@@ -4,6 +4,7 @@ import { AppError, unauthorized } from "@/server/http/errors";
 import { anonymous, type Identity } from "./identity";
 import { AGENT_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, credentialFromHeader, hashToken, sameHash } from "./tokens";
 import { SESSION_COOKIE, readCookie } from "./session-cookie";
+import { findSession } from "./session-store";
 import { cacheCredential, cachedCredential, type CachedCredential } from "./credential-cache";
 import { noteLastUsed, touchLastUsed } from "./last-used";
 
@@ -69,8 +70,7 @@ async function identityFromToken(token: string): Promise<Identity> {
 }
 
 async function identityFromSession(sessionToken: string): Promise<Identity> {
-  const prisma = await db();
-  const session = await prisma.session.findUnique({ where: { sessionToken }, include: { user: true } });
+  const session = await findSession(sessionToken);
   if (!session || session.expires <= new Date() || session.user.deletingAt) throw sessionExpired();
   const { user } = session;
   return { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via: "session", scope: "read_write", sessionId: session.id };

@@ -30,7 +30,7 @@ async function seedProjectData(projectId: string, authorId: string) {
   const issue = await prisma.issue.create({ data: { projectId, number: 1, title: "t", authorId, assigneeId: authorId } });
   await prisma.issueComment.create({ data: { issueId: issue.id, authorId, body: "c" } });
   const event = await recordEvent(prisma, { projectId, kind: "change.created", actor: `user:${authorId}` });
-  const webhook = await prisma.webhook.create({ data: { projectId, url: "http://127.0.0.1:1/hook", secret: "s" } });
+  const webhook = await prisma.webhook.create({ data: { projectId, url: "http://127.0.0.1:1/hook", sealedSecret: "v1.x.y.z" } });
   await prisma.webhookDelivery.create({ data: { webhookId: webhook.id, eventId: event.id, deliveryId: "d", attempt: 1, durationMs: 1, succeeded: true } });
   return { change, issue, webhook };
 }

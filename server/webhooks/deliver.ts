@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { unseal } from "@/server/keys/seal";
 import http from "node:http";
 import https from "node:https";
 import { db } from "@/server/db/client";
@@ -166,7 +167,7 @@ export async function attemptDelivery(job: { eventId: string; webhookId: string;
       "user-agent": "svc-forge-webhooks/1",
       "x-svc-event": payload.kind,
       "x-svc-delivery": deliveryId,
-      "x-svc-signature": signBody(hook.secret, payload.body),
+      "x-svc-signature": signBody(unseal("webhook-secret", hook.sealedSecret), payload.body),
     },
     { timeoutMs: config.webhookTimeoutMs, maxResponseBytes: WEBHOOK_RESPONSE_EXCERPT_BYTES },
   );

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import type { Webhook, WebhookDelivery } from "@/server/generated/prisma/client";
 import { db } from "@/server/db/client";
+import { seal } from "@/server/keys/seal";
 import type { Identity } from "@/server/auth/identity";
 import { assertNotDeleting, requireProject } from "@/server/projects/access";
 import { badRequest, notFound } from "@/server/http/errors";
@@ -66,7 +67,7 @@ export async function createWebhook(identity: Identity, ref: ProjectRef, input: 
   }
   const prisma = await db();
   const secret = `whsec_${crypto.randomBytes(32).toString("base64url")}`;
-  const hook = await prisma.webhook.create({ data: { projectId: project.id, url: url.toString(), events: events.value, secret } });
+  const hook = await prisma.webhook.create({ data: { projectId: project.id, url: url.toString(), events: events.value, sealedSecret: seal("webhook-secret", secret) } });
   return { ...webhookView(hook), secret };
 }
 

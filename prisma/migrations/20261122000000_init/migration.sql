@@ -52,7 +52,7 @@ CREATE TABLE "Agent" (
 -- CreateTable
 CREATE TABLE "Session" (
     "id" UUID NOT NULL,
-    "sessionToken" TEXT NOT NULL,
+    "tokenHash" TEXT NOT NULL,
     "userId" UUID NOT NULL,
     "expires" TIMESTAMP(3) NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -336,7 +336,7 @@ CREATE TABLE "Webhook" (
     "projectId" UUID NOT NULL,
     "url" TEXT NOT NULL,
     "events" TEXT NOT NULL DEFAULT '*',
-    "secret" TEXT NOT NULL,
+    "sealedSecret" TEXT NOT NULL,
     "active" BOOLEAN NOT NULL DEFAULT true,
     "failureStreak" INTEGER NOT NULL DEFAULT 0,
     "disabledReason" TEXT,
@@ -463,7 +463,7 @@ CREATE UNIQUE INDEX "Agent_tokenHash_key" ON "Agent"("tokenHash");
 CREATE INDEX "Agent_ownerId_idx" ON "Agent"("ownerId");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "Session_sessionToken_key" ON "Session"("sessionToken");
+CREATE UNIQUE INDEX "Session_tokenHash_key" ON "Session"("tokenHash");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Account_provider_providerAccountId_key" ON "Account"("provider", "providerAccountId");
