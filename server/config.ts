@@ -27,6 +27,10 @@ export const config = {
   get databaseUrl(): string | undefined {
     return env("DATABASE_URL");
   },
+  /** How long start-up keeps trying to reach the database before the process exits non-zero. */
+  get databaseConnectTimeoutSeconds(): number {
+    return Number(env("DATABASE_CONNECT_TIMEOUT_SECONDS") ?? 30);
+  },
   get adminApiKey(): string | undefined {
     return env("ADMIN_API_KEY");
   },

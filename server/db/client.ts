@@ -5,6 +5,8 @@ import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
 
 export type Db = PrismaClient;
+
+const CONNECT_TIMEOUT_MS = 5_000;
 /** The client handed to `db.$transaction(async (tx) => ...)` callbacks. */
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 /** Either the client or a transaction: services accept this so callers can compose transactions. */
@@ -42,7 +44,8 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
 async function openPostgres(url: string): Promise<Database> {
   const pg = (await import("pg")).default;
   const { PrismaPg } = await import("@prisma/adapter-pg");
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+  // A bounded connect: an unreachable server fails a request (and /api/health) instead of hanging it.
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
   pool.on("error", (error) => console.error("[db] idle PostgreSQL connection failed:", error.message));
@@ -62,6 +65,25 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
+/** Applies pending migrations: on PostgreSQL on one dedicated connection (the migrator needs its advisory lock and every statement there). */
+async function migrate(database: Database, url: string | undefined): Promise<void> {
+  if (database.kind !== "postgres") {
+    await applyMigrations(database.raw);
+    return;
+  }
+  const pg = (await import("pg")).default;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  await client.connect();
+  try {
+    await applyMigrations({
+      exec: async (sql) => void (await client.query(sql)),
+      query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+    });
+  } finally {
+    await client.end();
+  }
+}
+
 /** Opens the configured database and applies pending migrations. */
 export async function openDatabase(options: { url?: string; dataDir?: string; loadDataDir?: Blob; migrate?: boolean } = {}): Promise<Database> {
   const url = options.url ?? config.databaseUrl;
@@ -69,21 +91,11 @@ export async function openDatabase(options: { url?: string; dataDir?: string; lo
     ? await openPostgres(url)
     : await openPglite(options.dataDir ?? (options.loadDataDir ? undefined : path.join(config.dataDir, "db")), options.loadDataDir);
   if (options.migrate !== false) {
-    // The migrator needs the advisory lock and every statement on one connection.
-    if (database.kind === "postgres") {
-      const pg = (await import("pg")).default;
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await applyMigrations({
-          exec: async (sql) => void (await client.query(sql)),
-          query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
-        });
-      } finally {
-        await client.end();
-      }
-    } else {
-      await applyMigrations(database.raw);
+    try {
+      await migrate(database, url);
+    } catch (error) {
+      await database.close().catch(() => undefined);
+      throw error;
     }
   }
   return database;
@@ -93,8 +105,15 @@ export async function openDatabase(options: { url?: string; dataDir?: string; lo
 // instrumentation and route handlers, and two PGlite instances on one directory corrupt it.
 const holder = globalThis as unknown as { __svcDatabase?: Promise<Database> };
 
+/** The process-wide database, opened on first use. A failed open is not kept: the next call tries again. */
 export function database(): Promise<Database> {
-  holder.__svcDatabase ??= openDatabase();
+  if (!holder.__svcDatabase) {
+    const opening = openDatabase();
+    holder.__svcDatabase = opening;
+    opening.catch(() => {
+      if (holder.__svcDatabase === opening) holder.__svcDatabase = undefined;
+    });
+  }
   return holder.__svcDatabase;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
-import { healthChecks } from "./service";
+import { healthChecks, healthReport } from "./service";
 
 useTestEnvironment();
 
@@ -51,6 +51,18 @@ describe("health", () => {
       expect(res.status).toBe(503);
       expect(res.body.status).toBe("unhealthy");
       expect(res.body.checks.database.status).toBe("failed");
+    } finally {
+      healthChecks.database.run = original;
+    }
+  });
+
+  it("a dependency that does not answer in time counts as failed", async () => {
+    const original = healthChecks.database.run;
+    healthChecks.database.run = () => new Promise(() => {});
+    try {
+      const report = await healthReport({ timeoutMs: 50 });
+      expect(report.status).toBe("unhealthy");
+      expect(report.checks.database).toMatchObject({ status: "failed", detail: "no answer within 50 ms" });
     } finally {
       healthChecks.database.run = original;
     }

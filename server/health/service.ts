@@ -49,19 +49,30 @@ export const healthChecks: Record<string, { critical: boolean; run: HealthCheck 
   queue: { critical: false, run: checkQueue },
 };
 
-async function runCheck(critical: boolean, run: HealthCheck): Promise<CheckResult> {
+/** A dependency that does not answer within this bound counts as failed (a load balancer must not hang). */
+const CHECK_TIMEOUT_MS = 5_000;
+
+function withinTimeout<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function runCheck(critical: boolean, run: HealthCheck, timeoutMs: number): Promise<CheckResult> {
   const started = performance.now();
   try {
-    const detail = await run();
+    const detail = await withinTimeout(run(), timeoutMs);
     return { status: "ok", critical, latencyMs: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
   } catch (error) {
     return { status: "failed", critical, latencyMs: Math.round(performance.now() - started), detail: (error as Error).message };
   }
 }
 
-export async function healthReport() {
+export async function healthReport(options: { timeoutMs?: number } = {}) {
   const entries = await Promise.all(
-    Object.entries(healthChecks).map(async ([name, check]) => [name, await runCheck(check.critical, check.run)] as const),
+    Object.entries(healthChecks).map(async ([name, check]) => [name, await runCheck(check.critical, check.run, options.timeoutMs ?? CHECK_TIMEOUT_MS)] as const),
   );
   const checks = Object.fromEntries(entries);
   const failed = entries.filter(([, result]) => result.status === "failed");

@@ -1,4 +1,5 @@
-import { closeDatabase, database } from "@/server/db/client";
+import { closeDatabase } from "@/server/db/client";
+import { connectAtStartup } from "./connect";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
 
@@ -11,7 +12,7 @@ export function onShutdown(hook: () => Promise<void>): void {
 export async function startServerRuntime(): Promise<void> {
   if (holder.__svcRuntimeStarted) return;
   holder.__svcRuntimeStarted = true;
-  await database();
+  await connectAtStartup();
   await startJobs();
   const { startRevocationListener } = await import("@/server/auth/credential-invalidation");
   const revocations = await startRevocationListener();
