@@ -10,6 +10,8 @@ export default defineConfig({
     include: ["server/**/*.test.ts", "inngest/**/*.test.ts", "tests/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
     pool: "forks",
+    // Vite puts its own BASE_URL ("/") into process.env; ours must be an absolute URL.
+    env: { BASE_URL: "http://svc.test" },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -1,11 +1,18 @@
 // Operator commands: `npm run svc -- <command> ...` (see server/users/cli.ts for the list).
 // Uses DATABASE_URL or the embedded database under DATA_DIR; stop the server first when embedded
 // (PGlite allows one process per data directory).
+import { validateConfig } from "@/server/config";
 import { closeDatabase } from "@/server/db/client";
 import { toAppError } from "@/server/http/errors";
 import { runSvcCommand } from "@/server/users/cli";
 
 async function main(): Promise<number> {
+  try {
+    validateConfig();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return 1;
+  }
   try {
     const result = await runSvcCommand(process.argv.slice(2));
     process.stdout.write(`${JSON.stringify(result)}\n`);

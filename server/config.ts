@@ -1,119 +1,202 @@
 import path from "node:path";
+import { z } from "zod";
 import { RATE_LIMIT_PER_MINUTE } from "./limits";
 
-// Environment is read on every access so tests and scripts can change it at run time.
-const env = (name: string): string | undefined => {
-  const value = process.env[name];
-  return value === undefined || value === "" ? undefined : value;
-};
+/**
+ * Every environment variable the service reads, validated by one schema: a bad value stops the
+ * start with a message naming the variable (`validateConfig()`), and nothing else reads
+ * `process.env`. The environment is re-read when it changes, so tests and scripts can change it
+ * at run time; parsing is cached on the raw values.
+ */
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().min(min, `must be a whole number from ${min} to ${max}`).max(max, `must be a whole number from ${min} to ${max}`));
+const decimal = () => z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative number").transform(Number);
+const flag = () => z.enum(["0", "1"], { message: "must be 1 (on) or 0 (off)" }).transform((value) => value === "1");
+const httpUrl = () => z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).transform((value) => value.replace(/\/+$/, ""));
+const postgresUrl = () => z.string().regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgresql:// URL");
+
+const schema = z.object({
+  PORT: integer(1, 65535).default(3000),
+  BASE_URL: httpUrl().optional(),
+  DATA_DIR: z.string().default("./.data"),
+  REPOS_DIR: z.string().optional(),
+  TRUST_PROXY: flag().default(false),
+  DATABASE_URL: postgresUrl().optional(),
+  DATABASE_POOL_SIZE: integer(1, 1000).default(10),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: integer(0, 3600).default(30),
+  ADMIN_API_KEY: z.string().optional(),
+  DEV_LOGIN: flag().default(false),
+  DEPLOY_SECRET_KEY: z.string().optional(),
+  SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)").optional(),
+  AUTH_SECRET: z.string().optional(),
+  AUTH_CACHE_TTL_SECONDS: integer(0, 86_400).default(30),
+  AUTH_GITHUB_ID: z.string().optional(),
+  AUTH_GITHUB_SECRET: z.string().optional(),
+  AUTH_GITHUB_ENTERPRISE_URL: httpUrl().optional(),
+  RATE_LIMIT_PER_MINUTE: integer(1).default(RATE_LIMIT_PER_MINUTE),
+  UPSTASH_REDIS_REST_URL: httpUrl().optional(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
+  INNGEST_BASE_URL: httpUrl().optional(),
+  LLM_API_URL: httpUrl().optional(),
+  LLM_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().default("gpt-4o-mini"),
+  LLM_COST_PER_MTOK_INPUT: decimal().default(0),
+  LLM_COST_PER_MTOK_OUTPUT: decimal().default(0),
+  LLM_TIMEOUT_MS: integer(1).default(60_000),
+  SANDBOX_ENABLED: flag().default(false),
+  WEBHOOK_RETRY_BASE_MS: integer(1).default(5_000),
+  WEBHOOK_TIMEOUT_MS: integer(1).default(10_000),
+  ALLOW_PRIVATE_TARGETS: flag().default(false),
+});
+
+type Env = z.infer<typeof schema>;
+const NAMES = schema.keyof().options;
+
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(`Invalid configuration: ${problems.join("; ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const holder = globalThis as unknown as { __svcConfig?: { key: string; env: Env } };
+
+function currentEnv(): Env {
+  // An empty variable counts as unset.
+  const raw = Object.fromEntries(NAMES.map((name) => [name, process.env[name] || undefined]));
+  const key = JSON.stringify(raw);
+  if (holder.__svcConfig?.key === key) return holder.__svcConfig.env;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`));
+  holder.__svcConfig = { key, env: parsed.data };
+  return parsed.data;
+}
+
+/** Throws a ConfigError naming every bad variable; start-up calls it before anything else. */
+export function validateConfig(): void {
+  currentEnv();
+}
+
+/** The environment a child process (git) starts from; callers add their own isolation flags. */
+export const inheritedEnvironment = (): NodeJS.ProcessEnv => ({ ...process.env });
 
 export const config = {
   get port(): number {
-    return Number(env("PORT") ?? 3000);
+    return currentEnv().PORT;
   },
   get baseUrl(): string {
-    return (env("BASE_URL") ?? `http://localhost:${this.port}`).replace(/\/+$/, "");
+    return currentEnv().BASE_URL ?? `http://localhost:${this.port}`;
   },
   get dataDir(): string {
-    return path.resolve(env("DATA_DIR") ?? "./.data");
+    return path.resolve(currentEnv().DATA_DIR);
   },
   get reposDir(): string {
-    return path.resolve(env("REPOS_DIR") ?? path.join(this.dataDir, "repos"));
+    return path.resolve(currentEnv().REPOS_DIR ?? path.join(this.dataDir, "repos"));
   },
   /** A reverse proxy in front sets X-Forwarded-Host; without it that header is the client's word. */
   get trustProxy(): boolean {
-    return env("TRUST_PROXY") === "1";
+    return currentEnv().TRUST_PROXY;
   },
   get databaseUrl(): string | undefined {
-    return env("DATABASE_URL");
+    return currentEnv().DATABASE_URL;
+  },
+  get databasePoolSize(): number {
+    return currentEnv().DATABASE_POOL_SIZE;
   },
   /** How long start-up keeps trying to reach the database before the process exits non-zero. */
   get databaseConnectTimeoutSeconds(): number {
-    return Number(env("DATABASE_CONNECT_TIMEOUT_SECONDS") ?? 30);
+    return currentEnv().DATABASE_CONNECT_TIMEOUT_SECONDS;
   },
   get adminApiKey(): string | undefined {
-    return env("ADMIN_API_KEY");
+    return currentEnv().ADMIN_API_KEY;
   },
   get devLogin(): boolean {
-    return env("DEV_LOGIN") === "1";
+    return currentEnv().DEV_LOGIN;
   },
   get deploySecretKey(): string | undefined {
-    return env("DEPLOY_SECRET_KEY");
+    return currentEnv().DEPLOY_SECRET_KEY;
   },
   /** Instance key that seals stored secrets (webhook secrets); generated into DATA_DIR when unset. */
   get secretKey(): string | undefined {
-    return env("SECRET_KEY");
+    return currentEnv().SECRET_KEY;
   },
   get authSecret(): string | undefined {
-    return env("AUTH_SECRET");
+    return currentEnv().AUTH_SECRET;
   },
   /** How long a resolved bearer credential is trusted without a database read (0 disables the cache). */
   get authCacheTtlSeconds(): number {
-    return Number(env("AUTH_CACHE_TTL_SECONDS") ?? 30);
+    return currentEnv().AUTH_CACHE_TTL_SECONDS;
   },
   /** GitHub OAuth sign-in (Auth.js names); unset = the provider answers 501. */
   get githubClientId(): string | undefined {
-    return env("AUTH_GITHUB_ID");
+    return currentEnv().AUTH_GITHUB_ID;
   },
   get githubClientSecret(): string | undefined {
-    return env("AUTH_GITHUB_SECRET");
+    return currentEnv().AUTH_GITHUB_SECRET;
   },
   /** A GitHub Enterprise base URL for sign-in instead of github.com. */
   get githubEnterpriseUrl(): string | undefined {
-    return env("AUTH_GITHUB_ENTERPRISE_URL");
+    return currentEnv().AUTH_GITHUB_ENTERPRISE_URL;
   },
   get rateLimitPerMinute(): number {
-    return Number(env("RATE_LIMIT_PER_MINUTE") ?? RATE_LIMIT_PER_MINUTE);
+    return currentEnv().RATE_LIMIT_PER_MINUTE;
   },
   get redisRestUrl(): string | undefined {
-    return env("UPSTASH_REDIS_REST_URL");
+    return currentEnv().UPSTASH_REDIS_REST_URL;
   },
   get redisRestToken(): string | undefined {
-    return env("UPSTASH_REDIS_REST_TOKEN");
+    return currentEnv().UPSTASH_REDIS_REST_TOKEN;
   },
   get inngestEventKey(): string | undefined {
-    return env("INNGEST_EVENT_KEY");
+    return currentEnv().INNGEST_EVENT_KEY;
   },
   get inngestSigningKey(): string | undefined {
-    return env("INNGEST_SIGNING_KEY");
+    return currentEnv().INNGEST_SIGNING_KEY;
   },
   get inngestBaseUrl(): string | undefined {
-    return env("INNGEST_BASE_URL");
+    return currentEnv().INNGEST_BASE_URL;
   },
   /** LLM evaluator binding: an OpenAI-compatible base URL (".../v1"); unset = binding absent. */
   get llmApiUrl(): string | undefined {
-    return env("LLM_API_URL")?.replace(/\/+$/, "");
+    return currentEnv().LLM_API_URL;
   },
   get llmApiKey(): string | undefined {
-    return env("LLM_API_KEY");
+    return currentEnv().LLM_API_KEY;
   },
   get llmModel(): string {
-    return env("LLM_MODEL") ?? "gpt-4o-mini";
+    return currentEnv().LLM_MODEL;
   },
   /** USD per million input / output tokens, for the cost recorded on llm eval runs. */
   get llmCostPerMillionInput(): number {
-    return Number(env("LLM_COST_PER_MTOK_INPUT") ?? 0);
+    return currentEnv().LLM_COST_PER_MTOK_INPUT;
   },
   get llmCostPerMillionOutput(): number {
-    return Number(env("LLM_COST_PER_MTOK_OUTPUT") ?? 0);
+    return currentEnv().LLM_COST_PER_MTOK_OUTPUT;
   },
   get llmTimeoutMs(): number {
-    return Number(env("LLM_TIMEOUT_MS") ?? 60_000);
+    return currentEnv().LLM_TIMEOUT_MS;
   },
   /** Sandbox evaluator binding: SANDBOX_ENABLED=1 lets policies run commands; unset = binding absent. */
   get sandboxEnabled(): boolean {
-    return env("SANDBOX_ENABLED") === "1";
+    return currentEnv().SANDBOX_ENABLED;
   },
   /** First retry delay of a webhook delivery; later ones double up to a cap (server/webhooks/policy.ts). */
   get webhookRetryBaseMs(): number {
-    return Number(env("WEBHOOK_RETRY_BASE_MS") ?? 5_000);
+    return currentEnv().WEBHOOK_RETRY_BASE_MS;
   },
   /** How long one webhook delivery attempt may take (connect, send, response head). */
   get webhookTimeoutMs(): number {
-    return Number(env("WEBHOOK_TIMEOUT_MS") ?? 10_000);
+    return currentEnv().WEBHOOK_TIMEOUT_MS;
   },
   /** Webhook and evaluator URLs may target private/loopback addresses only when this is set. */
   get allowPrivateTargets(): boolean {
-    return env("ALLOW_PRIVATE_TARGETS") === "1";
+    return currentEnv().ALLOW_PRIVATE_TARGETS;
   },
 };

@@ -45,7 +45,7 @@ async function openPostgres(url: string): Promise<Database> {
   const pg = (await import("pg")).default;
   const { PrismaPg } = await import("@prisma/adapter-pg");
   // A bounded connect: an unreachable server fails a request (and /api/health) instead of hanging it.
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
   pool.on("error", (error) => console.error("[db] idle PostgreSQL connection failed:", error.message));

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { config } from "@/server/config";
+import { config, inheritedEnvironment } from "@/server/config";
 import type { Repo } from "@/server/git";
 import type { SandboxPolicy } from "@/server/policy/schema";
 import type { EvalRunResult } from "./types";
@@ -69,7 +69,7 @@ export async function runSandboxEvaluator(repo: Repo, tip: string, policy: Sandb
         cwd: work,
         detached: true,
         // Nothing of the server's environment (credentials, keys) reaches the command.
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", CI: "1" } as unknown as NodeJS.ProcessEnv,
+        env: { PATH: inheritedEnvironment().PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", CI: "1" } as unknown as NodeJS.ProcessEnv,
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";

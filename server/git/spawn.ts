@@ -1,3 +1,4 @@
+import { inheritedEnvironment } from "@/server/config";
 import { spawn } from "node:child_process";
 
 export class GitCommandError extends Error {
@@ -33,7 +34,7 @@ export interface GitOutput {
 export function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise<GitOutput> {
   const fullArgs = options.gitdir ? ["--git-dir", options.gitdir, ...args] : args;
   const env: Record<string, string | undefined> = {
-    ...(options.isolatedEnv ? {} : process.env),
+    ...(options.isolatedEnv ? {} : inheritedEnvironment()),
     GIT_TERMINAL_PROMPT: "0",
     GIT_CONFIG_NOSYSTEM: "1",
     ...options.env,

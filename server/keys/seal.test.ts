@@ -29,7 +29,7 @@ describe("seal", () => {
     }));
 
   it("a SECRET_KEY shorter than 32 characters is refused by name", () =>
-    withEnv({ SECRET_KEY: "short" }, async () => expect(() => seal("webhook-secret", "x")).toThrow(/SECRET_KEY must be at least 32/)));
+    withEnv({ SECRET_KEY: "short" }, async () => expect(() => seal("webhook-secret", "x")).toThrow(/SECRET_KEY must be at least 32 characters/)));
 
   it("without SECRET_KEY, a key is generated once into DATA_DIR with mode 0600", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-seal-"));

@@ -13,12 +13,7 @@ export type SealPurpose = "webhook-secret";
 
 const VERSION = "v1";
 
-const SECRET_KEY_LENGTH_MIN = 32;
-
 function keyFor(purpose: SealPurpose): Buffer {
-  if (config.secretKey !== undefined && config.secretKey.length < SECRET_KEY_LENGTH_MIN) {
-    throw new Error(`SECRET_KEY must be at least ${SECRET_KEY_LENGTH_MIN} characters (e.g. openssl rand -base64 32)`);
-  }
   const secret = instanceSecret("secret-key", config.secretKey);
   return Buffer.from(crypto.hkdfSync("sha256", secret, "svc-forge seal", purpose, 32));
 }

@@ -1,3 +1,4 @@
+import { validateConfig } from "@/server/config";
 import { closeDatabase } from "@/server/db/client";
 import { connectAtStartup } from "./connect";
 
@@ -12,6 +13,7 @@ export function onShutdown(hook: () => Promise<void>): void {
 export async function startServerRuntime(): Promise<void> {
   if (holder.__svcRuntimeStarted) return;
   holder.__svcRuntimeStarted = true;
+  validateConfig();
   await connectAtStartup();
   await startJobs();
   const { startRevocationListener } = await import("@/server/auth/credential-invalidation");

@@ -1,3 +1,4 @@
+import { inheritedEnvironment } from "@/server/config";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readCommit, runGit, writeCommitObject, type Repo } from "@/server/git";
 
@@ -74,7 +75,7 @@ export class MergeSession {
 
   constructor(repo: Repo) {
     this.child = spawn("git", ["--git-dir", repo.gitdir, "merge-tree", "--write-tree", "-z", "--messages", "--stdin", "--allow-unrelated-histories"], {
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+      env: { ...inheritedEnvironment(), GIT_CONFIG_NOSYSTEM: "1" },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stderr = "";

@@ -1,3 +1,4 @@
+import { inheritedEnvironment } from "@/server/config";
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Transform, type Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -38,7 +39,7 @@ export function acceptedGitProtocol(header: string | null): string | undefined {
 const wantsV2 = (gitProtocol: string | undefined) => gitProtocol?.split(":").includes("version=2") ?? false;
 
 function spawnService(service: GitService, gitdir: string, args: string[], options: ServiceOptions, extraStdio = false): ChildProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
+  const env: NodeJS.ProcessEnv = { ...inheritedEnvironment(), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
   if (options.gitProtocol) env.GIT_PROTOCOL = options.gitProtocol;
   const child: ChildProcess = spawn("git", [...configArgs(options.config), service.slice("git-".length), "--stateless-rpc", ...args, gitdir], {
     env,
