@@ -17,6 +17,8 @@ const { values } = parseArgs({
     commits: { type: "string", default: "500" },
     runs: { type: "string", default: "7" },
     "skip-build": { type: "boolean", default: false },
+    // An app another benchmark already built (bench:smoke shares one build).
+    app: { type: "string" },
   },
 });
 const FILES = Number(values.files);
@@ -59,7 +61,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const PORT = 3911;
 const BACKEND_PORT = 3912;
-const app = values["skip-build"] ? path.join(work, "app") : buildAppCopy(work);
+const app = values.app ? path.resolve(values.app) : values["skip-build"] ? path.join(work, "app") : buildAppCopy(work);
 const dataDir = path.join(work, "data");
 fs.rmSync(dataDir, { recursive: true, force: true });
 const server = startNext(app, PORT, { DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${PORT}`, ADMIN_API_KEY: "bench-key", RATE_LIMIT_PER_MINUTE: "100000000" });
