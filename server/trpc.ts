@@ -1,4 +1,4 @@
-import { initTRPC } from "@trpc/server";
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Identity, UserIdentity } from "@/server/auth/identity";
 import { AppError, unauthorized, forbidden } from "@/server/http/errors";
@@ -40,7 +40,38 @@ const withSuccessStatus = t.middleware(async ({ ctx, meta, next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(withSuccessStatus);
+/** The tRPC code of an HTTP status, so /api/trpc answers a domain error with its own status. */
+export function trpcCodeFor(status: number): TRPC_ERROR_CODE_KEY {
+  const codes: Record<number, TRPC_ERROR_CODE_KEY> = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_SUPPORTED",
+    409: "CONFLICT",
+    410: "NOT_FOUND",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "UNPROCESSABLE_CONTENT",
+    429: "TOO_MANY_REQUESTS",
+    501: "NOT_IMPLEMENTED",
+    502: "BAD_GATEWAY",
+    503: "SERVICE_UNAVAILABLE",
+    504: "GATEWAY_TIMEOUT",
+  };
+  return codes[status] ?? "INTERNAL_SERVER_ERROR";
+}
+
+export const asTrpcError = (error: AppError) => new TRPCError({ code: trpcCodeFor(error.status), message: error.message, cause: error });
+
+/** A domain error keeps its meaning on /api/trpc (a 404 is NOT_FOUND, not INTERNAL_SERVER_ERROR); REST reads the cause. */
+const withDomainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError && result.error.code === "INTERNAL_SERVER_ERROR") throw asTrpcError(result.error.cause);
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(withDomainErrors).use(withSuccessStatus);
 
 /** Any authenticated caller: a user, an agent or the administrator key. */
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {

@@ -2,6 +2,8 @@ import { appRouter } from "@/server/router";
 import type { Meta } from "@/server/trpc";
 
 export interface RestProcedure {
+  /** The tRPC name, e.g. "projects.get". */
+  name: string;
   /** Upper-case HTTP method. */
   method: string;
   /** The OpenAPI path below /api, e.g. "/projects/{namespace}/{slug}". */
@@ -12,18 +14,18 @@ export interface RestProcedure {
 /** Every procedure the REST surface exposes, read from the routers' `meta.openapi`. */
 function collectRestProcedures(): RestProcedure[] {
   const out: RestProcedure[] = [];
-  const visit = (record: Record<string, unknown>) => {
-    for (const value of Object.values(record)) {
+  const visit = (record: Record<string, unknown>, prefix: string) => {
+    for (const [key, value] of Object.entries(record)) {
       const def = (value as { _def?: { meta?: Meta; procedure?: boolean } })._def;
       if (def?.procedure) {
         const meta = def.meta;
-        if (meta?.openapi) out.push({ method: meta.openapi.method.toUpperCase(), path: meta.openapi.path, meta });
+        if (meta?.openapi) out.push({ name: `${prefix}${key}`, method: meta.openapi.method.toUpperCase(), path: meta.openapi.path, meta });
       } else if (value && typeof value === "object") {
-        visit(value as Record<string, unknown>);
+        visit(value as Record<string, unknown>, `${prefix}${key}.`);
       }
     }
   };
-  visit(appRouter._def.record as Record<string, unknown>);
+  visit(appRouter._def.record as Record<string, unknown>, "");
   return out;
 }
 
@@ -42,3 +44,6 @@ export function methodsServing(apiPath: string): string[] {
   }));
   return [...new Set(holder.__svcRestTemplates.filter(({ pattern }) => pattern.test(apiPath)).map(({ method }) => method))];
 }
+
+/** Whether a tRPC procedure name is an administrator procedure (REST path under /admin/). */
+export const isAdminProcedure = (name: string): boolean => restProcedures().some((procedure) => procedure.name === name && procedure.path.startsWith("/admin/"));

@@ -1,23 +1,51 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { anonymous } from "@/server/auth/identity";
+import { publishAfterCommit } from "@/server/events/publish";
+import { trackRecordedEvents } from "@/server/events/record";
 import { appRouter } from "@/server/router";
-import type { Context } from "@/server/trpc";
-import { admitRequest } from "./gate";
-import { errorResponse } from "./errors";
+import { asTrpcError, type Context } from "@/server/trpc";
+import { AppError, toAppError } from "./errors";
+import { admitRequest, type Admission } from "./gate";
+import { isAdminProcedure } from "./procedures";
 
-/** tRPC for typed callers at /api/trpc, behind the same admission gate as REST. */
+/** The administrator key is honoured for administrator procedures only, as REST honours it under /api/admin. */
+function onlyAdminProcedures(req: Request): boolean {
+  const names = new URL(req.url).pathname.replace(/^\/api\/trpc\/?/, "").split(",");
+  return names.every(isAdminProcedure);
+}
+
+/**
+ * tRPC for typed callers at /api/trpc: the REST pipeline's admission gate (its failures answered in
+ * tRPC's error shape, so @trpc/client reads them), domain errors with their own status, the
+ * procedures' response headers, and the request's events published when it ends.
+ */
 export async function handleTrpcRequest(req: Request): Promise<Response> {
-  let admission;
+  let admission: Admission | undefined;
+  let refusal: AppError | undefined;
   try {
-    admission = await admitRequest(req);
+    admission = await admitRequest(req, { allowAdminKey: onlyAdminProcedures(req) });
   } catch (error) {
-    return errorResponse(error);
+    refusal = toAppError(error);
   }
-  const response = await fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
-    router: appRouter,
-    createContext: (): Context => ({ req, identity: admission.identity, isForm: false, response: { headers: {} } }),
-  });
-  for (const [name, value] of Object.entries(admission.headers)) response.headers.set(name, value);
+  const ctx: Context = { req, identity: admission?.identity ?? anonymous, isForm: false, response: { headers: {} } };
+  const { value: response, recorded } = await trackRecordedEvents(() =>
+    fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req,
+      router: appRouter,
+      createContext: (): Context => {
+        if (refusal) throw asTrpcError(refusal);
+        return ctx;
+      },
+      responseMeta: ({ errors, info }) => {
+        const causes = errors.flatMap((error) => (error.cause instanceof AppError ? [error.cause] : []));
+        const headers = Object.assign({}, admission?.headers, ctx.response.headers, ...causes.map((cause) => cause.headers));
+        // One failed call answers its domain status exactly (410 has no tRPC code of its own).
+        const status = !info?.isBatchCall && causes.length === 1 ? causes[0].status : undefined;
+        return { headers, status };
+      },
+    }),
+  );
+  if (recorded) await publishAfterCommit();
   return response;
 }
