@@ -1,4 +1,4 @@
-import { database } from "@/server/db/client";
+import { database, type Tx } from "@/server/db/client";
 
 // Waiters per key in this process; a PostgreSQL advisory lock extends the exclusion to every
 // instance sharing the database (PGlite is one process by construction).
@@ -16,9 +16,18 @@ function hash32(key: string): number {
   return hash | 0;
 }
 
-async function withAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Holds the PostgreSQL advisory lock of `key` while `fn` runs. Given the caller's transaction, the
+ * lock is taken on it and held until it commits (one connection per landing, and the records and
+ * the ref move are under one lock); otherwise a short transaction of its own holds it.
+ */
+async function withAdvisoryLock<T>(key: string, fn: () => Promise<T>, tx?: Tx): Promise<T> {
   const current = await database();
   if (current.kind !== "postgres") return fn();
+  if (tx) {
+    await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
+    return fn();
+  }
   return current.prisma.$transaction(
     async (tx) => {
       await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
@@ -50,6 +59,6 @@ export async function withProcessLock<T>(key: string, fn: () => Promise<T>): Pro
  * workspaces serialize here), in this process and, on PostgreSQL, across instances. Keep `fn`
  * short: it holds a database connection on PostgreSQL.
  */
-export function withRepoLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  return withProcessLock(`refs:${key}`, () => withAdvisoryLock(key, fn));
+export function withRepoLock<T>(key: string, fn: () => Promise<T>, options: { tx?: Tx } = {}): Promise<T> {
+  return withProcessLock(`refs:${key}`, () => withAdvisoryLock(key, fn, options.tx));
 }

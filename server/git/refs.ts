@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AppError, badRequest, conflict, notFound } from "@/server/http/errors";
+import type { Tx } from "@/server/db/client";
 import { withRepoLock } from "./lock";
 import { readObject } from "./objects";
 import type { Repo } from "./repo";
@@ -166,12 +167,12 @@ function swapLooseRef(repo: Repo, ref: string, newOid: string, expected: string 
  * exist yet). Serialized per project (in-process and, on PostgreSQL, across instances); throws
  * RefConflictError when the ref moved. Branches may only point at commits the repository holds.
  */
-export async function updateRef(repo: Repo, ref: string, newOid: string, expectedOld: string | null): Promise<void> {
+export async function updateRef(repo: Repo, ref: string, newOid: string, expectedOld: string | null, options: { tx?: Tx } = {}): Promise<void> {
   if (!OID.test(newOid)) throw new Error(`Not an object id: ${newOid}`);
   if (ref.startsWith("refs/heads/") && (await readObject(repo, newOid))?.type !== "commit") {
     throw badRequest(`${newOid} is not a commit in this repository`);
   }
-  await withRepoLock(repo.lockKey, async () => updateRefWhileLocked(repo, ref, newOid, expectedOld));
+  await withRepoLock(repo.lockKey, async () => updateRefWhileLocked(repo, ref, newOid, expectedOld), options);
 }
 
 /** updateRef for a caller already inside `withRepoLock(repo.lockKey, ...)` (the lock is not reentrant). */
@@ -180,13 +181,13 @@ export async function updateRefWhileLocked(repo: Repo, ref: string, newOid: stri
 }
 
 /** Deletes `ref` if it still points at `expectedOld` (git update-ref -d handles packed refs too). */
-export async function deleteRef(repo: Repo, ref: string, expectedOld: string): Promise<void> {
+export async function deleteRef(repo: Repo, ref: string, expectedOld: string, options: { tx?: Tx } = {}): Promise<void> {
   await withRepoLock(repo.lockKey, async () => {
     const actual = readRef(repo, ref);
     if (actual !== expectedOld) throw new RefConflictError(ref, expectedOld, actual);
     clearStaleRefLocks(repo, ref);
     await runGit(["update-ref", "-d", ref, expectedOld], { gitdir: repo.gitdir });
-  });
+  }, options);
 }
 
 /** Where a new branch starts: a branch name or a full 40-hex commit id the repository holds. */

@@ -21,7 +21,7 @@ export async function landOnDefaultBranch(
 ): Promise<void> {
   await (await db()).$transaction(async (tx) => {
     await record(tx);
-    if (move.commit !== move.head) await updateRef(repo, branchRef(project.defaultBranch), move.commit, move.head);
+    if (move.commit !== move.head) await updateRef(repo, branchRef(project.defaultBranch), move.commit, move.head, { tx });
   }, options);
 }
 

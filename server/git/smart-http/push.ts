@@ -25,8 +25,8 @@ async function swap(identity: Identity, scope: PushScope, command: RefCommand): 
         actor: actorOf(identity),
         data: { ref, before: oldOid, after: newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) },
       });
-      if (newOid !== null) await updateRef(scope.repo, ref, newOid, oldOid);
-      else if (oldOid !== null) await deleteRef(scope.repo, ref, oldOid);
+      if (newOid !== null) await updateRef(scope.repo, ref, newOid, oldOid, { tx });
+      else if (oldOid !== null) await deleteRef(scope.repo, ref, oldOid, { tx });
     });
     return null;
   } catch (error) {
