@@ -31,12 +31,16 @@ export function buildAppCopy(work, customize = () => {}) {
   return app;
 }
 
-/** `next start` of a built copy on 127.0.0.1:`port`. */
-export function startNext(app, port, env) {
+/**
+ * `next start` of a built copy on 127.0.0.1:`port`. `detached` puts it in a process group of its
+ * own, so `process.kill(-child.pid, "SIGKILL")` takes down the whole server at once (a crash).
+ */
+export function startNext(app, port, env, { detached = false } = {}) {
   return spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: app,
     env: { ...benchEnv, PORT: String(port), ...env },
     stdio: ["ignore", "ignore", "inherit"],
+    detached,
   });
 }
 

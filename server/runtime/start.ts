@@ -9,6 +9,16 @@ export function onShutdown(hook: () => Promise<void>): void {
   (holder.__svcShutdownHooks ??= []).push(hook);
 }
 
+/** startServerRuntime for Next's register hook: a failed start stops the process (Next would keep serving). */
+export async function startServerRuntimeOrExit(): Promise<void> {
+  try {
+    await startServerRuntime();
+  } catch (error) {
+    console.error(`[svc] start-up failed: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+
 /** Runs once per server process, before the first request: migrations, background loops, signals. */
 export async function startServerRuntime(): Promise<void> {
   if (holder.__svcRuntimeStarted) return;
