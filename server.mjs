@@ -1,0 +1,28 @@
+// `npm start`: Next.js behind a thin HTTP front. Next.js answers a URL whose dynamic segment does
+// not percent-decode (`/api/projects/%ff/x`) with a bare 500 before any handler runs; such a URL
+// is the client's error, so it gets the API's 400 here. Everything else goes to Next.js as is.
+import http from "node:http";
+import next from "next";
+
+const port = Number(process.env.PORT || 3000);
+const hostname = process.env.HOSTNAME || "0.0.0.0";
+
+function decodes(url) {
+  try {
+    decodeURIComponent(new URL(url, "http://x").pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const app = next({ dev: false, hostname, port });
+await app.prepare();
+const handle = app.getRequestHandler();
+http
+  .createServer((req, res) => {
+    if (decodes(req.url ?? "/")) return handle(req, res);
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));
+  })
+  .listen(port, hostname, () => console.log(`[svc] listening on http://${hostname}:${port}`));
