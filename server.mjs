@@ -4,8 +4,9 @@
 import http from "node:http";
 import next from "next";
 
+// PORT and HOST are validated with the rest of the configuration when Next.js starts the runtime.
 const port = Number(process.env.PORT || 3000);
-const hostname = process.env.HOSTNAME || "0.0.0.0";
+const host = process.env.HOST || undefined;
 
 function decodes(url) {
   try {
@@ -16,7 +17,7 @@ function decodes(url) {
   }
 }
 
-const app = next({ dev: false, hostname, port });
+const app = next({ dev: false, hostname: host ?? "localhost", port });
 await app.prepare();
 const handle = app.getRequestHandler();
 http
@@ -25,4 +26,4 @@ http
     res.writeHead(400, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));
   })
-  .listen(port, hostname, () => console.log(`[svc] listening on http://${hostname}:${port}`));
+  .listen(port, host, () => console.log(`[svc] listening on ${host ?? "every interface"}, port ${port}`));

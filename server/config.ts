@@ -22,6 +22,8 @@ const postgresUrl = () => z.string().regex(/^postgres(ql)?:\/\/\S+$/, "must be a
 
 const schema = z.object({
   PORT: integer(1, 65535).default(3000),
+  /** Read by server.mjs: the interface to listen on (every interface when unset). */
+  HOST: z.string().optional(),
   BASE_URL: httpUrl().optional(),
   DATA_DIR: z.string().default("./.data"),
   REPOS_DIR: z.string().optional(),

@@ -32,13 +32,13 @@ export function buildAppCopy(work, customize = () => {}) {
 }
 
 /**
- * `next start` of a built copy on 127.0.0.1:`port`. `detached` puts it in a process group of its
+ * The production server (`node server.mjs`, what `npm start` runs) of a built copy on 127.0.0.1:`port`. `detached` puts it in a process group of its
  * own, so `process.kill(-child.pid, "SIGKILL")` takes down the whole server at once (a crash).
  */
 export function startNext(app, port, env, { detached = false } = {}) {
-  return spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  return spawn(process.execPath, ["server.mjs"], {
     cwd: app,
-    env: { ...benchEnv, PORT: String(port), ...env },
+    env: { ...benchEnv, PORT: String(port), HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
     detached,
   });

@@ -147,6 +147,11 @@ it("after kill -9 mid-burst and a restart, nothing acknowledged is lost and the 
     expect(branches.find((b) => b.name === push.ref)?.oid).toBe(push.oid);
   }
   expect((await api("GET", `${base}/files`, token)).status).toBe(200);
+  // The production server answers what Next.js alone would answer with a bare 500.
+  for (const malformed of ["/api/projects/%ff/x", "/api/changes/%zz", "/api/trpc/%ff"]) {
+    const res = await request(port, malformed);
+    expect([res.status, JSON.parse(res.body).code], malformed).toEqual([400, "VALIDATION_ERROR"]);
+  }
 
   // Deliveries owed at the kill (events recorded, not yet delivered) go out after the restart.
   const deadline = Date.now() + 60_000;
