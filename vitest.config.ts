@@ -9,6 +9,7 @@ export default defineConfig({
     server: { deps: { inline: ["next-auth"] } },
     include: ["server/**/*.test.ts", "inngest/**/*.test.ts", "tests/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
+    setupFiles: ["tests/support/restore-env.ts"],
     pool: "forks",
     // Vite puts its own BASE_URL ("/") into process.env; ours must be an absolute URL.
     env: { BASE_URL: "http://svc.test" },
