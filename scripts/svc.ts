@@ -3,7 +3,7 @@
 // (PGlite allows one process per data directory).
 import { validateConfig } from "@/server/config";
 import { closeDatabase } from "@/server/db/client";
-import { toAppError } from "@/server/http/errors";
+import { toHttpError } from "@/server/http/errors";
 import { runSvcCommand } from "@/server/users/cli";
 
 async function main(): Promise<number> {
@@ -18,9 +18,9 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
-    const appError = toAppError(error);
-    process.stderr.write(`${appError.message}\n`);
-    return appError.status >= 500 ? 2 : 1;
+    const failure = toHttpError(error);
+    process.stderr.write(`${failure.message}\n`);
+    return failure.status >= 500 ? 2 : 1;
   } finally {
     await closeDatabase();
   }

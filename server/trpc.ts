@@ -1,7 +1,8 @@
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Identity, UserIdentity } from "@/server/auth/identity";
-import { AppError, unauthorized, forbidden } from "@/server/http/errors";
+import { DomainError, forbidden, unauthenticated } from "@/server/errors";
+import { HttpError, toHttpError } from "@/server/http/errors";
 
 export interface ResponseControl {
   status?: number;
@@ -23,11 +24,9 @@ export type Meta = OpenApiMeta<{ successStatus?: number }>;
 const t = initTRPC.context<Context>().meta<Meta>().create({
   // Errors are rewritten to the spec's shape by server/http/rest.ts; tRPC callers get the cause's message.
   errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    if (cause instanceof AppError) {
-      return { ...shape, message: cause.message, data: { ...shape.data, httpStatus: cause.status, appCode: cause.code, extra: cause.extra } };
-    }
-    return shape;
+    const cause = answeredError(error.cause);
+    if (!cause) return shape;
+    return { ...shape, message: cause.message, data: { ...shape.data, httpStatus: cause.status, appCode: cause.code, extra: cause.extra } };
   },
 });
 
@@ -62,12 +61,18 @@ export function trpcCodeFor(status: number): TRPC_ERROR_CODE_KEY {
   return codes[status] ?? "INTERNAL_SERVER_ERROR";
 }
 
-export const asTrpcError = (error: AppError) => new TRPCError({ code: trpcCodeFor(error.status), message: error.message, cause: error });
+/** The wire form of a failure we answer on purpose (a domain refusal or an HTTP-level one), else undefined. */
+export function answeredError(cause: unknown): HttpError | undefined {
+  return cause instanceof DomainError || cause instanceof HttpError ? toHttpError(cause) : undefined;
+}
+
+export const asTrpcError = (error: HttpError) => new TRPCError({ code: trpcCodeFor(error.status), message: error.message, cause: error });
 
 /** A domain error keeps its meaning on /api/trpc (a 404 is NOT_FOUND, not INTERNAL_SERVER_ERROR); REST reads the cause. */
 const withDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError && result.error.code === "INTERNAL_SERVER_ERROR") throw asTrpcError(result.error.cause);
+  const answered = result.ok ? undefined : answeredError(result.error.cause);
+  if (answered && !result.ok && result.error.code === "INTERNAL_SERVER_ERROR") throw asTrpcError(answered);
   return result;
 });
 
@@ -75,13 +80,13 @@ export const publicProcedure = t.procedure.use(withDomainErrors).use(withSuccess
 
 /** Any authenticated caller: a user, an agent or the administrator key. */
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (ctx.identity.kind === "anonymous") throw unauthorized();
+  if (ctx.identity.kind === "anonymous") throw unauthenticated();
   return next({ ctx: { ...ctx, identity: ctx.identity } });
 });
 
 /** A user identity (agent tokens refused with 401, per the spec's user-only operations). */
 export const userProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (ctx.identity.kind !== "user") throw unauthorized("A user identity is required");
+  if (ctx.identity.kind !== "user") throw unauthenticated("A user identity is required");
   return next({ ctx: { ...ctx, identity: ctx.identity as UserIdentity } });
 });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, router } from "@/server/trpc";
-import { forbidden } from "@/server/http/errors";
+import { forbidden } from "@/server/errors";
 import type { Identity } from "@/server/auth/identity";
 import { createUser, publicUser, usernameSchema } from "@/server/auth/users";
 

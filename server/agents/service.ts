@@ -4,7 +4,7 @@ import { AGENT_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
 import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
 import { isUuid } from "@/server/auth/ids";
 import { writeAudit } from "@/server/audit/log";
-import { forbidden, notFound } from "@/server/http/errors";
+import { forbidden, notFound } from "@/server/errors";
 
 type AgentRow = {
   id: string;

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { PrismaAdapter } from "@auth/prisma-adapter";
 import type { Adapter, AdapterUser } from "next-auth/adapters";
 import { db } from "@/server/db/client";
-import { AppError } from "@/server/http/errors";
+import { DomainError, conflict } from "@/server/errors";
 import { createSession, deleteSession, findSession, updateSession } from "./session-store";
 import { createUser } from "./users";
 
@@ -20,10 +20,10 @@ async function createUserFromProfile(name: string | null | undefined) {
     try {
       return (await createUser(username)).user;
     } catch (error) {
-      if (!(error instanceof AppError && error.status === 409)) throw error;
+      if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
     }
   }
-  throw new AppError(409, "Could not find a free username", "CONFLICT");
+  throw conflict("Could not find a free username", "CONFLICT");
 }
 
 /**

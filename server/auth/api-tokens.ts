@@ -1,5 +1,5 @@
 import { db, type DbOrTx, type Tx } from "@/server/db/client";
-import { conflict, notFound } from "@/server/http/errors";
+import { conflict, notFound } from "@/server/errors";
 import { ACTIVE_TOKENS_MAX } from "@/server/limits";
 import { OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";
 import { forgetUserCredentials } from "./credential-invalidation";

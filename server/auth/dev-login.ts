@@ -2,7 +2,8 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import { config } from "@/server/config";
 import { db } from "@/server/db/client";
-import { AppError, conflict, errorResponse, forbidden, notFound } from "@/server/http/errors";
+import { DomainError, conflict, forbidden, notFound } from "@/server/errors";
+import { errorResponse } from "@/server/http/errors";
 import { assertSameOrigin } from "@/server/http/csrf";
 import { JSON_BODY_BYTES_MAX } from "@/server/limits";
 import { formToObject, parseJsonBody, readBodyText } from "@/server/http/body";
@@ -18,7 +19,7 @@ async function findOrCreateUser(username: string) {
     return (await createUser(username)).user;
   } catch (error) {
     // A concurrent dev login created it first.
-    const raced = error instanceof AppError && error.status === 409 ? await prisma.user.findUnique({ where: { username } }) : null;
+    const raced = error instanceof DomainError && error.kind === "conflict" ? await prisma.user.findUnique({ where: { username } }) : null;
     if (raced) return raced;
     throw error;
   }

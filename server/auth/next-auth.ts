@@ -2,7 +2,8 @@ import NextAuth, { type NextAuthConfig } from "next-auth";
 import GitHub from "next-auth/providers/github";
 import type { NextRequest } from "next/server";
 import { config } from "@/server/config";
-import { AppError, errorResponse, notFound } from "@/server/http/errors";
+import { notFound, notImplemented } from "@/server/errors";
+import { errorResponse } from "@/server/http/errors";
 import { authAdapter } from "./adapter";
 import { authSecret } from "./secret";
 import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, sessionCookieOptions } from "./session-cookie";
@@ -56,7 +57,7 @@ export async function handleAuthRequest(req: Request): Promise<Response> {
     const id = decodeURIComponent(match[1]);
     if (!isKnownProvider(id)) return errorResponse(notFound("Unknown sign-in provider"));
     if (!SIGN_IN_PROVIDERS[id]()) {
-      return errorResponse(new AppError(501, `Sign-in with ${id} is not configured on this instance`));
+      return errorResponse(notImplemented(`Sign-in with ${id} is not configured on this instance`));
     }
   }
   const { handlers } = nextAuth();

@@ -1,6 +1,6 @@
 import { config } from "@/server/config";
 import { db } from "@/server/db/client";
-import { AppError, unauthorized } from "@/server/http/errors";
+import { unauthenticated } from "@/server/errors";
 import { anonymous, type Identity } from "./identity";
 import { AGENT_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, credentialFromHeader, hashToken, sameHash } from "./tokens";
 import { SESSION_COOKIE, readCookie } from "./session-cookie";
@@ -8,8 +8,8 @@ import { findSession } from "./session-store";
 import { cacheCredential, cachedCredential, type CachedCredential } from "./credential-cache";
 import { noteLastUsed, touchLastUsed } from "./last-used";
 
-const sessionExpired = () => new AppError(401, "Session expired", "SESSION_EXPIRED");
-const invalidToken = () => unauthorized("Invalid or expired token");
+const sessionExpired = () => unauthenticated("Session expired", "SESSION_EXPIRED");
+const invalidToken = () => unauthenticated("Invalid or expired token");
 
 const asScope = (scope: string): "read" | "read_write" => (scope === "read_write" ? "read_write" : "read");
 
@@ -84,7 +84,7 @@ export async function resolveIdentity(req: Request, options: { allowAdminKey?: b
   const adminKey = req.headers.get("x-admin-api-key");
   if (adminKey !== null && options.allowAdminKey) {
     const expected = config.adminApiKey;
-    if (!expected || !sameSecret(adminKey, expected)) throw unauthorized("Invalid administrator key");
+    if (!expected || !sameSecret(adminKey, expected)) throw unauthenticated("Invalid administrator key");
     return { kind: "admin-key" };
   }
   const token = credentialFromHeader(req.headers.get("authorization"));

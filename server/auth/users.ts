@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { db, type DbOrTx } from "@/server/db/client";
-import { conflict } from "@/server/http/errors";
+import { conflict } from "@/server/errors";
 import { USER_TOKEN_PREFIX, mintToken } from "./tokens";
 
 /** A username is also the user's namespace: same rules as a project slug, and unique. */

@@ -14,7 +14,7 @@ import {
   updateRef,
   type Repo,
 } from "@/server/git";
-import { AppError, badRequest, conflict } from "@/server/http/errors";
+import { DomainError, conflict, invalid, upstreamFailed } from "@/server/errors";
 import { loadPolicy } from "@/server/policy/load";
 import type { PolicyResult } from "@/server/policy/parse";
 import { runEvaluation } from "@/server/evaluators/run";
@@ -22,6 +22,10 @@ import type { EvaluationOutcome } from "@/server/evaluators/types";
 import { buildChangeDiff, SubmoduleError, type ChangeDiff } from "./diff/change-diff";
 
 /** The project repository and the tip of its default branch. */
+/** The evaluators' input (the diff) could not be built: not the caller's fault, nor a verdict. */
+export const diffPreparationFailed = (error: unknown) =>
+  upstreamFailed(`The diff for the evaluators could not be built: ${(error as Error).message}`, "EVAL_PREP_FAILED");
+
 export function projectHead(project: Project): { repo: Repo; head: string } {
   const repo = openProjectRepo(project.id);
   const head = readRef(repo, branchRef(project.defaultBranch));
@@ -64,18 +68,18 @@ const firstLine = (message: string) => message.split("\n", 1)[0].trim().slice(0,
 export async function evaluateWorkspace(project: Project, workspaceName: string, changeId: string): Promise<PreparedEvaluation> {
   const { repo, head } = projectHead(project);
   const tip = workspaceTip(project, workspaceName);
-  if (!tip) throw badRequest(`Workspace ${workspaceName} has no commits to propose`);
+  if (!tip) throw invalid(`Workspace ${workspaceName} has no commits to propose`);
   let diff: ChangeDiff;
   try {
     if (!(await hasObject(repo, tip))) await copyObjects(openWorkspaceRepo(project.id, workspaceName), repo, tip);
     await pinTip(repo, changeId, tip);
     diff = await buildChangeDiff(repo, head, tip);
   } catch (error) {
-    if (error instanceof SubmoduleError) throw badRequest(error.message);
-    if (error instanceof AppError) throw error;
-    throw new AppError(502, `The diff for the evaluators could not be built: ${(error as Error).message}`, "EVAL_PREP_FAILED");
+    if (error instanceof SubmoduleError) throw invalid(error.message);
+    if (error instanceof DomainError) throw error;
+    throw diffPreparationFailed(error);
   }
-  if (diff.files.length === 0) throw badRequest(`Workspace ${workspaceName} has no changes against ${project.defaultBranch}`);
+  if (diff.files.length === 0) throw invalid(`Workspace ${workspaceName} has no changes against ${project.defaultBranch}`);
   const policy = await loadPolicy(repo, head);
   const outcome = await runEvaluation({ project: { id: project.id, path: `@${project.namespace}/${project.slug}` }, changeId, repo, diff, policy });
   return { head, tip, title: firstLine((await readCommit(repo, tip)).message), diff, policy, outcome };

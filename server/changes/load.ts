@@ -1,7 +1,7 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import type { Identity } from "@/server/auth/identity";
 import { db, type DbOrTx, type Tx } from "@/server/db/client";
-import { notFound } from "@/server/http/errors";
+import { notFound } from "@/server/errors";
 import { requireProject, type ProjectRole } from "@/server/projects/access";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -2,7 +2,7 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import { actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
-import { badRequest, notFound } from "@/server/http/errors";
+import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, requireProject } from "@/server/projects/access";
 import { reviewState, statusAfterEvaluation } from "@/server/reviews/rules";
 import { evaluateWorkspace, newChangeId, persistEvaluation } from "./evaluation";
@@ -87,14 +87,14 @@ const NOT_EVALUABLE: readonly string[] = ["merged", "rejected", "promoted"];
  */
 export async function reevaluateChange(identity: UserIdentity, id: string) {
   const { change, project } = await loadChange(identity, id, "write");
-  if (NOT_EVALUABLE.includes(change.status)) throw badRequest(`A ${change.status} change cannot be re-evaluated`);
+  if (NOT_EVALUABLE.includes(change.status)) throw invalid(`A ${change.status} change cannot be re-evaluated`);
   const prisma = await db();
   const name = await workspaceName(prisma, change.workspaceId);
-  if (!name) throw badRequest("The change's workspace no longer exists");
+  if (!name) throw invalid("The change's workspace no longer exists");
   const prepared = await evaluateWorkspace(project, name, change.id);
   const { evaluation, runs } = await prisma.$transaction(async (tx) => {
     const current = await lockChange(tx, id);
-    if (NOT_EVALUABLE.includes(current.status)) throw badRequest(`A ${current.status} change cannot be re-evaluated`);
+    if (NOT_EVALUABLE.includes(current.status)) throw invalid(`A ${current.status} change cannot be re-evaluated`);
     if (prepared.head !== current.baseSha) {
       await tx.review.updateMany({ where: { changeId: id, verdict: "approve", dismissedAt: null }, data: { dismissedAt: new Date() } });
     }
@@ -118,7 +118,7 @@ export async function rejectChange(identity: UserIdentity, id: string) {
   const { project } = await loadChange(identity, id, "write");
   await (await db()).$transaction(async (tx) => {
     const current = await lockChange(tx, id);
-    if (current.status === "merged") throw badRequest("A merged change cannot be rejected");
+    if (current.status === "merged") throw invalid("A merged change cannot be rejected");
     if (current.status === "rejected") return;
     await tx.change.update({ where: { id }, data: { status: "rejected", rejectedAt: new Date() } });
     await recordEvent(tx, { projectId: project.id, kind: "change.rejected", actor: actorOf(identity), data: { changeId: id, from: current.status } });

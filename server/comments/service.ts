@@ -2,7 +2,7 @@ import type { ChangeComment } from "@/server/generated/prisma/client";
 import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
 import { db, type Tx } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
-import { badRequest, forbidden, notFound } from "@/server/http/errors";
+import { invalid, forbidden, notFound } from "@/server/errors";
 import { atLeast } from "@/server/projects/access";
 import { loadChange, isUuid } from "@/server/changes/load";
 
@@ -44,9 +44,9 @@ async function usernamesOf(comments: ChangeComment[]): Promise<Map<string, strin
 /** Anchor rules: file and line together; side and commitSha only with an anchor; replies carry none. */
 function validateAnchor(input: CommentInput): void {
   const anchored = input.file !== undefined || input.line !== undefined;
-  if (anchored && (input.file === undefined || input.line === undefined)) throw badRequest("file and line must be given together");
-  if (!anchored && (input.side !== undefined || input.commitSha !== undefined)) throw badRequest("side and commitSha are only allowed with a file and line anchor");
-  if (input.parentCommentId !== undefined && anchored) throw badRequest("A reply cannot carry an anchor; it belongs to its thread");
+  if (anchored && (input.file === undefined || input.line === undefined)) throw invalid("file and line must be given together");
+  if (!anchored && (input.side !== undefined || input.commitSha !== undefined)) throw invalid("side and commitSha are only allowed with a file and line anchor");
+  if (input.parentCommentId !== undefined && anchored) throw invalid("A reply cannot carry an anchor; it belongs to its thread");
 }
 
 /**
@@ -57,7 +57,7 @@ export async function writeComment(tx: Tx, identity: Identity, change: { id: str
   let parentId: string | null = null;
   if (input.parentCommentId !== undefined) {
     const parent = isUuid(input.parentCommentId) ? await tx.changeComment.findUnique({ where: { id: input.parentCommentId } }) : null;
-    if (!parent || parent.changeId !== change.id) throw badRequest("parentCommentId must be a comment of this change");
+    if (!parent || parent.changeId !== change.id) throw invalid("parentCommentId must be a comment of this change");
     // Threads are one level deep: a reply to a reply joins its root.
     parentId = parent.parentId ?? parent.id;
   }
@@ -103,7 +103,7 @@ export async function setResolved(identity: Identity, changeId: string, commentI
   const comment = isUuid(commentId) ? await prisma.changeComment.findUnique({ where: { id: commentId } }) : null;
   if (!comment || comment.changeId !== changeId) throw notFound();
   if (!atLeast(role, "write") && !isAuthor(identity, comment)) throw forbidden("Only project writers or the comment's author can resolve a thread");
-  if (comment.parentId) throw badRequest("Only a thread root can be resolved; this comment is a reply");
+  if (comment.parentId) throw invalid("Only a thread root can be resolved; this comment is a reply");
   const updated = await prisma.changeComment.update({
     where: { id: commentId },
     data: resolved ? { resolvedAt: comment.resolvedAt ?? new Date(), resolvedById: comment.resolvedById ?? actingUserId(identity) ?? null } : { resolvedAt: null, resolvedById: null },

@@ -1,5 +1,5 @@
 import { pathSegments, readBlob, writeCommitFromFiles, writeCommitObject, type FileMap, type Repo } from "@/server/git";
-import { unprocessable } from "@/server/http/errors";
+import { unprocessable } from "@/server/errors";
 import { RESOLUTION_FILE_BYTES_MAX } from "@/server/limits";
 import type { MergeOutcome } from "@/server/changes/merge/merge-tree";
 

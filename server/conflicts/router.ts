@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, router } from "@/server/trpc";
-import { badRequest } from "@/server/http/errors";
+import { invalid } from "@/server/errors";
 import { resolveConflict } from "./service";
 
 const resolutionBody = z.object({
@@ -13,9 +13,9 @@ function parseResolution(input: unknown) {
   const parsed = resolutionBody.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw badRequest(`Invalid resolution: ${issue.path.join(".") || "body"}: ${issue.message}`, "INVALID_INPUT");
+    throw invalid(`Invalid resolution: ${issue.path.join(".") || "body"}: ${issue.message}`, "INVALID_INPUT");
   }
-  if (parsed.data.strategy === "manual" && !parsed.data.resolutions?.length) throw badRequest("The manual strategy needs resolutions", "INVALID_INPUT");
+  if (parsed.data.strategy === "manual" && !parsed.data.resolutions?.length) throw invalid("The manual strategy needs resolutions", "INVALID_INPUT");
   return { strategy: parsed.data.strategy, resolutions: parsed.data.resolutions ?? [] };
 }
 

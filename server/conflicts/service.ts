@@ -1,27 +1,27 @@
 import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { RefConflictError } from "@/server/git";
-import { AppError, conflict, forbidden, gone, unprocessable } from "@/server/http/errors";
+import { DomainError, conflict, forbidden, gone, internal, unprocessable } from "@/server/errors";
 import { loadPolicy } from "@/server/policy/load";
 import { assertNotDeleting, projectPath, requireProject } from "@/server/projects/access";
 import { commitAuthorship } from "@/server/projects/authorship";
 import { runEvaluation } from "@/server/evaluators/run";
 import { buildChangeDiff } from "@/server/changes/diff/change-diff";
-import { projectHead } from "@/server/changes/evaluation";
+import { diffPreparationFailed, projectHead } from "@/server/changes/evaluation";
 import { isUuid, workspaceName } from "@/server/changes/load";
 import { hardProtectionReasons } from "@/server/changes/merge/gates";
 import { agentModels, landOnDefaultBranch, recordMerged } from "@/server/changes/merge/land";
 import { mergeCommits } from "@/server/changes/merge/merge-tree";
 import { resolutionFiles, writeResolvedMerge, type ResolutionStrategy } from "./resolution-tree";
 
-const gitError = (error: unknown) => new AppError(500, `The project's current revision cannot be read: ${(error as Error).message}`, "GIT_ERROR");
+const gitError = (error: unknown) => internal(`The project's current revision cannot be read: ${(error as Error).message}`, "GIT_ERROR");
 
 async function evaluateResolution(project: { id: string; namespace: string; slug: string }, repo: ReturnType<typeof projectHead>["repo"], head: string, commit: string, changeId: string) {
   let diff;
   try {
     diff = await buildChangeDiff(repo, head, commit);
   } catch (error) {
-    throw new AppError(502, `The diff for the evaluators could not be built: ${(error as Error).message}`, "EVAL_PREP_FAILED");
+    throw diffPreparationFailed(error);
   }
   const policy = await loadPolicy(repo, head);
   const reasons = hardProtectionReasons(policy);
@@ -61,7 +61,7 @@ export async function resolveConflict(
     ({ repo, head } = projectHead(project));
     outcome = await mergeCommits(repo, head, record.tipSha);
   } catch (error) {
-    if (error instanceof AppError) throw error;
+    if (error instanceof DomainError) throw error;
     throw gitError(error);
   }
   const files = await resolutionFiles(repo, outcome, input.strategy, input.resolutions);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { router, userProcedure } from "@/server/trpc";
-import { badRequest } from "@/server/http/errors";
+import { invalid } from "@/server/errors";
 import { deletionOutput } from "@/server/projects/schemas";
 import { requestDeletion } from "./service";
 
@@ -10,7 +10,7 @@ export const accountDeletionRouter = router({
     .input(z.object({ confirm: z.string().optional() }))
     .output(deletionOutput())
     .mutation(({ input, ctx }) => {
-      if (input.confirm !== ctx.identity.username) throw badRequest("confirm must be exactly your username", "VALIDATION_ERROR");
+      if (input.confirm !== ctx.identity.username) throw invalid("confirm must be exactly your username", "VALIDATION_ERROR");
       return requestDeletion("user", ctx.identity.userId, ctx.identity.userId);
     }),
 });

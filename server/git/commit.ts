@@ -1,4 +1,4 @@
-import { AppError } from "@/server/http/errors";
+import { DomainError } from "@/server/errors";
 import { readCommit, readTree, writeBlob, writeCommitObject, writeTree, type TreeEntry } from "./objects";
 import type { Repo } from "./repo";
 import { withProcessLock, withRepoLock } from "./lock";
@@ -24,9 +24,9 @@ export interface CommitInput {
   committer?: Signature;
 }
 
-export class InvalidPathError extends AppError {
+export class InvalidPathError extends DomainError {
   constructor(readonly path: string, reason: string) {
-    super(400, `Invalid path ${JSON.stringify(path)}: ${reason}`, "INVALID_PATH");
+    super("invalid", `Invalid path ${JSON.stringify(path)}: ${reason}`, "INVALID_PATH");
   }
 }
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { AppError, badRequest, conflict, notFound } from "@/server/http/errors";
+import { DomainError, conflict, invalid, notFound } from "@/server/errors";
 import type { Tx } from "@/server/db/client";
 import { withRepoLock } from "./lock";
 import { readObject } from "./objects";
@@ -100,13 +100,13 @@ export function resolveBranch(repo: Repo, name: string): string {
 }
 
 /** A compare-and-swap that found the ref elsewhere than expected. */
-export class RefConflictError extends AppError {
+export class RefConflictError extends DomainError {
   constructor(
     readonly ref: string,
     readonly expected: string | null,
     readonly actual: string | null,
   ) {
-    super(409, `${ref} moved (expected ${expected ?? "absent"}, found ${actual ?? "absent"})`, "CONFLICT");
+    super("conflict", `${ref} moved (expected ${expected ?? "absent"}, found ${actual ?? "absent"})`, "CONFLICT");
     this.name = "RefConflictError";
   }
 }
@@ -170,7 +170,7 @@ function swapLooseRef(repo: Repo, ref: string, newOid: string, expected: string 
 export async function updateRef(repo: Repo, ref: string, newOid: string, expectedOld: string | null, options: { tx?: Tx } = {}): Promise<void> {
   if (!OID.test(newOid)) throw new Error(`Not an object id: ${newOid}`);
   if (ref.startsWith("refs/heads/") && (await readObject(repo, newOid))?.type !== "commit") {
-    throw badRequest(`${newOid} is not a commit in this repository`);
+    throw invalid(`${newOid} is not a commit in this repository`);
   }
   await withRepoLock(repo.lockKey, async () => updateRefWhileLocked(repo, ref, newOid, expectedOld), options);
 }
@@ -193,11 +193,11 @@ export async function deleteRef(repo: Repo, ref: string, expectedOld: string, op
 /** Where a new branch starts: a branch name or a full 40-hex commit id the repository holds. */
 async function resolveStartPoint(repo: Repo, startPoint: string): Promise<string> {
   if (isFullOid(startPoint)) {
-    if ((await readObject(repo, startPoint))?.type !== "commit") throw badRequest(`Start point ${startPoint} is not a commit in this repository`);
+    if ((await readObject(repo, startPoint))?.type !== "commit") throw invalid(`Start point ${startPoint} is not a commit in this repository`);
     return startPoint;
   }
   const oid = isValidBranchName(startPoint) ? readRef(repo, branchRef(startPoint)) : null;
-  if (!oid) throw badRequest(`Start point ${startPoint} is not a branch or a full commit id`);
+  if (!oid) throw invalid(`Start point ${startPoint} is not a branch or a full commit id`);
   return oid;
 }
 
@@ -207,7 +207,7 @@ async function resolveStartPoint(repo: Repo, startPoint: string): Promise<string
  */
 export async function createBranch(repo: Repo, options: { name: string; startPoint?: string; defaultBranch: string }): Promise<RefEntry> {
   const { name } = options;
-  if (!isValidBranchName(name)) throw badRequest(`Invalid branch name ${JSON.stringify(name)}`);
+  if (!isValidBranchName(name)) throw invalid(`Invalid branch name ${JSON.stringify(name)}`);
   let oid: string;
   if (options.startPoint !== undefined) {
     oid = await resolveStartPoint(repo, options.startPoint);

@@ -1,5 +1,5 @@
 import { JSON_BODY_BYTES_MAX } from "@/server/limits";
-import { badRequest, payloadTooLarge } from "./errors";
+import { invalid, tooLarge } from "@/server/errors";
 
 /** Routes that carry file maps get a larger body cap than ordinary JSON routes. */
 const LARGE_BODY_ROUTES: Array<{ pattern: RegExp; maxBytes: number }> = [
@@ -14,7 +14,7 @@ export function bodyLimitFor(pathname: string): number {
 
 export async function readBodyText(req: Request, maxBytes: number): Promise<string> {
   const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > maxBytes) throw payloadTooLarge();
+  if (declared > maxBytes) throw tooLarge();
   if (!req.body) return "";
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -25,7 +25,7 @@ export async function readBodyText(req: Request, maxBytes: number): Promise<stri
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel();
-      throw payloadTooLarge();
+      throw tooLarge();
     }
     chunks.push(value);
   }
@@ -50,9 +50,9 @@ export function parseJsonBody(text: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw badRequest("Request body is not valid JSON", "VALIDATION_ERROR");
+    throw invalid("Request body is not valid JSON", "VALIDATION_ERROR");
   }
-  if (!isJsonObject(parsed)) throw badRequest("Request body must be a JSON object", "VALIDATION_ERROR");
+  if (!isJsonObject(parsed)) throw invalid("Request body must be a JSON object", "VALIDATION_ERROR");
   return parsed;
 }
 

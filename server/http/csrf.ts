@@ -1,5 +1,5 @@
 import { config } from "@/server/config";
-import { forbidden } from "./errors";
+import { forbidden } from "@/server/errors";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -1,8 +1,9 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
+import { DomainError, type ErrorKind } from "@/server/errors";
 
-/** The one error type of the service: status, message, optional machine code and extra fields. */
-export class AppError extends Error {
+/** An error on the wire: status, the spec's {error, code?, ...extra} and any headers it needs. */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -11,23 +12,28 @@ export class AppError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-    this.name = "AppError";
+    this.name = "HttpError";
   }
 }
 
-export const badRequest = (message: string, code?: string, extra?: Record<string, unknown>) =>
-  new AppError(400, message, code, extra);
-export const unauthorized = (message = "Authentication required") =>
-  new AppError(401, message, undefined, {}, { "WWW-Authenticate": 'Bearer realm="svc"' });
-export const forbidden = (message = "Forbidden", code?: string, extra?: Record<string, unknown>) =>
-  new AppError(403, message, code, extra);
-export const notFound = (message = "Not found") => new AppError(404, message);
-export const conflict = (message: string, code?: string, extra?: Record<string, unknown>) =>
-  new AppError(409, message, code, extra);
-export const gone = (message = "Gone", code?: string) => new AppError(410, message, code);
-export const unprocessable = (message: string, code?: string, extra?: Record<string, unknown>) =>
-  new AppError(422, message, code, extra);
-export const payloadTooLarge = (message = "Payload too large") => new AppError(413, message, "PAYLOAD_TOO_LARGE");
+const STATUS_OF: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  unprocessable: 422,
+  internal: 500,
+  not_implemented: 501,
+  upstream_failed: 502,
+};
+
+function fromDomainError(error: DomainError): HttpError {
+  const headers: Record<string, string> = error.kind === "unauthenticated" ? { "WWW-Authenticate": 'Bearer realm="svc"' } : {};
+  return new HttpError(STATUS_OF[error.kind], error.message, error.code, error.extra, headers);
+}
 
 function describeZodError(error: ZodError): string {
   const first = error.issues[0];
@@ -36,43 +42,50 @@ function describeZodError(error: ZodError): string {
   return `Invalid input: ${where}${first.message}`;
 }
 
-/** Maps anything thrown while serving a request to an AppError; unknown failures become 500. */
-export function toAppError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  if (error instanceof ZodError) return badRequest(describeZodError(error), "VALIDATION_ERROR");
+const validationError = (message: string) => new HttpError(400, message, "VALIDATION_ERROR");
+
+function fromTrpcError(error: TRPCError): HttpError | undefined {
+  switch (error.code) {
+    case "PARSE_ERROR":
+      return validationError("Request body is not valid JSON");
+    case "BAD_REQUEST":
+      return validationError(error.message);
+    case "NOT_FOUND":
+      return new HttpError(404, "Not found");
+    case "UNSUPPORTED_MEDIA_TYPE":
+      return new HttpError(415, error.message, "UNSUPPORTED_MEDIA_TYPE");
+    case "PAYLOAD_TOO_LARGE":
+      return new HttpError(413, "Payload too large", "PAYLOAD_TOO_LARGE");
+    case "METHOD_NOT_SUPPORTED":
+      return new HttpError(405, "Method not allowed");
+    default:
+      return undefined;
+  }
+}
+
+/** Maps anything thrown while serving a request to its wire form; unknown failures become 500. */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof DomainError) return fromDomainError(error);
+  if (error instanceof ZodError) return validationError(describeZodError(error));
   if (error instanceof TRPCError) {
-    if (error.cause instanceof AppError) return error.cause;
-    if (error.cause instanceof ZodError) return badRequest(describeZodError(error.cause), "VALIDATION_ERROR");
-    switch (error.code) {
-      case "PARSE_ERROR":
-        return badRequest("Request body is not valid JSON", "VALIDATION_ERROR");
-      case "BAD_REQUEST":
-        return badRequest(error.message, "VALIDATION_ERROR");
-      case "NOT_FOUND":
-        return notFound();
-      case "UNSUPPORTED_MEDIA_TYPE":
-        return new AppError(415, error.message, "UNSUPPORTED_MEDIA_TYPE");
-      case "PAYLOAD_TOO_LARGE":
-        return payloadTooLarge();
-      case "METHOD_NOT_SUPPORTED":
-        return new AppError(405, "Method not allowed");
-      default:
-        break;
-    }
+    if (error.cause instanceof HttpError || error.cause instanceof DomainError || error.cause instanceof ZodError) return toHttpError(error.cause);
+    const mapped = fromTrpcError(error);
+    if (mapped) return mapped;
   }
   console.error("[svc] unexpected error", error);
-  return new AppError(500, "Internal server error", "INTERNAL_ERROR");
+  return new HttpError(500, "Internal server error", "INTERNAL_ERROR");
 }
 
 /** The wire shape of the spec: {error, code?, ...extra}. */
-export function errorBody(error: AppError): Record<string, unknown> {
+export function errorBody(error: HttpError): Record<string, unknown> {
   return { error: error.message, ...(error.code ? { code: error.code } : {}), ...error.extra };
 }
 
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
-  const appError = toAppError(error);
-  return Response.json(errorBody(appError), {
-    status: appError.status,
-    headers: { ...headers, ...appError.headers },
+  const httpError = toHttpError(error);
+  return Response.json(errorBody(httpError), {
+    status: httpError.status,
+    headers: { ...headers, ...httpError.headers },
   });
 }

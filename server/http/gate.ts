@@ -1,7 +1,8 @@
 import { resolveIdentity } from "@/server/auth/resolve";
 import type { Identity } from "@/server/auth/identity";
 import { rateLimitKey } from "@/server/auth/identity";
-import { AppError, forbidden } from "./errors";
+import { forbidden } from "@/server/errors";
+import { HttpError } from "./errors";
 import { assertSameOrigin, isSafeMethod } from "./csrf";
 import { rateLimitHeaders, requestRateLimiter } from "./rate-limit";
 
@@ -28,7 +29,7 @@ export async function admitRequest(req: Request, options: { allowAdminKey?: bool
   const headers = rateLimitHeaders(result);
   if (!result.success) {
     const retryAfter = Math.max(1, Math.ceil((result.reset - Date.now()) / 1000));
-    throw new AppError(429, "Too many requests", undefined, {}, { ...headers, "Retry-After": String(retryAfter) });
+    throw new HttpError(429, "Too many requests", undefined, {}, { ...headers, "Retry-After": String(retryAfter) });
   }
   return { identity, headers };
 }

@@ -2,7 +2,8 @@ import type { Context } from "@/server/trpc";
 import { admitRequest } from "./gate";
 import { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body";
 import { TRPCError } from "@trpc/server";
-import { AppError, errorResponse } from "./errors";
+import { DomainError } from "@/server/errors";
+import { HttpError, errorResponse } from "./errors";
 import { assertWellFormedUrl } from "./url";
 import { methodsServing } from "./procedures";
 import { dispatchOpenApi } from "./openapi-dispatch";
@@ -12,13 +13,13 @@ import { trackRecordedEvents } from "@/server/events/record";
 const BODYLESS = new Set(["GET", "HEAD"]);
 
 /** A path no procedure serves with this method, though some serves with another: 405 with Allow. */
-function methodNotAllowed(failure: unknown, apiPath: string): AppError | undefined {
-  const routerMiss = failure instanceof TRPCError && failure.code === "NOT_FOUND" && !(failure.cause instanceof AppError);
+function methodNotAllowed(failure: unknown, apiPath: string): HttpError | undefined {
+  const routerMiss = failure instanceof TRPCError && failure.code === "NOT_FOUND" && !(failure.cause instanceof DomainError);
   if (!routerMiss) return undefined;
   const allowed = methodsServing(apiPath);
   if (allowed.length === 0) return undefined;
   if (allowed.includes("GET")) allowed.push("HEAD");
-  return new AppError(405, "Method not allowed", undefined, {}, { Allow: allowed.join(", ") });
+  return new HttpError(405, "Method not allowed", undefined, {}, { Allow: allowed.join(", ") });
 }
 
 /**

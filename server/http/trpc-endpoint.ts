@@ -3,8 +3,8 @@ import { anonymous } from "@/server/auth/identity";
 import { publishAfterCommit } from "@/server/events/publish";
 import { trackRecordedEvents } from "@/server/events/record";
 import { appRouter } from "@/server/router";
-import { asTrpcError, type Context } from "@/server/trpc";
-import { AppError, toAppError } from "./errors";
+import { answeredError, asTrpcError, type Context } from "@/server/trpc";
+import { type HttpError, toHttpError } from "./errors";
 import { admitRequest, type Admission } from "./gate";
 import { isAdminProcedure } from "./procedures";
 
@@ -21,11 +21,11 @@ function onlyAdminProcedures(req: Request): boolean {
  */
 export async function handleTrpcRequest(req: Request): Promise<Response> {
   let admission: Admission | undefined;
-  let refusal: AppError | undefined;
+  let refusal: HttpError | undefined;
   try {
     admission = await admitRequest(req, { allowAdminKey: onlyAdminProcedures(req) });
   } catch (error) {
-    refusal = toAppError(error);
+    refusal = toHttpError(error);
   }
   const ctx: Context = { req, identity: admission?.identity ?? anonymous, isForm: false, response: { headers: {} } };
   const { value: response, recorded } = await trackRecordedEvents(() =>
@@ -38,7 +38,7 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
         return ctx;
       },
       responseMeta: ({ errors, info }) => {
-        const causes = errors.flatMap((error) => (error.cause instanceof AppError ? [error.cause] : []));
+        const causes = errors.flatMap((error) => answeredError(error.cause) ?? []);
         const headers = Object.assign({}, admission?.headers, ctx.response.headers, ...causes.map((cause) => cause.headers));
         // One failed call answers its domain status exactly (410 has no tRPC code of its own).
         const status = !info?.isBatchCall && causes.length === 1 ? causes[0].status : undefined;

@@ -1,6 +1,6 @@
-import { badRequest } from "./errors";
+import { invalid } from "@/server/errors";
 
-export const malformedUrl = () => badRequest("The URL has malformed percent-encoding", "VALIDATION_ERROR");
+export const malformedUrl = () => invalid("The URL has malformed percent-encoding", "VALIDATION_ERROR");
 
 /** Decodes one URL component; malformed percent-encoding or a NUL character is the client's error. */
 function decodeUrlComponent(raw: string): string {
@@ -10,7 +10,7 @@ function decodeUrlComponent(raw: string): string {
   } catch {
     throw malformedUrl();
   }
-  if (decoded.includes("\u0000")) throw badRequest("The URL must not contain the NUL character", "VALIDATION_ERROR");
+  if (decoded.includes("\u0000")) throw invalid("The URL must not contain the NUL character", "VALIDATION_ERROR");
   return decoded;
 }
 

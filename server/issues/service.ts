@@ -4,7 +4,7 @@ import { actorOf, type Identity } from "@/server/auth/identity";
 import { assertNotDeleting, requireProject } from "@/server/projects/access";
 import { recordEvent } from "@/server/events/record";
 import { publishAfterCommit } from "@/server/events/publish";
-import { badRequest, conflict, notFound } from "@/server/http/errors";
+import { invalid, conflict, notFound } from "@/server/errors";
 import type { CommentView, IssueView } from "./schemas";
 
 export interface ProjectRef {
@@ -49,7 +49,7 @@ function authorColumns(identity: Identity) {
 
 async function assertChangeOfProject(tx: DbOrTx, projectId: string, changeId: string): Promise<void> {
   const change = await tx.change.findFirst({ where: { id: changeId, projectId }, select: { id: true } });
-  if (!change) throw badRequest("linkedChangeId must reference a change of this project", "VALIDATION_ERROR");
+  if (!change) throw invalid("linkedChangeId must reference a change of this project", "VALIDATION_ERROR");
 }
 
 /**
@@ -182,7 +182,7 @@ export function patchIssue(identity: Identity, ref: ProjectRef, number: number, 
   return editIssue(identity, ref, number, async (tx, current, { projectId, actor }) => {
     if (patch.assignee) {
       const user = await tx.user.findUnique({ where: { id: patch.assignee }, select: { isTombstone: true } });
-      if (!user || user.isTombstone) throw badRequest("assignee must be the id of an existing user", "VALIDATION_ERROR");
+      if (!user || user.isTombstone) throw invalid("assignee must be the id of an existing user", "VALIDATION_ERROR");
     }
     if (patch.linkedChangeId) await assertChangeOfProject(tx, projectId, patch.linkedChangeId);
     const step = patch.status ? transition(current, patch.status, actor) : null;

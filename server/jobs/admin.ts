@@ -1,5 +1,5 @@
 import { db } from "@/server/db/client";
-import { conflict, notFound } from "@/server/http/errors";
+import { conflict, notFound } from "@/server/errors";
 import { inngest } from "@/inngest/client";
 import { LIST_LIMIT_DEFAULT } from "@/server/limits";
 import { ACTIVE_STATUSES } from "./store";

@@ -1,7 +1,7 @@
 import type { Project } from "@/server/generated/prisma/client";
 import { db, type DbOrTx } from "@/server/db/client";
 import { actingUserId, type Identity } from "@/server/auth/identity";
-import { conflict, forbidden, notFound } from "@/server/http/errors";
+import { conflict, forbidden, notFound } from "@/server/errors";
 
 export type ProjectRole = "none" | "read" | "write" | "admin" | "owner";
 const RANK: Record<ProjectRole, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 };

@@ -2,7 +2,7 @@ import type { Identity } from "@/server/auth/identity";
 import { config } from "@/server/config";
 import { db } from "@/server/db/client";
 import type { Signature } from "@/server/git";
-import { unauthorized } from "@/server/http/errors";
+import { unauthenticated } from "@/server/errors";
 
 const noreplyHost = () => new URL(config.baseUrl).hostname;
 const userSignature = (username: string): Signature => ({ name: username, email: `${username}@users.noreply.${noreplyHost()}` });
@@ -23,5 +23,5 @@ export async function commitAuthorship(identity: Identity): Promise<{ author: Si
       committer: userSignature(identity.ownerUsername),
     };
   }
-  throw unauthorized("A user or agent identity is required");
+  throw unauthenticated("A user or agent identity is required");
 }

@@ -1,6 +1,6 @@
 import type { Identity } from "@/server/auth/identity";
 import { createBranch, deleteBranch, openProjectRepo } from "@/server/git";
-import { conflict } from "@/server/http/errors";
+import { conflict } from "@/server/errors";
 import { assertNotDeleting, requireProject } from "./access";
 
 type ProjectRef = { namespace: string; slug: string };

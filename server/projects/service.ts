@@ -4,7 +4,7 @@ import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
 import { commitToBranch, initProjectRepo, removeProjectRepos, type FileMap } from "@/server/git";
-import { badRequest, conflict, forbidden, notFound, unauthorized } from "@/server/http/errors";
+import { invalid, conflict, forbidden, notFound, unauthenticated } from "@/server/errors";
 import { requestDeletion } from "@/server/deletion/service";
 import { atLeast, orgRole, projectPath, requireProject } from "./access";
 import { commitAuthorship } from "./authorship";
@@ -35,7 +35,7 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string }).code 
 /** The namespace a new project goes to: the caller's own, or an organization the caller can write to. */
 async function owningNamespace(identity: Identity, org: string | undefined) {
   const userId = actingUserId(identity);
-  if (!userId) throw unauthorized("A user or agent identity is required");
+  if (!userId) throw unauthenticated("A user or agent identity is required");
   const prisma = await db();
   if (org) {
     const organization = await prisma.organization.findUnique({ where: { slug: org } });
@@ -45,7 +45,7 @@ async function owningNamespace(identity: Identity, org: string | undefined) {
     return { namespace: organization.slug, ownerUserId: null, ownerOrgId: organization.id };
   }
   const user = await prisma.user.findUnique({ where: { id: userId } });
-  if (!user) throw unauthorized();
+  if (!user) throw unauthenticated();
   return { namespace: user.username, ownerUserId: user.id, ownerOrgId: null };
 }
 
@@ -109,6 +109,6 @@ export async function getProject(identity: Identity, ref: { namespace: string; s
  */
 export async function deleteProject(identity: Identity, ref: { namespace: string; slug: string }, confirm: string | undefined) {
   const { project } = await requireProject(identity, ref, "owner", { deniedStatus: 404 });
-  if (confirm !== projectPath(project)) throw badRequest(`confirm must be exactly ${projectPath(project)}`, "VALIDATION_ERROR");
+  if (confirm !== projectPath(project)) throw invalid(`confirm must be exactly ${projectPath(project)}`, "VALIDATION_ERROR");
   return requestDeletion("project", project.id, actingUserId(identity) ?? null);
 }

@@ -2,7 +2,7 @@ import type { Review } from "@/server/generated/prisma/client";
 import { actorOf, type Identity, type UserIdentity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
-import { badRequest } from "@/server/http/errors";
+import { invalid } from "@/server/errors";
 import { assertNotDeleting } from "@/server/projects/access";
 import { loadChange, lockChange } from "@/server/changes/load";
 import type { ChangeStatus } from "@/server/changes/views";
@@ -37,11 +37,11 @@ export async function submitReview(identity: UserIdentity, changeId: string, inp
   const { project } = await loadChange(identity, changeId, "write");
   assertNotDeleting(project);
   const text = input.comment?.trim() ? input.comment : undefined;
-  if (input.verdict === "comment" && !text) throw badRequest("A comment verdict needs a non-empty comment");
+  if (input.verdict === "comment" && !text) throw invalid("A comment verdict needs a non-empty comment");
   const prisma = await db();
   const { review, status } = await prisma.$transaction(async (tx) => {
     const change = await lockChange(tx, changeId);
-    if (!REVIEWABLE.includes(change.status as ChangeStatus)) throw badRequest(`A ${change.status} change cannot be reviewed`);
+    if (!REVIEWABLE.includes(change.status as ChangeStatus)) throw invalid(`A ${change.status} change cannot be reviewed`);
     const live = await tx.review.findFirst({ where: { changeId, reviewerId: identity.userId, dismissedAt: null }, orderBy: { createdAt: "desc" } });
     const actor = actorOf(identity);
     if (input.verdict === "comment") {

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { db } from "@/server/db/client";
-import { badRequest, notFound } from "@/server/http/errors";
+import { invalid, notFound } from "@/server/errors";
 import { createUser, publicUser, usernameSchema } from "@/server/auth/users";
 import { createApiToken } from "@/server/auth/api-tokens";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
@@ -13,7 +13,7 @@ export const SVC_USAGE = `usage: npm run svc -- <command>
 
 async function userCreate(args: string[]) {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { admin: { type: "boolean", default: false } } });
-  if (positionals.length !== 1) throw badRequest(SVC_USAGE);
+  if (positionals.length !== 1) throw invalid(SVC_USAGE);
   const username = usernameSchema().parse(positionals[0]);
   const prisma = await db();
   return prisma.$transaction(async (tx) => {
@@ -29,7 +29,7 @@ async function oauthGrant(args: string[]) {
     allowPositionals: true,
     options: { name: { type: "string", default: "cli" }, scope: { type: "string", default: "read" }, "expires-in-days": { type: "string" } },
   });
-  if (positionals.length !== 1) throw badRequest(SVC_USAGE);
+  if (positionals.length !== 1) throw invalid(SVC_USAGE);
   const input = z
     .object({
       name: z.string().trim().min(1).max(100),
@@ -52,6 +52,6 @@ const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
 export async function runSvcCommand(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;
   const run = command ? COMMANDS[command] : undefined;
-  if (!run) throw badRequest(SVC_USAGE);
+  if (!run) throw invalid(SVC_USAGE);
   return run(rest);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, router, sessionProcedure, userProcedure } from "@/server/trpc";
-import { forbidden } from "@/server/http/errors";
+import { forbidden } from "@/server/errors";
 import { pathSegment, text } from "@/server/http/params";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth/api-tokens";

@@ -1,6 +1,6 @@
 import { db } from "@/server/db/client";
 import type { UserIdentity } from "@/server/auth/identity";
-import { conflict, unauthorized } from "@/server/http/errors";
+import { conflict, unauthenticated } from "@/server/errors";
 import { USER_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
 import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
 
@@ -16,7 +16,7 @@ export function profileOf(identity: UserIdentity) {
 
 async function currentUser(userId: string) {
   const user = await (await db()).user.findUnique({ where: { id: userId } });
-  if (!user || user.deletingAt) throw unauthorized("Account not found");
+  if (!user || user.deletingAt) throw unauthenticated("Account not found");
   return user;
 }
 

@@ -4,7 +4,7 @@ import { db } from "@/server/db/client";
 import { seal } from "@/server/keys/seal";
 import type { Identity } from "@/server/auth/identity";
 import { assertNotDeleting, requireProject } from "@/server/projects/access";
-import { badRequest, notFound } from "@/server/http/errors";
+import { invalid, notFound } from "@/server/errors";
 import { isUuid } from "@/server/auth/ids";
 import { assertAllowedTarget, TargetRefusedError } from "./targets";
 import { normalizeEventFilter } from "./event-filter";
@@ -57,12 +57,12 @@ export async function createWebhook(identity: Identity, ref: ProjectRef, input: 
   const { project } = await writableProject(identity, ref);
   assertNotDeleting(project);
   const events = normalizeEventFilter(input.events);
-  if ("error" in events) throw badRequest(events.error, "VALIDATION_ERROR");
+  if ("error" in events) throw invalid(events.error, "VALIDATION_ERROR");
   const url = new URL(input.url);
   try {
     await assertAllowedTarget(url);
   } catch (error) {
-    if (error instanceof TargetRefusedError) throw badRequest(`url refused: ${error.message}`, "VALIDATION_ERROR");
+    if (error instanceof TargetRefusedError) throw invalid(`url refused: ${error.message}`, "VALIDATION_ERROR");
     throw error;
   }
   const prisma = await db();

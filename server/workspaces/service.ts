@@ -3,7 +3,7 @@ import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
 import { commitToBranch, createWorkspaceFork, headBranch, openWorkspaceRepo, repoExists, type FileMap } from "@/server/git";
-import { AppError, conflict, notFound } from "@/server/http/errors";
+import { conflict, internal, notFound } from "@/server/errors";
 import { assertNotDeleting, atLeast, findProject, projectPath, projectRole, requireProject, type ProjectRole } from "@/server/projects/access";
 import { commitAuthorship } from "@/server/projects/authorship";
 import { assertFileMapWithinLimits } from "@/server/projects/file-map";
@@ -93,7 +93,7 @@ export async function commitToWorkspace(identity: Identity, input: { projectId: 
   assertFileMapWithinLimits(input.files);
   const repo = openWorkspaceRepo(project.id, workspace.name);
   const branch = repoExists(repo) ? headBranch(repo) : null;
-  if (!branch) throw new AppError(500, `Workspace ${workspace.name} has no repository`, "GIT_ERROR");
+  if (!branch) throw internal(`Workspace ${workspace.name} has no repository`, "GIT_ERROR");
   const { author, committer } = await commitAuthorship(identity);
   const { oid, parent } = await commitToBranch(repo, branch, { files: input.files, message: input.message, author, committer });
   return { workspace: workspace.name, projectId: project.id, path: projectPath(project), branch, commit: oid, parent, files: Object.keys(input.files).length };

@@ -2,7 +2,7 @@ import { afterEach, beforeEach } from "vitest";
 
 // Whatever a test does to process.env is undone after it, so no test depends on another's
 // environment (set-up in beforeAll, e.g. useTestEnvironment's DATA_DIR, is kept).
-let snapshot: NodeJS.ProcessEnv = {};
+let snapshot: Record<string, string | undefined> = {};
 
 beforeEach(() => {
   snapshot = { ...process.env };

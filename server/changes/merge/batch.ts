@@ -1,7 +1,7 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type UserIdentity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
-import { forbidden } from "@/server/http/errors";
+import { forbidden } from "@/server/errors";
 import { loadPolicy } from "@/server/policy/load";
 import { requireProject } from "@/server/projects/access";
 import { commitAuthorship } from "@/server/projects/authorship";

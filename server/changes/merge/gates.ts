@@ -1,6 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { hasObject, type Repo } from "@/server/git";
-import { AppError, badRequest, conflict, forbidden } from "@/server/http/errors";
+import { type DomainError, conflict, forbidden, invalid } from "@/server/errors";
 import { policyBlockers } from "@/server/evaluators/run";
 import type { PolicyResult } from "@/server/policy/parse";
 import type { ReviewState } from "@/server/reviews/rules";
@@ -54,9 +54,9 @@ export function protectionReasons(input: GateInput): string[] {
  * WORKSPACE_UNVERIFIABLE. Returns the first failure (the caller throws it or records it as a
  * merge-batch skip reason), or null when the change may merge.
  */
-export async function firstGateFailure(input: GateInput): Promise<AppError | null> {
+export async function firstGateFailure(input: GateInput): Promise<DomainError | null> {
   const { change } = input;
-  if (change.status === "merged" || change.status === "rejected") return badRequest(`The change is already ${change.status}`);
+  if (change.status === "merged" || change.status === "rejected") return invalid(`The change is already ${change.status}`);
   if (input.project.deletingAt) return conflict("The project is being deleted", "TARGET_DELETING");
   const reasons = protectionReasons(input);
   if (reasons.length > 0) return forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", { reasons });
@@ -78,7 +78,7 @@ export async function firstGateFailure(input: GateInput): Promise<AppError | nul
 }
 
 /** How a gate failure reads in a merge-batch `skipped` entry. */
-export function skipReason(error: AppError): string {
+export function skipReason(error: DomainError): string {
   const reasons = Array.isArray(error.extra.reasons) ? `: ${(error.extra.reasons as string[]).join("; ")}` : "";
   return error.code ? `${error.code}: ${error.message}${reasons}` : error.message;
 }

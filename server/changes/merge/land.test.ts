@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RefConflictError } from "@/server/git";
-import { AppError } from "@/server/http/errors";
+import { DomainError } from "@/server/errors";
 import { retryWhenBranchMoves } from "./land";
 
 describe("retryWhenBranchMoves", () => {
@@ -18,7 +18,7 @@ describe("retryWhenBranchMoves", () => {
     const lost = retryWhenBranchMoves(2, async () => {
       throw new RefConflictError("refs/heads/main", "a".repeat(40), "c".repeat(40));
     });
-    await expect(lost).rejects.toBeInstanceOf(AppError);
+    await expect(lost).rejects.toBeInstanceOf(DomainError);
     await expect(lost).rejects.toMatchObject({ status: 409, code: "STALE_BASE", extra: { currentHead: "c".repeat(40) } });
   });
 

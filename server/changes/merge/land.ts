@@ -2,7 +2,7 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import { db, type DbOrTx, type Tx } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
 import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
-import { badRequest, conflict } from "@/server/http/errors";
+import { invalid, conflict } from "@/server/errors";
 import { closeIssuesLinkedToChange } from "@/server/issues/service";
 import { loadPolicy } from "@/server/policy/load";
 
@@ -68,7 +68,7 @@ export async function recordMerged(
        SET status = 'merged', "mergedSha" = v.sha, "mergedAt" = now(), "mergedById" = ${input.mergedById}::uuid, "updatedAt" = now()
       FROM unnest(${ids}::uuid[], ${merged.map((m) => m.commit)}::text[]) AS v(id, sha)
      WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected')`;
-  if (updated !== merged.length) throw badRequest("The change is already merged or rejected");
+  if (updated !== merged.length) throw invalid("The change is already merged or rejected");
   await tx.provenance.createMany({
     data: merged.map(({ change, commit }) => ({
       projectId: project.id,

@@ -3,7 +3,7 @@ import { actorOf, type UserIdentity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
 import { hasObject, readCommit } from "@/server/git";
-import { badRequest, conflict, forbidden } from "@/server/http/errors";
+import { invalid, conflict, forbidden } from "@/server/errors";
 import { loadPolicy } from "@/server/policy/load";
 import { assertNotDeleting } from "@/server/projects/access";
 import { commitAuthorship } from "@/server/projects/authorship";
@@ -18,8 +18,8 @@ import { mergeOnBase } from "./merge-tree";
 const REVERT_ATTEMPTS_MAX = 5;
 
 function assertRevertible(change: Change): asserts change is Change & { mergedSha: string } {
-  if (change.status !== "merged" || !change.mergedSha) throw badRequest(`Only a merged change can be reverted; this one is ${change.status}`);
-  if (change.revertedSha) throw badRequest(`The change is already reverted (${change.revertedSha})`);
+  if (change.status !== "merged" || !change.mergedSha) throw invalid(`Only a merged change can be reverted; this one is ${change.status}`);
+  if (change.revertedSha) throw invalid(`The change is already reverted (${change.revertedSha})`);
 }
 
 /**
@@ -54,7 +54,7 @@ export async function revertChange(identity: UserIdentity, id: string) {
         where: { id, status: "merged", revertedSha: null },
         data: { revertedSha: commit, revertedAt: new Date(), revertedById: identity.userId },
       });
-      if (updated.count !== 1) throw badRequest("The change is already reverted");
+      if (updated.count !== 1) throw invalid("The change is already reverted");
       await recordEvent(tx, { projectId: project.id, kind: "change.reverted", actor: actorOf(identity), data: { changeId: id, commit, mergedSha: merged } });
     });
     return { reverted: true as const, changeId: id, commit };

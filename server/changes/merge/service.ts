@@ -2,7 +2,7 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type UserIdentity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import type { Repo } from "@/server/git";
-import { conflict } from "@/server/http/errors";
+import { conflict } from "@/server/errors";
 import { loadPolicy } from "@/server/policy/load";
 import { commitAuthorship } from "@/server/projects/authorship";
 import { reviewState } from "@/server/reviews/rules";

@@ -2,7 +2,7 @@ import type { Identity } from "@/server/auth/identity";
 import { db } from "@/server/db/client";
 import { headBranch, openProjectRepo, openWorkspaceRepo, repoExists } from "@/server/git";
 import { admitRequest } from "@/server/http/gate";
-import { toAppError } from "@/server/http/errors";
+import { toHttpError } from "@/server/http/errors";
 import { atLeast, findProject, projectRole } from "@/server/projects/access";
 import { canWriteWorkspace } from "@/server/workspaces/service";
 import { GitHttpError } from "./errors";
@@ -33,10 +33,10 @@ async function admit(req: Request, service: GitService): Promise<{ identity: Ide
   try {
     return await admitRequest(intent);
   } catch (error) {
-    const appError = toAppError(error);
-    if (appError.status === 401) throw challenge(appError.message);
-    if (appError.code === "TOKEN_SCOPE_INSUFFICIENT") throw notFound();
-    throw new GitHttpError(appError.status, appError.message, appError.headers);
+    const refusal = toHttpError(error);
+    if (refusal.status === 401) throw challenge(refusal.message);
+    if (refusal.code === "TOKEN_SCOPE_INSUFFICIENT") throw notFound();
+    throw new GitHttpError(refusal.status, refusal.message, refusal.headers);
   }
 }
 

@@ -1,5 +1,5 @@
 import { GIT_NEGOTIATION_BYTES_MAX, GIT_PUSH_BYTES_MAX } from "@/server/limits";
-import { toAppError } from "@/server/http/errors";
+import { toHttpError } from "@/server/http/errors";
 import { authorizeGit } from "./access";
 import { acceptedGitProtocol, advertise, assertSupportedEncoding, rpc } from "./backend";
 import { GitHttpError } from "./errors";
@@ -65,7 +65,7 @@ export async function handleGitHttp(req: Request): Promise<Response> {
     });
   } catch (error) {
     if (error instanceof GitHttpError) return text(error.status, error.message, error.headers);
-    const appError = toAppError(error);
-    return text(appError.status, appError.message, appError.headers);
+    const httpError = toHttpError(error);
+    return text(httpError.status, httpError.message, httpError.headers);
   }
 }

@@ -3,7 +3,7 @@ import { db } from "@/server/db/client";
 import { recordEvent } from "@/server/events/record";
 import { publishAfterCommit } from "@/server/events/publish";
 import { RefConflictError, deleteRef, updateRef } from "@/server/git";
-import { AppError } from "@/server/http/errors";
+import { isRefusal } from "@/server/errors";
 import type { RefCommand, RefResult } from "./proc-receive";
 import { gatingReason, refusal, type PushScope } from "./rules";
 
@@ -31,7 +31,7 @@ async function swap(identity: Identity, scope: PushScope, command: RefCommand): 
     return null;
   } catch (error) {
     if (error instanceof RefConflictError) return STALE;
-    if (error instanceof AppError && error.status < 500) return error.message;
+    if (isRefusal(error)) return error.message;
     throw error;
   }
 }
