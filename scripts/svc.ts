@@ -2,9 +2,9 @@
 // Uses DATABASE_URL or the embedded database under DATA_DIR; stop the server first when embedded
 // (PGlite allows one process per data directory).
 import { validateConfig } from "@/server/config";
-import { closeDatabase } from "@/server/db/client";
-import { toHttpError } from "@/server/http/errors";
-import { runSvcCommand } from "@/server/users/cli";
+import { closeDatabase } from "@/server/db";
+import { toHttpError } from "@/server/http";
+import { runSvcCommand } from "@/server/users";
 
 async function main(): Promise<number> {
   try {

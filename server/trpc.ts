@@ -1,8 +1,8 @@
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import type { Identity, UserIdentity } from "@/server/auth/identity";
+import type { Identity, UserIdentity } from "@/server/auth";
 import { DomainError, forbidden, unauthenticated } from "@/server/errors";
-import { HttpError, toHttpError } from "@/server/http/errors";
+import { HttpError, toHttpError } from "@/server/http";
 
 export interface ResponseControl {
   status?: number;
@@ -22,7 +22,7 @@ export interface Context {
 export type Meta = OpenApiMeta<{ successStatus?: number }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
-  // Errors are rewritten to the spec's shape by server/http/rest.ts; tRPC callers get the cause's message.
+  // Errors are rewritten to the spec's shape by server/api/rest.ts; tRPC callers get the cause's message.
   errorFormatter({ shape, error }) {
     const cause = answeredError(error.cause);
     if (!cause) return shape;
@@ -31,6 +31,7 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
 });
 
 export const router = t.router;
+export const mergeRouters = t.mergeRouters;
 
 /** Applies a route's declared success status (meta.successStatus) to the response. */
 const withSuccessStatus = t.middleware(async ({ ctx, meta, next }) => {
@@ -66,13 +67,18 @@ export function answeredError(cause: unknown): HttpError | undefined {
   return cause instanceof DomainError || cause instanceof HttpError ? toHttpError(cause) : undefined;
 }
 
-export const asTrpcError = (error: HttpError) => new TRPCError({ code: trpcCodeFor(error.status), message: error.message, cause: error });
+/** A refusal as a TRPCError of the matching code, keeping the refusal itself as the cause. */
+export function asTrpcError(refusal: DomainError | HttpError): TRPCError {
+  const answered = toHttpError(refusal);
+  return new TRPCError({ code: trpcCodeFor(answered.status), message: answered.message, cause: refusal });
+}
 
 /** A domain error keeps its meaning on /api/trpc (a 404 is NOT_FOUND, not INTERNAL_SERVER_ERROR); REST reads the cause. */
 const withDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  const answered = result.ok ? undefined : answeredError(result.error.cause);
-  if (answered && !result.ok && result.error.code === "INTERNAL_SERVER_ERROR") throw asTrpcError(answered);
+  if (result.ok || result.error.code !== "INTERNAL_SERVER_ERROR") return result;
+  const cause = result.error.cause;
+  if (cause instanceof DomainError || cause instanceof HttpError) throw asTrpcError(cause);
   return result;
 });
 
@@ -96,4 +102,19 @@ export const sessionProcedure = authedProcedure.use(({ ctx, next }) => {
     throw forbidden("This endpoint accepts the session cookie only", "SESSION_REQUIRED");
   }
   return next({ ctx: { ...ctx, identity: ctx.identity } });
+});
+
+/** Admin routes take the X-Admin-API-Key header or an instance administrator's direct credential. */
+function assertAdmin(identity: Identity): void {
+  if (identity.kind === "admin-key") return;
+  if (identity.kind === "user" && identity.via === "oauth") {
+    throw forbidden("OAuth grants are not accepted on admin routes", "ADMIN_REQUIRES_DIRECT_CREDENTIAL");
+  }
+  if (identity.kind === "user" && identity.isAdmin) return;
+  throw forbidden("Administrator access required");
+}
+
+export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
+  assertAdmin(ctx.identity);
+  return next();
 });

@@ -1,4 +1,4 @@
-import { SERVICE_NAME } from "@/server/health/service";
+import { SERVICE_NAME } from "@/server/health";
 
 export const dynamic = "force-dynamic";
 

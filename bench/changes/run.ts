@@ -27,7 +27,7 @@ const { createUser } = await import("@/server/auth/users");
 const { createProject } = await import("@/server/projects/service");
 const { createWorkspace, commitToWorkspace } = await import("@/server/workspaces/service");
 const { commitToBranch, openProjectRepo } = await import("@/server/git");
-const { handleRestRequest } = await import("@/server/http/rest");
+const { handleRestRequest } = await import("@/server/api/rest");
 const { scanFiles } = await import("@/server/evaluators/secret-scan/scanner");
 
 const source = (name: string, round: number, size = 1000) => {

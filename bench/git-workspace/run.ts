@@ -20,7 +20,7 @@ const { closeDatabase } = await import("@/server/db/client");
 const { createUser } = await import("@/server/auth/users");
 const { createProject } = await import("@/server/projects/service");
 const { createWorkspace, commitToWorkspace } = await import("@/server/workspaces/service");
-const { handleRestRequest } = await import("@/server/http/rest");
+const { handleRestRequest } = await import("@/server/api/rest");
 
 const fileMap = (round: number) =>
   Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`src/mod${i % 3}/file${i}.ts`, `// round ${round}\n${"x".repeat(1000)}\n`]));

@@ -19,8 +19,8 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-jobs-"));
 Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test" });
 
 const { closeDatabase, database } = await import("@/server/db/client");
-const { inngest } = await import("@/inngest/client");
-const { serveFunctions } = await import("@/inngest/serve");
+const { inngest } = await import("@/server/jobs/client");
+const { serveFunctions } = await import("@/server/jobs/serve");
 const { EmbeddedExecutor } = await import("@/server/jobs/executor");
 
 const stepStarted = new Map<string, () => void>();

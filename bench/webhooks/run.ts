@@ -33,6 +33,7 @@ Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", A
 
 const { closeDatabase, database } = await import("@/server/db/client");
 const { startEmbeddedExecutor } = await import("@/server/jobs/embedded");
+const { functions } = await import("@/inngest/functions");
 const { startReceiver } = await import("@/server/webhooks/test-receiver");
 const { call } = await import("@/tests/support/http");
 
@@ -47,7 +48,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 const receiver = await startReceiver(() => ({ status: 200, body: "ok" }));
-const executor = await startEmbeddedExecutor();
+const executor = await startEmbeddedExecutor(functions);
 try {
   const { token } = await rest("POST", "/api/admin/users", undefined, { username: "bench" }, 201, { "x-admin-api-key": ADMIN_KEY });
   const project = await rest("POST", "/api/projects", token, { name: "bench" }, 201);

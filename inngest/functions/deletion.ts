@@ -1,6 +1,5 @@
-import { inngest } from "@/inngest/client";
-import { DELETION_REQUESTED_EVENT, runDeletionJob } from "@/server/deletion/service";
-import { markDeletionJobIncomplete } from "@/server/jobs/deletion";
+import { inngest } from "@/server/jobs";
+import { DELETION_REQUESTED_EVENT, markDeletionJobIncomplete, runDeletionJob } from "@/server/deletion";
 
 /**
  * Runs a project or account deletion job. runDeletionJob resumes where it stopped, so an

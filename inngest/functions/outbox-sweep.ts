@@ -1,6 +1,6 @@
 import { OUTBOX_SWEEP_CRON } from "@/server/limits";
-import { inngest } from "@/inngest/client";
-import { publishPendingEvents } from "@/server/events/publish";
+import { inngest } from "@/server/jobs";
+import { publishPendingEvents } from "@/server/events";
 
 /** Every five minutes: dispatches outbox events that publishAfterCommit() missed (crash, failed send). */
 export const outboxSweep = inngest.createFunction(

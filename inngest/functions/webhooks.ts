@@ -1,6 +1,5 @@
-import { inngest } from "@/inngest/client";
-import { attemptDelivery, pruneDeliveryLogs, webhooksForEvent } from "@/server/webhooks/deliver";
-import { WEBHOOK_MAX_ATTEMPTS, retryDelayMs } from "@/server/webhooks/policy";
+import { inngest } from "@/server/jobs";
+import { attemptDelivery, pruneDeliveryLogs, retryDelayMs, WEBHOOK_MAX_ATTEMPTS, webhooksForEvent } from "@/server/webhooks";
 
 /** One durable delivery job per (event, webhook); the event id is the delivery id, so a resent domain event starts no second job. */
 export const WEBHOOK_DELIVER_EVENT = "svc/webhook.deliver";

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { publicProcedure, router } from "@/server/trpc";
 import { ACTIVITY_LIMIT_DEFAULT, ACTIVITY_LIMIT_MAX } from "@/server/limits";
 import { projectActivity } from "./service";
-import { boundedInt, projectParams } from "@/server/issues/schemas";
+import { boundedInt } from "@/server/http";
+import { projectParams } from "@/server/projects";
 
 const eventOutput = () =>
   z.object({ id: z.string(), kind: z.string(), actor: z.string(), occurredAt: z.string(), data: z.record(z.string(), z.unknown()) });

@@ -1,7 +1,7 @@
 import type { DomainEvent } from "@/server/generated/prisma/client";
-import { db } from "@/server/db/client";
-import type { Identity } from "@/server/auth/identity";
-import { projectPath, requireProject } from "@/server/projects/access";
+import { db } from "@/server/db";
+import type { Identity } from "@/server/auth";
+import { projectPath, requireProject } from "@/server/projects";
 
 export interface ActivityEventView {
   id: string;

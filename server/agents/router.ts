@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, router, userProcedure } from "@/server/trpc";
-import { pathSegment, text } from "@/server/http/params";
+import { pathSegment, text } from "@/server/http";
 import { createAgent, deleteAgent, getAgent, listAgents } from "./service";
 
 const agentSchema = () =>

@@ -1,9 +1,6 @@
-import { db } from "@/server/db/client";
-import { actingUserId, type Identity, type UserIdentity } from "@/server/auth/identity";
-import { AGENT_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
-import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
-import { isUuid } from "@/server/auth/ids";
-import { writeAudit } from "@/server/audit/log";
+import { db } from "@/server/db";
+import { actingUserId, AGENT_TOKEN_PREFIX, forgetUserCredentials, type Identity, isUuid, mintToken, type UserIdentity } from "@/server/auth";
+import { writeAudit } from "@/server/audit";
 import { forbidden, notFound } from "@/server/errors";
 
 type AgentRow = {

@@ -1,5 +1,5 @@
-import type { DbOrTx } from "@/server/db/client";
-import type { Identity } from "@/server/auth/identity";
+import type { DbOrTx } from "@/server/db";
+import type { Identity } from "@/server/auth";
 
 export type AuditAction = "secret.written" | "secret.deleted" | "deployment.approved" | "deployment.retried" | "agent.revoked";
 

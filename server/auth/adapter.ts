@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { PrismaAdapter } from "@auth/prisma-adapter";
 import type { Adapter, AdapterUser } from "next-auth/adapters";
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 import { DomainError, conflict } from "@/server/errors";
 import { createSession, deleteSession, findSession, updateSession } from "./session-store";
 import { createUser } from "./users";

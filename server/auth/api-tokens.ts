@@ -1,4 +1,4 @@
-import { db, type DbOrTx, type Tx } from "@/server/db/client";
+import { db, type DbOrTx, type Tx } from "@/server/db";
 import { conflict, notFound } from "@/server/errors";
 import { ACTIVE_TOKENS_MAX } from "@/server/limits";
 import { OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";

@@ -1,5 +1,5 @@
 import { config } from "@/server/config";
-import { database } from "@/server/db/client";
+import { database } from "@/server/db";
 import { dropAllCredentials, dropUserCredentials } from "./credential-cache";
 
 /** PostgreSQL channel on which instances announce revoked credentials (payload: the user id). */

@@ -1,12 +1,10 @@
 import crypto from "node:crypto";
 import { z } from "zod";
 import { config } from "@/server/config";
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 import { DomainError, conflict, forbidden, notFound } from "@/server/errors";
-import { errorResponse } from "@/server/http/errors";
-import { assertSameOrigin } from "@/server/http/csrf";
+import { assertSameOrigin, errorResponse, formToObject, parseJsonBody, readBodyText } from "@/server/http";
 import { JSON_BODY_BYTES_MAX } from "@/server/limits";
-import { formToObject, parseJsonBody, readBodyText } from "@/server/http/body";
 import { authAdapter } from "./adapter";
 import { SESSION_MAX_AGE_SECONDS, sessionSetCookie } from "./session-cookie";
 import { createUser, publicUser, usernameSchema } from "./users";

@@ -1,4 +1,4 @@
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 
 /** lastUsedAt is written at most this often per credential, so requests rarely write. */
 export const LAST_USED_RESOLUTION_MS = 60_000;

@@ -3,7 +3,7 @@ import GitHub from "next-auth/providers/github";
 import type { NextRequest } from "next/server";
 import { config } from "@/server/config";
 import { notFound, notImplemented } from "@/server/errors";
-import { errorResponse } from "@/server/http/errors";
+import { errorResponse } from "@/server/http";
 import { authAdapter } from "./adapter";
 import { authSecret } from "./secret";
 import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, sessionCookieOptions } from "./session-cookie";

@@ -1,5 +1,5 @@
 import { config } from "@/server/config";
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 import { unauthenticated } from "@/server/errors";
 import { anonymous, type Identity } from "./identity";
 import { AGENT_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, credentialFromHeader, hashToken, sameHash } from "./tokens";

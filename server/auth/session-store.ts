@@ -1,5 +1,5 @@
 import type { AdapterSession } from "next-auth/adapters";
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 import { hashToken } from "./tokens";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { db, type DbOrTx } from "@/server/db/client";
+import { db, type DbOrTx } from "@/server/db";
 import { conflict } from "@/server/errors";
 import { USER_TOKEN_PREFIX, mintToken } from "./tokens";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Change, Project } from "@/server/generated/prisma/client";
-import type { Tx } from "@/server/db/client";
+import type { Tx } from "@/server/db";
 import {
   branchRef,
   copyObjects,
@@ -15,11 +15,9 @@ import {
   type Repo,
 } from "@/server/git";
 import { DomainError, conflict, invalid, upstreamFailed } from "@/server/errors";
-import { loadPolicy } from "@/server/policy/load";
-import type { PolicyResult } from "@/server/policy/parse";
-import { runEvaluation } from "@/server/evaluators/run";
-import type { EvaluationOutcome } from "@/server/evaluators/types";
-import { buildChangeDiff, SubmoduleError, type ChangeDiff } from "./diff/change-diff";
+import { loadPolicy, type PolicyResult } from "@/server/policy";
+import { type ChangeDiff, type EvaluationOutcome, runEvaluation } from "@/server/evaluators";
+import { buildChangeDiff, SubmoduleError } from "./diff/change-diff";
 
 /** The project repository and the tip of its default branch. */
 /** The evaluators' input (the diff) could not be built: not the caller's fault, nor a verdict. */

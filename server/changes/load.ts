@@ -1,8 +1,9 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import type { Identity } from "@/server/auth/identity";
-import { db, type DbOrTx, type Tx } from "@/server/db/client";
+import type { Identity } from "@/server/auth";
+import { db, type DbOrTx, type Tx } from "@/server/db";
+import { workspaceNames } from "@/server/workspaces";
 import { notFound } from "@/server/errors";
-import { requireProject, type ProjectRole } from "@/server/projects/access";
+import { type ProjectRole, requireProject } from "@/server/projects";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
@@ -26,5 +27,5 @@ export async function lockChange(tx: Tx, id: string): Promise<Change> {
 }
 
 export async function workspaceName(client: DbOrTx, workspaceId: string): Promise<string | null> {
-  return (await client.workspace.findUnique({ where: { id: workspaceId }, select: { name: true } }))?.name ?? null;
+  return (await workspaceNames([workspaceId], client)).get(workspaceId) ?? null;
 }

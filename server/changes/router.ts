@@ -1,20 +1,20 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router, userProcedure, type Context } from "@/server/trpc";
-import { booleanish, intParam, nameSlug, pathSegment } from "@/server/http/params";
-import { MERGE_BATCH_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "@/server/limits";
-import { projectParams } from "@/server/projects/schemas";
+import { booleanish, nameSlug, pathSegment } from "@/server/http";
+import { MERGE_BATCH_MAX } from "@/server/limits";
+import { projectParams } from "@/server/projects";
 import { mergeBatch } from "./merge/batch";
 import { revertChange } from "./merge/revert";
 import { mergeChange } from "./merge/service";
-import { changeIdParam, changeOutput, costOutput, evalOutput, evalRunOutput } from "./schemas";
+import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput } from "./schemas";
 import { createChange, getChange, listChanges, reevaluateChange, rejectChange } from "./service";
-import { CHANGE_STATUSES } from "./views";
 
 const tags = ["changes"];
 const BY_PATH = "/projects/{namespace}/{slug}/changes";
-// `{name}` may also be the project's id (one segment). GET keeps the @ns/slug form only: a one-segment
-// GET would shadow GET /projects/{namespace}/{slug} of a project named "changes".
+// `{name}` may also be the project's id (one segment). GET by id shares its pattern with
+// GET /projects/{namespace}/{slug}; server/api/shadowed-routes.ts tells them apart.
 const BY_ID = "/projects/{projectId}/changes";
+const listOutput = () => z.object({ project: z.string(), changes: z.array(changeOutput()) });
 
 const createOutput = () => z.object({ change: changeOutput(), eval: evalOutput(), evalRuns: z.array(evalRunOutput()) });
 const batchInput = () => ({ changeIds: z.array(z.string().min(1).max(100)).min(1).max(MERGE_BATCH_MAX), force: booleanish().default(false) });
@@ -53,9 +53,15 @@ export const changesRouter = router({
 
   list: publicProcedure
     .meta({ openapi: { method: "GET", path: BY_PATH, tags, summary: "A project's changes, newest first" } })
-    .input(z.object({ ...projectParams(), status: z.enum(CHANGE_STATUSES).optional(), limit: intParam({ min: 1, max: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT }) }))
-    .output(z.object({ project: z.string(), changes: z.array(changeOutput()) }))
-    .query(({ input, ctx }) => listChanges(ctx.identity, { namespace: input.namespace, slug: input.slug }, { status: input.status, limit: input.limit! })),
+    .input(z.object({ ...projectParams(), ...changeListFilter() }))
+    .output(listOutput())
+    .query(({ input, ctx }) => listChanges(ctx.identity, { namespace: input.namespace, slug: input.slug }, { status: input.status, limit: input.limit })),
+
+  listByProjectId: publicProcedure
+    .meta({ openapi: { method: "GET", path: BY_ID, tags, summary: "A project's changes, newest first (project addressed by id)" } })
+    .input(z.object({ projectId: pathSegment(), ...changeListFilter() }))
+    .output(listOutput())
+    .query(({ input, ctx }) => listChanges(ctx.identity, { id: input.projectId }, { status: input.status, limit: input.limit })),
 
   mergeBatch: userProcedure
     .meta({ openapi: { method: "POST", path: `${BY_PATH}/merge-batch`, tags, summary: "Gate and merge up to 80 changes with one push" } })
@@ -108,3 +114,8 @@ export const changesRouter = router({
     .output(z.object({ rejected: z.boolean(), changeId: z.string() }))
     .mutation(({ input, ctx }) => rejectChange(ctx.identity, input.id)),
 });
+
+// The sub-areas' routers, mounted by server/api/router.ts beside this one.
+export { reviewsRouter } from "./reviews/router";
+export { commentsRouter } from "./comments/router";
+export { conflictsRouter } from "./conflicts/router";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { listLimit } from "@/server/http";
 import { CHANGE_STATUSES } from "./views";
 
 // Output schemas, built per use (trpc-to-openapi mutates shared instances).
@@ -60,4 +61,7 @@ export const costOutput = () =>
   z.object({ kind: z.string(), runs: z.number(), costUsd: z.number(), inputTokens: z.number(), outputTokens: z.number(), durationMs: z.number() });
 
 /** `{id}` of change routes: a uuid (anything else is an unknown change: 404). */
+/** The query of a change listing. */
+export const changeListFilter = () => ({ status: z.enum(CHANGE_STATUSES).optional(), limit: listLimit() });
+
 export const changeIdParam = () => z.string().min(1).max(100);

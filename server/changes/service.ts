@@ -1,10 +1,11 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import { actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth/identity";
-import { db } from "@/server/db/client";
-import { recordEvent } from "@/server/events/record";
+import { actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
+import { db } from "@/server/db";
+import { findWorkspace } from "@/server/workspaces";
+import { recordEvent } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
-import { assertNotDeleting, requireProject } from "@/server/projects/access";
-import { reviewState, statusAfterEvaluation } from "@/server/reviews/rules";
+import { assertNotDeleting, requireProject } from "@/server/projects";
+import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
 import { evaluateWorkspace, newChangeId, persistEvaluation } from "./evaluation";
 import { loadChange, lockChange, workspaceName } from "./load";
 import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeStatus } from "./views";
@@ -23,7 +24,7 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
   const { project } = await requireProject(identity, ref, "write");
   assertNotDeleting(project);
   const prisma = await db();
-  const ws = await prisma.workspace.findUnique({ where: { projectId_name: { projectId: project.id, name: workspace } } });
+  const ws = await findWorkspace(project.id, workspace);
   if (!ws) throw notFound(`Unknown workspace ${workspace}`);
   const id = newChangeId();
   const prepared = await evaluateWorkspace(project, ws.name, id);

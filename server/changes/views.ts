@@ -1,6 +1,7 @@
 import type { Change, EvalRun, Evaluation, Project } from "@/server/generated/prisma/client";
-import { db, type DbOrTx } from "@/server/db/client";
-import { projectPath } from "@/server/projects/access";
+import { db, type DbOrTx } from "@/server/db";
+import { workspaceNames } from "@/server/workspaces";
+import { projectPath } from "@/server/projects";
 
 export const CHANGE_STATUSES = ["open", "needs_changes", "accepted", "approved", "promoted", "merged", "rejected"] as const;
 export type ChangeStatus = (typeof CHANGE_STATUSES)[number];
@@ -15,13 +16,12 @@ export interface ChangeNames {
 /** Workspace names and author usernames for a page of changes: two queries whatever its size. */
 export async function namesFor(changes: Change[], client?: DbOrTx): Promise<ChangeNames> {
   const prisma = client ?? (await db());
-  const workspaceIds = [...new Set(changes.map((c) => c.workspaceId))];
   const userIds = [...new Set(changes.flatMap((c) => (c.authorId ? [c.authorId] : [])))];
   const [workspaces, users] = await Promise.all([
-    prisma.workspace.findMany({ where: { id: { in: workspaceIds } }, select: { id: true, name: true } }),
+    workspaceNames(changes.map((c) => c.workspaceId), prisma),
     userIds.length ? prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, username: true } }) : [],
   ]);
-  return { workspaces: new Map(workspaces.map((w) => [w.id, w.name])), users: new Map(users.map((u) => [u.id, u.username])) };
+  return { workspaces, users: new Map(users.map((u) => [u.id, u.username])) };
 }
 
 export function changeView(change: Change, project: Project, names: ChangeNames) {

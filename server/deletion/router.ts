@@ -1,8 +1,35 @@
 import { z } from "zod";
-import { router, userProcedure } from "@/server/trpc";
+import { router, userProcedure, type Context } from "@/server/trpc";
 import { invalid } from "@/server/errors";
-import { deletionOutput } from "@/server/projects/schemas";
-import { requestDeletion } from "./service";
+import { projectParams } from "@/server/projects";
+import { requestDeletion, requestProjectDeletion } from "./service";
+
+const deletionOutput = () => z.object({ status: z.literal("deleting"), jobId: z.string() });
+
+const PROJECT = "/projects/{namespace}/{slug}";
+const deleteProjectInput = () => z.object({ ...projectParams(), confirm: z.string().optional() });
+
+async function acceptProjectDeletion(ctx: Context, input: { namespace: string; slug: string; confirm?: string }) {
+  const accepted = await requestProjectDeletion(ctx.identity, input, input.confirm);
+  ctx.response.redirect = "/";
+  return accepted;
+}
+
+/** Mounted beside the projects router, under the same tRPC namespace. */
+export const projectDeletionRouter = router({
+  // Owner-level and irreversible: the owner's agents act with the owner's access but may not do this.
+  delete: userProcedure
+    .meta({ openapi: { method: "DELETE", path: PROJECT, tags: ["projects"], summary: "Delete the project (owning user, not an agent; confirm = @ns/slug); asynchronous" }, successStatus: 202 })
+    .input(deleteProjectInput())
+    .output(deletionOutput())
+    .mutation(({ input, ctx }) => acceptProjectDeletion(ctx, input)),
+
+  deleteForm: userProcedure
+    .meta({ openapi: { method: "POST", path: `${PROJECT}/delete`, tags: ["projects"], summary: "Form alias of DELETE (form: 302 home)" }, successStatus: 202 })
+    .input(deleteProjectInput())
+    .output(deletionOutput())
+    .mutation(({ input, ctx }) => acceptProjectDeletion(ctx, input)),
+});
 
 export const accountDeletionRouter = router({
   deleteMe: userProcedure

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { DeletionJob } from "@/server/generated/prisma/client";
-import { db, type Tx } from "@/server/db/client";
-import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
-import { inngest } from "@/inngest/client";
+import { db, type Tx } from "@/server/db";
+import { actingUserId, forgetUserCredentials, type Identity } from "@/server/auth";
+import { invalid } from "@/server/errors";
+import { projectPath, requireProject } from "@/server/projects";
+import { inngest } from "@/server/jobs";
 import { stepsFor } from "./steps";
 
 export type DeletionKind = "project" | "user";
@@ -40,6 +42,16 @@ export async function requestDeletion(kind: DeletionKind, targetId: string, requ
   return { status: "deleting", jobId: job.id };
 }
 
+/**
+ * Accepts a project deletion: owner only (404 for anyone else), `confirm` must be exactly
+ * `@ns/slug`. A repeat while the cascade runs returns the same job.
+ */
+export async function requestProjectDeletion(identity: Identity, ref: { namespace: string; slug: string }, confirm: string | undefined) {
+  const { project } = await requireProject(identity, ref, "owner", { deniedStatus: 404 });
+  if (confirm !== projectPath(project)) throw invalid(`confirm must be exactly ${projectPath(project)}`, "VALIDATION_ERROR");
+  return requestDeletion("project", project.id, actingUserId(identity) ?? null);
+}
+
 /** Sends the job to the executor; a failed send leaves it incomplete (re-drivable) rather than lost. */
 export async function enqueueDeletion(job: Pick<DeletionJob, "id">): Promise<void> {
   try {
@@ -73,4 +85,10 @@ export async function runDeletionJob(jobId: string): Promise<"completed" | "inco
   }
   await prisma.deletionJob.update({ where: { id: jobId }, data: { status: "completed", completedAt: new Date(), lastError: null } });
   return "completed";
+}
+
+/** After the deletion function's last attempt: a job still `deleting` becomes `incomplete` (re-drivable). */
+export async function markDeletionJobIncomplete(jobId: string, reason: string): Promise<void> {
+  const prisma = await db();
+  await prisma.deletionJob.updateMany({ where: { id: jobId, status: "deleting" }, data: { status: "incomplete", lastError: reason } });
 }

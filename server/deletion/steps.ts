@@ -1,5 +1,5 @@
-import type { Db } from "@/server/db/client";
-import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
+import type { Db } from "@/server/db";
+import { forgetUserCredentials } from "@/server/auth";
 import { removeProjectRepos } from "@/server/git";
 import { tombstoneUserId } from "./tombstone";
 

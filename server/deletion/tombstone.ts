@@ -1,4 +1,4 @@
-import type { DbOrTx } from "@/server/db/client";
+import type { DbOrTx } from "@/server/db";
 
 /** Not a valid username (those start with a letter or digit), so no one can register it. */
 export const TOMBSTONE_USERNAME = "~deleted-user";

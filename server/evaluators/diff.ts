@@ -1,6 +1,5 @@
-import type { ChangeDiff } from "@/server/changes/diff/change-diff";
-import { pathMatcher } from "@/server/policy/glob";
-import type { DiffPolicy } from "@/server/policy/schema";
+import type { ChangeDiff } from "./types";
+import { type DiffPolicy, pathMatcher } from "@/server/policy";
 import { verdictOf, type Finding } from "./types";
 
 /** The diff evaluator: the change's size and the paths it touches against the policy's limits. */

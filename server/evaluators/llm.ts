@@ -1,6 +1,6 @@
 import { config } from "@/server/config";
-import type { ChangeDiff } from "@/server/changes/diff/change-diff";
-import type { LlmPolicy } from "@/server/policy/schema";
+import type { ChangeDiff } from "./types";
+import type { LlmPolicy } from "@/server/policy";
 import { addedText } from "./secret-scan/scanner";
 import { parseVerdictReply } from "./verdict";
 import type { EvalRunResult, EvaluationSubject } from "./types";

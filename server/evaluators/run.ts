@@ -4,8 +4,7 @@ import { runSandboxEvaluator, sandboxConfigured } from "./sandbox";
 import { describeSecretFinding, scanFiles } from "./secret-scan/scanner";
 import { timed, verdictOf, type EvalRunResult, type EvaluationOutcome, type EvaluationSubject } from "./types";
 import { runWebhookEvaluator } from "./webhook";
-import type { Policy } from "@/server/policy/schema";
-import type { PolicyResult } from "@/server/policy/parse";
+import type { Policy, PolicyResult } from "@/server/policy";
 
 /** Evaluators a policy names whose instance binding is absent: they fail closed. */
 export function missingBindings(policy: Policy): string[] {

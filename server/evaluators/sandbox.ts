@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { config, inheritedEnvironment } from "@/server/config";
 import type { Repo } from "@/server/git";
-import type { SandboxPolicy } from "@/server/policy/schema";
+import type { SandboxPolicy } from "@/server/policy";
 import type { EvalRunResult } from "./types";
 
 export const sandboxConfigured = () => config.sandboxEnabled;

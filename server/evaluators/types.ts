@@ -1,6 +1,5 @@
 import type { Repo } from "@/server/git";
-import type { ChangeDiff } from "@/server/changes/diff/change-diff";
-import type { PolicyResult } from "@/server/policy/parse";
+import type { PolicyResult } from "@/server/policy";
 
 export interface Finding {
   message: string;
@@ -55,3 +54,25 @@ export async function timed(
 }
 
 export const verdictOf = (findings: Finding[]): "passed" | "failed" => (findings.length === 0 ? "passed" : "failed");
+
+/** What the evaluators judge: the change's files against the base, with texts for the text files. */
+export interface DiffFile {
+  path: string;
+  status: "added" | "modified" | "deleted";
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  /** Size of the new content in bytes (0 for a deletion). */
+  bytes: number;
+  /** Text before and after (null when absent or binary). */
+  oldText: string | null;
+  newText: string | null;
+}
+
+export interface ChangeDiff {
+  base: string;
+  tip: string;
+  files: DiffFile[];
+  additions: number;
+  deletions: number;
+}

@@ -1,5 +1,5 @@
-import type { WebhookPolicy } from "@/server/policy/schema";
-import { guardedPost } from "@/server/webhooks/deliver";
+import type { WebhookPolicy } from "@/server/policy";
+import { guardedPost } from "@/server/webhooks";
 import { parseVerdictReply } from "./verdict";
 import type { EvalRunResult, EvaluationSubject } from "./types";
 

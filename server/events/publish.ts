@@ -1,5 +1,5 @@
-import { inngest } from "@/inngest/client";
-import { database, type Database } from "@/server/db/client";
+import { inngest } from "@/server/jobs";
+import { database, type Database } from "@/server/db";
 
 /** The Inngest event every outbox row becomes; webhooks and other consumers subscribe to it. */
 export const DOMAIN_EVENT = "svc/domain.event";

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { DbOrTx } from "@/server/db/client";
+import type { DbOrTx } from "@/server/db";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
 export const EVENT_KINDS = [

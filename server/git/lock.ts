@@ -1,4 +1,4 @@
-import { database, type Tx } from "@/server/db/client";
+import { database, type Tx } from "@/server/db";
 
 // Waiters per key in this process; a PostgreSQL advisory lock extends the exclusion to every
 // instance sharing the database (PGlite is one process by construction).

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DomainError, conflict, invalid, notFound } from "@/server/errors";
-import type { Tx } from "@/server/db/client";
+import type { Tx } from "@/server/db";
 import { withRepoLock } from "./lock";
 import { readObject } from "./objects";
 import type { Repo } from "./repo";

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { config } from "@/server/config";
-import { db } from "@/server/db/client";
-import { queueHealth } from "@/server/jobs/health";
+import { db } from "@/server/db";
+import { queueHealth } from "@/server/jobs";
 
 export const SERVICE_NAME = "svc-forge";
 

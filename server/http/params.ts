@@ -31,13 +31,8 @@ export const nameSlug = () => z.string().regex(NAME_PATTERN, "must be a 1-64 cha
  */
 export const booleanish = () => z.union([z.literal(true), z.literal(false), z.enum(["true", "false", "on"]).transform((value) => value !== "false")]);
 
-/** Integer query parameter with a default and bounds. */
-export const intParam = (options: { min?: number; max?: number; default?: number } = {}) => {
-  let schema = z.coerce.number().int();
-  if (options.min !== undefined) schema = schema.min(options.min);
-  if (options.max !== undefined) schema = schema.max(options.max);
-  return options.default !== undefined ? schema.default(options.default) : schema.optional();
-};
+/** A bounded integer query parameter with a default (typed as always present after parsing). */
+export const boundedInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
-export const listLimit = () => intParam({ min: 1, max: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT });
-export const listOffset = () => intParam({ min: 0, default: 0 });
+export const listLimit = () => boundedInt(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
+export const listOffset = () => boundedInt(0, Number.MAX_SAFE_INTEGER, 0);

@@ -1,16 +1,12 @@
 import { z } from "zod";
-import { namespaceSegment, pathSegment, text } from "@/server/http/params";
-import { ISSUE_QUERY_MAX, ISSUE_TITLE_MAX, LABEL_LENGTH_MAX, LABELS_MAX, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, TEXT_BODY_MAX } from "@/server/limits";
+import { listLimit, listOffset, text } from "@/server/http";
+import { projectParams } from "@/server/projects";
+import { ISSUE_QUERY_MAX, ISSUE_TITLE_MAX, LABEL_LENGTH_MAX, LABELS_MAX, TEXT_BODY_MAX } from "@/server/limits";
 
 // Built per use: trpc-to-openapi mutates shared schema instances (see server/http/params.ts).
 
-export const projectParams = () => ({ namespace: namespaceSegment(), slug: pathSegment() });
 /** An issue number: the column is a 32-bit integer, so larger numbers are refused (400), not a 500. */
 export const issueNumber = () => z.coerce.number().int().min(1).max(2_147_483_647);
-/** A bounded integer query parameter with a default (typed as always present after parsing). */
-export const boundedInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
-const listLimit = () => boundedInt(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
-const listOffset = () => boundedInt(0, Number.MAX_SAFE_INTEGER, 0);
 
 const uuid = () => z.string().uuid();
 

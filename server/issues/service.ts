@@ -1,9 +1,8 @@
 import type { Issue, IssueComment } from "@/server/generated/prisma/client";
-import { db, type Db, type DbOrTx, type Tx } from "@/server/db/client";
-import { actorOf, type Identity } from "@/server/auth/identity";
-import { assertNotDeleting, requireProject } from "@/server/projects/access";
-import { recordEvent } from "@/server/events/record";
-import { publishAfterCommit } from "@/server/events/publish";
+import { db, type Db, type DbOrTx, type Tx } from "@/server/db";
+import { actorOf, type Identity } from "@/server/auth";
+import { assertNotDeleting, requireProject } from "@/server/projects";
+import { publishAfterCommit, recordEvent } from "@/server/events";
 import { invalid, conflict, notFound } from "@/server/errors";
 import type { CommentView, IssueView } from "./schemas";
 

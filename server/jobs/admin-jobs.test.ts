@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inngest } from "@/inngest/client";
+import { inngest } from "@/server/jobs/client";
 import { TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { drainJobs, useTestJobs } from "@/tests/support/jobs";

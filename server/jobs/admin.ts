@@ -1,6 +1,6 @@
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 import { conflict, notFound } from "@/server/errors";
-import { inngest } from "@/inngest/client";
+import { inngest } from "@/server/jobs/client";
 import { LIST_LIMIT_DEFAULT } from "@/server/limits";
 import { ACTIVE_STATUSES } from "./store";
 

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { Tx } from "@/server/db/client";
+import type { Tx } from "@/server/db";
 import { compileExpression } from "./expressions";
 import type { FunctionSpec } from "./registry";
 import { ACTIVE_STATUSES, asJson, insertSteps, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";

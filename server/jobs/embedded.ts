@@ -1,3 +1,5 @@
+import type { InngestFunction } from "inngest";
+import { serveFunctions } from "./serve";
 import { EmbeddedExecutor } from "./executor";
 
 const holder = globalThis as unknown as { __svcEmbeddedExecutor?: EmbeddedExecutor };
@@ -7,10 +9,9 @@ export function embeddedExecutor(): EmbeddedExecutor | undefined {
   return holder.__svcEmbeddedExecutor;
 }
 
-/** Starts the executor on the production registry, served by the same handler as /api/inngest. */
-export async function startEmbeddedExecutor(): Promise<EmbeddedExecutor> {
+/** Starts the executor on a registry (the production one: inngest/functions), served as /api/inngest serves it. */
+export async function startEmbeddedExecutor(functions: InngestFunction.Any[]): Promise<EmbeddedExecutor> {
   if (holder.__svcEmbeddedExecutor) return holder.__svcEmbeddedExecutor;
-  const [{ serveFunctions }, { functions }] = await Promise.all([import("@/inngest/serve"), import("@/inngest/functions")]);
   const executor = new EmbeddedExecutor({ handler: serveFunctions(functions) });
   holder.__svcEmbeddedExecutor = executor;
   try {

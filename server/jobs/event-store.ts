@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { db, type DbOrTx } from "@/server/db/client";
+import { db, type DbOrTx } from "@/server/db";
 
 const eventSchema = z.object({
   id: z.string().min(1).optional(),

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { NonRetriableError, RetryAfterError } from "inngest";
-import { inngest } from "@/inngest/client";
+import { inngest } from "@/server/jobs/client";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { advanceJobClock, drainJobs, startTestExecutor, stopTestExecutor } from "@/tests/support/jobs";
 

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { config } from "@/server/config";
-import { database } from "@/server/db/client";
+import { database } from "@/server/db";
 import { dispatchEvents, fireDueSchedules, syncSchedules } from "./dispatch";
 import { backoffMs, parseDuration, retryAfterMs, sleepUntil } from "./durations";
 import { compileExpression } from "./expressions";

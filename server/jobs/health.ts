@@ -1,5 +1,5 @@
 import { config } from "@/server/config";
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 import { embeddedExecutor } from "./embedded";
 import { inngestConfigured } from "./mode";
 

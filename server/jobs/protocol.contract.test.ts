@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { NonRetriableError, version } from "inngest";
-import { inngest } from "@/inngest/client";
-import { serveFunctions } from "@/inngest/serve";
+import { inngest } from "@/server/jobs/client";
+import { serveFunctions } from "@/server/jobs/serve";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { embeddedSigningKey } from "./mode";
 import { PROTOCOL_SDK_VERSION, readOutcome, runRequest, syncRequest, type MemoizedStep } from "./protocol";

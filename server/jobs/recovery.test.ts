@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { inngest } from "@/inngest/client";
-import { serveFunctions } from "@/inngest/serve";
+import { inngest } from "@/server/jobs/client";
+import { serveFunctions } from "@/server/jobs/serve";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { TestClock } from "@/tests/support/jobs";
 import { EmbeddedExecutor } from "./executor";

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { router } from "@/server/trpc";
-import { adminProcedure } from "@/server/admin/router";
-import { listLimit } from "@/server/http/params";
+import { router, adminProcedure } from "@/server/trpc";
+import { listLimit } from "@/server/http";
 import { RUN_STATUSES, cancelRun, getRun, listRuns } from "./admin";
 
 const runSchema = () =>

@@ -1,4 +1,4 @@
-import type { Tx } from "@/server/db/client";
+import type { Tx } from "@/server/db";
 import type { Prisma } from "@/server/generated/prisma/client";
 import type { FunctionSpec } from "./registry";
 import { asJson, insertSteps, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";

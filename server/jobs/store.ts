@@ -1,4 +1,4 @@
-import type { Db, DbOrTx, Tx } from "@/server/db/client";
+import type { Db, DbOrTx, Tx } from "@/server/db";
 import { Prisma } from "@/server/generated/prisma/client";
 
 /** What the executor runs on: the Prisma client and which database it is (locking differs). */

@@ -1,6 +1,6 @@
 import type { Project } from "@/server/generated/prisma/client";
-import { db, type DbOrTx } from "@/server/db/client";
-import { actingUserId, type Identity } from "@/server/auth/identity";
+import { db, type DbOrTx } from "@/server/db";
+import { actingUserId, type Identity } from "@/server/auth";
 import { conflict, forbidden, notFound } from "@/server/errors";
 
 export type ProjectRole = "none" | "read" | "write" | "admin" | "owner";

@@ -1,6 +1,6 @@
-import type { Identity } from "@/server/auth/identity";
+import type { Identity } from "@/server/auth";
 import { config } from "@/server/config";
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 import type { Signature } from "@/server/git";
 import { unauthenticated } from "@/server/errors";
 

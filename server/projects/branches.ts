@@ -1,4 +1,4 @@
-import type { Identity } from "@/server/auth/identity";
+import type { Identity } from "@/server/auth";
 import { createBranch, deleteBranch, openProjectRepo } from "@/server/git";
 import { conflict } from "@/server/errors";
 import { assertNotDeleting, requireProject } from "./access";

@@ -1,6 +1,6 @@
 import type { Project } from "@/server/generated/prisma/client";
-import type { Identity } from "@/server/auth/identity";
-import { db } from "@/server/db/client";
+import type { Identity } from "@/server/auth";
+import { db } from "@/server/db";
 import { listFiles, listBranches, log, openProjectRepo, readFile, resolveBranch, type Repo } from "@/server/git";
 import { notFound } from "@/server/errors";
 import { BRANCH_LIST_CAP } from "@/server/limits";

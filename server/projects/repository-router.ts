@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
-import { intParam, listLimit, pathSegment } from "@/server/http/params";
+import { boundedInt, listLimit, pathSegment } from "@/server/http";
 import { COMMIT_LOG_DEPTH_DEFAULT } from "@/server/limits";
 import { projectParams } from "./schemas";
 import { createProjectBranch, deleteProjectBranch } from "./branches";
@@ -39,7 +39,7 @@ export const repositoryRouter = router({
 
   log: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" } })
-    .input(z.object({ ...projectParams(), depth: intParam({ min: 1, max: LOG_DEPTH_MAX, default: COMMIT_LOG_DEPTH_DEFAULT }), ref: refQuery() }))
+    .input(z.object({ ...projectParams(), depth: boundedInt(1, LOG_DEPTH_MAX, COMMIT_LOG_DEPTH_DEFAULT), ref: refQuery() }))
     .output(
       z.object({
         ...envelope(),
@@ -69,7 +69,7 @@ export const repositoryRouter = router({
         ),
       }),
     )
-    .query(({ input, ctx }) => projectProvenance(ctx.identity, input, input.limit!)),
+    .query(({ input, ctx }) => projectProvenance(ctx.identity, input, input.limit)),
 
   branches: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/branches`, tags, summary: "Branch list envelope (capped; the default branch is always kept)" } })
@@ -83,7 +83,7 @@ export const repositoryRouter = router({
     .output(branchOutput())
     .mutation(({ input, ctx }) => createProjectBranch(ctx.identity, input, { name: input.name, startPoint: input.startPoint })),
 
-  // Hierarchical names arrive as one %2F-joined segment (see the rewrite table in server/http/rest.ts).
+  // Hierarchical names arrive as one %2F-joined segment (see the rewrite table in server/api/rest.ts).
   deleteBranch: authedProcedure
     .meta({ openapi: { method: "DELETE", path: `${PROJECT}/branches/{name}`, tags, summary: "Delete a branch (writers; never the default branch)" } })
     .input(z.object({ ...projectParams(), name: pathSegment() }))

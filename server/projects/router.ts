@@ -1,21 +1,13 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, userProcedure, router, type Context } from "@/server/trpc";
-import { booleanish, nameSlug, text } from "@/server/http/params";
+import { authedProcedure, publicProcedure, router } from "@/server/trpc";
+import { booleanish, nameSlug, text } from "@/server/http";
 import { projectPath } from "./access";
-import { deletionOutput, projectCreateOutput, projectOutput, projectParams } from "./schemas";
-import { createProject, deleteProject, getProject, listProjects } from "./service";
+import { projectCreateOutput, projectOutput, projectParams } from "./schemas";
+import { createProject, getProject, listProjects } from "./service";
 import { projectView } from "./view";
 
 const tags = ["projects"];
 const PROJECT = "/projects/{namespace}/{slug}";
-
-const deleteInput = () => z.object({ ...projectParams(), confirm: z.string().optional() });
-
-async function acceptDeletion(ctx: Context, input: { namespace: string; slug: string; confirm?: string }) {
-  const accepted = await deleteProject(ctx.identity, input, input.confirm);
-  ctx.response.redirect = "/";
-  return accepted;
-}
 
 export const projectsRouter = router({
   create: authedProcedure
@@ -48,16 +40,6 @@ export const projectsRouter = router({
     .output(projectOutput())
     .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input))),
 
-  // Owner-level and irreversible: the owner's agents act with the owner's access but may not do this.
-  delete: userProcedure
-    .meta({ openapi: { method: "DELETE", path: PROJECT, tags, summary: "Delete the project (owning user, not an agent; confirm = @ns/slug); asynchronous" }, successStatus: 202 })
-    .input(deleteInput())
-    .output(deletionOutput())
-    .mutation(({ input, ctx }) => acceptDeletion(ctx, input)),
-
-  deleteForm: userProcedure
-    .meta({ openapi: { method: "POST", path: `${PROJECT}/delete`, tags, summary: "Form alias of DELETE (form: 302 home)" }, successStatus: 202 })
-    .input(deleteInput())
-    .output(deletionOutput())
-    .mutation(({ input, ctx }) => acceptDeletion(ctx, input)),
 });
+
+export { repositoryRouter } from "./repository-router";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { namespaceSegment, pathSegment } from "@/server/http/params";
+import { namespaceSegment, pathSegment } from "@/server/http";
 
 // Built per use: trpc-to-openapi mutates shared schema instances (see server/http/params.ts).
 
@@ -33,4 +33,3 @@ export const projectCreateOutput = () =>
     .pick({ id: true, name: true, namespace: true, slug: true, path: true, remote: true, visibility: true })
     .extend({ commit: z.string() });
 
-export const deletionOutput = () => z.object({ status: z.literal("deleting"), jobId: z.string() });

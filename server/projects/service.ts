@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Project } from "@/server/generated/prisma/client";
-import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
-import { db } from "@/server/db/client";
-import { recordEvent } from "@/server/events/record";
+import { actingUserId, actorOf, type Identity } from "@/server/auth";
+import { db } from "@/server/db";
+import { recordEvent } from "@/server/events";
 import { commitToBranch, initProjectRepo, removeProjectRepos, type FileMap } from "@/server/git";
-import { invalid, conflict, forbidden, notFound, unauthenticated } from "@/server/errors";
-import { requestDeletion } from "@/server/deletion/service";
+import { conflict, forbidden, notFound, unauthenticated } from "@/server/errors";
 import { atLeast, orgRole, projectPath, requireProject } from "./access";
 import { commitAuthorship } from "./authorship";
 import { assertFileMapWithinLimits } from "./file-map";
@@ -101,14 +100,4 @@ export async function listProjects(identity: Identity): Promise<Project[]> {
 
 export async function getProject(identity: Identity, ref: { namespace: string; slug: string }): Promise<Project> {
   return (await requireProject(identity, ref, "read")).project;
-}
-
-/**
- * Accepts a project deletion: owner only (404 for anyone else), `confirm` must be exactly
- * `@ns/slug`. A repeat while the cascade runs returns the same job.
- */
-export async function deleteProject(identity: Identity, ref: { namespace: string; slug: string }, confirm: string | undefined) {
-  const { project } = await requireProject(identity, ref, "owner", { deniedStatus: 404 });
-  if (confirm !== projectPath(project)) throw invalid(`confirm must be exactly ${projectPath(project)}`, "VALIDATION_ERROR");
-  return requestDeletion("project", project.id, actingUserId(identity) ?? null);
 }

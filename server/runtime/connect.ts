@@ -1,5 +1,5 @@
 import { config } from "@/server/config";
-import { database, type Database } from "@/server/db/client";
+import { database, type Database } from "@/server/db";
 
 const RETRY_DELAY_MAX_MS = 5_000;
 

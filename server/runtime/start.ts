@@ -1,5 +1,5 @@
 import { validateConfig } from "@/server/config";
-import { closeDatabase } from "@/server/db/client";
+import { closeDatabase } from "@/server/db";
 import { connectAtStartup } from "./connect";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
@@ -26,7 +26,7 @@ export async function startServerRuntime(): Promise<void> {
   validateConfig();
   await connectAtStartup();
   await startJobs();
-  const { startRevocationListener } = await import("@/server/auth/credential-invalidation");
+  const { startRevocationListener } = await import("@/server/auth");
   const revocations = await startRevocationListener();
   onShutdown(() => revocations.stop());
   const shutdown = async (signal: string) => {
@@ -43,12 +43,12 @@ export async function startServerRuntime(): Promise<void> {
 
 /** Without Inngest configuration the embedded executor drives the functions; it stops before the database closes. */
 async function startJobs(): Promise<void> {
-  const { inngestConfigured } = await import("@/server/jobs/mode");
+  const { inngestConfigured } = await import("@/server/jobs");
   if (inngestConfigured()) return;
-  const { startEmbeddedExecutor } = await import("@/server/jobs/embedded");
-  const executor = await startEmbeddedExecutor();
+  const [{ startEmbeddedExecutor }, { functions }] = await Promise.all([import("@/server/jobs"), import("@/inngest/functions")]);
+  const executor = await startEmbeddedExecutor(functions);
   onShutdown(() => executor.stop());
   // Outbox rows left undispatched by the previous process go out now rather than at the next sweep.
-  const { publishAfterCommit } = await import("@/server/events/publish");
+  const { publishAfterCommit } = await import("@/server/events");
   void publishAfterCommit();
 }

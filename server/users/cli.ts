@@ -1,9 +1,8 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { db } from "@/server/db/client";
+import { db } from "@/server/db";
 import { invalid, notFound } from "@/server/errors";
-import { createUser, publicUser, usernameSchema } from "@/server/auth/users";
-import { createApiToken } from "@/server/auth/api-tokens";
+import { createApiToken, createUser, publicUser, usernameSchema } from "@/server/auth";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 
 export const SVC_USAGE = `usage: npm run svc -- <command>

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { authedProcedure, router, sessionProcedure, userProcedure } from "@/server/trpc";
 import { forbidden } from "@/server/errors";
-import { pathSegment, text } from "@/server/http/params";
+import { pathSegment, text } from "@/server/http";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
-import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth/api-tokens";
+import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth";
 import { disableLegacyCredential, profileOf, rotateLegacyCredential } from "./service";
 
 const tokenSchema = () =>

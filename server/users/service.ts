@@ -1,8 +1,6 @@
-import { db } from "@/server/db/client";
-import type { UserIdentity } from "@/server/auth/identity";
+import { db } from "@/server/db";
+import { forgetUserCredentials, mintToken, USER_TOKEN_PREFIX, type UserIdentity } from "@/server/auth";
 import { conflict, unauthenticated } from "@/server/errors";
-import { USER_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
-import { forgetUserCredentials } from "@/server/auth/credential-invalidation";
 
 /** GET /api/users/me: answered from the resolved identity, so it costs no database read. */
 export function profileOf(identity: UserIdentity) {

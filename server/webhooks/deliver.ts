@@ -1,11 +1,11 @@
 import crypto from "node:crypto";
-import { unseal } from "@/server/keys/seal";
+import { unseal } from "@/server/keys";
 import http from "node:http";
 import https from "node:https";
-import { db } from "@/server/db/client";
-import { isUuid } from "@/server/auth/ids";
+import { db } from "@/server/db";
+import { isUuid } from "@/server/auth";
 import { config } from "@/server/config";
-import { projectPath } from "@/server/projects/access";
+import { projectPath } from "@/server/projects";
 import { assertAllowedTarget, guardedLookup, TargetRefusedError } from "./targets";
 import { subscribes } from "./event-filter";
 import {

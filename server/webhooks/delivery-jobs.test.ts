@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { inngest } from "@/inngest/client";
+import { inngest } from "@/server/jobs/client";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { WEBHOOK_MAX_ATTEMPTS } from "./policy";

@@ -1,4 +1,4 @@
-import { SUBSCRIBABLE_EVENT_KINDS } from "@/server/events/record";
+import { SUBSCRIBABLE_EVENT_KINDS } from "@/server/events";
 
 /**
  * A webhook's `events`: `*` (every kind) or a comma-separated subset of the subscribable kinds.

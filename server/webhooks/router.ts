@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { publicProcedure, router } from "@/server/trpc";
-import { namespaceSegment, pathSegment } from "@/server/http/params";
+import { namespaceSegment, pathSegment } from "@/server/http";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, toggleWebhook } from "./service";
 
 const BASE = "/projects/{namespace}/{slug}/webhooks";

@@ -1,11 +1,10 @@
 import crypto from "node:crypto";
 import type { Webhook, WebhookDelivery } from "@/server/generated/prisma/client";
-import { db } from "@/server/db/client";
-import { seal } from "@/server/keys/seal";
-import type { Identity } from "@/server/auth/identity";
-import { assertNotDeleting, requireProject } from "@/server/projects/access";
+import { db } from "@/server/db";
+import { seal } from "@/server/keys";
+import { type Identity, isUuid } from "@/server/auth";
+import { assertNotDeleting, requireProject } from "@/server/projects";
 import { invalid, notFound } from "@/server/errors";
-import { isUuid } from "@/server/auth/ids";
 import { assertAllowedTarget, TargetRefusedError } from "./targets";
 import { normalizeEventFilter } from "./event-filter";
 import { WEBHOOK_DELIVERY_LOG_PAGE } from "./policy";

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
-import { nameSlug, pathSegment, text } from "@/server/http/params";
-import { projectPath } from "@/server/projects/access";
-import { fileMapInput, projectParams } from "@/server/projects/schemas";
-import { workspaceRemote } from "@/server/projects/view";
+import { nameSlug, pathSegment, text } from "@/server/http";
+import { fileMapInput, projectParams, projectPath, workspaceRemote } from "@/server/projects";
 import { commitToWorkspace, createWorkspace, listWorkspaces, workspaceView } from "./service";
 
 const tags = ["workspaces"];

@@ -1,13 +1,10 @@
 import type { Project, Workspace } from "@/server/generated/prisma/client";
-import { actingUserId, actorOf, type Identity } from "@/server/auth/identity";
-import { db } from "@/server/db/client";
-import { recordEvent } from "@/server/events/record";
+import { actingUserId, actorOf, type Identity } from "@/server/auth";
+import { db, type DbOrTx } from "@/server/db";
+import { recordEvent } from "@/server/events";
 import { commitToBranch, createWorkspaceFork, headBranch, openWorkspaceRepo, repoExists, type FileMap } from "@/server/git";
 import { conflict, internal, notFound } from "@/server/errors";
-import { assertNotDeleting, atLeast, findProject, projectPath, projectRole, requireProject, type ProjectRole } from "@/server/projects/access";
-import { commitAuthorship } from "@/server/projects/authorship";
-import { assertFileMapWithinLimits } from "@/server/projects/file-map";
-import { workspaceRemote } from "@/server/projects/view";
+import { assertFileMapWithinLimits, assertNotDeleting, atLeast, commitAuthorship, findProject, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -65,6 +62,19 @@ export async function listWorkspaces(identity: Identity, ref: ProjectRef) {
   return { project, workspaces };
 }
 
+/** A project's workspace by name, or null. */
+export async function findWorkspace(projectId: string, name: string): Promise<Workspace | null> {
+  return (await db()).workspace.findUnique({ where: { projectId_name: { projectId, name } } });
+}
+
+/** Workspace names by id, one query for any number (inside the caller's transaction when given). */
+export async function workspaceNames(ids: string[], client?: DbOrTx): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await (client ?? (await db())).workspace.findMany({ where: { id: { in: unique } }, select: { id: true, name: true } });
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 /** Workspace writers: project writers who created the workspace (an agent counts as its owner), and project admins. */
 export function canWriteWorkspace(identity: Identity, role: ProjectRole, workspace: Pick<Workspace, "createdById">): boolean {
   if (!atLeast(role, "write")) return false;
@@ -81,7 +91,7 @@ async function writableWorkspace(identity: Identity, projectId: string, name: st
   const project = await findProject({ id: projectId });
   if (!project) throw notFound();
   const role = await projectRole(identity, project);
-  const workspace = await (await db()).workspace.findUnique({ where: { projectId_name: { projectId: project.id, name } } });
+  const workspace = await findWorkspace(project.id, name);
   if (!workspace || !canWriteWorkspace(identity, role, workspace)) throw notFound();
   assertNotDeleting(project);
   return { project, workspace };

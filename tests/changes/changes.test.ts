@@ -161,6 +161,26 @@ describe("GET changes", () => {
     expect((await call("GET", `/api/projects/${project.path}/changes?status=bogus`)).status).toBe(400);
   });
 
+  it("lists by project id too, while a project named changes stays reachable at @ns/changes", async () => {
+    const alice = await createTestUser();
+    const bob = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n" });
+    const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
+    const byId = await call("GET", `/api/projects/${project.id}/changes?status=accepted&limit=5`, { token: alice.token });
+    expect(byId.status, JSON.stringify(byId.body)).toBe(200);
+    expect(byId.body).toMatchObject({ project: project.path, changes: [{ id: change.id }] });
+    expect((await call("HEAD", `/api/projects/${project.id}/changes`, { token: alice.token })).status).toBe(200);
+    expect((await call("GET", `/api/projects/${project.id}/changes`, { token: bob.token })).status).toBe(404);
+    expect((await call("GET", `/api/projects/${project.id}/changes?limit=0`, { token: alice.token })).body.code).toBe("VALIDATION_ERROR");
+    expect((await call("GET", `/api/projects/${crypto.randomUUID()}/changes`, { token: alice.token })).status).toBe(404);
+
+    const named = await call("POST", "/api/projects", { token: alice.token, body: { name: "changes" } });
+    expect(named.status, JSON.stringify(named.body)).toBe(201);
+    const got = await call("GET", `/api/projects/@${alice.username}/changes`, { token: alice.token });
+    expect(got.status).toBe(200);
+    expect(got.body.path).toBe(`@${alice.username}/changes`);
+  });
+
   it("gets a change with its latest eval runs and per-kind costs; 404 for unknown or unreadable", async () => {
     const alice = await createTestUser();
     const bob = await createTestUser();

@@ -1,6 +1,6 @@
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
-import type { AppRouter } from "@/server/router";
+import type { AppRouter } from "@/server/api/router";
 import { db } from "@/server/db/client";
 import { TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
 import { routeModuleFor, TEST_ORIGIN } from "@/tests/support/http";

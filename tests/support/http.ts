@@ -6,7 +6,7 @@ import * as inngestServe from "@/app/api/inngest/route";
 import * as devLogin from "@/app/api/auth/dev-login/route";
 import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 import * as gitHttp from "@/app/(git)/git-http/[...path]/route";
-import { parseGitPath } from "@/server/git/smart-http/target";
+import { parseGitPath } from "@/server/git-http/target";
 
 export const TEST_ORIGIN = "http://svc.test";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "vitest";
 import type { InngestFunction } from "inngest";
 import { functions as productionFunctions } from "@/inngest/functions";
-import { serveFunctions } from "@/inngest/serve";
+import { serveFunctions } from "@/server/jobs/serve";
 import { EmbeddedExecutor, type Clock, type ExecutorOptions } from "@/server/jobs/executor";
 
 /** Real time plus an offset that tests move forward (sleeps, backoffs, wait timeouts, leases). */

@@ -1,4 +1,4 @@
-import { handleRestRequest } from "@/server/http/rest";
+import { handleRestRequest } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 

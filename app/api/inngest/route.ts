@@ -1,5 +1,5 @@
 import { functions } from "@/inngest/functions";
-import { serveFunctions } from "@/inngest/serve";
+import { serveFunctions } from "@/server/jobs";
 
 export const dynamic = "force-dynamic";
 

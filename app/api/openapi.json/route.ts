@@ -1,4 +1,4 @@
-import { openApiDocument } from "@/server/http/openapi";
+import { openApiDocument } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 

@@ -1,27 +1,7 @@
 import type { Repo } from "@/server/git";
+import type { ChangeDiff, DiffFile } from "@/server/evaluators";
 import { readBlobs } from "./blobs";
 import { diffTrees, GITLINK_MODE, type RawDiffEntry } from "./tree-diff";
-
-export interface DiffFile {
-  path: string;
-  status: "added" | "modified" | "deleted";
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  /** Size of the new content in bytes (0 for a deletion). */
-  bytes: number;
-  /** Text before and after (null when absent or binary). */
-  oldText: string | null;
-  newText: string | null;
-}
-
-export interface ChangeDiff {
-  base: string;
-  tip: string;
-  files: DiffFile[];
-  additions: number;
-  deletions: number;
-}
 
 const STATUS: Record<RawDiffEntry["status"], DiffFile["status"]> = { A: "added", M: "modified", D: "deleted", T: "modified" };
 

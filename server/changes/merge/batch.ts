@@ -1,13 +1,14 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import { actorOf, type UserIdentity } from "@/server/auth/identity";
-import { db } from "@/server/db/client";
+import { actorOf, type UserIdentity } from "@/server/auth";
+import { db } from "@/server/db";
 import { forbidden } from "@/server/errors";
-import { loadPolicy } from "@/server/policy/load";
-import { requireProject } from "@/server/projects/access";
-import { commitAuthorship } from "@/server/projects/authorship";
-import { reviewStates } from "@/server/reviews/rules";
+import { loadPolicy } from "@/server/policy";
+import { commitAuthorship, requireProject } from "@/server/projects";
+import { workspaceNames } from "@/server/workspaces";
+import { reviewStates } from "@/server/changes/reviews/rules";
 import { projectHead } from "../evaluation";
 import { isUuid } from "../load";
+import { recordConflicts } from "../conflicts/record";
 import { writeLandingCommit } from "./commit";
 import { firstGateFailure, skipReason } from "./gates";
 import { agentModels, landOnDefaultBranch, recordMerged, retryWhenBranchMoves } from "./land";
@@ -57,11 +58,10 @@ async function attemptBatch(
   const byId = new Map(found.map((c) => [c.id, c]));
   const [evaluations, workspaces, reviews] = await Promise.all([
     prisma.evaluation.findMany({ where: { changeId: { in: found.map((c) => c.id) } }, select: { changeId: true, verdict: true } }),
-    prisma.workspace.findMany({ where: { id: { in: found.map((c) => c.workspaceId) } }, select: { id: true, name: true } }),
+    workspaceNames(found.map((c) => c.workspaceId), prisma),
     reviewStates(prisma, found),
   ]);
   const passed = new Set(evaluations.filter((e) => e.verdict === "passed").map((e) => e.changeId));
-  const workspaceNames = new Map(workspaces.map((w) => [w.id, w.name]));
   const eligible: Change[] = [];
   for (const id of ids) {
     const change = byId.get(id);
@@ -72,7 +72,7 @@ async function attemptBatch(
     const failure = await firstGateFailure({
       project,
       change,
-      workspace: workspaceNames.get(change.workspaceId) ?? null,
+      workspace: workspaces.get(change.workspaceId) ?? null,
       repo,
       head,
       policy,
@@ -98,7 +98,7 @@ async function attemptBatch(
           conflicted.push({ change, files: outcome.conflictingFiles, head: current });
           continue;
         }
-        const workspace = workspaceNames.get(change.workspaceId) ?? null;
+        const workspace = workspaces.get(change.workspaceId) ?? null;
         current = await writeLandingCommit(repo, { tree: outcome.tree, head: current, change, workspace, strategy: "merge", signature: author });
         merged.push({ change, commit: current });
       }
@@ -116,11 +116,7 @@ async function attemptBatch(
     { head, commit: current },
     async (tx) => {
       await recordMerged(tx, { project, merged, mergedById: identity.userId, strategy: "merge", actor: actorOf(identity), agentModels: models });
-      if (conflicted.length > 0) {
-        await tx.conflict.createMany({
-          data: conflicted.map(({ change, files, head: at }) => ({ projectId: project.id, changeId: change.id, baseSha: change.baseSha, headSha: at, tipSha: change.tipSha, files })),
-        });
-      }
+      await recordConflicts(tx, project.id, conflicted);
     },
     { timeout: 60_000 },
   );

@@ -1,9 +1,9 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { hasObject, type Repo } from "@/server/git";
 import { type DomainError, conflict, forbidden, invalid } from "@/server/errors";
-import { policyBlockers } from "@/server/evaluators/run";
-import type { PolicyResult } from "@/server/policy/parse";
-import type { ReviewState } from "@/server/reviews/rules";
+import { policyBlockers } from "@/server/evaluators";
+import type { PolicyResult } from "@/server/policy";
+import type { ReviewState } from "@/server/changes/reviews/rules";
 import { workspaceTip } from "../evaluation";
 
 /** Statuses a change merges from without force. */

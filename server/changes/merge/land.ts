@@ -1,10 +1,10 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import { db, type DbOrTx, type Tx } from "@/server/db/client";
-import { recordEvent } from "@/server/events/record";
+import { db, type DbOrTx, type Tx } from "@/server/db";
+import { recordEvent } from "@/server/events";
 import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
 import { invalid, conflict } from "@/server/errors";
-import { closeIssuesLinkedToChange } from "@/server/issues/service";
-import { loadPolicy } from "@/server/policy/load";
+import { closeIssuesLinkedToChange } from "@/server/issues";
+import { loadPolicy } from "@/server/policy";
 
 /**
  * Moves the default branch from `head` to `commit` by compare-and-swap (under the project's ref

@@ -1,12 +1,11 @@
 import type { Change } from "@/server/generated/prisma/client";
-import { actorOf, type UserIdentity } from "@/server/auth/identity";
-import { db } from "@/server/db/client";
-import { recordEvent } from "@/server/events/record";
+import { actorOf, type UserIdentity } from "@/server/auth";
+import { db } from "@/server/db";
+import { recordEvent } from "@/server/events";
 import { hasObject, readCommit } from "@/server/git";
 import { invalid, conflict, forbidden } from "@/server/errors";
-import { loadPolicy } from "@/server/policy/load";
-import { assertNotDeleting } from "@/server/projects/access";
-import { commitAuthorship } from "@/server/projects/authorship";
+import { loadPolicy } from "@/server/policy";
+import { assertNotDeleting, commitAuthorship } from "@/server/projects";
 import { projectHead } from "../evaluation";
 import { loadChange } from "../load";
 import { writeRevertCommit } from "./commit";

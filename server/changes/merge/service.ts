@@ -1,13 +1,14 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import { actorOf, type UserIdentity } from "@/server/auth/identity";
-import { db } from "@/server/db/client";
+import { actorOf, type UserIdentity } from "@/server/auth";
+import { db } from "@/server/db";
 import type { Repo } from "@/server/git";
 import { conflict } from "@/server/errors";
-import { loadPolicy } from "@/server/policy/load";
-import { commitAuthorship } from "@/server/projects/authorship";
-import { reviewState } from "@/server/reviews/rules";
+import { loadPolicy } from "@/server/policy";
+import { commitAuthorship } from "@/server/projects";
+import { reviewState } from "@/server/changes/reviews/rules";
 import { projectHead } from "../evaluation";
 import { loadChange, workspaceName } from "../load";
+import { recordConflicts } from "../conflicts/record";
 import { writeLandingCommit, type MergeStrategy } from "./commit";
 import { firstGateFailure, type GateInput } from "./gates";
 import { agentModels, landOnDefaultBranch, postMergeCheck, recordMerged, retryWhenBranchMoves } from "./land";
@@ -28,14 +29,6 @@ async function gateInput(project: Project, change: Change, force: boolean): Prom
   return { project, change, workspace, repo, head, policy, reviews, evaluationPassed: evaluation?.verdict === "passed", force };
 }
 
-/** Records a failed merge's conflict so it can be resolved (POST /api/projects/conflicts/{id}/resolve). */
-async function recordConflict(project: Project, change: Change, head: string, files: string[]): Promise<string> {
-  const record = await (await db()).conflict.create({
-    data: { projectId: project.id, changeId: change.id, baseSha: change.baseSha, headSha: head, tipSha: change.tipSha, files },
-  });
-  return record.id;
-}
-
 /**
  * Merges a change server-side: gates (protection and approvals, STALE_BASE, STALE_WORKSPACE,
  * WORKSPACE_UNVERIFIABLE), a worktree-less merge (merge-tree), then the commit and a
@@ -54,7 +47,7 @@ export async function mergeChange(identity: UserIdentity, id: string, options: {
     const { repo, head } = input;
     const outcome = await mergeCommits(repo, head, change.tipSha);
     if (!outcome.clean) {
-      const conflictId = await recordConflict(project, change, head, outcome.conflictingFiles);
+      const [conflictId] = await recordConflicts(prisma, project.id, [{ change, head, files: outcome.conflictingFiles }]);
       throw conflict("The change conflicts with the default branch", "MERGE_CONFLICT", { conflictId, conflictingFiles: outcome.conflictingFiles });
     }
     const commit = await writeLandingCommit(repo, { tree: outcome.tree, head, change, workspace: input.workspace, strategy: options.strategy, signature: author });

@@ -1,4 +1,4 @@
-import { pathMatcher } from "@/server/policy/glob";
+import { pathMatcher } from "@/server/policy";
 import { shannonEntropy } from "./entropy";
 import { SECRET_RULES, type SecretRule } from "./rules";
 

@@ -1,4 +1,4 @@
-import { handleGitHttp } from "@/server/git/smart-http/handler";
+import { handleGitHttp } from "@/server/git-http";
 
 // Git smart HTTP. Clients use BASE_URL/@ns/slug.git/...; next.config.ts rewrites those URLs here
 // (a folder named "@..." would be a parallel-route slot, not a path segment).

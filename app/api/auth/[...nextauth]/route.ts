@@ -1,4 +1,4 @@
-import { handleAuthRequest } from "@/server/auth/next-auth";
+import { handleAuthRequest } from "@/server/auth";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { handleDevLogin } from "@/server/auth/dev-login";
+import { handleDevLogin } from "@/server/auth";
 
 export const dynamic = "force-dynamic";
 

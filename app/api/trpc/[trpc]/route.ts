@@ -1,4 +1,4 @@
-import { handleTrpcRequest } from "@/server/http/trpc-endpoint";
+import { handleTrpcRequest } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 

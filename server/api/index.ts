@@ -1,0 +1,4 @@
+// The area's front door: other areas import from here, never from inside the area.
+export { openApiDocument } from "./openapi";
+export { handleRestRequest } from "./rest";
+export { handleTrpcRequest } from "./trpc-endpoint";

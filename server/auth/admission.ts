@@ -1,0 +1,33 @@
+import { resolveIdentity } from "./resolve";
+import type { Identity } from "./identity";
+import { rateLimitKey } from "./identity";
+import { forbidden } from "@/server/errors";
+import { assertSameOrigin, HttpError, isSafeMethod, rateLimitHeaders, requestRateLimiter } from "@/server/http";
+
+export interface Admission {
+  identity: Identity;
+  /** Headers every response to this request carries (X-RateLimit-*). */
+  headers: Record<string, string>;
+}
+
+/**
+ * What runs before routing, for every surface (REST, tRPC, git): credentials, the read-scope
+ * rule, CSRF for cookie callers, and the per-identity rate limit.
+ */
+export async function admitRequest(req: Request, options: { allowAdminKey?: boolean } = {}): Promise<Admission> {
+  const identity = await resolveIdentity(req, options);
+  const method = req.method.toUpperCase();
+  if (identity.kind === "user" && identity.scope === "read" && !isSafeMethod(method)) {
+    throw forbidden("This token is scoped to read; writing needs a read_write token", "TOKEN_SCOPE_INSUFFICIENT");
+  }
+  if (identity.kind === "user" && identity.via === "session" && !isSafeMethod(method)) assertSameOrigin(req);
+  const key = rateLimitKey(identity);
+  if (!key) return { identity, headers: {} };
+  const result = await requestRateLimiter().limit(key);
+  const headers = rateLimitHeaders(result);
+  if (!result.success) {
+    const retryAfter = Math.max(1, Math.ceil((result.reset - Date.now()) / 1000));
+    throw new HttpError(429, "Too many requests", undefined, {}, { ...headers, "Retry-After": String(retryAfter) });
+  }
+  return { identity, headers };
+}

@@ -1,0 +1,12 @@
+// The area's front door: other areas import from here, never from inside the area.
+export { admitRequest } from "./admission";
+export type { Admission } from "./admission";
+export { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens";
+export { forgetUserCredentials, startRevocationListener } from "./credential-invalidation";
+export { handleDevLogin } from "./dev-login";
+export { actingUserId, actorOf, anonymous } from "./identity";
+export type { Identity, UserIdentity } from "./identity";
+export { isUuid } from "./ids";
+export { handleAuthRequest } from "./next-auth";
+export { AGENT_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";
+export { createUser, publicUser, usernameSchema } from "./users";

@@ -1,0 +1,41 @@
+import type { Change } from "@/server/generated/prisma/client";
+import type { DbOrTx } from "@/server/db";
+import type { ChangeStatus } from "@/server/changes/views";
+
+export const REVIEWABLE: readonly ChangeStatus[] = ["open", "needs_changes", "accepted", "approved"];
+
+export interface ReviewState {
+  /** Live approvals that count toward requiredApprovals (never the change author's own, rule 3). */
+  countableApprovals: number;
+  approvals: number;
+  changesRequested: boolean;
+}
+
+/** Live (not dismissed) verdicts of changes, counted by the review rules: one query for any number. */
+export async function reviewStates(client: DbOrTx, changes: Array<Pick<Change, "id" | "authorId">>): Promise<Map<string, ReviewState>> {
+  const live = await client.review.findMany({
+    where: { changeId: { in: changes.map((c) => c.id) }, dismissedAt: null, verdict: { in: ["approve", "request_changes"] } },
+    select: { changeId: true, reviewerId: true, verdict: true },
+  });
+  const states = new Map<string, ReviewState>();
+  for (const change of changes) {
+    const mine = live.filter((r) => r.changeId === change.id);
+    const approvals = mine.filter((r) => r.verdict === "approve");
+    states.set(change.id, {
+      approvals: approvals.length,
+      countableApprovals: approvals.filter((r) => r.reviewerId !== change.authorId).length,
+      changesRequested: mine.some((r) => r.verdict === "request_changes"),
+    });
+  }
+  return states;
+}
+
+export async function reviewState(client: DbOrTx, change: Pick<Change, "id" | "authorId">): Promise<ReviewState> {
+  return (await reviewStates(client, [change])).get(change.id)!;
+}
+
+/** A change's status after an evaluation round, given its live verdicts. */
+export function statusAfterEvaluation(verdict: "passed" | "failed", state: ReviewState): ChangeStatus {
+  if (verdict === "failed" || state.changesRequested) return "needs_changes";
+  return state.approvals > 0 ? "approved" : "accepted";
+}

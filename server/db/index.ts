@@ -1,0 +1,3 @@
+// The area's front door: other areas import from here, never from inside the area.
+export { closeDatabase, database, db } from "./client";
+export type { Database, Db, DbOrTx, Tx } from "./client";

@@ -1,0 +1,6 @@
+// The area's front door: other areas import from here, never from inside the area.
+export { inngest } from "./client";
+export { startEmbeddedExecutor } from "./embedded";
+export { queueHealth } from "./health";
+export { inngestConfigured } from "./mode";
+export { serveFunctions } from "./serve";

@@ -1,0 +1,5 @@
+// The area's front door: other areas import from here, never from inside the area.
+export { pathMatcher } from "./glob";
+export { loadPolicy } from "./load";
+export type { PolicyResult } from "./parse";
+export type { DiffPolicy, LlmPolicy, Policy, SandboxPolicy, WebhookPolicy } from "./schema";

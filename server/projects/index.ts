@@ -1,0 +1,7 @@
+// The area's front door: other areas import from here, never from inside the area.
+export { assertNotDeleting, atLeast, findProject, projectPath, projectRole, requireProject } from "./access";
+export type { ProjectRole } from "./access";
+export { commitAuthorship } from "./authorship";
+export { assertFileMapWithinLimits } from "./file-map";
+export { fileMapInput, projectParams } from "./schemas";
+export { workspaceRemote } from "./view";
