@@ -146,25 +146,25 @@ describe("refs", () => {
     await expect(createBranch(repo, { name: "feature", defaultBranch: "main" })).rejects.toMatchObject({ code: "BRANCH_NAME_CONFLICT" });
     await expect(createBranch(repo, { name: "feature/x/y", defaultBranch: "main" })).rejects.toMatchObject({ code: "BRANCH_NAME_CONFLICT" });
     for (const bad of ["-x", "a..b", "a b", "x.lock", "a/.b", "a:b", "HEAD", "end/"]) {
-      await expect(createBranch(repo, { name: bad, defaultBranch: "main" })).rejects.toMatchObject({ status: 400 });
+      await expect(createBranch(repo, { name: bad, defaultBranch: "main" })).rejects.toMatchObject({ kind: "invalid" });
     }
     await expect(createBranch(repo, { name: "y", defaultBranch: "missing" })).rejects.toMatchObject({ code: "NO_DEFAULT_BRANCH" });
-    await expect(createBranch(repo, { name: "y", startPoint: tip.slice(0, 7), defaultBranch: "main" })).rejects.toMatchObject({ status: 400 });
-    await expect(createBranch(repo, { name: "y", startPoint: "f".repeat(40), defaultBranch: "main" })).rejects.toMatchObject({ status: 400 });
+    await expect(createBranch(repo, { name: "y", startPoint: tip.slice(0, 7), defaultBranch: "main" })).rejects.toMatchObject({ kind: "invalid" });
+    await expect(createBranch(repo, { name: "y", startPoint: "f".repeat(40), defaultBranch: "main" })).rejects.toMatchObject({ kind: "invalid" });
     expect(await createBranch(repo, { name: "y", startPoint: tip, defaultBranch: "main" })).toEqual({ name: "y", oid: tip });
     await deleteBranch(repo, "feature/x");
     expect(listRefs(repo).branches.map((b) => b.name)).toEqual(["main", "y"]);
     // the freed prefix can now be a branch itself
     expect(await createBranch(repo, { name: "feature", defaultBranch: "main" })).toEqual({ name: "feature", oid: tip });
-    await expect(deleteBranch(repo, "nope")).rejects.toMatchObject({ status: 404 });
+    await expect(deleteBranch(repo, "nope")).rejects.toMatchObject({ kind: "not_found" });
   });
 
   it("resolveBranch: branches only, unknown 404, branch+tag AMBIGUOUS_REF", async () => {
     const { repo, tip } = await newProject();
     expect(resolveBranch(repo, "main")).toBe(tip);
     await runGit(["tag", "v1", tip], { gitdir: repo.gitdir });
-    expect(() => resolveBranch(repo, "v1")).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => resolveBranch(repo, "nope")).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => resolveBranch(repo, "v1")).toThrow(expect.objectContaining({ kind: "not_found" }));
+    expect(() => resolveBranch(repo, "nope")).toThrow(expect.objectContaining({ kind: "not_found" }));
     await runGit(["tag", "main", tip], { gitdir: repo.gitdir });
     expect(() => resolveBranch(repo, "main")).toThrow(expect.objectContaining({ code: "AMBIGUOUS_REF" }));
     expect(listRefs(repo).tags.map((t) => t.name)).toEqual(["main", "v1"]);
