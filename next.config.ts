@@ -3,8 +3,6 @@ import type { NextConfig } from "next";
 const nextConfig: NextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/client", "isomorphic-git", "pg"],
   poweredByHeader: false,
-  // The app is its own root (a copy built under bench/.work must not adopt this checkout as its root).
-  turbopack: { root: process.cwd() },
   // Git smart HTTP lives at BASE_URL/@ns/slug.git/... (and .../workspaces/<name>.git/...); a folder
   // named "@ns" would be a parallel-route slot, so those URLs are rewritten to app/(git)/git-http.
   async rewrites() {

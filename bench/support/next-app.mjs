@@ -22,7 +22,7 @@ export function buildAppCopy(work, customize = () => {}) {
   execFileSync("sh", ["-c", `git -C "${root}" archive HEAD | tar -x -C "${app}"`]);
   customize(app);
   fs.renameSync(path.join(app, "next.config.ts"), path.join(app, "next.base.config.ts"));
-  fs.writeFileSync(path.join(app, "next.config.ts"), 'import base from "./next.base.config";\nexport default { ...base, typescript: { ignoreBuildErrors: true } };\n');
+  fs.writeFileSync(path.join(app, "next.config.ts"), `import base from "./next.base.config";\nexport default { ...base, typescript: { ignoreBuildErrors: true }, turbopack: { root: ${JSON.stringify(root)} } };\n`);
   fs.symlinkSync(path.join(root, "node_modules"), path.join(app, "node_modules"));
   sh("npx", ["prisma", "generate"], app);
   const started = Date.now();

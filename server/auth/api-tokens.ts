@@ -5,39 +5,32 @@ import { OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";
 import { forgetUserCredentials } from "./credential-invalidation";
 import { isUuid } from "./ids";
 
+import type { ApiToken } from "@/server/generated/prisma/client";
+import type { TokenKind, TokenScope } from "@/server/generated/prisma/enums";
+
 /** Rows of ApiToken: named API tokens (`token`) and MCP/CLI OAuth grants (`oauth`). */
-export type TokenKind = "token" | "oauth";
+export type { TokenKind };
 
 export interface NewToken {
   name: string;
-  scope: "read" | "read_write";
+  scope: TokenScope;
   expiresInDays?: number;
 }
 
-type TokenRow = {
-  id: string;
-  kind: string;
-  name: string;
-  scope: string;
-  prefix: string;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  createdAt: Date;
-};
+type TokenRow = Pick<ApiToken, "id" | "kind" | "name" | "scope" | "prefix" | "expiresAt" | "lastUsedAt" | "revokedAt" | "createdAt">;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** The public view of a token: never its hash or plaintext. */
 export function tokenView(row: TokenRow, now = new Date()) {
-  const status = row.revokedAt ? "revoked" : row.expiresAt && row.expiresAt <= now ? "expired" : "active";
+  const status: "active" | "expired" | "revoked" = row.revokedAt ? "revoked" : row.expiresAt && row.expiresAt <= now ? "expired" : "active";
   return {
     id: row.id,
-    kind: row.kind as TokenKind,
+    kind: row.kind,
     name: row.name,
-    scope: row.scope as "read" | "read_write",
+    scope: row.scope,
     prefix: row.prefix,
-    status: status as "active" | "expired" | "revoked",
+    status,
     expiresAt: iso(row.expiresAt),
     lastUsedAt: iso(row.lastUsedAt),
     revokedAt: iso(row.revokedAt),

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { listLimit } from "@/server/http";
-import { CHANGE_STATUSES } from "./views";
+import { ChangeStatus } from "./views";
 
 // Output schemas, built per use (trpc-to-openapi mutates shared instances).
 
 export const changeOutput = () =>
   z.object({
     id: z.string(),
-    status: z.enum(CHANGE_STATUSES),
+    status: z.enum(ChangeStatus),
     projectId: z.string(),
     project: z.string(),
     workspace: z.string().nullable(),
@@ -62,6 +62,6 @@ export const costOutput = () =>
 
 /** `{id}` of change routes: a uuid (anything else is an unknown change: 404). */
 /** The query of a change listing. */
-export const changeListFilter = () => ({ status: z.enum(CHANGE_STATUSES).optional(), limit: listLimit() });
+export const changeListFilter = () => ({ status: z.enum(ChangeStatus).optional(), limit: listLimit() });
 
 export const changeIdParam = () => z.string().min(1).max(100);

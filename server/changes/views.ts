@@ -3,8 +3,9 @@ import { db, type DbOrTx } from "@/server/db";
 import { workspaceNames } from "@/server/workspaces";
 import { projectPath } from "@/server/projects";
 
-export const CHANGE_STATUSES = ["open", "needs_changes", "accepted", "approved", "promoted", "merged", "rejected"] as const;
-export type ChangeStatus = (typeof CHANGE_STATUSES)[number];
+import { ChangeStatus } from "@/server/generated/prisma/enums";
+
+export { ChangeStatus };
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -27,7 +28,7 @@ export async function namesFor(changes: Change[], client?: DbOrTx): Promise<Chan
 export function changeView(change: Change, project: Project, names: ChangeNames) {
   return {
     id: change.id,
-    status: change.status as ChangeStatus,
+    status: change.status,
     projectId: project.id,
     project: projectPath(project),
     workspace: names.workspaces.get(change.workspaceId) ?? null,
@@ -51,7 +52,7 @@ export function changeView(change: Change, project: Project, names: ChangeNames)
 
 export function evalView(evaluation: Evaluation) {
   return {
-    verdict: evaluation.verdict as "passed" | "failed",
+    verdict: evaluation.verdict,
     round: evaluation.round,
     summary: evaluation.summary,
     issues: evaluation.issues as string[],
@@ -66,7 +67,7 @@ export function evalRunView(run: EvalRun) {
     id: run.id,
     evaluator: run.evaluator,
     round: run.round,
-    status: run.status as "passed" | "failed" | "error",
+    status: run.status,
     findings: run.findings as Array<{ message: string; file?: string; line?: number; rule?: string }>,
     durationMs: run.durationMs,
     costUsd: run.costUsd,

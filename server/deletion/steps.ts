@@ -17,45 +17,8 @@ const ids = <T extends { id: string }>(rows: T[]) => rows.map((row) => row.id);
 
 export const projectSteps: DeletionStep[] = [
   { name: "repositories", run: async (projectId) => removeProjectRepos(projectId) },
-  { name: "workspaces", run: async (projectId, prisma) => void (await prisma.workspace.deleteMany({ where: { projectId } })) },
-  {
-    name: "changes",
-    run: async (projectId, prisma) => {
-      const changeIds = ids(await prisma.change.findMany({ where: { projectId }, select: { id: true } }));
-      const byChange = { changeId: { in: changeIds } };
-      await prisma.$transaction([
-        prisma.conflict.deleteMany({ where: { projectId } }),
-        prisma.provenance.deleteMany({ where: { projectId } }),
-        prisma.review.deleteMany({ where: byChange }),
-        prisma.changeComment.deleteMany({ where: byChange }),
-        prisma.evalRun.deleteMany({ where: byChange }),
-        prisma.evaluation.deleteMany({ where: byChange }),
-        prisma.change.deleteMany({ where: { projectId } }),
-      ]);
-    },
-  },
-  {
-    name: "issues",
-    run: async (projectId, prisma) => {
-      const issueIds = ids(await prisma.issue.findMany({ where: { projectId }, select: { id: true } }));
-      await prisma.$transaction([
-        prisma.issueComment.deleteMany({ where: { issueId: { in: issueIds } } }),
-        prisma.issue.deleteMany({ where: { projectId } }),
-      ]);
-    },
-  },
-  {
-    name: "webhooks",
-    run: async (projectId, prisma) => {
-      const webhookIds = ids(await prisma.webhook.findMany({ where: { projectId }, select: { id: true } }));
-      await prisma.$transaction([
-        prisma.webhookDelivery.deleteMany({ where: { webhookId: { in: webhookIds } } }),
-        prisma.webhook.deleteMany({ where: { projectId } }),
-      ]);
-    },
-  },
-  { name: "events", run: async (projectId, prisma) => void (await prisma.domainEvent.deleteMany({ where: { projectId } })) },
-  { name: "collaborators", run: async (projectId, prisma) => void (await prisma.projectCollaborator.deleteMany({ where: { projectId } })) },
+  // The foreign keys cascade from the project to everything it holds: workspaces, changes and
+  // their evaluations, reviews, comments and conflicts, provenance, issues, events, webhooks.
   { name: "project", run: async (projectId, prisma) => void (await prisma.project.deleteMany({ where: { id: projectId } })) },
 ];
 

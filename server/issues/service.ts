@@ -23,7 +23,7 @@ export function issueView(issue: Issue): IssueView {
     number: issue.number,
     title: issue.title,
     body: issue.body,
-    status: issue.status as IssueView["status"],
+    status: issue.status,
     labels: issue.labels,
     assignee: issue.assigneeId,
     linkedChangeId: issue.linkedChangeId,
@@ -83,8 +83,8 @@ async function findIssue(client: DbOrTx, projectId: string, number: number): Pro
 function transition(issue: Issue, to: "open" | "closed", actor: string) {
   if (issue.status === to) return null;
   return to === "closed"
-    ? { data: { status: "closed", closedAt: new Date(), closedBy: actor }, kind: "issue.closed" as const }
-    : { data: { status: "open", closedAt: null, closedBy: null }, kind: "issue.reopened" as const };
+    ? { data: { status: "closed" as const, closedAt: new Date(), closedBy: actor }, kind: "issue.closed" as const }
+    : { data: { status: "open" as const, closedAt: null, closedBy: null }, kind: "issue.reopened" as const };
 }
 
 const eventData = (issue: Issue) => ({ issueId: issue.id, number: issue.number, title: issue.title });

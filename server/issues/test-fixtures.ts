@@ -38,10 +38,11 @@ export async function createTestAgent(owner: TestUser) {
   return { id: agent.id, token: minted.plaintext };
 }
 
-/** A change row of `projectId` (issues only need it to exist for linkedChangeId). */
+/** A change row of `projectId`, from a workspace row of its own (issues only need it to exist for linkedChangeId). */
 export async function createTestChange(projectId: string) {
   const prisma = await db();
+  const workspace = await prisma.workspace.create({ data: { projectId, name: `ws-${crypto.randomUUID()}` } });
   return prisma.change.create({
-    data: { projectId, workspaceId: crypto.randomUUID(), status: "accepted", baseSha: "0".repeat(40), tipSha: "1".repeat(40) },
+    data: { projectId, workspaceId: workspace.id, status: "accepted", baseSha: "0".repeat(40), tipSha: "1".repeat(40) },
   });
 }

@@ -2,10 +2,11 @@ import { db } from "@/server/db";
 import { conflict, notFound } from "@/server/errors";
 import { inngest } from "@/server/jobs/client";
 import { LIST_LIMIT_DEFAULT } from "@/server/limits";
-import { ACTIVE_STATUSES } from "./store";
+import { JobRunStatus } from "@/server/generated/prisma/enums";
+import { ACTIVE_STATUSES, isActive } from "./store";
 
-export const RUN_STATUSES = ["queued", "running", "sleeping", "waiting", "completed", "failed", "cancelled"] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export { JobRunStatus };
+export type RunStatus = JobRunStatus;
 
 export interface RunFilter {
   status?: RunStatus;
@@ -26,12 +27,12 @@ function runView(run: RunRow) {
   return {
     id: run.id,
     function: run.functionId,
-    status: run.status as RunStatus,
+    status: run.status,
     event: { id: String(event.id ?? ""), name: String(event.name ?? "") },
     failedAttempts: run.attempt + stepFailures,
     lastError: run.lastError,
     concurrencyKey: run.concurrencyKey,
-    nextAttemptAt: ACTIVE_STATUSES.includes(run.status as never) && run.status !== "running" ? iso(run.availableAt) : null,
+    nextAttemptAt: isActive(run.status) && run.status !== "running" ? iso(run.availableAt) : null,
     createdAt: iso(run.createdAt)!,
     startedAt: iso(run.startedAt),
     endedAt: iso(run.endedAt),

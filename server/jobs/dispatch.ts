@@ -29,7 +29,7 @@ export function newRun(spec: FunctionSpec, event: RunEvent, now: Date) {
   return {
     id: crypto.randomUUID(),
     functionId: spec.id,
-    status: "queued",
+    status: "queued" as const,
     event: asJson(event),
     concurrencyKey: key === null || key === undefined ? null : String(key),
     maxAttempts: spec.maxAttempts,
@@ -126,7 +126,7 @@ export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: D
         const run = newRun(spec, event, now);
         if (!claim || spec.concurrency || claimed.length >= claim.capacity) return run;
         claimed.push({ id: run.id, functionId: spec.id, event, maxAttempts: spec.maxAttempts });
-        return { ...run, status: "running", leaseOwner: claim.owner, leaseExpiresAt: new Date(now.getTime() + claim.leaseMs), startedAt: now };
+        return { ...run, status: "running" as const, leaseOwner: claim.owner, leaseExpiresAt: new Date(now.getTime() + claim.leaseMs), startedAt: now };
       });
       if (runs.length) await tx.jobRun.createMany({ data: runs });
       await resolveWaits(tx, event, BigInt(row.seq), now);

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { router, adminProcedure } from "@/server/trpc";
 import { listLimit } from "@/server/http";
-import { RUN_STATUSES, cancelRun, getRun, listRuns } from "./admin";
+import { JobRunStatus, cancelRun, getRun, listRuns } from "./admin";
 
 const runSchema = () =>
   z.object({
     id: z.string(),
     function: z.string(),
-    status: z.enum(RUN_STATUSES),
+    status: z.enum(JobRunStatus),
     event: z.object({ id: z.string(), name: z.string() }),
     failedAttempts: z.number(),
     lastError: z.string().nullable(),
@@ -34,7 +34,7 @@ export const jobsRouter = router({
     .meta({ openapi: { method: "GET", path: "/admin/jobs", tags: ["admin"], summary: "Background-job runs, newest first, with filters" } })
     .input(
       z.object({
-        status: z.enum(RUN_STATUSES).optional(),
+        status: z.enum(JobRunStatus).optional(),
         function: z.string().min(1).max(200).optional(),
         before: z.iso.datetime().optional(),
         limit: listLimit(),

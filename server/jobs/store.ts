@@ -1,3 +1,4 @@
+import type { JobRunStatus } from "@/server/generated/prisma/enums";
 import type { Db, DbOrTx, Tx } from "@/server/db";
 import { Prisma } from "@/server/generated/prisma/client";
 
@@ -19,7 +20,9 @@ export function skipLocked(jobs: JobsDb): string {
   return jobs.kind === "postgres" ? "FOR UPDATE SKIP LOCKED" : "";
 }
 
-export const ACTIVE_STATUSES = ["queued", "running", "sleeping", "waiting"] as const;
+export const ACTIVE_STATUSES = ["queued", "running", "sleeping", "waiting"] as const satisfies readonly JobRunStatus[];
+const ACTIVE = new Set<JobRunStatus>(ACTIVE_STATUSES);
+export const isActive = (status: JobRunStatus) => ACTIVE.has(status);
 
 /** A sleep or a waitForEvent the run is parked on; `at` is when it ends (ms). */
 export interface PendingEntry {

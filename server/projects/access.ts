@@ -8,9 +8,6 @@ const RANK: Record<ProjectRole, number> = { none: 0, read: 1, write: 2, admin: 3
 
 export const atLeast = (role: ProjectRole, needed: ProjectRole) => RANK[role] >= RANK[needed];
 
-/** A stored organization or collaborator role string as a ProjectRole. */
-export const orgRole = (role: string): ProjectRole => (role === "owner" ? "owner" : role === "admin" ? "admin" : role === "write" ? "write" : "read");
-
 /**
  * The caller's role on a project: owner for the owning user (an agent inherits its owner's
  * access), organization and collaborator roles, read for anyone on a public project.
@@ -26,10 +23,10 @@ export async function projectRole(identity: Identity, project: Project, client?:
   };
   if (project.ownerOrgId) {
     const member = await prisma.orgMember.findUnique({ where: { orgId_userId: { orgId: project.ownerOrgId, userId } } });
-    if (member) raise(orgRole(member.role));
+    if (member) raise(member.role);
   }
   const collaborator = await prisma.projectCollaborator.findUnique({ where: { projectId_userId: { projectId: project.id, userId } } });
-  if (collaborator) raise(orgRole(collaborator.role));
+  if (collaborator) raise(collaborator.role);
   return role;
 }
 

@@ -5,7 +5,7 @@ import { db } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import { commitToBranch, initProjectRepo, removeProjectRepos, type FileMap } from "@/server/git";
 import { conflict, forbidden, notFound, unauthenticated } from "@/server/errors";
-import { atLeast, orgRole, projectPath, requireProject } from "./access";
+import { atLeast, projectPath, requireProject } from "./access";
 import { commitAuthorship } from "./authorship";
 import { assertFileMapWithinLimits } from "./file-map";
 
@@ -40,7 +40,7 @@ async function owningNamespace(identity: Identity, org: string | undefined) {
     const organization = await prisma.organization.findUnique({ where: { slug: org } });
     if (!organization) throw notFound(`Organization ${org} not found`);
     const member = await prisma.orgMember.findUnique({ where: { orgId_userId: { orgId: organization.id, userId } } });
-    if (!member || !atLeast(orgRole(member.role), "write")) throw forbidden(`Creating projects in ${org} needs organization write access`);
+    if (!member || !atLeast(member.role, "write")) throw forbidden(`Creating projects in ${org} needs organization write access`);
     return { namespace: organization.slug, ownerUserId: null, ownerOrgId: organization.id };
   }
   const user = await prisma.user.findUnique({ where: { id: userId } });

@@ -1,3 +1,4 @@
+import type { OrgRole } from "@/server/generated/prisma/enums";
 import { expect } from "vitest";
 import { db } from "@/server/db/client";
 import { call } from "@/tests/support/http";
@@ -15,7 +16,7 @@ export async function grantCollaborator(projectId: string, userId: string, role:
 }
 
 /** An organization with members (no organization API exists yet). */
-export async function createTestOrg(slug: string, members: Array<{ userId: string; role: string }>) {
+export async function createTestOrg(slug: string, members: Array<{ userId: string; role: OrgRole }>) {
   const prisma = await db();
   const org = await prisma.organization.create({ data: { slug, name: slug } });
   for (const member of members) await prisma.orgMember.create({ data: { orgId: org.id, ...member } });

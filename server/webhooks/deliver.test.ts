@@ -167,9 +167,10 @@ describe("webhook delivery", () => {
     const hook = await createHook();
     const other = await createHook();
     const prisma = await db();
+    const eventId = await openIssue("Pruned");
     const row = (webhookId: string, i: number) => ({
       webhookId,
-      eventId: crypto.randomUUID(),
+      eventId,
       deliveryId: `dlv_${i}`,
       attempt: 1,
       durationMs: 1,

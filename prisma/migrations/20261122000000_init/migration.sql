@@ -1,6 +1,48 @@
 -- CreateSchema
 CREATE SCHEMA IF NOT EXISTS "public";
 
+-- CreateEnum
+CREATE TYPE "TokenKind" AS ENUM ('token', 'oauth');
+
+-- CreateEnum
+CREATE TYPE "TokenScope" AS ENUM ('read', 'read_write');
+
+-- CreateEnum
+CREATE TYPE "OrgRole" AS ENUM ('owner', 'admin', 'write', 'read');
+
+-- CreateEnum
+CREATE TYPE "CollaboratorRole" AS ENUM ('read', 'write', 'admin');
+
+-- CreateEnum
+CREATE TYPE "Visibility" AS ENUM ('private', 'public');
+
+-- CreateEnum
+CREATE TYPE "ChangeStatus" AS ENUM ('open', 'needs_changes', 'accepted', 'approved', 'promoted', 'merged', 'rejected');
+
+-- CreateEnum
+CREATE TYPE "Verdict" AS ENUM ('passed', 'failed');
+
+-- CreateEnum
+CREATE TYPE "EvalRunStatus" AS ENUM ('passed', 'failed', 'error');
+
+-- CreateEnum
+CREATE TYPE "ReviewVerdict" AS ENUM ('approve', 'request_changes', 'comment');
+
+-- CreateEnum
+CREATE TYPE "ConflictStatus" AS ENUM ('open', 'resolved');
+
+-- CreateEnum
+CREATE TYPE "IssueStatus" AS ENUM ('open', 'closed');
+
+-- CreateEnum
+CREATE TYPE "DeletionKind" AS ENUM ('project', 'user');
+
+-- CreateEnum
+CREATE TYPE "DeletionStatus" AS ENUM ('deleting', 'incomplete', 'completed');
+
+-- CreateEnum
+CREATE TYPE "JobRunStatus" AS ENUM ('queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled');
+
 -- CreateTable
 CREATE TABLE "User" (
     "id" UUID NOT NULL,
@@ -21,9 +63,9 @@ CREATE TABLE "User" (
 CREATE TABLE "ApiToken" (
     "id" UUID NOT NULL,
     "userId" UUID NOT NULL,
-    "kind" TEXT NOT NULL DEFAULT 'token',
+    "kind" "TokenKind" NOT NULL DEFAULT 'token',
     "name" TEXT NOT NULL,
-    "scope" TEXT NOT NULL DEFAULT 'read',
+    "scope" "TokenScope" NOT NULL DEFAULT 'read',
     "tokenHash" TEXT NOT NULL,
     "prefix" TEXT NOT NULL,
     "expiresAt" TIMESTAMP(3),
@@ -113,7 +155,7 @@ CREATE TABLE "Organization" (
 CREATE TABLE "OrgMember" (
     "orgId" UUID NOT NULL,
     "userId" UUID NOT NULL,
-    "role" TEXT NOT NULL,
+    "role" "OrgRole" NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "OrgMember_pkey" PRIMARY KEY ("orgId","userId")
@@ -126,7 +168,7 @@ CREATE TABLE "Project" (
     "slug" TEXT NOT NULL,
     "ownerUserId" UUID,
     "ownerOrgId" UUID,
-    "visibility" TEXT NOT NULL DEFAULT 'private',
+    "visibility" "Visibility" NOT NULL DEFAULT 'private',
     "defaultBranch" TEXT NOT NULL DEFAULT 'main',
     "sourceProvider" TEXT,
     "sourceUrl" TEXT,
@@ -142,7 +184,7 @@ CREATE TABLE "Project" (
 CREATE TABLE "ProjectCollaborator" (
     "projectId" UUID NOT NULL,
     "userId" UUID NOT NULL,
-    "role" TEXT NOT NULL,
+    "role" "CollaboratorRole" NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "ProjectCollaborator_pkey" PRIMARY KEY ("projectId","userId")
@@ -165,7 +207,7 @@ CREATE TABLE "Change" (
     "id" UUID NOT NULL,
     "projectId" UUID NOT NULL,
     "workspaceId" UUID NOT NULL,
-    "status" TEXT NOT NULL,
+    "status" "ChangeStatus" NOT NULL,
     "authorId" UUID,
     "agentId" UUID,
     "title" TEXT,
@@ -190,7 +232,7 @@ CREATE TABLE "Evaluation" (
     "id" UUID NOT NULL,
     "changeId" UUID NOT NULL,
     "round" INTEGER NOT NULL DEFAULT 1,
-    "verdict" TEXT NOT NULL,
+    "verdict" "Verdict" NOT NULL,
     "baseSha" TEXT NOT NULL,
     "tipSha" TEXT NOT NULL,
     "summary" TEXT NOT NULL,
@@ -206,7 +248,7 @@ CREATE TABLE "EvalRun" (
     "changeId" UUID NOT NULL,
     "round" INTEGER NOT NULL DEFAULT 1,
     "evaluator" TEXT NOT NULL,
-    "status" TEXT NOT NULL,
+    "status" "EvalRunStatus" NOT NULL,
     "findings" JSONB NOT NULL DEFAULT '[]',
     "durationMs" INTEGER NOT NULL,
     "costUsd" DOUBLE PRECISION,
@@ -224,7 +266,7 @@ CREATE TABLE "Review" (
     "id" UUID NOT NULL,
     "changeId" UUID NOT NULL,
     "reviewerId" UUID NOT NULL,
-    "verdict" TEXT NOT NULL,
+    "verdict" "ReviewVerdict" NOT NULL,
     "comment" TEXT,
     "baseSha" TEXT NOT NULL,
     "dismissedAt" TIMESTAMP(3),
@@ -261,7 +303,7 @@ CREATE TABLE "Conflict" (
     "headSha" TEXT NOT NULL,
     "tipSha" TEXT NOT NULL,
     "files" JSONB NOT NULL,
-    "status" TEXT NOT NULL DEFAULT 'open',
+    "status" "ConflictStatus" NOT NULL DEFAULT 'open',
     "resolvedSha" TEXT,
     "resolvedAt" TIMESTAMP(3),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -290,7 +332,7 @@ CREATE TABLE "Issue" (
     "number" INTEGER NOT NULL,
     "title" TEXT NOT NULL,
     "body" TEXT NOT NULL DEFAULT '',
-    "status" TEXT NOT NULL DEFAULT 'open',
+    "status" "IssueStatus" NOT NULL DEFAULT 'open',
     "labels" TEXT[] DEFAULT ARRAY[]::TEXT[],
     "assigneeId" UUID,
     "linkedChangeId" UUID,
@@ -366,9 +408,9 @@ CREATE TABLE "WebhookDelivery" (
 -- CreateTable
 CREATE TABLE "DeletionJob" (
     "id" TEXT NOT NULL,
-    "kind" TEXT NOT NULL,
+    "kind" "DeletionKind" NOT NULL,
     "targetId" UUID NOT NULL,
-    "status" TEXT NOT NULL DEFAULT 'deleting',
+    "status" "DeletionStatus" NOT NULL DEFAULT 'deleting',
     "stepsDone" TEXT[] DEFAULT ARRAY[]::TEXT[],
     "lastError" TEXT,
     "attempts" INTEGER NOT NULL DEFAULT 0,
@@ -397,7 +439,7 @@ CREATE TABLE "JobEvent" (
 CREATE TABLE "JobRun" (
     "id" TEXT NOT NULL,
     "functionId" TEXT NOT NULL,
-    "status" TEXT NOT NULL,
+    "status" "JobRunStatus" NOT NULL,
     "event" JSONB NOT NULL,
     "concurrencyKey" TEXT,
     "maxAttempts" INTEGER NOT NULL,
@@ -581,6 +623,129 @@ ALTER TABLE "Account" ADD CONSTRAINT "Account_userId_fkey" FOREIGN KEY ("userId"
 
 -- AddForeignKey
 ALTER TABLE "OrgMember" ADD CONSTRAINT "OrgMember_orgId_fkey" FOREIGN KEY ("orgId") REFERENCES "Organization"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "OrgMember" ADD CONSTRAINT "OrgMember_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Project" ADD CONSTRAINT "Project_ownerUserId_fkey" FOREIGN KEY ("ownerUserId") REFERENCES "User"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Project" ADD CONSTRAINT "Project_ownerOrgId_fkey" FOREIGN KEY ("ownerOrgId") REFERENCES "Organization"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ProjectCollaborator" ADD CONSTRAINT "ProjectCollaborator_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ProjectCollaborator" ADD CONSTRAINT "ProjectCollaborator_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Workspace" ADD CONSTRAINT "Workspace_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Workspace" ADD CONSTRAINT "Workspace_createdById_fkey" FOREIGN KEY ("createdById") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Workspace" ADD CONSTRAINT "Workspace_createdByAgentId_fkey" FOREIGN KEY ("createdByAgentId") REFERENCES "Agent"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Change" ADD CONSTRAINT "Change_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Change" ADD CONSTRAINT "Change_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE NO ACTION ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Change" ADD CONSTRAINT "Change_authorId_fkey" FOREIGN KEY ("authorId") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Change" ADD CONSTRAINT "Change_agentId_fkey" FOREIGN KEY ("agentId") REFERENCES "Agent"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Change" ADD CONSTRAINT "Change_mergedById_fkey" FOREIGN KEY ("mergedById") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Change" ADD CONSTRAINT "Change_revertedById_fkey" FOREIGN KEY ("revertedById") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Evaluation" ADD CONSTRAINT "Evaluation_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "EvalRun" ADD CONSTRAINT "EvalRun_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Review" ADD CONSTRAINT "Review_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Review" ADD CONSTRAINT "Review_reviewerId_fkey" FOREIGN KEY ("reviewerId") REFERENCES "User"("id") ON DELETE NO ACTION ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ChangeComment" ADD CONSTRAINT "ChangeComment_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ChangeComment" ADD CONSTRAINT "ChangeComment_authorId_fkey" FOREIGN KEY ("authorId") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ChangeComment" ADD CONSTRAINT "ChangeComment_agentId_fkey" FOREIGN KEY ("agentId") REFERENCES "Agent"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ChangeComment" ADD CONSTRAINT "ChangeComment_parentId_fkey" FOREIGN KEY ("parentId") REFERENCES "ChangeComment"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ChangeComment" ADD CONSTRAINT "ChangeComment_resolvedById_fkey" FOREIGN KEY ("resolvedById") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Conflict" ADD CONSTRAINT "Conflict_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Conflict" ADD CONSTRAINT "Conflict_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Provenance" ADD CONSTRAINT "Provenance_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Provenance" ADD CONSTRAINT "Provenance_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Provenance" ADD CONSTRAINT "Provenance_authorId_fkey" FOREIGN KEY ("authorId") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Provenance" ADD CONSTRAINT "Provenance_agentId_fkey" FOREIGN KEY ("agentId") REFERENCES "Agent"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Issue" ADD CONSTRAINT "Issue_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Issue" ADD CONSTRAINT "Issue_assigneeId_fkey" FOREIGN KEY ("assigneeId") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Issue" ADD CONSTRAINT "Issue_linkedChangeId_fkey" FOREIGN KEY ("linkedChangeId") REFERENCES "Change"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Issue" ADD CONSTRAINT "Issue_authorId_fkey" FOREIGN KEY ("authorId") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Issue" ADD CONSTRAINT "Issue_agentId_fkey" FOREIGN KEY ("agentId") REFERENCES "Agent"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "IssueComment" ADD CONSTRAINT "IssueComment_issueId_fkey" FOREIGN KEY ("issueId") REFERENCES "Issue"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "IssueComment" ADD CONSTRAINT "IssueComment_authorId_fkey" FOREIGN KEY ("authorId") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "IssueComment" ADD CONSTRAINT "IssueComment_agentId_fkey" FOREIGN KEY ("agentId") REFERENCES "Agent"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "DomainEvent" ADD CONSTRAINT "DomainEvent_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Webhook" ADD CONSTRAINT "Webhook_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "WebhookDelivery" ADD CONSTRAINT "WebhookDelivery_webhookId_fkey" FOREIGN KEY ("webhookId") REFERENCES "Webhook"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "WebhookDelivery" ADD CONSTRAINT "WebhookDelivery_eventId_fkey" FOREIGN KEY ("eventId") REFERENCES "DomainEvent"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "JobStep" ADD CONSTRAINT "JobStep_runId_fkey" FOREIGN KEY ("runId") REFERENCES "JobRun"("id") ON DELETE CASCADE ON UPDATE CASCADE;

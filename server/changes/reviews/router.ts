@@ -3,7 +3,7 @@ import { publicProcedure, router, userProcedure } from "@/server/trpc";
 import { text } from "@/server/http";
 import { TEXT_BODY_MAX } from "@/server/limits";
 import { changeIdParam } from "@/server/changes/schemas";
-import { CHANGE_STATUSES } from "@/server/changes/views";
+import { ChangeStatus } from "@/server/changes/views";
 import { listReviews, submitReview } from "./service";
 
 const tags = ["changes"];
@@ -26,7 +26,7 @@ export const reviewsRouter = router({
   submit: userProcedure
     .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Submit a review verdict (users with write access)" }, successStatus: 201 })
     .input(z.object({ id: changeIdParam(), verdict: z.enum(["approve", "request_changes", "comment"]), comment: text().max(TEXT_BODY_MAX).optional() }))
-    .output(z.object({ review: reviewOutput(), changeStatus: z.enum(CHANGE_STATUSES) }))
+    .output(z.object({ review: reviewOutput(), changeStatus: z.enum(ChangeStatus) }))
     .mutation(({ input, ctx }) => submitReview(ctx.identity, input.id, input)),
 
   list: publicProcedure

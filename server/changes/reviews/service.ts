@@ -16,7 +16,7 @@ export function reviewView(review: Review, usernames: Map<string, string>) {
     id: review.id,
     changeId: review.changeId,
     reviewer: { id: review.reviewerId, username: usernames.get(review.reviewerId) ?? null },
-    verdict: review.verdict as Verdict,
+    verdict: review.verdict,
     comment: review.comment,
     baseSha: review.baseSha,
     dismissed: review.dismissedAt !== null,
@@ -41,13 +41,13 @@ export async function submitReview(identity: UserIdentity, changeId: string, inp
   const prisma = await db();
   const { review, status } = await prisma.$transaction(async (tx) => {
     const change = await lockChange(tx, changeId);
-    if (!REVIEWABLE.includes(change.status as ChangeStatus)) throw invalid(`A ${change.status} change cannot be reviewed`);
+    if (!REVIEWABLE.includes(change.status)) throw invalid(`A ${change.status} change cannot be reviewed`);
     const live = await tx.review.findFirst({ where: { changeId, reviewerId: identity.userId, dismissedAt: null }, orderBy: { createdAt: "desc" } });
     const actor = actorOf(identity);
     if (input.verdict === "comment") {
       const comment = await writeComment(tx, identity, change, { body: text! }, "review");
       const review = live ?? (await tx.review.create({ data: { changeId, reviewerId: identity.userId, verdict: "comment", baseSha: change.baseSha } }));
-      return { review: { ...review, verdict: "comment", comment: comment.body }, status: change.status as ChangeStatus };
+      return { review: { ...review, verdict: "comment" as const, comment: comment.body }, status: change.status };
     }
     const data = { verdict: input.verdict, comment: text ?? null, baseSha: change.baseSha, createdAt: new Date() };
     const review = live ? await tx.review.update({ where: { id: live.id }, data }) : await tx.review.create({ data: { changeId, reviewerId: identity.userId, ...data } });
