@@ -2,7 +2,14 @@
 // not percent-decode (`/api/projects/%ff/x`) with a bare 500 before any handler runs; such a URL
 // is the client's error, so it gets the API's 400 here. Everything else goes to Next.js as is.
 import http from "node:http";
+import v8 from "node:v8";
 import next from "next";
+
+// V8 lets the old generation grow to several times the live heap under a steady request load (a
+// request allocates much and keeps little): 868 MB resident after 20,000 requests against about
+// 120 MB live. A growth factor of 1.5 keeps it near the live size at no measurable cost in
+// throughput (bench/users-me); the heap still grows as far as it needs to.
+v8.setFlagsFromString("--heap-growing-percent=50");
 
 // PORT and HOST are validated with the rest of the configuration when Next.js starts the runtime.
 const port = Number(process.env.PORT || 3000);

@@ -21,8 +21,8 @@ export function buildAppCopy(work, customize = () => {}) {
   fs.mkdirSync(app, { recursive: true });
   execFileSync("sh", ["-c", `git -C "${root}" archive HEAD | tar -x -C "${app}"`]);
   customize(app);
-  fs.renameSync(path.join(app, "next.config.ts"), path.join(app, "next.base.config.ts"));
-  fs.writeFileSync(path.join(app, "next.config.ts"), `import base from "./next.base.config";\nexport default { ...base, typescript: { ignoreBuildErrors: true }, turbopack: { root: ${JSON.stringify(root)} } };\n`);
+  fs.renameSync(path.join(app, "next.config.mjs"), path.join(app, "next.base.config.mjs"));
+  fs.writeFileSync(path.join(app, "next.config.mjs"), `import base from "./next.base.config.mjs";\nexport default { ...base, typescript: { ignoreBuildErrors: true }, turbopack: { root: ${JSON.stringify(root)} } };\n`);
   fs.symlinkSync(path.join(root, "node_modules"), path.join(app, "node_modules"));
   sh("npx", ["prisma", "generate"], app);
   const started = Date.now();

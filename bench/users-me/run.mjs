@@ -3,6 +3,7 @@
 // bench/.work/). One server on loopback; a bounded keep-alive load generator drives each route in
 // turn; reports requests/s, p50/p99, server CPU per request (from /proc) and RSS.
 // Usage: node bench/users-me/run.mjs [--requests 20000] [--concurrency 16] [--skip-build]
+// (DATABASE_URL=postgresql://... runs the server on PostgreSQL instead of PGlite under DATA_DIR)
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";

@@ -10,7 +10,7 @@ export interface GitTarget {
   endpoint: GitEndpoint;
 }
 
-/** Where Next.js rewrites smart-HTTP URLs to (see next.config.ts); stripped before parsing. */
+/** Where Next.js rewrites smart-HTTP URLs to (see next.config.mjs); stripped before parsing. */
 export const INTERNAL_PREFIX = "/git-http";
 
 const ENDPOINTS: GitEndpoint[] = ["info/refs", "git-upload-pack", "git-receive-pack"];

@@ -1,6 +1,7 @@
-import type { NextConfig } from "next";
-
-const nextConfig: NextConfig = {
+// Plain JavaScript on purpose: a next.config.ts makes every start of the production server load the
+// SWC compiler (about 30 MB of resident memory) only to transpile this file.
+/** @type {import("next").NextConfig} */
+const nextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/client", "isomorphic-git", "pg"],
   poweredByHeader: false,
   // Git smart HTTP lives at BASE_URL/@ns/slug.git/... (and .../workspaces/<name>.git/...); a folder
