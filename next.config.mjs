@@ -4,6 +4,9 @@
 const nextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/client", "isomorphic-git", "pg"],
   poweredByHeader: false,
+  // Load a route's code when it is first asked for, not every route at start: a server that never
+  // sees a git client or an Inngest call never holds their modules.
+  experimental: { preloadEntriesOnStart: false },
   // Git smart HTTP lives at BASE_URL/@ns/slug.git/... (and .../workspaces/<name>.git/...); a folder
   // named "@ns" would be a parallel-route slot, so those URLs are rewritten to app/(git)/git-http.
   async rewrites() {
