@@ -9,7 +9,7 @@
  */
 
 /** Small shared modules every area may import. They import only each other. */
-const KERNEL = ["errors", "limits", "config", "db", "keys", "generated"];
+const KERNEL = ["access", "errors", "limits", "config", "db", "keys", "generated"];
 
 /** Beyond the kernel, what each area may import. */
 const AREAS = {
@@ -25,17 +25,18 @@ const AREAS = {
   users: ["auth", "http", "trpc"],
   events: ["jobs"],
   health: ["jobs", "trpc"],
-  projects: ["auth", "events", "git", "http", "trpc"],
+  orgs: ["audit", "auth", "http", "trpc"],
+  projects: ["audit", "auth", "events", "git", "http", "orgs", "trpc"],
   workspaces: ["auth", "events", "git", "http", "projects", "trpc"],
   activity: ["auth", "http", "projects", "trpc"],
   webhooks: ["auth", "events", "http", "projects", "trpc"],
   issues: ["auth", "events", "http", "projects", "trpc"],
   evaluators: ["git", "policy", "webhooks"],
   changes: ["auth", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
-  deletion: ["auth", "git", "jobs", "projects", "trpc"],
+  deletion: ["auth", "git", "jobs", "orgs", "projects", "trpc"],
   "git-http": ["auth", "events", "git", "http", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "projects", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
 };
 

@@ -48,6 +48,9 @@ export type ErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "GIT_ERROR"
+  | "NAMESPACE_TAKEN"
+  | "LAST_OWNER"
+  | "NOT_ORG_MEMBER"
   | "INTERNAL_ERROR";
 
 export class DomainError extends Error {

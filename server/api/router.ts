@@ -6,7 +6,8 @@ import { agentsRouter } from "@/server/agents/router";
 import { issuesRouter } from "@/server/issues/router";
 import { activityRouter } from "@/server/activity/router";
 import { webhooksRouter } from "@/server/webhooks/router";
-import { projectsRouter, repositoryRouter } from "@/server/projects/router";
+import { projectAccessRouter, projectsRouter, repositoryRouter } from "@/server/projects/router";
+import { orgsRouter } from "@/server/orgs/router";
 import { workspacesRouter } from "@/server/workspaces/router";
 import { changesRouter, commentsRouter, conflictsRouter, reviewsRouter } from "@/server/changes/router";
 import { accountDeletionRouter, projectDeletionRouter } from "@/server/deletion/router";
@@ -23,6 +24,8 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   projects: mergeRouters(projectsRouter, projectDeletionRouter),
   repository: repositoryRouter,
+  projectAccess: projectAccessRouter,
+  orgs: orgsRouter,
   workspaces: workspacesRouter,
   changes: changesRouter,
   reviews: reviewsRouter,

@@ -1,7 +1,25 @@
 import type { DbOrTx } from "@/server/db";
 import type { Identity } from "@/server/auth";
 
-export type AuditAction = "secret.written" | "secret.deleted" | "deployment.approved" | "deployment.retried" | "agent.revoked";
+export type AuditAction =
+  | "secret.written"
+  | "secret.deleted"
+  | "deployment.approved"
+  | "deployment.retried"
+  | "agent.revoked"
+  | "org.created"
+  | "org.member.added"
+  | "org.member.changed"
+  | "org.member.removed"
+  | "org.team.created"
+  | "org.team.deleted"
+  | "org.team.member.added"
+  | "org.team.member.removed"
+  | "org.team.project.granted"
+  | "org.team.project.revoked"
+  | "project.collaborator.added"
+  | "project.collaborator.changed"
+  | "project.collaborator.removed";
 
 /** Writes one audit row; pass the transaction of the change being audited. */
 export async function writeAudit(

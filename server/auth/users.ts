@@ -13,10 +13,7 @@ export const publicUser = (user: { id: string; username: string }) => ({ id: use
 export async function createUser(username: string, client?: DbOrTx) {
   const prisma = client ?? (await db());
   const legacy = mintToken(USER_TOKEN_PREFIX);
-  const taken = await prisma.user.findUnique({ where: { username } });
-  if (taken) throw conflict(`Username ${username} is taken`, "CONFLICT");
-  const namespaceTaken = await prisma.organization.findUnique({ where: { slug: username } });
-  if (namespaceTaken) throw conflict(`Namespace ${username} is taken`, "CONFLICT");
+  if (await isNamespaceTaken(username, prisma)) throw conflict(`Username ${username} is taken`, "CONFLICT");
   try {
     const user = await prisma.user.create({
       data: { username, legacyTokenHash: legacy.hash, legacyTokenPrefix: legacy.displayPrefix },
@@ -26,4 +23,26 @@ export async function createUser(username: string, client?: DbOrTx) {
     if ((error as { code?: string }).code === "P2002") throw conflict(`Username ${username} is taken`, "CONFLICT");
     throw error;
   }
+}
+
+/**
+ * Users and organizations share one namespace (`@name`). Both kinds of name are checked here, the
+ * one place that knows of both.
+ */
+export async function isNamespaceTaken(name: string, client?: DbOrTx): Promise<boolean> {
+  const prisma = client ?? (await db());
+  const [user, org] = await Promise.all([prisma.user.findUnique({ where: { username: name } }), prisma.organization.findUnique({ where: { slug: name } })]);
+  return Boolean(user || org);
+}
+
+/** A user by username, or null. */
+export async function findUserByUsername(username: string, client?: DbOrTx) {
+  const prisma = client ?? (await db());
+  return prisma.user.findUnique({ where: { username }, select: { id: true, username: true } });
+}
+
+/** A user by id, or null. */
+export async function findUserById(id: string, client?: DbOrTx) {
+  const prisma = client ?? (await db());
+  return prisma.user.findUnique({ where: { id }, select: { id: true, username: true } });
 }

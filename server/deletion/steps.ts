@@ -1,5 +1,6 @@
 import type { Db } from "@/server/db";
 import { forgetUserCredentials } from "@/server/auth";
+import { handOverSoleOwnership } from "@/server/orgs";
 import { removeProjectRepos } from "@/server/git";
 import { tombstoneUserId } from "./tombstone";
 
@@ -26,18 +27,6 @@ export const projectSteps: DeletionStep[] = [
 async function deleteProjectInline(projectId: string, prisma: Db): Promise<void> {
   await prisma.project.updateMany({ where: { id: projectId, deletingAt: null }, data: { deletingAt: new Date() } });
   for (const step of projectSteps) await step.run(projectId, prisma);
-}
-
-/** Hands a departing sole owner's organizations to the most senior remaining member. */
-async function resolveOrgOwnership(userId: string, prisma: Db): Promise<void> {
-  const owned = await prisma.orgMember.findMany({ where: { userId, role: "owner" }, select: { orgId: true } });
-  const seniority = ["owner", "admin", "write", "read"];
-  for (const { orgId } of owned) {
-    const others = await prisma.orgMember.findMany({ where: { orgId, userId: { not: userId } } });
-    if (others.some((member) => member.role === "owner") || others.length === 0) continue;
-    others.sort((a, b) => seniority.indexOf(a.role) - seniority.indexOf(b.role) || a.createdAt.getTime() - b.createdAt.getTime());
-    await prisma.orgMember.update({ where: { orgId_userId: { orgId, userId: others[0].userId } }, data: { role: "owner" } });
-  }
 }
 
 export const userSteps: DeletionStep[] = [
@@ -90,9 +79,9 @@ export const userSteps: DeletionStep[] = [
   },
   {
     name: "memberships",
-    run: async (userId, prisma) => {
-      await resolveOrgOwnership(userId, prisma);
-      await prisma.$transaction([prisma.orgMember.deleteMany({ where: { userId } }), prisma.projectCollaborator.deleteMany({ where: { userId } })]);
+    run: async (userId) => {
+      // The membership and grant rows themselves go with the user row (ON DELETE CASCADE).
+      await handOverSoleOwnership(userId);
     },
   },
   // Tokens, agents, sessions and accounts go with the row (ON DELETE CASCADE).

@@ -2,32 +2,47 @@ import type { Project } from "@/server/generated/prisma/client";
 import { db, type DbOrTx } from "@/server/db";
 import { actingUserId, type Identity } from "@/server/auth";
 import { conflict, forbidden, notFound } from "@/server/errors";
+import { atLeast, highest, type AccessLevel, type GrantedLevel } from "@/server/access";
+import { orgGrantsOn } from "@/server/orgs";
 
-export type ProjectRole = "none" | "read" | "write" | "admin" | "owner";
-const RANK: Record<ProjectRole, number> = { none: 0, read: 1, write: 2, admin: 3, owner: 4 };
+export type ProjectRole = AccessLevel;
+export { atLeast };
 
-export const atLeast = (role: ProjectRole, needed: ProjectRole) => RANK[role] >= RANK[needed];
+/** One source of access to a project (the explain route lists them all). */
+export interface Grant {
+  via: "owner" | "org" | "team" | "collaborator" | "public";
+  name?: string;
+  permission: GrantedLevel;
+}
 
 /**
- * The caller's role on a project: owner for the owning user (an agent inherits its owner's
- * access), organization and collaborator roles, read for anyone on a public project.
+ * Every grant a user holds on a project: ownership of its namespace, the organization role and
+ * team grants on an org-owned project, a collaborator grant, and read on a public project. Read
+ * from the database on every call, so a revoked grant counts on the next request on every instance.
+ */
+export async function projectGrants(userId: string | undefined, project: Project, client?: DbOrTx): Promise<Grant[]> {
+  const grants: Grant[] = project.visibility === "public" ? [{ via: "public", permission: "read" }] : [];
+  if (!userId) return grants;
+  if (project.ownerUserId === userId) grants.unshift({ via: "owner", permission: "owner" });
+  const prisma = client ?? (await db());
+  const [orgGrants, collaborator] = await Promise.all([
+    project.ownerOrgId ? orgGrantsOn({ orgId: project.ownerOrgId, orgSlug: project.namespace, projectId: project.id, userId }, prisma) : [],
+    prisma.projectCollaborator.findUnique({ where: { projectId_userId: { projectId: project.id, userId } }, select: { role: true } }),
+  ]);
+  grants.push(...orgGrants);
+  if (collaborator) grants.push({ via: "collaborator", permission: collaborator.role });
+  return grants;
+}
+
+/**
+ * The caller's effective level on a project: the highest of its grants. An agent acts with its
+ * owner's level; anonymous callers have read on public projects only.
  */
 export async function projectRole(identity: Identity, project: Project, client?: DbOrTx): Promise<ProjectRole> {
-  const prisma = client ?? (await db());
   const userId = actingUserId(identity);
-  let role: ProjectRole = project.visibility === "public" ? "read" : "none";
-  if (!userId) return role;
-  if (project.ownerUserId === userId) return "owner";
-  const raise = (candidate: ProjectRole) => {
-    if (RANK[candidate] > RANK[role]) role = candidate;
-  };
-  if (project.ownerOrgId) {
-    const member = await prisma.orgMember.findUnique({ where: { orgId_userId: { orgId: project.ownerOrgId, userId } } });
-    if (member) raise(member.role);
-  }
-  const collaborator = await prisma.projectCollaborator.findUnique({ where: { projectId_userId: { projectId: project.id, userId } } });
-  if (collaborator) raise(collaborator.role);
-  return role;
+  // The owning user holds the highest level there is; nothing else need be read.
+  if (userId && project.ownerUserId === userId) return "owner";
+  return highest((await projectGrants(userId, project, client)).map((grant) => grant.permission));
 }
 
 export interface ProjectAccess {

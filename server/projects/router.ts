@@ -43,3 +43,4 @@ export const projectsRouter = router({
 });
 
 export { repositoryRouter } from "./repository-router";
+export { projectAccessRouter } from "./access-router";

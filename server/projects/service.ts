@@ -4,8 +4,9 @@ import { actingUserId, actorOf, type Identity } from "@/server/auth";
 import { db } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import { commitToBranch, initProjectRepo, removeProjectRepos, type FileMap } from "@/server/git";
-import { conflict, forbidden, notFound, unauthenticated } from "@/server/errors";
-import { atLeast, projectPath, requireProject } from "./access";
+import { conflict, unauthenticated } from "@/server/errors";
+import { orgReachOf, requireOrg } from "@/server/orgs";
+import { projectPath, requireProject } from "./access";
 import { commitAuthorship } from "./authorship";
 import { assertFileMapWithinLimits } from "./file-map";
 
@@ -35,14 +36,12 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string }).code 
 async function owningNamespace(identity: Identity, org: string | undefined) {
   const userId = actingUserId(identity);
   if (!userId) throw unauthenticated("A user or agent identity is required");
-  const prisma = await db();
   if (org) {
-    const organization = await prisma.organization.findUnique({ where: { slug: org } });
-    if (!organization) throw notFound(`Organization ${org} not found`);
-    const member = await prisma.orgMember.findUnique({ where: { orgId_userId: { orgId: organization.id, userId } } });
-    if (!member || !atLeast(member.role, "write")) throw forbidden(`Creating projects in ${org} needs organization write access`);
+    // Non-members get 404 (the organization is not found for them); members below write get 403.
+    const { org: organization } = await requireOrg(identity, org, "write");
     return { namespace: organization.slug, ownerUserId: null, ownerOrgId: organization.id };
   }
+  const prisma = await db();
   const user = await prisma.user.findUnique({ where: { id: userId } });
   if (!user) throw unauthenticated();
   return { namespace: user.username, ownerUserId: user.id, ownerOrgId: null };
@@ -80,19 +79,16 @@ export async function createProject(identity: Identity, input: CreateProjectInpu
   }
 }
 
-/** Projects the caller owns or reaches through an organization or a collaborator grant (none for anonymous). */
+/** Projects the caller owns or reaches through an organization, a team or a collaborator grant (none for anonymous). */
 export async function listProjects(identity: Identity): Promise<Project[]> {
   const userId = actingUserId(identity);
   if (!userId) return [];
   const prisma = await db();
-  const [memberships, grants] = await Promise.all([
-    prisma.orgMember.findMany({ where: { userId }, select: { orgId: true } }),
-    prisma.projectCollaborator.findMany({ where: { userId }, select: { projectId: true } }),
-  ]);
+  const [reach, grants] = await Promise.all([orgReachOf(userId), prisma.projectCollaborator.findMany({ where: { userId }, select: { projectId: true } })]);
   return prisma.project.findMany({
     where: {
       deletingAt: null,
-      OR: [{ ownerUserId: userId }, { ownerOrgId: { in: memberships.map((m) => m.orgId) } }, { id: { in: grants.map((g) => g.projectId) } }],
+      OR: [{ ownerUserId: userId }, { ownerOrgId: { in: reach.orgIds } }, { id: { in: [...reach.teamProjectIds, ...grants.map((g) => g.projectId)] } }],
     },
     orderBy: [{ namespace: "asc" }, { slug: "asc" }],
   });
