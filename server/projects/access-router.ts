@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router, userProcedure } from "@/server/trpc";
+import { authedProcedure, router, userProcedure } from "@/server/trpc";
 import { pathSegment } from "@/server/http";
 import { projectParams } from "./schemas";
 import { explainPermission, listCollaborators, listTeamProjects, putCollaborator, putTeamProject, removeCollaborator, removeTeamProject } from "./grants";
@@ -36,7 +36,7 @@ export const projectAccessRouter = router({
       return { removed: true as const };
     }),
 
-  permission: publicProcedure
+  permission: authedProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/permission`, tags, summary: "A user's effective permission and every grant behind it (project admins, or that user)" } })
     .input(z.object({ ...projectParams(), user: pathSegment().optional() }))
     .output(

@@ -64,7 +64,7 @@ export async function explainPermission(identity: Identity, input: ProjectRef & 
   if (callerRole === "none") throw notFound();
   const callerId = actingUserId(identity);
   const user = input.user ? await findUserByUsername(input.user) : callerId ? await findUserById(callerId) : null;
-  if (!user) throw notFound(input.user ? `User ${input.user} not found` : "Anonymous callers have no user to explain");
+  if (!user) throw notFound(`User ${input.user} not found`);
   if (user.id !== callerId && !atLeast(callerRole, "admin")) throw forbidden("Only project admins ask about other users");
   const grants = await projectGrants(user.id, project);
   return { user, permission: highest(grants.map((grant) => grant.permission)), grants };

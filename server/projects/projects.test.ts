@@ -77,7 +77,7 @@ describe("POST /api/projects", () => {
     expect(fs.readdirSync(reposDir).length).toBe(before + 1);
   });
 
-  it("creates in an organization: 404 unknown org, 403 without write access, 201 for writers", async () => {
+  it("creates in an organization: 404 unknown org, 403 for members below write, 404 for non-members (the org is not found for them), 201 for writers", async () => {
     const owner = await createTestUser();
     const reader = await createTestUser();
     const outsider = await createTestUser();
@@ -87,7 +87,7 @@ describe("POST /api/projects", () => {
     ]);
     expect((await call("POST", "/api/projects", { token: owner.token, body: { name: "p", org: "nope" } })).status).toBe(404);
     expect((await call("POST", "/api/projects", { token: reader.token, body: { name: "p", org: "acme" } })).status).toBe(403);
-    expect((await call("POST", "/api/projects", { token: outsider.token, body: { name: "p", org: "acme" } })).status).toBe(403);
+    expect((await call("POST", "/api/projects", { token: outsider.token, body: { name: "p", org: "acme" } })).status).toBe(404);
     const created = await createTestProject(owner.token, { name: "p", org: "acme" });
     expect(created).toMatchObject({ namespace: "acme", path: "@acme/p" });
     // org members read it; outsiders do not

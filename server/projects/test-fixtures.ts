@@ -10,12 +10,12 @@ export async function createTestProject(token: string, body: Record<string, unkn
   return res.body as { id: string; name: string; namespace: string; slug: string; path: string; remote: string; commit: string; visibility: string };
 }
 
-/** A direct grant (no collaborator API exists yet). */
+/** A collaborator row written directly, for tests that are not about granting (tests/access drives the routes). */
 export async function grantCollaborator(projectId: string, userId: string, role: "read" | "write" | "admin") {
   await (await db()).projectCollaborator.create({ data: { projectId, userId, role } });
 }
 
-/** An organization with members (no organization API exists yet). */
+/** An organization with members written directly, for tests that are not about organizations (tests/access drives the routes). */
 export async function createTestOrg(slug: string, members: Array<{ userId: string; role: OrgRole }>) {
   const prisma = await db();
   const org = await prisma.organization.create({ data: { slug, name: slug } });

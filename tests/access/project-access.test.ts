@@ -123,10 +123,10 @@ describe("collaborators", () => {
     ]);
   });
 
-  it("shows public projects' read grant to anyone and explains nothing to anonymous callers", async () => {
+  it("shows public projects' read grant to anyone and asks anonymous callers to sign in", async () => {
     const project = await createTestProject(owner.token, { name: unique("open"), visibility: "public" });
     expect((await explain(project.path, stranger)).body).toMatchObject({ permission: "read", grants: [{ via: "public", permission: "read" }] });
-    expect((await call("GET", `/api/projects/${project.path}/permission`)).status).toBe(404);
+    expect((await call("GET", `/api/projects/${project.path}/permission`)).status).toBe(401);
   });
 });
 

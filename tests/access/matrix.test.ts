@@ -1,0 +1,370 @@
+// The authorization matrix: every operation of the OpenAPI document has a row in ROWS. A row of a
+// project-scoped operation says what it needs; the test then asks it as every kind of caller, on a
+// private and on a public project, and expects the status the access model gives. An operation
+// whose access turns on more than the caller's level on a project (a change's author, a
+// workspace's creator, the caller's own account) names the tests that cover it instead. A new route
+// without a row fails here.
+import { beforeAll, describe, expect, it } from "vitest";
+import { atLeast, type AccessLevel, type GrantedLevel } from "@/server/access";
+import { runSvcCommand } from "@/server/users/cli";
+import { useTestEnvironment } from "@/tests/support/harness";
+import { call, type CallOptions } from "@/tests/support/http";
+import { createTestSession, createTestToken } from "@/tests/support/sessions";
+import { createTestUser } from "@/tests/support/users";
+import { createTestProject } from "@/server/projects/test-fixtures";
+
+// Webhook targets on loopback (they are never called here: no event they subscribe to is sent to them in time).
+useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1" });
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+type User = Awaited<ReturnType<typeof createTestUser>>;
+type Project = Awaited<ReturnType<typeof createTestProject>>;
+
+/** Which procedure kind answers: anyone, any authenticated caller, or a user identity only. */
+type Kind = "public" | "authed" | "user";
+
+interface Fixture {
+  project: Project;
+  issueNumber: number;
+  changeId: string;
+}
+
+interface Request {
+  path: string;
+  body?: unknown;
+}
+
+interface Row {
+  kind: Kind;
+  need: GrantedLevel;
+  /** Status when the caller can read but lacks `need` (403 unless the spec hides more). */
+  denied?: 403 | 404;
+  /** The success status when it is not the document's 2xx (a form route's 302). */
+  success?: number;
+  /** Builds the request; `succeeds` says whether this caller is expected to get through. */
+  request: (fixture: Fixture, succeeds: boolean) => Promise<Request> | Request;
+}
+
+interface CoveredElsewhere {
+  coveredBy: string;
+}
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}${++counter}${Date.now().toString(36)}`;
+
+let owner: User;
+let org: string;
+let extraUser: User;
+
+/** Sets up the project's grants: the same callers hold the same levels on every project. */
+let grantAll: (project: Project) => Promise<void>;
+
+const asOwner = (method: Method, path: string, body?: unknown) => call(method, path, { token: owner.token, body });
+
+async function freshProject(visibility: "private" | "public") {
+  const project = await createTestProject(owner.token, { name: unique("m"), org, visibility, files: { "README.md": "hi\n" } });
+  await grantAll(project);
+  return project;
+}
+
+async function webhookOf(project: Project) {
+  const res = await asOwner("POST", `/api/projects/${project.path}/webhooks`, { url: "http://127.0.0.1:9/x", events: "issue.opened" });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.webhook.id as string;
+}
+
+const P = (fixture: Fixture, rest = "") => `/api/projects/${fixture.project.path}${rest}`;
+
+const ROWS: Record<string, Row | CoveredElsewhere> = {
+  "GET /projects/{namespace}/{slug}": { kind: "public", need: "read", request: (f) => ({ path: P(f) }) },
+  "GET /projects/{namespace}/{slug}/activity": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/activity") }) },
+  "GET /projects/{namespace}/{slug}/branches": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/branches") }) },
+  "POST /projects/{namespace}/{slug}/branches": { kind: "authed", need: "write", denied: 404, request: (f) => ({ path: P(f, "/branches"), body: { name: unique("b") } }) },
+  "DELETE /projects/{namespace}/{slug}/branches/{name}": {
+    kind: "authed",
+    need: "write",
+    denied: 404,
+    request: async (f) => {
+      const name = unique("gone");
+      expect((await asOwner("POST", P(f, "/branches"), { name })).status).toBe(201);
+      return { path: P(f, `/branches/${name}`) };
+    },
+  },
+  "GET /projects/{namespace}/{slug}/content": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/content?path=README.md") }) },
+  "GET /projects/{namespace}/{slug}/files": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/files") }) },
+  "GET /projects/{namespace}/{slug}/log": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/log") }) },
+  "GET /projects/{namespace}/{slug}/provenance": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/provenance") }) },
+  "GET /projects/{namespace}/{slug}/permission": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/permission") }) },
+  "GET /projects/{namespace}/{slug}/changes": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/changes") }) },
+  "GET /projects/{projectId}/changes": { kind: "public", need: "read", request: (f) => ({ path: `/api/projects/${f.project.id}/changes` }) },
+  "POST /projects/{namespace}/{slug}/changes/merge-batch": {
+    kind: "user",
+    need: "write",
+    request: (f) => ({ path: P(f, "/changes/merge-batch"), body: { changeIds: [crypto.randomUUID()] } }),
+  },
+  "POST /projects/{projectId}/changes/merge-batch": {
+    kind: "user",
+    need: "write",
+    request: (f) => ({ path: `/api/projects/${f.project.id}/changes/merge-batch`, body: { changeIds: [crypto.randomUUID()] } }),
+  },
+  "GET /projects/{namespace}/{slug}/collaborators": { kind: "authed", need: "admin", request: (f) => ({ path: P(f, "/collaborators") }) },
+  "PUT /projects/{namespace}/{slug}/collaborators/{username}": {
+    kind: "user",
+    need: "admin",
+    request: (f) => ({ path: P(f, `/collaborators/${extraUser.username}`), body: { permission: "read" } }),
+  },
+  "DELETE /projects/{namespace}/{slug}/collaborators/{username}": {
+    kind: "user",
+    need: "admin",
+    request: async (f) => {
+      expect((await asOwner("PUT", P(f, `/collaborators/${extraUser.username}`), { permission: "read" })).status).toBe(200);
+      return { path: P(f, `/collaborators/${extraUser.username}`) };
+    },
+  },
+  "GET /projects/{namespace}/{slug}/issues": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/issues") }) },
+  "POST /projects/{namespace}/{slug}/issues": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/issues"), body: { title: "from the matrix" } }) },
+  "GET /projects/{namespace}/{slug}/issues/{number}": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/issues/${f.issueNumber}`) }) },
+  "PATCH /projects/{namespace}/{slug}/issues/{number}": {
+    kind: "user",
+    need: "write",
+    request: (f) => ({ path: P(f, `/issues/${f.issueNumber}`), body: { labels: ["triaged"] } }),
+  },
+  "POST /projects/{namespace}/{slug}/issues/{number}/close": { kind: "user", need: "write", success: 302, request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/close`), body: {} }) },
+  "GET /projects/{namespace}/{slug}/issues/{number}/comments": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`) }) },
+  "POST /projects/{namespace}/{slug}/issues/{number}/comments": {
+    kind: "authed",
+    need: "read",
+    request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`), body: { body: "a comment" } }),
+  },
+  "GET /projects/{namespace}/{slug}/webhooks": { kind: "public", need: "write", request: (f) => ({ path: P(f, "/webhooks") }) },
+  "POST /projects/{namespace}/{slug}/webhooks": {
+    kind: "public",
+    need: "write",
+    request: (f) => ({ path: P(f, "/webhooks"), body: { url: "http://127.0.0.1:9/y", events: "issue.opened" } }),
+  },
+  "DELETE /projects/{namespace}/{slug}/webhooks/{id}": { kind: "public", need: "write", request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}`) }) },
+  "POST /projects/{namespace}/{slug}/webhooks/{id}/delete": {
+    kind: "public",
+    need: "write",
+    success: 302,
+    request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}/delete`) }),
+  },
+  "POST /projects/{namespace}/{slug}/webhooks/{id}/toggle": {
+    kind: "public",
+    need: "write",
+    request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}/toggle`), body: { active: false } }),
+  },
+  "GET /projects/{namespace}/{slug}/webhooks/{id}/deliveries": {
+    kind: "public",
+    need: "write",
+    request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}/deliveries`) }),
+  },
+  "GET /workspaces/{namespace}/{slug}/workspaces": { kind: "public", need: "read", request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces` }) },
+  "POST /workspaces/{namespace}/{slug}/workspaces": {
+    kind: "authed",
+    need: "write",
+    request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces`, body: { name: unique("ws") } }),
+  },
+  "GET /changes/{id}": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}` }) },
+  "GET /changes/{id}/reviews": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/reviews` }) },
+  "GET /changes/{id}/comments": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments` }) },
+  "POST /changes/{id}/comments": { kind: "authed", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments`, body: { body: "looks fine" } }) },
+  "POST /changes/{id}/reviews": {
+    kind: "user",
+    need: "write",
+    request: (f) => ({ path: `/api/changes/${f.changeId}/reviews`, body: { verdict: "comment", comment: "noted" } }),
+  },
+  "DELETE /projects/{namespace}/{slug}": {
+    kind: "user",
+    need: "owner",
+    denied: 404,
+    request: async (f, succeeds) => {
+      const target = succeeds ? await freshProject(f.project.visibility as "private" | "public") : f.project;
+      return { path: `/api/projects/${target.path}`, body: { confirm: target.path } };
+    },
+  },
+  "POST /projects/{namespace}/{slug}/delete": {
+    kind: "user",
+    need: "owner",
+    denied: 404,
+    request: async (f, succeeds) => {
+      const target = succeeds ? await freshProject(f.project.visibility as "private" | "public") : f.project;
+      return { path: `/api/projects/${target.path}/delete`, body: { confirm: target.path } };
+    },
+  },
+
+  // Access that turns on more than a level on one project.
+  "POST /projects/{namespace}/{slug}/changes": { coveredBy: "tests/changes/changes.test.ts (the workspace's creator or a project admin proposes)" },
+  "POST /projects/{projectId}/changes": { coveredBy: "tests/changes/changes.test.ts" },
+  "POST /changes/{id}/evaluate": { coveredBy: "tests/changes/changes.test.ts (writers; the change's state decides)" },
+  "POST /changes/{id}/merge": { coveredBy: "tests/changes/merge.test.ts and tests/access/project-access.test.ts" },
+  "POST /changes/{id}/reject": { coveredBy: "tests/changes/revert.test.ts" },
+  "POST /changes/{id}/revert": { coveredBy: "tests/changes/revert.test.ts" },
+  "POST /changes/{id}/comments/{commentId}/resolve": { coveredBy: "tests/changes/reviews-comments.test.ts (writers or the comment's author)" },
+  "POST /changes/{id}/comments/{commentId}/unresolve": { coveredBy: "tests/changes/reviews-comments.test.ts" },
+  "POST /projects/conflicts/{id}/resolve": { coveredBy: "tests/changes/conflicts.test.ts" },
+  "POST /workspaces/{name}/commit": { coveredBy: "server/workspaces tests (the workspace's creator or a project admin)" },
+  // Not about a project.
+  "GET /projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
+  "POST /projects": { coveredBy: "tests/access/project-access.test.ts (org write to create in an org)" },
+  "GET /health": { coveredBy: "server/health tests" },
+  "GET /health/simple": { coveredBy: "server/health tests" },
+  "GET /users/me": { coveredBy: "server/auth/credentials.test.ts" },
+  "DELETE /users/me": { coveredBy: "server/deletion/deletion.test.ts" },
+  "POST /users/me/legacy-token/disable": { coveredBy: "server/users/legacy.test.ts" },
+  "POST /users/me/rotate-token": { coveredBy: "server/users/legacy.test.ts" },
+  "GET /users/me/tokens": { coveredBy: "server/users/tokens.test.ts" },
+  "POST /users/me/tokens": { coveredBy: "server/users/tokens.test.ts" },
+  "DELETE /users/me/tokens/{id}": { coveredBy: "server/users/tokens.test.ts" },
+  "GET /agents": { coveredBy: "server/agents/agents.test.ts" },
+  "POST /agents": { coveredBy: "server/agents/agents.test.ts" },
+  "GET /agents/{id}": { coveredBy: "server/agents/agents.test.ts" },
+  "DELETE /agents/{id}": { coveredBy: "server/agents/agents.test.ts" },
+  "POST /admin/users": { coveredBy: "server/auth/credentials.test.ts" },
+  "GET /admin/jobs": { coveredBy: "server/jobs tests" },
+  "GET /admin/jobs/{id}": { coveredBy: "server/jobs tests" },
+  "POST /admin/jobs/{id}/cancel": { coveredBy: "server/jobs tests" },
+  "GET /orgs": { coveredBy: "tests/access/orgs.test.ts" },
+  "POST /orgs": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /orgs/{org}": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /orgs/{org}/members": { coveredBy: "tests/access/orgs.test.ts" },
+  "PUT /orgs/{org}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
+  "DELETE /orgs/{org}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /orgs/{org}/teams": { coveredBy: "tests/access/orgs.test.ts" },
+  "POST /orgs/{org}/teams": { coveredBy: "tests/access/orgs.test.ts" },
+  "DELETE /orgs/{org}/teams/{team}": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /orgs/{org}/teams/{team}/members": { coveredBy: "tests/access/orgs.test.ts" },
+  "PUT /orgs/{org}/teams/{team}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
+  "DELETE /orgs/{org}/teams/{team}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /orgs/{org}/teams/{team}/projects": { coveredBy: "tests/access/project-access.test.ts" },
+  "PUT /orgs/{org}/teams/{team}/projects/{slug}": { coveredBy: "tests/access/project-access.test.ts" },
+  "DELETE /orgs/{org}/teams/{team}/projects/{slug}": { coveredBy: "tests/access/project-access.test.ts" },
+};
+
+/** A kind of caller: its credential and the level it holds on every matrix project. */
+interface Caller {
+  name: string;
+  token?: string;
+  level: AccessLevel;
+  agent?: boolean;
+  readOnly?: boolean;
+}
+
+const callers: Caller[] = [];
+
+function expectedStatus(row: Row, method: Method, caller: Caller, visibility: "private" | "public", success: number): number {
+  if (!caller.token && row.kind !== "public") return 401;
+  if (caller.agent && row.kind === "user") return 401;
+  if (caller.readOnly && method !== "GET") return 403;
+  const level: AccessLevel = visibility === "public" && !atLeast(caller.level, "read") ? "read" : caller.level;
+  if (level === "none") return 404;
+  if (!atLeast(level, row.need)) return row.denied ?? 403;
+  return success;
+}
+
+beforeAll(async () => {
+  const users = await Promise.all(Array.from({ length: 12 }, () => createTestUser()));
+  const [orgAdmin, orgWriter, orgReader, teamReader, teamWriter, teamAdmin, collabReader, collabWriter, collabAdmin, stranger] = users;
+  [owner, extraUser] = [users[10], users[11]];
+  org = unique("matrix");
+  expect((await asOwner("POST", "/api/orgs", { slug: org })).status).toBe(201);
+  const roles: Array<[User, string]> = [
+    [orgAdmin, "admin"],
+    [orgWriter, "write"],
+    [orgReader, "read"],
+    [teamReader, "read"],
+    [teamWriter, "read"],
+    [teamAdmin, "read"],
+  ];
+  for (const [user, role] of roles) expect((await asOwner("PUT", `/api/orgs/${org}/members/${user.username}`, { role })).status).toBe(200);
+  const teams: Array<[string, User, GrantedLevel]> = [
+    ["readers", teamReader, "read"],
+    ["writers", teamWriter, "write"],
+    ["admins", teamAdmin, "admin"],
+  ];
+  for (const [team, user] of teams) {
+    expect((await asOwner("POST", `/api/orgs/${org}/teams`, { slug: team })).status).toBe(201);
+    expect((await asOwner("PUT", `/api/orgs/${org}/teams/${team}/members/${user.username}`)).status).toBe(200);
+  }
+  const collaborators: Array<[User, GrantedLevel]> = [
+    [collabReader, "read"],
+    [collabWriter, "write"],
+    [collabAdmin, "admin"],
+  ];
+  grantAll = async (project) => {
+    for (const [team, , permission] of teams) expect((await asOwner("PUT", `/api/orgs/${org}/teams/${team}/projects/${project.slug}`, { permission })).status).toBe(200);
+    for (const [user, permission] of collaborators) expect((await asOwner("PUT", `/api/projects/${project.path}/collaborators/${user.username}`, { permission })).status).toBe(200);
+  };
+
+  const agentOf = async (user: User) => (await call("POST", "/api/agents", { token: user.token, body: { name: "bot" } })).body.token as string;
+  const { cookie } = await createTestSession(owner.username);
+  const oauth = ((await runSvcCommand(["oauth:grant", owner.username, "--scope", "read_write"])) as { token: string }).token;
+  callers.push(
+    { name: "anonymous", level: "none" },
+    { name: "stranger", token: stranger.token, level: "none" },
+    { name: "org read", token: orgReader.token, level: "read" },
+    { name: "org write", token: orgWriter.token, level: "write" },
+    { name: "org admin", token: orgAdmin.token, level: "admin" },
+    { name: "team read", token: teamReader.token, level: "read" },
+    { name: "team write", token: teamWriter.token, level: "write" },
+    { name: "team admin", token: teamAdmin.token, level: "admin" },
+    { name: "collaborator read", token: collabReader.token, level: "read" },
+    { name: "collaborator write", token: collabWriter.token, level: "write" },
+    { name: "collaborator admin", token: collabAdmin.token, level: "admin" },
+    { name: "owner", token: owner.token, level: "owner" },
+    { name: "owner's OAuth grant", token: oauth, level: "owner" },
+    { name: "owner's read token", token: await createTestToken(cookie, { scope: "read" }), level: "owner", readOnly: true },
+    { name: "owner's agent", token: await agentOf(owner), level: "owner", agent: true },
+    { name: "team writer's agent", token: await agentOf(teamWriter), level: "write", agent: true },
+    { name: "collaborator reader's agent", token: await agentOf(collabReader), level: "read", agent: true },
+    { name: "stranger's agent", token: await agentOf(stranger), level: "none", agent: true },
+  );
+});
+
+async function operations(): Promise<Array<{ key: string; method: Method; success: number }>> {
+  const doc = (await call("GET", "/api/openapi.json")).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({
+      key: `${method.toUpperCase()} ${path.replace(/^\/api/, "")}`,
+      method: method.toUpperCase() as Method,
+      success: Number(Object.keys(op.responses).find((status) => status.startsWith("2"))),
+    })),
+  );
+}
+
+describe("the authorization matrix", () => {
+  it("has a row for every operation of the OpenAPI document, and no row for one that is gone", async () => {
+    const keys = (await operations()).map((op) => op.key);
+    expect(keys.filter((key) => !(key in ROWS)), "operations without a row").toEqual([]);
+    expect(Object.keys(ROWS).filter((key) => !keys.includes(key)), "rows without an operation").toEqual([]);
+  });
+
+  for (const visibility of ["private", "public"] as const) {
+    it(`answers every caller on a ${visibility} project as the access model says`, async () => {
+      const fixture: Fixture = { project: await freshProject(visibility), issueNumber: 0, changeId: "" };
+      const issue = await asOwner("POST", P(fixture, "/issues"), { title: "the matrix issue" });
+      fixture.issueNumber = issue.body.issue.number;
+      await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces`, { name: "matrix" });
+      await asOwner("POST", "/api/workspaces/matrix/commit", { projectId: fixture.project.id, message: "m", files: { "m.txt": "m\n" } });
+      fixture.changeId = (await asOwner("POST", P(fixture, "/changes"), { workspace: "matrix" })).body.change.id;
+
+      const mismatches: string[] = [];
+      let asked = 0;
+      for (const op of await operations()) {
+        const row = ROWS[op.key];
+        if (!row || "coveredBy" in row) continue;
+        for (const caller of callers) {
+          const success = row.success ?? op.success;
+          const expected = expectedStatus(row, op.method, caller, visibility, success);
+          const request = await row.request(fixture, expected === success);
+          const options: CallOptions = { token: caller.token, body: request.body };
+          const res = await call(op.method, request.path, options);
+          asked++;
+          if (res.status !== expected) mismatches.push(`${op.key} as ${caller.name}: ${res.status} (expected ${expected}) ${JSON.stringify(res.body).slice(0, 120)}`);
+        }
+      }
+      console.log(`[matrix] ${visibility}: ${asked} requests`);
+      expect(mismatches).toEqual([]);
+    });
+  }
+});
