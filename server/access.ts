@@ -1,3 +1,6 @@
+import { config } from "@/server/config";
+import { announceInvalidation, onInvalidation } from "@/server/db";
+
 /** The access levels of the spec, lowest first; the effective level is the highest grant. */
 export const ACCESS_LEVELS = ["none", "read", "write", "admin", "owner"] as const;
 export type AccessLevel = (typeof ACCESS_LEVELS)[number];
@@ -9,3 +12,51 @@ const rank = (level: AccessLevel) => ACCESS_LEVELS.indexOf(level);
 export const atLeast = (level: AccessLevel, needed: AccessLevel) => rank(level) >= rank(needed);
 
 export const highest = (levels: AccessLevel[]): AccessLevel => levels.reduce<AccessLevel>((best, level) => (rank(level) > rank(best) ? level : best), "none");
+
+const MAX_CACHED = 10_000;
+const TOPIC = "access";
+
+interface GrantCache {
+  entries: Map<string, { grants: unknown; cachedAt: number }>;
+  /** Bumped by every grant change: a lookup that began before one is not cached. */
+  generation: number;
+}
+
+// On globalThis: Next.js loads separate module copies per entry point, and a grant change in one
+// copy must reach the lookups of the others.
+const holder = globalThis as unknown as { __svcGrantCache?: GrantCache };
+const cache = (holder.__svcGrantCache ??= { entries: new Map(), generation: 0 });
+
+function dropAllGrants(): void {
+  cache.generation++;
+  cache.entries.clear();
+}
+
+onInvalidation(TOPIC, { drop: dropAllGrants, dropAll: dropAllGrants });
+
+/**
+ * Grants of a user on a project, read through a per-instance cache: a read on the hot path should
+ * not cost three queries. AUTH_CACHE_TTL_SECONDS bounds an entry's life (0 turns the cache off).
+ */
+export async function cachedGrants<T>(key: string, load: () => Promise<T>): Promise<T> {
+  const ttlMs = config.authCacheTtlSeconds * 1000;
+  const hit = cache.entries.get(key);
+  if (hit && Date.now() - hit.cachedAt < ttlMs) return hit.grants as T;
+  const generation = cache.generation;
+  const cachedAt = Date.now();
+  const grants = await load();
+  if (ttlMs > 0 && generation === cache.generation) {
+    if (cache.entries.size >= MAX_CACHED) cache.entries.delete(cache.entries.keys().next().value!);
+    cache.entries.set(key, { grants, cachedAt });
+  }
+  return grants;
+}
+
+/**
+ * Call after any grant change has committed (members, teams, team grants, collaborators): this
+ * instance forgets every cached grant at once and, on PostgreSQL, every other instance does too.
+ */
+export function forgetGrants(): void {
+  dropAllGrants();
+  void announceInvalidation(TOPIC, "*");
+}

@@ -4,7 +4,8 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { cacheCredential, cachedCredential, dropUserCredentials } from "./credential-cache";
-import { startRevocationListener } from "./credential-invalidation";
+import { startInvalidationListener } from "@/server/db";
+import "./credential-invalidation";
 
 const env = useTestEnvironment();
 
@@ -24,10 +25,10 @@ describe("credential cache", () => {
 // Another instance revokes a token: it writes the row and announces the user on the channel. This
 // instance had the token cached; its listener must drop it at once (not after AUTH_CACHE_TTL_SECONDS).
 describe.runIf(process.env.TEST_DATABASE_URL)("revocations announced by other instances (PostgreSQL)", () => {
-  let listener: Awaited<ReturnType<typeof startRevocationListener>>;
+  let listener: Awaited<ReturnType<typeof startInvalidationListener>>;
 
   beforeAll(async () => {
-    listener = await startRevocationListener(env.databaseUrl);
+    listener = await startInvalidationListener(env.databaseUrl);
   });
 
   afterAll(async () => {
@@ -43,7 +44,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("revocations announced by other in
     // Cached: without the announcement this instance would keep accepting the token.
     expect((await call("GET", "/api/users/me", { token: user.token })).status).toBe(200);
 
-    await prisma.$executeRawUnsafe("SELECT pg_notify('svc_credentials', $1)", user.id);
+    await prisma.$executeRawUnsafe("SELECT pg_notify('svc_invalidate', $1)", `credentials\n${user.id}`);
     const deadline = Date.now() + 5000;
     let status = 200;
     while (status === 200 && Date.now() < deadline) {

@@ -2,7 +2,7 @@
 export { admitRequest } from "./admission";
 export type { Admission } from "./admission";
 export { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens";
-export { forgetUserCredentials, startRevocationListener } from "./credential-invalidation";
+export { forgetUserCredentials } from "./credential-invalidation";
 export { handleDevLogin } from "./dev-login";
 export { actingUserId, actorOf, anonymous } from "./identity";
 export type { Identity, UserIdentity } from "./identity";

@@ -1,3 +1,4 @@
+import { forgetGrants } from "@/server/access";
 import { db } from "@/server/db/client";
 import { AGENT_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
 import { createTestUser } from "@/tests/support/users";
@@ -25,6 +26,7 @@ export async function createTestProject(
   for (const { user, role } of options.collaborators ?? []) {
     await prisma.projectCollaborator.create({ data: { projectId: project.id, userId: user.id, role } });
   }
+  forgetGrants();
   return { ...project, base: `/api/projects/@${project.namespace}/${project.slug}` };
 }
 

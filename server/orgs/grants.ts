@@ -1,5 +1,5 @@
 import type { CollaboratorRole } from "@/server/generated/prisma/client";
-import type { GrantedLevel } from "@/server/access";
+import { forgetGrants, type GrantedLevel } from "@/server/access";
 import { db, type DbOrTx } from "@/server/db";
 import { writeAudit } from "@/server/audit";
 import type { UserIdentity } from "@/server/auth";
@@ -38,17 +38,20 @@ export async function grantTeamProject(identity: UserIdentity, input: { org: { s
     });
     await writeAudit(tx, { action: "org.team.project.granted", identity, projectId: input.projectId, target: `org:${input.org.slug}`, data: { team: input.team.slug, permission: input.permission } });
   });
+  forgetGrants();
 }
 
 /** Removes a team's grant; false when it had none. */
 export async function revokeTeamProject(identity: UserIdentity, input: { org: { slug: string }; team: { id: string; slug: string }; projectId: string }): Promise<boolean> {
   const prisma = await db();
-  return prisma.$transaction(async (tx) => {
+  const revoked = await prisma.$transaction(async (tx) => {
     const removed = await tx.teamProject.deleteMany({ where: { teamId: input.team.id, projectId: input.projectId } });
     if (removed.count === 0) return false;
     await writeAudit(tx, { action: "org.team.project.revoked", identity, projectId: input.projectId, target: `org:${input.org.slug}`, data: { team: input.team.slug } });
     return true;
   });
+  forgetGrants();
+  return revoked;
 }
 
 /** The organizations a user belongs to and the projects their teams are granted (for project lists). */

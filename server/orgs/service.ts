@@ -1,5 +1,5 @@
 import type { OrgRole } from "@/server/generated/prisma/client";
-import { ACCESS_LEVELS } from "@/server/access";
+import { ACCESS_LEVELS, forgetGrants } from "@/server/access";
 import { db, type Tx } from "@/server/db";
 import { findUserByUsername, isNamespaceTaken, publicUser, type Identity, type UserIdentity } from "@/server/auth";
 import { writeAudit } from "@/server/audit";
@@ -33,6 +33,7 @@ export async function createOrg(identity: UserIdentity, input: { slug: string; n
     if (error.code === "P2002") throw conflict(`The namespace ${input.slug} is taken`, "NAMESPACE_TAKEN");
     throw error;
   });
+  forgetGrants();
   return orgView(org);
 }
 
@@ -89,6 +90,7 @@ export async function putMember(identity: UserIdentity, input: { org: string; us
     }
     return saved;
   });
+  forgetGrants();
   return memberView(member);
 }
 
@@ -110,6 +112,7 @@ export async function removeMember(identity: UserIdentity, input: { org: string;
     await tx.orgMember.delete({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
     await writeAudit(tx, { action: "org.member.removed", identity, target: `org:${org.slug}`, data: { userId: user.id, username: user.username, role: current.role } });
   });
+  forgetGrants();
 }
 
 /**
@@ -129,4 +132,5 @@ export async function handOverSoleOwnership(userId: string): Promise<void> {
       await tx.orgMember.update({ where: { orgId_userId: { orgId, userId: heir.userId } }, data: { role: "owner" } });
     });
   }
+  forgetGrants();
 }

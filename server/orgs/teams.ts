@@ -1,3 +1,4 @@
+import { forgetGrants } from "@/server/access";
 import { db } from "@/server/db";
 import { findUserByUsername, publicUser, type Identity, type UserIdentity } from "@/server/auth";
 import { writeAudit } from "@/server/audit";
@@ -53,6 +54,7 @@ export async function deleteTeam(identity: UserIdentity, input: { org: string; t
     await tx.team.delete({ where: { id: team.id } });
     await writeAudit(tx, { action: "org.team.deleted", identity, target: `org:${org.slug}`, data: { team: team.slug } });
   });
+  forgetGrants();
 }
 
 export async function listTeamMembers(identity: Identity, input: { org: string; team: string }) {
@@ -77,6 +79,7 @@ export async function addTeamMember(identity: UserIdentity, input: { org: string
     await tx.teamMember.create({ data: { teamId: team.id, userId: user.id } });
     await writeAudit(tx, { action: "org.team.member.added", identity, target: `org:${org.slug}`, data: { team: team.slug, userId: user.id, username: user.username } });
   });
+  forgetGrants();
   return { user: publicUser(user) };
 }
 
@@ -89,4 +92,5 @@ export async function removeTeamMember(identity: UserIdentity, input: { org: str
     if (!user || removed.count === 0) throw notFound(`${input.username} is not in team ${team.slug}`);
     await writeAudit(tx, { action: "org.team.member.removed", identity, target: `org:${org.slug}`, data: { team: team.slug, userId: user.id, username: user.username } });
   });
+  forgetGrants();
 }

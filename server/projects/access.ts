@@ -2,7 +2,7 @@ import type { Project } from "@/server/generated/prisma/client";
 import { db, type DbOrTx } from "@/server/db";
 import { actingUserId, type Identity } from "@/server/auth";
 import { conflict, forbidden, notFound } from "@/server/errors";
-import { atLeast, highest, type AccessLevel, type GrantedLevel } from "@/server/access";
+import { atLeast, cachedGrants, highest, type AccessLevel, type GrantedLevel } from "@/server/access";
 import { orgGrantsOn } from "@/server/orgs";
 
 export type ProjectRole = AccessLevel;
@@ -17,21 +17,28 @@ export interface Grant {
 
 /**
  * Every grant a user holds on a project: ownership of its namespace, the organization role and
- * team grants on an org-owned project, a collaborator grant, and read on a public project. Read
- * from the database on every call, so a revoked grant counts on the next request on every instance.
+ * team grants on an org-owned project, a collaborator grant, and read on a public project. Shared
+ * grants are cached per instance; every grant change calls forgetGrants, so a revoked grant counts
+ * on the next request (on other instances, once the announcement arrives: milliseconds).
  */
 export async function projectGrants(userId: string | undefined, project: Project, client?: DbOrTx): Promise<Grant[]> {
   const grants: Grant[] = project.visibility === "public" ? [{ via: "public", permission: "read" }] : [];
   if (!userId) return grants;
   if (project.ownerUserId === userId) grants.unshift({ via: "owner", permission: "owner" });
+  const load = () => sharedGrants(userId, project, client);
+  // Inside a transaction, read what the transaction sees; never cache it.
+  grants.push(...(client ? await load() : await cachedGrants(`${userId}:${project.id}`, load)));
+  return grants;
+}
+
+/** The grants others gave the user: organization role, team grants, collaborator grant. */
+async function sharedGrants(userId: string, project: Project, client?: DbOrTx): Promise<Grant[]> {
   const prisma = client ?? (await db());
   const [orgGrants, collaborator] = await Promise.all([
     project.ownerOrgId ? orgGrantsOn({ orgId: project.ownerOrgId, orgSlug: project.namespace, projectId: project.id, userId }, prisma) : [],
     prisma.projectCollaborator.findUnique({ where: { projectId_userId: { projectId: project.id, userId } }, select: { role: true } }),
   ]);
-  grants.push(...orgGrants);
-  if (collaborator) grants.push({ via: "collaborator", permission: collaborator.role });
-  return grants;
+  return collaborator ? [...orgGrants, { via: "collaborator", permission: collaborator.role }] : orgGrants;
 }
 
 /**

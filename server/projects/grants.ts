@@ -1,5 +1,5 @@
 import type { CollaboratorRole } from "@/server/generated/prisma/client";
-import { highest } from "@/server/access";
+import { forgetGrants, highest } from "@/server/access";
 import { actingUserId, findUserById, findUserByUsername, publicUser, type Identity, type UserIdentity } from "@/server/auth";
 import { writeAudit } from "@/server/audit";
 import { db } from "@/server/db";
@@ -38,6 +38,7 @@ export async function putCollaborator(identity: UserIdentity, input: ProjectRef 
       data: { username: user.username, permission: input.permission, ...(current ? { previousPermission: current.role } : {}) },
     });
   });
+  forgetGrants();
   return { user: publicUser(user), permission: input.permission };
 }
 
@@ -50,6 +51,7 @@ export async function removeCollaborator(identity: UserIdentity, input: ProjectR
     if (!user || removed.count === 0) throw notFound(`${input.username} is not a collaborator`);
     await writeAudit(tx, { action: "project.collaborator.removed", identity, projectId: project.id, target: `user:${user.id}`, data: { username: user.username } });
   });
+  forgetGrants();
 }
 
 /**

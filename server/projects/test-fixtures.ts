@@ -1,5 +1,6 @@
 import type { OrgRole } from "@/server/generated/prisma/enums";
 import { expect } from "vitest";
+import { forgetGrants } from "@/server/access";
 import { db } from "@/server/db/client";
 import { call } from "@/tests/support/http";
 
@@ -13,6 +14,7 @@ export async function createTestProject(token: string, body: Record<string, unkn
 /** A collaborator row written directly, for tests that are not about granting (tests/access drives the routes). */
 export async function grantCollaborator(projectId: string, userId: string, role: "read" | "write" | "admin") {
   await (await db()).projectCollaborator.create({ data: { projectId, userId, role } });
+  forgetGrants();
 }
 
 /** An organization with members written directly, for tests that are not about organizations (tests/access drives the routes). */
@@ -20,5 +22,6 @@ export async function createTestOrg(slug: string, members: Array<{ userId: strin
   const prisma = await db();
   const org = await prisma.organization.create({ data: { slug, name: slug } });
   for (const member of members) await prisma.orgMember.create({ data: { orgId: org.id, ...member } });
+  forgetGrants();
   return org;
 }

@@ -1,5 +1,5 @@
 import { validateConfig } from "@/server/config";
-import { closeDatabase } from "@/server/db";
+import { closeDatabase, startInvalidationListener } from "@/server/db";
 import { connectAtStartup } from "./connect";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
@@ -26,9 +26,10 @@ export async function startServerRuntime(): Promise<void> {
   validateConfig();
   await connectAtStartup();
   await startJobs();
-  const { startRevocationListener } = await import("@/server/auth");
-  const revocations = await startRevocationListener();
-  onShutdown(() => revocations.stop());
+  // Importing auth registers its credential cache with the listener before it starts.
+  await import("@/server/auth");
+  const invalidations = await startInvalidationListener();
+  onShutdown(() => invalidations.stop());
   const shutdown = async (signal: string) => {
     console.log(`[svc] ${signal}: shutting down`);
     for (const hook of holder.__svcShutdownHooks ?? []) {

@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/server/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db, startInvalidationListener } from "@/server/db";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
@@ -149,5 +149,39 @@ describe("requiredApprovals with shared access", () => {
     const blocked = await merge(owner.token, byAgent.change.id);
     expect(blocked.status).toBe(403);
     expect(blocked.body.code).toBe("PROTECTION_BLOCKED");
+  });
+});
+
+// Another instance takes a grant away: it writes the row and announces it. This instance had the
+// grant cached; its listener must drop it at once (not after AUTH_CACHE_TTL_SECONDS).
+describe.runIf(process.env.TEST_DATABASE_URL)("grant changes announced by other instances (PostgreSQL)", () => {
+  let listener: Awaited<ReturnType<typeof startInvalidationListener>>;
+
+  beforeAll(async () => {
+    listener = await startInvalidationListener(process.env.TEST_DATABASE_URL);
+  });
+
+  afterAll(async () => {
+    await listener?.stop();
+  });
+
+  it("a collaborator removed elsewhere loses access here within moments", async () => {
+    const project = await createTestProject(owner.token, { name: unique("remote") });
+    await collaborate(project.path, owner, stranger.username, "read");
+    expect((await readProject(project.path, stranger)).status).toBe(200);
+
+    const prisma = await db();
+    await prisma.projectCollaborator.deleteMany({ where: { projectId: project.id, userId: stranger.id } });
+    // Cached: without the announcement this instance would keep the grant.
+    expect((await readProject(project.path, stranger)).status).toBe(200);
+
+    await prisma.$executeRawUnsafe("SELECT pg_notify('svc_invalidate', $1)", "access\n*");
+    const deadline = Date.now() + 5000;
+    let status = 200;
+    while (status === 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = (await readProject(project.path, stranger)).status;
+    }
+    expect(status).toBe(404);
   });
 });
