@@ -75,6 +75,12 @@ async function webhookOf(project: Project) {
 
 const P = (fixture: Fixture, rest = "") => `/api/projects/${fixture.project.path}${rest}`;
 
+/** A deletion request: a caller expected to succeed deletes a fresh project, so the fixture stays. */
+async function deletion(fixture: Fixture, succeeds: boolean, suffix: string): Promise<Request> {
+  const target = succeeds ? await freshProject(fixture.project.visibility as "private" | "public") : fixture.project;
+  return { path: `/api/projects/${target.path}${suffix}`, body: { confirm: target.path } };
+}
+
 const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /projects/{namespace}/{slug}": { kind: "public", need: "read", request: (f) => ({ path: P(f) }) },
   "GET /projects/{namespace}/{slug}/activity": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/activity") }) },
@@ -178,19 +184,13 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     kind: "user",
     need: "owner",
     denied: 404,
-    request: async (f, succeeds) => {
-      const target = succeeds ? await freshProject(f.project.visibility as "private" | "public") : f.project;
-      return { path: `/api/projects/${target.path}`, body: { confirm: target.path } };
-    },
+    request: (f, succeeds) => deletion(f, succeeds, ""),
   },
   "POST /projects/{namespace}/{slug}/delete": {
     kind: "user",
     need: "owner",
     denied: 404,
-    request: async (f, succeeds) => {
-      const target = succeeds ? await freshProject(f.project.visibility as "private" | "public") : f.project;
-      return { path: `/api/projects/${target.path}/delete`, body: { confirm: target.path } };
-    },
+    request: (f, succeeds) => deletion(f, succeeds, "/delete"),
   },
 
   // Access that turns on more than a level on one project.
