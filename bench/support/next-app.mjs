@@ -105,3 +105,61 @@ export async function waitForServer(port, child, urlPath = "/health") {
   }
   throw new Error("server did not start");
 }
+
+/**
+ * A load balancer reduced to what the operator guide asks of one: round-robin over `ports` on
+ * 127.0.0.1, bodies streamed both ways, and a backend that refuses connections skipped (a passive
+ * health check; safe, since nothing reached it). Resolves to its port and a close().
+ */
+export function startRoundRobinProxy(ports) {
+  let next = 0;
+  const server = http.createServer(async (req, res) => {
+    const body = [];
+    for await (const chunk of req) body.push(chunk);
+    const attempt = (tries) => {
+      const port = ports[next++ % ports.length];
+      const upstream = http.request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on("error", (error) => {
+        if (error.code === "ECONNREFUSED" && tries < ports.length) return attempt(tries + 1);
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      });
+      upstream.end(Buffer.concat(body));
+    };
+    attempt(1);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        port: server.address().port,
+        close: () => new Promise((done) => (server.closeAllConnections(), server.close(() => done()))),
+      }),
+    ),
+  );
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** Bounded load: exactly `count` calls of `send(index)`, at most `concurrency` in flight; latencies in ms. */
+export async function boundedLoad(count, concurrency, send) {
+  const latencies = new Float64Array(count);
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const index = next++;
+        const t0 = performance.now();
+        if (!(await send(index))) failures++;
+        latencies[index] = performance.now() - t0;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = Array.from(latencies).sort((a, b) => a - b);
+  return { rps: count / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), failures };
+}

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { buildAppCopy, request, root, startNext, stopProcess, usage, waitForServer } from "../support/next-app.mjs";
+import { boundedLoad, buildAppCopy, request, root, startNext, stopProcess, usage, waitForServer } from "../support/next-app.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -28,29 +28,12 @@ const addBareRoute = (app) => {
   fs.copyFileSync(path.join(import.meta.dirname, "bare-route.js"), path.join(app, "app/api/bench/bare/route.js"));
 };
 
-/** Bounded load: exactly `count` requests, at most `concurrency` in flight. */
+/** Bounded load: exactly `count` requests, at most CONCURRENCY in flight. */
 async function load(port, urlPath, headers, count) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const latencies = new Float64Array(count);
-  let next = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) {
-        const index = next++;
-        const t0 = performance.now();
-        const res = await request(port, urlPath, { headers, agent });
-        latencies[index] = performance.now() - t0;
-        if (res.status !== 200) failures++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const result = await boundedLoad(count, CONCURRENCY, async () => (await request(port, urlPath, { headers, agent })).status === 200);
   agent.destroy();
-  const sorted = Array.from(latencies).sort((a, b) => a - b);
-  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-  return { rps: count / seconds, p50: pct(50), p99: pct(99), failures };
+  return result;
 }
 
 const PORT = 3901;

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
-import { benchEnv, buildAppCopy, root, startNext, waitForServer } from "@/bench/support/next-app.mjs";
+import { benchEnv, buildAppCopy, root, startNext, startRoundRobinProxy, waitForServer } from "@/bench/support/next-app.mjs";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { GitClient, withToken } from "@/tests/git/support";
 import { redisServerInstalled, startUpstashRedis, type UpstashRedis } from "@/tests/support/upstash-redis";
@@ -35,43 +34,8 @@ interface Instance {
   child?: ChildProcess;
 }
 
-/**
- * The load balancer of the guide, reduced to what it must do: round-robin, bodies streamed both
- * ways, and a backend that refuses connections skipped (a passive health check), which is safe
- * because nothing was sent to it.
- */
-function startProxy(instances: Instance[]): Promise<{ url: string; close(): Promise<void> }> {
-  let next = 0;
-  const server = http.createServer(async (req, res) => {
-    const body: Buffer[] = [];
-    for await (const chunk of req) body.push(chunk as Buffer);
-    const attempt = (tries: number) => {
-      const target = instances[next++ % instances.length];
-      const upstream = http.request({ host: "127.0.0.1", port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on("error", (error: NodeJS.ErrnoException) => {
-        if (error.code === "ECONNREFUSED" && tries < instances.length) return attempt(tries + 1);
-        if (!res.headersSent) res.writeHead(502);
-        res.end();
-      });
-      upstream.end(Buffer.concat(body));
-    };
-    attempt(1);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-        close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))),
-      }),
-    ),
-  );
-}
-
 let app: string;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let proxy: { url: string; close(): Promise<void> };
 let redis: UpstashRedis | undefined;
 const instances: Instance[] = [{ port: 0 }, { port: 0 }, { port: 0 }];
 const git = new GitClient();
@@ -107,8 +71,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("three instances behind a proxy (d
   beforeAll(async () => {
     app = buildAppCopy(path.join(root, "bench/.work/scale"));
     if (redisServerInstalled) redis = await startUpstashRedis();
-    proxy = await startProxy(instances);
     for (const instance of instances) instance.port = await freePort();
+    const balancer = await startRoundRobinProxy(instances.map((instance) => instance.port));
+    proxy = { url: `http://127.0.0.1:${balancer.port}`, close: balancer.close };
     // Start together: migrations and start-up must tolerate siblings doing the same.
     await Promise.all(
       instances.map(async (instance) => {
