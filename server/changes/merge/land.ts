@@ -25,6 +25,9 @@ export async function landOnDefaultBranch(
   }, options);
 }
 
+/** Upper bound of the random pause before retry n, per n. */
+const RETRY_JITTER_MS = 40;
+
 /**
  * Runs `attempt` again (up to `attempts` times in all) while it fails because the default branch
  * moved. A caller that loses every race gets STALE_BASE, the spec's code for a moved base (a bare
@@ -39,6 +42,8 @@ export async function retryWhenBranchMoves<T>(attempts: number, attempt: (n: num
       if (n >= attempts) {
         throw conflict(`The default branch kept moving during ${attempts} attempts; try again`, "STALE_BASE", { currentHead: error.actual });
       }
+      // Racers that all lost to one landing would otherwise recompute and collide again in step.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * n));
     }
   }
 }
