@@ -6,7 +6,7 @@ import { createTestUser } from "@/tests/support/users";
 import { createTestProject } from "@/server/projects/test-fixtures";
 import { POLICY, changeWith, commitTo, createAgentFor, merge, workspaceOf } from "@/server/changes/test-fixtures";
 
-useTestEnvironment();
+const env = useTestEnvironment();
 
 type User = Awaited<ReturnType<typeof createTestUser>>;
 let counter = 0;
@@ -158,7 +158,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("grant changes announced by other 
   let listener: Awaited<ReturnType<typeof startInvalidationListener>>;
 
   beforeAll(async () => {
-    listener = await startInvalidationListener(process.env.TEST_DATABASE_URL);
+    listener = await startInvalidationListener(env.databaseUrl);
   });
 
   afterAll(async () => {
