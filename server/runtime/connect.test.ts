@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { freePort as closedPort } from "@/tests/support/ports";
 import { closeDatabase, database } from "@/server/db/client";
 import { withEnv } from "@/tests/support/env";
 import { connectAtStartup } from "./connect";
@@ -10,14 +10,6 @@ import { connectAtStartup } from "./connect";
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-connect-"));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 it("gives up after its time with a message naming the database but not its password; a later open starts afresh", async () => {
   const port = await closedPort();

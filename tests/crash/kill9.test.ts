@@ -1,12 +1,12 @@
 import { execFileSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
 import { buildAppCopy, request, root, startNext, waitForServer } from "@/bench/support/next-app.mjs";
 import { useTestEnvironment } from "@/tests/support/harness";
+import { freePort } from "@/tests/support/ports";
 import { GitClient, withToken } from "@/tests/git/support";
 import { startReceiver, type Receiver } from "@/server/webhooks/test-receiver";
 
@@ -24,13 +24,6 @@ let port: number;
 let server: ChildProcess | undefined;
 let receiver: Receiver;
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port: free } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return free;
-}
 
 async function start(): Promise<void> {
   server = startNext(app, port, {

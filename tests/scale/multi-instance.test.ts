@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
 import { benchEnv, buildAppCopy, root, startNext, startRoundRobinProxy, waitForServer } from "@/bench/support/next-app.mjs";
 import { useTestEnvironment } from "@/tests/support/harness";
+import { freePort } from "@/tests/support/ports";
 import { GitClient, withToken } from "@/tests/git/support";
 import { redisServerInstalled, startUpstashRedis, type UpstashRedis } from "@/tests/support/upstash-redis";
 
@@ -21,13 +21,6 @@ const RATE_LIMIT = 60;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "svc-scale-"));
 const reposDir = path.join(work, "repos");
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 interface Instance {
   port: number;

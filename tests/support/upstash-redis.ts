@@ -8,6 +8,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "./ports";
 
 export const redisServerInstalled = spawnSync("redis-server", ["--version"]).status === 0;
 
@@ -15,14 +16,6 @@ type Reply = string | number | null | Reply[] | RedisError;
 class RedisError {
   constructor(readonly message: string) {}
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** Parses one RESP reply from `buffer` at `offset`; undefined while it is incomplete. */
 function parseReply(buffer: Buffer, offset: number): { reply: Reply; next: number } | undefined {
