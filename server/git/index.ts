@@ -6,6 +6,6 @@ export * from "./commit";
 export * from "./read";
 export * from "./refs";
 export * from "./fork";
-export { withRepoLock } from "./lock";
+export { withProcessLock, withRepoLock } from "./lock";
 export { runGit, runGitBytes, spawnGit, GitCommandError } from "./spawn";
 export * from "./paths";

@@ -1,7 +1,7 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
-import type { Repo } from "@/server/git";
+import { withProcessLock, type Repo } from "@/server/git";
 import { conflict } from "@/server/errors";
 import { loadPolicy } from "@/server/policy";
 import { commitAuthorship } from "@/server/projects";
@@ -13,6 +13,8 @@ import { writeLandingCommit, type MergeStrategy } from "./commit";
 import { firstGateFailure, type GateInput } from "./gates";
 import { agentModels, landOnDefaultBranch, postMergeCheck, recordMerged, retryWhenBranchMoves } from "./land";
 import { mergeCommits } from "./merge-tree";
+
+type Signature = Awaited<ReturnType<typeof commitAuthorship>>["author"];
 
 /** Attempts when the branch moves under a merge that does not require a fresh base. */
 const MERGE_ATTEMPTS_MAX = 5;
@@ -36,11 +38,20 @@ async function gateInput(project: Project, change: Change, force: boolean): Prom
  * moves meanwhile is STALE_BASE under requireFreshBase, otherwise the merge is redone on top.
  */
 export async function mergeChange(identity: UserIdentity, id: string, options: { force: boolean; strategy: MergeStrategy }) {
-  const { change: loaded, project } = await loadChange(identity, id, "write");
+  const { project } = await loadChange(identity, id, "write");
   const { author } = await commitAuthorship(identity);
-  return retryWhenBranchMoves(MERGE_ATTEMPTS_MAX, async (attempt) => {
+  // Merges of one project queue in this process: racing each other they would mostly recompute
+  // onto a head that moves again (24 racing merges lost two thirds of their races, bench/scale).
+  // Instances still race each other, which the optimistic retries absorb.
+  return withProcessLock(`merge:${project.id}`, () => mergeWithRetries({ identity, id, project, author, ...options }));
+}
+
+async function mergeWithRetries(input: { identity: UserIdentity; id: string; project: Project; author: Signature; force: boolean; strategy: MergeStrategy }) {
+  const { identity, id, project, author, ...options } = input;
+  return retryWhenBranchMoves(MERGE_ATTEMPTS_MAX, async () => {
     const prisma = await db();
-    const change = attempt === 1 ? loaded : await prisma.change.findUniqueOrThrow({ where: { id } });
+    // Read after the queue: the change may have moved on (merged, rejected) while this one waited.
+    const change = await prisma.change.findUniqueOrThrow({ where: { id } });
     const input = await gateInput(project, change, options.force);
     const failure = await firstGateFailure(input);
     if (failure) throw failure;
