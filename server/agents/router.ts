@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, router, userProcedure } from "@/server/trpc";
+import { publicUserOutput } from "@/server/auth";
 import { pathSegment, text } from "@/server/http";
 import { createAgent, deleteAgent, getAgent, listAgents } from "./service";
 
@@ -8,7 +9,7 @@ const agentSchema = () =>
     id: z.string(),
     name: z.string(),
     model: z.string().nullable(),
-    owner: z.object({ id: z.string(), username: z.string() }),
+    owner: publicUserOutput(),
     tokenPrefix: z.string(),
     lastUsedAt: z.string().nullable(),
     createdAt: z.string(),

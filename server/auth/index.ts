@@ -9,4 +9,4 @@ export type { Identity, UserIdentity } from "./identity";
 export { isUuid } from "./ids";
 export { handleAuthRequest } from "./next-auth";
 export { AGENT_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";
-export { createUser, findUserById, findUserByUsername, isNamespaceTaken, publicUser, usernameSchema } from "./users";
+export { createUser, findUserById, findUserByUsername, isNamespaceTaken, publicUser, publicUserOutput, usernameSchema } from "./users";

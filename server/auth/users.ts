@@ -9,6 +9,9 @@ export const usernameSchema = () =>
 
 export const publicUser = (user: { id: string; username: string }) => ({ id: user.id, username: user.username });
 
+/** The output schema of publicUser (built per use: trpc-to-openapi mutates shared schemas). */
+export const publicUserOutput = () => z.object({ id: z.string(), username: z.string() });
+
 /** Creates a user with a freshly minted legacy credential; the plaintext is returned once. */
 export async function createUser(username: string, client?: DbOrTx) {
   const prisma = client ?? (await db());

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { publicUserOutput } from "@/server/auth";
 import { authedProcedure, router, userProcedure } from "@/server/trpc";
 import { nameSlug, pathSegment, text } from "@/server/http";
 import { createOrg, getOrg, listMembers, listOrgs, putMember, removeMember } from "./service";
@@ -8,10 +9,9 @@ const tags = ["orgs"];
 const ORG = "/orgs/{org}";
 const TEAM = `${ORG}/teams/{team}`;
 
-const userOutput = () => z.object({ id: z.string(), username: z.string() });
 const orgOutput = () => z.object({ id: z.string(), slug: z.string(), name: z.string(), createdAt: z.string() });
 const orgRole = () => z.enum(["read", "write", "admin", "owner"]);
-const memberOutput = () => z.object({ user: userOutput(), role: orgRole(), createdAt: z.string() });
+const memberOutput = () => z.object({ user: publicUserOutput(), role: orgRole(), createdAt: z.string() });
 const teamOutput = () => z.object({ id: z.string(), slug: z.string(), name: z.string(), description: z.string(), createdAt: z.string() });
 const orgParams = () => ({ org: pathSegment() });
 const teamParams = () => ({ org: pathSegment(), team: pathSegment() });
@@ -80,13 +80,13 @@ export const orgsRouter = router({
   teamMembers: authedProcedure
     .meta({ openapi: { method: "GET", path: `${TEAM}/members`, tags, summary: "Members of a team" } })
     .input(z.object(teamParams()))
-    .output(z.object({ members: z.array(z.object({ user: userOutput() })) }))
+    .output(z.object({ members: z.array(z.object({ user: publicUserOutput() })) }))
     .query(async ({ ctx, input }) => ({ members: await listTeamMembers(ctx.identity, input) })),
 
   addTeamMember: userProcedure
     .meta({ openapi: { method: "PUT", path: `${TEAM}/members/{username}`, tags, summary: "Add an organization member to a team (admins)" } })
     .input(z.object({ ...teamParams(), username: pathSegment() }))
-    .output(z.object({ member: z.object({ user: userOutput() }) }))
+    .output(z.object({ member: z.object({ user: publicUserOutput() }) }))
     .mutation(async ({ ctx, input }) => ({ member: await addTeamMember(ctx.identity, input) })),
 
   removeTeamMember: userProcedure

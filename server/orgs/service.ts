@@ -1,7 +1,7 @@
 import type { OrgRole } from "@/server/generated/prisma/client";
 import { ACCESS_LEVELS, forgetGrants } from "@/server/access";
 import { db, type Tx } from "@/server/db";
-import { findUserByUsername, isNamespaceTaken, publicUser, type Identity, type UserIdentity } from "@/server/auth";
+import { actingUserId, findUserByUsername, isNamespaceTaken, publicUser, type Identity, type UserIdentity } from "@/server/auth";
 import { writeAudit } from "@/server/audit";
 import { conflict, forbidden, notFound } from "@/server/errors";
 import { lockOrg, requireOrg } from "./membership";
@@ -40,7 +40,7 @@ export async function createOrg(identity: UserIdentity, input: { slug: string; n
 /** The caller's organizations with the caller's role (an agent sees its owner's). */
 export async function listOrgs(identity: Identity) {
   const prisma = await db();
-  const userId = identity.kind === "user" ? identity.userId : identity.kind === "agent" ? identity.ownerId : undefined;
+  const userId = actingUserId(identity);
   if (!userId) return [];
   const memberships = await prisma.orgMember.findMany({ where: { userId }, include: { org: true }, orderBy: { org: { slug: "asc" } } });
   return memberships.map((m) => ({ ...orgView(m.org), role: m.role }));

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { publicUserOutput } from "@/server/auth";
 import { authedProcedure, router, userProcedure } from "@/server/trpc";
-import { pathSegment } from "@/server/http";
+import { pathSegment, text } from "@/server/http";
 import { projectParams } from "./schemas";
 import { explainPermission, listCollaborators, listTeamProjects, putCollaborator, putTeamProject, removeCollaborator, removeTeamProject } from "./grants";
 
@@ -8,9 +9,8 @@ const tags = ["access"];
 const PROJECT = "/projects/{namespace}/{slug}";
 const TEAM_PROJECTS = "/orgs/{org}/teams/{team}/projects";
 
-const userOutput = () => z.object({ id: z.string(), username: z.string() });
 const grantPermission = () => z.enum(["read", "write", "admin"]);
-const collaboratorOutput = () => z.object({ user: userOutput(), permission: grantPermission() });
+const collaboratorOutput = () => z.object({ user: publicUserOutput(), permission: grantPermission() });
 const teamParams = () => ({ org: pathSegment(), team: pathSegment() });
 
 /** Who may do what on a project: collaborators, team grants and the permission explain route. */
@@ -38,10 +38,10 @@ export const projectAccessRouter = router({
 
   permission: authedProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/permission`, tags, summary: "A user's effective permission and every grant behind it (project admins, or that user)" } })
-    .input(z.object({ ...projectParams(), user: pathSegment().optional() }))
+    .input(z.object({ ...projectParams(), user: text().min(1).max(100).optional() }))
     .output(
       z.object({
-        user: userOutput(),
+        user: publicUserOutput(),
         permission: z.enum(["none", "read", "write", "admin", "owner"]),
         grants: z.array(z.object({ via: z.enum(["owner", "org", "team", "collaborator", "public"]), name: z.string().optional(), permission: z.enum(["read", "write", "admin", "owner"]) })),
       }),

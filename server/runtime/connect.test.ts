@@ -10,7 +10,6 @@ import { connectAtStartup } from "./connect";
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-connect-"));
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-
 it("gives up after its time with a message naming the database but not its password; a later open starts afresh", async () => {
   const port = await closedPort();
   await withEnv({ DATABASE_URL: `postgresql://svc:hunter2secret@127.0.0.1:${port}/forge`, DATA_DIR: dataDir }, async () => {

@@ -106,6 +106,8 @@ describe("collaborators", () => {
     const explained = await explain(project.path, collaborator, stranger.username);
     expect(explained.body).toMatchObject({ permission: "write", grants: [{ via: "collaborator", permission: "write" }] });
     expect((await explain(project.path, stranger, collaborator.username)).status).toBe(403);
+    // A query value is decoded once: `?user=no%2525body` asks about "no%25body".
+    expect((await explain(project.path, owner, "no%2525body")).body.error).toContain("no%25body");
     expect((await explain(project.path, owner)).body).toMatchObject({ permission: "owner", grants: [{ via: "owner", permission: "owner" }] });
     expect((await explain(project.path, agent.token)).body.user.id).toBe(owner.id);
 
