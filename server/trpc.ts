@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Identity, UserIdentity } from "@/server/auth";
-import { DomainError, forbidden, unauthenticated } from "@/server/errors";
+import { DomainError, type ErrorCode, forbidden, unauthenticated } from "@/server/errors";
 import { HttpError, toHttpError } from "@/server/http";
 
 export interface ResponseControl {
@@ -19,7 +19,24 @@ export interface Context {
   response: ResponseControl;
 }
 
-export type Meta = OpenApiMeta<{ successStatus?: number }>;
+/** Who a procedure admits; set by the procedure kinds below, read by the OpenAPI document (security, 401/403). */
+export type Access = "public" | "authed" | "user" | "session" | "admin";
+
+/**
+ * What a procedure declares beyond trpc-to-openapi's `openapi` block (docs/ARCHITECTURE.md, "The
+ * OpenAPI document"): its success status, the error statuses its domain can answer with their codes
+ * (the ones every route shares are derived), input fields the spec puts in the query of a non-GET
+ * route, and whether the answer carries a strong ETag (304 on If-None-Match).
+ */
+export type Meta = OpenApiMeta<{
+  successStatus?: number;
+  access?: Access;
+  errors?: Partial<Record<number, ErrorCode[]>>;
+  query?: string[];
+  etag?: boolean;
+  /** A list answered with X-Total-Count and Link (rel="next"/"prev") from its limit/offset. */
+  list?: boolean;
+}>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
   // Errors are rewritten to the spec's shape by server/api/rest.ts; tRPC callers get the cause's message.
@@ -82,22 +99,22 @@ const withDomainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(withDomainErrors).use(withSuccessStatus);
+export const publicProcedure = t.procedure.meta({ access: "public" }).use(withDomainErrors).use(withSuccessStatus);
 
 /** Any authenticated caller: a user, an agent or the administrator key. */
-export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+export const authedProcedure = publicProcedure.meta({ access: "authed" }).use(({ ctx, next }) => {
   if (ctx.identity.kind === "anonymous") throw unauthenticated();
   return next({ ctx: { ...ctx, identity: ctx.identity } });
 });
 
 /** A user identity (agent tokens refused with 401, per the spec's user-only operations). */
-export const userProcedure = publicProcedure.use(({ ctx, next }) => {
+export const userProcedure = publicProcedure.meta({ access: "user" }).use(({ ctx, next }) => {
   if (ctx.identity.kind !== "user") throw unauthenticated("A user identity is required");
   return next({ ctx: { ...ctx, identity: ctx.identity as UserIdentity } });
 });
 
 /** Token-management routes: the browser session only; any token (agents' too) gets 403 SESSION_REQUIRED. */
-export const sessionProcedure = authedProcedure.use(({ ctx, next }) => {
+export const sessionProcedure = authedProcedure.meta({ access: "session" }).use(({ ctx, next }) => {
   if (ctx.identity.kind !== "user" || ctx.identity.via !== "session") {
     throw forbidden("This endpoint accepts the session cookie only", "SESSION_REQUIRED");
   }
@@ -114,7 +131,7 @@ function assertAdmin(identity: Identity): void {
   throw forbidden("Administrator access required");
 }
 
-export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
+export const adminProcedure = authedProcedure.meta({ access: "admin" }).use(({ ctx, next }) => {
   assertAdmin(ctx.identity);
   return next();
 });

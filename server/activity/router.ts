@@ -2,11 +2,11 @@ import { z } from "zod";
 import { publicProcedure, router } from "@/server/trpc";
 import { ACTIVITY_LIMIT_DEFAULT, ACTIVITY_LIMIT_MAX } from "@/server/limits";
 import { projectActivity } from "./service";
-import { boundedInt } from "@/server/http";
+import { boundedInt, namedSchema } from "@/server/http";
 import { projectParams } from "@/server/projects";
 
-const eventOutput = () =>
-  z.object({ id: z.string(), kind: z.string(), actor: z.string(), occurredAt: z.string(), data: z.record(z.string(), z.unknown()) });
+const eventOutput = namedSchema("ActivityEvent", () =>
+  z.object({ id: z.string(), kind: z.string(), actor: z.string(), occurredAt: z.string(), data: z.record(z.string(), z.unknown()) }));
 
 export const activityRouter = router({
   list: publicProcedure

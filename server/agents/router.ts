@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { authedProcedure, router, userProcedure } from "@/server/trpc";
 import { publicUserOutput } from "@/server/auth";
-import { pathSegment, text } from "@/server/http";
+import { pathSegment, text, namedSchema } from "@/server/http";
 import { createAgent, deleteAgent, getAgent, listAgents } from "./service";
 
-const agentSchema = () =>
+const agentSchema = namedSchema("Agent", () =>
   z.object({
     id: z.string(),
     name: z.string(),
@@ -13,7 +13,7 @@ const agentSchema = () =>
     tokenPrefix: z.string(),
     lastUsedAt: z.string().nullable(),
     createdAt: z.string(),
-  });
+  }));
 
 export const agentsRouter = router({
   list: authedProcedure

@@ -1,3 +1,4 @@
+import { namedSchema } from "@/server/http";
 import { z } from "zod";
 import { db, type DbOrTx } from "@/server/db";
 import { conflict } from "@/server/errors";
@@ -10,7 +11,7 @@ export const usernameSchema = () =>
 export const publicUser = (user: { id: string; username: string }) => ({ id: user.id, username: user.username });
 
 /** The output schema of publicUser (built per use: trpc-to-openapi mutates shared schemas). */
-export const publicUserOutput = () => z.object({ id: z.string(), username: z.string() });
+export const publicUserOutput = namedSchema("User", () => z.object({ id: z.string(), username: z.string() }));
 
 /** Creates a user with a freshly minted legacy credential; the plaintext is returned once. */
 export async function createUser(username: string, client?: DbOrTx) {

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { listLimit } from "@/server/http";
+import { listLimit, namedSchema } from "@/server/http";
 import { ChangeStatus } from "./views";
 
 // Output schemas, built per use (trpc-to-openapi mutates shared instances).
 
-export const changeOutput = () =>
+export const changeOutput = namedSchema("Change", () =>
   z.object({
     id: z.string(),
     status: z.enum(ChangeStatus),
@@ -26,11 +26,11 @@ export const changeOutput = () =>
     hostPullRequest: z.record(z.string(), z.unknown()).nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  });
+  }));
 
 const finding = () => z.object({ message: z.string(), file: z.string().optional(), line: z.number().optional(), rule: z.string().optional() });
 
-export const evalOutput = () =>
+export const evalOutput = namedSchema("Evaluation", () =>
   z.object({
     verdict: z.enum(["passed", "failed"]),
     round: z.number(),
@@ -39,9 +39,9 @@ export const evalOutput = () =>
     baseSha: z.string(),
     tipSha: z.string(),
     createdAt: z.string(),
-  });
+  }));
 
-export const evalRunOutput = () =>
+export const evalRunOutput = namedSchema("EvalRun", () =>
   z.object({
     id: z.string(),
     evaluator: z.string(),
@@ -55,10 +55,10 @@ export const evalRunOutput = () =>
     baseSha: z.string(),
     tipSha: z.string(),
     createdAt: z.string(),
-  });
+  }));
 
-export const costOutput = () =>
-  z.object({ kind: z.string(), runs: z.number(), costUsd: z.number(), inputTokens: z.number(), outputTokens: z.number(), durationMs: z.number() });
+export const costOutput = namedSchema("Cost", () =>
+  z.object({ kind: z.string(), runs: z.number(), costUsd: z.number(), inputTokens: z.number(), outputTokens: z.number(), durationMs: z.number() }));
 
 /** `{id}` of change routes: a uuid (anything else is an unknown change: 404). */
 /** The query of a change listing. */

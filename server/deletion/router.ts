@@ -1,10 +1,11 @@
+import { namedSchema } from "@/server/http";
 import { z } from "zod";
 import { router, userProcedure, type Context } from "@/server/trpc";
 import { invalid } from "@/server/errors";
 import { projectParams } from "@/server/projects";
 import { requestDeletion, requestProjectDeletion } from "./service";
 
-const deletionOutput = () => z.object({ status: z.literal("deleting"), jobId: z.string() });
+const deletionOutput = namedSchema("DeletionJob", () => z.object({ status: z.literal("deleting"), jobId: z.string() }));
 
 const PROJECT = "/projects/{namespace}/{slug}";
 const deleteProjectInput = () => z.object({ ...projectParams(), confirm: z.string().optional() });

@@ -36,3 +36,13 @@ export const boundedInt = (min: number, max: number, fallback: number) => z.coer
 
 export const listLimit = () => boundedInt(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
 export const listOffset = () => boundedInt(0, Number.MAX_SAFE_INTEGER, 0);
+
+/**
+ * A response schema that the OpenAPI document names as a component (`$ref`): one instance per id,
+ * built on first use (zod refuses two different schemas with one id in a document). For outputs
+ * only: inputs stay one instance per procedure.
+ */
+export function namedSchema<T extends z.ZodType>(id: string, build: () => T): () => T {
+  let schema: T | undefined;
+  return () => (schema ??= build().meta({ id }) as T);
+}

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listLimit, listOffset, text } from "@/server/http";
+import { listLimit, listOffset, text, namedSchema } from "@/server/http";
 import { projectParams } from "@/server/projects";
 import { ISSUE_QUERY_MAX, ISSUE_TITLE_MAX, LABEL_LENGTH_MAX, LABELS_MAX, TEXT_BODY_MAX } from "@/server/limits";
 
@@ -58,7 +58,7 @@ export const patchIssueInput = () =>
 export const createCommentInput = () => z.object({ ...projectParams(), number: issueNumber(), body: text().trim().min(1, "body is required").max(TEXT_BODY_MAX) });
 export const listCommentsInput = () => z.object({ ...projectParams(), number: issueNumber(), limit: listLimit(), offset: listOffset() });
 
-export const issueOutput = () =>
+export const issueOutput = namedSchema("Issue", () =>
   z.object({
     id: z.string(),
     number: z.number().int(),
@@ -73,10 +73,10 @@ export const issueOutput = () =>
     closedBy: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  });
+  }));
 
-export const commentOutput = () =>
-  z.object({ id: z.string(), issueNumber: z.number().int(), body: z.string(), author: z.string().nullable(), createdAt: z.string() });
+export const commentOutput = namedSchema("IssueComment", () =>
+  z.object({ id: z.string(), issueNumber: z.number().int(), body: z.string(), author: z.string().nullable(), createdAt: z.string() }));
 
 export type IssueView = z.infer<ReturnType<typeof issueOutput>>;
 export type CommentView = z.infer<ReturnType<typeof commentOutput>>;

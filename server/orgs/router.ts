@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { publicUserOutput } from "@/server/auth";
 import { authedProcedure, router, userProcedure } from "@/server/trpc";
-import { nameSlug, pathSegment, text } from "@/server/http";
+import { nameSlug, pathSegment, text, namedSchema } from "@/server/http";
 import { createOrg, getOrg, listMembers, listOrgs, putMember, removeMember } from "./service";
 import { addTeamMember, createTeam, deleteTeam, listTeamMembers, listTeams, removeTeamMember } from "./teams";
 
@@ -9,10 +9,10 @@ const tags = ["orgs"];
 const ORG = "/orgs/{org}";
 const TEAM = `${ORG}/teams/{team}`;
 
-const orgOutput = () => z.object({ id: z.string(), slug: z.string(), name: z.string(), createdAt: z.string() });
+const orgOutput = namedSchema("Organization", () => z.object({ id: z.string(), slug: z.string(), name: z.string(), createdAt: z.string() }));
 const orgRole = () => z.enum(["read", "write", "admin", "owner"]);
-const memberOutput = () => z.object({ user: publicUserOutput(), role: orgRole(), createdAt: z.string() });
-const teamOutput = () => z.object({ id: z.string(), slug: z.string(), name: z.string(), description: z.string(), createdAt: z.string() });
+const memberOutput = namedSchema("OrganizationMember", () => z.object({ user: publicUserOutput(), role: orgRole(), createdAt: z.string() }));
+const teamOutput = namedSchema("Team", () => z.object({ id: z.string(), slug: z.string(), name: z.string(), description: z.string(), createdAt: z.string() }));
 const orgParams = () => ({ org: pathSegment() });
 const teamParams = () => ({ org: pathSegment(), team: pathSegment() });
 

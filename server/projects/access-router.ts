@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { publicUserOutput } from "@/server/auth";
 import { authedProcedure, router, userProcedure } from "@/server/trpc";
-import { pathSegment, text } from "@/server/http";
+import { pathSegment, text, namedSchema } from "@/server/http";
 import { projectParams } from "./schemas";
 import { explainPermission, listCollaborators, listTeamProjects, putCollaborator, putTeamProject, removeCollaborator, removeTeamProject } from "./grants";
 
@@ -10,7 +10,7 @@ const PROJECT = "/projects/{namespace}/{slug}";
 const TEAM_PROJECTS = "/orgs/{org}/teams/{team}/projects";
 
 const grantPermission = () => z.enum(["read", "write", "admin"]);
-const collaboratorOutput = () => z.object({ user: publicUserOutput(), permission: grantPermission() });
+const collaboratorOutput = namedSchema("Collaborator", () => z.object({ user: publicUserOutput(), permission: grantPermission() }));
 const teamParams = () => ({ org: pathSegment(), team: pathSegment() });
 
 /** Who may do what on a project: collaborators, team grants and the permission explain route. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
-import { boundedInt, listLimit, pathSegment } from "@/server/http";
+import { boundedInt, listLimit, pathSegment, namedSchema } from "@/server/http";
 import { COMMIT_LOG_DEPTH_DEFAULT } from "@/server/limits";
 import { projectParams } from "./schemas";
 import { createProjectBranch, deleteProjectBranch } from "./branches";
@@ -12,7 +12,7 @@ const LOG_DEPTH_MAX = 1000;
 
 const envelope = () => ({ namespace: z.string(), slug: z.string(), path: z.string() });
 const refQuery = () => z.string().min(1).optional();
-const branchOutput = () => z.object({ name: z.string(), oid: z.string() });
+const branchOutput = namedSchema("Branch", () => z.object({ name: z.string(), oid: z.string() }));
 const person = () => z.object({ name: z.string(), email: z.string(), date: z.string() });
 
 export const repositoryRouter = router({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { namespaceSegment, pathSegment } from "@/server/http";
+import { namespaceSegment, pathSegment, namedSchema } from "@/server/http";
 
 // Built per use: trpc-to-openapi mutates shared schema instances (see server/http/params.ts).
 
@@ -10,7 +10,7 @@ export const projectParams = () => ({ namespace: namespaceSegment(), slug: pathS
 export const fileMapInput = (options: { allowDeletes: boolean }) =>
   z.record(z.string(), options.allowDeletes ? z.string().nullable() : z.string());
 
-export const projectOutput = () =>
+export const projectOutput = namedSchema("Project", () =>
   z.object({
     id: z.string(),
     name: z.string(),
@@ -25,11 +25,11 @@ export const projectOutput = () =>
     deleting: z.boolean(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  });
+  }));
 
 /** The 201 body of POST /api/projects: exactly these fields (zod strips the rest of the record). */
-export const projectCreateOutput = () =>
+export const projectCreateOutput = namedSchema("ProjectCreated", () =>
   projectOutput()
     .pick({ id: true, name: true, namespace: true, slug: true, path: true, remote: true, visibility: true })
-    .extend({ commit: z.string() });
+    .extend({ commit: z.string() }));
 

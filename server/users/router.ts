@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { authedProcedure, router, sessionProcedure, userProcedure } from "@/server/trpc";
 import { forbidden } from "@/server/errors";
-import { pathSegment, text } from "@/server/http";
+import { pathSegment, text, namedSchema } from "@/server/http";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth";
 import { disableLegacyCredential, profileOf, rotateLegacyCredential } from "./service";
 
-const tokenSchema = () =>
+const tokenSchema = namedSchema("Token", () =>
   z.object({
     id: z.string(),
     kind: z.enum(["token", "oauth"]),
@@ -18,7 +18,7 @@ const tokenSchema = () =>
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
     createdAt: z.string(),
-  });
+  }));
 
 const NO_STORE = "no-store";
 

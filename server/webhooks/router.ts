@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { publicProcedure, router } from "@/server/trpc";
-import { namespaceSegment, pathSegment } from "@/server/http";
+import { namespaceSegment, pathSegment, namedSchema } from "@/server/http";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, toggleWebhook } from "./service";
 
 const BASE = "/projects/{namespace}/{slug}/webhooks";
@@ -10,7 +10,7 @@ const URL_MAX = 2048;
 const projectInput = () => z.object({ namespace: namespaceSegment(), slug: pathSegment() });
 const hookInput = () => projectInput().extend({ id: pathSegment() });
 
-const webhookOutput = () =>
+const webhookOutput = namedSchema("Webhook", () =>
   z.object({
     id: z.string(),
     url: z.string(),
@@ -20,9 +20,9 @@ const webhookOutput = () =>
     disabledAt: z.string().nullable(),
     disabledReason: z.string().nullable(),
     createdAt: z.string(),
-  });
+  }));
 
-const deliveryOutput = () =>
+const deliveryOutput = namedSchema("WebhookDelivery", () =>
   z.object({
     id: z.string(),
     deliveryId: z.string(),
@@ -35,7 +35,7 @@ const deliveryOutput = () =>
     responseExcerpt: z.string().nullable(),
     error: z.string().nullable(),
     createdAt: z.string(),
-  });
+  }));
 
 const webhooksPage = (input: { namespace: string; slug: string }) => `/@${input.namespace}/${input.slug}/settings/webhooks`;
 

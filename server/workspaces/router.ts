@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
-import { nameSlug, pathSegment, text } from "@/server/http";
+import { nameSlug, pathSegment, text, namedSchema } from "@/server/http";
 import { fileMapInput, projectParams, projectPath, workspaceRemote } from "@/server/projects";
 import { commitToWorkspace, createWorkspace, listWorkspaces, workspaceView } from "./service";
 
 const tags = ["workspaces"];
 const COLLECTION = "/workspaces/{namespace}/{slug}/workspaces";
 
-const workspaceOutput = () =>
+const workspaceOutput = namedSchema("Workspace", () =>
   z.object({
     id: z.string(),
     name: z.string(),
@@ -15,7 +15,7 @@ const workspaceOutput = () =>
     createdById: z.string().nullable(),
     createdByAgentId: z.string().nullable(),
     createdAt: z.string(),
-  });
+  }));
 
 export const workspacesRouter = router({
   create: authedProcedure

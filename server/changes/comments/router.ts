@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
-import { text } from "@/server/http";
+import { text, namedSchema } from "@/server/http";
 import { TEXT_BODY_MAX } from "@/server/limits";
 import { changeIdParam } from "@/server/changes/schemas";
 import { createComment, listComments, setResolved } from "./service";
@@ -8,7 +8,7 @@ import { createComment, listComments, setResolved } from "./service";
 const tags = ["changes"];
 const BASE = "/changes/{id}/comments";
 
-const commentOutput = () =>
+const commentOutput = namedSchema("ChangeComment", () =>
   z.object({
     id: z.string(),
     changeId: z.string(),
@@ -24,7 +24,7 @@ const commentOutput = () =>
     resolvedAt: z.string().nullable(),
     resolvedById: z.string().nullable(),
     createdAt: z.string(),
-  });
+  }));
 
 const resolveInput = () => z.object({ id: changeIdParam(), commentId: z.string().min(1).max(100) });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { publicProcedure, router, userProcedure } from "@/server/trpc";
-import { text } from "@/server/http";
+import { text, namedSchema } from "@/server/http";
 import { TEXT_BODY_MAX } from "@/server/limits";
 import { changeIdParam } from "@/server/changes/schemas";
 import { ChangeStatus } from "@/server/changes/views";
@@ -9,7 +9,7 @@ import { listReviews, submitReview } from "./service";
 const tags = ["changes"];
 const BASE = "/changes/{id}/reviews";
 
-const reviewOutput = () =>
+const reviewOutput = namedSchema("Review", () =>
   z.object({
     id: z.string(),
     changeId: z.string(),
@@ -20,7 +20,7 @@ const reviewOutput = () =>
     dismissed: z.boolean(),
     dismissedAt: z.string().nullable(),
     createdAt: z.string(),
-  });
+  }));
 
 export const reviewsRouter = router({
   submit: userProcedure
