@@ -1,4 +1,5 @@
-// `npm start`: Next.js behind a thin HTTP front. Next.js answers a URL whose dynamic segment does
+// `npm start`: Next.js behind a thin HTTP front, which also stamps the client's address on the
+// request. Next.js answers a URL whose dynamic segment does
 // not percent-decode (`/api/projects/%ff/x`) with a bare 500 before any handler runs; such a URL
 // is the client's error, so it gets the API's 400 here. Everything else goes to Next.js as is.
 import http from "node:http";
@@ -32,6 +33,8 @@ await app.prepare();
 const handle = app.getRequestHandler();
 http
   .createServer((req, res) => {
+    // The anonymous rate limit keys on this (server/http/client-address.ts); a client's own value is replaced.
+    req.headers["x-svc-client-address"] = req.socket.remoteAddress ?? "unknown";
     if (decodes(req.url ?? "/")) return handle(req, res);
     res.writeHead(400, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));

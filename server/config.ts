@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import { RATE_LIMIT_PER_MINUTE } from "./limits";
+import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE } from "./limits";
 
 /**
  * Every environment variable the service reads, validated by one schema: a bad value stops the
@@ -41,6 +41,14 @@ const schema = z.object({
   AUTH_GITHUB_SECRET: z.string().optional(),
   AUTH_GITHUB_ENTERPRISE_URL: httpUrl().optional(),
   RATE_LIMIT_PER_MINUTE: integer(1).default(RATE_LIMIT_PER_MINUTE),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: integer(1).default(RATE_LIMIT_ANONYMOUS_PER_MINUTE),
+  /** Comma-separated browser origins (scheme://host[:port]) allowed to call the API with a bearer token. */
+  CORS_ORIGINS: z
+    .string()
+    .transform((value) => value.split(",").map((origin) => origin.trim().replace(/\/+$/, "")).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/, message: "must be comma-separated http(s) origins" })))
+    .default([]),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "must be fatal, error, warn, info, debug, trace or silent" }).default("info"),
   UPSTASH_REDIS_REST_URL: httpUrl().optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   INNGEST_EVENT_KEY: z.string().optional(),
@@ -149,6 +157,17 @@ export const config = {
   },
   get rateLimitPerMinute(): number {
     return currentEnv().RATE_LIMIT_PER_MINUTE;
+  },
+  /** Requests per minute from one address without credentials. */
+  get rateLimitAnonymousPerMinute(): number {
+    return currentEnv().RATE_LIMIT_ANONYMOUS_PER_MINUTE;
+  },
+  /** Browser origins allowed to read API answers (bearer callers only: credentials are never allowed). */
+  get corsOrigins(): string[] {
+    return currentEnv().CORS_ORIGINS;
+  },
+  get logLevel(): string {
+    return currentEnv().LOG_LEVEL;
   },
   get redisRestUrl(): string | undefined {
     return currentEnv().UPSTASH_REDIS_REST_URL;

@@ -2,6 +2,8 @@
 export const NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,63})$/;
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const RATE_LIMIT_PER_MINUTE = 1000;
+/** Callers without credentials, per address (the spec leaves it open). */
+export const RATE_LIMIT_ANONYMOUS_PER_MINUTE = 60;
 export const ISSUE_TITLE_MAX = 200;
 export const TEXT_BODY_MAX = 20_000;
 export const LABELS_MAX = 20;

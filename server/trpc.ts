@@ -2,7 +2,8 @@ import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Identity, UserIdentity } from "@/server/auth";
 import { DomainError, type ErrorCode, forbidden, unauthenticated } from "@/server/errors";
-import { HttpError, toHttpError } from "@/server/http";
+import { HttpError, paginationHeaders, toHttpError } from "@/server/http";
+import { config } from "@/server/config";
 
 export interface ResponseControl {
   status?: number;
@@ -17,7 +18,15 @@ export interface Context {
   /** The request body was form-encoded (a browser form): form routes answer with a redirect. */
   isForm: boolean;
   response: ResponseControl;
+  /**
+   * REST only: a read whose answer is a function of its URL and these cheap parts (a branch and its
+   * commit) sets a strong ETag, and answers 304 before doing the work when the caller holds it.
+   */
+  revalidate?: (...parts: string[]) => void;
 }
+
+/** `openapi.contentTypes` of a form-friendly route: a browser form is accepted and redirected; other routes answer a form with 415. */
+export const FORM_OR_JSON: Array<"application/json" | "application/x-www-form-urlencoded"> = ["application/json", "application/x-www-form-urlencoded"];
 
 /** Who a procedure admits; set by the procedure kinds below, read by the OpenAPI document (security, 401/403). */
 export type Access = "public" | "authed" | "user" | "session" | "admin";
@@ -49,6 +58,11 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
 
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
+
+/** List routes (`meta.list`): X-Total-Count and Link (rel="next"/"prev") for the page answered. */
+export function setPageHeaders(ctx: Context, page: { total: number; limit: number; offset: number }): void {
+  Object.assign(ctx.response.headers, paginationHeaders(ctx.req.url, config.baseUrl, page));
+}
 
 /** Applies a route's declared success status (meta.successStatus) to the response. */
 const withSuccessStatus = t.middleware(async ({ ctx, meta, next }) => {

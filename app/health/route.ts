@@ -5,3 +5,4 @@ export const dynamic = "force-dynamic";
 export function GET(): Response {
   return Response.json({ status: "ok", service: SERVICE_NAME });
 }
+export const HEAD = GET;

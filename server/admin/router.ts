@@ -4,7 +4,7 @@ import { createUser, publicUser, publicUserOutput, usernameSchema } from "@/serv
 
 export const adminRouter = router({
   createUser: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/users", tags: ["admin"], summary: "Create a user and its legacy credential" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: "/admin/users", tags: ["admin"], summary: "Create a user and its legacy credential" }, successStatus: 201, errors: { 409: ["CONFLICT"] } })
     .input(z.object({ username: usernameSchema() }))
     .output(z.object({ user: publicUserOutput(), token: z.string() }))
     .mutation(async ({ input, ctx }) => {

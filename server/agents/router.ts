@@ -33,13 +33,13 @@ export const agentsRouter = router({
     }),
 
   get: authedProcedure
-    .meta({ openapi: { method: "GET", path: "/agents/{id}", tags: ["agents"], summary: "One agent; token omitted" } })
+    .meta({ openapi: { method: "GET", path: "/agents/{id}", tags: ["agents"], summary: "One agent; token omitted" }, etag: true })
     .input(z.object({ id: pathSegment() }))
     .output(z.object({ agent: agentSchema() }))
     .query(async ({ ctx, input }) => ({ agent: await getAgent(ctx.identity, input.id) })),
 
   delete: userProcedure
-    .meta({ openapi: { method: "DELETE", path: "/agents/{id}", tags: ["agents"], summary: "Delete an agent, revoking its token (owner only)" } })
+    .meta({ openapi: { method: "DELETE", path: "/agents/{id}", tags: ["agents"], summary: "Delete an agent, revoking its token (owner only)" }, errors: { 403: [] } })
     .input(z.object({ id: pathSegment() }))
     .output(z.object({ agent: agentSchema().extend({ deleted: z.literal(true) }) }))
     .mutation(async ({ ctx, input }) => ({ agent: await deleteAgent(ctx.identity, input.id) })),

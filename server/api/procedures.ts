@@ -29,20 +29,38 @@ function collectRestProcedures(): RestProcedure[] {
   return out;
 }
 
-const holder = globalThis as unknown as { __svcRestProcedures?: RestProcedure[]; __svcRestTemplates?: Array<{ pattern: RegExp; method: string }> };
+interface Template {
+  procedure: RestProcedure;
+  pattern: RegExp;
+  /** Literal segments: among templates matching one URL, the most literal is the route served. */
+  literals: number;
+}
+
+const holder = globalThis as unknown as { __svcRestProcedures?: RestProcedure[]; __svcRestTemplates?: Template[] };
 
 export function restProcedures(): RestProcedure[] {
   holder.__svcRestProcedures ??= collectRestProcedures();
   return holder.__svcRestProcedures;
 }
 
+function templates(): Template[] {
+  holder.__svcRestTemplates ??= restProcedures().map((procedure) => ({
+    procedure,
+    pattern: new RegExp(`^${procedure.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
+    literals: procedure.path.split("/").filter((segment) => segment && !segment.startsWith("{")).length,
+  }));
+  return holder.__svcRestTemplates;
+}
+
 /** The methods some procedure serves at `apiPath` (below /api), for a 405's `Allow` header. */
 export function methodsServing(apiPath: string): string[] {
-  holder.__svcRestTemplates ??= restProcedures().map(({ method, path }) => ({
-    method,
-    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
-  }));
-  return [...new Set(holder.__svcRestTemplates.filter(({ pattern }) => pattern.test(apiPath)).map(({ method }) => method))];
+  return [...new Set(templates().filter(({ pattern }) => pattern.test(apiPath)).map(({ procedure }) => procedure.method))];
+}
+
+/** The procedure serving `method` at `apiPath` (below /api), if any: its route pattern and meta. */
+export function procedureAt(method: string, apiPath: string): RestProcedure | undefined {
+  const matches = templates().filter((template) => template.procedure.method === method && template.pattern.test(apiPath));
+  return matches.sort((a, b) => b.literals - a.literals)[0]?.procedure;
 }
 
 /** Whether a tRPC procedure name is an administrator procedure (REST path under /admin/). */

@@ -1,21 +1,44 @@
 import { answeredError, type Context } from "@/server/trpc";
 import { admitRequest } from "@/server/auth";
-import { assertWellFormedUrl, bodyLimitFor, errorResponse, formToObject, HttpError, parseJsonBody, readBodyText } from "@/server/http";
+import {
+  assertWellFormedUrl,
+  bodyLimitFor,
+  corsHeaders,
+  errorResponse,
+  formToObject,
+  HttpError,
+  ifNoneMatchMatches,
+  parseJsonBody,
+  preflightHeaders,
+  readBodyText,
+  requestIdOf,
+  revalidateBy,
+  strongEtag,
+  toHttpError,
+} from "@/server/http";
 import { TRPCError } from "@trpc/server";
-import { methodsServing } from "./procedures";
+import { methodsServing, procedureAt, type RestProcedure } from "./procedures";
 import { dispatchOpenApi } from "./openapi-dispatch";
+import { isFormRoute } from "./openapi";
 import { answerShadowedRoute } from "./shadowed-routes";
+import { recordRequest, type RequestTrace } from "./request-log";
 import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
 
 const BODYLESS = new Set(["GET", "HEAD"]);
+
+/** Every method answered at a path some procedure serves: GET brings HEAD, and OPTIONS is always there. */
+function allowedMethods(apiPath: string): string[] {
+  const served = methodsServing(apiPath);
+  if (served.length === 0) return [];
+  return [...served, ...(served.includes("GET") ? ["HEAD"] : []), "OPTIONS"];
+}
 
 /** A path no procedure serves with this method, though some serves with another: 405 with Allow. */
 function methodNotAllowed(failure: unknown, apiPath: string): HttpError | undefined {
   const routerMiss = failure instanceof TRPCError && failure.code === "NOT_FOUND" && !answeredError(failure.cause);
   if (!routerMiss) return undefined;
-  const allowed = methodsServing(apiPath);
+  const allowed = allowedMethods(apiPath);
   if (allowed.length === 0) return undefined;
-  if (allowed.includes("GET")) allowed.push("HEAD");
   return new HttpError(405, "Method not allowed", undefined, {}, { Allow: allowed.join(", ") });
 }
 
@@ -35,17 +58,31 @@ function joinMultiSegmentParams(url: URL): void {
   }
 }
 
-function isFormRequest(req: Request): boolean {
-  const type = req.headers.get("content-type") ?? "";
-  return type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data");
+type BodyKind = "json" | "form" | "other";
+
+function bodyKindOf(req: Request): BodyKind {
+  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  // No Content-Type at all is read as JSON (what most hand-written clients mean).
+  if (type === "" || type === "application/json" || /^application\/[\w.+-]+\+json$/.test(type)) return "json";
+  if (type === "application/x-www-form-urlencoded") return "form";
+  return "other";
 }
 
-/** Reads the input: form bodies become objects (`isForm`), a DELETE body joins the query (`{confirm}`). */
-async function readInput(req: Request, url: URL): Promise<{ body: unknown; isForm: boolean }> {
+const unsupportedMediaType = (formToo: boolean) =>
+  new HttpError(415, `This route takes application/json${formToo ? " or a form" : ""} bodies`, "UNSUPPORTED_MEDIA_TYPE", {}, { Accept: formToo ? "application/json, application/x-www-form-urlencoded" : "application/json" });
+
+/**
+ * Reads the input: JSON, or a form on form-friendly routes (`isForm`); any other body type is 415.
+ * A DELETE body joins the query (`{confirm}`).
+ */
+async function readInput(req: Request, url: URL, procedure: RestProcedure | undefined): Promise<{ body: unknown; isForm: boolean }> {
   const method = req.method.toUpperCase();
   if (BODYLESS.has(method)) return { body: undefined, isForm: false };
-  const isForm = isFormRequest(req);
   const text = await readBodyText(req, bodyLimitFor(url.pathname));
+  const kind = bodyKindOf(req);
+  const formRoute = procedure ? isFormRoute(procedure.meta) : false;
+  if (text.length > 0 && (kind === "other" || (kind === "form" && !formRoute))) throw unsupportedMediaType(formRoute);
+  const isForm = kind === "form";
   const payload = isForm ? formToObject(text) : parseJsonBody(text);
   if (method === "DELETE") {
     for (const [key, value] of Object.entries(payload)) {
@@ -56,39 +93,82 @@ async function readInput(req: Request, url: URL): Promise<{ body: unknown; isFor
   return { body: payload, isForm };
 }
 
-/** The REST surface: every `/api/*` route generated from the tRPC routers. HEAD is GET without the body. */
-export async function handleRestRequest(req: Request): Promise<Response> {
-  if (req.method.toUpperCase() !== "HEAD") return answerRestRequest(req);
-  const response = await answerRestRequest(new Request(req, { method: "GET" }));
-  return new Response(null, { status: response.status, headers: response.headers });
+/** OPTIONS: the methods served at the path (`Allow`), and a CORS preflight's answer for allowed origins. */
+function answerOptions(req: Request): Response {
+  const apiPath = new URL(req.url).pathname.replace(/^\/api/, "");
+  const allowed = allowedMethods(apiPath);
+  if (allowed.length === 0) return errorResponse(new HttpError(404, "Not found"));
+  return new Response(null, { status: 204, headers: { Allow: allowed.join(", "), ...preflightHeaders(req, allowed) } });
 }
 
-async function answerRestRequest(req: Request): Promise<Response> {
+/** A 200 read of a route with `meta.etag`: a strong ETag (the procedure's, or the body's digest), and 304 when the caller holds it. */
+function withValidator(req: Request, response: Response, body: string, procedure: RestProcedure | undefined): Response {
+  if (!procedure?.meta.etag || response.status !== 200) return response;
+  const etag = response.headers.get("ETag") ?? strongEtag(body);
+  response.headers.set("ETag", etag);
+  if (ifNoneMatchMatches(req, etag)) return new Response(null, { status: 304, headers: response.headers });
+  return response;
+}
+
+/**
+ * The REST surface: every `/api/*` route generated from the tRPC routers. HEAD is GET without the
+ * body; OPTIONS lists the methods. Every answer carries X-Request-Id (and CORS headers for allowed
+ * origins), and every request ends in one log line (`recordRequest`, the hook for metrics too).
+ */
+export async function handleRestRequest(req: Request): Promise<Response> {
+  const started = performance.now();
+  const method = req.method.toUpperCase();
+  const trace: RequestTrace = { requestId: requestIdOf(req), method, identity: "anonymous", status: 0, durationMs: 0 };
+  let response: Response;
+  if (method === "OPTIONS") {
+    response = answerOptions(req);
+  } else if (method === "HEAD") {
+    const full = await answerRestRequest(new Request(req, { method: "GET" }), trace);
+    response = new Response(null, { status: full.status, headers: full.headers });
+  } else {
+    response = await answerRestRequest(req, trace);
+  }
+  response.headers.set("X-Request-Id", trace.requestId);
+  for (const [name, value] of Object.entries(corsHeaders(req))) if (!response.headers.has(name)) response.headers.set(name, value);
+  recordRequest({ ...trace, status: response.status, durationMs: performance.now() - started });
+  return response;
+}
+
+async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Response> {
   const url = new URL(req.url);
   let baseHeaders: Record<string, string> = {};
   try {
     assertWellFormedUrl(url);
     const admission = await admitRequest(req, { allowAdminKey: url.pathname.startsWith("/api/admin/") });
+    trace.identity = admission.identity.kind;
     baseHeaders = admission.headers;
     joinMultiSegmentParams(url);
-    const { body, isForm } = await readInput(req, url);
-    const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
     const apiPath = url.pathname.replace(/^\/api/, "");
+    const procedure = procedureAt(req.method.toUpperCase(), apiPath);
+    trace.route = procedure ? `/api${procedure.path}` : undefined;
+    const { body, isForm } = await readInput(req, url, procedure);
+    const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
+    ctx.revalidate = (...parts) => revalidateBy(req, ctx.response.headers, ...parts);
     const shadowed = await answerShadowedRoute(req.method.toUpperCase(), apiPath, url.searchParams, ctx);
     if (shadowed) return Response.json(shadowed.body, { headers: { ...baseHeaders, ...ctx.response.headers } });
     const { value: result, recorded } = await trackRecordedEvents(() => dispatchOpenApi(req, apiPath, url.search, body, ctx));
     // Events the request's transactions recorded go out now rather than at the next outbox sweep.
     if (recorded) await publishAfterCommit();
-    if (result.failure !== undefined) return errorResponse(methodNotAllowed(result.failure, apiPath) ?? result.failure, baseHeaders);
+    if (result.failure !== undefined) return failureResponse(methodNotAllowed(result.failure, apiPath) ?? result.failure, baseHeaders);
     const headers = { ...baseHeaders, ...ctx.response.headers };
     if (ctx.isForm && ctx.response.redirect) {
       return new Response(null, { status: ctx.response.status && ctx.response.status >= 300 && ctx.response.status < 400 ? ctx.response.status : 302, headers: { ...headers, Location: ctx.response.redirect } });
     }
-    return new Response(result.body, {
-      status: ctx.response.status ?? result.status,
-      headers: { "content-type": "application/json", ...headers },
-    });
+    const response = new Response(result.body, { status: ctx.response.status ?? result.status, headers: { "content-type": "application/json", ...headers } });
+    return withValidator(req, response, result.body, procedure);
   } catch (error) {
-    return errorResponse(error, baseHeaders);
+    return failureResponse(error, baseHeaders);
   }
+}
+
+/** A refusal's answer; a 304 from a procedure's revalidation has no body. */
+function failureResponse(failure: unknown, headers: Record<string, string>): Response {
+  const answered = toHttpError(failure);
+  if (answered.status === 304) return new Response(null, { status: 304, headers: { ...headers, ...answered.headers } });
+  return errorResponse(answered, headers);
 }

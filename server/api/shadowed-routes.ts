@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { changeListFilter, listChanges } from "@/server/changes";
+import { changeListFilter, pageOfChanges } from "@/server/changes";
 import type { Context } from "@/server/trpc";
 
 /**
@@ -14,7 +14,7 @@ const SHADOWED: Array<{ method: string; pattern: RegExp; answer: (ctx: Context, 
     pattern: /^\/projects\/(?<projectId>[^@/][^/]*)\/changes\/?$/,
     answer: (ctx, { projectId }, query) => {
       const filter = z.object(changeListFilter()).parse(query);
-      return listChanges(ctx.identity, { id: projectId }, filter);
+      return pageOfChanges(ctx, { id: projectId }, filter);
     },
   },
 ];

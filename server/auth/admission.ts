@@ -2,7 +2,7 @@ import { resolveIdentity } from "./resolve";
 import type { Identity } from "./identity";
 import { rateLimitKey } from "./identity";
 import { forbidden } from "@/server/errors";
-import { assertSameOrigin, HttpError, isSafeMethod, rateLimitHeaders, requestRateLimiter } from "@/server/http";
+import { assertSameOrigin, clientAddress, HttpError, isSafeMethod, rateLimitHeaders, requestRateLimiter } from "@/server/http";
 
 export interface Admission {
   identity: Identity;
@@ -12,7 +12,7 @@ export interface Admission {
 
 /**
  * What runs before routing, for every surface (REST, tRPC, git): credentials, the read-scope
- * rule, CSRF for cookie callers, and the per-identity rate limit.
+ * rule, CSRF for cookie callers, and the rate limit (per identity, or per address when anonymous).
  */
 export async function admitRequest(req: Request, options: { allowAdminKey?: boolean } = {}): Promise<Admission> {
   const identity = await resolveIdentity(req, options);
@@ -21,9 +21,9 @@ export async function admitRequest(req: Request, options: { allowAdminKey?: bool
     throw forbidden("This token is scoped to read; writing needs a read_write token", "TOKEN_SCOPE_INSUFFICIENT");
   }
   if (identity.kind === "user" && identity.via === "session" && !isSafeMethod(method)) assertSameOrigin(req);
+  // Anonymous callers share one budget per address.
   const key = rateLimitKey(identity);
-  if (!key) return { identity, headers: {} };
-  const result = await requestRateLimiter().limit(key);
+  const result = key ? await requestRateLimiter().limit(key) : await requestRateLimiter("anonymous").limit(`ip:${clientAddress(req)}`);
   const headers = rateLimitHeaders(result);
   if (!result.success) {
     const retryAfter = Math.max(1, Math.ceil((result.reset - Date.now()) / 1000));

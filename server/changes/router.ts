@@ -7,7 +7,8 @@ import { mergeBatch } from "./merge/batch";
 import { revertChange } from "./merge/revert";
 import { mergeChange } from "./merge/service";
 import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput } from "./schemas";
-import { createChange, getChange, listChanges, reevaluateChange, rejectChange } from "./service";
+import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
+import { pageOfChanges } from "./list-page";
 
 const tags = ["changes"];
 const BY_PATH = "/projects/{namespace}/{slug}/changes";
@@ -40,56 +41,56 @@ function mergeOptionsOf(ctx: Context, body: { force?: unknown; strategy?: unknow
 
 export const changesRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
     .input(z.object({ ...projectParams(), workspace: nameSlug() }))
     .output(createOutput())
     .mutation(({ input, ctx }) => createChange(ctx.identity, { namespace: input.namespace, slug: input.slug }, input.workspace)),
 
   createByProjectId: authedProcedure
-    .meta({ openapi: { method: "POST", path: BY_ID, tags, summary: "Propose a change (project addressed by id)" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: BY_ID, tags, summary: "Propose a change (project addressed by id)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
     .input(z.object({ projectId: pathSegment(), workspace: nameSlug() }))
     .output(createOutput())
     .mutation(({ input, ctx }) => createChange(ctx.identity, { id: input.projectId }, input.workspace)),
 
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: BY_PATH, tags, summary: "A project's changes, newest first" } })
+    .meta({ openapi: { method: "GET", path: BY_PATH, tags, summary: "A project's changes, newest first" }, list: true })
     .input(z.object({ ...projectParams(), ...changeListFilter() }))
     .output(listOutput())
-    .query(({ input, ctx }) => listChanges(ctx.identity, { namespace: input.namespace, slug: input.slug }, { status: input.status, limit: input.limit })),
+    .query(({ input, ctx }) => pageOfChanges(ctx, { namespace: input.namespace, slug: input.slug }, input)),
 
   listByProjectId: publicProcedure
-    .meta({ openapi: { method: "GET", path: BY_ID, tags, summary: "A project's changes, newest first (project addressed by id)" } })
+    .meta({ openapi: { method: "GET", path: BY_ID, tags, summary: "A project's changes, newest first (project addressed by id)" }, list: true })
     .input(z.object({ projectId: pathSegment(), ...changeListFilter() }))
     .output(listOutput())
-    .query(({ input, ctx }) => listChanges(ctx.identity, { id: input.projectId }, { status: input.status, limit: input.limit })),
+    .query(({ input, ctx }) => pageOfChanges(ctx, { id: input.projectId }, input)),
 
   mergeBatch: userProcedure
-    .meta({ openapi: { method: "POST", path: `${BY_PATH}/merge-batch`, tags, summary: "Gate and merge up to 80 changes with one push" } })
+    .meta({ openapi: { method: "POST", path: `${BY_PATH}/merge-batch`, tags, summary: "Gate and merge up to 80 changes with one push" }, errors: { 403: ["PROTECTION_BLOCKED"], 409: ["TARGET_DELETING"] } })
     .input(z.object({ ...projectParams(), ...batchInput() }))
     .output(batchOutput())
     .mutation(({ input, ctx }) => mergeBatch(ctx.identity, { namespace: input.namespace, slug: input.slug }, input)),
 
   mergeBatchByProjectId: userProcedure
-    .meta({ openapi: { method: "POST", path: `${BY_ID}/merge-batch`, tags, summary: "merge-batch (project addressed by id)" } })
+    .meta({ openapi: { method: "POST", path: `${BY_ID}/merge-batch`, tags, summary: "merge-batch (project addressed by id)" }, errors: { 403: ["PROTECTION_BLOCKED"], 409: ["TARGET_DELETING"] } })
     .input(z.object({ projectId: pathSegment(), ...batchInput() }))
     .output(batchOutput())
     .mutation(({ input, ctx }) => mergeBatch(ctx.identity, { id: input.projectId }, input)),
 
   get: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/changes/{id}", tags, summary: "A change with its latest eval runs and costs" } })
+    .meta({ openapi: { method: "GET", path: "/changes/{id}", tags, summary: "A change with its latest eval runs and costs" }, etag: true })
     .input(z.object({ id: changeIdParam() }))
     .output(z.object({ change: changeOutput(), eval: evalOutput().nullable(), evalRuns: z.array(evalRunOutput()), costs: z.array(costOutput()) }))
     .query(({ input, ctx }) => getChange(ctx.identity, input.id)),
 
   evaluate: userProcedure
-    .meta({ openapi: { method: "POST", path: "/changes/{id}/evaluate", tags, summary: "Re-evaluate a change (users with write access)" } })
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/evaluate", tags, summary: "Re-evaluate a change (users with write access)" }, errors: { 409: ["CONFLICT", "TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
     .input(z.object({ id: changeIdParam() }))
     .output(z.object({ changeId: z.string(), eval: evalOutput(), evalRuns: z.array(evalRunOutput()) }))
     .mutation(({ input, ctx }) => reevaluateChange(ctx.identity, input.id)),
 
   merge: userProcedure
-    .meta({ openapi: { method: "POST", path: "/changes/{id}/merge", tags, summary: "Merge a change into the default branch (query force, strategy)" } })
-    .input(z.object({ id: changeIdParam(), force: z.unknown().optional(), strategy: z.unknown().optional() }))
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/merge", tags, summary: "Merge a change into the default branch (query force, strategy)" }, query: ["force", "strategy"], errors: { 403: ["PROTECTION_BLOCKED"], 409: ["STALE_BASE", "STALE_WORKSPACE", "WORKSPACE_UNVERIFIABLE", "MERGE_CONFLICT", "TARGET_DELETING"] } })
+    .input(z.object({ id: changeIdParam(), force: booleanish().optional(), strategy: z.enum(["merge", "squash"]).optional() }))
     .output(
       z.object({
         merged: z.boolean(),
@@ -104,12 +105,12 @@ export const changesRouter = router({
     .mutation(({ input, ctx }) => mergeChange(ctx.identity, input.id, mergeOptionsOf(ctx, input))),
 
   revert: userProcedure
-    .meta({ openapi: { method: "POST", path: "/changes/{id}/revert", tags, summary: "Revert a merged change with one commit on the default branch" } })
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/revert", tags, summary: "Revert a merged change with one commit on the default branch" }, errors: { 403: ["PROTECTION_BLOCKED"], 409: ["MERGE_CONFLICT", "CONFLICT"] } })
     .input(z.object({ id: changeIdParam() }))
     .output(z.object({ reverted: z.boolean(), changeId: z.string(), commit: z.string() }))
     .mutation(({ input, ctx }) => revertChange(ctx.identity, input.id)),
   reject: userProcedure
-    .meta({ openapi: { method: "POST", path: "/changes/{id}/reject", tags, summary: "Reject a change (any state but merged)" } })
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/reject", tags, summary: "Reject a change (any state but merged)" }, errors: { 409: ["CONFLICT"] } })
     .input(z.object({ id: changeIdParam() }))
     .output(z.object({ rejected: z.boolean(), changeId: z.string() }))
     .mutation(({ input, ctx }) => rejectChange(ctx.identity, input.id)),

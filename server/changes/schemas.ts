@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listLimit, namedSchema } from "@/server/http";
+import { listLimit, listOffset, namedSchema } from "@/server/http";
 import { ChangeStatus } from "./views";
 
 // Output schemas, built per use (trpc-to-openapi mutates shared instances).
@@ -62,6 +62,6 @@ export const costOutput = namedSchema("Cost", () =>
 
 /** `{id}` of change routes: a uuid (anything else is an unknown change: 404). */
 /** The query of a change listing. */
-export const changeListFilter = () => ({ status: z.enum(ChangeStatus).optional(), limit: listLimit() });
+export const changeListFilter = () => ({ status: z.enum(ChangeStatus).optional(), limit: listLimit(), offset: listOffset() });
 
 export const changeIdParam = () => z.string().min(1).max(100);

@@ -52,15 +52,17 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
   return { change: await viewOne(change, project), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
 
-export async function listChanges(identity: Identity, ref: ProjectRef, filter: { status?: ChangeStatus; limit: number }) {
+/** One page of a project's changes, newest first, and how many match over every page. */
+export async function listChanges(identity: Identity, ref: ProjectRef, filter: { status?: ChangeStatus; limit: number; offset: number }) {
   const { project } = await requireProject(identity, ref, "read");
-  const changes = await (await db()).change.findMany({
-    where: { projectId: project.id, ...(filter.status ? { status: filter.status } : {}) },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: filter.limit,
-  });
+  const prisma = await db();
+  const where = { projectId: project.id, ...(filter.status ? { status: filter.status } : {}) };
+  const [changes, total] = await Promise.all([
+    prisma.change.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: filter.limit, skip: filter.offset }),
+    prisma.change.count({ where }),
+  ]);
   const names = await namesFor(changes);
-  return { project: `@${project.namespace}/${project.slug}`, changes: changes.map((c) => changeView(c, project, names)) };
+  return { project: `@${project.namespace}/${project.slug}`, changes: changes.map((c) => changeView(c, project, names)), total };
 }
 
 /** A change with the runs of its latest evaluation and per-kind costs over all its runs. */

@@ -1,6 +1,6 @@
 import { namedSchema } from "@/server/http";
 import { z } from "zod";
-import { router, userProcedure, type Context } from "@/server/trpc";
+import { router, userProcedure, type Context, FORM_OR_JSON } from "@/server/trpc";
 import { invalid } from "@/server/errors";
 import { projectParams } from "@/server/projects";
 import { requestDeletion, requestProjectDeletion } from "./service";
@@ -20,13 +20,13 @@ async function acceptProjectDeletion(ctx: Context, input: { namespace: string; s
 export const projectDeletionRouter = router({
   // Owner-level and irreversible: the owner's agents act with the owner's access but may not do this.
   delete: userProcedure
-    .meta({ openapi: { method: "DELETE", path: PROJECT, tags: ["projects"], summary: "Delete the project (owning user, not an agent; confirm = @ns/slug); asynchronous" }, successStatus: 202 })
+    .meta({ openapi: { method: "DELETE", path: PROJECT, tags: ["projects"], summary: "Delete the project (owning user, not an agent; confirm = @ns/slug); asynchronous" }, successStatus: 202, errors: { 409: ["TARGET_DELETING"] } })
     .input(deleteProjectInput())
     .output(deletionOutput())
     .mutation(({ input, ctx }) => acceptProjectDeletion(ctx, input)),
 
   deleteForm: userProcedure
-    .meta({ openapi: { method: "POST", path: `${PROJECT}/delete`, tags: ["projects"], summary: "Form alias of DELETE (form: 302 home)" }, successStatus: 202 })
+    .meta({ openapi: { method: "POST", path: `${PROJECT}/delete`, tags: ["projects"], summary: "Form alias of DELETE (form: 302 home)", contentTypes: FORM_OR_JSON }, successStatus: 202, errors: { 409: ["TARGET_DELETING"] } })
     .input(deleteProjectInput())
     .output(deletionOutput())
     .mutation(({ input, ctx }) => acceptProjectDeletion(ctx, input)),

@@ -11,7 +11,7 @@ const checkSchema = z.object({
 
 export const healthRouter = router({
   full: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/health", tags: ["health"], protect: false, summary: "Dependency health (503 when a critical dependency failed)" } })
+    .meta({ openapi: { method: "GET", path: "/health", tags: ["health"], protect: false, summary: "Dependency health (503 when a critical dependency failed)" }, errors: { 503: [] } })
     .input(z.object({}))
     .output(z.object({ status: z.enum(["healthy", "degraded", "unhealthy"]), service: z.string(), timestamp: z.string(), checks: z.record(z.string(), checkSchema) }))
     .query(async ({ ctx }) => {

@@ -5,3 +5,8 @@ export { HttpError, errorResponse, toHttpError } from "./errors";
 export { booleanish, boundedInt, listLimit, listOffset, nameSlug, namedSchema, namespaceSegment, pathSegment, text } from "./params";
 export { rateLimitHeaders, requestRateLimiter } from "./rate-limit";
 export { assertWellFormedUrl } from "./url";
+export { clientAddress, CLIENT_ADDRESS_HEADER } from "./client-address";
+export { corsHeaders, preflightHeaders } from "./cors";
+export { ifNoneMatchMatches, NotModified, revalidateBy, strongEtag } from "./etag";
+export { paginationHeaders } from "./pagination";
+export { requestIdOf } from "./request-id";

@@ -80,22 +80,24 @@ export class UpstashRateLimiter implements RateLimiter {
   }
 }
 
-const holder = globalThis as unknown as { __svcRateLimiter?: { limiter: RateLimiter; key: string } };
+const holder = globalThis as unknown as { __svcRateLimiters?: Map<string, { limiter: RateLimiter; key: string }> };
 
 /**
- * The process-wide limiter for authenticated requests: Upstash when UPSTASH_REDIS_REST_URL and
- * _TOKEN are set, in-memory otherwise (rebuilt when the configuration changes).
+ * A process-wide limiter: for identities (RATE_LIMIT_PER_MINUTE) or for anonymous callers by
+ * address (RATE_LIMIT_ANONYMOUS_PER_MINUTE). Upstash when UPSTASH_REDIS_REST_URL and _TOKEN are
+ * set, in-memory otherwise (rebuilt when the configuration changes).
  */
-export function requestRateLimiter(): RateLimiter {
-  const max = config.rateLimitPerMinute;
+export function requestRateLimiter(callers: "identified" | "anonymous" = "identified"): RateLimiter {
+  const max = callers === "anonymous" ? config.rateLimitAnonymousPerMinute : config.rateLimitPerMinute;
   const url = config.redisRestUrl;
   const token = config.redisRestToken;
   const key = `${max}|${url ?? ""}|${token ?? ""}`;
-  if (!holder.__svcRateLimiter || holder.__svcRateLimiter.key !== key) {
-    const limiter = url && token ? new UpstashRateLimiter(max, url, token) : new MemoryRateLimiter(max);
-    holder.__svcRateLimiter = { limiter, key };
-  }
-  return holder.__svcRateLimiter.limiter;
+  holder.__svcRateLimiters ??= new Map();
+  const current = holder.__svcRateLimiters.get(callers);
+  if (current?.key === key) return current.limiter;
+  const limiter = url && token ? new UpstashRateLimiter(max, url, token) : new MemoryRateLimiter(max);
+  holder.__svcRateLimiters.set(callers, { limiter, key });
+  return limiter;
 }
 
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {

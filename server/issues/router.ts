@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router, userProcedure } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, setPageHeaders, userProcedure, FORM_OR_JSON } from "@/server/trpc";
 import {
   commentOutput,
   createCommentInput,
@@ -19,7 +19,7 @@ const issuePage = (ref: { namespace: string; slug: string }, number: number) => 
 
 export const issuesRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Open an issue (read access is enough; agents may)" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Open an issue (read access is enough; agents may)", contentTypes: FORM_OR_JSON }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
     .input(createIssueInput())
     .output(z.object({ issue: issueOutput() }))
     .mutation(async ({ input, ctx }) => {
@@ -30,22 +30,24 @@ export const issuesRouter = router({
     }),
 
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: BASE, tags, summary: "List issues, newest first by number" } })
+    .meta({ openapi: { method: "GET", path: BASE, tags, summary: "List issues, newest first by number" }, list: true })
     .input(listIssuesInput())
     .output(z.object({ issues: z.array(issueOutput()) }))
     .query(async ({ input, ctx }) => {
       const { namespace, slug, ...filter } = input;
-      return { issues: await listIssues(ctx.identity, { namespace, slug }, filter) };
+      const { issues, total } = await listIssues(ctx.identity, { namespace, slug }, filter);
+      setPageHeaders(ctx, { total, limit: filter.limit, offset: filter.offset });
+      return { issues };
     }),
 
   get: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${BASE}/{number}`, tags, summary: "One issue" } })
+    .meta({ openapi: { method: "GET", path: `${BASE}/{number}`, tags, summary: "One issue" }, etag: true })
     .input(issueRefInput())
     .output(z.object({ issue: issueOutput() }))
     .query(async ({ input, ctx }) => ({ issue: await getIssue(ctx.identity, input, input.number) })),
 
   patch: userProcedure
-    .meta({ openapi: { method: "PATCH", path: `${BASE}/{number}`, tags, summary: "Edit the fields present (writers, users only)" } })
+    .meta({ openapi: { method: "PATCH", path: `${BASE}/{number}`, tags, summary: "Edit the fields present (writers, users only)" }, errors: { 409: ["TARGET_DELETING"] } })
     .input(patchIssueInput())
     .output(z.object({ issue: issueOutput() }))
     .mutation(async ({ input, ctx }) => {
@@ -54,7 +56,7 @@ export const issuesRouter = router({
     }),
 
   toggle: userProcedure
-    .meta({ openapi: { method: "POST", path: `${BASE}/{number}/close`, tags, summary: "Close an open issue or reopen a closed one; 302 to the issue page" } })
+    .meta({ openapi: { method: "POST", path: `${BASE}/{number}/close`, tags, summary: "Close an open issue or reopen a closed one; 302 to the issue page", contentTypes: FORM_OR_JSON }, successStatus: 302, errors: { 409: ["TARGET_DELETING"] } })
     .input(issueRefInput())
     .output(z.object({ issue: issueOutput() }))
     .mutation(async ({ input, ctx }) => {
@@ -66,14 +68,18 @@ export const issuesRouter = router({
     }),
 
   createComment: authedProcedure
-    .meta({ openapi: { method: "POST", path: `${BASE}/{number}/comments`, tags, summary: "Comment on an issue (read access is enough; agents may)" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: `${BASE}/{number}/comments`, tags, summary: "Comment on an issue (read access is enough; agents may)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
     .input(createCommentInput())
     .output(z.object({ comment: commentOutput() }))
     .mutation(async ({ input, ctx }) => ({ comment: await createComment(ctx.identity, input, input.number, input.body) })),
 
   listComments: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${BASE}/{number}/comments`, tags, summary: "Comments of an issue, oldest first" } })
+    .meta({ openapi: { method: "GET", path: `${BASE}/{number}/comments`, tags, summary: "Comments of an issue, oldest first" }, list: true })
     .input(listCommentsInput())
     .output(z.object({ comments: z.array(commentOutput()) }))
-    .query(async ({ input, ctx }) => ({ comments: await listComments(ctx.identity, input, input.number, input) })),
+    .query(async ({ input, ctx }) => {
+      const { comments, total } = await listComments(ctx.identity, input, input.number, input);
+      setPageHeaders(ctx, { total, limit: input.limit, offset: input.offset });
+      return { comments };
+    }),
 });

@@ -123,25 +123,22 @@ export async function listIssues(
   identity: Identity,
   ref: ProjectRef,
   filter: { status?: "open" | "closed"; label?: string; assignee?: string; q?: string; limit: number; offset: number },
-): Promise<IssueView[]> {
+): Promise<{ issues: IssueView[]; total: number }> {
   const { project } = await requireProject(identity, projectRef(ref), "read");
   const prisma = await db();
   const q = filter.q ? escapeLike(filter.q) : undefined;
-  const issues = await prisma.issue.findMany({
-    where: {
-      projectId: project.id,
-      ...(filter.status ? { status: filter.status } : {}),
-      ...(filter.label !== undefined ? { labels: { has: filter.label } } : {}),
-      ...(filter.assignee ? { assigneeId: filter.assignee } : {}),
-      ...(q
-        ? { OR: [{ title: { contains: q, mode: "insensitive" as const } }, { body: { contains: q, mode: "insensitive" as const } }] }
-        : {}),
-    },
-    orderBy: { number: "desc" },
-    take: filter.limit,
-    skip: filter.offset,
-  });
-  return issues.map(issueView);
+  const where = {
+    projectId: project.id,
+    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.label !== undefined ? { labels: { has: filter.label } } : {}),
+    ...(filter.assignee ? { assigneeId: filter.assignee } : {}),
+    ...(q ? { OR: [{ title: { contains: q, mode: "insensitive" as const } }, { body: { contains: q, mode: "insensitive" as const } }] } : {}),
+  };
+  const [issues, total] = await Promise.all([
+    prisma.issue.findMany({ where, orderBy: { number: "desc" }, take: filter.limit, skip: filter.offset }),
+    prisma.issue.count({ where }),
+  ]);
+  return { issues: issues.map(issueView), total };
 }
 
 export async function getIssue(identity: Identity, ref: ProjectRef, number: number): Promise<IssueView> {
@@ -276,15 +273,13 @@ export async function listComments(
   ref: ProjectRef,
   number: number,
   page: { limit: number; offset: number },
-): Promise<CommentView[]> {
+): Promise<{ comments: CommentView[]; total: number }> {
   const { project } = await requireProject(identity, projectRef(ref), "read");
   const prisma = await db();
   const issue = await findIssue(prisma, project.id, number);
-  const comments = await prisma.issueComment.findMany({
-    where: { issueId: issue.id },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: page.limit,
-    skip: page.offset,
-  });
-  return comments.map((comment) => commentView(comment, issue.number));
+  const [comments, total] = await Promise.all([
+    prisma.issueComment.findMany({ where: { issueId: issue.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: page.limit, skip: page.offset }),
+    prisma.issueComment.count({ where: { issueId: issue.id } }),
+  ]);
+  return { comments: comments.map((comment) => commentView(comment, issue.number)), total };
 }

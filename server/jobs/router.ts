@@ -50,7 +50,7 @@ export const jobsRouter = router({
     .output(z.object({ run: runDetailSchema() }))
     .query(async ({ input }) => ({ run: await getRun(input.id) })),
   cancel: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/jobs/{id}/cancel", tags: ["admin"], summary: "Cancel a run that has not ended" } })
+    .meta({ openapi: { method: "POST", path: "/admin/jobs/{id}/cancel", tags: ["admin"], summary: "Cancel a run that has not ended" }, errors: { 409: ["JOB_ALREADY_ENDED"] } })
     .input(runId())
     .output(z.object({ run: runDetailSchema() }))
     .mutation(async ({ input }) => ({ run: await cancelRun(input.id) })),

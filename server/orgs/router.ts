@@ -18,7 +18,7 @@ const teamParams = () => ({ org: pathSegment(), team: pathSegment() });
 
 export const orgsRouter = router({
   create: userProcedure
-    .meta({ openapi: { method: "POST", path: "/orgs", tags, summary: "Create an organization; the caller becomes its owner" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: "/orgs", tags, summary: "Create an organization; the caller becomes its owner" }, successStatus: 201, errors: { 409: ["NAMESPACE_TAKEN"] } })
     .input(z.object({ slug: nameSlug(), name: text().trim().min(1).max(100).optional() }))
     .output(z.object({ org: orgOutput() }))
     .mutation(async ({ ctx, input }) => ({ org: await createOrg(ctx.identity, input) })),
@@ -30,25 +30,25 @@ export const orgsRouter = router({
     .query(async ({ ctx }) => ({ orgs: await listOrgs(ctx.identity) })),
 
   get: authedProcedure
-    .meta({ openapi: { method: "GET", path: ORG, tags, summary: "One organization (members only; 404 otherwise)" } })
+    .meta({ openapi: { method: "GET", path: ORG, tags, summary: "One organization (members only; 404 otherwise)" }, etag: true, errors: { 403: [] } })
     .input(z.object(orgParams()))
     .output(z.object({ org: orgOutput().extend({ role: orgRole() }) }))
     .query(async ({ ctx, input }) => ({ org: await getOrg(ctx.identity, input.org) })),
 
   members: authedProcedure
-    .meta({ openapi: { method: "GET", path: `${ORG}/members`, tags, summary: "Members and their roles" } })
+    .meta({ openapi: { method: "GET", path: `${ORG}/members`, tags, summary: "Members and their roles" }, errors: { 403: [] } })
     .input(z.object(orgParams()))
     .output(z.object({ members: z.array(memberOutput()) }))
     .query(async ({ ctx, input }) => ({ members: await listMembers(ctx.identity, input.org) })),
 
   putMember: userProcedure
-    .meta({ openapi: { method: "PUT", path: `${ORG}/members/{username}`, tags, summary: "Add a member or change a role (admins; only owners grant or take owner)" } })
+    .meta({ openapi: { method: "PUT", path: `${ORG}/members/{username}`, tags, summary: "Add a member or change a role (admins; only owners grant or take owner)" }, errors: { 409: ["LAST_OWNER"] } })
     .input(z.object({ ...orgParams(), username: pathSegment(), role: orgRole() }))
     .output(z.object({ member: memberOutput() }))
     .mutation(async ({ ctx, input }) => ({ member: await putMember(ctx.identity, input) })),
 
   removeMember: userProcedure
-    .meta({ openapi: { method: "DELETE", path: `${ORG}/members/{username}`, tags, summary: "Remove a member (admins, or the member themself) and their team memberships" } })
+    .meta({ openapi: { method: "DELETE", path: `${ORG}/members/{username}`, tags, summary: "Remove a member (admins, or the member themself) and their team memberships" }, errors: { 409: ["LAST_OWNER"] } })
     .input(z.object({ ...orgParams(), username: pathSegment() }))
     .output(z.object({ removed: z.literal(true) }))
     .mutation(async ({ ctx, input }) => {
@@ -57,13 +57,13 @@ export const orgsRouter = router({
     }),
 
   teams: authedProcedure
-    .meta({ openapi: { method: "GET", path: `${ORG}/teams`, tags, summary: "Teams of the organization" } })
+    .meta({ openapi: { method: "GET", path: `${ORG}/teams`, tags, summary: "Teams of the organization" }, errors: { 403: [] } })
     .input(z.object(orgParams()))
     .output(z.object({ teams: z.array(teamOutput()) }))
     .query(async ({ ctx, input }) => ({ teams: await listTeams(ctx.identity, input.org) })),
 
   createTeam: userProcedure
-    .meta({ openapi: { method: "POST", path: `${ORG}/teams`, tags, summary: "Create a team (admins)" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: `${ORG}/teams`, tags, summary: "Create a team (admins)" }, successStatus: 201, errors: { 409: ["CONFLICT"] } })
     .input(z.object({ ...orgParams(), slug: nameSlug(), name: text().trim().min(1).max(100).optional(), description: text().max(1000).optional() }))
     .output(z.object({ team: teamOutput() }))
     .mutation(async ({ ctx, input }) => ({ team: await createTeam(ctx.identity, input) })),
@@ -78,13 +78,13 @@ export const orgsRouter = router({
     }),
 
   teamMembers: authedProcedure
-    .meta({ openapi: { method: "GET", path: `${TEAM}/members`, tags, summary: "Members of a team" } })
+    .meta({ openapi: { method: "GET", path: `${TEAM}/members`, tags, summary: "Members of a team" }, errors: { 403: [] } })
     .input(z.object(teamParams()))
     .output(z.object({ members: z.array(z.object({ user: publicUserOutput() })) }))
     .query(async ({ ctx, input }) => ({ members: await listTeamMembers(ctx.identity, input) })),
 
   addTeamMember: userProcedure
-    .meta({ openapi: { method: "PUT", path: `${TEAM}/members/{username}`, tags, summary: "Add an organization member to a team (admins)" } })
+    .meta({ openapi: { method: "PUT", path: `${TEAM}/members/{username}`, tags, summary: "Add an organization member to a team (admins)" }, errors: { 422: ["NOT_ORG_MEMBER"] } })
     .input(z.object({ ...teamParams(), username: pathSegment() }))
     .output(z.object({ member: z.object({ user: publicUserOutput() }) }))
     .mutation(async ({ ctx, input }) => ({ member: await addTeamMember(ctx.identity, input) })),

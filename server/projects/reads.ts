@@ -10,22 +10,31 @@ type ProjectRef = { namespace: string; slug: string };
 
 const envelope = (project: Project) => ({ namespace: project.namespace, slug: project.slug, path: projectPath(project) });
 
-/** A readable project at a branch (`ref`, default the default branch), per the ref rules of read routes. */
-async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined) {
+/** Called with what a read's answer is a function of, before the read itself (the REST pipeline's 304). */
+export type Revalidate = (...parts: string[]) => void;
+
+/**
+ * A readable project at a branch (`ref`, default the default branch), per the ref rules of read
+ * routes. The answer depends only on the project's path, the branch and its commit, so
+ * `revalidate` can answer 304 before any tree or blob is read.
+ */
+async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined, revalidate?: Revalidate) {
   const { project } = await requireProject(identity, ref, "read");
   const repo = openProjectRepo(project.id);
   const name = branch ?? project.defaultBranch;
-  return { project, repo, ref: name, commit: resolveBranch(repo, name) };
+  const commit = resolveBranch(repo, name);
+  revalidate?.(projectPath(project), name, commit);
+  return { project, repo, ref: name, commit };
 }
 
-export async function projectFiles(identity: Identity, ref: ProjectRef, branch?: string) {
-  const at = await readAt(identity, ref, branch);
+export async function projectFiles(identity: Identity, ref: ProjectRef, branch?: string, revalidate?: Revalidate) {
+  const at = await readAt(identity, ref, branch, revalidate);
   return { ...envelope(at.project), ref: at.ref, commit: at.commit, files: await listFiles(at.repo, at.commit) };
 }
 
 /** One file: `path` echoes the file read, `project` is the project path. */
-export async function projectContent(identity: Identity, ref: ProjectRef, filePath: string, branch?: string) {
-  const at = await readAt(identity, ref, branch);
+export async function projectContent(identity: Identity, ref: ProjectRef, filePath: string, branch?: string, revalidate?: Revalidate) {
+  const at = await readAt(identity, ref, branch, revalidate);
   const file = await readFile(at.repo, at.commit, filePath);
   if (!file) throw notFound(`No file ${filePath} at ${at.ref}`);
   return { namespace: at.project.namespace, slug: at.project.slug, path: filePath, project: projectPath(at.project), ref: at.ref, commit: at.commit, ...file };
@@ -33,8 +42,8 @@ export async function projectContent(identity: Identity, ref: ProjectRef, filePa
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-export async function projectLog(identity: Identity, ref: ProjectRef, depth: number, branch?: string) {
-  const at = await readAt(identity, ref, branch);
+export async function projectLog(identity: Identity, ref: ProjectRef, depth: number, branch?: string, revalidate?: Revalidate) {
+  const at = await readAt(identity, ref, branch, revalidate);
   const entries = await log(at.repo, at.commit, depth);
   return {
     ...envelope(at.project),

@@ -17,13 +17,13 @@ const person = () => z.object({ name: z.string(), email: z.string(), date: z.str
 
 export const repositoryRouter = router({
   files: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/files`, tags, summary: "Every file path at a branch" } })
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/files`, tags, summary: "Every file path at a branch" }, etag: true, errors: { 409: ["AMBIGUOUS_REF"] } })
     .input(z.object({ ...projectParams(), ref: refQuery() }))
     .output(z.object({ ...envelope(), ref: z.string(), commit: z.string(), files: z.array(z.string()) }))
-    .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref)),
+    .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref, ctx.revalidate)),
 
   content: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" } })
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" }, etag: true, errors: { 409: ["AMBIGUOUS_REF"] } })
     .input(z.object({ ...projectParams(), path: z.string().min(1), ref: refQuery() }))
     .output(
       z.object({
@@ -35,10 +35,10 @@ export const repositoryRouter = router({
         value: z.string().optional(),
       }),
     )
-    .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref)),
+    .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref, ctx.revalidate)),
 
   log: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" } })
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" }, etag: true, errors: { 409: ["AMBIGUOUS_REF"] } })
     .input(z.object({ ...projectParams(), depth: boundedInt(1, LOG_DEPTH_MAX, COMMIT_LOG_DEPTH_DEFAULT), ref: refQuery() }))
     .output(
       z.object({
@@ -48,7 +48,7 @@ export const repositoryRouter = router({
         log: z.array(z.object({ sha: z.string(), message: z.string(), parents: z.array(z.string()), author: person(), committer: person() })),
       }),
     )
-    .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth!, input.ref)),
+    .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth!, input.ref, ctx.revalidate)),
 
   provenance: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/provenance`, tags, summary: "Which agent or model produced each merged commit" } })
@@ -72,20 +72,20 @@ export const repositoryRouter = router({
     .query(({ input, ctx }) => projectProvenance(ctx.identity, input, input.limit)),
 
   branches: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/branches`, tags, summary: "Branch list envelope (capped; the default branch is always kept)" } })
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/branches`, tags, summary: "Branch list envelope (capped; the default branch is always kept)" }, etag: true })
     .input(z.object(projectParams()))
     .output(z.object({ defaultBranch: z.string(), branches: z.array(branchOutput()), truncated: z.boolean(), totalBranchCount: z.number().int() }))
     .query(({ input, ctx }) => projectBranches(ctx.identity, input)),
 
   createBranch: authedProcedure
-    .meta({ openapi: { method: "POST", path: `${PROJECT}/branches`, tags, summary: "Create a branch at a branch or full commit id (writers)" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: `${PROJECT}/branches`, tags, summary: "Create a branch at a branch or full commit id (writers)" }, successStatus: 201, errors: { 409: ["BRANCH_EXISTS", "BRANCH_NAME_CONFLICT", "NO_DEFAULT_BRANCH", "TARGET_DELETING"] } })
     .input(z.object({ ...projectParams(), name: z.string().min(1), startPoint: z.string().min(1).optional() }))
     .output(branchOutput())
     .mutation(({ input, ctx }) => createProjectBranch(ctx.identity, input, { name: input.name, startPoint: input.startPoint })),
 
   // Hierarchical names arrive as one %2F-joined segment (see the rewrite table in server/api/rest.ts).
   deleteBranch: authedProcedure
-    .meta({ openapi: { method: "DELETE", path: `${PROJECT}/branches/{name}`, tags, summary: "Delete a branch (writers; never the default branch)" } })
+    .meta({ openapi: { method: "DELETE", path: `${PROJECT}/branches/{name}`, tags, summary: "Delete a branch (writers; never the default branch)" }, errors: { 409: ["DEFAULT_BRANCH_PROTECTED", "TARGET_DELETING"] } })
     .input(z.object({ ...projectParams(), name: pathSegment() }))
     .output(z.object({ deleted: z.boolean(), name: z.string() }))
     .mutation(({ input, ctx }) => deleteProjectBranch(ctx.identity, input, input.name)),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, FORM_OR_JSON } from "@/server/trpc";
 import { booleanish, nameSlug, text } from "@/server/http";
 import { projectPath } from "./access";
 import { projectCreateOutput, projectOutput, projectParams } from "./schemas";
@@ -11,7 +11,7 @@ const PROJECT = "/projects/{namespace}/{slug}";
 
 export const projectsRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/projects", tags, summary: "Create a project (form: 302 to its page)" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: "/projects", tags, summary: "Create a project (form: 302 to its page)", contentTypes: FORM_OR_JSON }, successStatus: 201, errors: { 404: [], 409: ["CONFLICT", "NAMESPACE_TAKEN", "TARGET_DELETING"] } })
     .input(
       z.object({
         name: nameSlug(),
@@ -35,7 +35,7 @@ export const projectsRouter = router({
     .query(async ({ ctx }) => ({ projects: (await listProjects(ctx.identity)).map(projectView) })),
 
   get: publicProcedure
-    .meta({ openapi: { method: "GET", path: PROJECT, tags, summary: "One project (anonymous on public projects)" } })
+    .meta({ openapi: { method: "GET", path: PROJECT, tags, summary: "One project (anonymous on public projects)" }, etag: true })
     .input(z.object(projectParams()))
     .output(projectOutput())
     .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input))),

@@ -43,7 +43,7 @@ export const usersRouter = router({
     .query(async ({ ctx }) => ({ tokens: await listApiTokens(ctx.identity.userId) })),
 
   createToken: sessionProcedure
-    .meta({ openapi: { method: "POST", path: "/users/me/tokens", tags: ["users"], summary: "Create an API token; plaintext shown once; session only" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: "/users/me/tokens", tags: ["users"], summary: "Create an API token; plaintext shown once; session only" }, successStatus: 201, errors: { 409: ["TOKEN_LIMIT_REACHED"] } })
     .input(
       z.object({
         name: text().trim().min(1).max(100),
@@ -71,7 +71,7 @@ export const usersRouter = router({
     .mutation(async ({ ctx }) => ({ legacyToken: await disableLegacyCredential(ctx.identity.userId) })),
 
   rotateToken: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/users/me/rotate-token", tags: ["users"], summary: "Mint a new legacy credential; session or the legacy credential" } })
+    .meta({ openapi: { method: "POST", path: "/users/me/rotate-token", tags: ["users"], summary: "Mint a new legacy credential; session or the legacy credential" }, errors: { 403: ["SESSION_REQUIRED"], 409: ["CONFLICT"] } })
     .input(z.object({}))
     .output(z.object({ token: z.string(), prefix: z.string() }))
     .mutation(async ({ ctx }) => {

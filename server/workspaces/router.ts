@@ -19,7 +19,7 @@ const workspaceOutput = namedSchema("Workspace", () =>
 
 export const workspacesRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: COLLECTION, tags, summary: "Fork the project into a workspace (writers)" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: COLLECTION, tags, summary: "Fork the project into a workspace (writers)" }, successStatus: 201, errors: { 409: ["CONFLICT", "TARGET_DELETING"] } })
     .input(z.object({ ...projectParams(), name: nameSlug().optional() }))
     .output(z.object({ workspace: z.string(), remote: z.string(), namespace: z.string(), slug: z.string(), path: z.string(), id: z.string() }))
     .mutation(async ({ input, ctx }) => {
@@ -44,7 +44,7 @@ export const workspacesRouter = router({
     }),
 
   commit: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/workspaces/{name}/commit", tags, summary: "Write a file map (null deletes) as one workspace commit" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: "/workspaces/{name}/commit", tags, summary: "Write a file map (null deletes) as one workspace commit" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
     .input(z.object({ name: pathSegment(), projectId: z.string().min(1), message: text().min(1), files: fileMapInput({ allowDeletes: true }) }))
     .output(
       z.object({

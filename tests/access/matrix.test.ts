@@ -12,6 +12,7 @@ import { call, type CallOptions } from "@/tests/support/http";
 import { createTestSession, createTestToken } from "@/tests/support/sessions";
 import { createTestUser } from "@/tests/support/users";
 import { createTestProject } from "@/server/projects/test-fixtures";
+import { conformanceChecker } from "@/tests/support/openapi-conformance";
 
 // Webhook targets on loopback (they are never called here: no event they subscribe to is sent to them in time).
 useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1" });
@@ -82,11 +83,11 @@ async function deletion(fixture: Fixture, succeeds: boolean, suffix: string): Pr
 }
 
 const ROWS: Record<string, Row | CoveredElsewhere> = {
-  "GET /projects/{namespace}/{slug}": { kind: "public", need: "read", request: (f) => ({ path: P(f) }) },
-  "GET /projects/{namespace}/{slug}/activity": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/activity") }) },
-  "GET /projects/{namespace}/{slug}/branches": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/branches") }) },
-  "POST /projects/{namespace}/{slug}/branches": { kind: "authed", need: "write", denied: 404, request: (f) => ({ path: P(f, "/branches"), body: { name: unique("b") } }) },
-  "DELETE /projects/{namespace}/{slug}/branches/{name}": {
+  "GET /api/projects/{namespace}/{slug}": { kind: "public", need: "read", request: (f) => ({ path: P(f) }) },
+  "GET /api/projects/{namespace}/{slug}/activity": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/activity") }) },
+  "GET /api/projects/{namespace}/{slug}/branches": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/branches") }) },
+  "POST /api/projects/{namespace}/{slug}/branches": { kind: "authed", need: "write", denied: 404, request: (f) => ({ path: P(f, "/branches"), body: { name: unique("b") } }) },
+  "DELETE /api/projects/{namespace}/{slug}/branches/{name}": {
     kind: "authed",
     need: "write",
     denied: 404,
@@ -96,30 +97,30 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
       return { path: P(f, `/branches/${name}`) };
     },
   },
-  "GET /projects/{namespace}/{slug}/content": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/content?path=README.md") }) },
-  "GET /projects/{namespace}/{slug}/files": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/files") }) },
-  "GET /projects/{namespace}/{slug}/log": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/log") }) },
-  "GET /projects/{namespace}/{slug}/provenance": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/provenance") }) },
-  "GET /projects/{namespace}/{slug}/permission": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/permission") }) },
-  "GET /projects/{namespace}/{slug}/changes": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/changes") }) },
-  "GET /projects/{projectId}/changes": { kind: "public", need: "read", request: (f) => ({ path: `/api/projects/${f.project.id}/changes` }) },
-  "POST /projects/{namespace}/{slug}/changes/merge-batch": {
+  "GET /api/projects/{namespace}/{slug}/content": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/content?path=README.md") }) },
+  "GET /api/projects/{namespace}/{slug}/files": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/files") }) },
+  "GET /api/projects/{namespace}/{slug}/log": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/log") }) },
+  "GET /api/projects/{namespace}/{slug}/provenance": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/provenance") }) },
+  "GET /api/projects/{namespace}/{slug}/permission": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/permission") }) },
+  "GET /api/projects/{namespace}/{slug}/changes": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/changes") }) },
+  "GET /api/projects/{projectId}/changes": { kind: "public", need: "read", request: (f) => ({ path: `/api/projects/${f.project.id}/changes` }) },
+  "POST /api/projects/{namespace}/{slug}/changes/merge-batch": {
     kind: "user",
     need: "write",
     request: (f) => ({ path: P(f, "/changes/merge-batch"), body: { changeIds: [crypto.randomUUID()] } }),
   },
-  "POST /projects/{projectId}/changes/merge-batch": {
+  "POST /api/projects/{projectId}/changes/merge-batch": {
     kind: "user",
     need: "write",
     request: (f) => ({ path: `/api/projects/${f.project.id}/changes/merge-batch`, body: { changeIds: [crypto.randomUUID()] } }),
   },
-  "GET /projects/{namespace}/{slug}/collaborators": { kind: "authed", need: "admin", request: (f) => ({ path: P(f, "/collaborators") }) },
-  "PUT /projects/{namespace}/{slug}/collaborators/{username}": {
+  "GET /api/projects/{namespace}/{slug}/collaborators": { kind: "authed", need: "admin", request: (f) => ({ path: P(f, "/collaborators") }) },
+  "PUT /api/projects/{namespace}/{slug}/collaborators/{username}": {
     kind: "user",
     need: "admin",
     request: (f) => ({ path: P(f, `/collaborators/${extraUser.username}`), body: { permission: "read" } }),
   },
-  "DELETE /projects/{namespace}/{slug}/collaborators/{username}": {
+  "DELETE /api/projects/{namespace}/{slug}/collaborators/{username}": {
     kind: "user",
     need: "admin",
     request: async (f) => {
@@ -127,66 +128,66 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
       return { path: P(f, `/collaborators/${extraUser.username}`) };
     },
   },
-  "GET /projects/{namespace}/{slug}/issues": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/issues") }) },
-  "POST /projects/{namespace}/{slug}/issues": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/issues"), body: { title: "from the matrix" } }) },
-  "GET /projects/{namespace}/{slug}/issues/{number}": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/issues/${f.issueNumber}`) }) },
-  "PATCH /projects/{namespace}/{slug}/issues/{number}": {
+  "GET /api/projects/{namespace}/{slug}/issues": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/issues") }) },
+  "POST /api/projects/{namespace}/{slug}/issues": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/issues"), body: { title: "from the matrix" } }) },
+  "GET /api/projects/{namespace}/{slug}/issues/{number}": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/issues/${f.issueNumber}`) }) },
+  "PATCH /api/projects/{namespace}/{slug}/issues/{number}": {
     kind: "user",
     need: "write",
     request: (f) => ({ path: P(f, `/issues/${f.issueNumber}`), body: { labels: ["triaged"] } }),
   },
-  "POST /projects/{namespace}/{slug}/issues/{number}/close": { kind: "user", need: "write", success: 302, request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/close`), body: {} }) },
-  "GET /projects/{namespace}/{slug}/issues/{number}/comments": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`) }) },
-  "POST /projects/{namespace}/{slug}/issues/{number}/comments": {
+  "POST /api/projects/{namespace}/{slug}/issues/{number}/close": { kind: "user", need: "write", success: 302, request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/close`), body: {} }) },
+  "GET /api/projects/{namespace}/{slug}/issues/{number}/comments": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`) }) },
+  "POST /api/projects/{namespace}/{slug}/issues/{number}/comments": {
     kind: "authed",
     need: "read",
     request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`), body: { body: "a comment" } }),
   },
-  "GET /projects/{namespace}/{slug}/webhooks": { kind: "public", need: "write", request: (f) => ({ path: P(f, "/webhooks") }) },
-  "POST /projects/{namespace}/{slug}/webhooks": {
+  "GET /api/projects/{namespace}/{slug}/webhooks": { kind: "public", need: "write", request: (f) => ({ path: P(f, "/webhooks") }) },
+  "POST /api/projects/{namespace}/{slug}/webhooks": {
     kind: "public",
     need: "write",
     request: (f) => ({ path: P(f, "/webhooks"), body: { url: "http://127.0.0.1:9/y", events: "issue.opened" } }),
   },
-  "DELETE /projects/{namespace}/{slug}/webhooks/{id}": { kind: "public", need: "write", request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}`) }) },
-  "POST /projects/{namespace}/{slug}/webhooks/{id}/delete": {
+  "DELETE /api/projects/{namespace}/{slug}/webhooks/{id}": { kind: "public", need: "write", request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}`) }) },
+  "POST /api/projects/{namespace}/{slug}/webhooks/{id}/delete": {
     kind: "public",
     need: "write",
     success: 302,
     request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}/delete`) }),
   },
-  "POST /projects/{namespace}/{slug}/webhooks/{id}/toggle": {
+  "POST /api/projects/{namespace}/{slug}/webhooks/{id}/toggle": {
     kind: "public",
     need: "write",
     request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}/toggle`), body: { active: false } }),
   },
-  "GET /projects/{namespace}/{slug}/webhooks/{id}/deliveries": {
+  "GET /api/projects/{namespace}/{slug}/webhooks/{id}/deliveries": {
     kind: "public",
     need: "write",
     request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}/deliveries`) }),
   },
-  "GET /workspaces/{namespace}/{slug}/workspaces": { kind: "public", need: "read", request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces` }) },
-  "POST /workspaces/{namespace}/{slug}/workspaces": {
+  "GET /api/workspaces/{namespace}/{slug}/workspaces": { kind: "public", need: "read", request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces` }) },
+  "POST /api/workspaces/{namespace}/{slug}/workspaces": {
     kind: "authed",
     need: "write",
     request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces`, body: { name: unique("ws") } }),
   },
-  "GET /changes/{id}": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}` }) },
-  "GET /changes/{id}/reviews": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/reviews` }) },
-  "GET /changes/{id}/comments": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments` }) },
-  "POST /changes/{id}/comments": { kind: "authed", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments`, body: { body: "looks fine" } }) },
-  "POST /changes/{id}/reviews": {
+  "GET /api/changes/{id}": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}` }) },
+  "GET /api/changes/{id}/reviews": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/reviews` }) },
+  "GET /api/changes/{id}/comments": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments` }) },
+  "POST /api/changes/{id}/comments": { kind: "authed", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments`, body: { body: "looks fine" } }) },
+  "POST /api/changes/{id}/reviews": {
     kind: "user",
     need: "write",
     request: (f) => ({ path: `/api/changes/${f.changeId}/reviews`, body: { verdict: "comment", comment: "noted" } }),
   },
-  "DELETE /projects/{namespace}/{slug}": {
+  "DELETE /api/projects/{namespace}/{slug}": {
     kind: "user",
     need: "owner",
     denied: 404,
     request: (f, succeeds) => deletion(f, succeeds, ""),
   },
-  "POST /projects/{namespace}/{slug}/delete": {
+  "POST /api/projects/{namespace}/{slug}/delete": {
     kind: "user",
     need: "owner",
     denied: 404,
@@ -194,51 +195,54 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   },
 
   // Access that turns on more than a level on one project.
-  "POST /projects/{namespace}/{slug}/changes": { coveredBy: "tests/changes/changes.test.ts (the workspace's creator or a project admin proposes)" },
-  "POST /projects/{projectId}/changes": { coveredBy: "tests/changes/changes.test.ts" },
-  "POST /changes/{id}/evaluate": { coveredBy: "tests/changes/changes.test.ts (writers; the change's state decides)" },
-  "POST /changes/{id}/merge": { coveredBy: "tests/changes/merge.test.ts and tests/access/project-access.test.ts" },
-  "POST /changes/{id}/reject": { coveredBy: "tests/changes/revert.test.ts" },
-  "POST /changes/{id}/revert": { coveredBy: "tests/changes/revert.test.ts" },
-  "POST /changes/{id}/comments/{commentId}/resolve": { coveredBy: "tests/changes/reviews-comments.test.ts (writers or the comment's author)" },
-  "POST /changes/{id}/comments/{commentId}/unresolve": { coveredBy: "tests/changes/reviews-comments.test.ts" },
-  "POST /projects/conflicts/{id}/resolve": { coveredBy: "tests/changes/conflicts.test.ts" },
-  "POST /workspaces/{name}/commit": { coveredBy: "server/workspaces tests (the workspace's creator or a project admin)" },
+  "POST /api/projects/{namespace}/{slug}/changes": { coveredBy: "tests/changes/changes.test.ts (the workspace's creator or a project admin proposes)" },
+  "POST /api/projects/{projectId}/changes": { coveredBy: "tests/changes/changes.test.ts" },
+  "POST /api/changes/{id}/evaluate": { coveredBy: "tests/changes/changes.test.ts (writers; the change's state decides)" },
+  "POST /api/changes/{id}/merge": { coveredBy: "tests/changes/merge.test.ts and tests/access/project-access.test.ts" },
+  "POST /api/changes/{id}/reject": { coveredBy: "tests/changes/revert.test.ts" },
+  "POST /api/changes/{id}/revert": { coveredBy: "tests/changes/revert.test.ts" },
+  "POST /api/changes/{id}/comments/{commentId}/resolve": { coveredBy: "tests/changes/reviews-comments.test.ts (writers or the comment's author)" },
+  "POST /api/changes/{id}/comments/{commentId}/unresolve": { coveredBy: "tests/changes/reviews-comments.test.ts" },
+  "POST /api/projects/conflicts/{id}/resolve": { coveredBy: "tests/changes/conflicts.test.ts" },
+  "POST /api/workspaces/{name}/commit": { coveredBy: "server/workspaces tests (the workspace's creator or a project admin)" },
   // Not about a project.
-  "GET /projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
-  "POST /projects": { coveredBy: "tests/access/project-access.test.ts (org write to create in an org)" },
-  "GET /health": { coveredBy: "server/health tests" },
-  "GET /health/simple": { coveredBy: "server/health tests" },
-  "GET /users/me": { coveredBy: "server/auth/credentials.test.ts" },
-  "DELETE /users/me": { coveredBy: "server/deletion/deletion.test.ts" },
-  "POST /users/me/legacy-token/disable": { coveredBy: "server/users/legacy.test.ts" },
-  "POST /users/me/rotate-token": { coveredBy: "server/users/legacy.test.ts" },
-  "GET /users/me/tokens": { coveredBy: "server/users/tokens.test.ts" },
-  "POST /users/me/tokens": { coveredBy: "server/users/tokens.test.ts" },
-  "DELETE /users/me/tokens/{id}": { coveredBy: "server/users/tokens.test.ts" },
-  "GET /agents": { coveredBy: "server/agents/agents.test.ts" },
-  "POST /agents": { coveredBy: "server/agents/agents.test.ts" },
-  "GET /agents/{id}": { coveredBy: "server/agents/agents.test.ts" },
-  "DELETE /agents/{id}": { coveredBy: "server/agents/agents.test.ts" },
-  "POST /admin/users": { coveredBy: "server/auth/credentials.test.ts" },
-  "GET /admin/jobs": { coveredBy: "server/jobs tests" },
-  "GET /admin/jobs/{id}": { coveredBy: "server/jobs tests" },
-  "POST /admin/jobs/{id}/cancel": { coveredBy: "server/jobs tests" },
-  "GET /orgs": { coveredBy: "tests/access/orgs.test.ts" },
-  "POST /orgs": { coveredBy: "tests/access/orgs.test.ts" },
-  "GET /orgs/{org}": { coveredBy: "tests/access/orgs.test.ts" },
-  "GET /orgs/{org}/members": { coveredBy: "tests/access/orgs.test.ts" },
-  "PUT /orgs/{org}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
-  "DELETE /orgs/{org}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
-  "GET /orgs/{org}/teams": { coveredBy: "tests/access/orgs.test.ts" },
-  "POST /orgs/{org}/teams": { coveredBy: "tests/access/orgs.test.ts" },
-  "DELETE /orgs/{org}/teams/{team}": { coveredBy: "tests/access/orgs.test.ts" },
-  "GET /orgs/{org}/teams/{team}/members": { coveredBy: "tests/access/orgs.test.ts" },
-  "PUT /orgs/{org}/teams/{team}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
-  "DELETE /orgs/{org}/teams/{team}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
-  "GET /orgs/{org}/teams/{team}/projects": { coveredBy: "tests/access/project-access.test.ts" },
-  "PUT /orgs/{org}/teams/{team}/projects/{slug}": { coveredBy: "tests/access/project-access.test.ts" },
-  "DELETE /orgs/{org}/teams/{team}/projects/{slug}": { coveredBy: "tests/access/project-access.test.ts" },
+  "GET /api/projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
+  "POST /api/projects": { coveredBy: "tests/access/project-access.test.ts (org write to create in an org)" },
+  "GET /health": { coveredBy: "server/health tests (the liveness route, no authentication)" },
+  "GET /api/health": { coveredBy: "server/health tests" },
+  "GET /api/openapi.json": { coveredBy: "tests/http/openapi-document.test.ts (public)" },
+  "POST /api/auth/dev-login": { coveredBy: "server/auth/sessions.test.ts (DEV_LOGIN=1 only)" },
+  "GET /api/health/simple": { coveredBy: "server/health tests" },
+  "GET /api/users/me": { coveredBy: "server/auth/credentials.test.ts" },
+  "DELETE /api/users/me": { coveredBy: "server/deletion/deletion.test.ts" },
+  "POST /api/users/me/legacy-token/disable": { coveredBy: "server/users/legacy.test.ts" },
+  "POST /api/users/me/rotate-token": { coveredBy: "server/users/legacy.test.ts" },
+  "GET /api/users/me/tokens": { coveredBy: "server/users/tokens.test.ts" },
+  "POST /api/users/me/tokens": { coveredBy: "server/users/tokens.test.ts" },
+  "DELETE /api/users/me/tokens/{id}": { coveredBy: "server/users/tokens.test.ts" },
+  "GET /api/agents": { coveredBy: "server/agents/agents.test.ts" },
+  "POST /api/agents": { coveredBy: "server/agents/agents.test.ts" },
+  "GET /api/agents/{id}": { coveredBy: "server/agents/agents.test.ts" },
+  "DELETE /api/agents/{id}": { coveredBy: "server/agents/agents.test.ts" },
+  "POST /api/admin/users": { coveredBy: "server/auth/credentials.test.ts" },
+  "GET /api/admin/jobs": { coveredBy: "server/jobs tests" },
+  "GET /api/admin/jobs/{id}": { coveredBy: "server/jobs tests" },
+  "POST /api/admin/jobs/{id}/cancel": { coveredBy: "server/jobs tests" },
+  "GET /api/orgs": { coveredBy: "tests/access/orgs.test.ts" },
+  "POST /api/orgs": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /api/orgs/{org}": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /api/orgs/{org}/members": { coveredBy: "tests/access/orgs.test.ts" },
+  "PUT /api/orgs/{org}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
+  "DELETE /api/orgs/{org}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /api/orgs/{org}/teams": { coveredBy: "tests/access/orgs.test.ts" },
+  "POST /api/orgs/{org}/teams": { coveredBy: "tests/access/orgs.test.ts" },
+  "DELETE /api/orgs/{org}/teams/{team}": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /api/orgs/{org}/teams/{team}/members": { coveredBy: "tests/access/orgs.test.ts" },
+  "PUT /api/orgs/{org}/teams/{team}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
+  "DELETE /api/orgs/{org}/teams/{team}/members/{username}": { coveredBy: "tests/access/orgs.test.ts" },
+  "GET /api/orgs/{org}/teams/{team}/projects": { coveredBy: "tests/access/project-access.test.ts" },
+  "PUT /api/orgs/{org}/teams/{team}/projects/{slug}": { coveredBy: "tests/access/project-access.test.ts" },
+  "DELETE /api/orgs/{org}/teams/{team}/projects/{slug}": { coveredBy: "tests/access/project-access.test.ts" },
 };
 
 /** A kind of caller: its credential and the level it holds on every matrix project. */
@@ -321,11 +325,14 @@ beforeAll(async () => {
   );
 });
 
+type Document = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+const openApiDocument = async () => (await call("GET", "/api/openapi.json")).body as Document;
+
 async function operations(): Promise<Array<{ key: string; method: Method; success: number }>> {
-  const doc = (await call("GET", "/api/openapi.json")).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  const doc = await openApiDocument();
   return Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({
-      key: `${method.toUpperCase()} ${path.replace(/^\/api/, "")}`,
+      key: `${method.toUpperCase()} ${path}`,
       method: method.toUpperCase() as Method,
       success: Number(Object.keys(op.responses).find((status) => status.startsWith("2"))),
     })),
@@ -349,6 +356,7 @@ describe("the authorization matrix", () => {
       fixture.changeId = (await asOwner("POST", P(fixture, "/changes"), { workspace: "matrix" })).body.change.id;
 
       const mismatches: string[] = [];
+      const conformance = conformanceChecker(await openApiDocument());
       let asked = 0;
       for (const op of await operations()) {
         const row = ROWS[op.key];
@@ -360,11 +368,13 @@ describe("the authorization matrix", () => {
           const options: CallOptions = { token: caller.token, body: request.body };
           const res = await call(op.method, request.path, options);
           asked++;
+          conformance.check(op.method, request.path, res.status);
           if (res.status !== expected) mismatches.push(`${op.key} as ${caller.name}: ${res.status} (expected ${expected}) ${JSON.stringify(res.body).slice(0, 120)}`);
         }
       }
       console.log(`[matrix] ${visibility}: ${asked} requests`);
       expect(mismatches).toEqual([]);
-    });
+      expect(conformance.findings(), "statuses the document does not list").toEqual([]);
+    }, 300_000);
   }
 });

@@ -54,7 +54,8 @@ export function useTestEnvironment(env: Record<string, string> = {}): TestEnviro
   let drop: () => Promise<void> = async () => {};
   beforeAll(async () => {
     state.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-data-"));
-    Object.assign(process.env, { DATA_DIR: state.dataDir, ADMIN_API_KEY: TEST_ADMIN_KEY, BASE_URL: "http://svc.test", ...env });
+    // In-process requests carry no client address: every anonymous request of a file shares one budget.
+    Object.assign(process.env, { DATA_DIR: state.dataDir, ADMIN_API_KEY: TEST_ADMIN_KEY, BASE_URL: "http://svc.test", RATE_LIMIT_ANONYMOUS_PER_MINUTE: "1000000", LOG_LEVEL: "silent", ...env });
     const opened = await openTestDatabase();
     state.database = opened.database;
     state.databaseUrl = opened.url;

@@ -8,3 +8,4 @@ export const PUT = handleRestRequest;
 export const PATCH = handleRestRequest;
 export const DELETE = handleRestRequest;
 export const HEAD = handleRestRequest;
+export const OPTIONS = handleRestRequest;

@@ -21,7 +21,7 @@ function parseResolution(input: unknown) {
 
 export const conflictsRouter = router({
   resolve: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/projects/conflicts/{id}/resolve", tags: ["changes"], summary: "Resolve a merge conflict and land the change (writers)" } })
+    .meta({ openapi: { method: "POST", path: "/projects/conflicts/{id}/resolve", tags: ["changes"], summary: "Resolve a merge conflict and land the change (writers)" }, errors: { 403: ["PROTECTION_BLOCKED"], 409: ["STALE_PROJECT"], 410: [], 422: ["INVALID_PATH", "SECRET_DETECTED", "EVALUATION_FAILED", "INVALID_INPUT"], 500: ["GIT_ERROR"], 502: ["EVAL_PREP_FAILED"] } })
     .input(z.object({ id: z.string().min(1).max(100), strategy: z.unknown().optional(), resolutions: z.unknown().optional() }))
     .output(z.object({ status: z.literal("resolved"), commitSha: z.string(), conflictId: z.string(), changeId: z.string() }))
     .mutation(({ input, ctx }) => resolveConflict(ctx.identity, input.id, parseResolution({ strategy: input.strategy, resolutions: input.resolutions }))),

@@ -24,7 +24,7 @@ const reviewOutput = namedSchema("Review", () =>
 
 export const reviewsRouter = router({
   submit: userProcedure
-    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Submit a review verdict (users with write access)" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Submit a review verdict (users with write access)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
     .input(z.object({ id: changeIdParam(), verdict: z.enum(["approve", "request_changes", "comment"]), comment: text().max(TEXT_BODY_MAX).optional() }))
     .output(z.object({ review: reviewOutput(), changeStatus: z.enum(ChangeStatus) }))
     .mutation(({ input, ctx }) => submitReview(ctx.identity, input.id, input)),
