@@ -61,7 +61,7 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
     headers.set("content-type", "application/x-www-form-urlencoded");
     body = new URLSearchParams(options.form).toString();
   } else if (options.body !== undefined) {
-    headers.set("content-type", "application/json");
+    if (!headers.has("content-type")) headers.set("content-type", "application/json");
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
   const request = new Request(url, { method, headers, body });
