@@ -32,6 +32,8 @@ await app.prepare();
 const handle = app.getRequestHandler();
 http
   .createServer((req, res) => {
+    // The peer's address for the audit log (server/http/client-address.ts); a client's own copy is dropped.
+    req.headers["x-svc-peer-address"] = req.socket.remoteAddress ?? "";
     if (decodes(req.url ?? "/")) return handle(req, res);
     res.writeHead(400, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));

@@ -30,3 +30,10 @@ export const JSON_BODY_BYTES_MAX = 1024 * 1024;
 export const GIT_PUSH_BYTES_MAX = 2 * 1024 * 1024 * 1024;
 /** Git smart HTTP: a fetch negotiation body after gunzip (wants and haves, not packs). */
 export const GIT_NEGOTIATION_BYTES_MAX = 64 * 1024 * 1024;
+
+// ---------------------------------------------------------------- admin (contracts/admin.md)
+/** Audit list page size: default and maximum. */
+export const AUDIT_LIST_LIMIT_DEFAULT = 50;
+export const AUDIT_LIST_LIMIT_MAX = 200;
+/** Entries read per query while `verify` walks the audit chain. */
+export const AUDIT_VERIFY_BATCH = 1000;

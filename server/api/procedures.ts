@@ -29,20 +29,35 @@ function collectRestProcedures(): RestProcedure[] {
   return out;
 }
 
-const holder = globalThis as unknown as { __svcRestProcedures?: RestProcedure[]; __svcRestTemplates?: Array<{ pattern: RegExp; method: string }> };
+const holder = globalThis as unknown as { __svcRestProcedures?: RestProcedure[]; __svcRestTemplates?: Array<{ pattern: RegExp; method: string; path: string }> };
 
 export function restProcedures(): RestProcedure[] {
   holder.__svcRestProcedures ??= collectRestProcedures();
   return holder.__svcRestProcedures;
 }
 
-/** The methods some procedure serves at `apiPath` (below /api), for a 405's `Allow` header. */
-export function methodsServing(apiPath: string): string[] {
+function restTemplates() {
   holder.__svcRestTemplates ??= restProcedures().map(({ method, path }) => ({
     method,
+    path,
     pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
   }));
-  return [...new Set(holder.__svcRestTemplates.filter(({ pattern }) => pattern.test(apiPath)).map(({ method }) => method))];
+  return holder.__svcRestTemplates;
+}
+
+/** The methods some procedure serves at `apiPath` (below /api), for a 405's `Allow` header. */
+export function methodsServing(apiPath: string): string[] {
+  return [...new Set(restTemplates().filter(({ pattern }) => pattern.test(apiPath)).map(({ method }) => method))];
+}
+
+/**
+ * The route pattern serving a request (`/api/projects/{namespace}/{slug}`), the first that matches
+ * as in routing; "unmatched" for anything else, so a metrics label never holds a raw path.
+ */
+export function restRoutePattern(method: string, pathname: string): string {
+  const apiPath = pathname.replace(/^\/api/, "");
+  const served = restTemplates().find((template) => template.method === method && template.pattern.test(apiPath));
+  return served ? `/api${served.path}` : "unmatched";
 }
 
 /** Whether a tRPC procedure name is an administrator procedure (REST path under /admin/). */

@@ -2,7 +2,8 @@ import { answeredError, type Context } from "@/server/trpc";
 import { admitRequest } from "@/server/auth";
 import { assertWellFormedUrl, bodyLimitFor, errorResponse, formToObject, HttpError, parseJsonBody, readBodyText } from "@/server/http";
 import { TRPCError } from "@trpc/server";
-import { methodsServing } from "./procedures";
+import { methodsServing, restRoutePattern } from "./procedures";
+import { instrumentRequest } from "@/server/metrics";
 import { dispatchOpenApi } from "./openapi-dispatch";
 import { answerShadowedRoute } from "./shadowed-routes";
 import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
@@ -58,7 +59,7 @@ async function readInput(req: Request, url: URL): Promise<{ body: unknown; isFor
 
 /** The REST surface: every `/api/*` route generated from the tRPC routers. HEAD is GET without the body. */
 export async function handleRestRequest(req: Request): Promise<Response> {
-  if (req.method.toUpperCase() !== "HEAD") return answerRestRequest(req);
+  if (req.method.toUpperCase() !== "HEAD") return instrumentRequest(req, restRoutePattern, () => answerRestRequest(req));
   const response = await answerRestRequest(new Request(req, { method: "GET" }));
   return new Response(null, { status: response.status, headers: response.headers });
 }
