@@ -1,4 +1,5 @@
 import { admitRequest } from "@/server/auth";
+import { unauthenticated } from "@/server/errors";
 import { errorResponse } from "@/server/http";
 import { exposition, instrumentRequest } from "@/server/metrics";
 import { assertAdmin } from "@/server/trpc";
@@ -19,6 +20,7 @@ export function handleMetricsRequest(req: Request): Promise<Response> {
     try {
       const admission = await admitRequest(req, { allowAdminKey: true });
       headers = admission.headers;
+      if (admission.identity.kind === "anonymous") throw unauthenticated();
       assertAdmin(admission.identity);
       const { contentType, text } = await exposition();
       return new Response(text, { headers: { ...headers, "content-type": contentType, "cache-control": "no-store" } });
