@@ -33,7 +33,7 @@ const AREAS = {
   issues: ["auth", "events", "http", "projects", "trpc"],
   evaluators: ["git", "policy", "webhooks"],
   changes: ["auth", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
-  deletion: ["auth", "git", "jobs", "orgs", "projects", "trpc"],
+  deletion: ["auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
   metrics: ["audit", "auth", "changes", "issues", "jobs", "projects", "webhooks"],
   "git-http": ["auth", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
@@ -43,7 +43,7 @@ const AREAS = {
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
-  inngest: ["deletion", "events", "jobs", "webhooks"],
+  inngest: ["backup", "deletion", "events", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "jobs"],
   scripts: ["http", "users"],
 };

@@ -37,3 +37,9 @@ export const AUDIT_LIST_LIMIT_DEFAULT = 50;
 export const AUDIT_LIST_LIMIT_MAX = 200;
 /** Entries read per query while `verify` walks the audit chain. */
 export const AUDIT_VERIFY_BATCH = 1000;
+/** A `deleting` deletion job untouched this long counts as stalled (re-drivable) when Inngest runs the jobs. */
+export const DELETION_STALL_SECONDS = 15 * 60;
+/** Ended job runs and processed job events are kept this long, then pruned (jobs-prune). */
+export const JOB_ROWS_RETENTION_DAYS = 7;
+/** Rows deleted per statement while pruning, so no delete holds its locks for long. */
+export const JOB_PRUNE_BATCH = 1000;

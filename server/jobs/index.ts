@@ -5,3 +5,5 @@ export { queueHealth } from "./health";
 export { inngestConfigured } from "./mode";
 export { serveFunctions } from "./serve";
 export { jobMetrics } from "./metrics";
+export { hasLiveRun } from "./live";
+export { pruneJobRows } from "./prune";
