@@ -13,14 +13,14 @@ const KERNEL = ["access", "errors", "limits", "config", "db", "keys", "generated
 
 /** Beyond the kernel, what each area may import. */
 const AREAS = {
-  audit: ["auth"],
+  audit: ["auth", "http"],
   http: [],
   git: [],
   auth: ["http"],
   trpc: ["auth", "http"],
   jobs: ["http", "trpc"],
   policy: ["git"],
-  admin: ["auth", "trpc"],
+  admin: ["audit", "auth", "http", "metrics", "projects", "trpc"],
   agents: ["audit", "auth", "http", "trpc"],
   users: ["auth", "http", "trpc"],
   events: ["jobs"],
@@ -34,15 +34,16 @@ const AREAS = {
   evaluators: ["git", "policy", "webhooks"],
   changes: ["auth", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
   deletion: ["auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
-  "git-http": ["auth", "events", "git", "http", "policy", "projects", "workspaces"],
+  metrics: ["audit", "auth", "changes", "issues", "jobs", "projects", "webhooks"],
+  "git-http": ["auth", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "metrics", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
 };
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
-  inngest: ["deletion", "events", "jobs", "webhooks"],
+  inngest: ["backup", "deletion", "events", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "jobs"],
   scripts: ["api", "http", "users"],
 };

@@ -33,8 +33,8 @@ await app.prepare();
 const handle = app.getRequestHandler();
 http
   .createServer((req, res) => {
-    // The anonymous rate limit keys on this (server/http/client-address.ts); a client's own value is replaced.
-    req.headers["x-svc-client-address"] = req.socket.remoteAddress ?? "unknown";
+    // The peer's address for the audit log and the anonymous rate limit (server/http/client-address.ts); a client's own copy is replaced.
+    req.headers["x-svc-peer-address"] = req.socket.remoteAddress ?? "";
     if (decodes(req.url ?? "/")) return handle(req, res);
     res.writeHead(400, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));

@@ -51,6 +51,11 @@ export type ErrorCode =
   | "NAMESPACE_TAKEN"
   | "LAST_OWNER"
   | "NOT_ORG_MEMBER"
+  | "NOT_REDRIVABLE"
+  | "INSTANCE_NOT_EMPTY"
+  | "BACKUP_NOT_READY"
+  | "BACKUP_INVALID"
+  | "PUSH_TIMEOUT"
   | "INTERNAL_ERROR";
 
 export class DomainError extends Error {

@@ -32,3 +32,16 @@ export const JSON_BODY_BYTES_MAX = 1024 * 1024;
 export const GIT_PUSH_BYTES_MAX = 2 * 1024 * 1024 * 1024;
 /** Git smart HTTP: a fetch negotiation body after gunzip (wants and haves, not packs). */
 export const GIT_NEGOTIATION_BYTES_MAX = 64 * 1024 * 1024;
+
+// ---------------------------------------------------------------- admin (contracts/admin.md)
+/** Audit list page size: default and maximum. */
+export const AUDIT_LIST_LIMIT_DEFAULT = 50;
+export const AUDIT_LIST_LIMIT_MAX = 200;
+/** Entries read per query while `verify` walks the audit chain. */
+export const AUDIT_VERIFY_BATCH = 1000;
+/** A `deleting` deletion job untouched this long counts as stalled (re-drivable) when Inngest runs the jobs. */
+export const DELETION_STALL_SECONDS = 15 * 60;
+/** Ended job runs and processed job events are kept this long, then pruned (jobs-prune). */
+export const JOB_ROWS_RETENTION_DAYS = 7;
+/** Rows deleted per statement while pruning, so no delete holds its locks for long. */
+export const JOB_PRUNE_BATCH = 1000;

@@ -136,7 +136,7 @@ export const sessionProcedure = authedProcedure.meta({ access: "session" }).use(
 });
 
 /** Admin routes take the X-Admin-API-Key header or an instance administrator's direct credential. */
-function assertAdmin(identity: Identity): void {
+export function assertAdmin(identity: Identity): void {
   if (identity.kind === "admin-key") return;
   if (identity.kind === "user" && identity.via === "oauth") {
     throw forbidden("OAuth grants are not accepted on admin routes", "ADMIN_REQUIRES_DIRECT_CREDENTIAL");

@@ -1,15 +1,70 @@
 import { z } from "zod";
 import { adminProcedure, router } from "@/server/trpc";
-import { createUser, publicUser, publicUserOutput, usernameSchema } from "@/server/auth";
+import { publicUserOutput, usernameSchema } from "@/server/auth";
+import { boundedInt, text } from "@/server/http";
+import { verifyAudit } from "@/server/audit";
+import { metricsAsJson } from "@/server/metrics";
+import { AUDIT_LIST_LIMIT_DEFAULT, AUDIT_LIST_LIMIT_MAX } from "@/server/limits";
+import { auditEntries, createUserAsAdmin } from "./service";
+
+const auditEntryOutput = () =>
+  z.object({
+    id: z.string(),
+    action: z.string(),
+    actor: z.string(),
+    projectId: z.string().nullable(),
+    target: z.string().nullable(),
+    data: z.record(z.string(), z.unknown()),
+    ip: z.string().nullable(),
+    createdAt: z.string(),
+    hash: z.string(),
+  });
+
+const metricFamilyOutput = () =>
+  z.object({
+    name: z.string(),
+    type: z.string(),
+    help: z.string(),
+    samples: z.array(z.object({ name: z.string().optional(), labels: z.record(z.string(), z.string()), value: z.number() })),
+  });
 
 export const adminRouter = router({
   createUser: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/users", tags: ["admin"], summary: "Create a user and its legacy credential" }, successStatus: 201, errors: { 409: ["CONFLICT"] } })
-    .input(z.object({ username: usernameSchema() }))
+    .meta({ openapi: { method: "POST", path: "/admin/users", tags: ["admin"], summary: "Create a user (an administrator with isAdmin) and its legacy credential" }, successStatus: 201, errors: { 409: ["CONFLICT"] } })
+    .input(z.object({ username: usernameSchema(), isAdmin: z.boolean().optional() }))
     .output(z.object({ user: publicUserOutput(), token: z.string() }))
     .mutation(async ({ input, ctx }) => {
-      const { user, token } = await createUser(input.username);
+      const created = await createUserAsAdmin(ctx.identity, input);
       ctx.response.headers["Cache-Control"] = "no-store";
-      return { user: publicUser(user), token };
+      return created;
+    }),
+
+  audit: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/audit", tags: ["admin"], summary: "Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id)" } })
+    .input(
+      z.object({
+        action: text().max(100).optional(),
+        actor: text().max(100).optional(),
+        project: text().max(200).optional(),
+        before: text().max(100).optional(),
+        limit: boundedInt(1, AUDIT_LIST_LIMIT_MAX, AUDIT_LIST_LIMIT_DEFAULT),
+      }),
+    )
+    .output(z.object({ entries: z.array(auditEntryOutput()) }))
+    .query(async ({ input }) => ({ entries: await auditEntries(input) })),
+
+  verifyAudit: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/audit/verify", tags: ["admin"], summary: "Recompute the audit hash chain" } })
+    .input(z.object({}))
+    .output(z.object({ ok: z.boolean(), entries: z.number().int(), firstBrokenId: z.string().nullable() }))
+    .query(() => verifyAudit()),
+
+  metrics: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/metrics", tags: ["admin"], summary: "Metrics; Prometheus text exposition unless Accept: application/json asks for this JSON form" } })
+    .input(z.object({}))
+    .output(z.object({ metrics: z.array(metricFamilyOutput()) }))
+    .query(async ({ ctx }) => {
+      ctx.response.headers["Cache-Control"] = "no-store";
+      return { metrics: await metricsAsJson() };
     }),
 });

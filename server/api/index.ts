@@ -2,3 +2,4 @@
 export { openApiDocument } from "./openapi";
 export { handleRestRequest } from "./rest";
 export { handleTrpcRequest } from "./trpc-endpoint";
+export { handleMetricsRequest } from "./metrics-endpoint";

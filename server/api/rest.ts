@@ -18,6 +18,7 @@ import {
 } from "@/server/http";
 import { TRPCError } from "@trpc/server";
 import { methodsServing, procedureAt, type RestProcedure } from "./procedures";
+import { instrumentRequest } from "@/server/metrics";
 import { dispatchOpenApi } from "./openapi-dispatch";
 import { isFormRoute } from "./openapi";
 import { answerShadowedRoute } from "./shadowed-routes";
@@ -119,15 +120,12 @@ export async function handleRestRequest(req: Request): Promise<Response> {
   const started = performance.now();
   const method = req.method.toUpperCase();
   const trace: RequestTrace = { requestId: requestIdOf(req), method, identity: "anonymous", status: 0, durationMs: 0 };
-  let response: Response;
-  if (method === "OPTIONS") {
-    response = answerOptions(req);
-  } else if (method === "HEAD") {
+  const response = await instrumentRequest(req, () => trace.route ?? "unmatched", async () => {
+    if (method === "OPTIONS") return answerOptions(req);
+    if (method !== "HEAD") return answerRestRequest(req, trace);
     const full = await answerRestRequest(new Request(req, { method: "GET" }), trace);
-    response = new Response(null, { status: full.status, headers: full.headers });
-  } else {
-    response = await answerRestRequest(req, trace);
-  }
+    return new Response(null, { status: full.status, headers: full.headers });
+  });
   response.headers.set("X-Request-Id", trace.requestId);
   for (const [name, value] of Object.entries(corsHeaders(req))) if (!response.headers.has(name)) response.headers.set(name, value);
   recordRequest({ ...trace, status: response.status, durationMs: performance.now() - started });

@@ -10,7 +10,7 @@ import { projectAccessRouter, projectsRouter, repositoryRouter } from "@/server/
 import { orgsRouter } from "@/server/orgs/router";
 import { workspacesRouter } from "@/server/workspaces/router";
 import { changesRouter, commentsRouter, conflictsRouter, reviewsRouter } from "@/server/changes/router";
-import { accountDeletionRouter, projectDeletionRouter } from "@/server/deletion/router";
+import { accountDeletionRouter, deletionJobsRouter, projectDeletionRouter } from "@/server/deletion/router";
 import { jobsRouter } from "@/server/jobs/router";
 
 /** The root router: one sub-router per area of server/. */
@@ -33,6 +33,7 @@ export const appRouter = router({
   conflicts: conflictsRouter,
   accountDeletion: accountDeletionRouter,
   jobs: jobsRouter,
+  deletionJobs: deletionJobsRouter,
 });
 
 export type AppRouter = typeof appRouter;

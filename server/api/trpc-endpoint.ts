@@ -5,6 +5,7 @@ import { appRouter } from "@/server/api/router";
 import { answeredError, asTrpcError, type Context } from "@/server/trpc";
 import { type HttpError, toHttpError } from "@/server/http";
 import { isAdminProcedure } from "./procedures";
+import { instrumentRequest } from "@/server/metrics";
 
 /** The administrator key is honoured for administrator procedures only, as REST honours it under /api/admin. */
 function onlyAdminProcedures(req: Request): boolean {
@@ -17,7 +18,11 @@ function onlyAdminProcedures(req: Request): boolean {
  * tRPC's error shape, so @trpc/client reads them), domain errors with their own status, the
  * procedures' response headers, and the request's events published when it ends.
  */
-export async function handleTrpcRequest(req: Request): Promise<Response> {
+export function handleTrpcRequest(req: Request): Promise<Response> {
+  return instrumentRequest(req, () => "/api/trpc", () => answerTrpcRequest(req));
+}
+
+async function answerTrpcRequest(req: Request): Promise<Response> {
   let admission: Admission | undefined;
   let refusal: HttpError | undefined;
   try {

@@ -1,5 +1,8 @@
-import type { DbOrTx } from "@/server/db";
+import { randomUUID } from "node:crypto";
+import type { DbOrTx, Tx } from "@/server/db";
 import type { Identity } from "@/server/auth";
+import { entryHash, lockChainHead } from "./chain";
+import { currentCallerAddress } from "./caller";
 
 export type AuditAction =
   | "secret.written"
@@ -7,6 +10,8 @@ export type AuditAction =
   | "deployment.approved"
   | "deployment.retried"
   | "agent.revoked"
+  | "token.created"
+  | "token.revoked"
   | "org.created"
   | "org.member.added"
   | "org.member.changed"
@@ -19,22 +24,68 @@ export type AuditAction =
   | "org.team.project.revoked"
   | "project.collaborator.added"
   | "project.collaborator.changed"
-  | "project.collaborator.removed";
+  | "project.collaborator.removed"
+  | "project.deleted"
+  | "backup.created"
+  | "restore.completed"
+  | "admin.user.created";
 
-/** Writes one audit row; pass the transaction of the change being audited. */
-export async function writeAudit(
-  client: DbOrTx,
-  entry: { action: AuditAction; identity: Identity; projectId?: string; target?: string; data?: Record<string, unknown> },
-): Promise<void> {
+/** The actor string of the API (`user:<id>`, `agent:<id>`, `admin-key`); no identity is the service itself. */
+export function auditActor(identity: Identity | undefined): string {
+  switch (identity?.kind) {
+    case "user":
+      return `user:${identity.userId}`;
+    case "agent":
+      return `agent:${identity.agentId}`;
+    case "admin-key":
+      return "admin-key";
+    default:
+      return "system";
+  }
+}
+
+export interface AuditEntry {
+  action: AuditAction;
+  /** Who acted; leave out for the service's own actions ("system"). */
+  identity?: Identity;
+  projectId?: string;
+  target?: string;
+  data?: Record<string, unknown>;
+  /** The caller's address; by default the one of the request being handled. */
+  ip?: string | null;
+}
+
+async function append(tx: Tx, entry: AuditEntry): Promise<void> {
+  const head = await lockChainHead(tx);
   const { identity } = entry;
-  await client.auditLog.create({
+  const row = {
+    id: randomUUID(),
+    seq: head.seq + 1n,
+    action: entry.action,
+    actor: auditActor(identity),
+    projectId: entry.projectId ?? null,
+    target: entry.target ?? null,
+    // Stored as jsonb, so the hash covers what a read gives back (JSON values only).
+    data: JSON.parse(JSON.stringify(entry.data ?? {})) as Record<string, unknown>,
+    ip: entry.ip === undefined ? currentCallerAddress() : entry.ip,
+    createdAt: new Date(),
+  };
+  await tx.auditLog.create({
     data: {
-      action: entry.action,
-      actorUserId: identity.kind === "user" ? identity.userId : null,
-      actorAgentId: identity.kind === "agent" ? identity.agentId : null,
-      projectId: entry.projectId ?? null,
-      target: entry.target ?? null,
-      data: (entry.data ?? {}) as object,
+      ...row,
+      data: row.data as object,
+      actorUserId: identity?.kind === "user" ? identity.userId : null,
+      actorAgentId: identity?.kind === "agent" ? identity.agentId : null,
+      hash: entryHash(head.hash, row),
     },
   });
 }
+
+/** Writes one audit row, chained to the previous one; pass the transaction of the change being audited. */
+export async function writeAudit(client: DbOrTx, entry: AuditEntry): Promise<void> {
+  // A transaction client has no $disconnect; the full client gets a transaction of its own, so the
+  // chain lock is held until the row commits.
+  if ("$disconnect" in client) await client.$transaction((tx) => append(tx, entry));
+  else await append(client, entry);
+}
+

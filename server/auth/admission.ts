@@ -23,7 +23,7 @@ export async function admitRequest(req: Request, options: { allowAdminKey?: bool
   if (identity.kind === "user" && identity.via === "session" && !isSafeMethod(method)) assertSameOrigin(req);
   // Anonymous callers share one budget per address.
   const key = rateLimitKey(identity);
-  const result = key ? await requestRateLimiter().limit(key) : await requestRateLimiter("anonymous").limit(`ip:${clientAddress(req)}`);
+  const result = key ? await requestRateLimiter().limit(key) : await requestRateLimiter("anonymous").limit(`ip:${clientAddress(req) ?? "unknown"}`);
   const headers = rateLimitHeaders(result);
   if (!result.success) {
     const retryAfter = Math.max(1, Math.ceil((result.reset - Date.now()) / 1000));

@@ -10,3 +10,4 @@ export { isUuid } from "./ids";
 export { handleAuthRequest } from "./next-auth";
 export { AGENT_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";
 export { createUser, findUserById, findUserByUsername, isNamespaceTaken, publicUser, publicUserOutput, usernameSchema } from "./users";
+export { authMetrics } from "./metrics";

@@ -14,13 +14,13 @@ export const publicUser = (user: { id: string; username: string }) => ({ id: use
 export const publicUserOutput = namedSchema("User", () => z.object({ id: z.string(), username: z.string() }));
 
 /** Creates a user with a freshly minted legacy credential; the plaintext is returned once. */
-export async function createUser(username: string, client?: DbOrTx) {
+export async function createUser(username: string, client?: DbOrTx, options: { isAdmin?: boolean } = {}) {
   const prisma = client ?? (await db());
   const legacy = mintToken(USER_TOKEN_PREFIX);
   if (await isNamespaceTaken(username, prisma)) throw conflict(`Username ${username} is taken`, "CONFLICT");
   try {
     const user = await prisma.user.create({
-      data: { username, legacyTokenHash: legacy.hash, legacyTokenPrefix: legacy.displayPrefix },
+      data: { username, legacyTokenHash: legacy.hash, legacyTokenPrefix: legacy.displayPrefix, isAdmin: options.isAdmin ?? false },
     });
     return { user, token: legacy.plaintext };
   } catch (error) {

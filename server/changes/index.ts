@@ -2,3 +2,4 @@
 export { changeListFilter } from "./schemas";
 export { listChanges } from "./service";
 export { pageOfChanges } from "./list-page";
+export { changeMetrics } from "./metrics";

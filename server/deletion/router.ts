@@ -1,7 +1,8 @@
-import { namedSchema } from "@/server/http";
 import { z } from "zod";
-import { router, userProcedure, type Context, FORM_OR_JSON } from "@/server/trpc";
+import { adminProcedure, router, userProcedure, type Context, FORM_OR_JSON } from "@/server/trpc";
 import { invalid } from "@/server/errors";
+import { listLimit, namedSchema } from "@/server/http";
+import { listDeletionJobs, redriveDeletionJob } from "./admin";
 import { projectParams } from "@/server/projects";
 import { requestDeletion, requestProjectDeletion } from "./service";
 
@@ -41,4 +42,32 @@ export const accountDeletionRouter = router({
       if (input.confirm !== ctx.identity.username) throw invalid("confirm must be exactly your username", "VALIDATION_ERROR");
       return requestDeletion("user", ctx.identity.userId, ctx.identity.userId);
     }),
+});
+
+const deletionJobOutput = () =>
+  z.object({
+    id: z.string(),
+    kind: z.enum(["project", "user"]),
+    targetId: z.string(),
+    status: z.enum(["deleting", "completed", "failed"]),
+    step: z.string().nullable(),
+    attempts: z.number().int(),
+    error: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  });
+
+/** Administrators' view of the deletion jobs (mounted under admin). */
+export const deletionJobsRouter = router({
+  list: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/deletion-jobs", tags: ["admin"], summary: "Deletion jobs, newest first (filter: status)" } })
+    .input(z.object({ status: z.enum(["deleting", "completed", "failed"]).optional(), limit: listLimit() }))
+    .output(z.object({ jobs: z.array(deletionJobOutput()) }))
+    .query(async ({ input }) => ({ jobs: await listDeletionJobs(input) })),
+
+  redrive: adminProcedure
+    .meta({ openapi: { method: "POST", path: "/admin/deletion-jobs/{id}/redrive", tags: ["admin"], summary: "Start an incomplete deletion job again (409 NOT_REDRIVABLE otherwise)" }, successStatus: 202 })
+    .input(z.object({ id: z.string().min(1).max(100) }))
+    .output(deletionOutput())
+    .mutation(({ input }) => redriveDeletionJob(input.id)),
 });

@@ -1,5 +1,6 @@
 import { GIT_NEGOTIATION_BYTES_MAX, GIT_PUSH_BYTES_MAX } from "@/server/limits";
 import { toHttpError } from "@/server/http";
+import { countGitRequest } from "@/server/metrics";
 import { authorizeGit } from "./access";
 import { acceptedGitProtocol, advertise, assertSupportedEncoding, rpc } from "./backend";
 import { GitHttpError } from "./errors";
@@ -47,6 +48,7 @@ export async function handleGitHttp(req: Request): Promise<Response> {
   if (!target) return text(404, "Not found");
   try {
     const service = requestedService(req, url, target);
+    countGitRequest(service);
     const access = await authorizeGit(req, target, service);
     const isPush = service === "git-receive-pack";
     const options = {

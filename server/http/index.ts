@@ -1,11 +1,11 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body";
+export { clientAddress, PEER_ADDRESS_HEADER } from "./client-address";
 export { assertSameOrigin, isSafeMethod } from "./csrf";
 export { HttpError, errorResponse, toHttpError } from "./errors";
 export { booleanish, boundedInt, listLimit, listOffset, nameSlug, namedSchema, namespaceSegment, pathSegment, text } from "./params";
 export { rateLimitHeaders, requestRateLimiter } from "./rate-limit";
 export { assertWellFormedUrl } from "./url";
-export { clientAddress, CLIENT_ADDRESS_HEADER } from "./client-address";
 export { corsHeaders, preflightHeaders } from "./cors";
 export { ifNoneMatchMatches, NotModified, revalidateBy, strongEtag } from "./etag";
 export { paginationHeaders } from "./pagination";

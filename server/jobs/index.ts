@@ -4,3 +4,6 @@ export { startEmbeddedExecutor } from "./embedded";
 export { queueHealth } from "./health";
 export { inngestConfigured } from "./mode";
 export { serveFunctions } from "./serve";
+export { jobMetrics } from "./metrics";
+export { hasLiveRun } from "./live";
+export { pruneJobRows } from "./prune";

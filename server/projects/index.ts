@@ -5,3 +5,4 @@ export { commitAuthorship } from "./authorship";
 export { assertFileMapWithinLimits } from "./file-map";
 export { fileMapInput, projectParams } from "./schemas";
 export { workspaceRemote } from "./view";
+export { projectMetrics } from "./metrics";

@@ -156,7 +156,7 @@ describe("CORS", () => {
 describe("anonymous rate limit", () => {
   it("limits anonymous callers per address with the same headers and 429", async () => {
     await withEnv({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: "3" }, async () => {
-      const from = (address: string) => ({ headers: { "x-svc-client-address": address } });
+      const from = (address: string) => ({ headers: { "x-svc-peer-address": address } });
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await call("GET", "/api/projects", from("203.0.113.7"))).status);
       expect(statuses).toEqual([200, 200, 200, 429]);

@@ -130,13 +130,17 @@ CREATE TABLE "VerificationToken" (
 -- CreateTable
 CREATE TABLE "AuditLog" (
     "id" UUID NOT NULL,
+    "seq" BIGINT NOT NULL,
     "action" TEXT NOT NULL,
+    "actor" TEXT NOT NULL,
     "actorUserId" UUID,
     "actorAgentId" UUID,
     "projectId" UUID,
     "target" TEXT,
     "data" JSONB NOT NULL DEFAULT '{}',
+    "ip" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "hash" TEXT NOT NULL,
 
     CONSTRAINT "AuditLog_pkey" PRIMARY KEY ("id")
 );
@@ -454,6 +458,34 @@ CREATE TABLE "DeletionJob" (
 );
 
 -- CreateTable
+CREATE TABLE "Backup" (
+    "id" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'running',
+    "requestedBy" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "completedAt" TIMESTAMP(3),
+    "bytes" BIGINT,
+    "projects" INTEGER,
+    "error" TEXT,
+
+    CONSTRAINT "Backup_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Restore" (
+    "id" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'running',
+    "requestedBy" TEXT,
+    "ip" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "completedAt" TIMESTAMP(3),
+    "projects" INTEGER,
+    "error" TEXT,
+
+    CONSTRAINT "Restore_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
 CREATE TABLE "JobEvent" (
     "seq" BIGSERIAL NOT NULL,
     "id" TEXT NOT NULL,
@@ -545,10 +577,16 @@ CREATE UNIQUE INDEX "Account_provider_providerAccountId_key" ON "Account"("provi
 CREATE UNIQUE INDEX "VerificationToken_identifier_token_key" ON "VerificationToken"("identifier", "token");
 
 -- CreateIndex
+CREATE UNIQUE INDEX "AuditLog_seq_key" ON "AuditLog"("seq");
+
+-- CreateIndex
 CREATE INDEX "AuditLog_action_createdAt_idx" ON "AuditLog"("action", "createdAt");
 
 -- CreateIndex
 CREATE INDEX "AuditLog_projectId_createdAt_idx" ON "AuditLog"("projectId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "AuditLog_actor_seq_idx" ON "AuditLog"("actor", "seq");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Organization_slug_key" ON "Organization"("slug");

@@ -1,0 +1,10 @@
+import { handleMetricsRequest, handleRestRequest } from "@/server/api";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handleMetricsRequest;
+export const HEAD = handleRestRequest;
+export const POST = handleRestRequest;
+export const PUT = handleRestRequest;
+export const PATCH = handleRestRequest;
+export const DELETE = handleRestRequest;
