@@ -32,19 +32,21 @@ const AREAS = {
   webhooks: ["auth", "events", "http", "projects", "trpc"],
   issues: ["auth", "events", "http", "projects", "trpc"],
   evaluators: ["git", "policy", "webhooks"],
-  changes: ["auth", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
+  secrets: ["audit", "auth", "http", "projects", "trpc"],
+  deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
+  changes: ["auth", "deployments", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
   deletion: ["auth", "git", "jobs", "orgs", "projects", "trpc"],
-  "git-http": ["auth", "events", "git", "http", "policy", "projects", "workspaces"],
+  "git-http": ["auth", "deployments", "events", "git", "http", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "deployments", "events", "health", "http", "issues", "jobs", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
 };
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
-  inngest: ["deletion", "events", "jobs", "webhooks"],
+  inngest: ["deletion", "deployments", "events", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "jobs"],
-  scripts: ["http", "users"],
+  scripts: ["http", "secrets", "users"],
 };
 
 function assertAcyclic(table) {

@@ -30,3 +30,14 @@ export const JSON_BODY_BYTES_MAX = 1024 * 1024;
 export const GIT_PUSH_BYTES_MAX = 2 * 1024 * 1024 * 1024;
 /** Git smart HTTP: a fetch negotiation body after gunzip (wants and haves, not packs). */
 export const GIT_NEGOTIATION_BYTES_MAX = 64 * 1024 * 1024;
+/** Deployment secret store: names and the largest value (bytes of UTF-8). */
+export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+export const SECRET_VALUE_BYTES_MAX = 4096;
+export const DEPLOYMENTS_LIMIT_DEFAULT = 50;
+export const DEPLOYMENTS_LIMIT_MAX = 200;
+/** A deployment's provider: default and longest run, and how much of its output is kept as logTail. */
+export const DEPLOY_TIMEOUT_MS_DEFAULT = 600_000;
+export const DEPLOY_TIMEOUT_MS_MAX = 3_600_000;
+export const DEPLOY_LOG_TAIL_BYTES = 64 * 1024;
+/** Heap limit of a command deployment in the sandbox. */
+export const DEPLOY_COMMAND_MEMORY_MB = 2048;

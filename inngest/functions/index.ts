@@ -1,7 +1,8 @@
 import type { InngestFunction } from "inngest";
 import { deletionJob } from "./deletion";
+import { deploymentOutboxSweep, deploymentRun } from "./deploy";
 import { outboxSweep } from "./outbox-sweep";
 import { webhookDeliver, webhookFanOut, webhookPruneLogs } from "./webhooks";
 
 /** Every function served at /api/inngest; areas add theirs here. */
-export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs];
+export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, deploymentRun, deploymentOutboxSweep];
