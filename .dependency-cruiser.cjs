@@ -22,7 +22,7 @@ const AREAS = {
   policy: ["git"],
   admin: ["auth", "trpc"],
   agents: ["audit", "auth", "http", "trpc"],
-  users: ["auth", "http", "trpc"],
+  users: ["auth", "http", "secrets", "trpc"],
   events: ["jobs"],
   health: ["jobs", "trpc"],
   orgs: ["audit", "auth", "http", "trpc"],
@@ -46,7 +46,7 @@ const AREAS = {
 const TOP = {
   inngest: ["deletion", "deployments", "events", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "jobs"],
-  scripts: ["http", "secrets", "users"],
+  scripts: ["http", "users"],
 };
 
 function assertAcyclic(table) {

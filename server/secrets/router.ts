@@ -81,5 +81,13 @@ export const secretsRouter = router({
     .meta({ openapi: { method: "POST", path: `${BASE}/{name}/delete`, tags, summary: "Form alias of DELETE; 302 back to the secrets page" } })
     .input(secretInput())
     .output(deletedOutput())
-    .mutation(({ input, ctx }) => answerForm(ctx, input, () => deleteSecret(ctx.identity, input, input.name), { deleted: false, name: input.name })),
+    .mutation(({ input, ctx }) =>
+      answerForm(
+        ctx,
+        input,
+        // A form caller lands on the page also when the name was already gone.
+        () => deleteSecret(ctx.identity, input, input.name, { missingOk: ctx.isForm }),
+        { deleted: false, name: input.name },
+      ),
+    ),
 });

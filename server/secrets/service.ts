@@ -74,14 +74,19 @@ export async function putSecret(identity: Identity, ref: ProjectRef, name: strin
   });
 }
 
-export async function deleteSecret(identity: Identity, ref: ProjectRef, name: string): Promise<{ deleted: true; name: string }> {
+/** 404 for an unknown name, unless `missingOk` (then `deleted: false`). */
+export async function deleteSecret(identity: Identity, ref: ProjectRef, name: string, options: { missingOk?: boolean } = {}): Promise<{ deleted: boolean; name: string }> {
   const project = await requireSecretAdmin(identity, ref);
-  await (await db()).$transaction(async (tx) => {
+  const deleted = await (await db()).$transaction(async (tx) => {
     const removed = await tx.projectSecret.deleteMany({ where: { projectId: project.id, name } });
-    if (removed.count === 0) throw notFound("No secret of that name");
+    if (removed.count === 0) {
+      if (options.missingOk) return false;
+      throw notFound("No secret of that name");
+    }
     await writeAudit(tx, { action: "secret.deleted", identity, projectId: project.id, target: name });
+    return true;
   });
-  return { deleted: true, name };
+  return { deleted, name };
 }
 
 /**
