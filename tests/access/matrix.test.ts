@@ -142,6 +142,16 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "read",
     request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`), body: { body: "a comment" } }),
   },
+  "GET /projects/{namespace}/{slug}/deployments": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/deployments") }) },
+  "GET /deployments/{id}": { coveredBy: "tests/deployments/routes.test.ts (the deployment's own project decides)" },
+  "POST /deployments/{id}/approve": { coveredBy: "tests/deployments/routes.test.ts (users with write access; agents 401)" },
+  "POST /deployments/{id}/retry": { coveredBy: "tests/deployments/routes.test.ts (write access; agents allowed)" },
+  // Secret routes answer agents 403 (not the 401 of user-only routes) and anonymous callers 401 even on public projects.
+  "GET /projects/{namespace}/{slug}/secrets": { coveredBy: "server/secrets/secrets.test.ts" },
+  "POST /projects/{namespace}/{slug}/secrets": { coveredBy: "server/secrets/secrets.test.ts" },
+  "PUT /projects/{namespace}/{slug}/secrets/{name}": { coveredBy: "server/secrets/secrets.test.ts" },
+  "DELETE /projects/{namespace}/{slug}/secrets/{name}": { coveredBy: "server/secrets/secrets.test.ts" },
+  "POST /projects/{namespace}/{slug}/secrets/{name}/delete": { coveredBy: "server/secrets/secrets.test.ts" },
   "GET /projects/{namespace}/{slug}/webhooks": { kind: "public", need: "write", request: (f) => ({ path: P(f, "/webhooks") }) },
   "POST /projects/{namespace}/{slug}/webhooks": {
     kind: "public",
