@@ -22,7 +22,7 @@ const AREAS = {
   policy: ["git"],
   admin: ["audit", "auth", "http", "metrics", "projects", "trpc"],
   agents: ["audit", "auth", "http", "trpc"],
-  users: ["auth", "http", "trpc"],
+  users: ["auth", "http", "secrets", "trpc"],
   events: ["jobs"],
   health: ["jobs", "trpc"],
   orgs: ["audit", "auth", "http", "trpc"],
@@ -32,18 +32,20 @@ const AREAS = {
   webhooks: ["auth", "events", "http", "projects", "trpc"],
   issues: ["auth", "events", "http", "projects", "trpc"],
   evaluators: ["git", "policy", "webhooks"],
-  changes: ["auth", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
+  secrets: ["audit", "auth", "http", "projects", "trpc"],
+  deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
+  changes: ["auth", "deployments", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
   deletion: ["auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
-  metrics: ["audit", "auth", "changes", "issues", "jobs", "projects", "webhooks"],
-  "git-http": ["auth", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
+  metrics: ["audit", "auth", "changes", "deployments", "issues", "jobs", "projects", "webhooks"],
+  "git-http": ["auth", "deployments", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "metrics", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "deployments", "events", "health", "http", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
 };
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
-  inngest: ["backup", "deletion", "events", "jobs", "webhooks"],
+  inngest: ["backup", "deletion", "deployments", "events", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "jobs"],
   scripts: ["api", "http", "users"],
 };

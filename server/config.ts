@@ -18,6 +18,9 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
 const decimal = () => z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative number").transform(Number);
 const flag = () => z.enum(["0", "1"], { message: "must be 1 (on) or 0 (off)" }).transform((value) => value === "1");
 const httpUrl = () => z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).transform((value) => value.replace(/\/+$/, ""));
+/** A key of exactly 32 bytes in base64 (AES-256). */
+const base64Key32 = () =>
+  z.string().refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32, "must be 32 bytes in base64 (e.g. openssl rand -base64 32)");
 const postgresUrl = () => z.string().regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgresql:// URL");
 
 const schema = z.object({
@@ -33,7 +36,11 @@ const schema = z.object({
   DATABASE_CONNECT_TIMEOUT_SECONDS: integer(0, 3600).default(30),
   ADMIN_API_KEY: z.string().optional(),
   DEV_LOGIN: flag().default(false),
-  DEPLOY_SECRET_KEY: z.string().optional(),
+  DEPLOY_SECRET_KEY: base64Key32().optional(),
+  /** The key being rotated out: still read, never written (see `npm run svc -- secrets:rekey`). */
+  DEPLOY_SECRET_KEY_PREVIOUS: base64Key32().optional(),
+  /** The deploy queue binding: `jobs` (the Inngest functions) or `off` (no queue). */
+  DEPLOY_QUEUE: z.enum(["jobs", "off"]).default("jobs"),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)").optional(),
   AUTH_SECRET: z.string().optional(),
   AUTH_CACHE_TTL_SECONDS: integer(0, 86_400).default(30),
@@ -130,8 +137,15 @@ export const config = {
   get devLogin(): boolean {
     return currentEnv().DEV_LOGIN;
   },
+  /** The deployment secret store's key (32 bytes, base64); unset = DEPLOY_SECRET_KEY_MISSING. */
   get deploySecretKey(): string | undefined {
     return currentEnv().DEPLOY_SECRET_KEY;
+  },
+  get deploySecretKeyPrevious(): string | undefined {
+    return currentEnv().DEPLOY_SECRET_KEY_PREVIOUS;
+  },
+  get deployQueueEnabled(): boolean {
+    return currentEnv().DEPLOY_QUEUE === "jobs";
   },
   /** Instance key that seals stored secrets (webhook secrets); generated into DATA_DIR when unset. */
   get secretKey(): string | undefined {

@@ -15,7 +15,8 @@ export type ErrorKind =
   | "unprocessable"
   | "internal"
   | "not_implemented"
-  | "upstream_failed";
+  | "upstream_failed"
+  | "unavailable";
 
 /** Every machine code the service answers with: the spec's, plus those our own contracts add. */
 export type ErrorCode =
@@ -56,6 +57,11 @@ export type ErrorCode =
   | "BACKUP_NOT_READY"
   | "BACKUP_INVALID"
   | "PUSH_TIMEOUT"
+  | "DEPLOY_QUEUE_UNAVAILABLE"
+  | "DEPLOY_SECRET_KEY_MISSING"
+  | "DEPLOYMENT_NOT_PENDING"
+  | "DEPLOYMENT_NOT_RETRYABLE"
+  | "DEPLOYMENT_RETRY_EXISTS"
   | "INTERNAL_ERROR";
 
 export class DomainError extends Error {
@@ -85,8 +91,10 @@ export const unprocessable = (message: string, code?: ErrorCode, extra?: Extra) 
 export const notImplemented = (message: string) => new DomainError("not_implemented", message);
 /** Something we depend on (git, an evaluator's input) failed in a way the caller cannot fix. */
 export const internal = (message: string, code: ErrorCode) => new DomainError("internal", message, code);
+/** A binding the operation needs is not configured on this instance (503). */
+export const unavailable = (message: string, code: ErrorCode) => new DomainError("unavailable", message, code);
 export const upstreamFailed = (message: string, code: ErrorCode) => new DomainError("upstream_failed", message, code);
 
 /** The error is a refusal of the caller's request (not a failure of ours). */
 export const isRefusal = (error: unknown): error is DomainError =>
-  error instanceof DomainError && error.kind !== "internal" && error.kind !== "upstream_failed";
+  error instanceof DomainError && error.kind !== "internal" && error.kind !== "upstream_failed" && error.kind !== "unavailable";

@@ -45,3 +45,14 @@ export const DELETION_STALL_SECONDS = 15 * 60;
 export const JOB_ROWS_RETENTION_DAYS = 7;
 /** Rows deleted per statement while pruning, so no delete holds its locks for long. */
 export const JOB_PRUNE_BATCH = 1000;
+/** Deployment secret store: names and the largest value (bytes of UTF-8). */
+export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+export const SECRET_VALUE_BYTES_MAX = 4096;
+export const DEPLOYMENTS_LIMIT_DEFAULT = 50;
+export const DEPLOYMENTS_LIMIT_MAX = 200;
+/** A deployment's provider: default and longest run, and how much of its output is kept as logTail. */
+export const DEPLOY_TIMEOUT_MS_DEFAULT = 600_000;
+export const DEPLOY_TIMEOUT_MS_MAX = 3_600_000;
+export const DEPLOY_LOG_TAIL_BYTES = 64 * 1024;
+/** Heap limit of a command deployment in the sandbox. */
+export const DEPLOY_COMMAND_MEMORY_MB = 2048;

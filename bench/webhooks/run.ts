@@ -35,17 +35,7 @@ const { closeDatabase, database } = await import("@/server/db/client");
 const { startEmbeddedExecutor } = await import("@/server/jobs/embedded");
 const { functions } = await import("@/inngest/functions");
 const { startReceiver } = await import("@/server/webhooks/test-receiver");
-const { call } = await import("@/tests/support/http");
-
-/** One REST call through the app's route handlers; anything but the expected status stops the run. */
-async function rest(method: string, url: string, token: string | undefined, body: unknown, expected: number, headers: Record<string, string> = {}) {
-  const res = await call(method, url, { token, body, headers });
-  if (res.status !== expected) throw new Error(`${method} ${url}: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-const ms = (value: number) => `${value.toFixed(1)} ms`;
+const { ms, percentile, rest } = await import("@/bench/support/in-process");
 
 const receiver = await startReceiver(() => ({ status: 200, body: "ok" }));
 const executor = await startEmbeddedExecutor(functions);

@@ -12,6 +12,8 @@ import { workspacesRouter } from "@/server/workspaces/router";
 import { changesRouter, commentsRouter, conflictsRouter, reviewsRouter } from "@/server/changes/router";
 import { accountDeletionRouter, deletionJobsRouter, projectDeletionRouter } from "@/server/deletion/router";
 import { jobsRouter } from "@/server/jobs/router";
+import { deploymentsRouter } from "@/server/deployments/router";
+import { secretsRouter } from "@/server/secrets/router";
 
 /** The root router: one sub-router per area of server/. */
 export const appRouter = router({
@@ -34,6 +36,8 @@ export const appRouter = router({
   accountDeletion: accountDeletionRouter,
   jobs: jobsRouter,
   deletionJobs: deletionJobsRouter,
+  deployments: deploymentsRouter,
+  secrets: secretsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,3 +2,4 @@
 export { policyBlockers, runEvaluation } from "./run";
 export type { EvaluationOutcome } from "./types";
 export type { ChangeDiff, DiffFile } from "./types";
+export { runInSandbox, sandboxConfigured, sandboxFailure } from "./sandbox";

@@ -52,28 +52,46 @@ function chownTree(dir: string, uid: number): void {
   }
 }
 
+export interface SandboxRun {
+  command: string;
+  timeoutMs: number;
+  memoryMb: number;
+  /** Added to the command's bare environment (a deployment's secrets). */
+  env?: Record<string, string>;
+  /** How much of the end of the combined output is kept. */
+  tailChars: number;
+}
+
+export interface SandboxOutcome {
+  code: number | null;
+  signal: string | null;
+  output: string;
+  timedOut: boolean;
+}
+
 /**
- * Runs the policy command in a throwaway checkout of the tip, isolated and bounded in time and
- * memory. Exit 0 passes; another exit, a timeout or a kill fails, with the output's tail as finding.
+ * Runs `run.command` with `sh -c` in a throwaway checkout of `commit`, isolated (see
+ * isolatedCommand) and killed after `run.timeoutMs`. The sandbox binding of evaluators and of
+ * command deployments; callers check `sandboxConfigured()` first.
  */
-export async function runSandboxEvaluator(repo: Repo, tip: string, policy: SandboxPolicy): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
+export async function runInSandbox(repo: Repo, commit: string, run: SandboxRun): Promise<SandboxOutcome> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-sandbox-"));
   try {
     const work = path.join(dir, "src");
     fs.mkdirSync(work);
-    await checkout(repo, tip, work);
+    await checkout(repo, commit, work);
     if (process.getuid?.() === 0) chownTree(dir, NOBODY);
-    const [bin, ...args] = isolatedCommand(policy.command, policy.memoryMb);
-    const result = await new Promise<{ code: number | null; signal: string | null; output: string; timedOut: boolean }>((resolve, reject) => {
+    const [bin, ...args] = isolatedCommand(run.command, run.memoryMb);
+    return await new Promise<SandboxOutcome>((resolve, reject) => {
       const child = spawn(bin, args, {
         cwd: work,
         detached: true,
         // Nothing of the server's environment (credentials, keys) reaches the command.
-        env: { PATH: inheritedEnvironment().PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", CI: "1" } as unknown as NodeJS.ProcessEnv,
+        env: { ...run.env, PATH: inheritedEnvironment().PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", CI: "1" } as unknown as NodeJS.ProcessEnv,
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";
-      const keep = (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS));
+      const keep = (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-run.tailChars));
       child.stdout.on("data", keep);
       child.stderr.on("data", keep);
       let timedOut = false;
@@ -84,7 +102,7 @@ export async function runSandboxEvaluator(repo: Repo, tip: string, policy: Sandb
         } catch {
           // already gone
         }
-      }, policy.timeoutMs);
+      }, run.timeoutMs);
       child.on("error", (error) => {
         clearTimeout(timer);
         reject(error);
@@ -94,11 +112,25 @@ export async function runSandboxEvaluator(repo: Repo, tip: string, policy: Sandb
         resolve({ code, signal, output, timedOut });
       });
     });
-    if (result.code === 0 && !result.timedOut) return { status: "passed", findings: [] };
-    const why = result.timedOut ? `timed out after ${policy.timeoutMs} ms` : result.signal ? `was killed (${result.signal})` : `exited with ${result.code}`;
-    const tail = result.output.trim();
-    return { status: "failed", findings: [{ message: `Sandbox command ${why}` }, ...(tail ? [{ rule: "output", message: tail }] : [])] };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Why a sandbox run did not succeed, in words; null when it exited 0 in time. */
+export function sandboxFailure(result: SandboxOutcome, timeoutMs: number): string | null {
+  if (result.code === 0 && !result.timedOut) return null;
+  return result.timedOut ? `timed out after ${timeoutMs} ms` : result.signal ? `was killed (${result.signal})` : `exited with ${result.code}`;
+}
+
+/**
+ * Runs the policy command in a throwaway checkout of the tip, isolated and bounded in time and
+ * memory. Exit 0 passes; another exit, a timeout or a kill fails, with the output's tail as finding.
+ */
+export async function runSandboxEvaluator(repo: Repo, tip: string, policy: SandboxPolicy): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
+  const result = await runInSandbox(repo, tip, { command: policy.command, timeoutMs: policy.timeoutMs, memoryMb: policy.memoryMb, tailChars: OUTPUT_TAIL_CHARS });
+  const why = sandboxFailure(result, policy.timeoutMs);
+  if (why === null) return { status: "passed", findings: [] };
+  const tail = result.output.trim();
+  return { status: "failed", findings: [{ message: `Sandbox command ${why}` }, ...(tail ? [{ rule: "output", message: tail }] : [])] };
 }

@@ -1,16 +1,19 @@
 import { actorOf, type Identity } from "@/server/auth";
 import { db } from "@/server/db";
+import { enqueueDeployments, requestDeployments } from "@/server/deployments";
 import { publishAfterCommit, recordEvent } from "@/server/events";
 import { RefConflictError, deleteRef, updateRef } from "@/server/git";
 import { isRefusal } from "@/server/errors";
 import type { RefCommand, RefResult } from "./proc-receive";
 import { gatingReason, refusal, type PushScope } from "./rules";
 
+const BRANCH_PREFIX = "refs/heads/";
 const STALE = "stale info: the ref moved since you fetched; fetch and try again";
 
 /**
  * Moves one ref by compare-and-swap (the git layer takes the project lock) inside the transaction
  * that records its `push` event, as merges do: the event commits exactly when the ref moved. A
+ * branch of the project moved this way requests its deployments in that transaction too. A
  * failure is its reason.
  */
 async function swap(identity: Identity, scope: PushScope, command: RefCommand): Promise<string | null> {
@@ -25,6 +28,9 @@ async function swap(identity: Identity, scope: PushScope, command: RefCommand): 
         data: { ref, before: oldOid, after: newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) },
       });
       if (newOid !== null) await updateRef(scope.repo, ref, newOid, oldOid, { tx });
+      if (newOid !== null && !scope.workspace && ref.startsWith(BRANCH_PREFIX)) {
+        await requestDeployments(tx, { project: scope.project, branch: ref.slice(BRANCH_PREFIX.length), commit: newOid, actor: actorOf(identity) });
+      }
       else if (oldOid !== null) await deleteRef(scope.repo, ref, oldOid, { tx });
     });
     return null;
@@ -48,6 +54,9 @@ export async function applyPush(identity: Identity, scope: PushScope, commands: 
     const reason = (await refusal(scope, command, gateOnce)) ?? (await swap(identity, scope, command));
     results.push(reason ? { ref: command.ref, ok: false, reason } : { ref: command.ref, ok: true });
   }
-  if (results.some((result) => result.ok)) await publishAfterCommit();
+  if (results.some((result) => result.ok)) {
+    await publishAfterCommit();
+    if (!scope.workspace) await enqueueDeployments({ projectId: scope.project.id });
+  }
   return results;
 }

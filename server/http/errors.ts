@@ -28,6 +28,7 @@ const STATUS_OF: Record<ErrorKind, number> = {
   internal: 500,
   not_implemented: 501,
   upstream_failed: 502,
+  unavailable: 503,
 };
 
 function fromDomainError(error: DomainError): HttpError {

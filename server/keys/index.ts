@@ -1,3 +1,3 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { instanceSecret } from "./instance-secret";
-export { seal, unseal } from "./seal";
+export { openWithKey, seal, sealWithKey, unseal } from "./seal";

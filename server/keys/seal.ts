@@ -18,13 +18,33 @@ function keyFor(purpose: SealPurpose): Buffer {
   return Buffer.from(crypto.hkdfSync("sha256", secret, "svc-forge seal", purpose, 32));
 }
 
-export function seal(purpose: SealPurpose, plaintext: string): string {
+/**
+ * AES-256-GCM with `aad` bound as associated data, in the format above. The building block of
+ * `seal` and of stores that hold their own keys (the deployment secret store).
+ */
+export function sealWithKey(key: Buffer, aad: string, plaintext: string): string {
   const iv = crypto.randomBytes(12);
-  const cipher = crypto.createCipheriv("aes-256-gcm", keyFor(purpose), iv);
-  cipher.setAAD(Buffer.from(purpose));
+  const cipher = crypto.createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(aad));
   const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
   return [VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === "string" ? part : part.toString("base64url"))).join(".");
 }
+
+/** The plaintext of a `sealWithKey` value, or null when it does not open with this key and `aad`. */
+export function openWithKey(key: Buffer, aad: string, sealed: string): string | null {
+  const [version, iv, tag, ciphertext] = sealed.split(".");
+  if (version !== VERSION || !iv || !tag || ciphertext === undefined) return null;
+  try {
+    const decipher = crypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+    decipher.setAAD(Buffer.from(aad));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
+  }
+}
+
+export const seal = (purpose: SealPurpose, plaintext: string): string => sealWithKey(keyFor(purpose), purpose, plaintext);
 
 export class UnsealError extends Error {
   constructor(purpose: SealPurpose) {
@@ -34,14 +54,7 @@ export class UnsealError extends Error {
 }
 
 export function unseal(purpose: SealPurpose, sealed: string): string {
-  const [version, iv, tag, ciphertext] = sealed.split(".");
-  if (version !== VERSION || !iv || !tag || ciphertext === undefined) throw new UnsealError(purpose);
-  try {
-    const decipher = crypto.createDecipheriv("aes-256-gcm", keyFor(purpose), Buffer.from(iv, "base64url"));
-    decipher.setAAD(Buffer.from(purpose));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
-  } catch {
-    throw new UnsealError(purpose);
-  }
+  const plaintext = openWithKey(keyFor(purpose), purpose, sealed);
+  if (plaintext === null) throw new UnsealError(purpose);
+  return plaintext;
 }

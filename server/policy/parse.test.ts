@@ -12,6 +12,7 @@ describe("parsePolicy", () => {
         merge: { allowForce: false, requireFreshBase: true },
         protection: { locked: false, allowDirectPush: true },
         evaluators: { secretScan: { allowPaths: [] } },
+        deploys: [],
       },
     });
   });
@@ -35,6 +36,9 @@ evaluators:
   sandbox: { command: "npm test", memoryMb: 256 }
 deploys:
   - name: prod
+    provider: webhook
+    url: https://deploy.example.com/hook
+    secrets: [DEPLOY_TOKEN]
 `);
     if (!result.ok) throw new Error(result.error);
     expect(result.policy.requiredApprovals).toBe(2);
@@ -43,7 +47,9 @@ deploys:
     expect(result.policy.evaluators.diff).toEqual({ maxFiles: 10, maxLines: 100, forbiddenPaths: ["secrets/**"] });
     expect(result.policy.evaluators.webhook).toEqual({ url: "https://ci.example.com/hook", timeoutMs: 2000 });
     expect(result.policy.evaluators.sandbox).toEqual({ command: "npm test", memoryMb: 256, timeoutMs: 120_000 });
-    expect(result.policy.deploys).toEqual([{ name: "prod" }]);
+    expect(result.policy.deploys).toEqual([
+      { name: "prod", provider: "webhook", url: "https://deploy.example.com/hook", secrets: ["DEPLOY_TOKEN"], requireApproval: false, timeoutMs: 600_000 },
+    ]);
   });
 
   it.each([
@@ -56,6 +62,13 @@ deploys:
     ["- a\n- b", "must be a mapping"],
     ["merge: [unclosed", "not valid YAML"],
     ["a: 1\na: 2", "not valid YAML"],
+    ["deploys: [{ name: prod, provider: ftp }]", "deploys.0.provider"],
+    ["deploys: [{ name: prod, provider: webhook }]", "deploys.0.url"],
+    ["deploys: [{ name: Prod, provider: command, command: x }]", "deploys.0.name"],
+    ["deploys: [{ name: p, provider: command, command: x, secrets: [lower] }]", "deploys.0.secrets.0"],
+    ["deploys: [{ name: p, provider: command, command: x, timeoutMs: 3600001 }]", "deploys.0.timeoutMs"],
+    ["deploys: [{ name: p, provider: command, command: x, url: 'https://x.example' }]", 'unknown key "url"'],
+    ["deploys: [{ name: p, provider: command, command: x }, { name: p, provider: command, command: y }]", "deploys.1.name"],
   ])("reports %j clearly", (text, expected) => {
     const result = parsePolicy(text);
     expect(result.ok).toBe(false);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEPLOY_TIMEOUT_MS_DEFAULT, DEPLOY_TIMEOUT_MS_MAX, SECRET_NAME_PATTERN } from "@/server/limits";
 
 // The keys of .svc/policy.yml. Objects are strict: an unknown or misspelt key is an error, never a
 // silently ignored setting.
@@ -45,6 +46,46 @@ const secretScan = z.strictObject({
   allowPaths: globList().default([]),
 });
 
+const secretName = () => z.string().regex(SECRET_NAME_PATTERN, "must be a secret name (^[A-Z][A-Z0-9_]{0,63}$)");
+
+/** What every deploy entry has; `provider` picks the rest. */
+const deployEntryBase = {
+  name: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be 1-64 of a-z, 0-9 and -"),
+  /** The branch whose merges deploy; the project's default branch when absent. */
+  branch: z.string().min(1).max(255).optional(),
+  requireApproval: z.boolean().default(false),
+  /** Names from the project's secret store handed to the provider. */
+  secrets: z.array(secretName()).max(100).default([]),
+  timeoutMs: z.number().int().min(1_000).max(DEPLOY_TIMEOUT_MS_MAX).default(DEPLOY_TIMEOUT_MS_DEFAULT),
+};
+
+const deployEntry = z.discriminatedUnion("provider", [
+  z.strictObject({
+    ...deployEntryBase,
+    provider: z.literal("webhook"),
+    url: httpUrl(),
+    /** A secret store name whose value signs the request (X-Svc-Signature); unsigned without it. */
+    signWith: secretName().optional(),
+  }),
+  z.strictObject({
+    ...deployEntryBase,
+    provider: z.literal("command"),
+    /** Run with `sh -c` by the sandbox binding in a checkout of the commit. */
+    command: z.string().min(1).max(10_000),
+  }),
+]);
+
+const deploysBlock = z
+  .array(deployEntry)
+  .max(50)
+  .superRefine((entries, ctx) => {
+    const seen = new Set<string>();
+    entries.forEach((entry, index) => {
+      if (seen.has(entry.name)) ctx.addIssue({ code: "custom", path: [index, "name"], message: `the name "${entry.name}" is used twice` });
+      seen.add(entry.name);
+    });
+  });
+
 export const policySchema = z.strictObject({
   requiredApprovals: z.number().int().min(0).max(20).default(0),
   merge: z
@@ -70,8 +111,8 @@ export const policySchema = z.strictObject({
       sandbox: sandboxEvaluator.optional(),
     })
     .default({ secretScan: { allowPaths: [] } }),
-  /** Deployment entries; parsed by the deployments area. */
-  deploys: z.unknown().optional(),
+  /** What deploys after a branch moves (the deployments area acts on it). */
+  deploys: deploysBlock.default([]),
 });
 
 export type Policy = z.infer<typeof policySchema>;
@@ -79,6 +120,7 @@ export type DiffPolicy = z.infer<typeof diffEvaluator>;
 export type WebhookPolicy = z.infer<typeof webhookEvaluator>;
 export type LlmPolicy = z.infer<typeof llmEvaluator>;
 export type SandboxPolicy = z.infer<typeof sandboxEvaluator>;
+export type DeployEntry = z.infer<typeof deployEntry>;
 
 /** Evaluators a policy can name besides the secret scan, which always runs. */
 export const OPTIONAL_EVALUATORS = ["diff", "webhook", "llm", "sandbox"] as const;

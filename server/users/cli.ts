@@ -4,11 +4,14 @@ import { db } from "@/server/db";
 import { invalid, notFound } from "@/server/errors";
 import { createApiToken, createUser, publicUser, usernameSchema } from "@/server/auth";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
+import { rekeySecrets } from "@/server/secrets";
 
 export const SVC_USAGE = `usage: npm run svc -- <command>
   user:create <username> [--admin]      create a user; prints {user, token} like POST /api/admin/users
   oauth:grant <username> [--name N] [--scope read|read_write] [--expires-in-days N]
-                                        mint an MCP/CLI OAuth grant; prints {grant, token}`;
+                                        mint an MCP/CLI OAuth grant; prints {grant, token}
+  secrets:rekey                         re-encrypt every deploy secret under DEPLOY_SECRET_KEY (after a rotation,
+                                        with the old key as DEPLOY_SECRET_KEY_PREVIOUS); prints {rekeyed, unreadable}`;
 
 async function userCreate(args: string[]) {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { admin: { type: "boolean", default: false } } });
@@ -45,6 +48,10 @@ async function oauthGrant(args: string[]) {
 const COMMANDS: Record<string, (args: string[]) => Promise<unknown>> = {
   "user:create": userCreate,
   "oauth:grant": oauthGrant,
+  "secrets:rekey": async (args) => {
+    if (args.length !== 0) throw invalid(SVC_USAGE);
+    return rekeySecrets();
+  },
 };
 
 /** Runs one operator command of scripts/svc.ts against the configured database; returns its JSON. */

@@ -143,6 +143,16 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "read",
     request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`), body: { body: "a comment" } }),
   },
+  "GET /api/projects/{namespace}/{slug}/deployments": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/deployments") }) },
+  "GET /api/deployments/{id}": { coveredBy: "tests/deployments/routes.test.ts (the deployment's own project decides)" },
+  "POST /api/deployments/{id}/approve": { coveredBy: "tests/deployments/routes.test.ts (users with write access; agents 401)" },
+  "POST /api/deployments/{id}/retry": { coveredBy: "tests/deployments/routes.test.ts (write access; agents allowed)" },
+  // Secret routes answer agents 403 (not the 401 of user-only routes) and anonymous callers 401 even on public projects.
+  "GET /api/projects/{namespace}/{slug}/secrets": { coveredBy: "server/secrets/secrets.test.ts" },
+  "POST /api/projects/{namespace}/{slug}/secrets": { coveredBy: "server/secrets/secrets.test.ts" },
+  "PUT /api/projects/{namespace}/{slug}/secrets/{name}": { coveredBy: "server/secrets/secrets.test.ts" },
+  "DELETE /api/projects/{namespace}/{slug}/secrets/{name}": { coveredBy: "server/secrets/secrets.test.ts" },
+  "POST /api/projects/{namespace}/{slug}/secrets/{name}/delete": { coveredBy: "server/secrets/secrets.test.ts" },
   "GET /api/projects/{namespace}/{slug}/webhooks": { kind: "public", need: "write", request: (f) => ({ path: P(f, "/webhooks") }) },
   "POST /api/projects/{namespace}/{slug}/webhooks": {
     kind: "public",

@@ -43,6 +43,9 @@ CREATE TYPE "DeletionStatus" AS ENUM ('deleting', 'incomplete', 'completed');
 -- CreateEnum
 CREATE TYPE "JobRunStatus" AS ENUM ('queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled');
 
+-- CreateEnum
+CREATE TYPE "DeploymentStatus" AS ENUM ('pending_approval', 'queued', 'running', 'succeeded', 'failed', 'superseded', 'skipped');
+
 -- CreateTable
 CREATE TABLE "User" (
     "id" UUID NOT NULL,
@@ -549,6 +552,46 @@ CREATE TABLE "JobSchedule" (
     CONSTRAINT "JobSchedule_pkey" PRIMARY KEY ("functionId")
 );
 
+-- CreateTable
+CREATE TABLE "Deployment" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "branch" TEXT NOT NULL,
+    "commit" TEXT NOT NULL,
+    "attempt" INTEGER NOT NULL DEFAULT 1,
+    "status" "DeploymentStatus" NOT NULL,
+    "changeId" UUID,
+    "requestedBy" TEXT NOT NULL,
+    "approvedBy" TEXT,
+    "approvedAt" TIMESTAMP(3),
+    "enqueuedAt" TIMESTAMP(3),
+    "providerCalls" INTEGER NOT NULL DEFAULT 0,
+    "startedAt" TIMESTAMP(3),
+    "finishedAt" TIMESTAMP(3),
+    "error" TEXT,
+    "logTail" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Deployment_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "ProjectSecret" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "keyId" TEXT NOT NULL,
+    "sealed" TEXT NOT NULL,
+    "createdBy" TEXT NOT NULL,
+    "updatedBy" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "ProjectSecret_pkey" PRIMARY KEY ("id")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "User_username_key" ON "User"("username");
 
@@ -686,6 +729,18 @@ CREATE INDEX "JobRun_createdAt_idx" ON "JobRun"("createdAt");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "JobStep_runId_stepId_key" ON "JobStep"("runId", "stepId");
+
+-- CreateIndex
+CREATE INDEX "Deployment_projectId_createdAt_idx" ON "Deployment"("projectId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Deployment_status_enqueuedAt_idx" ON "Deployment"("status", "enqueuedAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Deployment_projectId_name_commit_attempt_key" ON "Deployment"("projectId", "name", "commit", "attempt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ProjectSecret_projectId_name_key" ON "ProjectSecret"("projectId", "name");
 
 -- AddForeignKey
 ALTER TABLE "ApiToken" ADD CONSTRAINT "ApiToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
@@ -842,3 +897,9 @@ ALTER TABLE "WebhookDelivery" ADD CONSTRAINT "WebhookDelivery_eventId_fkey" FORE
 
 -- AddForeignKey
 ALTER TABLE "JobStep" ADD CONSTRAINT "JobStep_runId_fkey" FOREIGN KEY ("runId") REFERENCES "JobRun"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Deployment" ADD CONSTRAINT "Deployment_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ProjectSecret" ADD CONSTRAINT "ProjectSecret_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;

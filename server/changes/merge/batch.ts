@@ -113,7 +113,7 @@ async function attemptBatch(
   await landOnDefaultBranch(
     project,
     repo,
-    { head, commit: current },
+    { head, commit: current, changeId: merged.at(-1)?.change.id ?? null, actor: actorOf(identity) },
     async (tx) => {
       await recordMerged(tx, { project, merged, mergedById: identity.userId, strategy: "merge", actor: actorOf(identity), agentModels: models });
       await recordConflicts(tx, project.id, conflicted);

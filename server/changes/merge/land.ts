@@ -1,5 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { db, type DbOrTx, type Tx } from "@/server/db";
+import { enqueueDeployments, requestDeployments } from "@/server/deployments";
 import { recordEvent } from "@/server/events";
 import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
 import { invalid, conflict } from "@/server/errors";
@@ -9,20 +10,28 @@ import { loadPolicy } from "@/server/policy";
 /**
  * Moves the default branch from `head` to `commit` by compare-and-swap (under the project's ref
  * lock) inside the transaction that records the landing (`record`), so the branch moves exactly
- * when the records commit (the request pipeline publishes the events). Throws RefConflictError when the
- * branch moved meanwhile (nothing is recorded then). `commit === head` records without moving.
+ * when the records commit (the request pipeline publishes the events). The move requests the
+ * policy's deployments in the same transaction (`changeId`: the change that landed last) and hands
+ * them to the deploy queue after it. Throws RefConflictError when the branch moved meanwhile
+ * (nothing is recorded then). `commit === head` records without moving.
  */
 export async function landOnDefaultBranch(
   project: Project,
   repo: Repo,
-  move: { head: string; commit: string },
+  move: { head: string; commit: string; changeId: string | null; actor: string },
   record: (tx: Tx) => Promise<void>,
   options: { timeout?: number } = {},
 ): Promise<void> {
+  if (move.commit === move.head) {
+    await (await db()).$transaction(record, options);
+    return;
+  }
   await (await db()).$transaction(async (tx) => {
     await record(tx);
-    if (move.commit !== move.head) await updateRef(repo, branchRef(project.defaultBranch), move.commit, move.head, { tx });
+    await updateRef(repo, branchRef(project.defaultBranch), move.commit, move.head, { tx });
+    await requestDeployments(tx, { project, branch: project.defaultBranch, commit: move.commit, changeId: move.changeId, actor: move.actor });
   }, options);
+  await enqueueDeployments({ projectId: project.id });
 }
 
 /** Upper bound of the random pause before retry n, per n. */
