@@ -35,15 +35,17 @@ const AREAS = {
   changes: ["auth", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
   deletion: ["auth", "git", "jobs", "orgs", "projects", "trpc"],
   "git-http": ["auth", "events", "git", "http", "policy", "projects", "workspaces"],
+  providers: [],
+  imports: ["auth", "events", "git", "http", "jobs", "projects", "providers", "trpc"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "imports", "issues", "jobs", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
 };
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
-  inngest: ["deletion", "events", "jobs", "webhooks"],
-  app: ["api", "auth", "git-http", "health", "jobs"],
+  inngest: ["deletion", "events", "imports", "jobs", "webhooks"],
+  app: ["api", "auth", "git-http", "health", "imports", "jobs"],
   scripts: ["http", "users"],
 };
 

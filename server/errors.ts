@@ -51,6 +51,10 @@ export type ErrorCode =
   | "NAMESPACE_TAKEN"
   | "LAST_OWNER"
   | "NOT_ORG_MEMBER"
+  | "IMPORT_IN_PROGRESS"
+  | "SYNC_DIVERGED"
+  | "AUTH_ERROR"
+  | "GITHUB_ERROR"
   | "INTERNAL_ERROR";
 
 export class DomainError extends Error {

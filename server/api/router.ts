@@ -12,6 +12,7 @@ import { workspacesRouter } from "@/server/workspaces/router";
 import { changesRouter, commentsRouter, conflictsRouter, reviewsRouter } from "@/server/changes/router";
 import { accountDeletionRouter, projectDeletionRouter } from "@/server/deletion/router";
 import { jobsRouter } from "@/server/jobs/router";
+import { importsRouter } from "@/server/imports/router";
 
 /** The root router: one sub-router per area of server/. */
 export const appRouter = router({
@@ -33,6 +34,7 @@ export const appRouter = router({
   conflicts: conflictsRouter,
   accountDeletion: accountDeletionRouter,
   jobs: jobsRouter,
+  imports: importsRouter,
 });
 
 export type AppRouter = typeof appRouter;

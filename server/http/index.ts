@@ -3,5 +3,5 @@ export { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body"
 export { assertSameOrigin, isSafeMethod } from "./csrf";
 export { HttpError, errorResponse, toHttpError } from "./errors";
 export { booleanish, boundedInt, listLimit, listOffset, nameSlug, namespaceSegment, pathSegment, text } from "./params";
-export { rateLimitHeaders, requestRateLimiter } from "./rate-limit";
+export { namedRateLimiter, rateLimitHeaders, requestRateLimiter } from "./rate-limit";
 export { assertWellFormedUrl } from "./url";
