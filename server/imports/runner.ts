@@ -20,7 +20,7 @@ import {
 import { IMPORT_HEARTBEAT_MS } from "@/server/limits";
 import { setImportPending } from "@/server/projects";
 import { ProviderError, classifyGitFailure, getRepository, gitFailureMessage, providerGitEnv, sourceGitUrl, type FailureCategory } from "@/server/providers";
-import { parseFetchProgress, type TransferProgress } from "./progress";
+import { completedProgress, parseFetchProgress, type TransferProgress } from "./progress";
 
 /** The runner no longer holds the import (a re-run took it over, or stall recovery re-queued it). */
 class LostClaim extends Error {}
@@ -114,13 +114,14 @@ async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Hear
       env: providerGitEnv(),
       signal: heartbeat.signal,
       onStderrLine: (line) => {
-        const progress = parseFetchProgress(line);
+        const progress = parseFetchProgress(line, heartbeat.progress);
         if (progress) heartbeat.progress = progress;
       },
     },
   );
   heartbeat.assertHeld();
   if (result.exitCode !== 0) throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
+  heartbeat.progress = completedProgress(heartbeat.progress);
   const tip = readRef(staging, branchRef(source.branch));
   if (!tip) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
   return tip;
@@ -146,7 +147,7 @@ async function assertNoSubmodules(staging: Repo, tip: string): Promise<void> {
  * import flag, the source's last synced commit and `project.imported`. The swap of repositories
  * is the transaction's last step, so a failure before it leaves the empty repository.
  */
-async function finalize(row: ProjectImport, runner: string, source: ProjectSource, staging: Repo, tip: string): Promise<void> {
+async function finalize(row: ProjectImport, runner: string, source: ProjectSource, staging: Repo, tip: string, progress: TransferProgress | null): Promise<void> {
   const prisma = await db();
   const now = new Date();
   await prisma.$transaction(
@@ -156,7 +157,7 @@ async function finalize(row: ProjectImport, runner: string, source: ProjectSourc
         async () => {
           const { count } = await tx.projectImport.updateMany({
             where: { id: row.id, runner, status: "running" },
-            data: { status: "completed", phase: null, completedAt: now, updatedAt: now },
+            data: { status: "completed", phase: null, completedAt: now, updatedAt: now, receivedObjects: progress?.receivedObjects ?? null, totalObjects: progress?.totalObjects ?? null },
           });
           if (count === 0) throw new LostClaim("lost");
           await setImportPending(tx, row.projectId, false, source.branch);
@@ -217,7 +218,7 @@ export async function runImport(importId: string, lease: number): Promise<{ stat
     await assertNoSubmodules(staging, tip);
     await heartbeat.setPhase("finalizing");
     heartbeat.stop();
-    await finalize(row, runner, source, staging, tip);
+    await finalize(row, runner, source, staging, tip, heartbeat.progress);
     staging = null;
     await publishAfterCommit();
     return { status: "completed" };
