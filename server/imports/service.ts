@@ -149,16 +149,20 @@ async function recoverStalled(row: ProjectImport): Promise<boolean> {
   return true;
 }
 
+function assertRetryable(latest: ProjectImport | null): void {
+  if (latest && IN_FLIGHT.includes(latest.status)) throw conflict("An import of this project is already in flight", "IMPORT_IN_PROGRESS");
+  if (!latest || (latest.status !== "failed" && latest.status !== "cancelled")) throw invalid(`Only a failed or cancelled import can be retried (this one is ${latest?.status})`);
+}
+
 /** POST .../import/retry: a failed or cancelled import is queued again (owner only, rate limited). */
 export async function retryImport(identity: Identity, ref: ProjectRef) {
   const userId = await callerInOwnNamespace(identity, ref.namespace);
-  const { project } = await importedProject(identity, ref, "owner");
+  const { project, latest } = await importedProject(identity, ref, "owner");
+  assertRetryable(latest);
   await assertImportRate(userId);
   const row = await (await db()).$transaction(async (tx) => {
     await lockProjectRow(tx, project.id);
-    const latest = await latestImport(project.id, tx);
-    if (latest && IN_FLIGHT.includes(latest.status)) throw conflict("An import of this project is already in flight", "IMPORT_IN_PROGRESS");
-    if (!latest || (latest.status !== "failed" && latest.status !== "cancelled")) throw invalid(`Only a failed or cancelled import can be retried (this one is ${latest?.status})`);
+    assertRetryable(await latestImport(project.id, tx));
     return queueAttempt(tx, project.id, userId);
   });
   await enqueueImport(row);

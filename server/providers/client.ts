@@ -15,7 +15,7 @@ function client(): InstanceType<typeof ProviderOctokit> {
   return new ProviderOctokit({
     baseUrl: config.githubApiUrl,
     userAgent: "svc-forge",
-    retry: { retries: 2, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+    retry: { retries: 1, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
     throttle: { onRateLimit: () => false, onSecondaryRateLimit: () => false },
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
@@ -51,7 +51,8 @@ async function send<T>(route: string, params: Record<string, unknown>): Promise<
     const response = await client().request(route, {
       ...params,
       headers: token ? { authorization: `Bearer ${token}` } : {},
-      request: { signal: AbortSignal.timeout(config.providerTimeoutSeconds * 1000) },
+      // A timeout per attempt (not one for all of them), so a retried refusal keeps its own category.
+      request: { fetch: (url: string, init: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(config.providerTimeoutSeconds * 1000) }) },
     });
     return response.data as T;
   } catch (error) {
