@@ -6,9 +6,10 @@ import { syncStatus } from "./sync";
 
 type ProjectRef = { namespace: string; slug: string };
 
-/** The `{namespace}/{slug}` of a stream route, checked like the REST routes' params. */
-function projectRefOf(params: { namespace: string; slug: string }): ProjectRef {
-  return { namespace: namespaceSegment().parse(params.namespace), slug: pathSegment().parse(params.slug) };
+/** The `{namespace}/{slug}` of a stream route (`/api/projects/{namespace}/{slug}/<x>/stream`), checked like the REST routes' params. */
+function projectRefOf(req: Request): ProjectRef {
+  const [namespace = "", slug = ""] = new URL(req.url).pathname.split("/").slice(3, 5);
+  return { namespace: namespaceSegment().parse(namespace), slug: pathSegment().parse(slug) };
 }
 
 const encoder = new TextEncoder();
@@ -48,10 +49,10 @@ async function sseResponse<T>(req: Request, next: () => Promise<{ value: T; done
   return new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", Connection: "keep-alive" } });
 }
 
-async function streamFor(req: Request, params: { namespace: string; slug: string }, open: (identity: Identity, ref: ProjectRef) => Promise<Response>): Promise<Response> {
+async function streamFor(req: Request, open: (identity: Identity, ref: ProjectRef) => Promise<Response>): Promise<Response> {
   try {
     const { identity } = await admitRequest(req);
-    return await open(identity, projectRefOf(params));
+    return await open(identity, projectRefOf(req));
   } catch (error) {
     return errorResponse(error);
   }
@@ -60,8 +61,8 @@ async function streamFor(req: Request, params: { namespace: string; slug: string
 const IMPORT_TERMINAL: readonly string[] = ["completed", "failed", "cancelled"];
 
 /** GET .../import/stream: import progress every 2 s until the import completes, fails or is cancelled. */
-export const importStreamResponse = (req: Request, params: { namespace: string; slug: string }) =>
-  streamFor(req, params, (identity, ref) =>
+export const importStreamResponse = (req: Request) =>
+  streamFor(req, (identity, ref) =>
     sseResponse(
       req,
       async () => {
@@ -73,8 +74,8 @@ export const importStreamResponse = (req: Request, params: { namespace: string; 
   );
 
 /** GET .../sync/stream: sync status every 2 s until the sync ends; closes after 5 minutes at most. */
-export const syncStreamResponse = (req: Request, params: { namespace: string; slug: string }) =>
-  streamFor(req, params, (identity, ref) =>
+export const syncStreamResponse = (req: Request) =>
+  streamFor(req, (identity, ref) =>
     sseResponse(
       req,
       async () => {
