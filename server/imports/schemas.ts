@@ -66,7 +66,8 @@ export const syncStatusOutput = () =>
   });
 
 export const syncSettingsInput = () => ({
-  autoSyncEnabled: z.boolean().optional(),
+  // Literals: trpc-to-openapi would coerce z.boolean() ("maybe" -> true).
+  autoSyncEnabled: z.union([z.literal(true), z.literal(false)]).optional(),
   syncFrequency: z.number().int().min(SYNC_FREQUENCY_MIN).max(SYNC_FREQUENCY_MAX).optional(),
 });
 
