@@ -36,17 +36,19 @@ const AREAS = {
   deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
   changes: ["auth", "deployments", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
   deletion: ["auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
-  metrics: ["audit", "auth", "changes", "deployments", "issues", "jobs", "projects", "webhooks"],
+  providers: [],
+  imports: ["auth", "events", "git", "http", "jobs", "projects", "providers", "trpc"],
+  metrics: ["audit", "auth", "changes", "deployments", "imports", "issues", "jobs", "projects", "webhooks"],
   "git-http": ["auth", "deployments", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "deployments", "events", "health", "http", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "deployments", "events", "health", "http", "imports", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
 };
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
-  inngest: ["backup", "deletion", "deployments", "events", "jobs", "webhooks"],
-  app: ["api", "auth", "git-http", "health", "jobs"],
+  inngest: ["backup", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
+  app: ["api", "auth", "git-http", "health", "imports", "jobs"],
   scripts: ["api", "http", "users"],
 };
 

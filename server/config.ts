@@ -71,6 +71,12 @@ const schema = z.object({
   WEBHOOK_RETRY_BASE_MS: integer(1).default(5_000),
   WEBHOOK_TIMEOUT_MS: integer(1).default(10_000),
   ALLOW_PRIVATE_TARGETS: flag().default(false),
+  GITHUB_URL: httpUrl().default("https://github.com"),
+  GITHUB_API_URL: httpUrl().default("https://api.github.com"),
+  GITHUB_TOKEN: z.string().optional(),
+  GITHUB_WEBHOOK_SECRET: z.string().optional(),
+  /** A provider request (REST) or a git transfer below 1 KB/s for this long fails with TIMEOUT. */
+  PROVIDER_TIMEOUT_SECONDS: integer(1, 3600).default(30),
 });
 
 type Env = z.infer<typeof schema>;
@@ -233,5 +239,23 @@ export const config = {
   /** Webhook and evaluator URLs may target private/loopback addresses only when this is set. */
   get allowPrivateTargets(): boolean {
     return currentEnv().ALLOW_PRIVATE_TARGETS;
+  },
+  /** The hosting provider (GitHub or GitHub Enterprise): web and git base; imports must come from here. */
+  get githubUrl(): string {
+    return currentEnv().GITHUB_URL;
+  },
+  get githubApiUrl(): string {
+    return currentEnv().GITHUB_API_URL;
+  },
+  /** The instance-wide provider token (git and REST); unset = public sources only. */
+  get githubToken(): string | undefined {
+    return currentEnv().GITHUB_TOKEN;
+  },
+  /** Enables POST /api/providers/github/webhook. */
+  get githubWebhookSecret(): string | undefined {
+    return currentEnv().GITHUB_WEBHOOK_SECRET;
+  },
+  get providerTimeoutSeconds(): number {
+    return currentEnv().PROVIDER_TIMEOUT_SECONDS;
   },
 };

@@ -62,6 +62,10 @@ export type ErrorCode =
   | "DEPLOYMENT_NOT_PENDING"
   | "DEPLOYMENT_NOT_RETRYABLE"
   | "DEPLOYMENT_RETRY_EXISTS"
+  | "IMPORT_IN_PROGRESS"
+  | "SYNC_DIVERGED"
+  | "AUTH_ERROR"
+  | "GITHUB_ERROR"
   | "INTERNAL_ERROR";
 
 export class DomainError extends Error {

@@ -56,3 +56,28 @@ export const DEPLOY_TIMEOUT_MS_MAX = 3_600_000;
 export const DEPLOY_LOG_TAIL_BYTES = 64 * 1024;
 /** Heap limit of a command deployment in the sandbox. */
 export const DEPLOY_COMMAND_MEMORY_MB = 2048;
+/** Imports: requests (import or retry) per minute per user; one import in flight per project. */
+export const IMPORT_RATE_PER_MINUTE = 3;
+/** A running import whose heartbeat is older than this is re-queued by the status route. */
+export const IMPORT_STALL_MS = 5 * 60_000;
+/** How often a running import writes its heartbeat and progress (and looks for a cancel). */
+export const IMPORT_HEARTBEAT_MS = 1_000;
+/** Import and sync SSE streams: one status object every 2 seconds. */
+export const SSE_INTERVAL_MS = 2_000;
+/** A sync stream closes itself after 5 minutes. */
+export const SYNC_STREAM_LIFETIME_MS = 5 * 60_000;
+/** Auto-sync frequency in minutes (settings) and its default. */
+export const SYNC_FREQUENCY_MIN = 10;
+export const SYNC_FREQUENCY_MAX = 10_080;
+export const SYNC_FREQUENCY_DEFAULT = 60;
+export const SYNC_HISTORY_LIMIT_DEFAULT = 50;
+export const SYNC_HISTORY_LIMIT_MAX = 200;
+/** The auto-sync cron: every five minutes it syncs projects whose frequency has elapsed. */
+export const AUTO_SYNC_CRON = "*/5 * * * *";
+/** A sync whose history has no merge base (shallow import) deepens by this many commits, this many times. */
+export const SYNC_DEEPEN_STEP = 100;
+export const SYNC_DEEPEN_ATTEMPTS = 3;
+/** A sync that loses the compare-and-swap on the default branch to a concurrent write recomputes this often. */
+export const SYNC_CAS_ATTEMPTS = 5;
+/** The inbound provider webhook's body (GitHub caps its payloads at 25 MB). */
+export const PROVIDER_WEBHOOK_BYTES_MAX = 25 * 1024 * 1024;

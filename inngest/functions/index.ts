@@ -4,6 +4,9 @@ import { jobsPrune } from "./jobs-prune";
 import { deploymentOutboxSweep, deploymentRun } from "./deploy";
 import { outboxSweep } from "./outbox-sweep";
 import { webhookDeliver, webhookFanOut, webhookPruneLogs } from "./webhooks";
+import { importJob } from "./import";
+import { syncJob } from "./sync";
+import { autoSync } from "./auto-sync";
 
 /** Every function served at /api/inngest; areas add theirs here. */
-export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep];
+export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep, importJob, syncJob, autoSync];

@@ -14,6 +14,7 @@ import { accountDeletionRouter, deletionJobsRouter, projectDeletionRouter } from
 import { jobsRouter } from "@/server/jobs/router";
 import { deploymentsRouter } from "@/server/deployments/router";
 import { secretsRouter } from "@/server/secrets/router";
+import { importsRouter } from "@/server/imports/router";
 
 /** The root router: one sub-router per area of server/. */
 export const appRouter = router({
@@ -38,6 +39,7 @@ export const appRouter = router({
   deletionJobs: deletionJobsRouter,
   deployments: deploymentsRouter,
   secrets: secretsRouter,
+  imports: importsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,7 +4,7 @@ import { db } from "@/server/db";
 import { findWorkspace } from "@/server/workspaces";
 import { recordEvent } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
-import { assertNotDeleting, requireProject } from "@/server/projects";
+import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
 import { evaluateWorkspace, newChangeId, persistEvaluation } from "./evaluation";
 import { loadChange, lockChange, workspaceName } from "./load";
@@ -23,6 +23,7 @@ async function viewOne(change: Change, project: Project) {
 export async function createChange(identity: Identity, ref: ProjectRef, workspace: string) {
   const { project } = await requireProject(identity, ref, "write");
   assertNotDeleting(project);
+  assertNotImporting(project);
   const prisma = await db();
   const ws = await findWorkspace(project.id, workspace);
   if (!ws) throw notFound(`Unknown workspace ${workspace}`);

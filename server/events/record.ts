@@ -23,13 +23,15 @@ export const EVENT_KINDS = [
   "push",
   "issue.reopened",
   "issue.commented",
+  // Beyond the spec's list (contracts/provider.md): shown in activity, delivered to `*` webhooks.
+  "import.failed",
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** The kinds a webhook may name in its `events` list (the spec's Events section). `*` covers every kind. */
 export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter(
-  (kind) => kind !== "push" && kind !== "issue.reopened" && kind !== "issue.commented",
+  (kind) => kind !== "push" && kind !== "issue.reopened" && kind !== "issue.commented" && kind !== "import.failed",
 );
 
 /**

@@ -1,7 +1,7 @@
 import { admitRequest, type Identity } from "@/server/auth";
 import { headBranch, openProjectRepo, openWorkspaceRepo, repoExists } from "@/server/git";
 import { toHttpError } from "@/server/http";
-import { atLeast, findProject, projectRole } from "@/server/projects";
+import { assertNotImporting, atLeast, findProject, projectRole } from "@/server/projects";
 import { canWriteWorkspace, findWorkspace } from "@/server/workspaces";
 import { GitHttpError } from "./errors";
 import type { PushScope } from "./rules";
@@ -56,6 +56,7 @@ export async function authorizeGit(req: Request, target: GitTarget, service: Git
     if (identity.kind === "anonymous") throw challenge();
     const allowed = workspace ? canWriteWorkspace(identity, role, workspace) : atLeast(role, "write");
     if (!allowed) throw notFound();
+    assertNotImporting(project);
   }
   const repo = workspace ? openWorkspaceRepo(project.id, workspace.name) : openProjectRepo(project.id);
   if (!repoExists(repo)) throw notFound();

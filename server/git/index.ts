@@ -7,5 +7,5 @@ export * from "./read";
 export * from "./refs";
 export * from "./fork";
 export { withProcessLock, withRepoLock } from "./lock";
-export { runGit, runGitBytes, spawnGit, GitCommandError } from "./spawn";
+export { runGit, runGitBytes, spawnGit, spawnGitWatched, GitCommandError } from "./spawn";
 export * from "./paths";

@@ -1,5 +1,5 @@
 import { CONTENT_VIEW_BYTES_MAX } from "@/server/limits";
-import { readBlob, readCommit, readTree, type CommitObject } from "./objects";
+import { readBlob, readCommit, readObject, readTree, type CommitObject } from "./objects";
 import type { Repo } from "./repo";
 import { pathSegments } from "./commit";
 
@@ -87,7 +87,9 @@ export async function log(repo: Repo, tip: string, depth: number): Promise<LogEn
     for (const parent of next.parents) {
       if (seen.has(parent)) continue;
       seen.add(parent);
-      queue.push(toEntry(parent, await readCommit(repo, parent)));
+      // A shallow repository (an import with `depth`) ends its history at commits whose parents it lacks.
+      const commit = await readObject(repo, parent);
+      if (commit?.type === "commit") queue.push(toEntry(parent, commit.object));
     }
   }
   return out;

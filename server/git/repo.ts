@@ -83,3 +83,44 @@ export function headBranch(repo: Repo): string | null {
   return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
 }
 
+
+/** A fresh bare repository beside the project's, where an import fetches before it replaces the project's. */
+export function initImportStaging(projectId: string, runner: string, defaultBranch: string): Repo {
+  const gitdir = path.join(projectDir(projectId), `import-${runner}.git`);
+  fs.rmSync(gitdir, { recursive: true, force: true });
+  initBare(gitdir, defaultBranch);
+  return openRepo(gitdir, projectId);
+}
+
+/** Removes import staging repositories of the project (all, or all but `keep`'s). */
+export function removeImportStaging(projectId: string, keep?: Repo): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(projectDir(projectId));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const gitdir = path.join(projectDir(projectId), name);
+    if (/^import-.+\.git$/.test(name) && gitdir !== keep?.gitdir) fs.rmSync(gitdir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Puts a staged import in place of the project's (empty) repository: two renames on one file
+ * system, so readers see either the empty repository or the whole import, never a part of it.
+ * The caller holds the project lock.
+ */
+export function replaceProjectRepo(projectId: string, staging: Repo): void {
+  const target = projectRepoPath(projectId);
+  const aside = path.join(projectDir(projectId), `replaced-${Date.now()}.git`);
+  if (fs.existsSync(target)) fs.renameSync(target, aside);
+  fs.renameSync(staging.gitdir, target);
+  fs.rmSync(aside, { recursive: true, force: true });
+}
+
+/** Empties a project's repository (an import that did not complete starts again from nothing). */
+export function resetProjectRepo(projectId: string, defaultBranch: string): Repo {
+  fs.rmSync(projectRepoPath(projectId), { recursive: true, force: true });
+  return initProjectRepo(projectId, defaultBranch);
+}

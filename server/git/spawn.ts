@@ -67,3 +67,51 @@ export async function runGit(args: string[], options: GitSpawnOptions & { allowE
   const { stdout, exitCode } = await runGitBytes(args, options);
   return { stdout: stdout.toString("utf8"), exitCode };
 }
+
+export interface WatchedGitOptions extends GitSpawnOptions {
+  /** Each line git writes to stderr (progress lines end in \r; both count as line ends). */
+  onStderrLine?: (line: string) => void;
+  /** Aborting kills git's whole process group (git fetch runs remote helpers and index-pack as children). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs a long git transfer (fetch, push) in its own process group, reporting stderr as it comes;
+ * resolves with the exit code like spawnGit (stderr keeps its last 64 KiB). `aborted` says the
+ * signal stopped it.
+ */
+export function spawnGitWatched(args: string[], options: WatchedGitOptions = {}): Promise<GitOutput & { aborted: boolean }> {
+  const fullArgs = options.gitdir ? ["--git-dir", options.gitdir, ...args] : args;
+  const env = { ...(options.isolatedEnv ? {} : inheritedEnvironment()), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", ...options.env };
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", fullArgs, { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let aborted = false;
+    const kill = () => {
+      aborted = true;
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+    if (options.signal?.aborted) kill();
+    options.signal?.addEventListener("abort", kill, { once: true });
+    const out: Buffer[] = [];
+    let stderr = "";
+    let partial = "";
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => {
+      const text = partial + chunk.toString("utf8");
+      const lines = text.split(/[\r\n]/);
+      partial = lines.pop() ?? "";
+      for (const line of lines) if (line) options.onStderrLine?.(line);
+      stderr = (stderr + chunk.toString("utf8")).slice(-65_536);
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      options.signal?.removeEventListener("abort", kill);
+      if (partial) options.onStderrLine?.(partial);
+      resolve({ exitCode: code ?? -1, stdout: Buffer.concat(out), stderr, aborted });
+    });
+  });
+}

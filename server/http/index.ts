@@ -4,7 +4,7 @@ export { clientAddress, PEER_ADDRESS_HEADER } from "./client-address";
 export { assertSameOrigin, isSafeMethod } from "./csrf";
 export { HttpError, errorResponse, toHttpError } from "./errors";
 export { booleanish, boundedInt, listLimit, listOffset, nameSlug, namedSchema, namespaceSegment, pathSegment, text } from "./params";
-export { rateLimitHeaders, requestRateLimiter } from "./rate-limit";
+export { namedRateLimiter, rateLimitHeaders, requestRateLimiter } from "./rate-limit";
 export { assertWellFormedUrl } from "./url";
 export { corsHeaders, preflightHeaders } from "./cors";
 export { ifNoneMatchMatches, NotModified, revalidateBy, strongEtag } from "./etag";

@@ -59,12 +59,12 @@ export class UpstashRateLimiter implements RateLimiter {
   private readonly ratelimit: Ratelimit;
   private readonly max: number;
 
-  constructor(max: number, url: string, token: string) {
+  constructor(max: number, url: string, token: string, prefix = "svc:ratelimit") {
     this.max = max;
     this.ratelimit = new Ratelimit({
       redis: new Redis({ url, token, retry: false }),
       limiter: Ratelimit.slidingWindow(max, `${RATE_LIMIT_WINDOW_MS / 1000} s`),
-      prefix: "svc:ratelimit",
+      prefix,
       timeout: 1000,
     });
   }
@@ -97,6 +97,24 @@ export function requestRateLimiter(callers: "identified" | "anonymous" = "identi
   if (current?.key === key) return current.limiter;
   const limiter = url && token ? new UpstashRateLimiter(max, url, token) : new MemoryRateLimiter(max);
   holder.__svcRateLimiters.set(callers, { limiter, key });
+  return limiter;
+}
+
+const named = globalThis as unknown as { __svcNamedLimiters?: Map<string, { limiter: RateLimiter; key: string }> };
+
+/**
+ * A limiter of its own for one kind of request (e.g. imports: 3 per minute per user), shared by
+ * instances through Upstash when configured, in-memory otherwise.
+ */
+export function namedRateLimiter(name: string, max: number): RateLimiter {
+  const url = config.redisRestUrl;
+  const token = config.redisRestToken;
+  const key = `${max}|${url ?? ""}|${token ?? ""}`;
+  const limiters = (named.__svcNamedLimiters ??= new Map());
+  const current = limiters.get(name);
+  if (current?.key === key) return current.limiter;
+  const limiter = url && token ? new UpstashRateLimiter(max, url, token, `svc:ratelimit:${name}`) : new MemoryRateLimiter(max);
+  limiters.set(name, { limiter, key });
   return limiter;
 }
 

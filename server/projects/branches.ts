@@ -2,6 +2,7 @@ import type { Identity } from "@/server/auth";
 import { createBranch, deleteBranch, openProjectRepo } from "@/server/git";
 import { conflict } from "@/server/errors";
 import { assertNotDeleting, requireProject } from "./access";
+import { assertNotImporting } from "./imported";
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -9,6 +10,7 @@ type ProjectRef = { namespace: string; slug: string };
 async function writableProject(identity: Identity, ref: ProjectRef) {
   const { project } = await requireProject(identity, ref, "write", { deniedStatus: 404 });
   assertNotDeleting(project);
+  assertNotImporting(project);
   return project;
 }
 

@@ -4,5 +4,7 @@ export type { Grant, ProjectRole } from "./access";
 export { commitAuthorship } from "./authorship";
 export { assertFileMapWithinLimits } from "./file-map";
 export { fileMapInput, projectParams } from "./schemas";
-export { workspaceRemote } from "./view";
 export { projectMetrics } from "./metrics";
+export { projectRemote, workspaceRemote } from "./view";
+export { assertNotImporting, createImportTarget, setImportPending } from "./imported";
+export type { ImportTargetInput } from "./imported";

@@ -4,7 +4,7 @@ import { db, type DbOrTx } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import { commitToBranch, createWorkspaceFork, headBranch, openWorkspaceRepo, repoExists, type FileMap } from "@/server/git";
 import { conflict, internal, notFound } from "@/server/errors";
-import { assertFileMapWithinLimits, assertNotDeleting, atLeast, commitAuthorship, findProject, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
+import { assertFileMapWithinLimits, assertNotDeleting, assertNotImporting, atLeast, commitAuthorship, findProject, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -44,6 +44,7 @@ async function forkOnce(identity: Identity, project: Project, name: string): Pro
 export async function createWorkspace(identity: Identity, ref: ProjectRef, requestedName: string | undefined) {
   const { project } = await requireProject(identity, ref, "write");
   assertNotDeleting(project);
+  assertNotImporting(project);
   for (let attempt = 0; ; attempt++) {
     const name = requestedName ?? generatedName(attempt);
     try {
@@ -94,6 +95,7 @@ async function writableWorkspace(identity: Identity, projectId: string, name: st
   const workspace = await findWorkspace(project.id, name);
   if (!workspace || !canWriteWorkspace(identity, role, workspace)) throw notFound();
   assertNotDeleting(project);
+  assertNotImporting(project);
   return { project, workspace };
 }
 

@@ -8,6 +8,9 @@ import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 import * as gitHttp from "@/app/(git)/git-http/[...path]/route";
 import * as adminMetrics from "@/app/api/admin/metrics/route";
 import { parseGitPath } from "@/server/git-http/target";
+import * as importStream from "@/app/api/projects/[namespace]/[slug]/import/stream/route";
+import * as syncStream from "@/app/api/projects/[namespace]/[slug]/sync/stream/route";
+import * as providerWebhook from "@/app/api/providers/github/webhook/route";
 
 export const TEST_ORIGIN = "http://svc.test";
 
@@ -24,6 +27,9 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p.startsWith("/api/auth/"), module: nextAuth },
   { match: (p) => parseGitPath(p) !== null, module: gitHttp },
   { match: (p) => p === "/api/admin/metrics", module: adminMetrics },
+  { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/import\/stream$/.test(p), module: importStream },
+  { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/sync\/stream$/.test(p), module: syncStream },
+  { match: (p) => p === "/api/providers/github/webhook", module: providerWebhook },
 ];
 
 /** The route module Next.js would serve `pathname` with (the REST catch-all when none matches). */

@@ -210,6 +210,7 @@ CREATE TABLE "Project" (
     "defaultBranch" TEXT NOT NULL DEFAULT 'main',
     "sourceProvider" TEXT,
     "sourceUrl" TEXT,
+    "importPending" BOOLEAN NOT NULL DEFAULT false,
     "lastIssueNumber" INTEGER NOT NULL DEFAULT 0,
     "deletingAt" TIMESTAMP(3),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -592,6 +593,63 @@ CREATE TABLE "ProjectSecret" (
     CONSTRAINT "ProjectSecret_pkey" PRIMARY KEY ("id")
 );
 
+-- CreateTable
+CREATE TABLE "ProjectImport" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "requestedById" UUID,
+    "status" TEXT NOT NULL,
+    "phase" TEXT,
+    "receivedObjects" INTEGER,
+    "totalObjects" INTEGER,
+    "failureCategory" TEXT,
+    "error" TEXT,
+    "lease" INTEGER NOT NULL DEFAULT 0,
+    "runner" TEXT,
+    "startedAt" TIMESTAMP(3),
+    "completedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "ProjectImport_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "ProjectSource" (
+    "projectId" UUID NOT NULL,
+    "provider" TEXT NOT NULL,
+    "owner" TEXT NOT NULL,
+    "repo" TEXT NOT NULL,
+    "url" TEXT NOT NULL,
+    "branch" TEXT NOT NULL,
+    "depth" INTEGER,
+    "lastSyncedCommit" TEXT,
+    "lastSyncAt" TIMESTAMP(3),
+    "autoSyncEnabled" BOOLEAN NOT NULL DEFAULT false,
+    "syncFrequency" INTEGER NOT NULL DEFAULT 60,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "ProjectSource_pkey" PRIMARY KEY ("projectId")
+);
+
+-- CreateTable
+CREATE TABLE "SyncRun" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "trigger" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "fromCommit" TEXT,
+    "toCommit" TEXT,
+    "commitsSynced" INTEGER,
+    "errorCode" TEXT,
+    "errorMessage" TEXT,
+    "startedAt" TIMESTAMP(3),
+    "finishedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "SyncRun_pkey" PRIMARY KEY ("id")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "User_username_key" ON "User"("username");
 
@@ -741,6 +799,21 @@ CREATE UNIQUE INDEX "Deployment_projectId_name_commit_attempt_key" ON "Deploymen
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ProjectSecret_projectId_name_key" ON "ProjectSecret"("projectId", "name");
+
+-- CreateIndex
+CREATE INDEX "ProjectImport_projectId_createdAt_idx" ON "ProjectImport"("projectId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "ProjectImport_failureCategory_idx" ON "ProjectImport"("failureCategory");
+
+-- CreateIndex
+CREATE INDEX "ProjectSource_autoSyncEnabled_lastSyncAt_idx" ON "ProjectSource"("autoSyncEnabled", "lastSyncAt");
+
+-- CreateIndex
+CREATE INDEX "ProjectSource_owner_repo_idx" ON "ProjectSource"("owner", "repo");
+
+-- CreateIndex
+CREATE INDEX "SyncRun_projectId_createdAt_idx" ON "SyncRun"("projectId", "createdAt");
 
 -- AddForeignKey
 ALTER TABLE "ApiToken" ADD CONSTRAINT "ApiToken_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
@@ -903,3 +976,12 @@ ALTER TABLE "Deployment" ADD CONSTRAINT "Deployment_projectId_fkey" FOREIGN KEY 
 
 -- AddForeignKey
 ALTER TABLE "ProjectSecret" ADD CONSTRAINT "ProjectSecret_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ProjectImport" ADD CONSTRAINT "ProjectImport_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ProjectSource" ADD CONSTRAINT "ProjectSource_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "SyncRun" ADD CONSTRAINT "SyncRun_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;

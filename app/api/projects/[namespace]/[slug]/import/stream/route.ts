@@ -1,0 +1,5 @@
+import { importStreamResponse } from "@/server/imports";
+
+export const dynamic = "force-dynamic";
+
+export const GET = importStreamResponse;

@@ -1,0 +1,5 @@
+import { syncStreamResponse } from "@/server/imports";
+
+export const dynamic = "force-dynamic";
+
+export const GET = syncStreamResponse;

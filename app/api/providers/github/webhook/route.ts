@@ -1,0 +1,5 @@
+import { receiveProviderWebhook } from "@/server/imports";
+
+export const dynamic = "force-dynamic";
+
+export const POST = receiveProviderWebhook;

@@ -1,0 +1,242 @@
+import { randomUUID } from "node:crypto";
+import type { ProjectImport, ProjectSource } from "@/server/generated/prisma/client";
+import { db } from "@/server/db";
+import { publishAfterCommit, recordEvent } from "@/server/events";
+import {
+  branchRef,
+  initImportStaging,
+  listRefs,
+  openProjectRepo,
+  readRef,
+  removeImportStaging,
+  removeRepo,
+  replaceProjectRepo,
+  resetProjectRepo,
+  runGit,
+  spawnGitWatched,
+  withRepoLock,
+  type Repo,
+} from "@/server/git";
+import { IMPORT_HEARTBEAT_MS } from "@/server/limits";
+import { setImportPending } from "@/server/projects";
+import { ProviderError, classifyGitFailure, getRepository, gitFailureMessage, providerGitEnv, sourceGitUrl, type FailureCategory } from "@/server/providers";
+import { completedProgress, parseFetchProgress, type TransferProgress } from "./progress";
+
+/** The runner no longer holds the import (a re-run took it over, or stall recovery re-queued it). */
+class LostClaim extends Error {}
+
+type Phase = "cloning" | "checking" | "finalizing";
+
+/**
+ * Keeps a running import's heartbeat and progress in its row, conditional on holding it: when the
+ * write finds the row cancelling, or held by another runner, `signal` aborts (which kills git).
+ */
+class Heartbeat {
+  readonly controller = new AbortController();
+  reason: "cancel" | "lost" | null = null;
+  phase: Phase = "cloning";
+  progress: TransferProgress | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private beating: Promise<void> | null = null;
+
+  constructor(
+    private readonly importId: string,
+    private readonly runner: string,
+  ) {
+    this.timer = setInterval(() => void this.beat(), IMPORT_HEARTBEAT_MS);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  async beat(): Promise<void> {
+    if (this.beating || this.reason) return;
+    this.beating = (async () => {
+      const prisma = await db();
+      const { count } = await prisma.projectImport.updateMany({
+        where: { id: this.importId, runner: this.runner, status: "running" },
+        data: { updatedAt: new Date(), phase: this.phase, receivedObjects: this.progress?.receivedObjects ?? null, totalObjects: this.progress?.totalObjects ?? null },
+      });
+      if (count > 0) return;
+      this.reason = await fateOf(this.importId, this.runner);
+      this.controller.abort();
+    })()
+      .catch((error) => console.error("[imports] heartbeat failed", error))
+      .finally(() => (this.beating = null));
+    await this.beating;
+  }
+
+  async setPhase(phase: Phase): Promise<void> {
+    this.phase = phase;
+    await this.beat();
+    this.assertHeld();
+  }
+
+  assertHeld(): void {
+    if (this.reason) throw new LostClaim(this.reason);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** Why a runner no longer holds its import: the owner asked to cancel it, or another runner took it. */
+async function fateOf(importId: string, runner: string): Promise<"cancel" | "lost"> {
+  const row = await (await db()).projectImport.findUnique({ where: { id: importId }, select: { runner: true, status: true } });
+  return row?.runner === runner && row.status === "cancelling" ? "cancel" : "lost";
+}
+
+/** Takes the import for this runner: queued under this lease, or running under it (a re-run after a crash). */
+async function claim(importId: string, lease: number, runner: string): Promise<ProjectImport | null> {
+  const prisma = await db();
+  const now = new Date();
+  const { count } = await prisma.projectImport.updateMany({
+    where: { id: importId, lease, status: { in: ["queued", "running"] } },
+    data: { status: "running", runner, phase: "cloning", receivedObjects: null, totalObjects: null, startedAt: now, updatedAt: now },
+  });
+  return count ? prisma.projectImport.findUnique({ where: { id: importId } }) : null;
+}
+
+function storageFailure(error: unknown): ProviderError | null {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOSPC" || code === "EDQUOT" || code === "EROFS" ? new ProviderError("STORAGE_ERROR", `Storage failed: ${(error as Error).message}`) : null;
+}
+
+/** Fetches the source branch (and the tags pointing into it) into the staging repository. */
+async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat): Promise<string> {
+  const depth = source.depth ? ["--depth", String(source.depth)] : [];
+  const result = await spawnGitWatched(
+    ["fetch", "--progress", "--no-write-fetch-head", "--no-auto-gc", ...depth, sourceGitUrl(source), `+${branchRef(source.branch)}:${branchRef(source.branch)}`],
+    {
+      gitdir: staging.gitdir,
+      env: providerGitEnv(),
+      signal: heartbeat.signal,
+      onStderrLine: (line) => {
+        const progress = parseFetchProgress(line, heartbeat.progress);
+        if (progress) heartbeat.progress = progress;
+      },
+    },
+  );
+  heartbeat.assertHeld();
+  if (result.exitCode !== 0) throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
+  heartbeat.progress = completedProgress(heartbeat.progress);
+  const tip = readRef(staging, branchRef(source.branch));
+  if (!tip) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
+  return tip;
+}
+
+/** Submodules are unsupported: a gitlink anywhere in the tip's tree, or a root .gitmodules. */
+async function assertNoSubmodules(staging: Repo, tip: string): Promise<void> {
+  const { stdout } = await runGit(["ls-tree", "-r", "-z", "--full-tree", tip], { gitdir: staging.gitdir });
+  for (const entry of stdout.split("\0")) {
+    if (!entry) continue;
+    const tab = entry.indexOf("\t");
+    const mode = entry.slice(0, entry.indexOf(" "));
+    const file = entry.slice(tab + 1);
+    if (mode === "160000" || file === ".gitmodules") {
+      throw new ProviderError("UNSUPPORTED_CONTENT", `Git submodules are unsupported (${mode === "160000" ? `gitlink ${file}` : "root .gitmodules"})`);
+    }
+  }
+}
+
+/**
+ * Puts the staged repository in place and completes the import in one transaction under the
+ * project lock: the row (only while this runner holds it), the project's default branch and
+ * import flag, the source's last synced commit and `project.imported`. The swap of repositories
+ * is the transaction's last step, so a failure before it leaves the empty repository.
+ */
+async function finalize(row: ProjectImport, runner: string, source: ProjectSource, staging: Repo, tip: string, progress: TransferProgress | null): Promise<void> {
+  const prisma = await db();
+  const now = new Date();
+  await prisma.$transaction(
+    (tx) =>
+      withRepoLock(
+        row.projectId,
+        async () => {
+          const { count } = await tx.projectImport.updateMany({
+            where: { id: row.id, runner, status: "running" },
+            data: { status: "completed", phase: null, completedAt: now, updatedAt: now, receivedObjects: progress?.receivedObjects ?? null, totalObjects: progress?.totalObjects ?? null },
+          });
+          if (count === 0) throw new LostClaim("lost");
+          await setImportPending(tx, row.projectId, false, source.branch);
+          await tx.projectSource.update({ where: { projectId: row.projectId }, data: { lastSyncedCommit: tip, lastSyncAt: now } });
+          await recordEvent(tx, {
+            projectId: row.projectId,
+            kind: "project.imported",
+            actor: row.requestedById ? `user:${row.requestedById}` : "system",
+            data: { importId: row.id, source: source.url, branch: source.branch, commit: tip, tags: listRefs(staging).tags.length },
+          });
+          replaceProjectRepo(row.projectId, staging);
+        },
+        { tx },
+      ),
+    { maxWait: 30_000, timeout: 120_000 },
+  );
+}
+
+/** Ends an import this runner holds as failed (with `import.failed`) or cancelled. */
+async function endImport(row: ProjectImport, runner: string, status: "failed" | "cancelled", category: FailureCategory, message: string): Promise<void> {
+  const prisma = await db();
+  const now = new Date();
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.projectImport.updateMany({
+      where: { id: row.id, runner, status: { in: ["running", "cancelling"] } },
+      data: { status, failureCategory: category, error: status === "failed" ? message : null, phase: null, completedAt: now, updatedAt: now },
+    });
+    if (count && status === "failed") {
+      await recordEvent(tx, { projectId: row.projectId, kind: "import.failed", actor: "system", data: { importId: row.id, failureCategory: category } });
+    }
+  });
+}
+
+/**
+ * The import job's work: claim, check the source (REST), fetch into a staging repository with
+ * git's progress in the row, refuse submodules, then swap it in and complete. Whatever happens,
+ * the project's repository is either untouched (empty) or the whole import. A re-run of the same
+ * queueing (the process died mid-clone) takes the import over and starts the fetch again.
+ */
+export async function runImport(importId: string, lease: number): Promise<{ status: string; category?: FailureCategory }> {
+  const runner = randomUUID();
+  const row = await claim(importId, lease, runner);
+  if (!row) return { status: "skipped" };
+  const prisma = await db();
+  const source = await prisma.projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
+  const heartbeat = new Heartbeat(importId, runner);
+  let staging: Repo | null = null;
+  try {
+    // Nothing but an import writes an import-pending project: what a dead runner left goes.
+    const project = openProjectRepo(row.projectId);
+    if (listRefs(project).branches.length > 0) resetProjectRepo(row.projectId, source.branch);
+    removeImportStaging(row.projectId);
+    await getRepository(source);
+    heartbeat.assertHeld();
+    staging = initImportStaging(row.projectId, runner, source.branch);
+    const tip = await fetchSource(staging, source, heartbeat);
+    await heartbeat.setPhase("checking");
+    await assertNoSubmodules(staging, tip);
+    await heartbeat.setPhase("finalizing");
+    heartbeat.stop();
+    await finalize(row, runner, source, staging, tip, heartbeat.progress);
+    staging = null;
+    await publishAfterCommit();
+    return { status: "completed" };
+  } catch (error) {
+    heartbeat.stop();
+    const fate = heartbeat.reason ?? (error instanceof LostClaim ? await fateOf(importId, runner) : null);
+    if (fate === "lost") return { status: "superseded" };
+    if (fate === "cancel") {
+      await endImport(row, runner, "cancelled", "CANCELLED", "Cancelled");
+      return { status: "cancelled", category: "CANCELLED" };
+    }
+    const failure = error instanceof ProviderError ? error : (storageFailure(error) ?? new ProviderError("UNKNOWN_ERROR", (error as Error).message));
+    if (failure.category === "UNKNOWN_ERROR") console.error("[imports] import failed unexpectedly", error);
+    await endImport(row, runner, "failed", failure.category, failure.message);
+    await publishAfterCommit();
+    return { status: "failed", category: failure.category };
+  } finally {
+    heartbeat.stop();
+    if (staging) removeRepo(staging);
+  }
+}

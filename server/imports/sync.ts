@@ -1,0 +1,125 @@
+import type { Project, ProjectSource, SyncRun } from "@/server/generated/prisma/client";
+import type { Identity } from "@/server/auth";
+import { db, type Tx } from "@/server/db";
+import { DomainError, conflict, invalid, unauthenticated, upstreamFailed } from "@/server/errors";
+import { openProjectRepo, readRef } from "@/server/git";
+import { inngest } from "@/server/jobs";
+import { requireProject, type ProjectRole } from "@/server/projects";
+import { ProviderError } from "@/server/providers";
+import { callerInOwnNamespace, latestImport, lockProjectRow } from "./service";
+import { countCommits, fetchUpstream, remoteTip, upstreamRef } from "./upstream";
+
+export const SYNC_REQUESTED_EVENT = "svc/sync.requested";
+export type SyncTrigger = "manual" | "auto" | "webhook";
+const ACTIVE = ["queued", "running"];
+
+type ProjectRef = { namespace: string; slug: string };
+
+/** A provider failure answered to a caller: a rejected instance credential is 401 AUTH_ERROR, anything else 502. */
+export function providerRefusal(error: unknown): unknown {
+  if (!(error instanceof ProviderError)) return error;
+  if (error.category === "AUTH_ERROR") return new DomainError("unauthenticated", `The provider refused the instance's credential: ${error.message}`, "AUTH_ERROR");
+  return upstreamFailed(`The provider call failed (${error.category}): ${error.message}`, "GITHUB_ERROR");
+}
+
+async function connectedProject(identity: Identity, ref: ProjectRef, need: ProjectRole): Promise<{ project: Project; source: ProjectSource }> {
+  const { project } = await requireProject(identity, ref, need);
+  const source = await (await db()).projectSource.findUnique({ where: { projectId: project.id } });
+  if (!source) throw invalid("The project is not connected to a remote");
+  return { project, source };
+}
+
+/** Queues a sync run unless one is queued or running (the project row lock serializes requesters). */
+export async function queueSync(projectId: string, trigger: SyncTrigger): Promise<SyncRun | null> {
+  const run = await (await db()).$transaction(async (tx: Tx) => {
+    await lockProjectRow(tx, projectId);
+    if (await tx.syncRun.findFirst({ where: { projectId, status: { in: ACTIVE } }, select: { id: true } })) return null;
+    return tx.syncRun.create({ data: { projectId, trigger, status: "queued" } });
+  });
+  if (run) await inngest.send({ id: `sync-${run.id}`, name: SYNC_REQUESTED_EVENT, data: { syncRunId: run.id } });
+  return run;
+}
+
+/**
+ * POST .../sync (owner namespace only): asks the source for the branch tip. Equal to the last
+ * synced commit: nothing to do. Otherwise the new commits are fetched (to count them) and a sync
+ * job is queued. 400 without a source or while a sync is queued or running.
+ */
+export async function requestSync(identity: Identity, ref: ProjectRef) {
+  await callerInOwnNamespace(identity, ref.namespace);
+  const { project, source } = await connectedProject(identity, ref, "owner");
+  const latest = await latestImport(project.id);
+  if (latest?.status !== "completed") throw conflict("The project's import has not completed", "IMPORT_IN_PROGRESS");
+  const prisma = await db();
+  if (await prisma.syncRun.findFirst({ where: { projectId: project.id, status: { in: ACTIVE } }, select: { id: true } })) throw invalid("A sync is already in progress");
+  const repo = openProjectRepo(project.id);
+  let latestCommit: string;
+  let commitsBehind = 0;
+  try {
+    latestCommit = await remoteTip(source);
+    if (latestCommit !== source.lastSyncedCommit) {
+      await fetchUpstream(repo, source);
+      commitsBehind = await countCommits(repo, source.lastSyncedCommit, latestCommit);
+    }
+  } catch (error) {
+    throw providerRefusal(error);
+  }
+  const base = { namespace: project.namespace, slug: project.slug, importId: latest.id, latestCommit, lastSyncedCommit: source.lastSyncedCommit };
+  if (latestCommit === source.lastSyncedCommit) return { ...base, message: "Already up to date", status: "idle", hasUpdates: false, commitsBehind: 0 };
+  const run = await queueSync(project.id, "manual");
+  if (!run) throw invalid("A sync is already in progress");
+  return { ...base, message: "Sync queued", status: "queued", hasUpdates: true, commitsBehind };
+}
+
+const errorOf = (run: Pick<SyncRun, "errorCode" | "errorMessage">) => (run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null);
+
+/** Sync status: the newest run, and how far the last fetched upstream tip is ahead of the last synced commit. */
+export async function syncStatus(identity: Identity, ref: ProjectRef, need: ProjectRole = "read") {
+  const { project, source } = await connectedProject(identity, ref, need);
+  const latest = await (await db()).syncRun.findFirst({ where: { projectId: project.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  const repo = openProjectRepo(project.id);
+  const upstream = readRef(repo, upstreamRef(source)) ?? source.lastSyncedCommit;
+  const commitsBehind = upstream && upstream !== source.lastSyncedCommit ? await countCommits(repo, source.lastSyncedCommit, upstream) : 0;
+  return {
+    status: (latest?.status ?? "idle") as "idle" | "queued" | "running" | "succeeded" | "failed",
+    hasUpdates: commitsBehind > 0,
+    commitsBehind,
+    latestCommit: upstream,
+    lastSyncedCommit: source.lastSyncedCommit,
+    lastSyncAt: source.lastSyncAt?.toISOString() ?? null,
+    error: latest ? errorOf(latest) : null,
+    autoSyncEnabled: source.autoSyncEnabled,
+    syncFrequency: source.syncFrequency,
+  };
+}
+
+export async function updateSyncSettings(identity: Identity, ref: ProjectRef, input: { autoSyncEnabled?: boolean; syncFrequency?: number }) {
+  if (identity.kind === "anonymous") throw unauthenticated();
+  const { project } = await connectedProject(identity, ref, "owner");
+  const source = await (await db()).projectSource.update({
+    where: { projectId: project.id },
+    data: { ...(input.autoSyncEnabled !== undefined ? { autoSyncEnabled: input.autoSyncEnabled } : {}), ...(input.syncFrequency !== undefined ? { syncFrequency: input.syncFrequency } : {}) },
+  });
+  return { success: true as const, autoSyncEnabled: source.autoSyncEnabled, syncFrequency: source.syncFrequency };
+}
+
+export async function syncHistory(identity: Identity, ref: ProjectRef, page: { limit: number; offset: number }) {
+  if (identity.kind === "anonymous") throw unauthenticated();
+  const { project } = await connectedProject(identity, ref, "write");
+  const runs = await (await db()).syncRun.findMany({ where: { projectId: project.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: page.limit, skip: page.offset });
+  return {
+    history: runs.map((run) => ({
+      id: run.id,
+      trigger: run.trigger as SyncTrigger,
+      status: run.status as "queued" | "running" | "succeeded" | "failed",
+      fromCommit: run.fromCommit,
+      toCommit: run.toCommit,
+      commitsSynced: run.commitsSynced,
+      error: errorOf(run),
+      startedAt: run.startedAt?.toISOString() ?? null,
+      finishedAt: run.finishedAt?.toISOString() ?? null,
+      durationMs: run.startedAt && run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null,
+    })),
+  };
+}
+

@@ -1,0 +1,49 @@
+import type { ProjectSource } from "@/server/generated/prisma/client";
+import { branchRef, readRef, runGit, spawnGitWatched, type Repo } from "@/server/git";
+import { ProviderError, classifyGitFailure, gitFailureMessage, providerGitEnv, sourceGitUrl } from "@/server/providers";
+
+/** Where a project keeps the source branch's last fetched tip. */
+export const upstreamRef = (source: Pick<ProjectSource, "branch">) => `refs/svc/upstream/${source.branch}`;
+
+async function providerGit(repo: Repo | null, args: string[]): Promise<string> {
+  const result = await spawnGitWatched(args, { gitdir: repo?.gitdir, env: providerGitEnv() });
+  if (result.exitCode !== 0) throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
+  return result.stdout.toString("utf8");
+}
+
+/** The source branch's tip as the provider advertises it (`git ls-remote`, nothing fetched). */
+export async function remoteTip(source: ProjectSource): Promise<string> {
+  const out = await providerGit(null, ["ls-remote", sourceGitUrl(source), branchRef(source.branch)]);
+  const tip = out.split("\t", 1)[0].trim();
+  if (!/^[0-9a-f]{40}$/.test(tip)) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
+  return tip;
+}
+
+/** Fetches the source branch into refs/svc/upstream/<branch>; `deepen` also extends a shallow history. */
+export async function fetchUpstream(repo: Repo, source: ProjectSource, options: { deepen?: number | "all" } = {}): Promise<string> {
+  const deepen = options.deepen === "all" ? ["--unshallow"] : options.deepen ? [`--deepen=${options.deepen}`] : [];
+  await providerGit(repo, ["fetch", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", ...deepen, sourceGitUrl(source), `+${branchRef(source.branch)}:${upstreamRef(source)}`]);
+  const tip = readRef(repo, upstreamRef(source));
+  if (!tip) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
+  return tip;
+}
+
+export async function isAncestor(repo: Repo, ancestor: string, descendant: string): Promise<boolean> {
+  const { exitCode } = await runGit(["merge-base", "--is-ancestor", ancestor, descendant], { gitdir: repo.gitdir, allowExit: [1] });
+  return exitCode === 0;
+}
+
+/** The merge base of two commits, or null when the (possibly shallow) history has none. */
+export async function mergeBase(repo: Repo, a: string, b: string): Promise<string | null> {
+  const { stdout, exitCode } = await runGit(["merge-base", a, b], { gitdir: repo.gitdir, allowExit: [1] });
+  return exitCode === 0 ? stdout.trim() : null;
+}
+
+/** Commits reachable from `to` and not from `from` (all of `to`'s history when `from` is null or unknown). */
+export async function countCommits(repo: Repo, from: string | null, to: string): Promise<number> {
+  const known = from ? (await runGit(["cat-file", "-e", `${from}^{commit}`], { gitdir: repo.gitdir, allowExit: [1, 128] })).exitCode === 0 : false;
+  const { stdout } = await runGit(["rev-list", "--count", to, ...(known && from ? [`^${from}`] : [])], { gitdir: repo.gitdir });
+  return Number(stdout.trim());
+}
+
+export const isShallow = (repo: Repo) => runGit(["rev-parse", "--is-shallow-repository"], { gitdir: repo.gitdir }).then(({ stdout }) => stdout.trim() === "true");

@@ -1,0 +1,28 @@
+import type { ProjectImport, ProjectSource } from "@/server/generated/prisma/client";
+
+export type ImportStatus = "queued" | "running" | "completed" | "failed" | "cancelling" | "cancelled";
+export const IN_FLIGHT: readonly string[] = ["queued", "running", "cancelling"];
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export const sourceView = (source: ProjectSource) => ({ provider: source.provider, owner: source.owner, repo: source.repo, url: source.url, branch: source.branch });
+
+/** Import progress (status and stream routes). */
+export function importView(row: ProjectImport, source: ProjectSource) {
+  const total = row.totalObjects ?? 0;
+  return {
+    importId: row.id,
+    status: row.status as ImportStatus,
+    phase: row.status === "running" ? ((row.phase as "cloning" | "checking" | "finalizing" | null) ?? null) : null,
+    progress:
+      row.receivedObjects !== null && row.totalObjects !== null
+        ? { receivedObjects: row.receivedObjects, totalObjects: row.totalObjects, percent: total > 0 ? Math.floor((row.receivedObjects * 100) / total) : 100 }
+        : null,
+    failureCategory: row.failureCategory,
+    error: row.error,
+    source: sourceView(source),
+    startedAt: iso(row.startedAt),
+    updatedAt: row.updatedAt.toISOString(),
+    completedAt: iso(row.completedAt),
+  };
+}
