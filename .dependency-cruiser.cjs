@@ -38,12 +38,15 @@ const AREAS = {
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
   api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
+  // MCP tools call the REST procedures through a server-side caller of the root router.
+  mcp: ["api", "auth", "events", "http", "trpc"],
+  oauth: ["auth", "http"],
 };
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
   inngest: ["deletion", "events", "jobs", "webhooks"],
-  app: ["api", "auth", "git-http", "health", "jobs"],
+  app: ["api", "auth", "git-http", "health", "jobs", "mcp", "oauth"],
   scripts: ["http", "users"],
 };
 

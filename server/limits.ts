@@ -30,3 +30,14 @@ export const JSON_BODY_BYTES_MAX = 1024 * 1024;
 export const GIT_PUSH_BYTES_MAX = 2 * 1024 * 1024 * 1024;
 /** Git smart HTTP: a fetch negotiation body after gunzip (wants and haves, not packs). */
 export const GIT_NEGOTIATION_BYTES_MAX = 64 * 1024 * 1024;
+/** Request bodies of the MCP endpoint (/mcp): 413 above this. */
+export const MCP_BODY_BYTES_MAX = 4 * 1024 * 1024;
+/** OAuth for MCP clients: an authorization code lives this long, and is good for one exchange. */
+export const OAUTH_CODE_TTL_SECONDS = 300;
+/** OAuth access tokens (svc_oauth_ grants) expire after this; refresh tokens renew them. */
+export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** A refresh token not used within this many days is dead (each use rotates it). */
+export const OAUTH_REFRESH_TOKEN_TTL_DAYS = 30;
+/** Dynamic client registration: redirect URIs per client, and the length of each. */
+export const OAUTH_REDIRECT_URIS_MAX = 10;
+export const OAUTH_REDIRECT_URI_LENGTH_MAX = 2000;

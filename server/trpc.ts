@@ -31,6 +31,8 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
 });
 
 export const router = t.router;
+/** Server-side callers of a router with a context built like the REST pipeline's (the MCP tools use it). */
+export const createCallerFactory = t.createCallerFactory;
 export const mergeRouters = t.mergeRouters;
 
 /** Applies a route's declared success status (meta.successStatus) to the response. */

@@ -2,3 +2,5 @@
 export { openApiDocument } from "./openapi";
 export { handleRestRequest } from "./rest";
 export { handleTrpcRequest } from "./trpc-endpoint";
+export { appRouter } from "./router";
+export type { AppRouter } from "./router";
