@@ -155,7 +155,7 @@ async function submitChange(caller: ApiCaller, args: Args): Promise<Result> {
 }
 
 const verdictOf = (result: any) => {
-  const findings = (result.evalRuns as Array<{ issues?: unknown[] }>).reduce((sum, run) => sum + (run.issues?.length ?? 0), 0);
+  const findings = (result.evalRuns as Array<{ findings: unknown[] }>).reduce((sum, run) => sum + run.findings.length, 0);
   return `Change ${result.change.id} is ${result.change.status} (${count(result.evalRuns, "eval run")}, ${count(new Array(findings), "finding")})`;
 };
 

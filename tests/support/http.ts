@@ -6,6 +6,7 @@ import * as inngestServe from "@/app/api/inngest/route";
 import * as devLogin from "@/app/api/auth/dev-login/route";
 import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 import * as gitHttp from "@/app/(git)/git-http/[...path]/route";
+import * as mcp from "@/app/mcp/route";
 import { parseGitPath } from "@/server/git-http/target";
 
 export const TEST_ORIGIN = "http://svc.test";
@@ -22,6 +23,7 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p === "/api/auth/dev-login", module: devLogin },
   { match: (p) => p.startsWith("/api/auth/"), module: nextAuth },
   { match: (p) => parseGitPath(p) !== null, module: gitHttp },
+  { match: (p) => p === "/mcp", module: mcp },
 ];
 
 /** The route module Next.js would serve `pathname` with (the REST catch-all when none matches). */
@@ -72,4 +74,12 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
   let parsed: unknown = text;
   if ((response.headers.get("content-type") ?? "").includes("json") && text) parsed = JSON.parse(text);
   return { status: response.status, body: parsed as T, headers: response.headers, text };
+}
+
+/** A `fetch` that answers from the route handlers in-process (for clients such as the MCP SDK's). */
+export async function fetchInProcess(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const handler = routeModuleFor(new URL(request.url).pathname)[request.method.toUpperCase()] as Handler | undefined;
+  if (!handler) return new Response(null, { status: 405 });
+  return handler(request);
 }
