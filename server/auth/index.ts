@@ -8,5 +8,7 @@ export { actingUserId, actorOf, anonymous } from "./identity";
 export type { Identity, UserIdentity } from "./identity";
 export { isUuid } from "./ids";
 export { handleAuthRequest } from "./next-auth";
-export { AGENT_TOKEN_PREFIX, USER_TOKEN_PREFIX, mintToken } from "./tokens";
+export { AGENT_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, hashToken, mintToken } from "./tokens";
+export { oauthGrantByToken, revokeOAuthGrant, rotateOAuthGrant } from "./oauth-grants";
+export { resolveIdentity } from "./resolve";
 export { createUser, findUserById, findUserByUsername, isNamespaceTaken, publicUser, publicUserOutput, usernameSchema } from "./users";

@@ -7,6 +7,12 @@ import * as devLogin from "@/app/api/auth/dev-login/route";
 import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 import * as gitHttp from "@/app/(git)/git-http/[...path]/route";
 import * as mcp from "@/app/mcp/route";
+import * as oauthAuthorize from "@/app/oauth/authorize/route";
+import * as oauthToken from "@/app/oauth/token/route";
+import * as oauthRegister from "@/app/oauth/register/route";
+import * as oauthRevoke from "@/app/oauth/revoke/route";
+import * as authorizationServerMetadata from "@/app/oauth/metadata/authorization-server/route";
+import * as protectedResourceMetadata from "@/app/oauth/metadata/protected-resource/route";
 import { parseGitPath } from "@/server/git-http/target";
 
 export const TEST_ORIGIN = "http://svc.test";
@@ -24,6 +30,13 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p.startsWith("/api/auth/"), module: nextAuth },
   { match: (p) => parseGitPath(p) !== null, module: gitHttp },
   { match: (p) => p === "/mcp", module: mcp },
+  { match: (p) => p === "/oauth/authorize", module: oauthAuthorize },
+  { match: (p) => p === "/oauth/token", module: oauthToken },
+  { match: (p) => p === "/oauth/register", module: oauthRegister },
+  { match: (p) => p === "/oauth/revoke", module: oauthRevoke },
+  // next.config.mjs rewrites these (a folder named .well-known is not routed).
+  { match: (p) => /^\/(\.well-known\/oauth-authorization-server|oauth\/metadata\/authorization-server)(\/|$)/.test(p), module: authorizationServerMetadata },
+  { match: (p) => /^\/(\.well-known\/oauth-protected-resource|oauth\/metadata\/protected-resource)(\/|$)/.test(p), module: protectedResourceMetadata },
 ];
 
 /** The route module Next.js would serve `pathname` with (the REST catch-all when none matches). */
