@@ -43,12 +43,15 @@ const AREAS = {
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
   api: ["activity", "admin", "agents", "auth", "changes", "deletion", "deployments", "events", "health", "http", "imports", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
+  // MCP tools call the REST procedures through a server-side caller of the root router.
+  mcp: ["api", "auth", "events", "http", "trpc"],
+  oauth: ["auth", "http"],
 };
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
   inngest: ["backup", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
-  app: ["api", "auth", "git-http", "health", "imports", "jobs"],
+  app: ["api", "auth", "git-http", "health", "imports", "jobs", "mcp", "oauth"],
   scripts: ["api", "http", "users"],
 };
 

@@ -14,6 +14,9 @@ const nextConfig = {
       beforeFiles: [
         { source: "/:namespace(@[^/]+)/:repo+/info/refs", destination: "/git-http/:namespace/:repo+/info/refs" },
         { source: "/:namespace(@[^/]+)/:repo+/:service(git-upload-pack|git-receive-pack)", destination: "/git-http/:namespace/:repo+/:service" },
+        // OAuth discovery for MCP clients (RFC 8414, RFC 9728, with or without the resource's path).
+        { source: "/.well-known/oauth-authorization-server/:path*", destination: "/oauth/metadata/authorization-server" },
+        { source: "/.well-known/oauth-protected-resource/:path*", destination: "/oauth/metadata/protected-resource" },
       ],
     };
   },

@@ -81,3 +81,14 @@ export const SYNC_DEEPEN_ATTEMPTS = 3;
 export const SYNC_CAS_ATTEMPTS = 5;
 /** The inbound provider webhook's body (GitHub caps its payloads at 25 MB). */
 export const PROVIDER_WEBHOOK_BYTES_MAX = 25 * 1024 * 1024;
+/** Request bodies of the MCP endpoint (/mcp): 413 above this. */
+export const MCP_BODY_BYTES_MAX = 4 * 1024 * 1024;
+/** OAuth for MCP clients: an authorization code lives this long, and is good for one exchange. */
+export const OAUTH_CODE_TTL_SECONDS = 300;
+/** OAuth access tokens (svc_oauth_ grants) expire after this; refresh tokens renew them. */
+export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** A refresh token not used within this many days is dead (each use rotates it). */
+export const OAUTH_REFRESH_TOKEN_TTL_DAYS = 30;
+/** Dynamic client registration: redirect URIs per client, and the length of each. */
+export const OAUTH_REDIRECT_URIS_MAX = 10;
+export const OAUTH_REDIRECT_URI_LENGTH_MAX = 2000;

@@ -57,6 +57,8 @@ const t = initTRPC.context<Context>().meta<Meta>().create({
 });
 
 export const router = t.router;
+/** Server-side callers of a router with a context built like the REST pipeline's (the MCP tools use it). */
+export const createCallerFactory = t.createCallerFactory;
 export const mergeRouters = t.mergeRouters;
 
 /** List routes (`meta.list`): X-Total-Count and Link (rel="next"/"prev") for the page answered. */

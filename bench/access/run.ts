@@ -4,44 +4,14 @@
 // own project (the baseline: ownership ends the resolution at once). Rounds alternate the callers
 // so drift hits both alike. Embedded PGlite unless DATABASE_URL is set.
 // Usage: npx tsx bench/access/run.ts [--requests 2000] [--rounds 3]
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { parseArgs } from "node:util";
+import { api, cpuPerCall, finishBench, inProcessBench, median } from "../support/in-process";
 
-const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "3" } } });
-const REQUESTS = Number(values.requests);
-const ROUNDS = Number(values.rounds);
-
-(process.env as Record<string, string>).NODE_ENV ??= "production";
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-access-"));
-Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", ADMIN_API_KEY: "bench", RATE_LIMIT_PER_MINUTE: "100000000" });
-
-const { closeDatabase } = await import("@/server/db/client");
+const { requests: REQUESTS, rounds: ROUNDS, dataDir } = inProcessBench("access");
 const { handleRestRequest } = await import("@/server/api/rest");
 
-async function api(method: string, url: string, token: string | null, body?: unknown) {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  else headers["x-admin-api-key"] = "bench";
-  const res = await handleRestRequest(new Request(`http://bench.test/api${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
-
-/** Server CPU (this process: the handler runs in-process) per request for `count` sequential reads. */
-async function cpuPerRead(token: string, projectPath: string, count: number): Promise<number> {
-  const request = () => new Request(`http://bench.test/api/projects/${projectPath}`, { headers: { authorization: `Bearer ${token}` } });
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) {
-    const res = await handleRestRequest(request());
-    if (res.status !== 200) throw new Error(`read failed: ${res.status}`);
-    await res.arrayBuffer();
-  }
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / count;
-}
+/** CPU per read of one project by one caller. */
+const cpuPerRead = (token: string, projectPath: string, count: number) =>
+  cpuPerCall(() => handleRestRequest(new Request(`http://bench.test/api/projects/${projectPath}`, { headers: { authorization: `Bearer ${token}` } })), count);
 
 try {
   const owner = await api("POST", "/admin/users", null, { username: "owner" });
@@ -63,12 +33,10 @@ try {
     own.push(await cpuPerRead(owner.token, "@owner/own", REQUESTS));
     team.push(await cpuPerRead(member.token, "@acme/shared", REQUESTS));
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`${REQUESTS} sequential reads x ${ROUNDS} rounds; ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}; node ${process.version}`);
   console.log(`owner reading their own project (baseline): ${median(own).toFixed(3)} ms CPU per request`);
   console.log(`team member reading an org project:         ${median(team).toFixed(3)} ms CPU per request`);
   console.log(`ratio: ${(median(team) / median(own)).toFixed(2)}x (target <= 1.15x)`);
 } finally {
-  await closeDatabase();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await finishBench(dataDir);
 }

@@ -3,3 +3,5 @@ export { openApiDocument } from "./openapi";
 export { handleRestRequest } from "./rest";
 export { handleTrpcRequest } from "./trpc-endpoint";
 export { handleMetricsRequest } from "./metrics-endpoint";
+export { appRouter } from "./router";
+export type { AppRouter } from "./router";

@@ -10,14 +10,24 @@ export interface Admission {
   headers: Record<string, string>;
 }
 
+export interface AdmissionOptions {
+  allowAdminKey?: boolean;
+  /**
+   * Whether a read-scoped credential is refused on non-read methods here (default). /mcp turns it
+   * off: every MCP call is a POST, so the MCP area checks the scope per tool instead.
+   */
+  readScopeByMethod?: boolean;
+}
+
 /**
  * What runs before routing, for every surface (REST, tRPC, git): credentials, the read-scope
  * rule, CSRF for cookie callers, and the rate limit (per identity, or per address when anonymous).
  */
-export async function admitRequest(req: Request, options: { allowAdminKey?: boolean } = {}): Promise<Admission> {
+export async function admitRequest(req: Request, options: AdmissionOptions = {}): Promise<Admission> {
   const identity = await resolveIdentity(req, options);
   const method = req.method.toUpperCase();
-  if (identity.kind === "user" && identity.scope === "read" && !isSafeMethod(method)) {
+  const scopeByMethod = options.readScopeByMethod ?? true;
+  if (scopeByMethod && identity.kind === "user" && identity.scope === "read" && !isSafeMethod(method)) {
     throw forbidden("This token is scoped to read; writing needs a read_write token", "TOKEN_SCOPE_INSUFFICIENT");
   }
   if (identity.kind === "user" && identity.via === "session" && !isSafeMethod(method)) assertSameOrigin(req);

@@ -15,6 +15,8 @@ export interface NewToken {
   name: string;
   scope: TokenScope;
   expiresInDays?: number;
+  /** An exact expiry instead (OAuth access tokens live an hour). */
+  expiresAt?: Date;
 }
 
 type TokenRow = Pick<ApiToken, "id" | "kind" | "name" | "scope" | "prefix" | "expiresAt" | "lastUsedAt" | "revokedAt" | "createdAt">;
@@ -55,11 +57,10 @@ const activeWhere = (userId: string, kind: TokenKind, now: Date) => ({
  * Mints a token or grant for a user; the plaintext is returned once. Named tokens are limited to
  * ACTIVE_TOKENS_MAX active ones (revoked and expired rows do not count).
  */
-export async function createApiToken(userId: string, kind: TokenKind, input: NewToken) {
-  const prisma = await db();
+export async function createApiToken(userId: string, kind: TokenKind, input: NewToken, client?: Tx) {
   const minted = mintToken(kind === "oauth" ? OAUTH_TOKEN_PREFIX : USER_TOKEN_PREFIX);
   const now = new Date();
-  const row = await prisma.$transaction(async (tx) => {
+  const create = async (tx: Tx) => {
     await lockUser(tx, userId);
     if (kind === "token") {
       const active = await tx.apiToken.count({ where: activeWhere(userId, kind, now) });
@@ -75,10 +76,11 @@ export async function createApiToken(userId: string, kind: TokenKind, input: New
         scope: input.scope,
         tokenHash: minted.hash,
         prefix: minted.displayPrefix,
-        expiresAt: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * 86_400_000) : null,
+        expiresAt: input.expiresAt ?? (input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * 86_400_000) : null),
       },
     });
-  });
+  };
+  const row = client ? await create(client) : await (await db()).$transaction(create);
   return { token: tokenView(row), plaintext: minted.plaintext };
 }
 

@@ -2,7 +2,7 @@
 export { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body";
 export { clientAddress, PEER_ADDRESS_HEADER } from "./client-address";
 export { assertSameOrigin, isSafeMethod } from "./csrf";
-export { HttpError, errorResponse, toHttpError } from "./errors";
+export { HttpError, errorBody, errorResponse, toHttpError } from "./errors";
 export { booleanish, boundedInt, listLimit, listOffset, nameSlug, namedSchema, namespaceSegment, pathSegment, text } from "./params";
 export { namedRateLimiter, rateLimitHeaders, requestRateLimiter } from "./rate-limit";
 export { assertWellFormedUrl } from "./url";

@@ -7,6 +7,13 @@ import * as devLogin from "@/app/api/auth/dev-login/route";
 import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 import * as gitHttp from "@/app/(git)/git-http/[...path]/route";
 import * as adminMetrics from "@/app/api/admin/metrics/route";
+import * as mcp from "@/app/mcp/route";
+import * as oauthAuthorize from "@/app/oauth/authorize/route";
+import * as oauthToken from "@/app/oauth/token/route";
+import * as oauthRegister from "@/app/oauth/register/route";
+import * as oauthRevoke from "@/app/oauth/revoke/route";
+import * as authorizationServerMetadata from "@/app/oauth/metadata/authorization-server/route";
+import * as protectedResourceMetadata from "@/app/oauth/metadata/protected-resource/route";
 import { parseGitPath } from "@/server/git-http/target";
 import * as importStream from "@/app/api/projects/[namespace]/[slug]/import/stream/route";
 import * as syncStream from "@/app/api/projects/[namespace]/[slug]/sync/stream/route";
@@ -30,6 +37,14 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/import\/stream$/.test(p), module: importStream },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/sync\/stream$/.test(p), module: syncStream },
   { match: (p) => p === "/api/providers/github/webhook", module: providerWebhook },
+  { match: (p) => p === "/mcp", module: mcp },
+  { match: (p) => p === "/oauth/authorize", module: oauthAuthorize },
+  { match: (p) => p === "/oauth/token", module: oauthToken },
+  { match: (p) => p === "/oauth/register", module: oauthRegister },
+  { match: (p) => p === "/oauth/revoke", module: oauthRevoke },
+  // next.config.mjs rewrites these (a folder named .well-known is not routed).
+  { match: (p) => /^\/(\.well-known\/oauth-authorization-server|oauth\/metadata\/authorization-server)(\/|$)/.test(p), module: authorizationServerMetadata },
+  { match: (p) => /^\/(\.well-known\/oauth-protected-resource|oauth\/metadata\/protected-resource)(\/|$)/.test(p), module: protectedResourceMetadata },
 ];
 
 /** The route module Next.js would serve `pathname` with (the REST catch-all when none matches). */
@@ -80,4 +95,12 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
   let parsed: unknown = text;
   if ((response.headers.get("content-type") ?? "").includes("json") && text) parsed = JSON.parse(text);
   return { status: response.status, body: parsed as T, headers: response.headers, text };
+}
+
+/** A `fetch` that answers from the route handlers in-process (for clients such as the MCP SDK's). */
+export async function fetchInProcess(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const handler = routeModuleFor(new URL(request.url).pathname)[request.method.toUpperCase()] as Handler | undefined;
+  if (!handler) return new Response(null, { status: 405 });
+  return handler(request);
 }
