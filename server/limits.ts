@@ -30,3 +30,13 @@ export const JSON_BODY_BYTES_MAX = 1024 * 1024;
 export const GIT_PUSH_BYTES_MAX = 2 * 1024 * 1024 * 1024;
 /** Git smart HTTP: a fetch negotiation body after gunzip (wants and haves, not packs). */
 export const GIT_NEGOTIATION_BYTES_MAX = 64 * 1024 * 1024;
+
+// Web pages (contracts/web.md): large inputs are paginated or collapsed, never sent whole.
+/** Files of a change's diff shown per page. */
+export const DIFF_PAGE_FILES = 50;
+/** Diff lines shown for one file; a longer file diff is collapsed with a note. */
+export const DIFF_FILE_LINES_MAX = 1500;
+/** Entries of one directory listed per page of the tree view. */
+export const TREE_PAGE_ENTRIES = 300;
+/** Lines of a file shown per page of the file view. */
+export const BLOB_PAGE_LINES = 2000;

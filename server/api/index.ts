@@ -2,3 +2,5 @@
 export { openApiDocument } from "./openapi";
 export { handleRestRequest } from "./rest";
 export { handleTrpcRequest } from "./trpc-endpoint";
+export { pageAction, pageCaller, refusalOf } from "./page-caller";
+export type { PageCaller } from "./page-caller";
