@@ -55,7 +55,8 @@ export async function write(back: string, run: (api: PageCaller, identity: Ident
     for (const reason of reasons ?? []) query.append("reason", reason);
     for (const file of conflictingFiles ?? []) query.append("file", file);
     if (conflictId) query.set("conflict", conflictId);
-    target = `${back}${back.includes("?") ? "&" : "?"}${query}`;
+    const [path, hash] = back.split("#", 2);
+    target = `${path}${path.includes("?") ? "&" : "?"}${query}${hash ? `#${hash}` : ""}`;
   }
   redirect(target);
 }
