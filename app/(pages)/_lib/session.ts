@@ -38,6 +38,17 @@ export async function read<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A server action's write whose answer the page shows (no redirect): the value, or the API's refusal message. */
+export async function attempt<T>(run: (api: PageCaller, identity: Identity) => Promise<T>): Promise<{ value: T } | { error: string }> {
+  try {
+    return { value: await pageAction(await currentRequest("POST"), run) };
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal.status >= 500) throw error;
+    return { error: refusal.message };
+  }
+}
+
 /**
  * A server action's write through the API; afterwards the browser goes to `back`, with the
  * refusal's message and code in the query string when the API refused.
