@@ -6,6 +6,7 @@ import * as inngestServe from "@/app/api/inngest/route";
 import * as devLogin from "@/app/api/auth/dev-login/route";
 import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 import * as gitHttp from "@/app/(git)/git-http/[...path]/route";
+import * as logout from "@/app/logout/route";
 import { parseGitPath } from "@/server/git-http/target";
 
 export const TEST_ORIGIN = "http://svc.test";
@@ -20,6 +21,7 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p === "/api/openapi.json", module: openapi },
   { match: (p) => p.startsWith("/api/trpc/"), module: trpc },
   { match: (p) => p === "/api/auth/dev-login", module: devLogin },
+  { match: (p) => p === "/logout", module: logout },
   { match: (p) => p.startsWith("/api/auth/"), module: nextAuth },
   { match: (p) => parseGitPath(p) !== null, module: gitHttp },
 ];
