@@ -2,6 +2,7 @@ import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
 import { atLeast } from "../_lib/project";
 import { ProjectHeader } from "./project-header";
+import { TableHead } from "./table-head";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
@@ -19,14 +20,7 @@ export async function CommitLog({ loaded, ref }: { loaded: Loaded; ref?: string 
         Commits on <code>{branch}</code>
       </h1>
       <table aria-label="Commits">
-        <thead>
-          <tr>
-            <th scope="col">Commit</th>
-            <th scope="col">Message</th>
-            <th scope="col">Author</th>
-            <th scope="col">Date</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Commit", "Message", "Author", "Date"]} />
         <tbody>
           {log.map((commit) => (
             <tr key={commit.sha}>

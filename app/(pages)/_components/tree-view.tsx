@@ -1,11 +1,13 @@
 import Link from "next/link";
 import { TREE_PAGE_ENTRIES } from "@/server/limits";
+import { actorLabel } from "../_lib/actor";
 import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
 import { directoryEntries, pathUrl } from "../_lib/tree";
 import { Markdown } from "./markdown";
 import { Pager } from "./pager";
 import { ProjectHeader } from "./project-header";
+import { TableHead } from "./table-head";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
@@ -69,12 +71,7 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
         <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>history</Link>
       </p>
       <table aria-label="Files">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Kind</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Name", "Kind"]} />
         <tbody>
           {shown.map((entry) => (
             <tr key={entry.path}>
@@ -102,7 +99,7 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
             <ul>
               {activity.events.map((event) => (
                 <li key={event.id}>
-                  <code>{event.kind}</code> by {event.actor} <span className="muted">{event.occurredAt.slice(0, 19).replace("T", " ")}</span>
+                  <code>{event.kind}</code> by {actorLabel(event.actor, loaded.identity)} <span className="muted">{event.occurredAt.slice(0, 19).replace("T", " ")}</span>
                 </li>
               ))}
             </ul>

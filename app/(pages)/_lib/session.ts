@@ -1,6 +1,7 @@
 import "server-only";
 import { cache } from "react";
 import { headers } from "next/headers";
+import { refresh } from "next/cache";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { pageAction, pageCaller, refusalOf, type PageCaller } from "@/server/api";
 import type { Identity, UserIdentity } from "@/server/auth";
@@ -69,5 +70,8 @@ export async function write(back: string, run: (api: PageCaller, identity: Ident
     const [path, hash] = back.split("#", 2);
     target = `${path}${path.includes("?") ? "&" : "?"}${query}${hash ? `#${hash}` : ""}`;
   }
+  // With JavaScript on, a redirect to the page already shown (only its #fragment differs) would
+  // just scroll: refresh makes the browser take the page as it is after the write.
+  refresh();
   redirect(target);
 }

@@ -1,4 +1,5 @@
 import { read, requireUser } from "../../_lib/session";
+import { TableHead } from "../../_components/table-head";
 
 /** An organization's members and teams (members only: the API answers others 404). */
 export default async function OrgPage({ params }: { params: Promise<{ org: string }> }) {
@@ -14,12 +15,7 @@ export default async function OrgPage({ params }: { params: Promise<{ org: strin
       <section aria-labelledby="members">
         <h2 id="members">Members</h2>
         <table aria-label="Members">
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Role</th>
-            </tr>
-          </thead>
+          <TableHead columns={["User", "Role"]} />
           <tbody>
             {members.map((member) => (
               <tr key={member.user.id}>

@@ -3,6 +3,7 @@ import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 import { Flash } from "../../_components/flash";
 import { SecretOnceForm } from "../../_components/secret-once-form";
 import { createToken, revokeToken } from "./actions";
+import { TableHead } from "../../_components/table-head";
 
 export default async function TokensPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { api } = await requireUser();
@@ -38,16 +39,7 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
           <p>No tokens.</p>
         ) : (
           <table aria-label="Tokens">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Name", "Prefix", "Scope", "Status", "Last used", "Action"]} />
             <tbody>
               {tokens.map((token) => (
                 <tr key={token.id}>

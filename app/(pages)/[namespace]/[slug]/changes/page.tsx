@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { ProjectHeader } from "../../../_components/project-header";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/project";
+import { TableHead } from "../../../_components/table-head";
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -33,14 +34,7 @@ export default async function ChangesPage({ params, searchParams }: Props) {
         <p>No changes{status ? ` with status ${status.replace("_", " ")}` : ""}.</p>
       ) : (
         <table aria-label="Changes">
-          <thead>
-            <tr>
-              <th scope="col">Change</th>
-              <th scope="col">Status</th>
-              <th scope="col">Author</th>
-              <th scope="col">Opened</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Change", "Status", "Author", "Opened"]} />
           <tbody>
             {changes.map((change) => (
               <tr key={change.id}>

@@ -4,6 +4,7 @@ import { ProjectHeader } from "../../../_components/project-header";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/project";
 import { read } from "../../../_lib/session";
 import { pageNumber } from "../../../_lib/tree";
+import { TableHead } from "../../../_components/table-head";
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -57,14 +58,7 @@ export default async function IssuesPage({ params, searchParams }: Props) {
         <p>No issues match.</p>
       ) : (
         <table aria-label="Issues">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Title</th>
-              <th scope="col">Status</th>
-              <th scope="col">Labels</th>
-            </tr>
-          </thead>
+          <TableHead columns={["#", "Title", "Status", "Labels"]} />
           <tbody>
             {issues.slice(0, PAGE_SIZE).map((issue) => (
               <tr key={issue.id}>

@@ -9,6 +9,7 @@ import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/
 import { read } from "../../../../_lib/session";
 import { pageNumber } from "../../../../_lib/tree";
 import { addComment, evaluateChange, mergeChange, rejectChange, resolveConflict, setThreadResolved, submitReview } from "./actions";
+import { TableHead } from "../../../../_components/table-head";
 
 type Props = { params: Promise<ProjectRouteParams & { id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -79,13 +80,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
         )}
         {evalRuns.length > 0 && (
           <table aria-label="Evaluation runs">
-            <thead>
-              <tr>
-                <th scope="col">Evaluator</th>
-                <th scope="col">Status</th>
-                <th scope="col">Findings</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Evaluator", "Status", "Findings"]} />
             <tbody>
               {evalRuns.map((run) => (
                 <tr key={run.id}>

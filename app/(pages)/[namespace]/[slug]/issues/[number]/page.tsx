@@ -1,8 +1,10 @@
 import { notFound } from "next/navigation";
 import Link from "next/link";
 import { Flash } from "../../../../_components/flash";
+import { ProjectFields } from "../../../../_components/hidden-fields";
 import { Markdown } from "../../../../_components/markdown";
 import { ProjectHeader } from "../../../../_components/project-header";
+import { actorLabel } from "../../../../_lib/actor";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
 import { commentOnIssue, setIssueLabels } from "./actions";
@@ -21,10 +23,8 @@ export default async function IssuePage({ params, searchParams }: Props) {
   const canWrite = identity.kind === "user" && atLeast(loaded.level, "write");
   const ref = (
     <>
-      <input type="hidden" name="namespace" value={namespace} />
-      <input type="hidden" name="slug" value={slug} />
+      <ProjectFields namespace={namespace} slug={slug} back={self} />
       <input type="hidden" name="number" value={number} />
-      <input type="hidden" name="back" value={self} />
     </>
   );
   return (
@@ -34,7 +34,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
         {issue.title} <span className="muted">#{issue.number}</span>
       </h1>
       <p>
-        <span className="badge">{issue.status}</span> opened by {issue.author ?? "someone"} on {issue.createdAt.slice(0, 10)}
+        <span className="badge">{issue.status}</span> opened by {actorLabel(issue.author, identity)} on {issue.createdAt.slice(0, 10)}
         {issue.labels.length > 0 && <> · labels: {issue.labels.join(", ")}</>}
         {issue.linkedChangeId && (
           <>
@@ -49,9 +49,9 @@ export default async function IssuePage({ params, searchParams }: Props) {
         <h2 id="comments">Comments</h2>
         {comments.length === 0 && <p className="muted">No comments yet.</p>}
         {comments.map((comment) => (
-          <article className="thread" key={comment.id} aria-label={`Comment by ${comment.author ?? "someone"}`}>
+          <article className="thread" key={comment.id} aria-label={`Comment by ${actorLabel(comment.author, identity)}`}>
             <p>
-              <strong>{comment.author ?? "someone"}</strong> <span className="muted">{comment.createdAt.slice(0, 16).replace("T", " ")}</span>
+              <strong>{actorLabel(comment.author, identity)}</strong> <span className="muted">{comment.createdAt.slice(0, 16).replace("T", " ")}</span>
             </p>
             <Markdown source={comment.body} />
           </article>

@@ -1,9 +1,11 @@
 import { Flash } from "../../../../_components/flash";
+import { ProjectFields } from "../../../../_components/hidden-fields";
 import { ProjectHeader } from "../../../../_components/project-header";
 import { SettingsNav } from "../../../../_components/settings-nav";
 import type { ProjectRouteParams } from "../../../../_lib/project";
 import { loadSettings } from "../../../../_lib/settings";
 import { putCollaborator, removeCollaborator } from "../actions";
+import { TableHead } from "../../../../_components/table-head";
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -13,13 +15,7 @@ export default async function CollaboratorsPage({ params, searchParams }: Props)
   const { api, namespace, slug, base, project } = loaded;
   const { collaborators } = await api.projectAccess.collaborators({ namespace, slug });
   const self = `${base}/settings/collaborators`;
-  const ref = (
-    <>
-      <input type="hidden" name="namespace" value={namespace} />
-      <input type="hidden" name="slug" value={slug} />
-      <input type="hidden" name="back" value={self} />
-    </>
-  );
+  const ref = <ProjectFields namespace={namespace} slug={slug} back={self} />;
   return (
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="settings" canWrite />
@@ -30,13 +26,7 @@ export default async function CollaboratorsPage({ params, searchParams }: Props)
         <p>No collaborators.</p>
       ) : (
         <table aria-label="Collaborators">
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Permission</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
+          <TableHead columns={["User", "Permission", "Action"]} />
           <tbody>
             {collaborators.map(({ user, permission }) => (
               <tr key={user.id}>

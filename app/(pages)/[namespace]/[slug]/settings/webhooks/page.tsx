@@ -1,10 +1,12 @@
 import { Flash } from "../../../../_components/flash";
+import { ProjectFields } from "../../../../_components/hidden-fields";
 import { ProjectHeader } from "../../../../_components/project-header";
 import { SecretOnceForm } from "../../../../_components/secret-once-form";
 import { SettingsNav } from "../../../../_components/settings-nav";
 import { atLeast, type ProjectRouteParams } from "../../../../_lib/project";
 import { loadSettings } from "../../../../_lib/settings";
 import { createWebhook, toggleWebhook } from "../actions";
+import { TableHead } from "../../../../_components/table-head";
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -15,13 +17,7 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
   const { webhooks } = await api.webhooks.list({ namespace, slug });
   const deliveries = await Promise.all(webhooks.map((hook) => api.webhooks.deliveries({ namespace, slug, id: hook.id })));
   const self = `${base}/settings/webhooks`;
-  const ref = (
-    <>
-      <input type="hidden" name="namespace" value={namespace} />
-      <input type="hidden" name="slug" value={slug} />
-      <input type="hidden" name="back" value={self} />
-    </>
-  );
+  const ref = <ProjectFields namespace={namespace} slug={slug} back={self} />;
   return (
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="settings" canWrite />
@@ -66,14 +62,7 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
             <details>
               <summary>Recent deliveries ({deliveries[index].deliveries.length})</summary>
               <table aria-label={`Deliveries to ${hook.url}`}>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">Attempt</th>
-                    <th scope="col">Result</th>
-                  </tr>
-                </thead>
+                <TableHead columns={["When", "Event", "Attempt", "Result"]} />
                 <tbody>
                   {deliveries[index].deliveries.map((delivery) => (
                     <tr key={delivery.id}>
