@@ -6,7 +6,12 @@ const nextConfig = {
   poweredByHeader: false,
   // Load a route's code when it is first asked for, not every route at start: a server that never
   // sees a git client or an Inngest call never holds their modules.
-  experimental: { preloadEntriesOnStart: false },
+  // authInterrupts: pages answer settings below the needed level with forbidden() (a 403 page).
+  experimental: { preloadEntriesOnStart: false, authInterrupts: true },
+  // Every answer, pages and API alike; the pages' Content-Security-Policy (with its nonce) is set in proxy.ts.
+  async headers() {
+    return [{ source: "/:path*", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }, { key: "Referrer-Policy", value: "same-origin" }] }];
+  },
   // Git smart HTTP lives at BASE_URL/@ns/slug.git/... (and .../workspaces/<name>.git/...); a folder
   // named "@ns" would be a parallel-route slot, so those URLs are rewritten to app/(git)/git-http.
   async rewrites() {

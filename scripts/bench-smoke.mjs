@@ -1,5 +1,5 @@
 // Runs every benchmark once with a tiny budget so a broken one fails CI; the numbers are not kept.
-// The two `next start` benchmarks share one build (users-me makes it, git-clone reuses it).
+// The `next start` benchmarks share one build (users-me makes it, git-clone and pages reuse it).
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 
@@ -15,6 +15,7 @@ const runs = [
   [...tsx, "bench/mcp/run.ts", "--requests", "20", "--rounds", "1"],
   ["node", "bench/users-me/run.mjs", "--requests", "200", "--concurrency", "4", "--warmup", "20"],
   ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", "bench/.work/users-me/app"],
+  ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", "bench/.work/users-me/app"],
 ];
 
 const failed = [];

@@ -92,3 +92,12 @@ export const OAUTH_REFRESH_TOKEN_TTL_DAYS = 30;
 /** Dynamic client registration: redirect URIs per client, and the length of each. */
 export const OAUTH_REDIRECT_URIS_MAX = 10;
 export const OAUTH_REDIRECT_URI_LENGTH_MAX = 2000;
+// Web pages (contracts/web.md): large inputs are paginated or collapsed, never sent whole.
+/** Files of a change's diff shown per page. */
+export const DIFF_PAGE_FILES = 50;
+/** Diff lines shown for one file; a longer file diff is collapsed with a note. */
+export const DIFF_FILE_LINES_MAX = 1500;
+/** Entries of one directory listed per page of the tree view. */
+export const TREE_PAGE_ENTRIES = 300;
+/** Lines of a file shown per page of the file view. */
+export const BLOB_PAGE_LINES = 2000;

@@ -5,3 +5,5 @@ export { handleTrpcRequest } from "./trpc-endpoint";
 export { handleMetricsRequest } from "./metrics-endpoint";
 export { appRouter } from "./router";
 export type { AppRouter } from "./router";
+export { pageAction, pageCaller, refusalOf } from "./page-caller";
+export type { PageCaller } from "./page-caller";

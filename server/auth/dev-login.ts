@@ -6,7 +6,8 @@ import { DomainError, conflict, forbidden, notFound } from "@/server/errors";
 import { assertSameOrigin, errorResponse, formToObject, parseJsonBody, readBodyText } from "@/server/http";
 import { JSON_BODY_BYTES_MAX } from "@/server/limits";
 import { authAdapter } from "./adapter";
-import { SESSION_MAX_AGE_SECONDS, sessionSetCookie } from "./session-cookie";
+import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, readCookie, sessionSetCookie } from "./session-cookie";
+import { deleteSession } from "./session-store";
 import { createUser, publicUser, usernameSchema } from "./users";
 
 async function findOrCreateUser(username: string) {
@@ -32,6 +33,19 @@ export async function startSession(userId: string): Promise<string> {
   return sessionSetCookie(sessionToken, expires);
 }
 
+/** POST /logout: ends the browser session (same-host Origin/Referer), clears the cookie, 303 to the home page. */
+export async function handleLogout(req: Request): Promise<Response> {
+  try {
+    assertSameOrigin(req);
+    const sessionToken = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
+    if (sessionToken) await deleteSession(sessionToken);
+    const cleared = `${SESSION_COOKIE}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax`;
+    return new Response(null, { status: 303, headers: { Location: "/", "Set-Cookie": cleared, "Cache-Control": "no-store" } });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
 /**
  * POST /api/auth/dev-login {username} (DEV_LOGIN=1 only, else 404): creates the user if needed and
  * signs the browser in. Unauthenticated, so it must not be forgeable: same-host Origin/Referer.
@@ -47,6 +61,8 @@ export async function handleDevLogin(req: Request): Promise<Response> {
     if (user.deletingAt) throw conflict("This account is being deleted", "TARGET_DELETING");
     if (user.isTombstone) throw forbidden("This account cannot sign in");
     const cookie = await startSession(user.id);
+    // A browser form lands on the home page, signed in (303: the follow-up is a GET).
+    if (isForm) return new Response(null, { status: 303, headers: { Location: "/", "Set-Cookie": cookie, "Cache-Control": "no-store" } });
     return Response.json({ user: publicUser(user) }, { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
   } catch (error) {
     return errorResponse(error);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router, userProcedure, type Context } from "@/server/trpc";
-import { booleanish, nameSlug, pathSegment } from "@/server/http";
+import { booleanish, boundedInt, nameSlug, pathSegment } from "@/server/http";
 import { MERGE_BATCH_MAX } from "@/server/limits";
 import { projectParams } from "@/server/projects";
 import { mergeBatch } from "./merge/batch";
@@ -9,6 +9,7 @@ import { mergeChange } from "./merge/service";
 import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput } from "./schemas";
 import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
 import { pageOfChanges } from "./list-page";
+import { changeDiffPage } from "./diff-page";
 
 const tags = ["changes"];
 const BY_PATH = "/projects/{namespace}/{slug}/changes";
@@ -81,6 +82,35 @@ export const changesRouter = router({
     .input(z.object({ id: changeIdParam() }))
     .output(z.object({ change: changeOutput(), eval: evalOutput().nullable(), evalRuns: z.array(evalRunOutput()), costs: z.array(costOutput()) }))
     .query(({ input, ctx }) => getChange(ctx.identity, input.id)),
+
+  // No REST route: the change page reads it in-process (and typed callers through /api/trpc).
+  diff: publicProcedure
+    .input(z.object({ id: changeIdParam(), page: boundedInt(1, 100_000, 1) }))
+    .output(
+      z.object({
+        changeId: z.string(),
+        page: z.number(),
+        pageSize: z.number(),
+        totalFiles: z.number(),
+        files: z.array(
+          z.object({
+            path: z.string(),
+            status: z.enum(["added", "modified", "deleted"]),
+            binary: z.boolean(),
+            additions: z.number(),
+            deletions: z.number(),
+            truncated: z.boolean(),
+            hunks: z.array(
+              z.object({
+                header: z.string(),
+                lines: z.array(z.object({ kind: z.enum(["context", "add", "del"]), oldLine: z.number().nullable(), newLine: z.number().nullable(), text: z.string() })),
+              }),
+            ),
+          }),
+        ),
+      }),
+    )
+    .query(({ input, ctx }) => changeDiffPage(ctx.identity, input.id, input.page!)),
 
   evaluate: userProcedure
     .meta({ openapi: { method: "POST", path: "/changes/{id}/evaluate", tags, summary: "Re-evaluate a change (users with write access)" }, errors: { 409: ["CONFLICT", "TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })

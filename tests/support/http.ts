@@ -14,6 +14,7 @@ import * as oauthRegister from "@/app/oauth/register/route";
 import * as oauthRevoke from "@/app/oauth/revoke/route";
 import * as authorizationServerMetadata from "@/app/oauth/metadata/authorization-server/route";
 import * as protectedResourceMetadata from "@/app/oauth/metadata/protected-resource/route";
+import * as logout from "@/app/logout/route";
 import { parseGitPath } from "@/server/git-http/target";
 import * as importStream from "@/app/api/projects/[namespace]/[slug]/import/stream/route";
 import * as syncStream from "@/app/api/projects/[namespace]/[slug]/sync/stream/route";
@@ -31,6 +32,7 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p === "/api/openapi.json", module: openapi },
   { match: (p) => p.startsWith("/api/trpc/"), module: trpc },
   { match: (p) => p === "/api/auth/dev-login", module: devLogin },
+  { match: (p) => p === "/logout", module: logout },
   { match: (p) => p.startsWith("/api/auth/"), module: nextAuth },
   { match: (p) => parseGitPath(p) !== null, module: gitHttp },
   { match: (p) => p === "/api/admin/metrics", module: adminMetrics },

@@ -1,0 +1,241 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { DiffFile, shownAnchors } from "../../../../_components/diff-file";
+import { Flash } from "../../../../_components/flash";
+import { Pager } from "../../../../_components/pager";
+import { ProjectHeader } from "../../../../_components/project-header";
+import { anchorKey, threadsOf, ThreadView, type Thread } from "../../../../_components/thread";
+import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
+import { read } from "../../../../_lib/session";
+import { pageNumber } from "../../../../_lib/tree";
+import { addComment, evaluateChange, mergeChange, rejectChange, resolveConflict, setThreadResolved, submitReview } from "./actions";
+import { TableHead } from "../../../../_components/table-head";
+
+type Props = { params: Promise<ProjectRouteParams & { id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const CLOSED = ["merged", "rejected"];
+const actions = { addComment, setThreadResolved };
+
+export default async function ChangePage({ params, searchParams }: Props) {
+  const route = await params;
+  const query = await searchParams;
+  const loaded = await loadProject(route);
+  const { api, base, project, identity } = loaded;
+  const id = decodeURIComponent(route.id);
+  const page = pageNumber(query.page);
+  const { change, eval: evaluation, evalRuns } = await read(() => api.changes.get({ id }));
+  if (change.projectId !== project.id) notFound();
+  const [diff, { reviews }, { comments }] = await Promise.all([api.changes.diff({ id, page }), api.reviews.list({ id }), api.comments.list({ id })]);
+
+  const self = `${base}/changes/${change.id}`;
+  const pageUrl = `${self}?page=${page}`;
+  const signedIn = identity.kind === "user";
+  const canReview = signedIn && atLeast(loaded.level, "write");
+  const open = typeof query.comment === "string" && typeof query.side === "string" ? { file: query.comment, side: query.side, line: Number(query.line) } : undefined;
+
+  const threads = threadsOf(comments);
+  const shown = shownAnchors(diff.files);
+  const onLines = new Map<string, Thread[]>();
+  const elsewhere: Thread[] = [];
+  for (const thread of threads) {
+    const { file, line, side } = thread.root;
+    const key = file && line !== null ? anchorKey(file, side ?? "new", line) : null;
+    if (key && shown.has(key)) onLines.set(key, [...(onLines.get(key) ?? []), thread]);
+    else elsewhere.push(thread);
+  }
+  const approvals = reviews.filter((review) => review.verdict === "approve" && !review.dismissed).length;
+  const pages = Math.max(1, Math.ceil(diff.totalFiles / diff.pageSize));
+  const conflictId = typeof query.conflict === "string" ? query.conflict : undefined;
+
+  return (
+    <>
+      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="changes" canWrite={atLeast(loaded.level, "write")} />
+      <h1>{change.title ?? `Change ${change.id.slice(0, 8)}`}</h1>
+      <p>
+        <span className="badge">{change.status}</span> by {change.author?.username ?? (change.agentId ? `agent ${change.agentId.slice(0, 8)}` : "unknown")}
+        {change.workspace && (
+          <>
+            {" "}
+            from workspace <code>{change.workspace}</code>
+          </>
+        )}{" "}
+        · base <code>{change.baseSha.slice(0, 12)}</code> · tip <code>{change.tipSha.slice(0, 12)}</code>
+        {change.mergedSha && (
+          <>
+            {" "}
+            · merged as <code>{change.mergedSha.slice(0, 12)}</code>
+          </>
+        )}
+      </p>
+      <Flash query={query} />
+
+      <section aria-labelledby="evaluation">
+        <h2 id="evaluation">Evaluation</h2>
+        {evaluation ? (
+          <p>
+            Round {evaluation.round}: <strong>{evaluation.verdict}</strong> — {evaluation.summary}
+          </p>
+        ) : (
+          <p>Not evaluated.</p>
+        )}
+        {evalRuns.length > 0 && (
+          <table aria-label="Evaluation runs">
+            <TableHead columns={["Evaluator", "Status", "Findings"]} />
+            <tbody>
+              {evalRuns.map((run) => (
+                <tr key={run.id}>
+                  <td>{run.evaluator}</td>
+                  <td>{run.status}</td>
+                  <td>
+                    {run.findings.length === 0 ? (
+                      <span className="muted">none</span>
+                    ) : (
+                      <ul>
+                        {run.findings.map((finding, index) => (
+                          <li key={index}>
+                            {finding.file && (
+                              <code>
+                                {finding.file}
+                                {finding.line !== undefined && `:${finding.line}`}
+                              </code>
+                            )}{" "}
+                            {finding.message}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section aria-labelledby="reviews">
+        <h2 id="reviews">Reviews</h2>
+        <p>
+          {approvals} current approval{approvals === 1 ? "" : "s"}.
+        </p>
+        {reviews.length > 0 && (
+          <ul>
+            {reviews.map((review) => (
+              <li key={review.id}>
+                <strong>{review.reviewer.username ?? "someone"}</strong>: {review.verdict.replace("_", " ")}
+                {review.dismissed && <span className="muted"> (dismissed)</span>}
+                {review.comment && <> — {review.comment}</>}
+              </li>
+            ))}
+          </ul>
+        )}
+        {canReview && !CLOSED.includes(change.status) && (
+          <form action={submitReview} aria-labelledby="review-form">
+            <h3 id="review-form">Your review</h3>
+            <input type="hidden" name="changeId" value={change.id} />
+            <input type="hidden" name="back" value={pageUrl} />
+            <fieldset>
+              <legend>Verdict</legend>
+              <input type="radio" id="verdict-approve" name="verdict" value="approve" defaultChecked /> <label className="check" htmlFor="verdict-approve">Approve</label>{" "}
+              <input type="radio" id="verdict-request" name="verdict" value="request_changes" /> <label className="check" htmlFor="verdict-request">Request changes</label>{" "}
+              <input type="radio" id="verdict-comment" name="verdict" value="comment" /> <label className="check" htmlFor="verdict-comment">Comment</label>
+            </fieldset>
+            <label htmlFor="review-comment">Comment</label>
+            <textarea id="review-comment" name="comment" />
+            <button type="submit" className="primary">
+              Submit review
+            </button>
+          </form>
+        )}
+      </section>
+
+      {canReview && !CLOSED.includes(change.status) && (
+        <section aria-labelledby="merge">
+          <h2 id="merge">Merge</h2>
+          <p className="muted">Merging checks branch protection, approvals, a fresh base and conflicts; a refusal says why above.</p>
+          <div className="row">
+            <form action={mergeChange}>
+              <input type="hidden" name="changeId" value={change.id} />
+              <input type="hidden" name="back" value={pageUrl} />
+              <label htmlFor="merge-strategy">Strategy</label>
+              <select id="merge-strategy" name="strategy" defaultValue="merge">
+                <option value="merge">merge commit</option>
+                <option value="squash">squash</option>
+              </select>{" "}
+              <button type="submit" className="primary">
+                Merge
+              </button>
+            </form>
+            <form action={evaluateChange}>
+              <input type="hidden" name="changeId" value={change.id} />
+              <input type="hidden" name="back" value={pageUrl} />
+              <button type="submit">Re-evaluate</button>
+            </form>
+            <form action={rejectChange}>
+              <input type="hidden" name="changeId" value={change.id} />
+              <input type="hidden" name="back" value={pageUrl} />
+              <button type="submit" className="danger">
+                Reject
+              </button>
+            </form>
+          </div>
+          {conflictId && (
+            <form action={resolveConflict} aria-labelledby="resolve-conflict">
+              <h3 id="resolve-conflict">Resolve the conflict</h3>
+              <input type="hidden" name="conflictId" value={conflictId} />
+              <input type="hidden" name="back" value={pageUrl} />
+              <fieldset>
+                <legend>Keep, for every conflicting file</legend>
+                <input type="radio" id="keep-project" name="strategy" value="accept-project" defaultChecked /> <label className="check" htmlFor="keep-project">the default branch&apos;s version</label>{" "}
+                <input type="radio" id="keep-workspace" name="strategy" value="accept-workspace" /> <label className="check" htmlFor="keep-workspace">this change&apos;s version</label>
+              </fieldset>
+              <button type="submit">Resolve and merge</button>
+            </form>
+          )}
+        </section>
+      )}
+
+      <section aria-labelledby="files">
+        <h2 id="files">
+          Files changed <span className="muted">({diff.totalFiles})</span>
+        </h2>
+        <Pager page={page} pages={pages} label="Diff pages" href={(n) => `${self}?page=${n}`} />
+        {diff.files.map((file, index) => (
+          <DiffFile
+            key={file.path}
+            file={file}
+            index={(page - 1) * diff.pageSize + index}
+            threads={onLines}
+            pageUrl={pageUrl}
+            open={open}
+            canComment={signedIn}
+            changeId={change.id}
+            tipSha={change.tipSha}
+            actions={actions}
+          />
+        ))}
+        <Pager page={page} pages={pages} label="Diff pages, bottom" href={(n) => `${self}?page=${n}`} />
+      </section>
+
+      <section aria-labelledby="conversation">
+        <h2 id="conversation">Conversation</h2>
+        {elsewhere.length === 0 && <p className="muted">No other comments.</p>}
+        {elsewhere.map((thread) => (
+          <ThreadView key={thread.root.id} thread={thread} changeId={change.id} back={pageUrl} canAct={signedIn} actions={actions} />
+        ))}
+        {signedIn ? (
+          <form action={addComment}>
+            <input type="hidden" name="changeId" value={change.id} />
+            <input type="hidden" name="back" value={`${pageUrl}#conversation`} />
+            <label htmlFor="new-comment">Comment</label>
+            <textarea id="new-comment" name="body" required />
+            <button type="submit">Comment</button>
+          </form>
+        ) : (
+          <p>
+            <Link href="/login">Sign in</Link> to comment.
+          </p>
+        )}
+      </section>
+    </>
+  );
+}

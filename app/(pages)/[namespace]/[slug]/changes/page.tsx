@@ -1,0 +1,56 @@
+import Link from "next/link";
+import { ProjectHeader } from "../../../_components/project-header";
+import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/project";
+import { TableHead } from "../../../_components/table-head";
+
+type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const STATUSES = ["open", "needs_changes", "accepted", "approved", "promoted", "merged", "rejected"] as const;
+type Status = (typeof STATUSES)[number];
+
+export default async function ChangesPage({ params, searchParams }: Props) {
+  const query = await searchParams;
+  const loaded = await loadProject(await params);
+  const { api, namespace, slug, base, project } = loaded;
+  const status = STATUSES.find((s) => s === query.status) as Status | undefined;
+  const { changes } = await api.changes.list({ namespace, slug, status, limit: 100 });
+  return (
+    <>
+      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="changes" canWrite={atLeast(loaded.level, "write")} />
+      <h1>Changes</h1>
+      <form method="get" action={`${base}/changes`}>
+        <label htmlFor="status">Status</label>
+        <select id="status" name="status" defaultValue={status ?? ""}>
+          <option value="">any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s.replace("_", " ")}
+            </option>
+          ))}
+        </select>{" "}
+        <button type="submit">Filter</button>
+      </form>
+      {changes.length === 0 ? (
+        <p>No changes{status ? ` with status ${status.replace("_", " ")}` : ""}.</p>
+      ) : (
+        <table aria-label="Changes">
+          <TableHead columns={["Change", "Status", "Author", "Opened"]} />
+          <tbody>
+            {changes.map((change) => (
+              <tr key={change.id}>
+                <td>
+                  <Link href={`${base}/changes/${change.id}`}>{change.title ?? change.workspace ?? change.id.slice(0, 8)}</Link>
+                </td>
+                <td>
+                  <span className="badge">{change.status.replace("_", " ")}</span>
+                </td>
+                <td>{change.author?.username ?? (change.agentId ? "agent" : "")}</td>
+                <td className="muted">{change.createdAt.slice(0, 16).replace("T", " ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

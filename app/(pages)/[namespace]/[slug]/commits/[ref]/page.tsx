@@ -1,0 +1,7 @@
+import { CommitLog } from "../../../../_components/commit-log";
+import { loadProject, type ProjectRouteParams } from "../../../../_lib/project";
+
+export default async function BranchCommitsPage({ params }: { params: Promise<ProjectRouteParams & { ref: string }> }) {
+  const route = await params;
+  return <CommitLog loaded={await loadProject(route)} ref={decodeURIComponent(route.ref)} />;
+}

@@ -1,0 +1,92 @@
+import { notFound } from "next/navigation";
+import Link from "next/link";
+import { Flash } from "../../../../_components/flash";
+import { ProjectFields } from "../../../../_components/hidden-fields";
+import { Markdown } from "../../../../_components/markdown";
+import { ProjectHeader } from "../../../../_components/project-header";
+import { actorLabel } from "../../../../_lib/actor";
+import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
+import { read } from "../../../../_lib/session";
+import { commentOnIssue, setIssueLabels } from "./actions";
+
+type Props = { params: Promise<ProjectRouteParams & { number: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function IssuePage({ params, searchParams }: Props) {
+  const route = await params;
+  const query = await searchParams;
+  const number = Number(route.number);
+  if (!Number.isInteger(number) || number < 1) notFound();
+  const loaded = await loadProject(route);
+  const { api, namespace, slug, base, project, identity } = loaded;
+  const [{ issue }, { comments }] = await Promise.all([read(() => api.issues.get({ namespace, slug, number })), read(() => api.issues.listComments({ namespace, slug, number, limit: 100 }))]);
+  const self = `${base}/issues/${number}`;
+  const canWrite = identity.kind === "user" && atLeast(loaded.level, "write");
+  const ref = (
+    <>
+      <ProjectFields namespace={namespace} slug={slug} back={self} />
+      <input type="hidden" name="number" value={number} />
+    </>
+  );
+  return (
+    <>
+      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="issues" canWrite={atLeast(loaded.level, "write")} />
+      <h1>
+        {issue.title} <span className="muted">#{issue.number}</span>
+      </h1>
+      <p>
+        <span className="badge">{issue.status}</span> opened by {actorLabel(issue.author, identity)} on {issue.createdAt.slice(0, 10)}
+        {issue.labels.length > 0 && <> · labels: {issue.labels.join(", ")}</>}
+        {issue.linkedChangeId && (
+          <>
+            {" "}
+            · <Link href={`${base}/changes/${issue.linkedChangeId}`}>linked change</Link>
+          </>
+        )}
+      </p>
+      <Flash query={query} />
+      {issue.body ? <Markdown source={issue.body} label="Description" /> : <p className="muted">No description.</p>}
+      <section aria-labelledby="comments">
+        <h2 id="comments">Comments</h2>
+        {comments.length === 0 && <p className="muted">No comments yet.</p>}
+        {comments.map((comment) => (
+          <article className="thread" key={comment.id} aria-label={`Comment by ${actorLabel(comment.author, identity)}`}>
+            <p>
+              <strong>{actorLabel(comment.author, identity)}</strong> <span className="muted">{comment.createdAt.slice(0, 16).replace("T", " ")}</span>
+            </p>
+            <Markdown source={comment.body} />
+          </article>
+        ))}
+        {identity.kind !== "anonymous" ? (
+          <form action={commentOnIssue}>
+            {ref}
+            <label htmlFor="issue-comment">Comment (Markdown)</label>
+            <textarea id="issue-comment" name="body" required />
+            <button type="submit" className="primary">
+              Comment
+            </button>
+          </form>
+        ) : (
+          <p>
+            <Link href="/login">Sign in</Link> to comment.
+          </p>
+        )}
+      </section>
+      {canWrite && (
+        <section aria-labelledby="manage">
+          <h2 id="manage">Manage</h2>
+          <div className="row">
+            <form method="post" action={`/api/projects/${project.path}/issues/${number}/close`}>
+              <button type="submit">{issue.status === "open" ? "Close issue" : "Reopen issue"}</button>
+            </form>
+            <form action={setIssueLabels}>
+              {ref}
+              <label htmlFor="issue-labels">Labels (comma-separated)</label>
+              <input id="issue-labels" name="labels" defaultValue={issue.labels.join(", ")} />{" "}
+              <button type="submit">Save labels</button>
+            </form>
+          </div>
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,13 @@
+import { TreeView } from "../../../../../_components/tree-view";
+import { loadProject, type ProjectRouteParams } from "../../../../../_lib/project";
+import { pageNumber } from "../../../../../_lib/tree";
+
+type Props = { params: Promise<ProjectRouteParams & { ref: string; path?: string[] }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function TreePage({ params, searchParams }: Props) {
+  const route = await params;
+  const query = await searchParams;
+  const loaded = await loadProject(route);
+  const dir = (route.path ?? []).map(decodeURIComponent).join("/");
+  return <TreeView loaded={loaded} ref={decodeURIComponent(route.ref)} dir={dir} page={pageNumber(query.page)} />;
+}

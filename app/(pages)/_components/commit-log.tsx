@@ -1,0 +1,40 @@
+import { read } from "../_lib/session";
+import type { loadProject } from "../_lib/project";
+import { atLeast } from "../_lib/project";
+import { ProjectHeader } from "./project-header";
+import { TableHead } from "./table-head";
+
+type Loaded = Awaited<ReturnType<typeof loadProject>>;
+
+const LOG_DEPTH = 100;
+
+/** The newest LOG_DEPTH commits of a branch. */
+export async function CommitLog({ loaded, ref }: { loaded: Loaded; ref?: string }) {
+  const { api, namespace, slug, base, project } = loaded;
+  const branch = ref ?? project.defaultBranch;
+  const { log } = await read(() => api.repository.log({ namespace, slug, ref: branch, depth: LOG_DEPTH }));
+  return (
+    <>
+      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="commits" canWrite={atLeast(loaded.level, "write")} />
+      <h1>
+        Commits on <code>{branch}</code>
+      </h1>
+      <table aria-label="Commits">
+        <TableHead columns={["Commit", "Message", "Author", "Date"]} />
+        <tbody>
+          {log.map((commit) => (
+            <tr key={commit.sha}>
+              <td>
+                <code>{commit.sha.slice(0, 12)}</code>
+              </td>
+              <td>{commit.message.split("\n")[0]}</td>
+              <td>{commit.author.name}</td>
+              <td className="muted">{commit.author.date.slice(0, 19).replace("T", " ")}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {log.length === LOG_DEPTH && <p className="muted">The newest {LOG_DEPTH} commits are shown.</p>}
+    </>
+  );
+}

@@ -1,0 +1,142 @@
+import { Fragment } from "react";
+import { anchorKey, ThreadView, type Thread } from "./thread";
+
+export interface DiffLine {
+  kind: "context" | "add" | "del";
+  oldLine: number | null;
+  newLine: number | null;
+  text: string;
+}
+
+export interface DiffFileData {
+  path: string;
+  status: "added" | "modified" | "deleted";
+  binary: boolean;
+  additions: number;
+  deletions: number;
+  truncated: boolean;
+  hunks: Array<{ header: string; lines: DiffLine[] }>;
+}
+
+/** Where a comment on this line anchors: the new side unless the line exists only on the old one. */
+export const lineAnchor = (line: DiffLine): { side: "old" | "new"; line: number } => (line.kind === "del" ? { side: "old", line: line.oldLine! } : { side: "new", line: line.newLine! });
+
+/** Every anchor a page of files shows, so threads anchored elsewhere can be listed apart. */
+export function shownAnchors(files: DiffFileData[]): Set<string> {
+  const keys = new Set<string>();
+  for (const file of files) for (const hunk of file.hunks) for (const line of hunk.lines) {
+    const anchor = lineAnchor(line);
+    keys.add(anchorKey(file.path, anchor.side, anchor.line));
+  }
+  return keys;
+}
+
+const MARK = { add: "+", del: "-", context: " " } as const;
+const LABEL = { add: "added", del: "removed", context: "unchanged" } as const;
+
+interface Props {
+  file: DiffFileData;
+  index: number;
+  threads: Map<string, Thread[]>;
+  /** The page's address (with its ?page=), for links that open the comment form on a line. */
+  pageUrl: string;
+  /** The line whose comment form is open. */
+  open?: { file: string; side: string; line: number };
+  canComment: boolean;
+  changeId: string;
+  tipSha: string;
+  actions: Parameters<typeof ThreadView>[0]["actions"];
+}
+
+/** One file of a unified diff: +/- marks in their own column (not colour alone), threads under their lines. */
+export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions }: Props) {
+  const fileId = `file-${index}`;
+  return (
+    <section className="file" aria-labelledby={fileId}>
+      <h3 id={fileId}>
+        {file.path} <span className="badge">{file.status}</span>{" "}
+        <span className="muted">
+          +{file.additions} −{file.deletions}
+        </span>
+      </h3>
+      {file.binary && <p className="notice">Binary file; not shown.</p>}
+      {!file.binary && file.hunks.length === 0 && <p className="muted">No text changes.</p>}
+      {file.hunks.length > 0 && (
+        <table className="code" aria-label={`Diff of ${file.path}`}>
+          <thead className="skip">
+            <tr>
+              <th scope="col">Old line</th>
+              <th scope="col">New line</th>
+              <th scope="col">Change</th>
+              <th scope="col">Text</th>
+            </tr>
+          </thead>
+          <tbody>
+            {file.hunks.map((hunk, h) => (
+              <Fragment key={h}>
+                <tr className="hunk">
+                  <td colSpan={4}>{hunk.header}</td>
+                </tr>
+                {hunk.lines.map((line, l) => {
+                  const anchor = lineAnchor(line);
+                  const key = anchorKey(file.path, anchor.side, anchor.line);
+                  const rowId = `${fileId}-${anchor.side}-${anchor.line}`;
+                  const isOpen = open && open.file === file.path && open.side === anchor.side && open.line === anchor.line;
+                  const here = threads.get(key) ?? [];
+                  const commentHref = `${pageUrl}&comment=${encodeURIComponent(file.path)}&side=${anchor.side}&line=${anchor.line}#${rowId}`;
+                  return (
+                    <Fragment key={l}>
+                      <tr className={line.kind} id={rowId}>
+                        <td className="num">{line.oldLine ?? ""}</td>
+                        <td className="num">
+                          {canComment ? (
+                            <a href={commentHref} aria-label={`Comment on ${anchor.side} line ${anchor.line} of ${file.path}`}>
+                              {line.newLine ?? "+"}
+                            </a>
+                          ) : (
+                            (line.newLine ?? "")
+                          )}
+                        </td>
+                        <td className="mark" aria-label={LABEL[line.kind]}>
+                          {line.kind === "add" ? <ins>{MARK.add}</ins> : line.kind === "del" ? <del>{MARK.del}</del> : MARK.context}
+                        </td>
+                        <td>{line.text}</td>
+                      </tr>
+                      {(here.length > 0 || isOpen) && (
+                        <tr className="comments">
+                          <td colSpan={4}>
+                            {here.map((thread) => (
+                              <ThreadView key={thread.root.id} thread={thread} changeId={changeId} back={pageUrl} canAct={canComment} actions={actions} />
+                            ))}
+                            {isOpen && (
+                              <form action={actions.addComment}>
+                                <input type="hidden" name="changeId" value={changeId} />
+                                <input type="hidden" name="file" value={file.path} />
+                                <input type="hidden" name="side" value={anchor.side} />
+                                <input type="hidden" name="line" value={anchor.line} />
+                                <input type="hidden" name="commitSha" value={tipSha} />
+                                <input type="hidden" name="back" value={`${pageUrl}&comment=${encodeURIComponent(file.path)}&side=${anchor.side}&line=${anchor.line}#${rowId}`} />
+                                <label htmlFor={`${rowId}-body`}>
+                                  Comment on line {anchor.line} of {file.path}
+                                </label>
+                                <textarea id={`${rowId}-body`} name="body" required autoFocus />
+                                <button type="submit" className="primary">
+                                  Add comment
+                                </button>
+                              </form>
+                            )}
+                          </td>
+                        </tr>
+                      )}
+                    </Fragment>
+                  );
+                })}
+              </Fragment>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {file.truncated && <p className="notice">This file&apos;s diff is long; the rest is not shown here. Clone the project to read it whole.</p>}
+    </section>
+  );
+}

@@ -1,0 +1,80 @@
+import { Markdown } from "./markdown";
+
+export interface ChangeComment {
+  id: string;
+  body: string;
+  file: string | null;
+  line: number | null;
+  side: "old" | "new" | null;
+  parentCommentId: string | null;
+  author: { username: string | null } | null;
+  agentId: string | null;
+  resolved: boolean;
+  createdAt: string;
+}
+
+export interface Thread {
+  root: ChangeComment;
+  replies: ChangeComment[];
+}
+
+/** Roots with their replies, oldest first (the API lists comments oldest first). */
+export function threadsOf(comments: ChangeComment[]): Thread[] {
+  const threads = new Map<string, Thread>();
+  for (const comment of comments) {
+    if (comment.parentCommentId === null) threads.set(comment.id, { root: comment, replies: [] });
+  }
+  for (const comment of comments) {
+    if (comment.parentCommentId !== null) threads.get(comment.parentCommentId)?.replies.push(comment);
+  }
+  return [...threads.values()];
+}
+
+export const anchorKey = (file: string, side: string, line: number) => `${file}\u0000${side}\u0000${line}`;
+
+const who = (comment: ChangeComment) => comment.author?.username ?? (comment.agentId ? `agent ${comment.agentId.slice(0, 8)}` : "someone");
+
+type Actions = { addComment: (form: FormData) => Promise<void>; setThreadResolved: (form: FormData) => Promise<void> };
+
+/** One thread: its comments, and for signed-in callers a reply form and a resolve/reopen button. */
+export function ThreadView({ thread, changeId, back, canAct, actions }: { thread: Thread; changeId: string; back: string; canAct: boolean; actions: Actions }) {
+  const { root } = thread;
+  return (
+    <article className={`thread${root.resolved ? " resolved" : ""}`} id={`comment-${root.id}`} aria-label={`Thread by ${who(root)}`}>
+      {root.file && (
+        <p className="muted">
+          On <code>{root.file}</code>
+          {root.line !== null && ` line ${root.line} (${root.side ?? "new"})`}
+        </p>
+      )}
+      {root.resolved && <p className="badge">resolved</p>}
+      {[root, ...thread.replies].map((comment) => (
+        <div key={comment.id}>
+          <p>
+            <strong>{who(comment)}</strong> <span className="muted">{comment.createdAt.slice(0, 16).replace("T", " ")}</span>
+          </p>
+          <Markdown source={comment.body} />
+        </div>
+      ))}
+      {canAct && (
+        <div className="row">
+          <form action={actions.addComment}>
+            <input type="hidden" name="changeId" value={changeId} />
+            <input type="hidden" name="parentCommentId" value={root.id} />
+            <input type="hidden" name="back" value={`${back}#comment-${root.id}`} />
+            <label htmlFor={`reply-${root.id}`}>Reply</label>
+            <textarea id={`reply-${root.id}`} name="body" required rows={2} />
+            <button type="submit">Reply</button>
+          </form>
+          <form action={actions.setThreadResolved}>
+            <input type="hidden" name="changeId" value={changeId} />
+            <input type="hidden" name="commentId" value={root.id} />
+            <input type="hidden" name="resolved" value={root.resolved ? "false" : "true"} />
+            <input type="hidden" name="back" value={`${back}#comment-${root.id}`} />
+            <button type="submit">{root.resolved ? "Reopen thread" : "Resolve thread"}</button>
+          </form>
+        </div>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,111 @@
+import Link from "next/link";
+import { TREE_PAGE_ENTRIES } from "@/server/limits";
+import { actorLabel } from "../_lib/actor";
+import { read } from "../_lib/session";
+import type { loadProject } from "../_lib/project";
+import { directoryEntries, pathUrl } from "../_lib/tree";
+import { Markdown } from "./markdown";
+import { Pager } from "./pager";
+import { ProjectHeader } from "./project-header";
+import { TableHead } from "./table-head";
+
+type Loaded = Awaited<ReturnType<typeof loadProject>>;
+
+const README = /^readme(\.md|\.markdown)?$/i;
+
+/** A directory of the project at a branch: branch switcher, clone URL, entries (paginated), its README, and on the root the recent activity. */
+export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref?: string; dir: string; page: number }) {
+  const { api, namespace, slug, base, project } = loaded;
+  const branch = ref ?? project.defaultBranch;
+  const [files, branches] = await Promise.all([
+    read(() => api.repository.files({ namespace, slug, ref: branch })),
+    api.repository.branches({ namespace, slug }),
+  ]);
+  const entries = directoryEntries(files.files, dir);
+  if (dir !== "" && entries.length === 0) return <p>No such directory at {branch}.</p>;
+  const pages = Math.max(1, Math.ceil(entries.length / TREE_PAGE_ENTRIES));
+  const shown = entries.slice((page - 1) * TREE_PAGE_ENTRIES, page * TREE_PAGE_ENTRIES);
+  const readme = entries.find((entry) => entry.kind === "file" && README.test(entry.name));
+  const [readmeContent, activity] = await Promise.all([
+    readme ? api.repository.content({ namespace, slug, path: readme.path, ref: branch }) : null,
+    dir === "" ? api.activity.list({ namespace, slug, limit: 10 }) : null,
+  ]);
+  const crumbs = dir === "" ? [] : dir.split("/");
+  return (
+    <>
+      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={loaded.level !== "read" && loaded.level !== "none"} />
+      <h1>
+        {crumbs.length === 0 ? (
+          project.path
+        ) : (
+          <>
+            <Link href={pathUrl(base, "tree", branch, "")}>{slug}</Link>
+            {crumbs.map((name, index) => (
+              <span key={index}>
+                {" / "}
+                {index === crumbs.length - 1 ? name : <Link href={pathUrl(base, "tree", branch, crumbs.slice(0, index + 1).join("/"))}>{name}</Link>}
+              </span>
+            ))}
+          </>
+        )}
+      </h1>
+      <div className="row">
+        <form method="get" action={base}>
+          <label htmlFor="branch">Branch</label>
+          <select id="branch" name="ref" defaultValue={branch}>
+            {branches.branches.map((b) => (
+              <option key={b.name} value={b.name}>
+                {b.name}
+              </option>
+            ))}
+          </select>{" "}
+          <button type="submit">Switch</button>
+        </form>
+        <div>
+          <label htmlFor="clone-url">Clone URL</label>
+          <input id="clone-url" readOnly value={project.remote} size={50} />
+        </div>
+      </div>
+      <p className="muted">
+        {entries.length} entries at <code>{files.commit.slice(0, 12)}</code> ·{" "}
+        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>history</Link>
+      </p>
+      <table aria-label="Files">
+        <TableHead columns={["Name", "Kind"]} />
+        <tbody>
+          {shown.map((entry) => (
+            <tr key={entry.path}>
+              <td>
+                <Link href={pathUrl(base, entry.kind === "dir" ? "tree" : "blob", branch, entry.path)}>{entry.kind === "dir" ? `${entry.name}/` : entry.name}</Link>
+              </td>
+              <td className="muted">{entry.kind === "dir" ? "directory" : "file"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager page={page} pages={pages} label="Files pages" href={(n) => `${pathUrl(base, "tree", branch, dir)}?page=${n}`} />
+      {readmeContent?.value !== undefined && (
+        <section aria-labelledby="readme">
+          <h2 id="readme">{readme!.name}</h2>
+          <Markdown source={readmeContent.value} />
+        </section>
+      )}
+      {activity && (
+        <section aria-labelledby="activity">
+          <h2 id="activity">Recent activity</h2>
+          {activity.events.length === 0 ? (
+            <p>Nothing yet.</p>
+          ) : (
+            <ul>
+              {activity.events.map((event) => (
+                <li key={event.id}>
+                  <code>{event.kind}</code> by {actorLabel(event.actor, loaded.identity)} <span className="muted">{event.occurredAt.slice(0, 19).replace("T", " ")}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+import "server-only";
+import { cache } from "react";
+import { headers } from "next/headers";
+import { refresh } from "next/cache";
+import { forbidden, notFound, redirect } from "next/navigation";
+import { pageAction, pageCaller, refusalOf, type PageCaller } from "@/server/api";
+import type { Identity, UserIdentity } from "@/server/auth";
+
+/** The browser's request as the API would see it (the same cookies and Origin), for the admission gate. */
+async function currentRequest(method: "GET" | "POST"): Promise<Request> {
+  const incoming = await headers();
+  const host = incoming.get("host") ?? "localhost";
+  return new Request(`http://${host}/`, { method, headers: new Headers(incoming) });
+}
+
+/** The caller and its API, once per page render (layout and page share it). */
+export const session = cache(async (): Promise<{ identity: Identity; api: PageCaller }> => pageCaller(await currentRequest("GET")));
+
+/** A signed-in user, or a redirect to the sign-in page. */
+export async function requireUser(): Promise<{ identity: UserIdentity; api: PageCaller }> {
+  const { identity, api } = await session();
+  if (identity.kind !== "user") redirect("/login");
+  return { identity, api };
+}
+
+/**
+ * Reads through the API and turns its refusals into pages: 404 and 410 are the not-found page,
+ * 403 the forbidden page, 401 the sign-in page.
+ */
+export async function read<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal.status === 404 || refusal.status === 410 || refusal.status === 400) notFound();
+    if (refusal.status === 403) forbidden();
+    if (refusal.status === 401) redirect("/login");
+    throw error;
+  }
+}
+
+/** A server action's write whose answer the page shows (no redirect): the value, or the API's refusal message. */
+export async function attempt<T>(run: (api: PageCaller, identity: Identity) => Promise<T>): Promise<{ value: T } | { error: string }> {
+  try {
+    return { value: await pageAction(await currentRequest("POST"), run) };
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal.status >= 500) throw error;
+    return { error: refusal.message };
+  }
+}
+
+/**
+ * A server action's write through the API; afterwards the browser goes to `back`, with the
+ * refusal's message and code in the query string when the API refused.
+ */
+export async function write(back: string, run: (api: PageCaller, identity: Identity) => Promise<unknown>, done?: string): Promise<never> {
+  let target = done ?? back;
+  try {
+    await pageAction(await currentRequest("POST"), run);
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal.status >= 500) throw error;
+    const query = new URLSearchParams({ error: refusal.message, ...(refusal.code ? { code: refusal.code } : {}) });
+    // Why a merge was refused: protection reasons, the conflict to resolve and its files.
+    const { reasons, conflictId, conflictingFiles } = refusal.extra as { reasons?: string[]; conflictId?: string; conflictingFiles?: string[] };
+    for (const reason of reasons ?? []) query.append("reason", reason);
+    for (const file of conflictingFiles ?? []) query.append("file", file);
+    if (conflictId) query.set("conflict", conflictId);
+    const [path, hash] = back.split("#", 2);
+    target = `${path}${path.includes("?") ? "&" : "?"}${query}${hash ? `#${hash}` : ""}`;
+  }
+  // With JavaScript on, a redirect to the page already shown (only its #fragment differs) would
+  // just scroll: refresh makes the browser take the page as it is after the write.
+  refresh();
+  redirect(target);
+}

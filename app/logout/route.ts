@@ -1,0 +1,5 @@
+import { handleLogout } from "@/server/auth";
+
+export const dynamic = "force-dynamic";
+
+export const POST = handleLogout;

@@ -1,0 +1,104 @@
+// Server time of the two heaviest web pages under `next start` (a throwaway build of HEAD under
+// bench/.work/): the project page of a 5,000-file repository and the change page of a 500-file
+// diff, each beside the JSON API route reading the same data in the same run (GET .../files and
+// GET /api/changes/{id}), and GET /health as the floor. Requests go one at a time on loopback, so
+// latency is the server's time per page. Reports p50/p99, the ratio to the baseline and HTML bytes.
+// Usage: node bench/pages/run.mjs [--files 5000] [--diff 500] [--requests 40] [--app <built app>]
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { boundedLoad, buildAppCopy, request, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
+
+const { values } = parseArgs({
+  options: {
+    files: { type: "string", default: "5000" },
+    diff: { type: "string", default: "500" },
+    requests: { type: "string", default: "40" },
+    app: { type: "string" },
+  },
+});
+const FILES = Number(values.files);
+const DIFF = Number(values.diff);
+const REQUESTS = Number(values.requests);
+const PORT = 3907;
+const KEY = "bench-key";
+const work = path.join(root, "bench/.work/pages");
+
+const app = values.app ? path.resolve(root, values.app) : buildAppCopy(work);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pages-"));
+const child = startNext(app, PORT, { DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "100000000", BASE_URL: `http://127.0.0.1:${PORT}` });
+
+async function json(method, urlPath, token, body) {
+  const headers = { "content-type": "application/json", ...(token === KEY ? { "x-admin-api-key": KEY } : { authorization: `Bearer ${token}` }) };
+  const res = await request(PORT, urlPath, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${res.body.slice(0, 300)}`);
+  return JSON.parse(res.body);
+}
+
+/** FILES files pushed with git (one commit) onto the project's default branch. */
+function pushFiles(remote, token) {
+  const clone = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pages-clone-"));
+  const git = (...args) => execFileSync("git", ["-c", `http.extraHeader=Authorization: Bearer ${token}`, ...args], { cwd: clone, stdio: ["ignore", "ignore", "inherit"] });
+  git("clone", "-q", remote, ".");
+  for (let i = 0; i < FILES; i++) {
+    const dir = path.join(clone, `src/module${Math.floor(i / 100)}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `file${i}.ts`), `export const value${i} = ${i};\n`);
+  }
+  fs.writeFileSync(path.join(clone, "README.md"), "# Big\n\nA repository of many files.\n");
+  git("add", "-A");
+  git("-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "many files");
+  git("push", "-q", "origin", "HEAD");
+  fs.rmSync(clone, { recursive: true, force: true });
+}
+
+async function measure(name, urlPath, headers) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let bytes = 0;
+  const send = async () => {
+    const res = await request(PORT, urlPath, { headers, agent });
+    bytes = Buffer.byteLength(res.body);
+    return res.status === 200;
+  };
+  await boundedLoad(Math.max(3, Math.ceil(REQUESTS / 5)), 1, send);
+  const result = await boundedLoad(REQUESTS, 1, send);
+  agent.destroy();
+  if (result.failures) throw new Error(`${name}: ${result.failures} requests failed`);
+  return { name, ...result, bytes };
+}
+
+try {
+  await waitForServer(PORT, child);
+  const user = await json("POST", "/api/admin/users", KEY, { username: `pages${Date.now().toString(36)}` });
+  const token = user.token;
+  const ns = `@${user.user.username}`;
+  const big = await json("POST", "/api/projects", token, { name: "big" });
+  pushFiles(big.remote, token);
+  await json("POST", `/api/workspaces/${ns}/big/workspaces`, token, { name: "wide" });
+  const changed = {};
+  for (let i = 0; i < DIFF; i++) changed[`src/module${Math.floor(i / 100)}/file${i}.ts`] = `export const value${i} = ${i + 1};\n// changed\n`;
+  await json("POST", "/api/workspaces/wide/commit", token, { projectId: big.id, message: "touch many", files: changed });
+  const { change } = await json("POST", `/api/projects/${ns}/big/changes`, token, { workspace: "wide" });
+
+  const auth = { authorization: `Bearer ${token}` };
+  const rows = [];
+  rows.push(await measure("GET /health (floor)", "/health", {}));
+  const filesApi = await measure(`GET /api/projects/${ns}/big/files (JSON, ${FILES + 1} paths)`, `/api/projects/${ns}/big/files`, auth);
+  const projectPage = await measure(`GET /${ns}/big (project page, ${FILES + 1} files)`, `/${ns}/big`, auth);
+  const changeApi = await measure("GET /api/changes/{id} (JSON, no diff)", `/api/changes/${change.id}`, auth);
+  const changePage = await measure(`GET /${ns}/big/changes/{id} (change page, ${DIFF}-file diff)`, `/${ns}/big/changes/${change.id}`, auth);
+  rows.push(filesApi, projectPage, changeApi, changePage);
+
+  console.log(`\npages: one request at a time on loopback, ${REQUESTS} each after warm-up\n`);
+  console.log("| route | p50 ms | p99 ms | HTML/JSON bytes |");
+  console.log("|---|---|---|---|");
+  for (const row of rows) console.log(`| ${row.name} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${row.bytes} |`);
+  console.log(`\nproject page / files JSON route: ${(projectPage.p50 / filesApi.p50).toFixed(2)}x (p50); target under 150 ms: ${projectPage.p50.toFixed(1)} ms`);
+  console.log(`change page / change JSON route: ${(changePage.p50 / changeApi.p50).toFixed(2)}x (p50); target under 500 ms: ${changePage.p50.toFixed(1)} ms`);
+} finally {
+  await stopProcess(child);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,39 @@
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page } from "@playwright/test";
+
+export const baseURL = `http://localhost:${process.env.E2E_PORT}`;
+
+/** No axe-core violation of serious or critical impact on the page as it stands. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const severe = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  expect(severe.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`)).toEqual([]);
+}
+
+/** A full-page screenshot kept under e2e/screenshots (git-ignored) for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join("e2e", "screenshots", `${name}.png`), fullPage: true });
+}
+
+/** Signs in through the login page's dev-login form (which lands on the home page). */
+export async function signIn(page: Page, username: string): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("Username").fill(username);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText(`Signed in as ${username}`)).toBeVisible();
+}
+
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("link", { name: "Sign in" }).first()).toBeVisible();
+}
+
+/** A JSON call to the API with a bearer token (or the administrator key). */
+export async function api<T = Record<string, unknown>>(method: string, apiPath: string, options: { token?: string; admin?: boolean; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.admin) headers["x-admin-api-key"] = process.env.E2E_ADMIN_KEY!;
+  const response = await fetch(`${baseURL}${apiPath}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  return { status: response.status, body: (await response.json().catch(() => ({}))) as T };
+}

@@ -1,0 +1,47 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+
+// The production server (`next build` already run by `npm run test:e2e`) on a throwaway DATA_DIR
+// with dev login. The runner evaluates this file first and its workers inherit these variables,
+// so every process agrees on one port, one data directory and one administrator key.
+process.env.E2E_PORT ??= String(20_000 + (process.pid % 20_000));
+process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "svc-e2e-"));
+process.env.E2E_ADMIN_KEY ??= `e2e-admin-${process.pid}-${Date.now()}`;
+const baseURL = `http://localhost:${process.env.E2E_PORT}`;
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "**/*.spec.ts",
+  outputDir: "test-results",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 120_000,
+  expect: { timeout: 15_000 },
+  reporter: [["list"]],
+  use: {
+    baseURL,
+    browserName: "chromium",
+    // Debian's chromium; nothing downloads a browser (PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1).
+    launchOptions: { executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium", args: ["--no-sandbox"] },
+    navigationTimeout: 60_000,
+  },
+  webServer: {
+    command: "node server.mjs",
+    url: `${baseURL}/health`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: process.env.E2E_PORT,
+      BASE_URL: baseURL,
+      DATA_DIR: process.env.E2E_DATA_DIR,
+      DEV_LOGIN: "1",
+      ADMIN_API_KEY: process.env.E2E_ADMIN_KEY,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
