@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import v8 from "node:v8";
 import { PrismaClient } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
@@ -60,7 +61,21 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
   };
 }
 
+/**
+ * Prisma's query compiler is a 3.4 MB WebAssembly module. V8 compiles it first with its baseline
+ * compiler (Liftoff), then recompiles it with the optimizing one (TurboFan) in background threads,
+ * whose scratch memory glibc keeps: about 40 MB of resident memory for the life of the server
+ * (bench/users-me on PostgreSQL). Compiled query plans are cached, so the compiler runs once per
+ * query shape and the baseline code costs no measurable CPU per request. Not for PGlite: there all
+ * SQL runs in WebAssembly and needs the optimized code. Wasm compilation reads the flag when a
+ * module is compiled, so it takes effect for the client created below.
+ */
+function compileWasmWithBaselineOnly(): void {
+  v8.setFlagsFromString("--liftoff-only");
+}
+
 async function openPostgres(url: string): Promise<Database> {
+  compileWasmWithBaselineOnly();
   const pg = (await import("pg")).default;
   const { PrismaPg } = await import("@prisma/adapter-pg");
   // A bounded connect: an unreachable server fails a request (and /api/health) instead of hanging it.
