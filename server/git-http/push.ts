@@ -27,11 +27,12 @@ async function swap(identity: Identity, scope: PushScope, command: RefCommand): 
         actor: actorOf(identity),
         data: { ref, before: oldOid, after: newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) },
       });
-      if (newOid !== null) await updateRef(scope.repo, ref, newOid, oldOid, { tx });
-      if (newOid !== null && !scope.workspace && ref.startsWith(BRANCH_PREFIX)) {
-        await requestDeployments(tx, { project: scope.project, branch: ref.slice(BRANCH_PREFIX.length), commit: newOid, actor: actorOf(identity) });
-      }
-      else if (oldOid !== null) await deleteRef(scope.repo, ref, oldOid, { tx });
+      if (newOid !== null) {
+        await updateRef(scope.repo, ref, newOid, oldOid, { tx });
+        if (!scope.workspace && ref.startsWith(BRANCH_PREFIX)) {
+          await requestDeployments(tx, { project: scope.project, branch: ref.slice(BRANCH_PREFIX.length), commit: newOid, actor: actorOf(identity) });
+        }
+      } else if (oldOid !== null) await deleteRef(scope.repo, ref, oldOid, { tx });
     });
     return null;
   } catch (error) {
