@@ -2,3 +2,4 @@
 export { startDeployment, runDeployment } from "./lifecycle";
 export { DEPLOYMENT_REQUESTED_EVENT, enqueueDeployments } from "./queue";
 export { requestDeployments, type BranchMove } from "./request";
+export { deploymentMetrics } from "./metrics";

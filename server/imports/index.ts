@@ -6,3 +6,4 @@ export { IMPORT_REQUESTED_EVENT } from "./service";
 export { importStreamResponse, syncStreamResponse } from "./streams";
 export { SYNC_REQUESTED_EVENT } from "./sync";
 export { runSync } from "./sync-runner";
+export { importMetrics } from "./metrics";

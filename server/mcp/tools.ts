@@ -159,10 +159,7 @@ const verdictOf = (result: any) => {
   return `Change ${result.change.id} is ${result.change.status} (${count(result.evalRuns, "eval run")}, ${count(new Array(findings), "finding")})`;
 };
 
-/**
- * Every tool of contracts/mcp.md. list_deployments joins as one procedureTool entry once the
- * deployments area mounts its router (procedure "deployments.list", rename project).
- */
+/** Every tool of contracts/mcp.md. */
 export const TOOLS: Tool[] = [
   procedureTool("list_projects", "projects.list", {
     description: "Projects you can read.",
@@ -277,6 +274,12 @@ export const TOOLS: Tool[] = [
     description: "Comment on an issue (read access is enough).",
     rename: project,
     summarize: (r) => `Comment ${r.comment.id} on #${r.comment.issueNumber}`,
+  }),
+  procedureTool("list_deployments", "deployments.list", {
+    description: "A project's deployments, newest first (filters: name, status).",
+    readOnly: true,
+    rename: project,
+    summarize: (r) => count(r.deployments, "deployment"),
   }),
   {
     name: "submit_change",

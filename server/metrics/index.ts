@@ -2,4 +2,3 @@
 export { countGitRequest, instrumentRequest } from "./observe";
 export type { RoutePatternOf } from "./observe";
 export { exposition, metricsAsJson } from "./scrape";
-export { IMPORT_FAILURE_CATEGORIES } from "./pending-sources";

@@ -5,10 +5,11 @@ import { issueMetrics } from "@/server/issues";
 import { jobMetrics } from "@/server/jobs";
 import { projectMetrics } from "@/server/projects";
 import { webhookMetrics } from "@/server/webhooks";
-import { pendingSources } from "./pending-sources";
+import { deploymentMetrics } from "@/server/deployments";
+import { importMetrics } from "@/server/imports";
 import { withZeroes, type MetricSource } from "./source";
 
-const SOURCES: MetricSource[] = [...authMetrics, ...projectMetrics, ...changeMetrics, ...issueMetrics, ...webhookMetrics, ...jobMetrics, ...pendingSources];
+const SOURCES: MetricSource[] = [...authMetrics, ...projectMetrics, ...changeMetrics, ...issueMetrics, ...webhookMetrics, ...jobMetrics, ...importMetrics, ...deploymentMetrics];
 
 /** Request latency buckets (seconds): a few ms for reads up to the slow merges and pushes. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runSvcCommand } from "@/server/users/cli";
-import { IMPORT_FAILURE_CATEGORIES } from "@/server/metrics";
+import { FAILURE_CATEGORIES } from "@/server/providers";
 import { TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
@@ -57,7 +57,7 @@ describe("GET /api/admin/metrics", () => {
     const families = await scrapeJson();
     const imports = families.get("svc_imports_failed_total")!;
     expect(imports.type).toBe("counter");
-    expect(imports.samples.map((s) => s.labels.category).sort()).toEqual([...IMPORT_FAILURE_CATEGORIES].sort());
+    expect(imports.samples.map((s) => s.labels.category).sort()).toEqual([...FAILURE_CATEGORIES].sort());
     for (const name of ["svc_changes", "svc_webhook_deliveries_total", "svc_deployments", "svc_jobs", "svc_job_queue_oldest_due_seconds", "svc_git_requests_total"]) {
       expect(families.has(name), name).toBe(true);
     }
