@@ -3,7 +3,8 @@ import { type Admission, admitRequest, anonymous } from "@/server/auth";
 import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
 import { appRouter } from "@/server/api/router";
 import { answeredError, asTrpcError, type Context } from "@/server/trpc";
-import { type HttpError, toHttpError } from "@/server/http";
+import { type HttpError, requestIdOf, toHttpError } from "@/server/http";
+import { recordRequest } from "./request-log";
 import { isAdminProcedure } from "./procedures";
 
 /** The administrator key is honoured for administrator procedures only, as REST honours it under /api/admin. */
@@ -18,6 +19,15 @@ function onlyAdminProcedures(req: Request): boolean {
  * procedures' response headers, and the request's events published when it ends.
  */
 export async function handleTrpcRequest(req: Request): Promise<Response> {
+  const started = performance.now();
+  const requestId = requestIdOf(req);
+  const { response, identity } = await answerTrpcRequest(req);
+  response.headers.set("X-Request-Id", requestId);
+  recordRequest({ requestId, method: req.method.toUpperCase(), route: "/api/trpc/{procedures}", identity, status: response.status, durationMs: performance.now() - started });
+  return response;
+}
+
+async function answerTrpcRequest(req: Request): Promise<{ response: Response; identity: string }> {
   let admission: Admission | undefined;
   let refusal: HttpError | undefined;
   try {
@@ -45,5 +55,5 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
     }),
   );
   if (recorded) await publishAfterCommit();
-  return response;
+  return { response, identity: ctx.identity.kind };
 }

@@ -4,13 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
-import { benchEnv, buildAppCopy, root, stopProcess, waitForServer } from "@/bench/support/next-app.mjs";
+import { benchEnv, buildAppCopy, request, root, stopProcess } from "@/bench/support/next-app.mjs";
 import { freePort } from "@/tests/support/ports";
 
 /**
  * The CLI (and so the SDK) against the production server (`node server.mjs` of a build of HEAD):
  * from the first user to a merged change and a clone, the README's walkthrough (dev login, a
- * session, a token), and the server's log lines.
+ * session, a token), and the server's log lines. SVC_E2E_APP=<dir> reuses a build made earlier
+ * (bench/.work/cli/app) instead of building HEAD again.
  */
 const ADMIN_KEY = "cli-admin-key";
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-"));
@@ -29,8 +30,23 @@ function cli(args: string[], options: { cwd?: string } = {}) {
   return { status: result.status, json: result.status === 0 ? JSON.parse(result.stdout) : undefined, stderr: result.stderr };
 }
 
+/** Start-up on a busy shared machine can take minutes (migrations, Next.js warming up). */
+async function waitForStart(child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited during start-up:\n${serverOutput}`);
+    try {
+      if ((await request(port, "/health")).status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`server did not start:\n${serverOutput}`);
+}
+
 beforeAll(async () => {
-  const app = buildAppCopy(path.join(root, "bench/.work/cli"));
+  const app = process.env.SVC_E2E_APP ?? buildAppCopy(path.join(root, "bench/.work/cli"));
   port = await freePort();
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, ["server.mjs"], {
@@ -39,8 +55,8 @@ beforeAll(async () => {
     stdio: ["ignore", "pipe", "inherit"],
   });
   server.stdout!.on("data", (chunk) => (serverOutput += chunk));
-  await waitForServer(port, server, "/api/health");
-}, 900_000);
+  await waitForStart(server);
+}, 1_200_000);
 
 afterAll(async () => {
   if (server) await stopProcess(server);
