@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +21,20 @@ let port: number;
 let base: string;
 let server: ChildProcess;
 let serverOutput = "";
+
+/** One HTTP call on a fresh connection (a reused keep-alive socket can race the server closing it). */
+function api(method: string, urlPath: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request({ host: "127.0.0.1", port, path: urlPath, method, agent: false, headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers } }, (res) => {
+      let text = "";
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, json: text ? JSON.parse(text) : undefined }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
 
 function cli(args: string[], options: { cwd?: string } = {}) {
   const result = spawnSync(process.execPath, [path.join(root, "client/cli/bin.mjs"), ...args], {
@@ -67,8 +82,7 @@ describe("the svc-forge CLI against a running server", () => {
   let token: string;
 
   it("takes a user from login to a merged change, a clone and an issue", async () => {
-    const created = await fetch(`${base}/api/admin/users`, { method: "POST", headers: { "x-admin-api-key": ADMIN_KEY, "content-type": "application/json" }, body: JSON.stringify({ username: "carol" }) });
-    token = (await created.json()).token;
+    token = (await api("POST", "/api/admin/users", { "x-admin-api-key": ADMIN_KEY }, { username: "carol" })).json.token;
     expect(cli(["login", "--url", base, "--token", token]).json).toMatchObject({ loggedIn: true, user: { username: "carol" } });
     expect(fs.statSync(configFile).mode & 0o777).toBe(0o600);
     expect(cli(["whoami"]).json.username).toBe("carol");
@@ -100,26 +114,21 @@ describe("the svc-forge CLI against a running server", () => {
   }, 300_000);
 
   it("follows the README: a dev-login session mints a token, the Origin header guards cookie writes", async () => {
-    const login = await fetch(`${base}/api/auth/dev-login`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify({ username: "dave" }) });
+    const login = await api("POST", "/api/auth/dev-login", { origin: base }, { username: "dave" });
     expect(login.status).toBe(200);
-    const cookie = login.headers.get("set-cookie")!.split(";")[0];
-    const withoutOrigin = await fetch(`${base}/api/users/me/tokens`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ name: "cli" }) });
-    expect(withoutOrigin.status).toBe(403);
-    const minted = await fetch(`${base}/api/users/me/tokens`, {
-      method: "POST",
-      headers: { cookie, origin: base, "content-type": "application/json" },
-      body: JSON.stringify({ name: "cli", scope: "read_write" }),
-    });
+    const cookie = String(login.headers["set-cookie"]).split(";")[0];
+    expect((await api("POST", "/api/users/me/tokens", { cookie }, { name: "cli" })).status).toBe(403);
+    const minted = await api("POST", "/api/users/me/tokens", { cookie, origin: base }, { name: "cli", scope: "read_write" });
     expect(minted.status).toBe(201);
-    const { plaintext } = await minted.json();
+    const { plaintext } = minted.json;
     expect(cli(["login", "--url", base, "--token", plaintext]).json.user.username).toBe("dave");
   });
 
   it("logs one JSON line per request with its id, identity kind and route pattern, and never a token", async () => {
-    const res = await fetch(`${base}/api/projects/@carol/demo/files`, { headers: { authorization: `Bearer ${token}`, "x-request-id": "cli-e2e-log-1" } });
-    expect(res.headers.get("x-request-id")).toBe("cli-e2e-log-1");
-    const etag = res.headers.get("etag")!;
-    expect((await fetch(`${base}/api/projects/@carol/demo/files`, { headers: { authorization: `Bearer ${token}`, "if-none-match": etag } })).status).toBe(304);
+    const res = await api("GET", "/api/projects/@carol/demo/files", { authorization: `Bearer ${token}`, "x-request-id": "cli-e2e-log-1" });
+    expect(res.headers["x-request-id"]).toBe("cli-e2e-log-1");
+    const etag = String(res.headers.etag);
+    expect((await api("GET", "/api/projects/@carol/demo/files", { authorization: `Bearer ${token}`, "if-none-match": etag })).status).toBe(304);
     const deadline = Date.now() + 5000;
     while (!serverOutput.includes("cli-e2e-log-1") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const line = serverOutput.split("\n").find((entry) => entry.includes("cli-e2e-log-1"))!;
