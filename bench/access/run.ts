@@ -5,30 +5,17 @@
 // so drift hits both alike. Embedded PGlite unless DATABASE_URL is set.
 // Usage: npx tsx bench/access/run.ts [--requests 2000] [--rounds 3]
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
+import { benchApi, benchEnvironment } from "../support/in-process";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "3" } } });
 const REQUESTS = Number(values.requests);
 const ROUNDS = Number(values.rounds);
 
-(process.env as Record<string, string>).NODE_ENV ??= "production";
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-access-"));
-Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", ADMIN_API_KEY: "bench", RATE_LIMIT_PER_MINUTE: "100000000" });
-
+const dataDir = benchEnvironment("access");
 const { closeDatabase } = await import("@/server/db/client");
 const { handleRestRequest } = await import("@/server/api/rest");
-
-async function api(method: string, url: string, token: string | null, body?: unknown) {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  else headers["x-admin-api-key"] = "bench";
-  const res = await handleRestRequest(new Request(`http://bench.test/api${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
+const api = async (method: string, url: string, token: string | null, body?: unknown) => (await benchApi(method, url, token, body)).body;
 
 /** Server CPU (this process: the handler runs in-process) per request for `count` sequential reads. */
 async function cpuPerRead(token: string, projectPath: string, count: number): Promise<number> {
