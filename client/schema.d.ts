@@ -1471,6 +1471,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency is unhealthy, or an optional binding is absent */
+            503: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     "health-simple": {
@@ -1596,6 +1607,17 @@ export interface operations {
             };
             /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF, ADMIN_REQUIRES_DIRECT_CREDENTIAL */
             403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -1975,6 +1997,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TOKEN_LIMIT_REACHED */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2294,8 +2327,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF, SESSION_REQUIRED */
             403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -2545,6 +2589,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2552,6 +2598,15 @@ export interface operations {
                         agent: components["schemas"]["Agent"];
                     };
                 };
+            };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -2758,6 +2813,10 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description How many items match, over every page */
+                    "X-Total-Count"?: number;
+                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2840,6 +2899,11 @@ export interface operations {
                     body?: string;
                     linkedChangeId?: string | "";
                 };
+                "application/x-www-form-urlencoded": {
+                    title: string;
+                    body?: string;
+                    linkedChangeId?: string | "";
+                };
             };
         };
         responses: {
@@ -2855,6 +2919,14 @@ export interface operations {
                         issue: components["schemas"]["Issue"];
                     };
                 };
+            };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -2891,6 +2963,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -2964,6 +3047,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2971,6 +3056,15 @@ export interface operations {
                         issue: components["schemas"]["Issue"];
                     };
                 };
+            };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -3111,6 +3205,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -3171,10 +3276,12 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful response */
-            200: {
+            302: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description Where the caller is sent */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3218,6 +3325,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -3294,6 +3412,10 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description How many items match, over every page */
+                    "X-Total-Count"?: number;
+                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3426,6 +3548,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -3615,6 +3748,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
                 headers: {
@@ -3729,6 +3873,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -3855,6 +4010,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -3915,10 +4081,12 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful response */
-            200: {
+            302: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description Where the caller is sent */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3963,6 +4131,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -4089,6 +4268,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4174,6 +4364,17 @@ export interface operations {
             };
             /** @description No valid credential (no `code`), or SESSION_EXPIRED */
             401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -4308,6 +4509,19 @@ export interface operations {
                     seed?: true | false | ("true" | "false" | "on");
                     org?: string;
                 };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                    /**
+                     * @default private
+                     * @enum {string}
+                     */
+                    visibility?: "private" | "public";
+                    files?: {
+                        [key: string]: string;
+                    };
+                    seed?: true | false | ("true" | "false" | "on");
+                    org?: string;
+                };
             };
         };
         responses: {
@@ -4321,6 +4535,14 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectCreated"];
                 };
+            };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -4346,6 +4568,28 @@ export interface operations {
             };
             /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
             403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT, NAMESPACE_TAKEN, TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -4418,11 +4662,22 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Project"];
                 };
+            };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -4550,6 +4805,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4611,6 +4877,9 @@ export interface operations {
                 "application/json": {
                     confirm?: string;
                 };
+                "application/x-www-form-urlencoded": {
+                    confirm?: string;
+                };
             };
         };
         responses: {
@@ -4624,6 +4893,14 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DeletionJob"];
                 };
+            };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -4660,6 +4937,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -4734,6 +5022,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4746,6 +5036,15 @@ export interface operations {
                         files: string[];
                     };
                 };
+            };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -4771,6 +5070,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: AMBIGUOUS_REF */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -4824,6 +5134,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4839,6 +5151,15 @@ export interface operations {
                         value?: string;
                     };
                 };
+            };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -4864,6 +5185,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: AMBIGUOUS_REF */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -4917,6 +5249,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4944,6 +5278,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
                 headers: {
@@ -4968,6 +5311,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: AMBIGUOUS_REF */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -5113,6 +5467,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5123,6 +5479,15 @@ export interface operations {
                         totalBranchCount: number;
                     };
                 };
+            };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -5255,6 +5620,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: BRANCH_EXISTS, BRANCH_NAME_CONFLICT, NO_DEFAULT_BRANCH, TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -5372,6 +5748,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: DEFAULT_BRANCH_PROTECTED, TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -5456,6 +5843,17 @@ export interface operations {
             };
             /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
             401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -5568,6 +5966,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -5694,6 +6103,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -5798,6 +6218,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
                 headers: {
@@ -5875,6 +6306,17 @@ export interface operations {
             };
             /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
             401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -5989,6 +6431,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -6299,6 +6752,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: NAMESPACE_TAKEN */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -6361,6 +6825,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6376,6 +6842,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
                 headers: {
@@ -6389,6 +6864,17 @@ export interface operations {
             };
             /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
             401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -6470,6 +6956,17 @@ export interface operations {
             };
             /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
             401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -6581,6 +7078,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: LAST_OWNER */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -6706,6 +7214,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: LAST_OWNER */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -6789,6 +7308,17 @@ export interface operations {
             };
             /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
             401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -6900,6 +7430,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -7120,6 +7661,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
                 headers: {
@@ -7240,6 +7792,17 @@ export interface operations {
             };
             /** @description Unsupported media type: this route takes JSON bodies. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Understood but cannot be applied. Codes: NOT_ORG_MEMBER */
+            422: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -7555,6 +8118,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: CONFLICT, TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -7685,6 +8259,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -7736,6 +8321,7 @@ export interface operations {
             query?: {
                 status?: "open" | "needs_changes" | "accepted" | "approved" | "promoted" | "merged" | "rejected";
                 limit?: number;
+                offset?: number;
             };
             header?: never;
             path: {
@@ -7751,6 +8337,10 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description How many items match, over every page */
+                    "X-Total-Count"?: number;
+                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7894,6 +8484,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -7938,6 +8539,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Upstream call failed. Codes: EVAL_PREP_FAILED */
+            502: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     "changes-listByProjectId": {
@@ -7945,6 +8557,7 @@ export interface operations {
             query?: {
                 status?: "open" | "needs_changes" | "accepted" | "approved" | "promoted" | "merged" | "rejected";
                 limit?: number;
+                offset?: number;
             };
             header?: never;
             path: {
@@ -7959,6 +8572,10 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description How many items match, over every page */
+                    "X-Total-Count"?: number;
+                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8101,6 +8718,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -8136,6 +8764,17 @@ export interface operations {
             };
             /** @description Server error. Codes: INTERNAL_ERROR */
             500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream call failed. Codes: EVAL_PREP_FAILED */
+            502: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -8213,7 +8852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF, PROTECTION_BLOCKED */
             403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -8226,6 +8865,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -8346,7 +8996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF, PROTECTION_BLOCKED */
             403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -8359,6 +9009,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -8430,6 +9091,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8440,6 +9103,15 @@ export interface operations {
                         costs: components["schemas"]["Cost"][];
                     };
                 };
+            };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -8568,6 +9240,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: CONFLICT, TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -8612,25 +9295,32 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Upstream call failed. Codes: EVAL_PREP_FAILED */
+            502: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     "changes-merge": {
         parameters: {
-            query?: never;
+            query?: {
+                force?: true | false | ("true" | "false" | "on");
+                strategy?: "merge" | "squash";
+            };
             header?: never;
             path: {
                 id: string;
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    force?: unknown;
-                    strategy?: unknown;
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Successful response */
             200: {
@@ -8678,7 +9368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF, PROTECTION_BLOCKED */
             403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -8691,6 +9381,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: STALE_BASE, STALE_WORKSPACE, WORKSPACE_UNVERIFIABLE, MERGE_CONFLICT, TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -8794,7 +9495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF, PROTECTION_BLOCKED */
             403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -8807,6 +9508,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: MERGE_CONFLICT, CONFLICT */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -8922,6 +9634,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -9136,6 +9859,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -9334,6 +10068,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: TARGET_DELETING */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -9676,7 +10421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF, PROTECTION_BLOCKED */
             403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -9689,6 +10434,28 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: STALE_PROJECT */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone */
+            410: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -9720,6 +10487,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Understood but cannot be applied. Codes: INVALID_PATH, SECRET_DETECTED, EVALUATION_FAILED, INVALID_INPUT */
+            422: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
             429: {
                 headers: {
@@ -9731,8 +10509,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Server error. Codes: INTERNAL_ERROR */
+            /** @description Server error. Codes: INTERNAL_ERROR, GIT_ERROR */
             500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream call failed. Codes: EVAL_PREP_FAILED */
+            502: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -10045,6 +10834,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: JOB_ALREADY_ENDED */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;

@@ -16,25 +16,36 @@ export async function rest(method: string, url: string, token: string | undefine
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
 
-export function inProcessBench(name: string) {
-  const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "3" } } });
+export const BENCH_ORIGIN = "http://bench.test";
+
+/** Prepares the process for the in-process server (before its modules load); returns the data directory to remove at the end. */
+export function benchEnvironment(name: string, env: Record<string, string> = {}): string {
   (process.env as Record<string, string>).NODE_ENV ??= "production";
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `svc-bench-${name}-`));
-  Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", ADMIN_API_KEY: "bench", RATE_LIMIT_PER_MINUTE: "100000000" });
-  return { requests: Number(values.requests), rounds: Number(values.rounds), dataDir };
+  Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: BENCH_ORIGIN, ADMIN_API_KEY: "bench", RATE_LIMIT_PER_MINUTE: "100000000", LOG_LEVEL: "silent", ...env });
+  return dataDir;
 }
 
-/** A REST call through the handler; no token means the admin key. Throws on a non-2xx answer. */
-export async function api(method: string, url: string, token: string | null, body?: unknown) {
+/** The `--requests` and `--rounds` options and the environment of a CPU-per-call benchmark. */
+export function inProcessBench(name: string) {
+  const { values } = parseArgs({ options: { requests: { type: "string", default: "2000" }, rounds: { type: "string", default: "3" } } });
+  return { requests: Number(values.requests), rounds: Number(values.rounds), dataDir: benchEnvironment(name) };
+}
+
+/** One JSON call through the REST handler, as a user (token) or the admin key (null); throws unless it succeeded. */
+export async function benchApi(method: string, url: string, token: string | null, body?: unknown): Promise<{ body: any; etag: string | null }> {
   const { handleRestRequest } = await import("@/server/api/rest");
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (token) headers.authorization = `Bearer ${token}`;
   else headers["x-admin-api-key"] = "bench";
-  const res = await handleRestRequest(new Request(`http://bench.test/api${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const res = await handleRestRequest(new Request(`${BENCH_ORIGIN}/api${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text);
+  return { body: JSON.parse(text), etag: res.headers.get("etag") };
 }
+
+/** `benchApi`'s body alone. */
+export const api = async (method: string, url: string, token: string | null, body?: unknown) => (await benchApi(method, url, token, body)).body;
 
 /** Server CPU (this process: the handler runs in-process) per call for `count` sequential calls; the first answer is checked. */
 export async function cpuPerCall(send: () => Promise<Response>, count: number, check: (text: string) => boolean = () => true): Promise<number> {

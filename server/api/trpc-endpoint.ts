@@ -3,7 +3,8 @@ import { type Admission, admitRequest, anonymous } from "@/server/auth";
 import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
 import { appRouter } from "@/server/api/router";
 import { answeredError, asTrpcError, type Context } from "@/server/trpc";
-import { type HttpError, toHttpError } from "@/server/http";
+import { type HttpError, requestIdOf, toHttpError } from "@/server/http";
+import { recordRequest } from "./request-log";
 import { isAdminProcedure } from "./procedures";
 import { instrumentRequest } from "@/server/metrics";
 
@@ -18,11 +19,21 @@ function onlyAdminProcedures(req: Request): boolean {
  * tRPC's error shape, so @trpc/client reads them), domain errors with their own status, the
  * procedures' response headers, and the request's events published when it ends.
  */
-export function handleTrpcRequest(req: Request): Promise<Response> {
-  return instrumentRequest(req, () => "/api/trpc", () => answerTrpcRequest(req));
+export async function handleTrpcRequest(req: Request): Promise<Response> {
+  const started = performance.now();
+  const requestId = requestIdOf(req);
+  let identity = "anonymous";
+  const response = await instrumentRequest(req, () => "/api/trpc", async () => {
+    const answered = await answerTrpcRequest(req);
+    identity = answered.identity;
+    return answered.response;
+  });
+  response.headers.set("X-Request-Id", requestId);
+  recordRequest({ requestId, method: req.method.toUpperCase(), route: "/api/trpc/{procedures}", identity, status: response.status, durationMs: performance.now() - started });
+  return response;
 }
 
-async function answerTrpcRequest(req: Request): Promise<Response> {
+async function answerTrpcRequest(req: Request): Promise<{ response: Response; identity: string }> {
   let admission: Admission | undefined;
   let refusal: HttpError | undefined;
   try {
@@ -50,5 +61,5 @@ async function answerTrpcRequest(req: Request): Promise<Response> {
     }),
   );
   if (recorded) await publishAfterCommit();
-  return response;
+  return { response, identity: ctx.identity.kind };
 }

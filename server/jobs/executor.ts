@@ -1,3 +1,4 @@
+import { log } from "@/server/log";
 import crypto from "node:crypto";
 import { config } from "@/server/config";
 import { database } from "@/server/db";
@@ -297,6 +298,8 @@ export class EmbeddedExecutor implements LocalExecutor {
       if (!this.dead) void renewLease(lease).catch(() => undefined);
     }, Math.max(250, this.leaseMs / 3));
     heartbeat.unref();
+    const started = performance.now();
+    let outcome: Outcome = { kind: "retry", error: "not called", retryAfter: null };
     try {
       const request = runRequest({
         serveUrl: this.serveUrl,
@@ -309,12 +312,16 @@ export class EmbeddedExecutor implements LocalExecutor {
         maxAttempts: run.maxAttempts,
         signingKey: this.signingKey,
       });
-      return await readOutcome(await this.options.handler.POST(request));
+      outcome = await readOutcome(await this.options.handler.POST(request));
     } catch (error) {
-      return { kind: "retry", error: describeError(error).message, retryAfter: null };
+      outcome = { kind: "retry", error: describeError(error).message, retryAfter: null };
     } finally {
       clearInterval(heartbeat);
     }
+    // One line per step call: ids and the outcome's kind only (step data may hold anything).
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    log()[outcome.kind === "retry" || outcome.kind === "failed" ? "warn" : "info"]({ msg: "job step", runId: run.id, functionId: run.functionId, stepId, attempt, outcome: outcome.kind, durationMs });
+    return outcome;
   }
 
   private retryAt(failedAttempts: number, retryAfter: string | null): Date {

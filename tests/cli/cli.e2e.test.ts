@@ -1,0 +1,142 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: the benchmark support module is plain JavaScript without types.
+import { benchEnv, buildAppCopy, request, root, stopProcess } from "@/bench/support/next-app.mjs";
+import { freePort } from "@/tests/support/ports";
+
+/**
+ * The CLI (and so the SDK) against the production server (`node server.mjs` of a build of HEAD):
+ * from the first user to a merged change and a clone, the README's walkthrough (dev login, a
+ * session, a token), and the server's log lines. SVC_E2E_APP=<dir> reuses a build made earlier
+ * (bench/.work/cli/app) instead of building HEAD again.
+ */
+const ADMIN_KEY = "cli-admin-key";
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-"));
+const configFile = path.join(work, "cli.json");
+let port: number;
+let base: string;
+let server: ChildProcess;
+let serverOutput = "";
+
+/** One HTTP call on a fresh connection (a reused keep-alive socket can race the server closing it). */
+function api(method: string, urlPath: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request({ host: "127.0.0.1", port, path: urlPath, method, agent: false, headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers } }, (res) => {
+      let text = "";
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, json: text ? JSON.parse(text) : undefined }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+function cli(args: string[], options: { cwd?: string } = {}) {
+  const result = spawnSync(process.execPath, [path.join(root, "client/cli/bin.mjs"), ...args], {
+    cwd: options.cwd ?? work,
+    env: { ...process.env, SVC_CONFIG: configFile, SVC_URL: "", SVC_TOKEN: "" },
+    encoding: "utf8",
+  });
+  return { status: result.status, json: result.status === 0 ? JSON.parse(result.stdout) : undefined, stderr: result.stderr };
+}
+
+/** Start-up on a busy shared machine can take minutes (migrations, Next.js warming up). */
+async function waitForStart(child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited during start-up:\n${serverOutput}`);
+    try {
+      if ((await request(port, "/health")).status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`server did not start:\n${serverOutput}`);
+}
+
+beforeAll(async () => {
+  const app = process.env.SVC_E2E_APP ?? buildAppCopy(path.join(root, "bench/.work/cli"));
+  port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, ["server.mjs"], {
+    cwd: app,
+    env: { ...benchEnv, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, DATA_DIR: path.join(work, "data"), ADMIN_API_KEY: ADMIN_KEY, DEV_LOGIN: "1", LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  server.stdout!.on("data", (chunk) => (serverOutput += chunk));
+  await waitForStart(server);
+}, 1_200_000);
+
+afterAll(async () => {
+  if (server) await stopProcess(server);
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe("the svc-forge CLI against a running server", () => {
+  let token: string;
+
+  it("takes a user from login to a merged change, a clone and an issue", async () => {
+    token = (await api("POST", "/api/admin/users", { "x-admin-api-key": ADMIN_KEY }, { username: "carol" })).json.token;
+    expect(cli(["login", "--url", base, "--token", token]).json).toMatchObject({ loggedIn: true, user: { username: "carol" } });
+    expect(fs.statSync(configFile).mode & 0o777).toBe(0o600);
+    expect(cli(["whoami"]).json.username).toBe("carol");
+
+    expect(cli(["projects", "create", "demo"]).json).toMatchObject({ path: "@carol/demo", visibility: "private" });
+    expect(cli(["projects", "list"]).json.projects.map((p: { slug: string }) => p.slug)).toContain("demo");
+    expect(cli(["workspace", "create", "@carol/demo", "--name", "ws1"]).json.workspace).toBe("ws1");
+    fs.writeFileSync(path.join(work, "hello.txt"), "hello from the CLI\n");
+    expect(cli(["workspace", "commit", "ws1", "--project", "@carol/demo", "-m", "add hello", "hello.txt"]).status).toBe(0);
+
+    const opened = cli(["change", "open", "@carol/demo", "--workspace", "ws1"]).json;
+    expect(["accepted", "needs_changes"]).toContain(opened.change.status);
+    const id = opened.change.id;
+    expect(cli(["change", "show", id]).json.change.id).toBe(id);
+    expect(cli(["change", "review", id, "--verdict", "comment", "--comment", "looks right"]).json.review).toBeDefined();
+    expect(cli(["change", "merge", id]).json).toMatchObject({ merged: true, changeId: id, strategy: "merge" });
+    expect(cli(["change", "list", "@carol/demo", "--status", "merged"]).json.changes.map((c: { id: string }) => c.id)).toEqual([id]);
+
+    expect(cli(["clone", "@carol/demo", "demo-clone"]).status).toBe(0);
+    expect(fs.readFileSync(path.join(work, "demo-clone/hello.txt"), "utf8")).toBe("hello from the CLI\n");
+    expect(fs.readFileSync(path.join(work, "demo-clone/.git/config"), "utf8")).not.toContain(token);
+
+    expect(cli(["issue", "open", "@carol/demo", "--title", "a bug", "--body", "details"]).json.issue.number).toBe(1);
+    expect(cli(["issue", "list", "@carol/demo", "--status", "open"]).json.issues.map((i: { title: string }) => i.title)).toEqual(["a bug"]);
+
+    const missing = cli(["change", "show", "00000000-0000-0000-0000-000000000000"]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain("404");
+  }, 300_000);
+
+  it("follows the README: a dev-login session mints a token, the Origin header guards cookie writes", async () => {
+    const login = await api("POST", "/api/auth/dev-login", { origin: base }, { username: "dave" });
+    expect(login.status).toBe(200);
+    const cookie = String(login.headers["set-cookie"]).split(";")[0];
+    expect((await api("POST", "/api/users/me/tokens", { cookie }, { name: "cli" })).status).toBe(403);
+    const minted = await api("POST", "/api/users/me/tokens", { cookie, origin: base }, { name: "cli", scope: "read_write" });
+    expect(minted.status).toBe(201);
+    const { plaintext } = minted.json;
+    expect(cli(["login", "--url", base, "--token", plaintext]).json.user.username).toBe("dave");
+  });
+
+  it("logs one JSON line per request with its id, identity kind and route pattern, and never a token", async () => {
+    const res = await api("GET", "/api/projects/@carol/demo/files", { authorization: `Bearer ${token}`, "x-request-id": "cli-e2e-log-1" });
+    expect(res.headers["x-request-id"]).toBe("cli-e2e-log-1");
+    const etag = String(res.headers.etag);
+    expect((await api("GET", "/api/projects/@carol/demo/files", { authorization: `Bearer ${token}`, "if-none-match": etag })).status).toBe(304);
+    const deadline = Date.now() + 5000;
+    while (!serverOutput.includes("cli-e2e-log-1") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const line = serverOutput.split("\n").find((entry) => entry.includes("cli-e2e-log-1"))!;
+    expect(JSON.parse(line)).toMatchObject({ msg: "request", requestId: "cli-e2e-log-1", method: "GET", identity: "user", route: "/api/projects/{namespace}/{slug}/files", status: 200 });
+    expect(serverOutput).not.toContain(token);
+  });
+
+  // The import routes are being built in another branch; `import watch` polls GET .../import/status
+  // per the spec and gets its end-to-end test when they are served.
+  it.todo("import watch follows an import to its end");
+});
