@@ -29,7 +29,7 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      source: "/((?!api/|_next/static|_next/image|health|style\\.css|favicon\\.ico|git-http/|@[^/]+/[^/]+\\.git/).*)",
+      source: "/((?!api/|_next/static|_next/image|health|style\\.css|favicon\\.ico|git-http/|@[^/]+/[^/]+\\.git/|@[^/]+/[^/]+/workspaces/[^/]+\\.git/).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -129,7 +129,7 @@ test("alice reviews the change with an inline comment, resolves the thread and m
   await page.getByRole("button", { name: "Resolve thread" }).click();
   await expect(page.getByRole("button", { name: "Reopen thread" })).toBeVisible();
 
-  await page.getByLabel("Comment", { exact: true }).first().fill("Looks right.");
+  await page.getByRole("textbox", { name: "Comment", exact: true }).first().fill("Looks right.");
   await page.getByRole("button", { name: "Submit review" }).click();
   await expect(page.getByRole("region", { name: "Reviews" })).toContainText("Looks right.");
   await expectAccessible(page);

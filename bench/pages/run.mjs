@@ -70,8 +70,19 @@ async function measure(name, urlPath, headers) {
   return { name, ...result, bytes };
 }
 
+/** A first start on a new PGlite database can take minutes on a busy machine: up to three 90 s waits. */
+async function started() {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await waitForServer(PORT, child);
+    } catch (error) {
+      if (attempt === 3 || child.exitCode !== null) throw error;
+    }
+  }
+}
+
 try {
-  await waitForServer(PORT, child);
+  await started();
   const user = await json("POST", "/api/admin/users", KEY, { username: `pages${Date.now().toString(36)}` });
   const token = user.token;
   const ns = `@${user.user.username}`;

@@ -63,7 +63,7 @@ export function DiffFile({ file, index, threads, pageUrl, open, canComment, chan
       {!file.binary && file.hunks.length === 0 && <p className="muted">No text changes.</p>}
       {file.hunks.length > 0 && (
         <table className="code" aria-label={`Diff of ${file.path}`}>
-          <thead className="skip">
+          <thead>
             <tr>
               <th scope="col">Old line</th>
               <th scope="col">New line</th>
