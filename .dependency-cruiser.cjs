@@ -20,7 +20,7 @@ const AREAS = {
   trpc: ["auth", "http"],
   jobs: ["http", "trpc"],
   policy: ["git"],
-  admin: ["audit", "auth", "http", "metrics", "projects", "trpc"],
+  admin: ["audit", "auth", "backup", "http", "metrics", "projects", "trpc"],
   agents: ["audit", "auth", "http", "trpc"],
   users: ["auth", "http", "trpc"],
   events: ["jobs"],
@@ -34,10 +34,11 @@ const AREAS = {
   evaluators: ["git", "policy", "webhooks"],
   changes: ["auth", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
   deletion: ["auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
+  backup: ["audit", "auth", "git", "jobs"],
   metrics: ["audit", "auth", "changes", "issues", "jobs", "projects", "webhooks"],
   "git-http": ["auth", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "events", "health", "http", "issues", "jobs", "metrics", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "backup", "changes", "deletion", "events", "health", "http", "issues", "jobs", "metrics", "orgs", "projects", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
 };
 
@@ -45,7 +46,7 @@ const AREAS = {
 const TOP = {
   inngest: ["backup", "deletion", "events", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "jobs"],
-  scripts: ["http", "users"],
+  scripts: ["backup", "http", "users"],
 };
 
 function assertAcyclic(table) {

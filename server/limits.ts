@@ -43,3 +43,7 @@ export const DELETION_STALL_SECONDS = 15 * 60;
 export const JOB_ROWS_RETENTION_DAYS = 7;
 /** Rows deleted per statement while pruning, so no delete holds its locks for long. */
 export const JOB_PRUNE_BATCH = 1000;
+/** Rows inserted per statement while a restore loads a table. */
+export const RESTORE_INSERT_BATCH = 1000;
+/** Largest backup archive a restore accepts (bytes, unpacked members together). */
+export const RESTORE_ARCHIVE_BYTES_MAX = 64 * 1024 ** 3;

@@ -2,4 +2,4 @@
 export { openApiDocument } from "./openapi";
 export { handleRestRequest } from "./rest";
 export { handleTrpcRequest } from "./trpc-endpoint";
-export { handleMetricsRequest } from "./metrics-endpoint";
+export { handleBackupArchiveRequest, handleMetricsRequest, handleRestoreRequest } from "./admin-endpoints";

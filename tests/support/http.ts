@@ -7,6 +7,8 @@ import * as devLogin from "@/app/api/auth/dev-login/route";
 import * as nextAuth from "@/app/api/auth/[...nextauth]/route";
 import * as gitHttp from "@/app/(git)/git-http/[...path]/route";
 import * as adminMetrics from "@/app/api/admin/metrics/route";
+import * as backupArchive from "@/app/api/admin/backups/[id]/archive/route";
+import * as restoreUpload from "@/app/api/admin/restore/route";
 import { parseGitPath } from "@/server/git-http/target";
 
 export const TEST_ORIGIN = "http://svc.test";
@@ -24,6 +26,8 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p.startsWith("/api/auth/"), module: nextAuth },
   { match: (p) => parseGitPath(p) !== null, module: gitHttp },
   { match: (p) => p === "/api/admin/metrics", module: adminMetrics },
+  { match: (p) => /^\/api\/admin\/backups\/[^/]+\/archive$/.test(p), module: backupArchive },
+  { match: (p) => p === "/api/admin/restore", module: restoreUpload },
 ];
 
 /** The route module Next.js would serve `pathname` with (the REST catch-all when none matches). */
@@ -62,11 +66,13 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
   if (options.form) {
     headers.set("content-type", "application/x-www-form-urlencoded");
     body = new URLSearchParams(options.form).toString();
+  } else if (options.body instanceof Uint8Array) {
+    if (!headers.has("content-type")) headers.set("content-type", "application/octet-stream");
   } else if (options.body !== undefined) {
     headers.set("content-type", "application/json");
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
-  const request = new Request(url, { method, headers, body });
+  const request = new Request(url, { method, headers, body: options.body instanceof Uint8Array ? new Blob([options.body as Uint8Array<ArrayBuffer>]) : body });
   const handler = routeModuleFor(url.pathname)[method.toUpperCase()] as Handler | undefined;
   if (!handler) return { status: 405, body: undefined as T, headers: new Headers(), text: "" };
   const response = await handler(request);
