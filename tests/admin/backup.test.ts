@@ -48,13 +48,13 @@ async function membersOf(archive: Uint8Array): Promise<Map<string, Buffer>> {
   const extract = tar.extract();
   extract.on("entry", (header, stream, next) => {
     const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
     stream.on("end", () => {
       members.set(header.name, Buffer.concat(chunks));
       next();
     });
   });
-  const done = new Promise((resolve, reject) => extract.on("finish", resolve).on("error", reject));
+  const done = new Promise<void>((resolve, reject) => extract.on("finish", () => resolve()).on("error", reject));
   extract.end(Buffer.from(archive));
   await done;
   return members;
@@ -205,7 +205,7 @@ describe("backup and restore", () => {
       ...projects.map((project) => call("POST", `/api/projects/${project.path}/issues`, { token: owner.token, body: { title: "racing" } })),
     ]);
     expect(done?.status).toBe("completed");
-    const members = await membersOf(new Uint8Array((await fetchRaw(`/api/admin/backups/${backup.id}/archive`).then((r) => r.arrayBuffer()))));
+    const members = await membersOf(new Uint8Array(await (await fetchRaw(`/api/admin/backups/${backup.id}/archive`)).arrayBuffer()));
     const manifest = JSON.parse(members.get("manifest.json")!.toString("utf8"));
     const changeRows = members.get("database/Change.ndjson")!.toString("utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
     for (const [index, change] of changes.entries()) {
