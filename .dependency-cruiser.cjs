@@ -20,7 +20,7 @@ const AREAS = {
   trpc: ["auth", "http"],
   jobs: ["http", "trpc"],
   policy: ["git"],
-  admin: ["audit", "auth", "http", "metrics", "projects", "trpc"],
+  admin: ["audit", "auth", "backup", "http", "metrics", "projects", "trpc"],
   agents: ["audit", "auth", "http", "trpc"],
   users: ["auth", "http", "secrets", "trpc"],
   events: ["jobs"],
@@ -36,12 +36,13 @@ const AREAS = {
   deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
   changes: ["auth", "deployments", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
   deletion: ["auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
+  backup: ["audit", "auth", "git", "jobs"],
   providers: [],
   imports: ["auth", "events", "git", "http", "jobs", "projects", "providers", "trpc"],
   metrics: ["audit", "auth", "changes", "deployments", "imports", "issues", "jobs", "projects", "webhooks"],
   "git-http": ["auth", "deployments", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "changes", "deletion", "deployments", "events", "health", "http", "imports", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "backup", "changes", "deletion", "deployments", "events", "health", "http", "imports", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "events", "jobs"],
   // MCP tools call the REST procedures through a server-side caller of the root router.
   mcp: ["api", "auth", "events", "http", "trpc"],
@@ -52,7 +53,7 @@ const AREAS = {
 const TOP = {
   inngest: ["backup", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "imports", "jobs", "mcp", "oauth"],
-  scripts: ["api", "http", "users"],
+  scripts: ["api", "backup", "http", "users"],
 };
 
 function assertAcyclic(table) {

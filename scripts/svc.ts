@@ -5,6 +5,7 @@ import { validateConfig } from "@/server/config";
 import { closeDatabase } from "@/server/db";
 import { toHttpError } from "@/server/http";
 import { runSvcCommand } from "@/server/users";
+import { runBackupCommand } from "@/server/backup";
 
 async function main(): Promise<number> {
   try {
@@ -14,7 +15,8 @@ async function main(): Promise<number> {
     return 1;
   }
   try {
-    const result = await runSvcCommand(process.argv.slice(2));
+    const argv = process.argv.slice(2);
+    const result = await (runBackupCommand(argv) ?? runSvcCommand(argv));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -30,6 +30,7 @@ const schema = z.object({
   BASE_URL: httpUrl().optional(),
   DATA_DIR: z.string().default("./.data"),
   REPOS_DIR: z.string().optional(),
+  BACKUP_DIR: z.string().optional(),
   TRUST_PROXY: flag().default(false),
   DATABASE_URL: postgresUrl().optional(),
   DATABASE_POOL_SIZE: integer(1, 1000).default(10),
@@ -122,6 +123,10 @@ export const config = {
   },
   get reposDir(): string {
     return path.resolve(currentEnv().REPOS_DIR ?? path.join(this.dataDir, "repos"));
+  },
+  /** Where backups are written and uploaded archives kept while they are restored. */
+  get backupDir(): string {
+    return path.resolve(currentEnv().BACKUP_DIR ?? path.join(this.dataDir, "backups"));
   },
   /** A reverse proxy in front sets X-Forwarded-Host; without it that header is the client's word. */
   get trustProxy(): boolean {

@@ -101,3 +101,7 @@ export const DIFF_FILE_LINES_MAX = 1500;
 export const TREE_PAGE_ENTRIES = 300;
 /** Lines of a file shown per page of the file view. */
 export const BLOB_PAGE_LINES = 2000;
+/** Rows inserted per statement while a restore loads a table. */
+export const RESTORE_INSERT_BATCH = 1000;
+/** Largest backup archive a restore accepts (bytes, unpacked members together). */
+export const RESTORE_ARCHIVE_BYTES_MAX = 64 * 1024 ** 3;

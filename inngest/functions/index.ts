@@ -1,4 +1,5 @@
 import type { InngestFunction } from "inngest";
+import { backupRun, restoreRun } from "./backup";
 import { deletionJob } from "./deletion";
 import { jobsPrune } from "./jobs-prune";
 import { deploymentOutboxSweep, deploymentRun } from "./deploy";
@@ -9,4 +10,4 @@ import { syncJob } from "./sync";
 import { autoSync } from "./auto-sync";
 
 /** Every function served at /api/inngest; areas add theirs here. */
-export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep, importJob, syncJob, autoSync];
+export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep, importJob, syncJob, autoSync, backupRun, restoreRun];

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { adminProcedure, router } from "@/server/trpc";
 import { publicUserOutput, usernameSchema } from "@/server/auth";
-import { boundedInt, text } from "@/server/http";
+import { boundedInt, listLimit, text } from "@/server/http";
 import { verifyAudit } from "@/server/audit";
 import { metricsAsJson } from "@/server/metrics";
+import { getBackup, getRestore, listBackups, requestBackup } from "@/server/backup";
 import { AUDIT_LIST_LIMIT_DEFAULT, AUDIT_LIST_LIMIT_MAX } from "@/server/limits";
 import { auditEntries, createUserAsAdmin } from "./service";
 
@@ -19,6 +20,22 @@ const auditEntryOutput = () =>
     createdAt: z.string(),
     hash: z.string(),
   });
+
+const backupOutput = () =>
+  z.object({
+    id: z.string(),
+    status: z.enum(["running", "completed", "failed"]),
+    createdAt: z.string(),
+    completedAt: z.string().nullable(),
+    bytes: z.number().nullable(),
+    projects: z.number().int().nullable(),
+    error: z.string().nullable(),
+  });
+
+const restoreOutput = () =>
+  z.object({ id: z.string(), status: z.enum(["running", "completed", "failed"]), projects: z.number().int().nullable(), error: z.string().nullable() });
+
+const recordId = () => z.object({ id: z.string().min(1).max(100) });
 
 const metricFamilyOutput = () =>
   z.object({
@@ -67,4 +84,31 @@ export const adminRouter = router({
       ctx.response.headers["Cache-Control"] = "no-store";
       return { metrics: await metricsAsJson() };
     }),
+
+  createBackup: adminProcedure
+    .meta({ openapi: { method: "POST", path: "/admin/backups", tags: ["admin"], summary: "Start an online backup (runs in the background)" }, successStatus: 202 })
+    .input(z.object({}))
+    .output(z.object({ backup: z.object({ id: z.string(), status: z.literal("running"), createdAt: z.string() }) }))
+    .mutation(async ({ ctx }) => {
+      const { id, createdAt } = await requestBackup(ctx.identity);
+      return { backup: { id, status: "running" as const, createdAt } };
+    }),
+
+  listBackups: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/backups", tags: ["admin"], summary: "Backups, newest first" } })
+    .input(z.object({ limit: listLimit() }))
+    .output(z.object({ backups: z.array(backupOutput()) }))
+    .query(async ({ input }) => ({ backups: await listBackups(input.limit) })),
+
+  getBackup: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/backups/{id}", tags: ["admin"], summary: "One backup (its archive: GET /api/admin/backups/{id}/archive)" } })
+    .input(recordId())
+    .output(z.object({ backup: backupOutput() }))
+    .query(async ({ input }) => ({ backup: await getBackup(input.id) })),
+
+  getRestore: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/restore/{id}", tags: ["admin"], summary: "One restore (started by POST /api/admin/restore with an archive)" } })
+    .input(recordId())
+    .output(z.object({ restore: restoreOutput() }))
+    .query(async ({ input }) => ({ restore: await getRestore(input.id) })),
 });

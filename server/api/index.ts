@@ -2,8 +2,8 @@
 export { openApiDocument } from "./openapi";
 export { handleRestRequest } from "./rest";
 export { handleTrpcRequest } from "./trpc-endpoint";
-export { handleMetricsRequest } from "./metrics-endpoint";
 export { appRouter } from "./router";
 export type { AppRouter } from "./router";
 export { pageAction, pageCaller, refusalOf } from "./page-caller";
 export type { PageCaller } from "./page-caller";
+export { handleBackupArchiveRequest, handleMetricsRequest, handleRestoreRequest } from "./admin-endpoints";

@@ -48,6 +48,8 @@ export interface AuditEntry {
   action: AuditAction;
   /** Who acted; leave out for the service's own actions ("system"). */
   identity?: Identity;
+  /** The actor string, for work done later on someone's behalf (a job) when no identity is at hand. */
+  actor?: string;
   projectId?: string;
   target?: string;
   data?: Record<string, unknown>;
@@ -62,7 +64,7 @@ async function append(tx: Tx, entry: AuditEntry): Promise<void> {
     id: randomUUID(),
     seq: head.seq + 1n,
     action: entry.action,
-    actor: auditActor(identity),
+    actor: entry.actor ?? auditActor(identity),
     projectId: entry.projectId ?? null,
     target: entry.target ?? null,
     // Stored as jsonb, so the hash covers what a read gives back (JSON values only).

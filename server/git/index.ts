@@ -6,6 +6,7 @@ export * from "./commit";
 export * from "./read";
 export * from "./refs";
 export * from "./fork";
-export { withProcessLock, withRepoLock } from "./lock";
+export { withProcessLock, withRepoLock, withRepoLocksHeld } from "./lock";
+export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
 export { runGit, runGitBytes, spawnGit, spawnGitWatched, GitCommandError } from "./spawn";
 export * from "./paths";

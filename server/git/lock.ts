@@ -62,3 +62,27 @@ export async function withProcessLock<T>(key: string, fn: () => Promise<T>): Pro
 export function withRepoLock<T>(key: string, fn: () => Promise<T>, options: { tx?: Tx } = {}): Promise<T> {
   return withProcessLock(`refs:${key}`, () => withAdvisoryLock(key, fn, options.tx));
 }
+
+/**
+ * Runs `fn` while no ref of the given projects can move: writers in flight have committed before it
+ * starts, later ones wait until it returns. On PostgreSQL: this process's locks and, in one
+ * transaction, every key's advisory lock (sorted, so two callers cannot deadlock). PGlite has one
+ * connection, so a transaction of `fn`'s already waits for every writer's transaction and holds off
+ * the next; taking the process locks there would deadlock with a writer that holds the connection
+ * while it waits for one of them.
+ */
+export async function withRepoLocksHeld<T>(keys: string[], fn: () => Promise<T>): Promise<T> {
+  const current = await database();
+  if (current.kind !== "postgres") return fn();
+  const sorted = [...new Set(keys)].sort();
+  const holdAdvisory = () =>
+    current.prisma.$transaction(
+      async (tx) => {
+        for (const key of sorted) await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
+        return fn();
+      },
+      { maxWait: 30_000, timeout: 600_000 },
+    );
+  const nest = (index: number): Promise<T> => (index === sorted.length ? holdAdvisory() : withProcessLock(`refs:${sorted[index]}`, () => nest(index + 1)));
+  return nest(0);
+}

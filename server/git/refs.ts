@@ -232,3 +232,10 @@ export async function deleteBranch(repo: Repo, name: string): Promise<void> {
   if (!oid) throw notFound(`Unknown branch ${name}`);
   await deleteRef(repo, branchRef(name), oid);
 }
+
+/** Every ref of the repository (branches, tags, refs/svc/* and the rest), packed and loose. */
+export function allRefs(repo: Repo): Map<string, string> {
+  const all = readPackedRefs(repo);
+  walkLoose(repo, "refs", all);
+  return all;
+}

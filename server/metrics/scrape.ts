@@ -1,13 +1,15 @@
-import { metrics } from "./registry";
+import { metrics, refreshDatabaseFamilies } from "./registry";
 
 /** The Prometheus text exposition (`text/plain; version=0.0.4`). */
 export async function exposition(): Promise<{ contentType: string; text: string }> {
   const { registry } = metrics();
+  await refreshDatabaseFamilies();
   return { contentType: registry.contentType, text: await registry.metrics() };
 }
 
 /** The JSON form: `{name, type, help, samples: [{labels, value}]}` per family (a histogram's samples also name their series). */
 export async function metricsAsJson() {
+  await refreshDatabaseFamilies();
   const families = await metrics().registry.getMetricsAsJSON();
   return families.map((family) => ({
     name: family.name,

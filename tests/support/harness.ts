@@ -7,7 +7,7 @@ import { TEMPLATE_DB_NAME, adminUrl } from "./postgres";
 
 export const TEST_ADMIN_KEY = "test-admin-key";
 
-async function openTestDatabase(): Promise<{ database: Database; url?: string; drop(): Promise<void> }> {
+export async function openTestDatabase(): Promise<{ database: Database; url?: string; drop(): Promise<void> }> {
   const pgUrl = process.env.TEST_DATABASE_URL;
   if (pgUrl) {
     const pg = (await import("pg")).default;

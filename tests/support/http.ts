@@ -15,6 +15,8 @@ import * as oauthRevoke from "@/app/oauth/revoke/route";
 import * as authorizationServerMetadata from "@/app/oauth/metadata/authorization-server/route";
 import * as protectedResourceMetadata from "@/app/oauth/metadata/protected-resource/route";
 import * as logout from "@/app/logout/route";
+import * as backupArchive from "@/app/api/admin/backups/[id]/archive/route";
+import * as restoreUpload from "@/app/api/admin/restore/route";
 import { parseGitPath } from "@/server/git-http/target";
 import * as importStream from "@/app/api/projects/[namespace]/[slug]/import/stream/route";
 import * as syncStream from "@/app/api/projects/[namespace]/[slug]/sync/stream/route";
@@ -47,6 +49,8 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   // next.config.mjs rewrites these (a folder named .well-known is not routed).
   { match: (p) => /^\/(\.well-known\/oauth-authorization-server|oauth\/metadata\/authorization-server)(\/|$)/.test(p), module: authorizationServerMetadata },
   { match: (p) => /^\/(\.well-known\/oauth-protected-resource|oauth\/metadata\/protected-resource)(\/|$)/.test(p), module: protectedResourceMetadata },
+  { match: (p) => /^\/api\/admin\/backups\/[^/]+\/archive$/.test(p), module: backupArchive },
+  { match: (p) => p === "/api/admin/restore", module: restoreUpload },
 ];
 
 /** The route module Next.js would serve `pathname` with (the REST catch-all when none matches). */
@@ -85,11 +89,13 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
   if (options.form) {
     headers.set("content-type", "application/x-www-form-urlencoded");
     body = new URLSearchParams(options.form).toString();
+  } else if (options.body instanceof Uint8Array) {
+    if (!headers.has("content-type")) headers.set("content-type", "application/octet-stream");
   } else if (options.body !== undefined) {
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
-  const request = new Request(url, { method, headers, body });
+  const request = new Request(url, { method, headers, body: options.body instanceof Uint8Array ? new Blob([options.body as Uint8Array<ArrayBuffer>]) : body });
   const handler = routeModuleFor(url.pathname)[method.toUpperCase()] as Handler | undefined;
   if (!handler) return { status: 405, body: undefined as T, headers: new Headers(), text: "" };
   const response = await handler(request);

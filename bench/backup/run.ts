@@ -1,0 +1,129 @@
+// Online backup vs the raw tools, and the cost of a metrics scrape.
+// 1. N projects (F files, C commits each, written with `git fast-import`): time of a full backup
+//    archive (snapshot + refs + bundles + tar) against the baseline `git bundle create --all` of
+//    every repository plus a plain dump of the database (pg_dump on PostgreSQL; on PGlite, its own
+//    dumpDataDir(), the equivalent), measured in the same run.
+// 2. One metrics scrape (text exposition, every database family) with K changes in the database.
+// PGlite in a throwaway DATA_DIR by default; DATABASE_URL=postgresql://... for PostgreSQL (a
+// throwaway database: the bench migrates it and leaves its rows).
+// Usage: npx tsx bench/backup/run.ts [--projects 100] [--files 1000] [--commits 100] [--changes 10000] [--scrapes 20]
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    projects: { type: "string", default: "100" },
+    files: { type: "string", default: "1000" },
+    commits: { type: "string", default: "100" },
+    changes: { type: "string", default: "10000" },
+    scrapes: { type: "string", default: "20" },
+  },
+});
+const PROJECTS = Number(values.projects);
+const FILES = Number(values.files);
+const COMMITS = Number(values.commits);
+const CHANGES = Number(values.changes);
+const SCRAPES = Number(values.scrapes);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-backup-"));
+Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test" });
+
+const { closeDatabase, database } = await import("@/server/db/client");
+const { initProjectRepo, projectRepoPath } = await import("@/server/git");
+const { writeBackupArchive } = await import("@/server/backup/create");
+const { exposition } = await import("@/server/metrics");
+
+/** A fast-import stream: the first commit adds every file, each later one edits ten of them. */
+function history(files: number, commits: number): string {
+  const parts: string[] = [];
+  const blob = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+  for (let c = 1; c <= commits; c++) {
+    const message = `commit ${c}`;
+    parts.push(`commit refs/heads/main\ncommitter Bench <bench@example.com> ${1_700_000_000 + c} +0000\ndata ${message.length}\n${message}\n`);
+    const touched = c === 1 ? Array.from({ length: files }, (_, i) => i) : Array.from({ length: Math.min(10, files) }, (_, i) => (c * 10 + i) % files);
+    for (const i of touched) parts.push(`M 100644 inline src/dir${i % 20}/file${i}.txt\n${blob(`file ${i} at commit ${c}\n${"x".repeat(200)}\n`)}`);
+  }
+  return parts.join("");
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(2);
+const time = async (fn: () => unknown) => {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+};
+
+const db = await database();
+const prisma = db.prisma;
+const owner = await prisma.user.create({ data: { username: "bench", legacyTokenHash: "x".repeat(64), legacyTokenPrefix: "svc_user_xxxx" } });
+const stream = history(FILES, COMMITS);
+const setupStarted = performance.now();
+const projectIds: string[] = [];
+for (let p = 0; p < PROJECTS; p++) {
+  const project = await prisma.project.create({ data: { namespace: "bench", slug: `p${p}`, ownerUserId: owner.id } });
+  initProjectRepo(project.id);
+  const imported = spawnSync("git", ["--git-dir", projectRepoPath(project.id), "fast-import", "--quiet"], { input: stream });
+  if (imported.status !== 0) throw new Error(imported.stderr.toString());
+  projectIds.push(project.id);
+}
+console.log(`setup: ${PROJECTS} projects x ${FILES} files x ${COMMITS} commits in ${seconds(performance.now() - setupStarted)} s`);
+
+// Baseline: the raw tools on the same data.
+const rawDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-raw-"));
+const bundlesMs = await time(() => {
+  for (const id of projectIds) {
+    const result = spawnSync("git", ["--git-dir", projectRepoPath(id), "bundle", "create", "--quiet", path.join(rawDir, `${id}.bundle`), "--all"]);
+    if (result.status !== 0) throw new Error(result.stderr.toString());
+  }
+});
+// The database dump: pg_dump on PostgreSQL; on PGlite, which has no pg_dump, every table read in
+// full through the raw driver and written out as JSON (the same work without a snapshot or a format).
+const dumpMs = await time(async () => {
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const result = spawnSync("pg_dump", ["--format=plain", "--file", path.join(rawDir, "dump.sql"), url]);
+    if (result.status !== 0) throw new Error(`pg_dump: ${result.stderr.toString()}`);
+    return;
+  }
+  const tables = await db.raw.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`);
+  const out = fs.openSync(path.join(rawDir, "dump.json"), "w");
+  for (const { name } of tables) fs.writeSync(out, `${JSON.stringify(await db.raw.query(`SELECT * FROM "${name}"`))}\n`);
+  fs.closeSync(out);
+});
+const baselineMs = bundlesMs + dumpMs;
+
+const archive = path.join(dataDir, "bench.tar");
+const backupMs = await time(() => writeBackupArchive(archive));
+const archiveMb = fs.statSync(archive).size / 1024 ** 2;
+const rawMb = fs.readdirSync(rawDir).reduce((sum, name) => sum + fs.statSync(path.join(rawDir, name)).size, 0) / 1024 ** 2;
+console.log(`raw tools: git bundle --all x ${PROJECTS} ${seconds(bundlesMs)} s + database dump ${seconds(dumpMs)} s = ${seconds(baselineMs)} s (${rawMb.toFixed(1)} MiB)`);
+console.log(`backup archive: ${seconds(backupMs)} s (${archiveMb.toFixed(1)} MiB): ${(backupMs / baselineMs).toFixed(2)}x the raw tools (target <= 1.5x)`);
+
+// Metrics scrape with CHANGES changes.
+const workspace = await prisma.workspace.create({ data: { projectId: projectIds[0], name: "bench" } });
+const statuses = ["open", "merged", "rejected", "approved"] as const;
+for (let i = 0; i < CHANGES; i += 1000) {
+  await prisma.change.createMany({
+    data: Array.from({ length: Math.min(1000, CHANGES - i) }, (_, j) => ({
+      projectId: projectIds[0],
+      workspaceId: workspace.id,
+      status: statuses[(i + j) % statuses.length],
+      authorId: owner.id,
+      baseSha: "a".repeat(40),
+      tipSha: "b".repeat(40),
+    })),
+  });
+}
+await exposition();
+const scrapes: number[] = [];
+for (let i = 0; i < SCRAPES; i++) scrapes.push(await time(() => exposition()));
+scrapes.sort((a, b) => a - b);
+const p50 = scrapes[Math.floor(scrapes.length / 2)];
+console.log(`metrics scrape with ${CHANGES} changes: p50 ${p50.toFixed(1)} ms, max ${scrapes.at(-1)!.toFixed(1)} ms (target < 50 ms)`);
+
+await closeDatabase();
+fs.rmSync(rawDir, { recursive: true, force: true });
+fs.rmSync(dataDir, { recursive: true, force: true });
