@@ -107,3 +107,23 @@ export async function runDeployment(id: string, entry: DeployEntry): Promise<{ s
   if (finished) await publishAfterCommit();
   return { status: finished?.status ?? "taken", call: callNumber };
 }
+
+/**
+ * The job's last resort when a step failed on every retry (our own failure, e.g. the database):
+ * a deployment still `queued` or `running` ends `failed` with `deployment.failed`, never stuck.
+ */
+export async function abandonDeployment(id: string, reason: string): Promise<{ status: string }> {
+  const prisma = await db();
+  const known = await allSecretValues((await prisma.deployment.findUniqueOrThrow({ where: { id }, select: { projectId: true } })).projectId).catch(() => []);
+  const failed = await prisma.$transaction(async (tx) => {
+    const rows = await tx.deployment.updateManyAndReturn({
+      where: { id, status: { in: ["queued", "running"] } },
+      data: { status: "failed", finishedAt: new Date(), error: redactValues(`The deployment job failed: ${reason}`, known) },
+    });
+    if (rows.length === 0) return null;
+    await recordEvent(tx, { projectId: rows[0].projectId, kind: "deployment.failed", actor: "system", data: deploymentEventData(rows[0]) });
+    return rows[0];
+  });
+  if (failed) await publishAfterCommit();
+  return { status: failed?.status ?? "taken" };
+}

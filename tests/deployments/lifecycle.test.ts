@@ -205,6 +205,23 @@ describe("durability", () => {
     expect(after.enqueuedAt).not.toBeNull();
   });
 
+  it("a deployment whose job step fails on every retry ends failed, not stuck running", async () => {
+    const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url });
+    const prisma = await db();
+    // A real failure of our own: the database refuses the outcome the provider step writes.
+    await prisma.$executeRawUnsafe(`ALTER TABLE "Deployment" ADD CONSTRAINT "test_refuse_success" CHECK ("status" <> 'succeeded') NOT VALID`);
+    try {
+      await mergeChange(owner.token, project);
+      await drainJobs({ fastForward: true, timeoutMs: 60_000 });
+    } finally {
+      await prisma.$executeRawUnsafe(`ALTER TABLE "Deployment" DROP CONSTRAINT "test_refuse_success"`);
+    }
+    const [row] = await deploymentRows(project.id);
+    expect(row.status).toBe("failed");
+    expect(row.error).toMatch(/^The deployment job failed: /);
+    expect((await eventsOf(project.id, "deployment.failed")).map((event) => (event.data as { deploymentId: string }).deploymentId)).toEqual([row.id]);
+  });
+
   it("a crash during the provider call resumes in another executor: the webhook is called again with the same delivery id, and says so", async () => {
     const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url });
     const mine = (request: { body: string }) => JSON.parse(request.body).project?.id === project.id;
