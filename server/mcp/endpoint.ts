@@ -12,6 +12,7 @@ export const protectedResourceMetadataUrl = () => `${config.baseUrl}/.well-known
 function withChallenge(error: unknown): HttpError {
   const answered = toHttpError(error);
   if (answered.status !== 401) return answered;
+  // No credentials is our own HttpError below; a credential the gate refused is a DomainError (RFC 6750 invalid_token).
   const invalidToken = error instanceof HttpError ? "" : ', error="invalid_token"';
   const challenge = `Bearer resource_metadata="${protectedResourceMetadataUrl()}"${invalidToken}`;
   return new HttpError(401, answered.message, answered.code, answered.extra, { ...answered.headers, "WWW-Authenticate": challenge });

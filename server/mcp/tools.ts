@@ -77,14 +77,19 @@ export function projectParams(project: unknown): { namespace: string; slug: stri
 
 /** The procedure's input from the tool's arguments (the reverse of toolInput's renames). */
 function procedureArgs(args: Args, rename: Rename): Args {
-  const { project, change, workspace, ...rest } = args;
-  const out: Args = { ...rest };
-  if (rename.project) Object.assign(out, projectParams(project));
-  else if (project !== undefined) out.project = project;
-  if (rename.change) out.id = change;
-  else if (change !== undefined) out.change = change;
-  if (rename.workspace) out.name = typeof workspace === "string" ? encodeURIComponent(workspace) : workspace;
-  else if (workspace !== undefined) out.workspace = workspace;
+  const out: Args = { ...args };
+  if (rename.project) {
+    delete out.project;
+    Object.assign(out, projectParams(args.project));
+  }
+  if (rename.change) {
+    delete out.change;
+    out.id = args.change;
+  }
+  if (rename.workspace) {
+    delete out.workspace;
+    out.name = typeof args.workspace === "string" ? encodeURIComponent(args.workspace) : args.workspace;
+  }
   return out;
 }
 
@@ -145,10 +150,13 @@ const commitInput = () =>
     .omit({ name: true, projectId: true })
     .extend({ project: projectArg(), workspace: workspaceArg() });
 
+const submitInput = () => commitInput().extend({ workspace: workspaceArg().optional() });
+
 /** The whole contribution in one call: a workspace, one commit, the change and its evaluation. */
 async function submitChange(caller: ApiCaller, args: Args): Promise<Result> {
   const projectRef = projectParams(args.project);
-  commitInput().omit({ workspace: true }).extend({ workspace: workspaceArg().optional() }).parse(args);
+  // Checked before anything is made, so a bad file map leaves no workspace behind.
+  submitInput().parse(args);
   const workspace = await workspaceFor(caller, projectRef, args.workspace as string | undefined);
   await commitFiles(caller, { ...args, workspace });
   return caller.changes.create({ ...projectRef, workspace } as never);
@@ -287,7 +295,7 @@ export const TOOLS: Tool[] = [
       "One call for a whole contribution: makes a workspace (or reuses the named one), commits the file map, opens the change and returns its evaluation with findings.",
     readOnly: false,
     destructive: false,
-    input: () => commitInput().extend({ workspace: workspaceArg().optional() }),
+    input: submitInput,
     run: submitChange,
     summarize: verdictOf,
   },
