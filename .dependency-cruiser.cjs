@@ -32,7 +32,7 @@ const AREAS = {
   webhooks: ["auth", "events", "http", "projects", "trpc"],
   issues: ["auth", "events", "http", "projects", "trpc"],
   evaluators: ["git", "policy", "webhooks"],
-  changes: ["auth", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
+  changes: ["auth", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "trpc", "workspaces"],
   deletion: ["auth", "git", "jobs", "orgs", "projects", "trpc"],
   "git-http": ["auth", "events", "git", "http", "policy", "projects", "workspaces"],
   providers: [],
@@ -44,7 +44,7 @@ const AREAS = {
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
-  inngest: ["deletion", "events", "imports", "jobs", "webhooks"],
+  inngest: ["changes", "deletion", "events", "imports", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "imports", "jobs"],
   scripts: ["http", "users"],
 };

@@ -1,3 +1,4 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { changeListFilter } from "./schemas";
 export { listChanges } from "./service";
+export { HOST_VERDICT_EVENT, publishHostVerdict } from "./host-pr";

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { branchRef, openProjectRepo, readRef } from "@/server/git";
 import { queueDueSyncs } from "@/server/imports";
 import { withEnv } from "@/tests/support/env";
