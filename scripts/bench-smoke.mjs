@@ -11,6 +11,7 @@ const runs = [
   [...tsx, "bench/webhooks/run.ts", "--events", "3", "--gap", "0", "--hooks", "2", "--burst", "2"],
   [...tsx, "bench/jobs/run.ts", "--latency", "5", "--burst", "20", "--concurrency", "2"],
   [...tsx, "bench/access/run.ts", "--requests", "20", "--rounds", "1"],
+  [...tsx, "bench/imports/run.ts", "--files", "50", "--commits", "5", "--runs", "1", "--big-mb", "2", "--sync-commits", "2"],
   ["node", "bench/users-me/run.mjs", "--requests", "200", "--concurrency", "4", "--warmup", "20"],
   ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", "bench/.work/users-me/app"],
 ];
