@@ -35,7 +35,7 @@ const SYNC_COMMITS = Number(values["sync-commits"]);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-imports-"));
 Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", PROVIDER_TIMEOUT_SECONDS: "120" });
 
-const { startStubProvider } = await import("@/server/providers/stub-server");
+const { startStubProvider } = await import("@/tests/support/provider-stub");
 const stub = await startStubProvider();
 Object.assign(process.env, { GITHUB_URL: stub.url, GITHUB_API_URL: stub.apiUrl, GITHUB_TOKEN: stub.token! });
 
