@@ -29,7 +29,7 @@ beforeAll(async () => {
 
 const promote = (token: string, id: string, body?: unknown) => call("POST", `/api/changes/${id}/host-pr`, { token, body });
 
-describe("POST /api/changes/{id}/host-pr", () => {
+describe("POST /api/changes/{id}/host-pr", { timeout: 120_000 }, () => {
   it("pushes the tip to svc/<id>, opens one pull request against the default branch, marks the change promoted and posts the verdict", async () => {
     const { change } = await changeWith(owner.token, project as never, { "feature.txt": "new\n" });
     expect(change.status).toBe("accepted");
