@@ -34,7 +34,7 @@ const AREAS = {
   evaluators: ["git", "policy", "webhooks"],
   secrets: ["audit", "auth", "http", "projects", "trpc"],
   deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
-  changes: ["auth", "deployments", "evaluators", "events", "git", "http", "issues", "policy", "projects", "trpc", "workspaces"],
+  changes: ["auth", "deployments", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "trpc", "workspaces"],
   deletion: ["auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
   backup: ["audit", "auth", "git", "jobs"],
   providers: [],
@@ -51,7 +51,7 @@ const AREAS = {
 
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
-  inngest: ["backup", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
+  inngest: ["backup", "changes", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "imports", "jobs", "mcp", "oauth"],
   scripts: ["api", "backup", "http", "users"],
 };

@@ -15,6 +15,7 @@ const runs = [
   [...tsx, "bench/mcp/run.ts", "--requests", "20", "--rounds", "1"],
   [...tsx, "bench/etag/run.ts", "--files", "50", "--requests", "10", "--rounds", "1"],
   [...tsx, "bench/backup/run.ts", "--projects", "2", "--files", "20", "--commits", "3", "--changes", "50", "--scrapes", "3"],
+  [...tsx, "bench/imports/run.ts", "--files", "50", "--commits", "5", "--runs", "1", "--big-mb", "2", "--sync-commits", "2"],
   ["node", "bench/users-me/run.mjs", "--requests", "200", "--concurrency", "4", "--warmup", "20"],
   ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", "bench/.work/users-me/app"],
   ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", "bench/.work/users-me/app"],

@@ -1,54 +1,9 @@
 // The benchmark's reference: `git http-backend` (CGI) serving the bare repositories under a
 // directory, behind the least HTTP glue that can run a CGI program (no auth, no database).
 // Usage: node bench/git-clone/cgi-backend.mjs <port> <project-root>
-import { spawn } from "node:child_process";
 import http from "node:http";
+import { serveGitHttpBackend } from "../../tests/support/git-cgi.mjs";
 
 const [port, projectRoot] = process.argv.slice(2);
-const HEADER_END = Buffer.from("\r\n\r\n");
 
-http
-  .createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    const child = spawn("git", ["http-backend"], {
-      env: {
-        PATH: process.env.PATH,
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_PROJECT_ROOT: projectRoot,
-        GIT_HTTP_EXPORT_ALL: "1",
-        GIT_PROTOCOL: req.headers["git-protocol"] ?? "",
-        REQUEST_METHOD: req.method,
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: req.headers["content-type"] ?? "",
-        ...(req.headers["content-length"] ? { CONTENT_LENGTH: req.headers["content-length"] } : {}),
-        HTTP_CONTENT_ENCODING: req.headers["content-encoding"] ?? "",
-        REMOTE_ADDR: "127.0.0.1",
-      },
-      stdio: ["pipe", "pipe", "inherit"],
-    });
-    req.pipe(child.stdin);
-    let head = Buffer.alloc(0);
-    const onData = (chunk) => {
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf(HEADER_END);
-      if (end < 0) return;
-      child.stdout.off("data", onData);
-      let status = 200;
-      for (const line of head.subarray(0, end).toString("latin1").split("\r\n")) {
-        const colon = line.indexOf(":");
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === "status") status = parseInt(value, 10);
-        else res.setHeader(name, value);
-      }
-      res.writeHead(status);
-      res.write(head.subarray(end + HEADER_END.length));
-      child.stdout.pipe(res);
-    };
-    child.stdout.on("data", onData);
-    child.stdout.on("end", () => {
-      if (!res.headersSent) res.writeHead(502).end();
-    });
-  })
-  .listen(Number(port), "127.0.0.1");
+http.createServer((req, res) => serveGitHttpBackend(req, res, projectRoot)).listen(Number(port), "127.0.0.1");

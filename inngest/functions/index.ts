@@ -8,6 +8,7 @@ import { webhookDeliver, webhookFanOut, webhookPruneLogs } from "./webhooks";
 import { importJob } from "./import";
 import { syncJob } from "./sync";
 import { autoSync } from "./auto-sync";
+import { hostVerdict } from "./host-verdict";
 
 /** Every function served at /api/inngest; areas add theirs here. */
-export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep, importJob, syncJob, autoSync, backupRun, restoreRun];
+export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep, importJob, syncJob, autoSync, backupRun, restoreRun, hostVerdict];

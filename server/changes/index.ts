@@ -3,3 +3,4 @@ export { changeListFilter } from "./schemas";
 export { listChanges } from "./service";
 export { pageOfChanges } from "./list-page";
 export { changeMetrics } from "./metrics";
+export { HOST_VERDICT_EVENT, publishHostVerdict } from "./host-pr";

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router, userProcedure, type Context } from "@/server/trpc";
-import { booleanish, boundedInt, nameSlug, pathSegment } from "@/server/http";
-import { MERGE_BATCH_MAX } from "@/server/limits";
+import { booleanish, boundedInt, nameSlug, pathSegment, text } from "@/server/http";
+import { MERGE_BATCH_MAX, TEXT_BODY_MAX } from "@/server/limits";
+import { promoteChange } from "./host-pr";
 import { projectParams } from "@/server/projects";
 import { mergeBatch } from "./merge/batch";
 import { revertChange } from "./merge/revert";
@@ -144,6 +145,13 @@ export const changesRouter = router({
     .input(z.object({ id: changeIdParam() }))
     .output(z.object({ rejected: z.boolean(), changeId: z.string() }))
     .mutation(({ input, ctx }) => rejectChange(ctx.identity, input.id)),
+
+  promote: userProcedure
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/host-pr", tags, summary: "Promote an accepted change to a pull request on the hosting provider" } })
+    // Strict: a `base` is refused (the base is always the project's recorded default branch).
+    .input(z.strictObject({ id: changeIdParam(), title: text().min(1).max(256).optional(), body: text().max(TEXT_BODY_MAX).optional(), draft: booleanish().default(true) }))
+    .output(z.object({ changeId: z.string(), host: z.object({ owner: z.string(), repo: z.string(), branch: z.string(), pullRequestNumber: z.number().int(), pullRequestUrl: z.string() }) }))
+    .mutation(({ input, ctx }) => promoteChange(ctx.identity, input.id, { title: input.title, body: input.body, draft: input.draft })),
 });
 
 // The sub-areas' routers, mounted by server/api/router.ts beside this one.

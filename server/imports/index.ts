@@ -4,6 +4,6 @@ export { receiveProviderWebhook } from "./provider-webhook";
 export { runImport } from "./runner";
 export { IMPORT_REQUESTED_EVENT } from "./service";
 export { importStreamResponse, syncStreamResponse } from "./streams";
-export { SYNC_REQUESTED_EVENT } from "./sync";
+export { SYNC_REQUESTED_EVENT, projectSourceOf } from "./sync";
 export { runSync } from "./sync-runner";
 export { importMetrics } from "./metrics";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Project, ProjectImport, ProjectSource } from "@/server/generated/prisma/client";
+import type { Project, ProjectImport } from "@/server/generated/prisma/client";
 import { actingUserId, type Identity } from "@/server/auth";
 import { db, type Tx } from "@/server/db";
 import { conflict, forbidden, invalid, notFound, unauthenticated } from "@/server/errors";
@@ -190,4 +190,3 @@ export async function cancelImport(identity: Identity, ref: ProjectRef) {
   return { message: status === "cancelled" ? "Import cancelled" : "Import cancelling", namespace: project.namespace, slug: project.slug, status };
 }
 
-export type { ProjectSource };

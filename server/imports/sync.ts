@@ -1,11 +1,11 @@
 import type { Project, ProjectSource, SyncRun } from "@/server/generated/prisma/client";
 import type { Identity } from "@/server/auth";
 import { db, type Tx } from "@/server/db";
-import { DomainError, conflict, invalid, unauthenticated, upstreamFailed } from "@/server/errors";
+import { conflict, invalid, unauthenticated } from "@/server/errors";
 import { openProjectRepo, readRef } from "@/server/git";
 import { inngest } from "@/server/jobs";
 import { requireProject, type ProjectRole } from "@/server/projects";
-import { ProviderError } from "@/server/providers";
+import { providerRefusal } from "@/server/providers";
 import { callerInOwnNamespace, latestImport, lockProjectRow } from "./service";
 import { countCommits, fetchUpstream, remoteTip, upstreamRef } from "./upstream";
 
@@ -15,18 +15,16 @@ const ACTIVE = ["queued", "running"];
 
 type ProjectRef = { namespace: string; slug: string };
 
-/** A provider failure answered to a caller: a rejected instance credential is 401 AUTH_ERROR, anything else 502. */
-export function providerRefusal(error: unknown): unknown {
-  if (!(error instanceof ProviderError)) return error;
-  if (error.category === "AUTH_ERROR") return new DomainError("unauthenticated", `The provider refused the instance's credential: ${error.message}`, "AUTH_ERROR");
-  return upstreamFailed(`The provider call failed (${error.category}): ${error.message}`, "GITHUB_ERROR");
-}
-
 async function connectedProject(identity: Identity, ref: ProjectRef, need: ProjectRole): Promise<{ project: Project; source: ProjectSource }> {
   const { project } = await requireProject(identity, ref, need);
   const source = await (await db()).projectSource.findUnique({ where: { projectId: project.id } });
   if (!source) throw invalid("The project is not connected to a remote");
   return { project, source };
+}
+
+/** The provider repository a project was imported from, or null. */
+export async function projectSourceOf(projectId: string): Promise<ProjectSource | null> {
+  return (await db()).projectSource.findUnique({ where: { projectId } });
 }
 
 /** Queues a sync run unless one is queued or running (the project row lock serializes requesters). */

@@ -1,3 +1,5 @@
+import { DomainError, upstreamFailed } from "@/server/errors";
+
 /** The spec's failure categories of an import (the admin metrics count failures by them). */
 export const FAILURE_CATEGORIES = [
   "NETWORK_ERROR",
@@ -51,3 +53,10 @@ export function gitFailureMessage(stderr: string): string {
 /** Strips anything that looks like a credential (user info in a URL, an Authorization value). */
 export const redactCredentials = (text: string) =>
   text.replace(/\/\/[^/\s:@]+(:[^/\s@]*)?@/g, "//").replace(/(authorization:\s*)(basic|bearer|token)\s+\S+/gi, "$1$2 [redacted]");
+
+/** A provider failure answered to a caller: a rejected instance credential is 401 AUTH_ERROR, anything else 502 GITHUB_ERROR. */
+export function providerRefusal(error: unknown): unknown {
+  if (!(error instanceof ProviderError)) return error;
+  if (error.category === "AUTH_ERROR") return new DomainError("unauthenticated", `The provider refused the instance's credential: ${error.message}`, "AUTH_ERROR");
+  return upstreamFailed(`The provider call failed (${error.category}): ${error.message}`, "GITHUB_ERROR");
+}

@@ -215,6 +215,16 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "POST /api/changes/{id}/comments/{commentId}/unresolve": { coveredBy: "tests/changes/reviews-comments.test.ts" },
   "POST /api/projects/conflicts/{id}/resolve": { coveredBy: "tests/changes/conflicts.test.ts" },
   "POST /api/workspaces/{name}/commit": { coveredBy: "server/workspaces tests (the workspace's creator or a project admin)" },
+  "POST /api/changes/{id}/host-pr": { coveredBy: "tests/imports/host-pr.test.ts (needs a project imported from the provider)" },
+  // Imports and sync: only in the caller's own namespace, on a project imported from the provider.
+  "POST /api/projects/{namespace}/{slug}/import": { coveredBy: "tests/imports/imports.test.ts" },
+  "GET /api/projects/{namespace}/{slug}/import/status": { coveredBy: "tests/imports/imports.test.ts and tests/imports/lifecycle.test.ts" },
+  "POST /api/projects/{namespace}/{slug}/import/retry": { coveredBy: "tests/imports/lifecycle.test.ts" },
+  "POST /api/projects/{namespace}/{slug}/import/cancel": { coveredBy: "tests/imports/lifecycle.test.ts" },
+  "POST /api/projects/{namespace}/{slug}/sync": { coveredBy: "tests/imports/sync.test.ts" },
+  "GET /api/projects/{namespace}/{slug}/sync/status": { coveredBy: "tests/imports/sync.test.ts" },
+  "POST /api/projects/{namespace}/{slug}/sync/settings": { coveredBy: "tests/imports/sync.test.ts" },
+  "GET /api/projects/{namespace}/{slug}/sync/history": { coveredBy: "tests/imports/sync.test.ts" },
   // Not about a project.
   "GET /api/projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
   "POST /api/projects": { coveredBy: "tests/access/project-access.test.ts (org write to create in an org)" },

@@ -21,7 +21,7 @@ beforeAll(async () => {
   upstream = stub.current.seed("octo", "hello", [{ "README.md": "# hello\n" }, { "src/a.txt": "a\n" }, { "src/b.txt": "b\n" }]);
 });
 
-describe("POST /import", () => {
+describe("POST /import", { timeout: 120_000 }, () => {
   it("creates the project, queues a durable import and completes it with git's progress, the default branch and project.imported", async () => {
     const slug = uniqueName("hello");
     const res = await requestImport(alice, slug, { url: `${stub.current.url}/octo/hello.git` });
@@ -54,7 +54,7 @@ describe("POST /import", () => {
   });
 });
 
-describe("POST /import refusals", () => {
+describe("POST /import refusals", { timeout: 120_000 }, () => {
   it("answers 400 for an unsupported provider URL, a bad branch or a missing url; 403 in another namespace; 401 anonymous", async () => {
     const slug = uniqueName("bad");
     for (const url of [
@@ -90,7 +90,7 @@ describe("POST /import refusals", () => {
   });
 });
 
-describe("while an import is not completed", () => {
+describe("while an import is not completed", { timeout: 120_000 }, () => {
   it("refuses workspaces, changes, branch writes and pushes with 409 IMPORT_IN_PROGRESS; a repeat answers 200 with the same import", async () => {
     const alice = await createTestUser();
     const slug = uniqueName("busy");
@@ -143,7 +143,7 @@ describe("while an import is not completed", () => {
   });
 });
 
-describe("failure categories", () => {
+describe("failure categories", { timeout: 120_000 }, () => {
   async function failedImport(body: Record<string, unknown>, env: Record<string, string | undefined> = {}) {
     const slug = uniqueName("fail");
     // A user per import: the import rate limit is 3 a minute.

@@ -24,7 +24,7 @@ beforeAll(async () => {
 const action = (user: { username: string; token: string }, slug: string, verb: "retry" | "cancel") =>
   call("POST", `${projectBase(user.username, slug)}/import/${verb}`, { token: user.token });
 
-describe("cancel and retry", () => {
+describe("cancel and retry", { timeout: 120_000 }, () => {
   it("cancels a queued import at once; retry queues it again and it completes", async () => {
     const user = await createTestUser();
     const slug = uniqueName("cq");
@@ -74,7 +74,7 @@ describe("cancel and retry", () => {
   });
 });
 
-describe("stall recovery", () => {
+describe("stall recovery", { timeout: 120_000 }, () => {
   it("re-queues a running import whose heartbeat is older than 5 minutes (recovered: true), which then completes", async () => {
     const user = await createTestUser();
     const slug = uniqueName("stall");
@@ -90,7 +90,7 @@ describe("stall recovery", () => {
   });
 });
 
-describe("a restart in the middle of a clone", () => {
+describe("a restart in the middle of a clone", { timeout: 120_000 }, () => {
   const doomedExecutors: EmbeddedExecutor[] = [];
   afterAll(() => doomedExecutors.forEach((executor) => executor.kill()));
 
@@ -125,7 +125,7 @@ describe("a restart in the middle of a clone", () => {
   });
 });
 
-describe("GET /import/stream", () => {
+describe("GET /import/stream", { timeout: 120_000 }, () => {
   it("sends the progress as SSE data every 2 s and closes after a terminal status; 404 for strangers", async () => {
     const user = await createTestUser();
     const slug = uniqueName("stream");

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from "vitest";
 import { db } from "@/server/db/client";
 import { openProjectRepo, listRefs } from "@/server/git";
-import { startStubProvider, type StubProvider } from "@/server/providers/stub-server";
+import { startStubProvider, type StubProvider } from "@/tests/support/provider-stub";
 import { call } from "@/tests/support/http";
 
 /** A stub provider for the file, with GITHUB_URL/GITHUB_API_URL/GITHUB_TOKEN pointing at it (set in beforeAll, kept for the file). */

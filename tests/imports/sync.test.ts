@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { branchRef, openProjectRepo, readRef } from "@/server/git";
 import { queueDueSyncs } from "@/server/imports";
 import { withEnv } from "@/tests/support/env";
@@ -31,7 +31,7 @@ async function imported(files: Array<Record<string, string>> = [{ "README.md": "
 
 const sync = (user: User, base: string) => call("POST", `${base}/sync`, { token: user.token });
 
-describe("POST /sync", () => {
+describe("POST /sync", { timeout: 120_000 }, () => {
   it("answers hasUpdates false when up to date; fast-forwards new upstream commits through a queued job with sync.completed and history", async () => {
     const p = await imported();
     const none = await sync(p.user, p.base);
@@ -133,7 +133,7 @@ describe("POST /sync", () => {
   });
 });
 
-describe("sync settings, auto-sync and the inbound webhook", () => {
+describe("sync settings, auto-sync and the inbound webhook", { timeout: 120_000 }, () => {
   it("validates and stores the settings", async () => {
     const p = await imported();
     const settings = (body: unknown) => call("POST", `${p.base}/sync/settings`, { token: p.user.token, body });

@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { serveGitHttpBackend } from "./git-cgi.mjs";
 
 /**
  * A stand-in for GitHub in tests and benchmarks: a real HTTP server on 127.0.0.1 serving git's
@@ -22,7 +23,6 @@ export interface StubRecord {
   authorization: string | undefined;
 }
 
-const HEADER_END = Buffer.from("\r\n\r\n");
 const GIT_IDENTITY = { GIT_AUTHOR_NAME: "Upstream", GIT_AUTHOR_EMAIL: "upstream@example.test", GIT_COMMITTER_NAME: "Upstream", GIT_COMMITTER_EMAIL: "upstream@example.test" };
 
 export interface StubProvider {
@@ -158,45 +158,7 @@ export async function startStubProvider(options: { token?: string | null } = {})
     if (!gitAuthorized(req)) return refuse(res, 401, true);
     if (!fs.existsSync(bare)) return refuse(res, 404, true);
     if (stub.gitDelayMs) await new Promise((resolve) => setTimeout(resolve, stub.gitDelayMs));
-    const env: Record<string, string | undefined> = {
-        PATH: process.env.PATH,
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_PROJECT_ROOT: root,
-        GIT_HTTP_EXPORT_ALL: "1",
-        GIT_PROTOCOL: String(req.headers["git-protocol"] ?? ""),
-        REQUEST_METHOD: req.method,
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: String(req.headers["content-type"] ?? ""),
-        ...(req.headers["content-length"] ? { CONTENT_LENGTH: String(req.headers["content-length"]) } : {}),
-        HTTP_CONTENT_ENCODING: String(req.headers["content-encoding"] ?? ""),
-        REMOTE_ADDR: "127.0.0.1",
-        REMOTE_USER: "x-access-token",
-    };
-    const child = spawn("git", ["http-backend"], { env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "ignore"] });
-    req.pipe(child.stdin);
-    let head = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf(HEADER_END);
-      if (end < 0) return;
-      child.stdout.off("data", onData);
-      let status = 200;
-      for (const line of head.subarray(0, end).toString("latin1").split("\r\n")) {
-        const colon = line.indexOf(":");
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === "status") status = parseInt(value, 10);
-        else res.setHeader(name, value);
-      }
-      res.writeHead(status);
-      res.write(head.subarray(end + HEADER_END.length));
-      child.stdout.pipe(res);
-    };
-    child.stdout.on("data", onData);
-    child.stdout.on("end", () => {
-      if (!res.headersSent) res.writeHead(502).end();
-    });
+    serveGitHttpBackend(req, res, root, { REMOTE_USER: "x-access-token" });
   }
 
   async function serveRest(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
