@@ -3,9 +3,83 @@
  * because no procedure generates them. Auth.js's own /api/auth/* routes and git's smart HTTP are
  * not part of the interface.
  */
+const ADMIN_SECURITY = [{ adminKey: [] }, { bearer: [] }, { session: [] }];
+
 export function plainRoutes(): Record<string, Record<string, unknown>> {
   const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+  const projectPath = [
+    { name: "namespace", in: "path", required: true, schema: { type: "string" } },
+    { name: "slug", in: "path", required: true, schema: { type: "string" } },
+  ];
+  const eventStream = (operationId: string, summary: string) => ({
+    get: {
+      operationId,
+      summary,
+      tags: ["imports"],
+      security: [{}, { bearer: [] }, { session: [] }],
+      parameters: projectPath,
+      responses: {
+        "200": { description: "`data: <JSON>` every 2 seconds", content: { "text/event-stream": { schema: { type: "string" } } } },
+        "401": error("Unauthorized"),
+        "403": error("Forbidden"),
+        "404": error("Not found"),
+        "429": error("Too many requests"),
+      },
+    },
+  });
   return {
+    "/api/projects/{namespace}/{slug}/import/stream": eventStream("importStream", "Import progress as server-sent events until the import ends"),
+    "/api/projects/{namespace}/{slug}/sync/stream": eventStream("syncStream", "Sync status as server-sent events until the sync ends (5 minutes at most)"),
+    "/api/providers/github/webhook": {
+      post: {
+        operationId: "providerWebhook",
+        summary: "Inbound hosting-provider webhook (X-Hub-Signature-256; only with GITHUB_WEBHOOK_SECRET): a push to a connected branch queues a sync",
+        tags: ["imports"],
+        security: [{}],
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+        responses: {
+          "200": { description: "ping answered, or a push handled", content: { "application/json": { schema: { type: "object" } } } },
+          "202": { description: "Ignored event", content: { "application/json": { schema: { type: "object" } } } },
+          "400": error("Bad request"),
+          "401": error("Signature mismatch"),
+          "404": error("No GITHUB_WEBHOOK_SECRET configured"),
+        },
+      },
+    },
+    "/api/admin/backups/{id}/archive": {
+      get: {
+        operationId: "adminBackupArchive",
+        summary: "The tar archive of a completed backup",
+        tags: ["admin"],
+        security: ADMIN_SECURITY,
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": { description: "The archive", content: { "application/x-tar": { schema: { type: "string", format: "binary" } } } },
+          "401": error("Unauthorized"),
+          "403": error("Not an administrator. Codes: ADMIN_REQUIRES_DIRECT_CREDENTIAL"),
+          "404": error("Not found"),
+          "409": error("Still running. Codes: BACKUP_NOT_READY"),
+          "429": error("Too many requests"),
+        },
+      },
+    },
+    "/api/admin/restore": {
+      post: {
+        operationId: "adminRestore",
+        summary: "Restore a backup archive into an instance with no projects",
+        tags: ["admin"],
+        security: ADMIN_SECURITY,
+        requestBody: { required: true, content: { "application/x-tar": { schema: { type: "string", format: "binary" } } } },
+        responses: {
+          "202": { description: "Restore started", content: { "application/json": { schema: { type: "object" } } } },
+          "400": error("Not a backup archive. Codes: BACKUP_INVALID"),
+          "401": error("Unauthorized"),
+          "403": error("Not an administrator. Codes: ADMIN_REQUIRES_DIRECT_CREDENTIAL"),
+          "409": error("The instance has projects. Codes: INSTANCE_NOT_EMPTY"),
+          "429": error("Too many requests"),
+        },
+      },
+    },
     "/health": {
       get: {
         operationId: "rootHealth",

@@ -82,13 +82,3 @@ export const SPEC_ROUTES = [
   "GET /api/orgs",
   "POST /api/orgs",
 ];
-
-/**
- * Routes of the spec other engineers are building now (imports and sync, host-pr, deployments and
- * secrets): they join the document at integration. Keep this list small and drop a pattern the day
- * its routes are served; the document test fails for any other missing route, and for a route
- * matched here that is already served.
- */
-const BEING_BUILT = [/\/import(\/|$)/, /\/sync(\/|$)/, /\/host-pr$/, /\/secrets(\/|$)/, /\/deployments(\/|$)/];
-
-export const NOT_YET_SERVED = new Set(SPEC_ROUTES.filter((route) => BEING_BUILT.some((pattern) => pattern.test(route))));
