@@ -2592,6 +2592,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -10914,7 +10925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED, AUTH_ERROR */
             401: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -10938,6 +10949,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: IMPORT_IN_PROGRESS */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -10982,6 +11004,17 @@ export interface operations {
             };
             /** @description Server error. Codes: INTERNAL_ERROR */
             500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream call failed. Codes: GITHUB_ERROR */
+            502: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -12353,6 +12386,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: NOT_REDRIVABLE */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -12655,6 +12699,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
                 headers: {
@@ -12699,6 +12751,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: DEPLOYMENT_NOT_PENDING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -12734,6 +12797,17 @@ export interface operations {
             };
             /** @description Server error. Codes: INTERNAL_ERROR */
             500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unhealthy, or an optional binding is absent. Codes: DEPLOY_QUEUE_UNAVAILABLE */
+            503: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -12834,6 +12908,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: DEPLOYMENT_NOT_RETRYABLE, DEPLOYMENT_RETRY_EXISTS */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -12869,6 +12954,17 @@ export interface operations {
             };
             /** @description Server error. Codes: INTERNAL_ERROR */
             500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unhealthy, or an optional binding is absent. Codes: DEPLOY_QUEUE_UNAVAILABLE */
+            503: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -12933,6 +13029,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
                 headers: {
@@ -12984,6 +13091,10 @@ export interface operations {
                     name: string;
                     value: string;
                 };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                    value: string;
+                };
             };
         };
         responses: {
@@ -13005,6 +13116,33 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Successful response */
+            201: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret?: {
+                            name: string;
+                            createdBy: string;
+                            updatedBy: string;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -13083,7 +13221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Server error. Codes: INTERNAL_ERROR */
+            /** @description Server error. Codes: INTERNAL_ERROR, DEPLOY_SECRET_KEY_MISSING */
             500: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -13117,6 +13255,25 @@ export interface operations {
         responses: {
             /** @description Successful response */
             200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: {
+                            name: string;
+                            createdBy: string;
+                            updatedBy: string;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Successful response */
+            201: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -13211,7 +13368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Server error. Codes: INTERNAL_ERROR */
+            /** @description Server error. Codes: INTERNAL_ERROR, DEPLOY_SECRET_KEY_MISSING */
             500: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -13367,6 +13524,14 @@ export interface operations {
                         name: string;
                     };
                 };
+            };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
@@ -13559,6 +13724,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: IMPORT_IN_PROGRESS, NAMESPACE_TAKEN */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -13790,6 +13966,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict. Codes: IMPORT_IN_PROGRESS */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -13999,7 +14186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED, AUTH_ERROR */
             401: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
@@ -14023,6 +14210,17 @@ export interface operations {
             };
             /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
             404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: IMPORT_IN_PROGRESS */
+            409: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -14067,6 +14265,17 @@ export interface operations {
             };
             /** @description Server error. Codes: INTERNAL_ERROR */
             500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Upstream call failed. Codes: GITHUB_ERROR */
+            502: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -14354,6 +14563,17 @@ export interface operations {
             };
             /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
             401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;

@@ -39,6 +39,8 @@ export type Access = "public" | "authed" | "user" | "session" | "admin";
  */
 export type Meta = OpenApiMeta<{
   successStatus?: number;
+  /** Other success statuses the route can answer (a PUT that creates 201 or replaces 200). */
+  alsoSuccess?: number[];
   access?: Access;
   errors?: Partial<Record<number, ErrorCode[]>>;
   query?: string[];

@@ -86,7 +86,7 @@ export const adminRouter = router({
     }),
 
   createBackup: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/backups", tags: ["admin"], summary: "Start an online backup (runs in the background)" }, successStatus: 202 })
+    .meta({ openapi: { method: "POST", path: "/admin/backups", tags: ["admin"], summary: "Start an online backup (runs in the background)" }, successStatus: 202, errors: { 409: ["CONFLICT"] } })
     .input(z.object({}))
     .output(z.object({ backup: z.object({ id: z.string(), status: z.literal("running"), createdAt: z.string() }) }))
     .mutation(async ({ ctx }) => {

@@ -86,6 +86,7 @@ function completeOperation(operation: Operation, method: string, path: string, n
   const responses: Record<string, Response> = { [status]: success };
   if (status === 302) success.headers.Location = { description: "Where the caller is sent", schema: { type: "string" } };
   else if (isFormRoute(meta)) responses["302"] = { description: "A form caller is redirected (Location)", headers: { Location: { schema: { type: "string" } } } };
+  for (const other of meta.alsoSuccess ?? []) responses[other] = success;
   if (meta.etag) responses["304"] = { description: reasonOf(304), headers: ETAG_HEADER };
   for (const [code, codes] of errorStatusesOf(method, path, meta)) responses[code] = errorResponse(code, codes);
   operation.responses = responses;

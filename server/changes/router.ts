@@ -147,7 +147,7 @@ export const changesRouter = router({
     .mutation(({ input, ctx }) => rejectChange(ctx.identity, input.id)),
 
   promote: userProcedure
-    .meta({ openapi: { method: "POST", path: "/changes/{id}/host-pr", tags, summary: "Promote an accepted change to a pull request on the hosting provider" } })
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/host-pr", tags, summary: "Promote an accepted change to a pull request on the hosting provider" }, errors: { 401: ["AUTH_ERROR"], 403: [], 409: ["IMPORT_IN_PROGRESS"], 502: ["GITHUB_ERROR"] } })
     // Strict: a `base` is refused (the base is always the project's recorded default branch).
     .input(z.strictObject({ id: changeIdParam(), title: text().min(1).max(256).optional(), body: text().max(TEXT_BODY_MAX).optional(), draft: booleanish().default(true) }))
     .output(z.object({ changeId: z.string(), host: z.object({ owner: z.string(), repo: z.string(), branch: z.string(), pullRequestNumber: z.number().int(), pullRequestUrl: z.string() }) }))

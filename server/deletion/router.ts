@@ -66,7 +66,7 @@ export const deletionJobsRouter = router({
     .query(async ({ input }) => ({ jobs: await listDeletionJobs(input) })),
 
   redrive: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/deletion-jobs/{id}/redrive", tags: ["admin"], summary: "Start an incomplete deletion job again (409 NOT_REDRIVABLE otherwise)" }, successStatus: 202 })
+    .meta({ openapi: { method: "POST", path: "/admin/deletion-jobs/{id}/redrive", tags: ["admin"], summary: "Start an incomplete deletion job again (409 NOT_REDRIVABLE otherwise)" }, successStatus: 202, errors: { 409: ["NOT_REDRIVABLE"] } })
     .input(z.object({ id: z.string().min(1).max(100) }))
     .output(deletionOutput())
     .mutation(({ input }) => redriveDeletionJob(input.id)),

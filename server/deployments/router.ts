@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { boundedInt, listOffset, namespaceSegment, pathSegment, text } from "@/server/http";
 import { DEPLOYMENTS_LIMIT_DEFAULT, DEPLOYMENTS_LIMIT_MAX } from "@/server/limits";
-import { authedProcedure, publicProcedure, router, userProcedure } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, userProcedure, FORM_OR_JSON } from "@/server/trpc";
 import { approveDeployment, getDeployment, listDeployments, retryDeployment } from "./service";
 import { DEPLOYMENT_STATUSES } from "./view";
 
@@ -53,7 +53,7 @@ export const deploymentsRouter = router({
     .query(async ({ input, ctx }) => ({ deployment: await getDeployment(ctx.identity, input.id) })),
 
   approve: userProcedure
-    .meta({ openapi: { method: "POST", path: "/deployments/{id}/approve", tags, summary: "Approve a deployment awaiting approval (people only)" } })
+    .meta({ openapi: { method: "POST", path: "/deployments/{id}/approve", tags, summary: "Approve a deployment awaiting approval (people only)", contentTypes: FORM_OR_JSON }, errors: { 403: [], 409: ["DEPLOYMENT_NOT_PENDING"], 503: ["DEPLOY_QUEUE_UNAVAILABLE"] } })
     .input(idInput())
     .output(z.object({ deployment: deploymentOutput() }))
     .mutation(async ({ input, ctx }) => {
@@ -63,7 +63,7 @@ export const deploymentsRouter = router({
     }),
 
   retry: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/deployments/{id}/retry", tags, summary: "Retry a finished deployment as attempt + 1" }, successStatus: 201 })
+    .meta({ openapi: { method: "POST", path: "/deployments/{id}/retry", tags, summary: "Retry a finished deployment as attempt + 1" }, successStatus: 201, errors: { 403: [], 409: ["DEPLOYMENT_NOT_RETRYABLE", "DEPLOYMENT_RETRY_EXISTS"], 503: ["DEPLOY_QUEUE_UNAVAILABLE"] } })
     .input(idInput())
     .output(z.object({ deployment: deploymentOutput() }))
     .mutation(async ({ input, ctx }) => ({ deployment: await retryDeployment(ctx.identity, input.id) })),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DomainError } from "@/server/errors";
 import { namespaceSegment, pathSegment } from "@/server/http";
 import { SECRET_VALUE_BYTES_MAX } from "@/server/limits";
-import { publicProcedure, router, type Context } from "@/server/trpc";
+import { publicProcedure, router, type Context, FORM_OR_JSON } from "@/server/trpc";
 import { deleteSecret, listSecrets, putSecret } from "./service";
 
 const BASE = "/projects/{namespace}/{slug}/secrets";
@@ -39,13 +39,13 @@ async function answerForm<T, F>(ctx: Context, input: { namespace: string; slug: 
 // Admins only, and people only: 401 without a user, 403 for agents and non-admins, 404 when the project is not readable.
 export const secretsRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: BASE, tags, summary: "The project's secret names (never values)" } })
+    .meta({ openapi: { method: "GET", path: BASE, tags, summary: "The project's secret names (never values)" }, errors: { 403: [] } })
     .input(projectInput())
     .output(z.object({ secrets: z.array(secretOutput()) }))
     .query(async ({ input, ctx }) => ({ secrets: await listSecrets(ctx.identity, input) })),
 
   put: publicProcedure
-    .meta({ openapi: { method: "PUT", path: `${BASE}/{name}`, tags, summary: "Create (201) or replace (200) a secret" } })
+    .meta({ openapi: { method: "PUT", path: `${BASE}/{name}`, tags, summary: "Create (201) or replace (200) a secret" }, alsoSuccess: [201], errors: { 403: [], 500: ["DEPLOY_SECRET_KEY_MISSING"] } })
     .input(secretInput().extend({ value: valueInput() }))
     .output(z.object({ secret: secretOutput() }))
     .mutation(async ({ input, ctx }) => {
@@ -55,7 +55,7 @@ export const secretsRouter = router({
     }),
 
   create: publicProcedure
-    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Form-friendly PUT: name and value in the body" } })
+    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Form-friendly PUT: name and value in the body", contentTypes: FORM_OR_JSON }, alsoSuccess: [201], errors: { 403: [], 500: ["DEPLOY_SECRET_KEY_MISSING"] } })
     .input(projectInput().extend({ name: z.string(), value: z.string() }))
     .output(z.object({ secret: secretOutput().optional() }))
     .mutation(async ({ input, ctx }) =>
@@ -72,13 +72,13 @@ export const secretsRouter = router({
     ),
 
   delete: publicProcedure
-    .meta({ openapi: { method: "DELETE", path: `${BASE}/{name}`, tags, summary: "Delete a secret" } })
+    .meta({ openapi: { method: "DELETE", path: `${BASE}/{name}`, tags, summary: "Delete a secret" }, errors: { 403: [] } })
     .input(secretInput())
     .output(deletedOutput())
     .mutation(({ input, ctx }) => deleteSecret(ctx.identity, input, input.name)),
 
   deleteForm: publicProcedure
-    .meta({ openapi: { method: "POST", path: `${BASE}/{name}/delete`, tags, summary: "Form alias of DELETE; 302 back to the secrets page" } })
+    .meta({ openapi: { method: "POST", path: `${BASE}/{name}/delete`, tags, summary: "Form alias of DELETE; 302 back to the secrets page", contentTypes: FORM_OR_JSON }, errors: { 403: [] } })
     .input(secretInput())
     .output(deletedOutput())
     .mutation(({ input, ctx }) =>

@@ -54,7 +54,7 @@ describe("secret routes", () => {
     expect((await call("DELETE", `${project.base}/secrets/AUDITED`, { token: admin.token })).body).toEqual({ deleted: true, name: "AUDITED" });
     const rows = await (await db()).auditLog.findMany({ where: { projectId: project.id, target: "AUDITED" }, orderBy: { createdAt: "asc" } });
     expect(rows.map((row) => row.action)).toEqual(["secret.written", "secret.deleted"]);
-    expect(JSON.stringify(rows)).not.toContain("audit-me-not");
+    expect(JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? String(value) : value))).not.toContain("audit-me-not");
   });
 
   it("refuses anonymous callers (401), agents and non-admins (403), and hides private projects (404)", async () => {
