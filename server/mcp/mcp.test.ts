@@ -111,7 +111,7 @@ describe("tools", () => {
       [
         "list_projects", "get_project", "list_files", "read_file", "get_log", "list_branches", "create_workspace", "commit_files",
         "create_change", "get_change", "list_changes", "comment_on_change", "review_change", "merge_change", "list_issues",
-        "get_issue", "create_issue", "update_issue", "comment_on_issue", "submit_change",
+        "get_issue", "create_issue", "update_issue", "comment_on_issue", "list_deployments", "submit_change",
       ].sort(),
     );
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -188,6 +188,13 @@ describe("tools", () => {
     expect(updated.issue).toMatchObject({ status: "closed", labels: ["bug"] });
     const comment = await ok(client, "comment_on_issue", { project: project.path, number, body: "fixed" });
     expect(comment.comment).toMatchObject({ issueNumber: number, body: "fixed" });
+  });
+
+  it("deployments: list_deployments answers what GET .../deployments answers, filters included", async () => {
+    const listed = await ok(client, "list_deployments", { project: project.path, status: "succeeded", limit: 5 });
+    expect(listed).toEqual((await call("GET", `/api/projects/${project.path}/deployments?status=succeeded&limit=5`, { token: alice.token })).body);
+    const refused = await client.callTool({ name: "list_deployments", arguments: { project: project.path, status: "exploded" } });
+    expect(refused.isError).toBe(true);
   });
 });
 
