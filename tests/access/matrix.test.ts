@@ -225,6 +225,9 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/projects/{namespace}/{slug}/sync/status": { coveredBy: "tests/imports/sync.test.ts" },
   "POST /api/projects/{namespace}/{slug}/sync/settings": { coveredBy: "tests/imports/sync.test.ts" },
   "GET /api/projects/{namespace}/{slug}/sync/history": { coveredBy: "tests/imports/sync.test.ts" },
+  "GET /api/projects/{namespace}/{slug}/import/stream": { coveredBy: "tests/imports/lifecycle.test.ts (SSE; read access)" },
+  "GET /api/projects/{namespace}/{slug}/sync/stream": { coveredBy: "tests/imports/sync.test.ts (SSE; read access)" },
+  "POST /api/providers/github/webhook": { coveredBy: "tests/imports/sync.test.ts (no caller: the X-Hub-Signature-256 signature decides)" },
   // Not about a project.
   "GET /api/projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
   "POST /api/projects": { coveredBy: "tests/access/project-access.test.ts (org write to create in an org)" },
@@ -257,6 +260,8 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/admin/restore/{id}": { coveredBy: "tests/admin/backup.test.ts" },
   "GET /api/admin/deletion-jobs": { coveredBy: "tests/admin/deletion-jobs.test.ts" },
   "POST /api/admin/deletion-jobs/{id}/redrive": { coveredBy: "tests/admin/deletion-jobs.test.ts" },
+  "GET /api/admin/backups/{id}/archive": { coveredBy: "tests/admin/backup.test.ts" },
+  "POST /api/admin/restore": { coveredBy: "tests/admin/backup.test.ts" },
   "GET /api/orgs": { coveredBy: "tests/access/orgs.test.ts" },
   "POST /api/orgs": { coveredBy: "tests/access/orgs.test.ts" },
   "GET /api/orgs/{org}": { coveredBy: "tests/access/orgs.test.ts" },
