@@ -16,7 +16,7 @@ import { createTestUser } from "@/tests/support/users";
 import { changeWith, merge, projectWith } from "@/server/changes/test-fixtures";
 
 // No credential cache: a token must be checked against the instance it is sent to.
-useTestEnvironment({ AUTH_CACHE_TTL_SECONDS: "0", DEPLOY_SECRET_KEY: "backup-test-deploy-key", ALLOW_PRIVATE_TARGETS: "1" });
+useTestEnvironment({ AUTH_CACHE_TTL_SECONDS: "0", DEPLOY_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"), ALLOW_PRIVATE_TARGETS: "1" });
 useTestJobs();
 
 const ADMIN = { "x-admin-api-key": TEST_ADMIN_KEY };
