@@ -1,7 +1,7 @@
 import { admitRequest, type Identity } from "@/server/auth";
 import { requestRestore, openBackupArchive } from "@/server/backup";
 import { unauthenticated } from "@/server/errors";
-import { errorResponse } from "@/server/http";
+import { assertWellFormedUrl, errorResponse } from "@/server/http";
 import { exposition, instrumentRequest } from "@/server/metrics";
 import { assertAdmin } from "@/server/trpc";
 import { handleRestRequest } from "./rest";
@@ -13,6 +13,7 @@ async function answerAsAdmin(req: Request, route: string, answer: (identity: Ide
   return instrumentRequest(req, () => route, async () => {
     let headers: Record<string, string> = {};
     try {
+      assertWellFormedUrl(new URL(req.url));
       const admission = await admitRequest(req, { allowAdminKey: true });
       headers = admission.headers;
       if (admission.identity.kind === "anonymous") throw unauthenticated();
@@ -39,8 +40,8 @@ export function handleMetricsRequest(req: Request): Promise<Response> {
 
 /** GET /api/admin/backups/{id}/archive: a completed backup's tar archive. */
 export function handleBackupArchiveRequest(req: Request): Promise<Response> {
-  const id = decodeURIComponent(new URL(req.url).pathname.split("/").at(-2) ?? "");
   return answerAsAdmin(req, "/api/admin/backups/{id}/archive", async () => {
+    const id = decodeURIComponent(new URL(req.url).pathname.split("/").at(-2) ?? "");
     const { stream, bytes } = await openBackupArchive(id);
     return new Response(stream, {
       headers: { "content-type": "application/x-tar", "content-length": String(bytes), "content-disposition": `attachment; filename="${id}.tar"`, "cache-control": "no-store" },

@@ -55,6 +55,7 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
         responses: {
           "200": { description: "The archive", content: { "application/x-tar": { schema: { type: "string", format: "binary" } } } },
+          "400": error("Bad request"),
           "401": error("Unauthorized"),
           "403": error("Not an administrator. Codes: ADMIN_REQUIRES_DIRECT_CREDENTIAL"),
           "404": error("Not found"),

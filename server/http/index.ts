@@ -10,3 +10,4 @@ export { corsHeaders, preflightHeaders } from "./cors";
 export { ifNoneMatchMatches, NotModified, revalidateBy, strongEtag } from "./etag";
 export { paginationHeaders } from "./pagination";
 export { requestIdOf } from "./request-id";
+export { headFromGet } from "./head";
