@@ -57,7 +57,7 @@ export const adminRouter = router({
     }),
 
   audit: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/audit", tags: ["admin"], summary: "Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id)" } })
+    .meta({ openapi: { method: "GET", path: "/admin/audit", tags: ["admin"], summary: "Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id)" }, errors: { 404: [] } })
     .input(
       z.object({
         action: text().max(100).optional(),
