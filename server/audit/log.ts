@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DbOrTx, Tx } from "@/server/db";
-import type { Identity } from "@/server/auth";
+import { actorOf, type Identity } from "@/server/auth";
 import { entryHash, lockChainHead } from "./chain";
 import { currentCallerAddress } from "./caller";
 
@@ -32,16 +32,7 @@ export type AuditAction =
 
 /** The actor string of the API (`user:<id>`, `agent:<id>`, `admin-key`); no identity is the service itself. */
 export function auditActor(identity: Identity | undefined): string {
-  switch (identity?.kind) {
-    case "user":
-      return `user:${identity.userId}`;
-    case "agent":
-      return `agent:${identity.agentId}`;
-    case "admin-key":
-      return "admin-key";
-    default:
-      return "system";
-  }
+  return identity ? actorOf(identity) : "system";
 }
 
 export interface AuditEntry {

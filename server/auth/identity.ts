@@ -36,7 +36,7 @@ export function actorOf(identity: Identity): string {
     case "agent":
       return `agent:${identity.agentId}`;
     case "admin-key":
-      return "admin";
+      return "admin-key";
     default:
       return "anonymous";
   }
