@@ -1,5 +1,5 @@
 import type { Deployment, Project } from "@/server/generated/prisma/client";
-import { db } from "@/server/db";
+import { db, type Tx } from "@/server/db";
 import { publishAfterCommit, recordEvent } from "@/server/events";
 import { branchRef, openProjectRepo, readRef } from "@/server/git";
 import { loadPolicy, type DeployEntry } from "@/server/policy";
@@ -25,6 +25,23 @@ async function skipReason(row: Deployment, project: Project): Promise<{ reason: 
 }
 
 /**
+ * Waiting deployments of the same name for commits that landed before this one become `superseded`.
+ * A commit's age is when its first attempt was requested (when it reached the branch), not the row's
+ * own creation: a retry of an older commit is a new row, yet must not supersede a newer commit.
+ */
+async function supersedeOlderCommits(tx: Tx, row: Deployment): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "Deployment" AS waiting
+    SET "status" = 'superseded', "error" = ${`Superseded by the deployment of ${row.commit}`}, "finishedAt" = now(), "updatedAt" = now()
+    WHERE waiting."projectId" = ${row.projectId}::uuid AND waiting."name" = ${row.name}
+      AND waiting."status" IN ('queued', 'pending_approval') AND waiting."commit" <> ${row.commit}
+      AND (SELECT min(first."createdAt") FROM "Deployment" AS first
+           WHERE first."projectId" = waiting."projectId" AND first."name" = waiting."name" AND first."commit" = waiting."commit")
+        < (SELECT min(first."createdAt") FROM "Deployment" AS first
+           WHERE first."projectId" = ${row.projectId}::uuid AND first."name" = ${row.name} AND first."commit" = ${row.commit})`;
+}
+
+/**
  * The job's first step: `queued` becomes `running` (or `skipped` when its entry is gone or names
  * another branch), and older commits' deployments of the same name still waiting become
  * `superseded`. Both are conditional UPDATEs on the status, so a row already taken (by another
@@ -42,10 +59,7 @@ export async function startDeployment(id: string): Promise<StartOutcome> {
     }
     const started = await tx.deployment.updateMany({ where: { id, status: "queued" }, data: { status: "running", startedAt: new Date() } });
     if (started.count === 0) return { entry: null, status: "taken" };
-    await tx.deployment.updateMany({
-      where: { projectId: row.projectId, name: row.name, status: { in: ["queued", "pending_approval"] }, commit: { not: row.commit }, createdAt: { lt: row.createdAt } },
-      data: { status: "superseded", error: `Superseded by the deployment of ${row.commit}`, finishedAt: new Date() },
-    });
+    await supersedeOlderCommits(tx, row);
     return { entry: decision.entry };
   });
 }

@@ -154,6 +154,24 @@ describe("supersession and skipping", () => {
     expect((await call("POST", `/api/deployments/${older.id}/approve`, { token: owner.token })).body.code).toBe("DEPLOYMENT_NOT_PENDING");
   });
 
+  it("a retry of an older commit starting leaves a newer commit's waiting deployment alone", async () => {
+    const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url, requireApproval: true });
+    await mergeChange(owner.token, project);
+    const [first] = await deploymentRows(project.id);
+    expect((await call("POST", `/api/deployments/${first.id}/approve`, { token: owner.token })).status).toBe(200);
+    await drainJobs();
+    const second = await mergeChange(owner.token, project);
+    const retried = await call("POST", `/api/deployments/${first.id}/retry`, { token: owner.token });
+    expect(retried.status).toBe(201);
+    await drainJobs();
+    const rows = await deploymentRows(project.id);
+    expect(rows.map((row) => [row.commit, row.attempt, row.status])).toEqual([
+      [first.commit, 1, "succeeded"],
+      [second.commit, 1, "pending_approval"],
+      [first.commit, 2, "succeeded"],
+    ]);
+  });
+
   it("a queued deployment whose entry left the policy before it started is skipped", async () => {
     const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url });
     await mergeChange(owner.token, project);
