@@ -11,7 +11,7 @@ export const when = (iso: string | null) => (iso ? iso.slice(0, 19).replace("T",
  * Deployments as a table: name, commit, attempt, status, the change that asked for it and its
  * times. Writers get Approve (awaiting approval, people only) and Retry (finished) buttons, plain
  * forms posting to the API's form-friendly routes, which land on the deployment's page; the log
- * tail is there only when the API sent it (writers).
+ * tail is there only when the API sent it (to writers).
  */
 export function DeploymentTable({ deployments, base, canWrite, canApprove, label }: { deployments: Deployment[]; base: string; canWrite: boolean; canApprove: boolean; label: string }) {
   return (
@@ -30,10 +30,10 @@ export function DeploymentTable({ deployments, base, canWrite, canApprove, label
             <td>
               <span className="badge">{deployment.status.replace("_", " ")}</span>
               {deployment.error && <div className="muted">{deployment.error}</div>}
-              {deployment.logTail && (
+              {deployment.logTail !== undefined && (
                 <details>
                   <summary>Log</summary>
-                  <pre>{deployment.logTail}</pre>
+                  <pre>{deployment.logTail || "(empty)"}</pre>
                 </details>
               )}
             </td>
