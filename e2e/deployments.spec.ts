@@ -77,8 +77,9 @@ test("dana keeps deployment secrets on the secrets settings page: names only, se
   await page.getByLabel("Name").fill("lower_case");
   await page.getByLabel("Value").fill("x");
   await page.getByRole("button", { name: "Save secret" }).click();
-  await expect(page.getByRole("alert")).toContainText("VALIDATION_ERROR");
-  await expect(page.getByRole("alert")).toContainText("upper-case letter");
+  const refusal = page.getByRole("alert").filter({ hasText: "Refused" });
+  await expect(refusal).toContainText("VALIDATION_ERROR");
+  await expect(refusal).toContainText("upper-case letter");
 
   await page.getByRole("button", { name: "Delete DEPLOY_TOKEN" }).click();
   await expect(page.getByText("No secrets.")).toBeVisible();

@@ -15,17 +15,14 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
   const { api, namespace, slug, base, project } = loaded;
   const branch = ref ?? project.defaultBranch;
   // One page of one directory (not every path of the commit), with the branches beside it.
-  const [listing, branches] = await Promise.all([
+  const [listing, branches, activity] = await Promise.all([
     read(() => api.repository.directory({ namespace, slug, ref: branch, path: dir, page })),
     api.repository.branches({ namespace, slug }),
+    dir === "" ? api.activity.list({ namespace, slug, limit: 10 }) : null,
   ]);
   const pages = Math.max(1, Math.ceil(listing.total / listing.pageSize));
   const inDir = (name: string) => (dir === "" ? name : `${dir}/${name}`);
-  const readme = listing.readme === null ? null : inDir(listing.readme);
-  const [readmeContent, activity] = await Promise.all([
-    readme ? api.repository.content({ namespace, slug, path: readme, ref: branch }) : null,
-    dir === "" ? api.activity.list({ namespace, slug, limit: 10 }) : null,
-  ]);
+  const readmeContent = listing.readme === null ? null : await api.repository.content({ namespace, slug, path: inDir(listing.readme), ref: branch });
   const crumbs = dir === "" ? [] : dir.split("/");
   return (
     <>

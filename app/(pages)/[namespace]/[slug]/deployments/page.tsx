@@ -1,6 +1,7 @@
 import { DeploymentTable } from "../../../_components/deployment-table";
 import { Pager } from "../../../_components/pager";
 import { ProjectHeader } from "../../../_components/project-header";
+import { StatusFilter } from "../../../_components/status-filter";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/project";
 import { pageNumber } from "../../../_lib/tree";
 import { DEPLOYMENTS_LIMIT_DEFAULT } from "@/server/limits";
@@ -23,18 +24,7 @@ export default async function DeploymentsPage({ params, searchParams }: Props) {
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="deployments" canWrite={canWrite} />
       <h1>Deployments</h1>
-      <form method="get" action={`${base}/deployments`}>
-        <label htmlFor="status">Status</label>
-        <select id="status" name="status" defaultValue={status ?? ""}>
-          <option value="">any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s.replace("_", " ")}
-            </option>
-          ))}
-        </select>{" "}
-        <button type="submit">Filter</button>
-      </form>
+      <StatusFilter action={`${base}/deployments`} statuses={STATUSES} selected={status} />
       {deployments.length === 0 ? (
         <p>No deployments{status ? ` with status ${status.replace("_", " ")}` : ""}. The project policy&apos;s <code>deploys:</code> block says what deploys when a branch moves.</p>
       ) : (
