@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +10,7 @@ import { defineConfig } from "@playwright/test";
 process.env.E2E_PORT ??= String(20_000 + (process.pid % 20_000));
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "svc-e2e-"));
 process.env.E2E_ADMIN_KEY ??= `e2e-admin-${process.pid}-${Date.now()}`;
+process.env.E2E_DEPLOY_SECRET_KEY ??= crypto.randomBytes(32).toString("base64");
 const baseURL = `http://localhost:${process.env.E2E_PORT}`;
 
 export default defineConfig({
@@ -41,6 +43,7 @@ export default defineConfig({
       DATA_DIR: process.env.E2E_DATA_DIR,
       DEV_LOGIN: "1",
       ADMIN_API_KEY: process.env.E2E_ADMIN_KEY,
+      DEPLOY_SECRET_KEY: process.env.E2E_DEPLOY_SECRET_KEY,
       NEXT_TELEMETRY_DISABLED: "1",
     },
   },

@@ -12875,6 +12875,14 @@ export interface operations {
                     };
                 };
             };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
                 headers: {

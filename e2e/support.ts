@@ -37,3 +37,26 @@ export async function api<T = Record<string, unknown>>(method: string, apiPath: 
   const response = await fetch(`${baseURL}${apiPath}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   return { status: response.status, body: (await response.json().catch(() => ({}))) as T };
 }
+
+/** A user made with the administrator key, and its API token (dev login then signs in as it). */
+export async function createUser(username: string): Promise<string> {
+  const created = await api<{ token: string }>("POST", "/api/admin/users", { admin: true, body: { username } });
+  expect(created.status).toBe(201);
+  return created.body.token;
+}
+
+/** A project of the token's user with these files; answers its id. */
+export async function createProject(token: string, name: string, files: Record<string, string>, visibility: "public" | "private" = "public"): Promise<string> {
+  const created = await api<{ id: string }>("POST", "/api/projects", { token, body: { name, visibility, files } });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+/** A workspace of `project` ("@ns/slug") with one commit of `files`, proposed as a change; answers its id. */
+export async function proposeChange(token: string, project: { path: string; id: string }, workspace: string, files: Record<string, string>): Promise<string> {
+  expect((await api("POST", `/api/workspaces/${project.path}/workspaces`, { token, body: { name: workspace } })).status).toBe(201);
+  expect((await api("POST", `/api/workspaces/${workspace}/commit`, { token, body: { projectId: project.id, message: `Edit in ${workspace}`, files } })).status).toBe(201);
+  const proposed = await api<{ change: { id: string } }>("POST", `/api/projects/${project.path}/changes`, { token, body: { workspace } });
+  expect(proposed.status).toBe(201);
+  return proposed.body.change.id;
+}

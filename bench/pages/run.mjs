@@ -29,11 +29,18 @@ const work = path.join(root, "bench/.work/pages");
 
 const app = values.app ? path.resolve(root, values.app) : buildAppCopy(work);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pages-"));
-const child = startNext(app, PORT, { DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "100000000", BASE_URL: `http://127.0.0.1:${PORT}` });
+const logFile = path.join(work, "server.log");
+fs.mkdirSync(work, { recursive: true });
+const child = startNext(app, PORT, { DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "100000000", BASE_URL: `http://127.0.0.1:${PORT}` }, { logFile });
+const step = (what) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${what}`);
 
+/**
+ * A set-up call on a connection of its own: the default agent would reuse a kept-alive socket
+ * that the server closed while pushFiles' git held the event loop (a "socket hang up").
+ */
 async function json(method, urlPath, token, body) {
   const headers = { "content-type": "application/json", ...(token === KEY ? { "x-admin-api-key": KEY } : { authorization: `Bearer ${token}` }) };
-  const res = await request(PORT, urlPath, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await request(PORT, urlPath, { method, headers, agent: false, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${res.body.slice(0, 300)}`);
   return JSON.parse(res.body);
 }
@@ -82,19 +89,23 @@ async function started() {
 }
 
 try {
+  step("starting the server");
   await started();
   const user = await json("POST", "/api/admin/users", KEY, { username: `pages${Date.now().toString(36)}` });
   const token = user.token;
   const ns = `@${user.user.username}`;
   const big = await json("POST", "/api/projects", token, { name: "big" });
+  step(`pushing ${FILES} files`);
   pushFiles(big.remote, token);
   await json("POST", `/api/workspaces/${ns}/big/workspaces`, token, { name: "wide" });
   const changed = {};
   for (let i = 0; i < DIFF; i++) changed[`src/module${Math.floor(i / 100)}/file${i}.ts`] = `export const value${i} = ${i + 1};\n// changed\n`;
+  step(`committing ${DIFF} changed files and proposing the change`);
   await json("POST", "/api/workspaces/wide/commit", token, { projectId: big.id, message: "touch many", files: changed });
   const { change } = await json("POST", `/api/projects/${ns}/big/changes`, token, { workspace: "wide" });
 
   const auth = { authorization: `Bearer ${token}` };
+  step("measuring");
   const rows = [];
   rows.push(await measure("GET /health (floor)", "/health", {}));
   const filesApi = await measure(`GET /api/projects/${ns}/big/files (JSON, ${FILES + 1} paths)`, `/api/projects/${ns}/big/files`, auth);
@@ -109,6 +120,9 @@ try {
   for (const row of rows) console.log(`| ${row.name} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${row.bytes} |`);
   console.log(`\nproject page / files JSON route: ${(projectPage.p50 / filesApi.p50).toFixed(2)}x (p50); target under 150 ms: ${projectPage.p50.toFixed(1)} ms`);
   console.log(`change page / change JSON route: ${(changePage.p50 / changeApi.p50).toFixed(2)}x (p50); target under 500 ms: ${changePage.p50.toFixed(1)} ms`);
+} catch (error) {
+  console.error(`failed; the server's log is ${logFile}`);
+  throw error;
 } finally {
   await stopProcess(child);
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -34,12 +34,14 @@ export function buildAppCopy(work, customize = () => {}) {
 /**
  * The production server (`node server.mjs`, what `npm start` runs) of a built copy on 127.0.0.1:`port`. `detached` puts it in a process group of its
  * own, so `process.kill(-child.pid, "SIGKILL")` takes down the whole server at once (a crash).
+ * `logFile` keeps its request log (stdout); otherwise it is dropped.
  */
-export function startNext(app, port, env, { detached = false } = {}) {
+export function startNext(app, port, env, { detached = false, logFile } = {}) {
+  const stdout = logFile ? fs.openSync(logFile, "w") : "ignore";
   return spawn(process.execPath, ["server.mjs"], {
     cwd: app,
     env: { ...benchEnv, PORT: String(port), HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", stdout, "inherit"],
     detached,
   });
 }

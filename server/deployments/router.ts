@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { DomainError } from "@/server/errors";
 import { boundedInt, listOffset, namespaceSegment, pathSegment, text } from "@/server/http";
 import { DEPLOYMENTS_LIMIT_DEFAULT, DEPLOYMENTS_LIMIT_MAX } from "@/server/limits";
-import { authedProcedure, publicProcedure, router, userProcedure, FORM_OR_JSON } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, userProcedure, FORM_OR_JSON, type Context } from "@/server/trpc";
 import { approveDeployment, getDeployment, listDeployments, retryDeployment } from "./service";
-import { DEPLOYMENT_STATUSES } from "./view";
+import { DEPLOYMENT_STATUSES, type DeploymentView } from "./view";
 
 const tags = ["deployments"];
 
@@ -29,6 +30,26 @@ const deploymentOutput = () =>
 
 const idInput = () => z.object({ id: pathSegment() });
 const deploymentPage = (view: { id: string; project: { path: string } }) => `/${view.project.path}/deployments/${view.id}`;
+
+/**
+ * A form caller (the deployment pages' buttons) lands on the page of the deployment written; when
+ * refused, back on the page of the one it pressed with the refusal's message and code in the
+ * query string, as the pages' own forms come back. What it cannot read stays the API's 404.
+ */
+async function answerForm(ctx: Context, id: string, work: () => Promise<DeploymentView>): Promise<{ deployment: DeploymentView }> {
+  if (!ctx.isForm) return { deployment: await work() };
+  try {
+    const deployment = await work();
+    ctx.response.redirect = deploymentPage(deployment);
+    return { deployment };
+  } catch (error) {
+    const pressed = error instanceof DomainError ? await getDeployment(ctx.identity, id).catch(() => null) : null;
+    if (!pressed || !(error instanceof DomainError)) throw error;
+    const query = new URLSearchParams({ error: error.message, ...(error.code ? { code: error.code } : {}) });
+    ctx.response.redirect = `${deploymentPage(pressed)}?${query}`;
+    return { deployment: pressed };
+  }
+}
 
 export const deploymentsRouter = router({
   list: publicProcedure
@@ -56,15 +77,11 @@ export const deploymentsRouter = router({
     .meta({ openapi: { method: "POST", path: "/deployments/{id}/approve", tags, summary: "Approve a deployment awaiting approval (people only)", contentTypes: FORM_OR_JSON }, errors: { 403: [], 409: ["DEPLOYMENT_NOT_PENDING"], 503: ["DEPLOY_QUEUE_UNAVAILABLE"] } })
     .input(idInput())
     .output(z.object({ deployment: deploymentOutput() }))
-    .mutation(async ({ input, ctx }) => {
-      const deployment = await approveDeployment(ctx.identity, input.id);
-      ctx.response.redirect = deploymentPage(deployment);
-      return { deployment };
-    }),
+    .mutation(({ input, ctx }) => answerForm(ctx, input.id, () => approveDeployment(ctx.identity, input.id))),
 
   retry: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/deployments/{id}/retry", tags, summary: "Retry a finished deployment as attempt + 1" }, successStatus: 201, errors: { 403: [], 409: ["DEPLOYMENT_NOT_RETRYABLE", "DEPLOYMENT_RETRY_EXISTS"], 503: ["DEPLOY_QUEUE_UNAVAILABLE"] } })
+    .meta({ openapi: { method: "POST", path: "/deployments/{id}/retry", tags, summary: "Retry a finished deployment as attempt + 1", contentTypes: FORM_OR_JSON }, successStatus: 201, errors: { 403: [], 409: ["DEPLOYMENT_NOT_RETRYABLE", "DEPLOYMENT_RETRY_EXISTS"], 503: ["DEPLOY_QUEUE_UNAVAILABLE"] } })
     .input(idInput())
     .output(z.object({ deployment: deploymentOutput() }))
-    .mutation(async ({ input, ctx }) => ({ deployment: await retryDeployment(ctx.identity, input.id) })),
+    .mutation(({ input, ctx }) => answerForm(ctx, input.id, () => retryDeployment(ctx.identity, input.id))),
 });

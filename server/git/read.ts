@@ -16,6 +16,31 @@ export async function listFiles(repo: Repo, commit: string): Promise<string[]> {
   return files.sort();
 }
 
+export interface DirectoryEntry {
+  name: string;
+  kind: "dir" | "file";
+}
+
+const byName = (a: DirectoryEntry, b: DirectoryEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * The direct entries of a directory of a commit (`dirPath` "" = the root), directories first, each
+ * sorted by name; null when there is no directory there. Reads only the trees along the path, not
+ * the whole commit (a page of a 5,000-file tree reads one or two trees).
+ */
+export async function listDirectory(repo: Repo, commit: string, dirPath: string): Promise<DirectoryEntry[] | null> {
+  let treeOid = (await readCommit(repo, commit)).tree;
+  for (const segment of dirPath === "" ? [] : dirPath.split("/")) {
+    const entry = (await readTree(repo, treeOid)).find((candidate) => candidate.path === segment && candidate.type === "tree");
+    if (!entry) return null;
+    treeOid = entry.oid;
+  }
+  const entries = (await readTree(repo, treeOid)).filter((entry) => entry.type !== "commit");
+  const dirs = entries.filter((entry) => entry.type === "tree").map((entry): DirectoryEntry => ({ name: entry.path, kind: "dir" }));
+  const files = entries.filter((entry) => entry.type === "blob").map((entry): DirectoryEntry => ({ name: entry.path, kind: "file" }));
+  return [...dirs.sort(byName), ...files.sort(byName)];
+}
+
 /** The blob oid at `filePath` in a commit, or null when there is no file there. */
 export async function blobAt(repo: Repo, commit: string, filePath: string): Promise<string | null> {
   let segments: string[];

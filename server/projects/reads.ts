@@ -1,9 +1,9 @@
 import type { Project } from "@/server/generated/prisma/client";
 import type { Identity } from "@/server/auth";
 import { db } from "@/server/db";
-import { listFiles, listBranches, log, openProjectRepo, readFile, resolveBranch, type Repo } from "@/server/git";
+import { listDirectory, listFiles, listBranches, log, openProjectRepo, readFile, resolveBranch, type Repo } from "@/server/git";
 import { notFound } from "@/server/errors";
-import { BRANCH_LIST_CAP } from "@/server/limits";
+import { BRANCH_LIST_CAP, TREE_PAGE_ENTRIES } from "@/server/limits";
 import { projectPath, requireProject } from "./access";
 
 type ProjectRef = { namespace: string; slug: string };
@@ -30,6 +30,27 @@ async function readAt(identity: Identity, ref: ProjectRef, branch: string | unde
 export async function projectFiles(identity: Identity, ref: ProjectRef, branch?: string, revalidate?: Revalidate) {
   const at = await readAt(identity, ref, branch, revalidate);
   return { ...envelope(at.project), ref: at.ref, commit: at.commit, files: await listFiles(at.repo, at.commit) };
+}
+
+const README = /^readme(\.md|\.markdown)?$/i;
+
+/**
+ * One directory at a branch for the tree pages: a page of its entries (directories first), how
+ * many there are, and the name of its README if it has one (on any page). 404 when no directory is there.
+ */
+export async function projectDirectory(identity: Identity, ref: ProjectRef, dirPath: string, page: number, branch?: string) {
+  const at = await readAt(identity, ref, branch);
+  const entries = await listDirectory(at.repo, at.commit, dirPath);
+  if (!entries) throw notFound(`No directory ${dirPath} at ${at.ref}`);
+  const readme = entries.find((entry) => entry.kind === "file" && README.test(entry.name));
+  return {
+    ref: at.ref,
+    commit: at.commit,
+    total: entries.length,
+    pageSize: TREE_PAGE_ENTRIES,
+    entries: entries.slice((page - 1) * TREE_PAGE_ENTRIES, page * TREE_PAGE_ENTRIES),
+    readme: readme?.name ?? null,
+  };
 }
 
 /** One file: `path` echoes the file read, `project` is the project path. */

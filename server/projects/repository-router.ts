@@ -4,7 +4,7 @@ import { boundedInt, listLimit, pathSegment, namedSchema } from "@/server/http";
 import { COMMIT_LOG_DEPTH_DEFAULT } from "@/server/limits";
 import { projectParams } from "./schemas";
 import { createProjectBranch, deleteProjectBranch } from "./branches";
-import { projectBranches, projectContent, projectFiles, projectLog, projectProvenance } from "./reads";
+import { projectBranches, projectContent, projectDirectory, projectFiles, projectLog, projectProvenance } from "./reads";
 
 const tags = ["repository"];
 const PROJECT = "/projects/{namespace}/{slug}";
@@ -21,6 +21,21 @@ export const repositoryRouter = router({
     .input(z.object({ ...projectParams(), ref: refQuery() }))
     .output(z.object({ ...envelope(), ref: z.string(), commit: z.string(), files: z.array(z.string()) }))
     .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref, ctx.revalidate)),
+
+  // No REST route: the tree pages read it in-process (and typed callers through /api/trpc).
+  directory: publicProcedure
+    .input(z.object({ ...projectParams(), path: z.string(), page: boundedInt(1, 100_000, 1), ref: refQuery() }))
+    .output(
+      z.object({
+        ref: z.string(),
+        commit: z.string(),
+        total: z.number().int(),
+        pageSize: z.number().int(),
+        entries: z.array(z.object({ name: z.string(), kind: z.enum(["dir", "file"]) })),
+        readme: z.string().nullable(),
+      }),
+    )
+    .query(({ input, ctx }) => projectDirectory(ctx.identity, input, input.path, input.page!, input.ref)),
 
   content: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" }, etag: true, errors: { 409: ["AMBIGUOUS_REF"] } })

@@ -131,6 +131,14 @@ describe("POST /api/deployments/{id}/approve", () => {
     const res = await call("POST", `/api/deployments/${row.id}/approve`, { token: writer.token, form: {} });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe(`/${project.path}/deployments/${row.id}`);
+    // Pressed again (a stale page): back on the same page with the refusal, not a JSON 409.
+    const again = await call("POST", `/api/deployments/${row.id}/approve`, { token: writer.token, form: {} });
+    expect(again.status).toBe(302);
+    const back = new URL(again.headers.get("location")!, "http://x");
+    expect(back.pathname).toBe(`/${project.path}/deployments/${row.id}`);
+    expect([back.searchParams.get("code"), back.searchParams.get("error")]).toEqual(["DEPLOYMENT_NOT_PENDING", "The deployment is not awaiting approval"]);
+    // What the caller cannot read stays a 404, form or not.
+    expect((await call("POST", `/api/deployments/${row.id}/approve`, { token: stranger.token, form: {} })).status).toBe(404);
   });
 
   it("503 DEPLOY_QUEUE_UNAVAILABLE without the queue binding, before any status change", async () => {
@@ -164,6 +172,21 @@ describe("POST /api/deployments/{id}/retry", () => {
     expect(audit.map((entry) => entry.actorAgentId)).toEqual([agent.id]);
     const requested = await (await db()).domainEvent.findMany({ where: { projectId: project.id, kind: "deployment.requested" } });
     expect(requested.some((event) => (event.data as { deploymentId: string }).deploymentId === res.body.deployment.id)).toBe(true);
+    await drainJobs({ timeoutMs: 60_000 });
+  });
+
+  it("answers a form caller with 302 to the new attempt's page, and a refusal with 302 back to the pressed one", async () => {
+    await mergeChange(owner.token, project);
+    await drainJobs({ timeoutMs: 60_000 });
+    const finished = (await deploymentRows(project.id)).filter((row) => row.name === "preview" && row.status === "failed" && row.attempt === 1).at(-1)!;
+    const res = await call("POST", `/api/deployments/${finished.id}/retry`, { token: writer.token, form: {} });
+    expect(res.status).toBe(302);
+    const created = (await deploymentRows(project.id)).find((row) => row.commit === finished.commit && row.name === "preview" && row.attempt === 2)!;
+    expect(res.headers.get("location")).toBe(`/${project.path}/deployments/${created.id}`);
+    const again = await call("POST", `/api/deployments/${finished.id}/retry`, { token: reader.token, form: {} });
+    const back = new URL(again.headers.get("location")!, "http://x");
+    expect([again.status, back.pathname, back.searchParams.get("code")]).toEqual([302, `/${project.path}/deployments/${finished.id}`, null]);
+    expect(back.searchParams.get("error")).toMatch(/./);
     await drainJobs({ timeoutMs: 60_000 });
   });
 

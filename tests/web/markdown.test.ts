@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { renderMarkdown } from "@/app/(pages)/_lib/markdown";
-import { directoryEntries } from "@/app/(pages)/_lib/tree";
 
 describe("renderMarkdown", () => {
   it("renders Markdown and drops scripts, event handlers, styles and javascript: links", () => {
@@ -16,19 +15,5 @@ describe("renderMarkdown", () => {
 
   it("escapes HTML inside code", () => {
     expect(renderMarkdown("`<b>x</b>`")).toContain("<code>&lt;b&gt;x&lt;/b&gt;</code>");
-  });
-});
-
-describe("directoryEntries", () => {
-  it("lists a directory's direct children, directories first, each sorted", () => {
-    const files = ["b.txt", "src/z.ts", "src/a/deep.ts", "a.txt", "src/b.ts", "docs/x.md"];
-    expect(directoryEntries(files, "")).toEqual([
-      { name: "docs", path: "docs", kind: "dir" },
-      { name: "src", path: "src", kind: "dir" },
-      { name: "a.txt", path: "a.txt", kind: "file" },
-      { name: "b.txt", path: "b.txt", kind: "file" },
-    ]);
-    expect(directoryEntries(files, "src").map((entry) => entry.path)).toEqual(["src/a", "src/b.ts", "src/z.ts"]);
-    expect(directoryEntries(files, "nope")).toEqual([]);
   });
 });

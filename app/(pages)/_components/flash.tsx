@@ -20,7 +20,9 @@ export function Flash({ query }: { query: Record<string, string | string[] | und
       )}
       {files.length > 0 && (
         <>
-          <p>Conflicting files:</p>
+          <p>
+            Conflicting files{typeof query.conflict === "string" && <> (<a href="#resolve-conflict">Resolve the conflict</a> below)</>}:
+          </p>
           <ul>
             {files.map((file) => (
               <li key={file}>

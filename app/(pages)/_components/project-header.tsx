@@ -5,6 +5,7 @@ const TABS = [
   { key: "commits", label: "Commits", path: "/commits" },
   { key: "changes", label: "Changes", path: "/changes" },
   { key: "issues", label: "Issues", path: "/issues" },
+  { key: "deployments", label: "Deployments", path: "/deployments" },
   { key: "settings", label: "Settings", path: "/settings" },
 ] as const;
 

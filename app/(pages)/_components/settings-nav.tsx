@@ -1,11 +1,16 @@
 import Link from "next/link";
 
-/** The settings sub-pages (collaborators for admins). */
-export function SettingsNav({ base, current, isAdmin }: { base: string; current: "general" | "webhooks" | "collaborators"; isAdmin: boolean }) {
+/** The settings sub-pages (collaborators and secrets for admins). */
+export function SettingsNav({ base, current, isAdmin }: { base: string; current: "general" | "webhooks" | "collaborators" | "secrets"; isAdmin: boolean }) {
   const items = [
     { key: "general", label: "General", href: `${base}/settings` },
     { key: "webhooks", label: "Webhooks", href: `${base}/settings/webhooks` },
-    ...(isAdmin ? [{ key: "collaborators", label: "Collaborators", href: `${base}/settings/collaborators` }] : []),
+    ...(isAdmin
+      ? [
+          { key: "collaborators", label: "Collaborators", href: `${base}/settings/collaborators` },
+          { key: "secrets", label: "Secrets", href: `${base}/settings/secrets` },
+        ]
+      : []),
   ];
   return (
     <nav aria-label="Settings">

@@ -1,9 +1,8 @@
 import Link from "next/link";
-import { TREE_PAGE_ENTRIES } from "@/server/limits";
 import { actorLabel } from "../_lib/actor";
 import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
-import { directoryEntries, pathUrl } from "../_lib/tree";
+import { pathUrl } from "../_lib/tree";
 import { Markdown } from "./markdown";
 import { Pager } from "./pager";
 import { ProjectHeader } from "./project-header";
@@ -11,25 +10,19 @@ import { TableHead } from "./table-head";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
-const README = /^readme(\.md|\.markdown)?$/i;
-
 /** A directory of the project at a branch: branch switcher, clone URL, entries (paginated), its README, and on the root the recent activity. */
 export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref?: string; dir: string; page: number }) {
   const { api, namespace, slug, base, project } = loaded;
   const branch = ref ?? project.defaultBranch;
-  const [files, branches] = await Promise.all([
-    read(() => api.repository.files({ namespace, slug, ref: branch })),
+  // One page of one directory (not every path of the commit), with the branches beside it.
+  const [listing, branches, activity] = await Promise.all([
+    read(() => api.repository.directory({ namespace, slug, ref: branch, path: dir, page })),
     api.repository.branches({ namespace, slug }),
-  ]);
-  const entries = directoryEntries(files.files, dir);
-  if (dir !== "" && entries.length === 0) return <p>No such directory at {branch}.</p>;
-  const pages = Math.max(1, Math.ceil(entries.length / TREE_PAGE_ENTRIES));
-  const shown = entries.slice((page - 1) * TREE_PAGE_ENTRIES, page * TREE_PAGE_ENTRIES);
-  const readme = entries.find((entry) => entry.kind === "file" && README.test(entry.name));
-  const [readmeContent, activity] = await Promise.all([
-    readme ? api.repository.content({ namespace, slug, path: readme.path, ref: branch }) : null,
     dir === "" ? api.activity.list({ namespace, slug, limit: 10 }) : null,
   ]);
+  const pages = Math.max(1, Math.ceil(listing.total / listing.pageSize));
+  const inDir = (name: string) => (dir === "" ? name : `${dir}/${name}`);
+  const readmeContent = listing.readme === null ? null : await api.repository.content({ namespace, slug, path: inDir(listing.readme), ref: branch });
   const crumbs = dir === "" ? [] : dir.split("/");
   return (
     <>
@@ -67,16 +60,16 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
         </div>
       </div>
       <p className="muted">
-        {entries.length} entries at <code>{files.commit.slice(0, 12)}</code> ·{" "}
+        {listing.total} entries at <code>{listing.commit.slice(0, 12)}</code> ·{" "}
         <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>history</Link>
       </p>
       <table aria-label="Files">
         <TableHead columns={["Name", "Kind"]} />
         <tbody>
-          {shown.map((entry) => (
-            <tr key={entry.path}>
+          {listing.entries.map((entry) => (
+            <tr key={entry.name}>
               <td>
-                <Link href={pathUrl(base, entry.kind === "dir" ? "tree" : "blob", branch, entry.path)}>{entry.kind === "dir" ? `${entry.name}/` : entry.name}</Link>
+                <Link href={pathUrl(base, entry.kind === "dir" ? "tree" : "blob", branch, inDir(entry.name))}>{entry.kind === "dir" ? `${entry.name}/` : entry.name}</Link>
               </td>
               <td className="muted">{entry.kind === "dir" ? "directory" : "file"}</td>
             </tr>
@@ -86,7 +79,7 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
       <Pager page={page} pages={pages} label="Files pages" href={(n) => `${pathUrl(base, "tree", branch, dir)}?page=${n}`} />
       {readmeContent?.value !== undefined && (
         <section aria-labelledby="readme">
-          <h2 id="readme">{readme!.name}</h2>
+          <h2 id="readme">{listing.readme}</h2>
           <Markdown source={readmeContent.value} />
         </section>
       )}

@@ -23,7 +23,10 @@ export function projectAddress(params: ProjectRouteParams): { namespace: string;
 export async function loadProject(params: ProjectRouteParams) {
   const address = projectAddress(params);
   const { identity, api } = await session();
-  const project = await read(() => api.projects.get({ namespace: address.namespace, slug: address.slug }));
-  const level: Level = identity.kind === "anonymous" ? "read" : (await api.projectAccess.permission({ namespace: address.namespace, slug: address.slug })).permission;
+  const ref = { namespace: address.namespace, slug: address.slug };
+  // Both at once: each refuses a project the caller cannot read, and read() turns either refusal into its page.
+  const [project, level] = await read(() =>
+    Promise.all([api.projects.get(ref), identity.kind === "anonymous" ? ("read" as const) : api.projectAccess.permission(ref).then((answer): Level => answer.permission)]),
+  );
   return { ...address, project, level, identity, api };
 }

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { ProjectHeader } from "../../../_components/project-header";
+import { StatusFilter } from "../../../_components/status-filter";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/project";
 import { TableHead } from "../../../_components/table-head";
 
@@ -18,18 +19,7 @@ export default async function ChangesPage({ params, searchParams }: Props) {
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="changes" canWrite={atLeast(loaded.level, "write")} />
       <h1>Changes</h1>
-      <form method="get" action={`${base}/changes`}>
-        <label htmlFor="status">Status</label>
-        <select id="status" name="status" defaultValue={status ?? ""}>
-          <option value="">any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s.replace("_", " ")}
-            </option>
-          ))}
-        </select>{" "}
-        <button type="submit">Filter</button>
-      </form>
+      <StatusFilter action={`${base}/changes`} statuses={STATUSES} selected={status} />
       {changes.length === 0 ? (
         <p>No changes{status ? ` with status ${status.replace("_", " ")}` : ""}.</p>
       ) : (

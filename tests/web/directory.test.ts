@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { TREE_PAGE_ENTRIES } from "@/server/limits";
+import { useTestEnvironment } from "@/tests/support/harness";
+import { call } from "@/tests/support/http";
+import { createTestUser } from "@/tests/support/users";
+import { projectWith } from "@/server/changes/test-fixtures";
+
+useTestEnvironment();
+
+/** repository.directory has no REST route: the tree pages read it in-process, typed callers through /api/trpc. */
+const directory = (token: string | undefined, project: { path: string }, path: string, page?: number) => {
+  const [namespace, slug] = project.path.split("/");
+  return call("GET", `/api/trpc/repository.directory?input=${encodeURIComponent(JSON.stringify({ namespace, slug, path, page }))}`, { token });
+};
+
+describe("repository.directory, one page of one directory for the tree pages", () => {
+  it("lists a directory's own entries, directories first, each by name, with its README's name", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "b.txt": "b\n", "src/z.ts": "z\n", "src/a/deep.ts": "d\n", "a.txt": "a\n", "src/b.ts": "b\n", "docs/Readme.md": "# Docs\n" });
+    const root = await directory(alice.token, project, "");
+    expect(root.status).toBe(200);
+    expect(root.body.result.data).toMatchObject({
+      total: 4,
+      readme: null,
+      entries: [
+        { name: "docs", kind: "dir" },
+        { name: "src", kind: "dir" },
+        { name: "a.txt", kind: "file" },
+        { name: "b.txt", kind: "file" },
+      ],
+    });
+    const src = (await directory(alice.token, project, "src")).body.result.data;
+    expect(src.entries.map((entry: { name: string }) => entry.name)).toEqual(["a", "b.ts", "z.ts"]);
+    expect((await directory(alice.token, project, "docs")).body.result.data.readme).toBe("Readme.md");
+  });
+
+  it(`pages ${TREE_PAGE_ENTRIES} entries at a time and finds the README on any page`, async () => {
+    const alice = await createTestUser();
+    const files: Record<string, string> = { "big/README.md": "# Big\n" };
+    for (let i = 0; i < TREE_PAGE_ENTRIES + 5; i++) files[`big/f${String(i).padStart(4, "0")}.txt`] = `${i}\n`;
+    const project = await projectWith(alice.token, files);
+    const first = (await directory(alice.token, project, "big", 1)).body.result.data;
+    const second = (await directory(alice.token, project, "big", 2)).body.result.data;
+    expect([first.total, first.entries.length, second.entries.length]).toEqual([TREE_PAGE_ENTRIES + 6, TREE_PAGE_ENTRIES, 6]);
+    expect(first.entries[0].name).toBe("README.md");
+    expect(second.readme).toBe("README.md");
+    expect(second.entries.at(-1).name).toBe(`f${String(TREE_PAGE_ENTRIES + 4).padStart(4, "0")}.txt`);
+  });
+
+  it("answers 404 for no directory there (a file, a missing path) and for a project the caller cannot read; 400 for a bad page", async () => {
+    const alice = await createTestUser();
+    const stranger = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n", "src/b.ts": "b\n" });
+    expect((await directory(alice.token, project, "a.txt")).status).toBe(404);
+    expect((await directory(alice.token, project, "nope/deeper")).status).toBe(404);
+    expect((await directory(stranger.token, project, "")).status).toBe(404);
+    expect((await directory(undefined, project, "")).status).toBe(404);
+    expect((await directory(alice.token, project, "", 0)).status).toBe(400);
+  });
+});
