@@ -4,9 +4,8 @@ import { publicUserOutput, usernameSchema } from "@/server/auth";
 import { boundedInt, listLimit, text } from "@/server/http";
 import { verifyAudit } from "@/server/audit";
 import { metricsAsJson } from "@/server/metrics";
-import { getBackup, getRestore, listBackups, requestBackup } from "@/server/backup";
+import { BackupStatus, getBackup, getRestore, listBackups, requestBackup } from "@/server/backup";
 import { AUDIT_LIST_LIMIT_DEFAULT, AUDIT_LIST_LIMIT_MAX } from "@/server/limits";
-import { BackupStatus } from "@/server/generated/prisma/enums";
 import { auditEntries, createUserAsAdmin } from "./service";
 
 const auditEntryOutput = () =>

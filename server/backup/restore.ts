@@ -7,8 +7,9 @@ import { forgetGrants } from "@/server/access";
 import { writeAudit } from "@/server/audit";
 import { db, type Tx } from "@/server/db";
 import { config } from "@/server/config";
-import { conflict, invalid, timedOut } from "@/server/errors";
+import { conflict, internal, invalid, timedOut } from "@/server/errors";
 import { listBundleRefs, removeProjectRepos, unbundleRepository } from "@/server/git";
+import { unreadableSecretKeyIds } from "@/server/secrets";
 import { RESTORE_INSERT_BATCH } from "@/server/limits";
 import { MANIFEST, MANIFEST_FORMAT, unpackArchive, type Manifest, type ManifestRepository } from "./archive";
 import { quoteIdent, sequenceColumns, tablesInDependencyOrder } from "./tables";
@@ -89,6 +90,16 @@ async function loadTables(tx: Tx, dir: string, manifest: Manifest): Promise<void
   }
 }
 
+/** Secrets stay sealed with the backed-up instance's key: without that key here they could never be read. */
+async function assertSecretsReadable(tx: Tx): Promise<void> {
+  const unreadable = await unreadableSecretKeyIds(tx);
+  if (unreadable.length === 0) return;
+  throw internal(
+    `The archive's deploy secrets are sealed with key ${unreadable.join(", ")}, which this instance does not have: set DEPLOY_SECRET_KEY (or DEPLOY_SECRET_KEY_PREVIOUS) to the backed-up instance's key and restore again`,
+    "DEPLOY_SECRET_KEY_MISSING",
+  );
+}
+
 /** Writes one repository from its bundle within RESTORE_PUSH_TIMEOUT_MS; past it, git is killed and PUSH_TIMEOUT thrown. */
 async function pushRepository(repository: ManifestRepository, bundle: string | null): Promise<void> {
   const bound = config.restorePushTimeoutMs;
@@ -138,6 +149,7 @@ export async function restoreArchive(archive: string, audit: { actor: string; ip
     await prisma.$transaction(async (tx) => {
       await assertInstanceEmpty(tx);
       await loadTables(tx, dir, manifest);
+      await assertSecretsReadable(tx);
       await writeAudit(tx, { action: "restore.completed", actor: audit.actor, ip: audit.ip, data: { createdAt: manifest.createdAt, serviceVersion: manifest.serviceVersion, projects: written.length } });
     }, RESTORE_TX);
     forgetGrants();
