@@ -36,7 +36,7 @@ const AREAS = {
   deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
   changes: ["auth", "deployments", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "trpc", "workspaces"],
   deletion: ["auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
-  backup: ["audit", "auth", "git", "jobs"],
+  backup: ["audit", "auth", "git", "jobs", "secrets"],
   providers: [],
   imports: ["auth", "events", "git", "http", "jobs", "projects", "providers", "trpc"],
   metrics: ["audit", "auth", "changes", "deployments", "imports", "issues", "jobs", "projects", "webhooks"],

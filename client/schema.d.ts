@@ -2787,6 +2787,7 @@ export interface operations {
                             status: "running" | "completed" | "failed";
                             projects: number | null;
                             error: string | null;
+                            code: string | null;
                         };
                     };
                 };
@@ -14942,6 +14943,15 @@ export interface operations {
             };
             /** @description The instance has projects. Codes: INSTANCE_NOT_EMPTY */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The archive is over RESTORE_ARCHIVE_BYTES_MAX. Codes: PAYLOAD_TOO_LARGE */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

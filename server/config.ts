@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE } from "./limits";
+import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE, RESTORE_ARCHIVE_BYTES_MAX, RESTORE_PUSH_TIMEOUT_MS } from "./limits";
 
 /**
  * Every environment variable the service reads, validated by one schema: a bad value stops the
@@ -31,6 +31,10 @@ const schema = z.object({
   DATA_DIR: z.string().default("./.data"),
   REPOS_DIR: z.string().optional(),
   BACKUP_DIR: z.string().optional(),
+  /** Largest backup archive a restore takes (bytes): uploads beyond it get 413. */
+  RESTORE_ARCHIVE_BYTES_MAX: integer(1).default(RESTORE_ARCHIVE_BYTES_MAX),
+  /** A restore's bound on writing one repository; beyond it the restore fails with PUSH_TIMEOUT. */
+  RESTORE_PUSH_TIMEOUT_MS: integer(1).default(RESTORE_PUSH_TIMEOUT_MS),
   TRUST_PROXY: flag().default(false),
   DATABASE_URL: postgresUrl().optional(),
   DATABASE_POOL_SIZE: integer(1, 1000).default(10),
@@ -127,6 +131,12 @@ export const config = {
   /** Where backups are written and uploaded archives kept while they are restored. */
   get backupDir(): string {
     return path.resolve(currentEnv().BACKUP_DIR ?? path.join(this.dataDir, "backups"));
+  },
+  get restoreArchiveBytesMax(): number {
+    return currentEnv().RESTORE_ARCHIVE_BYTES_MAX;
+  },
+  get restorePushTimeoutMs(): number {
+    return currentEnv().RESTORE_PUSH_TIMEOUT_MS;
   },
   /** A reverse proxy in front sets X-Forwarded-Host; without it that header is the client's word. */
   get trustProxy(): boolean {

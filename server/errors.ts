@@ -16,7 +16,8 @@ export type ErrorKind =
   | "internal"
   | "not_implemented"
   | "upstream_failed"
-  | "unavailable";
+  | "unavailable"
+  | "timed_out";
 
 /** Every machine code the service answers with: the spec's, plus those our own contracts add. */
 export type ErrorCode =
@@ -97,8 +98,10 @@ export const notImplemented = (message: string) => new DomainError("not_implemen
 export const internal = (message: string, code: ErrorCode) => new DomainError("internal", message, code);
 /** A binding the operation needs is not configured on this instance (503). */
 export const unavailable = (message: string, code: ErrorCode) => new DomainError("unavailable", message, code);
+/** An operation ran past its bound and was stopped (504). */
+export const timedOut = (message: string, code: ErrorCode) => new DomainError("timed_out", message, code);
 export const upstreamFailed = (message: string, code: ErrorCode) => new DomainError("upstream_failed", message, code);
 
 /** The error is a refusal of the caller's request (not a failure of ours). */
 export const isRefusal = (error: unknown): error is DomainError =>
-  error instanceof DomainError && error.kind !== "internal" && error.kind !== "upstream_failed" && error.kind !== "unavailable";
+  error instanceof DomainError && error.kind !== "internal" && error.kind !== "upstream_failed" && error.kind !== "unavailable" && error.kind !== "timed_out";

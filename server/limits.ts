@@ -103,5 +103,13 @@ export const TREE_PAGE_ENTRIES = 300;
 export const BLOB_PAGE_LINES = 2000;
 /** Rows inserted per statement while a restore loads a table. */
 export const RESTORE_INSERT_BATCH = 1000;
-/** Largest backup archive a restore accepts (bytes, unpacked members together). */
+/**
+ * Largest backup archive a restore accepts, by default (RESTORE_ARCHIVE_BYTES_MAX): the upload is
+ * counted as it streams in (413 PAYLOAD_TOO_LARGE beyond), and so are the unpacked members.
+ */
 export const RESTORE_ARCHIVE_BYTES_MAX = 64 * 1024 ** 3;
+/**
+ * A restore's bound on writing one repository from its bundle (verify, fetch, refs), by default
+ * (RESTORE_PUSH_TIMEOUT_MS); beyond it the restore fails with PUSH_TIMEOUT and keeps nothing.
+ */
+export const RESTORE_PUSH_TIMEOUT_MS = 30 * 60_000;

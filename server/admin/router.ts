@@ -4,7 +4,7 @@ import { publicUserOutput, usernameSchema } from "@/server/auth";
 import { boundedInt, listLimit, text } from "@/server/http";
 import { verifyAudit } from "@/server/audit";
 import { metricsAsJson } from "@/server/metrics";
-import { getBackup, getRestore, listBackups, requestBackup } from "@/server/backup";
+import { BackupStatus, getBackup, getRestore, listBackups, requestBackup } from "@/server/backup";
 import { AUDIT_LIST_LIMIT_DEFAULT, AUDIT_LIST_LIMIT_MAX } from "@/server/limits";
 import { auditEntries, createUserAsAdmin } from "./service";
 
@@ -24,7 +24,7 @@ const auditEntryOutput = () =>
 const backupOutput = () =>
   z.object({
     id: z.string(),
-    status: z.enum(["running", "completed", "failed"]),
+    status: z.enum(BackupStatus),
     createdAt: z.string(),
     completedAt: z.string().nullable(),
     bytes: z.number().nullable(),
@@ -33,7 +33,14 @@ const backupOutput = () =>
   });
 
 const restoreOutput = () =>
-  z.object({ id: z.string(), status: z.enum(["running", "completed", "failed"]), projects: z.number().int().nullable(), error: z.string().nullable() });
+  z.object({
+    id: z.string(),
+    status: z.enum(BackupStatus),
+    projects: z.number().int().nullable(),
+    error: z.string().nullable(),
+    /** A failure's code: PUSH_TIMEOUT (504 in the error catalogue) when a repository ran past its bound, BACKUP_INVALID... */
+    code: z.string().nullable(),
+  });
 
 const recordId = () => z.object({ id: z.string().min(1).max(100) });
 

@@ -1,7 +1,8 @@
 import { admitRequest, type Identity } from "@/server/auth";
 import { requestRestore, openBackupArchive } from "@/server/backup";
 import { unauthenticated } from "@/server/errors";
-import { assertWellFormedUrl, errorResponse } from "@/server/http";
+import { config } from "@/server/config";
+import { assertWellFormedUrl, cappedBody, errorResponse } from "@/server/http";
 import { exposition, instrumentRequest } from "@/server/metrics";
 import { assertAdmin } from "@/server/trpc";
 import { handleRestRequest } from "./rest";
@@ -49,10 +50,10 @@ export function handleBackupArchiveRequest(req: Request): Promise<Response> {
   });
 }
 
-/** POST /api/admin/restore: the body is a backup archive; 202 while it is restored in the background. */
+/** POST /api/admin/restore: the body is a backup archive (413 past RESTORE_ARCHIVE_BYTES_MAX); 202 while it is restored in the background. */
 export function handleRestoreRequest(req: Request): Promise<Response> {
   return answerAsAdmin(req, "/api/admin/restore", async (identity) => {
-    const restore = await requestRestore(identity, req.body);
+    const restore = await requestRestore(identity, cappedBody(req, config.restoreArchiveBytesMax));
     return Response.json({ restore: { id: restore.id, status: restore.status } }, { status: 202 });
   });
 }

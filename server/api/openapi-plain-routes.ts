@@ -77,6 +77,7 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
           "401": error("Unauthorized"),
           "403": error("Not an administrator. Codes: ADMIN_REQUIRES_DIRECT_CREDENTIAL"),
           "409": error("The instance has projects. Codes: INSTANCE_NOT_EMPTY"),
+          "413": error("The archive is over RESTORE_ARCHIVE_BYTES_MAX. Codes: PAYLOAD_TOO_LARGE"),
           "429": error("Too many requests"),
         },
       },

@@ -12,3 +12,4 @@ export {
   runRestore,
 } from "./service";
 export { runBackupCommand } from "./cli";
+export { BackupStatus } from "@/server/generated/prisma/enums";

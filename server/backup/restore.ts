@@ -6,9 +6,11 @@ import { z } from "zod";
 import { forgetGrants } from "@/server/access";
 import { writeAudit } from "@/server/audit";
 import { db, type Tx } from "@/server/db";
-import { conflict, invalid } from "@/server/errors";
+import { config } from "@/server/config";
+import { conflict, internal, invalid, timedOut } from "@/server/errors";
 import { listBundleRefs, removeProjectRepos, unbundleRepository } from "@/server/git";
-import { RESTORE_ARCHIVE_BYTES_MAX, RESTORE_INSERT_BATCH } from "@/server/limits";
+import { unreadableSecretKeyIds } from "@/server/secrets";
+import { RESTORE_INSERT_BATCH } from "@/server/limits";
 import { MANIFEST, MANIFEST_FORMAT, unpackArchive, type Manifest, type ManifestRepository } from "./archive";
 import { quoteIdent, sequenceColumns, tablesInDependencyOrder } from "./tables";
 
@@ -88,6 +90,29 @@ async function loadTables(tx: Tx, dir: string, manifest: Manifest): Promise<void
   }
 }
 
+/** Secrets stay sealed with the backed-up instance's key: without that key here they could never be read. */
+async function assertSecretsReadable(tx: Tx): Promise<void> {
+  const unreadable = await unreadableSecretKeyIds(tx);
+  if (unreadable.length === 0) return;
+  throw internal(
+    `The archive's deploy secrets are sealed with key ${unreadable.join(", ")}, which this instance does not have: set DEPLOY_SECRET_KEY (or DEPLOY_SECRET_KEY_PREVIOUS) to the backed-up instance's key and restore again`,
+    "DEPLOY_SECRET_KEY_MISSING",
+  );
+}
+
+/** Writes one repository from its bundle within RESTORE_PUSH_TIMEOUT_MS; past it, git is killed and PUSH_TIMEOUT thrown. */
+async function pushRepository(repository: ManifestRepository, bundle: string | null): Promise<void> {
+  const bound = config.restorePushTimeoutMs;
+  const signal = AbortSignal.timeout(bound);
+  try {
+    await unbundleRepository(repository, bundle, repository.refs, { signal });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    const name = repository.workspace ? `workspace ${repository.workspace} of project ${repository.projectId}` : `project ${repository.projectId}`;
+    throw timedOut(`Restoring the repository of ${name} took longer than ${bound} ms; nothing was restored`, "PUSH_TIMEOUT");
+  }
+}
+
 export async function assertInstanceEmpty(client?: Tx): Promise<void> {
   const prisma = client ?? (await db());
   if ((await prisma.project.count()) > 0) throw conflict("Restore needs an instance without projects", "INSTANCE_NOT_EMPTY");
@@ -106,7 +131,7 @@ export async function restoreArchive(archive: string, audit: { actor: string; ip
   try {
     let members: string[];
     try {
-      members = await unpackArchive(fs.createReadStream(archive), dir, RESTORE_ARCHIVE_BYTES_MAX);
+      members = await unpackArchive(fs.createReadStream(archive), dir, config.restoreArchiveBytesMax);
     } catch (error) {
       throw bad((error as Error).message);
     }
@@ -118,12 +143,13 @@ export async function restoreArchive(archive: string, audit: { actor: string; ip
     const ordered = [...manifest.repositories].sort((a, b) => Number(Boolean(a.workspace)) - Number(Boolean(b.workspace)));
     for (const repository of ordered) {
       if (!repository.workspace) written.push(repository.projectId);
-      await unbundleRepository(repository, bundles.get(repository) ?? null, repository.refs);
+      await pushRepository(repository, bundles.get(repository) ?? null);
     }
     const prisma = await db();
     await prisma.$transaction(async (tx) => {
       await assertInstanceEmpty(tx);
       await loadTables(tx, dir, manifest);
+      await assertSecretsReadable(tx);
       await writeAudit(tx, { action: "restore.completed", actor: audit.actor, ip: audit.ip, data: { createdAt: manifest.createdAt, serviceVersion: manifest.serviceVersion, projects: written.length } });
     }, RESTORE_TX);
     forgetGrants();

@@ -8,7 +8,7 @@ import { auditActor, currentCallerAddress, writeAudit } from "@/server/audit";
 import type { Identity } from "@/server/auth";
 import { config } from "@/server/config";
 import { db } from "@/server/db";
-import { conflict, notFound } from "@/server/errors";
+import { conflict, DomainError, notFound } from "@/server/errors";
 import type { Backup, Restore } from "@/server/generated/prisma/client";
 import { inngest } from "@/server/jobs";
 import { writeBackupArchive } from "./create";
@@ -26,7 +26,7 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
 export function backupView(backup: Backup) {
   return {
     id: backup.id,
-    status: backup.status as "running" | "completed" | "failed",
+    status: backup.status,
     createdAt: backup.createdAt.toISOString(),
     completedAt: iso(backup.completedAt),
     bytes: backup.bytes === null ? null : Number(backup.bytes),
@@ -36,7 +36,7 @@ export function backupView(backup: Backup) {
 }
 
 export function restoreView(restore: Restore) {
-  return { id: restore.id, status: restore.status as "running" | "completed" | "failed", projects: restore.projects, error: restore.error };
+  return { id: restore.id, status: restore.status, projects: restore.projects, error: restore.error, code: restore.code };
 }
 
 /** Accepts a backup (audited `backup.created`) and queues it; it runs in the background. */
@@ -86,13 +86,21 @@ export async function openBackupArchive(id: string): Promise<{ stream: ReadableS
   return { stream: Readable.toWeb(fs.createReadStream(file)) as ReadableStream<Uint8Array>, bytes: fs.statSync(file).size };
 }
 
-/** Takes an uploaded archive and queues its restore; 409 INSTANCE_NOT_EMPTY when any project exists. */
+/**
+ * Takes an uploaded archive and queues its restore; 409 INSTANCE_NOT_EMPTY when any project exists.
+ * `body` is written to disk as it streams in; its error (e.g. PAYLOAD_TOO_LARGE) leaves nothing behind.
+ */
 export async function requestRestore(identity: Identity, body: ReadableStream<Uint8Array> | null) {
   await assertInstanceEmpty();
   const id = newId("rst");
   fs.mkdirSync(path.dirname(uploadPath(id)), { recursive: true });
-  if (body) await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), fs.createWriteStream(uploadPath(id)));
-  else fs.writeFileSync(uploadPath(id), "");
+  try {
+    if (body) await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), fs.createWriteStream(uploadPath(id)));
+    else fs.writeFileSync(uploadPath(id), "");
+  } catch (error) {
+    fs.rmSync(uploadPath(id), { force: true });
+    throw error;
+  }
   const restore = await (await db()).restore.create({ data: { id, requestedBy: auditActor(identity), ip: currentCallerAddress() } });
   await inngest.send({ name: RESTORE_REQUESTED_EVENT, data: { restoreId: id } });
   return restoreView(restore);
@@ -107,7 +115,8 @@ export async function runRestore(restoreId: string) {
     const { projects } = await restoreArchive(uploadPath(restoreId), { actor: restore.requestedBy ?? "system", ip: restore.ip });
     return restoreView(await prisma.restore.update({ where: { id: restoreId }, data: { status: "completed", completedAt: new Date(), projects } }));
   } catch (error) {
-    return restoreView(await prisma.restore.update({ where: { id: restoreId }, data: { status: "failed", completedAt: new Date(), error: (error as Error).message } }));
+    const code = error instanceof DomainError ? (error.code ?? null) : null;
+    return restoreView(await prisma.restore.update({ where: { id: restoreId }, data: { status: "failed", completedAt: new Date(), error: (error as Error).message, code } }));
   } finally {
     fs.rmSync(uploadPath(restoreId), { force: true });
   }

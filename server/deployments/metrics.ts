@@ -1,4 +1,3 @@
-import { db } from "@/server/db";
 import { DeploymentStatus } from "@/server/generated/prisma/enums";
 
 /** Read by server/metrics at scrape time. */
@@ -7,11 +6,8 @@ export const deploymentMetrics = [
     name: "svc_deployments",
     help: "Deployments by status",
     type: "gauge" as const,
-    labelNames: ["status"],
+    label: "status",
     labelValues: Object.values(DeploymentStatus),
-    read: async () => {
-      const rows = await (await db()).deployment.groupBy({ by: ["status"], _count: { _all: true } });
-      return rows.map((row) => ({ labels: { status: row.status }, value: row._count._all }));
-    },
+    sql: `SELECT status AS label, count(*) AS value FROM "Deployment" GROUP BY status`,
   },
 ];

@@ -48,19 +48,21 @@ export async function listBundleRefs(bundleFile: string): Promise<Record<string,
  * Creates a project's repository (or, with `workspace`, a fork borrowing the project's objects) from
  * a bundle, or with no bundle from `refs` alone (a fork whose commits are all in its project).
  * Verifies the bundle against the repository (its prerequisites present) before fetching it.
+ * Aborting `signal` kills the git command running and rejects with the signal's reason.
  */
 export async function unbundleRepository(
   target: { projectId: string; workspace?: string; head: string },
   bundleFile: string | null,
   refs: Record<string, string>,
+  { signal }: { signal?: AbortSignal } = {},
 ): Promise<Repo> {
   const repo = target.workspace ? initWorkspaceRepo(target.projectId, target.workspace, target.head) : initProjectRepo(target.projectId, target.head);
   if (bundleFile) {
-    await runGit(["bundle", "verify", "--quiet", bundleFile], { gitdir: repo.gitdir });
-    await runGit(["fetch", "--quiet", "--no-write-fetch-head", bundleFile, "+refs/*:refs/*"], { gitdir: repo.gitdir });
+    await runGit(["bundle", "verify", "--quiet", bundleFile], { gitdir: repo.gitdir, signal });
+    await runGit(["fetch", "--quiet", "--no-write-fetch-head", bundleFile, "+refs/*:refs/*"], { gitdir: repo.gitdir, signal });
   }
   const updates = Object.entries(refs).map(([ref, oid]) => `update ${ref} ${oid}\n`).join("");
-  if (updates) await runGit(["update-ref", "--stdin"], { gitdir: repo.gitdir, input: updates });
+  if (updates) await runGit(["update-ref", "--stdin"], { gitdir: repo.gitdir, input: updates, signal });
   return repo;
 }
 

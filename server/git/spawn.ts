@@ -1,5 +1,5 @@
 import { inheritedEnvironment } from "@/server/config";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 
 export class GitCommandError extends Error {
   constructor(
@@ -19,6 +19,8 @@ export interface GitSpawnOptions {
   env?: Record<string, string | undefined>;
   /** Start from `env` alone instead of this process's environment (isolated clients in tests). */
   isolatedEnv?: boolean;
+  /** Aborting kills git's whole process group (a fetch runs index-pack as a child); the call rejects. */
+  signal?: AbortSignal;
 }
 
 export interface GitOutput {
@@ -44,13 +46,19 @@ export function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise
       cwd: options.cwd,
       env: env as NodeJS.ProcessEnv,
       stdio: ["pipe", "pipe", "pipe"],
+      detached: Boolean(options.signal),
     });
+    const killed = killGroupOnAbort(child, options.signal);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ exitCode: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }));
+    child.on("close", (code) => {
+      if (killed.release()) reject(options.signal!.reason);
+      else resolve({ exitCode: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
+    });
+    child.stdin.on("error", () => {}); // git killed before it read its input: the close above reports it
     child.stdin.end(options.input);
   });
 }
@@ -71,8 +79,30 @@ export async function runGit(args: string[], options: GitSpawnOptions & { allowE
 export interface WatchedGitOptions extends GitSpawnOptions {
   /** Each line git writes to stderr (progress lines end in \r; both count as line ends). */
   onStderrLine?: (line: string) => void;
-  /** Aborting kills git's whole process group (git fetch runs remote helpers and index-pack as children). */
-  signal?: AbortSignal;
+}
+
+/**
+ * Kills the whole process group of a detached `child` when `signal` aborts (now, if it already
+ * has). `release()` stops listening once the child is gone and tells whether the abort killed it.
+ */
+function killGroupOnAbort(child: ChildProcess, signal: AbortSignal | undefined): { release: () => boolean } {
+  let aborted = false;
+  const kill = () => {
+    aborted = true;
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  if (signal?.aborted) kill();
+  signal?.addEventListener("abort", kill, { once: true });
+  return {
+    release: () => {
+      signal?.removeEventListener("abort", kill);
+      return aborted;
+    },
+  };
 }
 
 /**
@@ -85,17 +115,7 @@ export function spawnGitWatched(args: string[], options: WatchedGitOptions = {})
   const env = { ...(options.isolatedEnv ? {} : inheritedEnvironment()), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", ...options.env };
   return new Promise((resolve, reject) => {
     const child = spawn("git", fullArgs, { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    let aborted = false;
-    const kill = () => {
-      aborted = true;
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    };
-    if (options.signal?.aborted) kill();
-    options.signal?.addEventListener("abort", kill, { once: true });
+    const killed = killGroupOnAbort(child, options.signal);
     const out: Buffer[] = [];
     let stderr = "";
     let partial = "";
@@ -109,7 +129,7 @@ export function spawnGitWatched(args: string[], options: WatchedGitOptions = {})
     });
     child.on("error", reject);
     child.on("close", (code) => {
-      options.signal?.removeEventListener("abort", kill);
+      const aborted = killed.release();
       if (partial) options.onStderrLine?.(partial);
       resolve({ exitCode: code ?? -1, stdout: Buffer.concat(out), stderr, aborted });
     });

@@ -12,9 +12,32 @@ export function bodyLimitFor(pathname: string): number {
   return LARGE_BODY_ROUTES.find((route) => route.pattern.test(pathname))?.maxBytes ?? JSON_BODY_BYTES_MAX;
 }
 
+function assertDeclaredWithin(req: Request, maxBytes: number): void {
+  if (Number(req.headers.get("content-length") ?? 0) > maxBytes) throw tooLarge();
+}
+
+/**
+ * The request's body as a stream that fails with PAYLOAD_TOO_LARGE once more than `maxBytes` have
+ * passed (at once when Content-Length declares more): an upload is refused without being buffered.
+ */
+export function cappedBody(req: Request, maxBytes: number): ReadableStream<Uint8Array> | null {
+  assertDeclaredWithin(req, maxBytes);
+  if (!req.body) return null;
+  let total = 0;
+  return req.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > maxBytes) throw tooLarge();
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+/** The whole body as text, refused past `maxBytes` (read directly: this is every JSON request's path). */
 export async function readBodyText(req: Request, maxBytes: number): Promise<string> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > maxBytes) throw tooLarge();
+  assertDeclaredWithin(req, maxBytes);
   if (!req.body) return "";
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

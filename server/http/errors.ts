@@ -29,6 +29,7 @@ const STATUS_OF: Record<ErrorKind, number> = {
   not_implemented: 501,
   upstream_failed: 502,
   unavailable: 503,
+  timed_out: 504,
 };
 
 function fromDomainError(error: DomainError): HttpError {

@@ -1,5 +1,5 @@
 // The area's front door: other areas import from here, never from inside the area.
-export { bodyLimitFor, formToObject, parseJsonBody, readBodyText } from "./body";
+export { bodyLimitFor, cappedBody, formToObject, parseJsonBody, readBodyText } from "./body";
 export { clientAddress, PEER_ADDRESS_HEADER } from "./client-address";
 export { assertSameOrigin, isSafeMethod } from "./csrf";
 export { HttpError, errorBody, errorResponse, toHttpError } from "./errors";

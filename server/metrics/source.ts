@@ -13,16 +13,23 @@ export interface MetricSource {
   help: string;
   /** A counter here is a total counted from database rows (it survives restarts and agrees across instances). */
   type: "gauge" | "counter";
-  labelNames: string[];
-  /** For a family with one label: every value it can take, reported at 0 when no row has it. */
+  /** The family's one label, if it has one. */
+  label?: string;
+  /** Every value the label can take, reported at 0 when no row has it. */
   labelValues?: readonly string[];
-  read(): Promise<MetricSample[]>;
+  /**
+   * A constant query over the area's own tables answering rows `(label, value)`: `label` the label's
+   * value (NULL for a family without a label), `value` a number. The queries of every family run as
+   * one statement per scrape (one round trip, one snapshot).
+   */
+  sql: string;
 }
 
-/** The samples with every declared label value present (0 when absent). */
-export function withZeroes(source: MetricSource, samples: MetricSample[]): MetricSample[] {
-  if (!source.labelValues || source.labelNames.length !== 1) return samples;
-  const [label] = source.labelNames;
-  const present = new Set(samples.map((sample) => sample.labels[label]));
-  return [...samples, ...source.labelValues.filter((value) => !present.has(value)).map((value) => ({ labels: { [label]: value }, value: 0 }))];
+/** The samples of one family from its rows, with every declared label value present (0 when absent). */
+export function samplesOf(source: MetricSource, rows: Array<{ label: string | null; value: number }>): MetricSample[] {
+  const { label } = source;
+  if (!label) return rows.map((row) => ({ labels: {}, value: row.value }));
+  const samples = rows.map((row) => ({ labels: { [label]: row.label ?? "" }, value: row.value }));
+  const present = new Set(rows.map((row) => row.label));
+  return [...samples, ...(source.labelValues ?? []).filter((value) => !present.has(value)).map((value) => ({ labels: { [label]: value }, value: 0 }))];
 }

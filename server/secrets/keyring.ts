@@ -29,6 +29,9 @@ function readableKeys(): StoreKey[] {
   return [config.deploySecretKey, config.deploySecretKeyPrevious].flatMap((value) => (value ? [toStoreKey(value)] : []));
 }
 
+/** Whether a configured key (current or previous) has this fingerprint. */
+export const isReadableKeyId = (keyId: string): boolean => readableKeys().some((key) => key.id === keyId);
+
 /** Binds a value to its row: a ciphertext copied to another project or name does not open. */
 const additionalData = (projectId: string, name: string) => `deploy-secret:${projectId}:${name}`;
 

@@ -5,7 +5,7 @@ import { db, type DbOrTx } from "@/server/db";
 import { forbidden, invalid, notFound, unauthenticated } from "@/server/errors";
 import { SECRET_NAME_PATTERN, SECRET_VALUE_BYTES_MAX } from "@/server/limits";
 import { requireProject } from "@/server/projects";
-import { openSecret, sealSecret } from "./keyring";
+import { isReadableKeyId, openSecret, sealSecret } from "./keyring";
 
 export interface ProjectRef {
   namespace: string;
@@ -107,4 +107,10 @@ export async function secretValues(projectId: string, names: string[], client?: 
 export async function allSecretValues(projectId: string): Promise<string[]> {
   const rows = await (await db()).projectSecret.findMany({ where: { projectId } });
   return rows.flatMap((row) => openSecret(row) ?? []);
+}
+
+/** Fingerprints of keys that sealed stored secrets and that no configured key matches (a restore refuses those). */
+export async function unreadableSecretKeyIds(client: DbOrTx): Promise<string[]> {
+  const rows = await client.projectSecret.findMany({ distinct: ["keyId"], select: { keyId: true } });
+  return rows.map((row) => row.keyId).filter((keyId) => !isReadableKeyId(keyId));
 }

@@ -8,12 +8,16 @@ import { db, type Tx } from "@/server/db";
 import { useDatabase } from "@/server/db/client";
 import { allRefs, openProjectRepo, openWorkspaceRepo } from "@/server/git";
 import { tablesInDependencyOrder } from "@/server/backup/tables";
-import { runBackup } from "@/server/backup";
+import { runBackup, runBackupCommand } from "@/server/backup";
 import { openTestDatabase, TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { drainJobs, startTestExecutor, useTestJobs } from "@/tests/support/jobs";
 import { createTestUser } from "@/tests/support/users";
 import { changeWith, merge, projectWith } from "@/server/changes/test-fixtures";
+import { config } from "@/server/config";
+import { toHttpError } from "@/server/http";
+import { secretValues } from "@/server/secrets";
+import { withEnv } from "@/tests/support/env";
 
 // No credential cache: a token must be checked against the instance it is sent to.
 useTestEnvironment({ AUTH_CACHE_TTL_SECONDS: "0", DEPLOY_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"), ALLOW_PRIVATE_TARGETS: "1" });
@@ -217,4 +221,60 @@ describe("backup and restore", () => {
       else expect(entry.refs["refs/heads/main"]).toBe(projects[index].commit);
     }
   });
+
+  it("refuses an upload over RESTORE_ARCHIVE_BYTES_MAX with 413 as it streams in, keeping nothing of it", async () => {
+    await switchToFreshInstance();
+    const uploads = path.join(config.backupDir, "restores");
+    await withEnv({ RESTORE_ARCHIVE_BYTES_MAX: "1024" }, async () => {
+      const streamed = await call("POST", "/api/admin/restore", { headers: { ...ADMIN, "content-type": "application/x-tar" }, body: new Uint8Array(1025) });
+      expect(streamed.status).toBe(413);
+      expect(streamed.body).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+      expect(fs.existsSync(uploads) ? fs.readdirSync(uploads) : []).toEqual([]);
+      const declared = await call("POST", "/api/admin/restore", { headers: { ...ADMIN, "content-type": "application/x-tar", "content-length": "5000000" }, body: new Uint8Array(10) });
+      expect(declared.status).toBe(413);
+      expect(await (await db()).restore.count()).toBe(0);
+      const atTheCap = await restore(new Uint8Array(1024));
+      expect(atTheCap.accepted.status).toBe(202);
+      expect(atTheCap.restore).toMatchObject({ status: "failed", code: "BACKUP_INVALID" });
+    });
+  });
+
+  it("bounds each repository's restore (PUSH_TIMEOUT), needs the deploy secret key, and keeps nothing of a failed restore", async () => {
+    const owner = await createTestUser();
+    const project = await projectWith(owner.token, { "README.md": "bounded\n" });
+    const secret = await call("PUT", `/api/projects/${project.path}/secrets/API_TOKEN`, { token: owner.token, body: { value: "tok-123" } });
+    expect(secret.status, JSON.stringify(secret.body)).toBe(201);
+    const { archive } = await completedBackup();
+    await switchToFreshInstance();
+    const assertNothingRestored = async () => {
+      expect(await (await db()).project.count()).toBe(0);
+      const repos = path.join(config.dataDir, "repos");
+      expect(fs.existsSync(repos) ? fs.readdirSync(repos) : []).toEqual([]);
+    };
+
+    await withEnv({ RESTORE_PUSH_TIMEOUT_MS: "1" }, async () => {
+      const { restore: timedOut } = await restore(archive);
+      expect(timedOut).toMatchObject({ status: "failed", code: "PUSH_TIMEOUT", projects: null });
+      expect(timedOut.error).toContain(`project ${project.id} took longer than 1 ms`);
+      await assertNothingRestored();
+      // The operator command fails the same way, with the catalogue's 504.
+      const file = path.join(config.dataDir, "upload.tar");
+      fs.writeFileSync(file, archive);
+      const failure = toHttpError(await runBackupCommand(["restore", file])!.catch((error: unknown) => error));
+      expect({ status: failure.status, code: failure.code }).toEqual({ status: 504, code: "PUSH_TIMEOUT" });
+      await assertNothingRestored();
+    });
+
+    await withEnv({ DEPLOY_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") }, async () => {
+      const { restore: refused } = await restore(archive);
+      expect(refused).toMatchObject({ status: "failed", code: "DEPLOY_SECRET_KEY_MISSING" });
+      expect(refused.error).toMatch(/DEPLOY_SECRET_KEY/);
+      await assertNothingRestored();
+    });
+
+    const { restore: restored } = await restore(archive);
+    expect(restored).toMatchObject({ status: "completed", projects: 1, code: null });
+    expect(await secretValues(project.id, ["API_TOKEN"])).toEqual({ values: { API_TOKEN: "tok-123" }, missing: [] });
+    expect((await call("GET", `/api/projects/${project.path}/content?path=README.md`, { token: owner.token })).status).toBe(200);
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { db } from "@/server/db";
 import { runSvcCommand } from "@/server/users/cli";
 import { FAILURE_CATEGORIES } from "@/server/providers";
 import { TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
@@ -62,6 +63,19 @@ describe("GET /api/admin/metrics", () => {
       expect(families.has(name), name).toBe(true);
     }
     expect(sample(families.get("svc_changes"), { status: "merged" })).toBe(0);
+  });
+
+  it("reads how long the oldest due job run has waited, and ignores runs not yet due", async () => {
+    // A run row as the executor would queue it (no executor runs in this file, so it stays queued).
+    const run = (id: string, availableAt: Date) => ({ id, functionId: "svc-metrics-test", status: "queued" as const, event: {}, maxAttempts: 1, availableAt });
+    const prisma = await db();
+    await prisma.jobRun.create({ data: run("run_future", new Date(Date.now() + 3_600_000)) });
+    expect(sample((await scrapeJson()).get("svc_job_queue_oldest_due_seconds"), {})).toBe(0);
+    await prisma.jobRun.create({ data: run("run_overdue", new Date(Date.now() - 120_000)) });
+    const waited = sample((await scrapeJson()).get("svc_job_queue_oldest_due_seconds"), {});
+    expect(waited).toBeGreaterThanOrEqual(120);
+    expect(waited).toBeLessThan(180);
+    await prisma.jobRun.deleteMany({ where: { functionId: "svc-metrics-test" } });
   });
 
   it("answers the Prometheus text exposition by default", async () => {

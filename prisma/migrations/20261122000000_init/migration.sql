@@ -46,6 +46,9 @@ CREATE TYPE "JobRunStatus" AS ENUM ('queued', 'running', 'sleeping', 'waiting', 
 -- CreateEnum
 CREATE TYPE "DeploymentStatus" AS ENUM ('pending_approval', 'queued', 'running', 'succeeded', 'failed', 'superseded', 'skipped');
 
+-- CreateEnum
+CREATE TYPE "BackupStatus" AS ENUM ('running', 'completed', 'failed');
+
 -- CreateTable
 CREATE TABLE "User" (
     "id" UUID NOT NULL,
@@ -464,7 +467,7 @@ CREATE TABLE "DeletionJob" (
 -- CreateTable
 CREATE TABLE "Backup" (
     "id" TEXT NOT NULL,
-    "status" TEXT NOT NULL DEFAULT 'running',
+    "status" "BackupStatus" NOT NULL DEFAULT 'running',
     "requestedBy" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "completedAt" TIMESTAMP(3),
@@ -478,13 +481,14 @@ CREATE TABLE "Backup" (
 -- CreateTable
 CREATE TABLE "Restore" (
     "id" TEXT NOT NULL,
-    "status" TEXT NOT NULL DEFAULT 'running',
+    "status" "BackupStatus" NOT NULL DEFAULT 'running',
     "requestedBy" TEXT,
     "ip" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "completedAt" TIMESTAMP(3),
     "projects" INTEGER,
     "error" TEXT,
+    "code" TEXT,
 
     CONSTRAINT "Restore_pkey" PRIMARY KEY ("id")
 );
