@@ -9,7 +9,8 @@
 import fs from "node:fs";
 import path from "node:path";
 
-const runtime = path.resolve(import.meta.dirname, "../node_modules/@prisma/client/runtime");
+/** Usage: node scripts/patch-prisma-runtime.mjs [runtime folder, Prisma's installed one by default] */
+const runtime = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, "../node_modules/@prisma/client/runtime"));
 const FILES = ["client.js", "client.mjs"];
 /** [original, patched, occurrences] in the graph's deserializer and its two readers. */
 const EDITS = [
