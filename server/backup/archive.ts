@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import tar from "tar-stream";
 
 export const MANIFEST = "manifest.json";
 export const MANIFEST_FORMAT = 1;
@@ -26,9 +25,12 @@ export interface Manifest {
   repositories: ManifestRepository[];
 }
 
+/** tar-stream, loaded by the first backup or restore rather than by every server. */
+const loadTar = async () => (await import("tar-stream")).default;
+
 /** The archive's members, in the order written: the manifest first, so a reader meets it before the rest. */
 export async function packArchive(stagingDir: string, members: string[], outFile: string): Promise<void> {
-  const pack = tar.pack();
+  const pack = (await loadTar()).pack();
   const written = pipeline(pack, fs.createWriteStream(outFile));
   for (const member of members) {
     const file = path.join(stagingDir, member);
@@ -50,7 +52,7 @@ const SAFE_MEMBER = /^(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._@/-]+$/;
  * could escape `dir`) makes it invalid. Returns the member names.
  */
 export async function unpackArchive(source: NodeJS.ReadableStream, dir: string, maxBytes: number): Promise<string[]> {
-  const extract = tar.extract();
+  const extract = (await loadTar()).extract();
   const members: string[] = [];
   let total = 0;
   extract.on("entry", (header, stream, next) => {

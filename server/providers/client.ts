@@ -1,17 +1,23 @@
-import { Octokit } from "@octokit/core";
-import { retry } from "@octokit/plugin-retry";
-import { throttling } from "@octokit/plugin-throttling";
 import { config } from "@/server/config";
 import { ProviderError, redactCredentials, type FailureCategory } from "./failures";
 
-const ProviderOctokit = Octokit.plugin(retry, throttling);
+/**
+ * Octokit and its plugins, loaded on the first call to the provider: a server that never imports or
+ * syncs does not hold them (bench/users-me measures the resident memory of one that does not).
+ */
+const loadOctokit = async () => {
+  const [{ Octokit }, { retry }, { throttling }] = await Promise.all([import("@octokit/core"), import("@octokit/plugin-retry"), import("@octokit/plugin-throttling")]);
+  return Octokit.plugin(retry, throttling);
+};
+let providerOctokit: ReturnType<typeof loadOctokit> | undefined;
 
 /**
  * The provider's REST client: Octokit pointed at GITHUB_API_URL (the instance token goes as a Bearer header). 5xx and
  * network failures are retried by the retry plugin; rate limits are not waited out (an import or a
  * sync fails RATE_LIMITED and can be retried), so both throttling handlers decline.
  */
-function client(): InstanceType<typeof ProviderOctokit> {
+async function client() {
+  const ProviderOctokit = await (providerOctokit ??= loadOctokit());
   return new ProviderOctokit({
     baseUrl: config.githubApiUrl,
     userAgent: "svc-forge",
@@ -48,7 +54,7 @@ export function classifyRestFailure(error: unknown): FailureCategory {
 async function send<T>(route: string, params: Record<string, unknown>): Promise<T> {
   try {
     const token = config.githubToken;
-    const response = await client().request(route, {
+    const response = await (await client()).request(route, {
       ...params,
       headers: token ? { authorization: `Bearer ${token}` } : {},
       // A timeout per attempt (not one for all of them), so a retried refusal keeps its own category.

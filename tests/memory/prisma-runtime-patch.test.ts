@@ -1,0 +1,40 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+// scripts/patch-prisma-runtime.mjs (postinstall): Prisma's parameterization graph kept in Maps.
+const script = path.resolve("scripts/patch-prisma-runtime.mjs");
+const runtime = path.resolve("node_modules/@prisma/client/runtime");
+const read = (file: string) => fs.readFileSync(path.join(runtime, file), "utf8");
+
+describe("the Prisma runtime patch", () => {
+  it("is applied to the installed client: graph edges are Maps, read with get()", () => {
+    for (const file of ["client.js", "client.mjs"]) {
+      const text = read(file);
+      expect(text.split("n.edges.get(i)").length - 1).toBe(2);
+      expect(text).toContain("o.set(a,S)}r.push({edges:o})");
+      expect(text).not.toContain("o[a]=S}r.push");
+    }
+  });
+
+  it("changes nothing when run again", () => {
+    const before = read("client.js");
+    execFileSync(process.execPath, [script], { stdio: "pipe" });
+    expect(read("client.js")).toBe(before);
+  });
+
+  it("fails the install, naming the file, when Prisma's code is not what it patches", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "prisma-runtime-"));
+    try {
+      for (const file of ["client.js", "client.mjs"]) fs.writeFileSync(path.join(dir, file), "var graph = {};\n");
+      const run = spawnSync(process.execPath, [script, dir], { encoding: "utf8" });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain(`${path.join(dir, "client.js")}, found 0; Prisma changed`);
+      expect(fs.readFileSync(path.join(dir, "client.js"), "utf8")).toBe("var graph = {};\n");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
