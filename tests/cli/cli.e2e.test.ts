@@ -39,13 +39,26 @@ function api(method: string, urlPath: string, headers: Record<string, string> = 
   });
 }
 
+const cliArgs = (args: string[]) => [path.join(root, "client/cli/bin.mjs"), ...args];
+const cliEnv = () => ({ ...process.env, SVC_CONFIG: configFile, SVC_URL: "", SVC_TOKEN: "" });
+const cliResult = (status: number | null, stdout: string, stderr: string) => ({ status, json: status === 0 ? JSON.parse(stdout) : undefined, stderr });
+
 function cli(args: string[], options: { cwd?: string } = {}) {
-  const result = spawnSync(process.execPath, [path.join(root, "client/cli/bin.mjs"), ...args], {
-    cwd: options.cwd ?? work,
-    env: { ...process.env, SVC_CONFIG: configFile, SVC_URL: "", SVC_TOKEN: "" },
-    encoding: "utf8",
+  const result = spawnSync(process.execPath, cliArgs(args), { cwd: options.cwd ?? work, env: cliEnv(), encoding: "utf8" });
+  return cliResult(result.status, result.stdout, result.stderr);
+}
+
+/** `cli` without blocking this process: the stub provider, served from here, must answer while it runs. */
+function cliServing(args: string[]): Promise<ReturnType<typeof cli>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, cliArgs(args), { cwd: work, env: cliEnv() });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve(cliResult(status, stdout, stderr)));
   });
-  return { status: result.status, json: result.status === 0 ? JSON.parse(result.stdout) : undefined, stderr: result.stderr };
 }
 
 /** Start-up on a busy shared machine can take minutes (migrations, Next.js warming up). */
@@ -143,16 +156,19 @@ describe("the svc-forge CLI against a running server", () => {
   });
 
   it("imports from the hosting provider and watches the import to its end: exit 0 when it completes, 1 when it fails", async () => {
+    expect(cli(["login", "--url", base, "--token", token]).json.user.username).toBe("carol");
     stub.seed("octo", "hello", [{ "README.md": "upstream\n" }, { "src/app.ts": "export {};\n" }]);
-    const started = cli(["import", "start", "@carol/imported", "--url", `${stub.url}/octo/hello`]);
-    expect(started.json).toMatchObject({ path: "@carol/imported", status: "queued", source: { repo: "hello", branch: "main" } });
-    const watched = cli(["import", "watch", "@carol/imported", "--interval", "0.2"]);
+    const started = await cliServing(["import", "start", "@carol/imported", "--url", `${stub.url}/octo/hello`]);
+    expect(started.json, started.stderr).toMatchObject({ path: "@carol/imported", status: "queued", source: { repo: "hello", branch: "main" } });
+    const watched = await cliServing(["import", "watch", "@carol/imported", "--interval", "0.2"]);
     expect(watched.status, watched.stderr).toBe(0);
     expect(watched.json).toMatchObject({ status: "completed", failureCategory: null, source: { owner: "octo", repo: "hello" } });
     const lines = watched.stderr.trim().split("\n");
-    expect(lines.at(-1)).toBe("completed");
+    // One line per change (status, phase, objects received); the last is the end.
+    for (const line of lines) expect(line).toMatch(/^(queued|running|completed)( cloning| checking| finalizing)?( \d+% \(\d+\/\d+ objects\))?$/);
+    expect(lines.at(-1)).toMatch(/^completed 100% /);
     expect(new Set(lines).size).toBe(lines.length);
-    expect(cli(["import", "watch", "@carol/imported"]).stderr.trim()).toBe("completed");
+    expect((await cliServing(["import", "watch", "@carol/imported"])).stderr.trim()).toBe(lines.at(-1));
     const files = await api("GET", "/api/projects/@carol/imported/files", { authorization: `Bearer ${token}` });
     expect(files.json.files).toEqual(["README.md", "src/app.ts"]);
 
@@ -160,14 +176,14 @@ describe("the svc-forge CLI against a running server", () => {
     stub.fault = 404;
     stub.faultScope = "git";
     try {
-      expect(cli(["import", "start", "@carol/gone", "--url", `${stub.url}/octo/hello`]).json.status).toBe("queued");
-      const failed = cli(["import", "watch", "@carol/gone", "--interval", "0.2"]);
+      expect((await cliServing(["import", "start", "@carol/gone", "--url", `${stub.url}/octo/hello`])).json.status).toBe("queued");
+      const failed = await cliServing(["import", "watch", "@carol/gone", "--interval", "0.2"]);
       expect(failed.status).toBe(1);
       expect(failed.stderr).toMatch(/^failed( \w+)* NOT_FOUND$/m);
       expect(failed.stderr).toMatch(/svc-forge: import failed: .+ \(NOT_FOUND\)/);
     } finally {
       stub.fault = null;
     }
-    expect(cli(["import", "watch", "@carol/nothing-here"]).stderr).toContain("404");
+    expect((await cliServing(["import", "watch", "@carol/nothing-here"])).stderr).toContain("404");
   }, 300_000);
 });
