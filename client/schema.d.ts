@@ -13709,6 +13709,46 @@ export interface operations {
                     };
                 };
             };
+            /** @description Successful response */
+            201: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        namespace: string;
+                        slug: string;
+                        importId: string;
+                        path: string;
+                        /** @constant */
+                        status: "queued";
+                        source: {
+                            provider: string;
+                            owner: string;
+                            repo: string;
+                            url: string;
+                            branch: string;
+                        };
+                        /** @enum {string} */
+                        visibility: "private" | "public";
+                    } | {
+                        namespace: string;
+                        slug: string;
+                        remote: string;
+                        source: {
+                            provider: string;
+                            owner: string;
+                            repo: string;
+                            url: string;
+                            branch: string;
+                        };
+                        importId: string;
+                        status: string;
+                    };
+                };
+            };
             /** @description Bad request. Codes: VALIDATION_ERROR */
             400: {
                 headers: {

@@ -35,17 +35,18 @@ function dropAllGrants(): void {
 onInvalidation(TOPIC, { drop: dropAllGrants, dropAll: dropAllGrants });
 
 /**
- * Grants of a user on a project, read through a per-instance cache: a read on the hot path should
- * not cost three queries. AUTH_CACHE_TTL_SECONDS bounds an entry's life (0 turns the cache off).
+ * Grants of a user on a project (or what decides them, such as a project's row), read through a
+ * per-instance cache: a read on the hot path should not cost three queries. AUTH_CACHE_TTL_SECONDS
+ * bounds an entry's life (0 turns the cache off); `keep` says whether a loaded value may be cached.
  */
-export async function cachedGrants<T>(key: string, load: () => Promise<T>): Promise<T> {
+export async function cachedGrants<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
   const ttlMs = config.authCacheTtlSeconds * 1000;
   const hit = cache.entries.get(key);
   if (hit && Date.now() - hit.cachedAt < ttlMs) return hit.grants as T;
   const generation = cache.generation;
   const cachedAt = Date.now();
   const grants = await load();
-  if (ttlMs > 0 && generation === cache.generation) {
+  if (ttlMs > 0 && generation === cache.generation && keep(grants)) {
     if (cache.entries.size >= MAX_CACHED) cache.entries.delete(cache.entries.keys().next().value!);
     cache.entries.set(key, { grants, cachedAt });
   }

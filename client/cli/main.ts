@@ -23,7 +23,10 @@ const USAGE = `svc-forge <command>
   change merge ID [--strategy merge|squash] [--force]
   issue list @ns/slug [--status open|closed]
   issue open @ns/slug --title TITLE [--body BODY]
-  import watch @ns/slug [--interval SECONDS]`;
+  import start @ns/slug --url URL [--branch BRANCH] [--public]
+                                         import a repository from the hosting provider into a new project
+  import watch @ns/slug [--interval SECONDS]
+                                         progress lines on stderr until the import ends; exit 1 unless it completed`;
 
 class CliError extends Error {
   constructor(
@@ -135,9 +138,19 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
           body: { title: need(values.title, "--title"), ...(typeof values.body === "string" ? { body: values.body } : {}) },
         }),
       );
+    case "import start":
+      return unwrap(
+        await svc.POST("/api/projects/{namespace}/{slug}/import", {
+          ...project(),
+          body: { url: need(values.url, "--url"), visibility: values.public ? "public" : "private", ...(typeof values.branch === "string" ? { branch: values.branch } : {}) },
+        }),
+      );
     case "import watch": {
       const seconds = Number(values.interval ?? 2);
-      return watchImport(config, projectParams(need(rest[0], "@namespace/slug")), seconds * 1000, (line) => console.log(JSON.stringify(line)));
+      if (!(seconds > 0)) throw new CliError("--interval takes a positive number of seconds");
+      const final = await watchImport(svc, projectParams(need(rest[0], "@namespace/slug")), seconds * 1000, (line) => console.error(line));
+      if (final.status !== "completed") throw new CliError(`import ${final.status}${final.error ? `: ${final.error}` : ""}`, final.failureCategory ?? undefined);
+      return final;
     }
     default:
       throw new CliError(USAGE);
@@ -165,6 +178,7 @@ export async function main(argv: string[]): Promise<number> {
       title: { type: "string" },
       body: { type: "string" },
       interval: { type: "string" },
+      branch: { type: "string" },
     },
   });
   try {

@@ -1,5 +1,6 @@
 import { answeredError, type Context } from "@/server/trpc";
 import { admitRequest } from "@/server/auth";
+import { withRequestConfig } from "@/server/config";
 import {
   assertWellFormedUrl,
   bodyLimitFor,
@@ -116,7 +117,11 @@ function withValidator(req: Request, response: Response, body: string, procedure
  * body; OPTIONS lists the methods. Every answer carries X-Request-Id (and CORS headers for allowed
  * origins), and every request ends in one log line (`recordRequest`, the hook for metrics too).
  */
-export async function handleRestRequest(req: Request): Promise<Response> {
+export function handleRestRequest(req: Request): Promise<Response> {
+  return withRequestConfig(() => answerRequest(req));
+}
+
+async function answerRequest(req: Request): Promise<Response> {
   const started = performance.now();
   const method = req.method.toUpperCase();
   const trace: RequestTrace = { requestId: requestIdOf(req), method, identity: "anonymous", status: 0, durationMs: 0 };

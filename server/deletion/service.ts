@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { DeletionJob } from "@/server/generated/prisma/client";
 import { db, type Tx } from "@/server/db";
+import { forgetGrants } from "@/server/access";
 import { actingUserId, forgetUserCredentials, type Identity } from "@/server/auth";
 import { invalid } from "@/server/errors";
 import { projectPath, requireProject } from "@/server/projects";
@@ -37,6 +38,8 @@ export async function requestDeletion(kind: DeletionKind, targetId: string, requ
     if (open) return { job: open, created: false };
     return { job: await tx.deletionJob.create({ data: { id: newJobId(), kind, targetId, requestedBy } }), created: true };
   });
+  // Reads take project rows from the access cache; a project being deleted must leave it now.
+  forgetGrants();
   if (kind === "user") forgetUserCredentials(targetId);
   if (created) await enqueueDeletion(job);
   return { status: "deleting", jobId: job.id };

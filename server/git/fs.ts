@@ -3,6 +3,20 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 
 /**
+ * A small file's text, or null when it cannot be read. Absence is checked first: the refs and
+ * alternates files are usually absent, and a thrown ENOENT (its stack captured) costs more than
+ * the read (three of them were a tenth of a 304's CPU).
+ */
+export function readTextIfPresent(file: string): string | null {
+  if (!fs.existsSync(file)) return null;
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The file system isomorphic-git works through: synchronous calls behind promises (async `fs`
  * calls cost ~0.28 ms each here, most of isomorphic-git's time; sync ones ~0.01 ms), and
  * atomic writes (temp file + rename), so a concurrent reader never sees a half-written object.

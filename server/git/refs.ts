@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { DomainError, conflict, invalid, notFound } from "@/server/errors";
 import type { Tx } from "@/server/db";
+import { readTextIfPresent } from "./fs";
 import { withRepoLock } from "./lock";
 import { readObject } from "./objects";
 import type { Repo } from "./repo";
@@ -27,12 +28,8 @@ export function isValidBranchName(name: string): boolean {
 
 function readPackedRefs(repo: Repo): Map<string, string> {
   const refs = new Map<string, string>();
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(repo.gitdir, "packed-refs"), "utf8");
-  } catch {
-    return refs;
-  }
+  const text = readTextIfPresent(path.join(repo.gitdir, "packed-refs"));
+  if (text === null) return refs;
   for (const line of text.split("\n")) {
     if (!line || line.startsWith("#") || line.startsWith("^")) continue;
     const [oid, ref] = line.split(" ");
@@ -42,12 +39,8 @@ function readPackedRefs(repo: Repo): Map<string, string> {
 }
 
 function readLooseRef(repo: Repo, ref: string): string | null {
-  try {
-    const value = fs.readFileSync(path.join(repo.gitdir, ref), "utf8").trim();
-    return OID.test(value) ? value : null;
-  } catch {
-    return null;
-  }
+  const value = readTextIfPresent(path.join(repo.gitdir, ref))?.trim();
+  return value && OID.test(value) ? value : null;
 }
 
 /** A ref's current oid (loose first, then packed-refs), or null when it does not exist. */

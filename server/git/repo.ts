@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { readTextIfPresent } from "./fs";
 import { projectDir, projectRepoPath, workspaceRepoPath } from "./paths";
 
 /**
@@ -16,12 +17,8 @@ export interface Repo {
 
 function alternateGitdirs(gitdir: string): string[] {
   const objectsDir = path.join(gitdir, "objects");
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(objectsDir, "info", "alternates"), "utf8");
-  } catch {
-    return [];
-  }
+  const text = readTextIfPresent(path.join(objectsDir, "info", "alternates"));
+  if (text === null) return [];
   return text
     .split("\n")
     .map((line) => line.trim())

@@ -22,7 +22,7 @@ const refOf = (input: { namespace: string; slug: string }) => ({ namespace: inpu
 
 export const importsRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: `${PROJECT}/import`, tags, summary: "Import a repository from the hosting provider into your namespace" }, alsoSuccess: [200], errors: { 403: [], 409: ["IMPORT_IN_PROGRESS", "NAMESPACE_TAKEN"] } })
+    .meta({ openapi: { method: "POST", path: `${PROJECT}/import`, tags, summary: "Import a repository from the hosting provider into your namespace" }, successStatus: 201, alsoSuccess: [200], errors: { 403: [], 409: ["IMPORT_IN_PROGRESS", "NAMESPACE_TAKEN"] } })
     .input(z.object({ ...projectParams(), ...importInput() }))
     .output(importCreatedOutput())
     .mutation(async ({ input, ctx }) => {

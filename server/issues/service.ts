@@ -142,7 +142,7 @@ export async function listIssues(
 }
 
 export async function getIssue(identity: Identity, ref: ProjectRef, number: number): Promise<IssueView> {
-  const { project } = await requireProject(identity, projectRef(ref), "read");
+  const { project } = await requireProject(identity, projectRef(ref), "read", { cachedRow: true });
   return issueView(await findIssue(await db(), project.id, number));
 }
 

@@ -68,17 +68,30 @@ export async function findProject(ref: { namespace: string; slug: string } | { i
 }
 
 /**
+ * findProject through the per-instance access cache, for reads of the repository and of single
+ * resources (the hot path of ETag revalidation). What a read needs of the row never changes while it
+ * is cached: the path, owner and visibility are fixed for a project's life, and only a row that is
+ * neither importing nor being deleted is kept, while setImportPending and requestDeletion drop the
+ * cache (forgetGrants) when the default branch or the project's life changes. A miss is not cached.
+ */
+function findProjectForRead(ref: { namespace: string; slug: string } | { id: string }): Promise<Project | null> {
+  const key = "id" in ref ? `project:${ref.id}` : `project:${projectPath(ref)}`;
+  return cachedGrants(key, () => findProject(ref), (project) => project !== null && !project.importPending && !project.deletingAt);
+}
+
+/**
  * Loads a project for the caller. Anyone who cannot read it gets 404 (indistinguishable from a
  * missing project). Below `need`, the caller gets `deniedStatus` (403 by default, 404 where the spec
- * says non-writers must not learn more).
+ * says non-writers must not learn more). `cachedRow`: a read that may take the row from the access
+ * cache (above); writes always read the row itself.
  */
 export async function requireProject(
   identity: Identity,
   ref: { namespace: string; slug: string } | { id: string },
   need: ProjectRole = "read",
-  options: { deniedStatus?: 403 | 404; client?: DbOrTx } = {},
+  options: { deniedStatus?: 403 | 404; client?: DbOrTx; cachedRow?: boolean } = {},
 ): Promise<ProjectAccess> {
-  const project = await findProject(ref, options.client);
+  const project = options.cachedRow && !options.client ? await findProjectForRead(ref) : await findProject(ref, options.client);
   if (!project) throw notFound();
   const role = await projectRole(identity, project, options.client);
   if (role === "none") throw notFound();

@@ -6,6 +6,7 @@ import { actorOf, type Identity } from "@/server/auth";
 import { recordEvent } from "@/server/events";
 import { conflict } from "@/server/errors";
 import { initProjectRepo, removeProjectRepos } from "@/server/git";
+import { forgetGrants } from "@/server/access";
 import { projectPath } from "./access";
 
 /**
@@ -58,7 +59,12 @@ export async function createImportTarget<T>(identity: Identity, input: ImportTar
   }
 }
 
-/** Marks a project import-pending again (a re-triggered import) or done, with its default branch. */
+/**
+ * Marks a project import-pending again (a re-triggered import) or done, with its default branch.
+ * Cached rows are dropped; one read before this transaction commits sees an import-pending row, which
+ * is never cached (requireProject's `cachedRow`).
+ */
 export async function setImportPending(tx: Tx, projectId: string, pending: boolean, defaultBranch?: string): Promise<void> {
   await tx.project.update({ where: { id: projectId }, data: { importPending: pending, ...(defaultBranch ? { defaultBranch } : {}) } });
+  forgetGrants();
 }

@@ -19,7 +19,7 @@ export type Revalidate = (...parts: string[]) => void;
  * `revalidate` can answer 304 before any tree or blob is read.
  */
 async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined, revalidate?: Revalidate) {
-  const { project } = await requireProject(identity, ref, "read");
+  const { project } = await requireProject(identity, ref, "read", { cachedRow: true });
   const repo = openProjectRepo(project.id);
   const name = branch ?? project.defaultBranch;
   const commit = resolveBranch(repo, name);
@@ -93,7 +93,7 @@ export function branchEnvelope(repo: Repo, defaultBranch: string) {
 }
 
 export async function projectBranches(identity: Identity, ref: ProjectRef) {
-  const { project } = await requireProject(identity, ref, "read");
+  const { project } = await requireProject(identity, ref, "read", { cachedRow: true });
   return branchEnvelope(openProjectRepo(project.id), project.defaultBranch);
 }
 

@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
 import { benchEnv, buildAppCopy, request, root, stopProcess } from "@/bench/support/next-app.mjs";
 import { freePort } from "@/tests/support/ports";
+import { startStubProvider, type StubProvider } from "@/tests/support/provider-stub";
 
 /**
  * The CLI (and so the SDK) against the production server (`node server.mjs` of a build of HEAD):
  * from the first user to a merged change and a clone, the README's walkthrough (dev login, a
- * session, a token), and the server's log lines. SVC_E2E_APP=<dir> reuses a build made earlier
- * (bench/.work/cli/app) instead of building HEAD again.
+ * session, a token), the server's log lines, and an import from the stub hosting provider.
+ * SVC_E2E_APP=<dir> reuses a build made earlier (bench/.work/cli/app) instead of building HEAD again.
  */
 const ADMIN_KEY = "cli-admin-key";
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-"));
@@ -21,6 +22,8 @@ let port: number;
 let base: string;
 let server: ChildProcess;
 let serverOutput = "";
+/** The hosting provider the server imports from (GITHUB_URL/GITHUB_API_URL point at it). */
+let stub: StubProvider;
 
 /** One HTTP call on a fresh connection (a reused keep-alive socket can race the server closing it). */
 function api(method: string, urlPath: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
@@ -36,13 +39,26 @@ function api(method: string, urlPath: string, headers: Record<string, string> = 
   });
 }
 
+const cliArgs = (args: string[]) => [path.join(root, "client/cli/bin.mjs"), ...args];
+const cliEnv = () => ({ ...process.env, SVC_CONFIG: configFile, SVC_URL: "", SVC_TOKEN: "" });
+const cliResult = (status: number | null, stdout: string, stderr: string) => ({ status, json: status === 0 ? JSON.parse(stdout) : undefined, stderr });
+
 function cli(args: string[], options: { cwd?: string } = {}) {
-  const result = spawnSync(process.execPath, [path.join(root, "client/cli/bin.mjs"), ...args], {
-    cwd: options.cwd ?? work,
-    env: { ...process.env, SVC_CONFIG: configFile, SVC_URL: "", SVC_TOKEN: "" },
-    encoding: "utf8",
+  const result = spawnSync(process.execPath, cliArgs(args), { cwd: options.cwd ?? work, env: cliEnv(), encoding: "utf8" });
+  return cliResult(result.status, result.stdout, result.stderr);
+}
+
+/** `cli` without blocking this process: the stub provider, served from here, must answer while it runs. */
+function cliServing(args: string[]): Promise<ReturnType<typeof cli>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, cliArgs(args), { cwd: work, env: cliEnv() });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve(cliResult(status, stdout, stderr)));
   });
-  return { status: result.status, json: result.status === 0 ? JSON.parse(result.stdout) : undefined, stderr: result.stderr };
 }
 
 /** Start-up on a busy shared machine can take minutes (migrations, Next.js warming up). */
@@ -64,9 +80,11 @@ beforeAll(async () => {
   const app = process.env.SVC_E2E_APP ?? buildAppCopy(path.join(root, "bench/.work/cli"));
   port = await freePort();
   base = `http://127.0.0.1:${port}`;
+  stub = await startStubProvider();
+  const provider = { GITHUB_URL: stub.url, GITHUB_API_URL: stub.apiUrl, GITHUB_TOKEN: stub.token! };
   server = spawn(process.execPath, ["server.mjs"], {
     cwd: app,
-    env: { ...benchEnv, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, DATA_DIR: path.join(work, "data"), ADMIN_API_KEY: ADMIN_KEY, DEV_LOGIN: "1", LOG_LEVEL: "info" },
+    env: { ...benchEnv, ...provider, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, DATA_DIR: path.join(work, "data"), ADMIN_API_KEY: ADMIN_KEY, DEV_LOGIN: "1", LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   server.stdout!.on("data", (chunk) => (serverOutput += chunk));
@@ -75,6 +93,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (server) await stopProcess(server);
+  await stub?.close();
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -136,7 +155,35 @@ describe("the svc-forge CLI against a running server", () => {
     expect(serverOutput).not.toContain(token);
   });
 
-  // The import routes are being built in another branch; `import watch` polls GET .../import/status
-  // per the spec and gets its end-to-end test when they are served.
-  it.todo("import watch follows an import to its end");
+  it("imports from the hosting provider and watches the import to its end: exit 0 when it completes, 1 when it fails", async () => {
+    expect(cli(["login", "--url", base, "--token", token]).json.user.username).toBe("carol");
+    stub.seed("octo", "hello", [{ "README.md": "upstream\n" }, { "src/app.ts": "export {};\n" }]);
+    const started = await cliServing(["import", "start", "@carol/imported", "--url", `${stub.url}/octo/hello`]);
+    expect(started.json, started.stderr).toMatchObject({ path: "@carol/imported", status: "queued", source: { repo: "hello", branch: "main" } });
+    const watched = await cliServing(["import", "watch", "@carol/imported", "--interval", "0.2"]);
+    expect(watched.status, watched.stderr).toBe(0);
+    expect(watched.json).toMatchObject({ status: "completed", failureCategory: null, source: { owner: "octo", repo: "hello" } });
+    const lines = watched.stderr.trim().split("\n");
+    // One line per change (status, phase, objects received); the last is the end.
+    for (const line of lines) expect(line).toMatch(/^(queued|running|completed)( cloning| checking| finalizing)?( \d+% \(\d+\/\d+ objects\))?$/);
+    expect(lines.at(-1)).toMatch(/^completed 100% /);
+    expect(new Set(lines).size).toBe(lines.length);
+    expect((await cliServing(["import", "watch", "@carol/imported"])).stderr.trim()).toBe(lines.at(-1));
+    const files = await api("GET", "/api/projects/@carol/imported/files", { authorization: `Bearer ${token}` });
+    expect(files.json.files).toEqual(["README.md", "src/app.ts"]);
+
+    // The provider answers git with 404 (a repository gone upstream): the job fails, and so does the watch.
+    stub.fault = 404;
+    stub.faultScope = "git";
+    try {
+      expect((await cliServing(["import", "start", "@carol/gone", "--url", `${stub.url}/octo/hello`])).json.status).toBe("queued");
+      const failed = await cliServing(["import", "watch", "@carol/gone", "--interval", "0.2"]);
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toMatch(/^failed( \w+)* NOT_FOUND$/m);
+      expect(failed.stderr).toMatch(/svc-forge: import failed: .+ \(NOT_FOUND\)/);
+    } finally {
+      stub.fault = null;
+    }
+    expect((await cliServing(["import", "watch", "@carol/nothing-here"])).stderr).toContain("404");
+  }, 300_000);
 });

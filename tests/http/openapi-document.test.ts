@@ -3,7 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
-import { SPEC_ROUTES } from "@/tests/support/spec-routes";
+import { SPEC_ROUTES, SPEC_STATUSES } from "@/tests/support/spec-routes";
 import { restProcedures } from "@/server/api/procedures";
 
 useTestEnvironment();
@@ -41,6 +41,15 @@ describe("the OpenAPI document", () => {
       "POST /api/admin/restore",
     ];
     expect(routes.sort()).toEqual([...procedures, ...plain].sort());
+  });
+
+  it("lists every status the spec names for each of its routes", () => {
+    const lacking = Object.entries(SPEC_STATUSES).flatMap(([route, statuses]) => {
+      const [method, path] = route.split(" ");
+      const documented = Object.keys(operation(method.toLowerCase(), path)?.responses ?? {});
+      return statuses.filter((status) => !documented.includes(String(status))).map((status) => `${route} ${status}`);
+    });
+    expect(lacking).toEqual([]);
   });
 
   it("names its types as components and refers to them", () => {

@@ -100,6 +100,29 @@ describe("ETags", () => {
   });
 });
 
+describe("ETag revalidation and access", () => {
+  it("a revalidated read checks the caller's access now: a removed collaborator gets 404, never 304", async () => {
+    const alice = await createTestUser();
+    const bob = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n" });
+    const grant = await call("PUT", `/api/projects/${project.path}/collaborators/${bob.username}`, { token: alice.token, body: { permission: "read" } });
+    expect(grant.status).toBe(200);
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "seen by bob" } });
+    const urls = [`/api/projects/${project.path}/content?path=a.txt`, `/api/projects/${project.path}/log`, `/api/projects/${project.path}/issues/${issue.body.issue.number}`];
+    const etags: string[] = [];
+    for (const url of urls) {
+      const etag = (await call("GET", url, { token: bob.token })).headers.get("etag")!;
+      expect((await call("GET", url, { token: bob.token, headers: { "if-none-match": etag } })).status, url).toBe(304);
+      etags.push(etag);
+    }
+    expect((await call("DELETE", `/api/projects/${project.path}/collaborators/${bob.username}`, { token: alice.token })).status).toBe(200);
+    for (const [i, url] of urls.entries()) {
+      expect((await call("GET", url, { token: bob.token, headers: { "if-none-match": etags[i] } })).status, url).toBe(404);
+      expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": etags[i] } })).status, url).toBe(304);
+    }
+  });
+});
+
 describe("pagination headers", () => {
   it("lists answer X-Total-Count and Link rel=next/prev", async () => {
     const alice = await createTestUser();
