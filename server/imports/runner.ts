@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ProjectImport, ProjectSource } from "@/server/generated/prisma/client";
+import type { ImportPhase } from "@/server/generated/prisma/enums";
 import { db } from "@/server/db";
 import { publishAfterCommit, recordEvent } from "@/server/events";
 import {
@@ -25,7 +26,6 @@ import { completedProgress, parseFetchProgress, type TransferProgress } from "./
 /** The runner no longer holds the import (a re-run took it over, or stall recovery re-queued it). */
 class LostClaim extends Error {}
 
-type Phase = "cloning" | "checking" | "finalizing";
 
 /**
  * Keeps a running import's heartbeat and progress in its row, conditional on holding it: when the
@@ -34,7 +34,7 @@ type Phase = "cloning" | "checking" | "finalizing";
 class Heartbeat {
   readonly controller = new AbortController();
   reason: "cancel" | "lost" | null = null;
-  phase: Phase = "cloning";
+  phase: ImportPhase = "cloning";
   progress: TransferProgress | null = null;
   private readonly timer: NodeJS.Timeout;
   private beating: Promise<void> | null = null;
@@ -67,7 +67,7 @@ class Heartbeat {
     await this.beating;
   }
 
-  async setPhase(phase: Phase): Promise<void> {
+  async setPhase(phase: ImportPhase): Promise<void> {
     this.phase = phase;
     await this.beat();
     this.assertHeld();
