@@ -31,6 +31,8 @@ export interface StubProvider {
   root: string;
   /** Requests to the REST subset, in order. */
   requests: StubRecord[];
+  /** Git requests served (`METHOD path`), in order: each git command starts with one `GET .../info/refs`. */
+  gitRequests: string[];
   fault: StubFault;
   /** Where faults apply: every request, or only git's (REST answers normally). */
   faultScope: "all" | "git";
@@ -97,6 +99,7 @@ export async function startStubProvider(options: { token?: string | null } = {})
     apiUrl: "",
     root,
     requests: [],
+    gitRequests: [],
     fault: null,
     faultScope: "all",
     token: options.token === undefined ? "ghp_stubtoken" : options.token,
@@ -157,6 +160,7 @@ export async function startStubProvider(options: { token?: string | null } = {})
     const bare = stub.repoPath(owner, repoWithSuffix.replace(/\.git$/, ""));
     if (!gitAuthorized(req)) return refuse(res, 401, true);
     if (!fs.existsSync(bare)) return refuse(res, 404, true);
+    stub.gitRequests.push(`${req.method} ${url.pathname}`);
     if (stub.gitDelayMs) await new Promise((resolve) => setTimeout(resolve, stub.gitDelayMs));
     serveGitHttpBackend(req, res, root, { REMOTE_USER: "x-access-token" });
   }
