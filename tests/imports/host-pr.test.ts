@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { changeWith, commitTo, createAgentFor } from "@/server/changes/test-fixtures";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { withEnv } from "@/tests/support/env";
@@ -6,7 +6,7 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { createTestUser } from "@/tests/support/users";
-import { GitClient, startTestServer, withToken, type TestServer } from "@/tests/git/support";
+import { useGitServer, withToken } from "@/tests/git/support";
 import { projectRow, requestImport, uniqueName, useStubProvider } from "./support";
 
 useTestEnvironment();
@@ -98,16 +98,7 @@ describe("POST /api/changes/{id}/host-pr", { timeout: 120_000 }, () => {
 });
 
 describe("a promoted change follows its workspace", { timeout: 120_000 }, () => {
-  let server: TestServer;
-  let git: GitClient;
-  beforeAll(async () => {
-    server = await startTestServer();
-    git = new GitClient();
-  });
-  afterAll(async () => {
-    await server?.close();
-    git?.cleanup();
-  });
+  const local = useGitServer();
 
   const statusesOn = (sha: string) => stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/statuses/${sha}`));
   const commentsOn = (number: number) => stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/issues/${number}/comments`));
@@ -132,7 +123,8 @@ describe("a promoted change follows its workspace", { timeout: 120_000 }, () => 
     expect(now.eval).toMatchObject({ round: 2, tipSha: committed, verdict: "passed" });
 
     // A git push of a commit the secret scan refuses: a failure status, and still promoted.
-    const remote = `${server.baseUrl}${project.path.startsWith("@") ? "/" : ""}${project.path}/workspaces/${workspace}.git`;
+    const { server, git } = local;
+    const remote = `${server.baseUrl}/${project.path}/workspaces/${workspace}.git`;
     const work = git.dir(`follow-${change.id}`);
     await git.ok(["clone", "-q", withToken(remote, owner.token), work]);
     expect(await git.ok(["rev-parse", "HEAD"], { cwd: work })).toBe(committed);
