@@ -113,21 +113,28 @@ export async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, roun
 
 /**
  * Stores a re-evaluation round of a change locked by the caller: approvals are dismissed when the
- * evaluated base moved, the change takes the new base, tip and `status`, and `change.evaluated` is recorded.
+ * evaluated base moved, then the change takes the new base, tip and the status `statusAfter` reads
+ * (after the dismissal), and `change.evaluated` is recorded.
  */
-export async function recordReevaluation(tx: Tx, current: Change, prepared: PreparedEvaluation, outcome: { status: ChangeStatus; actor: string }) {
+export async function recordReevaluation(
+  tx: Tx,
+  current: Change,
+  prepared: PreparedEvaluation,
+  outcome: { statusAfter: (tx: Tx) => Promise<ChangeStatus>; actor: string },
+) {
   const baseMoved = prepared.head !== current.baseSha;
   if (baseMoved) {
     await tx.review.updateMany({ where: { changeId: current.id, verdict: "approve", dismissedAt: null }, data: { dismissedAt: new Date() } });
   }
   const previous = await tx.evaluation.findUnique({ where: { changeId: current.id }, select: { round: true } });
-  await tx.change.update({ where: { id: current.id }, data: { status: outcome.status, baseSha: prepared.head, tipSha: prepared.tip } });
+  const status = await outcome.statusAfter(tx);
+  await tx.change.update({ where: { id: current.id }, data: { status, baseSha: prepared.head, tipSha: prepared.tip } });
   const stored = await persistEvaluation(tx, current, (previous?.round ?? 0) + 1, prepared);
   await recordEvent(tx, {
     projectId: current.projectId,
     kind: "change.evaluated",
     actor: outcome.actor,
-    data: { changeId: current.id, verdict: prepared.outcome.verdict, status: outcome.status, baseMoved },
+    data: { changeId: current.id, verdict: prepared.outcome.verdict, status, baseMoved },
   });
   return stored;
 }

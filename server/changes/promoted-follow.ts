@@ -46,7 +46,7 @@ export async function reevaluatePromotedChange(changeId: string): Promise<Promot
   return prisma.$transaction(async (tx) => {
     const current = await lockChange(tx, changeId);
     if (current.status !== "promoted") return "skipped";
-    await recordReevaluation(tx, current, prepared, { status: "promoted", actor: "system" });
+    await recordReevaluation(tx, current, prepared, { statusAfter: async () => "promoted", actor: "system" });
     return "reevaluated";
   });
 }

@@ -99,8 +99,8 @@ export async function reevaluateChange(identity: UserIdentity, id: string) {
   const { evaluation, runs } = await prisma.$transaction(async (tx) => {
     const current = await lockChange(tx, id);
     if (NOT_EVALUABLE.includes(current.status)) throw invalid(`A ${current.status} change cannot be re-evaluated`);
-    const status = statusAfterEvaluation(prepared.outcome.verdict, await reviewState(tx, current));
-    return recordReevaluation(tx, current, prepared, { status, actor: actorOf(identity) });
+    const statusAfter = async (client: typeof tx) => statusAfterEvaluation(prepared.outcome.verdict, await reviewState(client, current));
+    return recordReevaluation(tx, current, prepared, { statusAfter, actor: actorOf(identity) });
   });
   return { changeId: id, eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
