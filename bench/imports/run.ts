@@ -3,7 +3,8 @@
 // 1. import of a generated repository (default 5,000 files, 500 commits), from the import request
 //    to `completed`, vs `git clone --mirror` of the same repository from the same stub (the
 //    baseline, measured alternately in the same run; target <= 1.3x);
-// 2. a sync of 10 new upstream commits (request to `succeeded`; target < 1 s);
+// 2. a sync of 10 new upstream commits (server time = request + job; target < 1 s), vs a plain
+//    `git fetch` of the same commits from the same stub;
 // 3. this process's RSS growth while importing a ~100 MB repository (target < 100 MB; git's own
 //    processes are not the server's memory).
 // PGlite in a throwaway DATA_DIR; the embedded executor drives the real import and sync jobs.
@@ -47,6 +48,13 @@ const { requestImport } = await import("@/server/imports/service");
 const { requestSync } = await import("@/server/imports/sync");
 
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: dataDir };
+// The stub's credential, as the plain git baselines send it.
+const authedGitEnv = {
+  ...gitEnv,
+  GIT_CONFIG_COUNT: "1",
+  GIT_CONFIG_KEY_0: "http.extraHeader",
+  GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from(`x-access-token:${stub.token}`).toString("base64")}`,
+};
 
 /** Writes a repository into the stub with git fast-import: `files` files, then one commit of 10 edits per further commit. */
 function generate(repo: string, files: number, commits: number, fileBytes: (i: number, commit: number) => Buffer) {
@@ -103,10 +111,7 @@ async function timedImport(repo: string, onTick?: () => void) {
 async function timedMirrorClone(repo: string) {
   const target = fs.mkdtempSync(path.join(dataDir, "mirror-"));
   const started = performance.now();
-  const header = `Authorization: Basic ${Buffer.from(`x-access-token:${stub.token}`).toString("base64")}`;
-  await execFileAsync("git", ["clone", "-q", "--mirror", `${stub.url}/octo/${repo}.git`, target], {
-    env: { ...gitEnv, GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "http.extraHeader", GIT_CONFIG_VALUE_0: header },
-  });
+  await execFileAsync("git", ["clone", "-q", "--mirror", `${stub.url}/octo/${repo}.git`, target], { env: authedGitEnv });
   const ms = performance.now() - started;
   fs.rmSync(target, { recursive: true, force: true });
   return ms;
@@ -132,8 +137,15 @@ for (let run = 0; run < RUNS; run++) {
 }
 
 stage("sync");
-// 2. A sync of SYNC_COMMITS new upstream commits into the last imported project.
+// 2. A sync of SYNC_COMMITS new upstream commits into the last imported project, against the
+//    baseline: a plain `git fetch` of the same commits from the same stub into a copy of that
+//    project's repository as it was before the sync.
+const baselineRepo = path.join(dataDir, "baseline-fetch.git");
+fs.cpSync(path.join(dataDir, "repos", last!.projectId, "project.git"), baselineRepo, { recursive: true });
 stub.addCommits("octo", "generated", Array.from({ length: SYNC_COMMITS }, (_, i) => ({ [`sync/f${i}.txt`]: `sync ${i}\n` })));
+const fetchStarted = performance.now();
+await execFileAsync("git", ["--git-dir", baselineRepo, "fetch", "-q", `${stub.url}/octo/generated.git`, "+refs/heads/main:refs/remotes/baseline/main"], { env: authedGitEnv });
+const plainFetchMs = performance.now() - fetchStarted;
 const syncStarted = performance.now();
 await requestSync(last!.identity, { namespace: last!.identity.username, slug: last!.slug });
 const syncRequestMs = performance.now() - syncStarted;
@@ -168,13 +180,16 @@ console.log(
       database: db.kind,
       repository: { files: FILES, commits: COMMITS, runs: RUNS },
       importVsMirrorClone: { baseline: "git clone --mirror from the same stub", mirrorCloneMs: Math.round(median(clones)), importMs: Math.round(median(imports)), ratio: +(median(imports) / median(clones)).toFixed(2), target: 1.3 },
-      // Server time = the request (ls-remote, fetch, queue) + the job's own run; the rest is the executor's pick-up.
+      // Server time = the request (ls-remote, compare, queue) + the job's own run; the rest is the executor's pick-up.
       sync: {
         commits: SYNC_COMMITS,
         commitsSynced: syncRun.commitsSynced,
         requestMs: Math.round(syncRequestMs),
         jobMs: syncRun.finishedAt!.getTime() - syncRun.startedAt!.getTime(),
         serverMs: Math.round(syncRequestMs) + (syncRun.finishedAt!.getTime() - syncRun.startedAt!.getTime()),
+        baseline: "plain git fetch of the same commits from the same stub",
+        plainFetchMs: Math.round(plainFetchMs),
+        serverVsPlainFetch: +((syncRequestMs + (syncRun.finishedAt!.getTime() - syncRun.startedAt!.getTime())) / plainFetchMs).toFixed(2),
         requestToSucceededMs: Math.round(syncMs),
         targetServerMs: 1000,
       },

@@ -9,6 +9,7 @@ import { importJob } from "./import";
 import { syncJob } from "./sync";
 import { autoSync } from "./auto-sync";
 import { hostVerdict } from "./host-verdict";
+import { promotedChangeFollow } from "./promoted-changes";
 
 /** Every function served at /api/inngest; areas add theirs here. */
-export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep, importJob, syncJob, autoSync, backupRun, restoreRun, hostVerdict];
+export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep, importJob, syncJob, autoSync, backupRun, restoreRun, hostVerdict, promotedChangeFollow];

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Change, Project } from "@/server/generated/prisma/client";
 import type { Tx } from "@/server/db";
+import { recordEvent } from "@/server/events";
+import type { ChangeStatus } from "@/server/generated/prisma/enums";
 import {
   branchRef,
   copyObjects,
@@ -107,4 +109,32 @@ export async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, roun
   });
   const runs = await tx.evalRun.findMany({ where: { changeId: change.id, round }, orderBy: { createdAt: "asc" } });
   return { evaluation, runs };
+}
+
+/**
+ * Stores a re-evaluation round of a change locked by the caller: approvals are dismissed when the
+ * evaluated base moved, then the change takes the new base, tip and the status `statusAfter` reads
+ * (after the dismissal), and `change.evaluated` is recorded.
+ */
+export async function recordReevaluation(
+  tx: Tx,
+  current: Change,
+  prepared: PreparedEvaluation,
+  outcome: { statusAfter: (tx: Tx) => Promise<ChangeStatus>; actor: string },
+) {
+  const baseMoved = prepared.head !== current.baseSha;
+  if (baseMoved) {
+    await tx.review.updateMany({ where: { changeId: current.id, verdict: "approve", dismissedAt: null }, data: { dismissedAt: new Date() } });
+  }
+  const previous = await tx.evaluation.findUnique({ where: { changeId: current.id }, select: { round: true } });
+  const status = await outcome.statusAfter(tx);
+  await tx.change.update({ where: { id: current.id }, data: { status, baseSha: prepared.head, tipSha: prepared.tip } });
+  const stored = await persistEvaluation(tx, current, (previous?.round ?? 0) + 1, prepared);
+  await recordEvent(tx, {
+    projectId: current.projectId,
+    kind: "change.evaluated",
+    actor: outcome.actor,
+    data: { changeId: current.id, verdict: prepared.outcome.verdict, status, baseMoved },
+  });
+  return stored;
 }

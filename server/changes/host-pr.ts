@@ -1,4 +1,4 @@
-import type { Change, Project } from "@/server/generated/prisma/client";
+import type { Change } from "@/server/generated/prisma/client";
 import type { UserIdentity } from "@/server/auth";
 import { config } from "@/server/config";
 import { db } from "@/server/db";
@@ -28,14 +28,16 @@ export interface HostPullRequest {
   branch: string;
   pullRequestNumber: number;
   pullRequestUrl: string;
+  /** The tip last pushed to `svc/<changeId>` (a background re-evaluation pushes a newer one). */
+  pushedSha?: string;
 }
 
 const hostBranch = (changeId: string) => `svc/${changeId}`;
 
 /** Pushes the change's evaluated tip to `svc/<changeId>` on the source (force: the branch is ours). */
-async function pushTip(project: Project, source: { owner: string; repo: string }, change: Change): Promise<void> {
+export async function pushTip(projectId: string, source: { owner: string; repo: string }, change: Pick<Change, "id" | "tipSha">): Promise<void> {
   const result = await spawnGitWatched(["push", "--porcelain", sourceGitUrl(source), `+${change.tipSha}:refs/heads/${hostBranch(change.id)}`], {
-    gitdir: openProjectRepo(project.id).gitdir,
+    gitdir: openProjectRepo(projectId).gitdir,
     env: providerGitEnv(),
   });
   if (result.exitCode !== 0) throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
@@ -60,7 +62,7 @@ export async function promoteChange(identity: UserIdentity, id: string, input: {
     const current = await (await db()).change.findUniqueOrThrow({ where: { id } });
     if (current.hostPullRequest) return current.hostPullRequest as unknown as HostPullRequest;
     try {
-      await pushTip(project, source, current);
+      await pushTip(project.id, source, current);
       const pull = await createPullRequest(source, {
         title: input.title ?? current.title ?? `Change ${id}`,
         body: input.body ?? `Proposed on svc-forge as change ${id} (evaluated tip ${current.tipSha}).`,
@@ -68,7 +70,7 @@ export async function promoteChange(identity: UserIdentity, id: string, input: {
         base: project.defaultBranch,
         draft: input.draft,
       });
-      const recorded: HostPullRequest = { owner: source.owner, repo: source.repo, branch: hostBranch(id), pullRequestNumber: pull.number, pullRequestUrl: pull.url };
+      const recorded: HostPullRequest = { owner: source.owner, repo: source.repo, branch: hostBranch(id), pullRequestNumber: pull.number, pullRequestUrl: pull.url, pushedSha: current.tipSha };
       await (await db()).$transaction(async (tx) => {
         const locked = await lockChange(tx, id);
         if (locked.status !== "accepted" && locked.status !== "promoted") throw invalid(`A ${locked.status} change cannot be promoted`);

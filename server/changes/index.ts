@@ -4,3 +4,4 @@ export { listChanges } from "./service";
 export { pageOfChanges } from "./list-page";
 export { changeMetrics } from "./metrics";
 export { HOST_VERDICT_EVENT, publishHostVerdict } from "./host-pr";
+export { promotedChangesMovedBy, pushPromotedTip, reevaluatePromotedChange } from "./promoted-follow";

@@ -6,7 +6,7 @@ import { recordEvent } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
-import { evaluateWorkspace, newChangeId, persistEvaluation } from "./evaluation";
+import { evaluateWorkspace, newChangeId, persistEvaluation, recordReevaluation } from "./evaluation";
 import { loadChange, lockChange, workspaceName } from "./load";
 import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeStatus } from "./views";
 
@@ -99,20 +99,8 @@ export async function reevaluateChange(identity: UserIdentity, id: string) {
   const { evaluation, runs } = await prisma.$transaction(async (tx) => {
     const current = await lockChange(tx, id);
     if (NOT_EVALUABLE.includes(current.status)) throw invalid(`A ${current.status} change cannot be re-evaluated`);
-    if (prepared.head !== current.baseSha) {
-      await tx.review.updateMany({ where: { changeId: id, verdict: "approve", dismissedAt: null }, data: { dismissedAt: new Date() } });
-    }
-    const previous = await tx.evaluation.findUnique({ where: { changeId: id }, select: { round: true } });
-    const status = statusAfterEvaluation(prepared.outcome.verdict, await reviewState(tx, current));
-    await tx.change.update({ where: { id }, data: { status, baseSha: prepared.head, tipSha: prepared.tip } });
-    const stored = await persistEvaluation(tx, current, (previous?.round ?? 0) + 1, prepared);
-    await recordEvent(tx, {
-      projectId: project.id,
-      kind: "change.evaluated",
-      actor: actorOf(identity),
-      data: { changeId: id, verdict: prepared.outcome.verdict, status, baseMoved: prepared.head !== current.baseSha },
-    });
-    return stored;
+    const statusAfter = async (client: typeof tx) => statusAfterEvaluation(prepared.outcome.verdict, await reviewState(client, current));
+    return recordReevaluation(tx, current, prepared, { statusAfter, actor: actorOf(identity) });
   });
   return { changeId: id, eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }

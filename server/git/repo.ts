@@ -89,6 +89,12 @@ export function initImportStaging(projectId: string, runner: string, defaultBran
   return openRepo(gitdir, projectId);
 }
 
+/** The staging repository a runner fetched into, or null once it is gone (swapped in or removed). */
+export function openImportStaging(projectId: string, runner: string): Repo | null {
+  const gitdir = path.join(projectDir(projectId), `import-${runner}.git`);
+  return fs.existsSync(gitdir) ? openRepo(gitdir, projectId) : null;
+}
+
 /** Removes import staging repositories of the project (all, or all but `keep`'s). */
 export function removeImportStaging(projectId: string, keep?: Repo): void {
   let names: string[];

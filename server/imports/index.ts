@@ -1,7 +1,7 @@
 // The area's front door: imports from the hosting provider, sync, and their streams.
 export { queueDueSyncs } from "./auto-sync";
 export { receiveProviderWebhook } from "./provider-webhook";
-export { runImport } from "./runner";
+export { fetchImport, swapImport } from "./runner";
 export { IMPORT_REQUESTED_EVENT } from "./service";
 export { importStreamResponse, syncStreamResponse } from "./streams";
 export { SYNC_REQUESTED_EVENT, projectSourceOf } from "./sync";

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ProjectImport, ProjectSource } from "@/server/generated/prisma/client";
+import type { ImportPhase } from "@/server/generated/prisma/enums";
 import { db } from "@/server/db";
 import { publishAfterCommit, recordEvent } from "@/server/events";
 import {
   branchRef,
   initImportStaging,
+  openImportStaging,
   listRefs,
   openProjectRepo,
   readRef,
@@ -25,7 +27,6 @@ import { completedProgress, parseFetchProgress, type TransferProgress } from "./
 /** The runner no longer holds the import (a re-run took it over, or stall recovery re-queued it). */
 class LostClaim extends Error {}
 
-type Phase = "cloning" | "checking" | "finalizing";
 
 /**
  * Keeps a running import's heartbeat and progress in its row, conditional on holding it: when the
@@ -34,7 +35,7 @@ type Phase = "cloning" | "checking" | "finalizing";
 class Heartbeat {
   readonly controller = new AbortController();
   reason: "cancel" | "lost" | null = null;
-  phase: Phase = "cloning";
+  phase: ImportPhase = "cloning";
   progress: TransferProgress | null = null;
   private readonly timer: NodeJS.Timeout;
   private beating: Promise<void> | null = null;
@@ -67,7 +68,7 @@ class Heartbeat {
     await this.beating;
   }
 
-  async setPhase(phase: Phase): Promise<void> {
+  async setPhase(phase: ImportPhase): Promise<void> {
     this.phase = phase;
     await this.beat();
     this.assertHeld();
@@ -191,18 +192,41 @@ async function endImport(row: ProjectImport, runner: string, status: "failed" | 
   });
 }
 
+/** How an import attempt ended (the job's output). */
+export type ImportOutcome = { status: "completed" | "skipped" | "superseded" | "cancelled" | "failed"; category?: FailureCategory };
+
+/** What the fetch step hands to the swap step: the runner that holds the import and what it staged. */
+export type FetchedImport = { status: "fetched"; runner: string; tip: string; progress: TransferProgress | null };
+
 /**
- * The import job's work: claim, check the source (REST), fetch into a staging repository with
- * git's progress in the row, refuse submodules, then swap it in and complete. Whatever happens,
- * the project's repository is either untouched (empty) or the whole import. A re-run of the same
- * queueing (the process died mid-clone) takes the import over and starts the fetch again.
+ * Ends an attempt that threw: nothing when another runner took the import over, `cancelled` when
+ * its owner asked, otherwise `failed` with the category of what happened (and `import.failed`).
  */
-export async function runImport(importId: string, lease: number): Promise<{ status: string; category?: FailureCategory }> {
+async function concludeFailure(row: ProjectImport, runner: string, error: unknown, reason: "cancel" | "lost" | null): Promise<ImportOutcome> {
+  const fate = reason ?? (error instanceof LostClaim ? await fateOf(row.id, runner) : null);
+  if (fate === "lost") return { status: "superseded" };
+  if (fate === "cancel") {
+    await endImport(row, runner, "cancelled", "CANCELLED", "Cancelled");
+    return { status: "cancelled", category: "CANCELLED" };
+  }
+  const failure = error instanceof ProviderError ? error : (storageFailure(error) ?? new ProviderError("UNKNOWN_ERROR", (error as Error).message));
+  if (failure.category === "UNKNOWN_ERROR") console.error("[imports] import failed unexpectedly", error);
+  await endImport(row, runner, "failed", failure.category, failure.message);
+  await publishAfterCommit();
+  return { status: "failed", category: failure.category };
+}
+
+/**
+ * The import job's first step: claim, check the source (REST), fetch into a staging repository
+ * with git's progress in the row, refuse submodules. The staging repository is kept for the swap
+ * step, so a restart after this step resumes there instead of fetching again. A re-run of this
+ * step (the process died mid-clone) takes the import over and fetches from scratch.
+ */
+export async function fetchImport(importId: string, lease: number): Promise<FetchedImport | ImportOutcome> {
   const runner = randomUUID();
   const row = await claim(importId, lease, runner);
   if (!row) return { status: "skipped" };
-  const prisma = await db();
-  const source = await prisma.projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
+  const source = await (await db()).projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
   const heartbeat = new Heartbeat(importId, runner);
   let staging: Repo | null = null;
   try {
@@ -217,26 +241,35 @@ export async function runImport(importId: string, lease: number): Promise<{ stat
     await heartbeat.setPhase("checking");
     await assertNoSubmodules(staging, tip);
     await heartbeat.setPhase("finalizing");
-    heartbeat.stop();
-    await finalize(row, runner, source, staging, tip, heartbeat.progress);
     staging = null;
-    await publishAfterCommit();
-    return { status: "completed" };
+    return { status: "fetched", runner, tip, progress: heartbeat.progress };
   } catch (error) {
     heartbeat.stop();
-    const fate = heartbeat.reason ?? (error instanceof LostClaim ? await fateOf(importId, runner) : null);
-    if (fate === "lost") return { status: "superseded" };
-    if (fate === "cancel") {
-      await endImport(row, runner, "cancelled", "CANCELLED", "Cancelled");
-      return { status: "cancelled", category: "CANCELLED" };
-    }
-    const failure = error instanceof ProviderError ? error : (storageFailure(error) ?? new ProviderError("UNKNOWN_ERROR", (error as Error).message));
-    if (failure.category === "UNKNOWN_ERROR") console.error("[imports] import failed unexpectedly", error);
-    await endImport(row, runner, "failed", failure.category, failure.message);
-    await publishAfterCommit();
-    return { status: "failed", category: failure.category };
+    return await concludeFailure(row, runner, error, heartbeat.reason);
   } finally {
     heartbeat.stop();
     if (staging) removeRepo(staging);
+  }
+}
+
+/**
+ * The import job's second step: swaps the staged repository in and completes the import, as the
+ * runner that fetched it. Whatever happens, the project's repository is either untouched (empty)
+ * or the whole import, and no staging repository is left behind.
+ */
+export async function swapImport(importId: string, fetched: FetchedImport): Promise<ImportOutcome> {
+  const prisma = await db();
+  const row = await prisma.projectImport.findUnique({ where: { id: importId } });
+  if (!row) return { status: "skipped" };
+  const staging = openImportStaging(row.projectId, fetched.runner);
+  try {
+    if (!staging) throw new LostClaim("lost");
+    const source = await prisma.projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
+    await finalize(row, fetched.runner, source, staging, fetched.tip, fetched.progress);
+    await publishAfterCommit();
+    return { status: "completed" };
+  } catch (error) {
+    if (staging) removeRepo(staging);
+    return concludeFailure(row, fetched.runner, error, null);
   }
 }

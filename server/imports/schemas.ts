@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ImportPhase, ImportStatus, SyncRunStatus, SyncTrigger } from "@/server/generated/prisma/enums";
 import { boundedInt, text } from "@/server/http";
 import { SYNC_FREQUENCY_MAX, SYNC_FREQUENCY_MIN, SYNC_HISTORY_LIMIT_DEFAULT, SYNC_HISTORY_LIMIT_MAX } from "@/server/limits";
 
@@ -16,8 +17,8 @@ export const sourceOutput = () => z.object({ provider: z.string(), owner: z.stri
 export const importProgressOutput = () =>
   z.object({
     importId: z.string(),
-    status: z.enum(["queued", "running", "completed", "failed", "cancelling", "cancelled"]),
-    phase: z.enum(["cloning", "checking", "finalizing"]).nullable(),
+    status: z.enum(ImportStatus),
+    phase: z.enum(ImportPhase).nullable(),
     progress: z.object({ receivedObjects: z.number(), totalObjects: z.number(), percent: z.number() }).nullable(),
     failureCategory: z.string().nullable(),
     error: z.string().nullable(),
@@ -83,8 +84,8 @@ export const syncHistoryOutput = () =>
     history: z.array(
       z.object({
         id: z.string(),
-        trigger: z.enum(["manual", "auto", "webhook"]),
-        status: z.enum(["queued", "running", "succeeded", "failed"]),
+        trigger: z.enum(SyncTrigger),
+        status: z.enum(SyncRunStatus),
         fromCommit: z.string().nullable(),
         toCommit: z.string().nullable(),
         commitsSynced: z.number().int().nullable(),

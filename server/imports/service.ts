@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Project, ProjectImport } from "@/server/generated/prisma/client";
+import { ImportStatus } from "@/server/generated/prisma/enums";
 import { actingUserId, type Identity } from "@/server/auth";
 import { db, type Tx } from "@/server/db";
 import { conflict, forbidden, invalid, notFound, unauthenticated } from "@/server/errors";
@@ -141,8 +142,8 @@ async function recoverStalled(row: ProjectImport): Promise<boolean> {
   // Conditional on the stale heartbeat and the lease: a runner that woke up, or another status poll, wins.
   const data =
     row.status === "running"
-      ? { status: "queued", lease: row.lease + 1, runner: null, phase: null, updatedAt: now }
-      : { status: "cancelled", failureCategory: "CANCELLED", completedAt: now, updatedAt: now };
+      ? { status: ImportStatus.queued, lease: row.lease + 1, runner: null, phase: null, updatedAt: now }
+      : { status: ImportStatus.cancelled, failureCategory: "CANCELLED", completedAt: now, updatedAt: now };
   const { count } = await prisma.projectImport.updateMany({ where: { id: row.id, lease: row.lease, status: row.status, updatedAt: { lt: threshold } }, data });
   if (count === 0) return false;
   if (row.status === "running") await enqueueImport({ id: row.id, lease: row.lease + 1 });

@@ -4,7 +4,7 @@ import { publishAfterCommit, recordEvent } from "@/server/events";
 import { RefConflictError, branchRef, openProjectRepo, readRef, runGit, updateRef, type Repo } from "@/server/git";
 import { SYNC_CAS_ATTEMPTS, SYNC_DEEPEN_ATTEMPTS, SYNC_DEEPEN_STEP } from "@/server/limits";
 import { ProviderError } from "@/server/providers";
-import { countCommits, fetchUpstream, isAncestor, isShallow, mergeBase } from "./upstream";
+import { countCommits, fetchUpstream, isShallow, mergeBase } from "./upstream";
 
 /** A sync that cannot reconcile the two histories: nothing moved. */
 class SyncDiverged extends Error {}
@@ -45,8 +45,10 @@ async function reconcile(repo: Repo, source: ProjectSource, defaultBranch: strin
       await updateRef(repo, branchRef(defaultBranch), upstream, null);
       return { from: upstream, to: upstream };
     }
-    if (local === upstream || (await isAncestor(repo, upstream, local))) return { from: local, to: local };
-    const target = (await isAncestor(repo, local, upstream)) ? upstream : await mergeUpstream(repo, source, local, upstream);
+    // One merge base answers both questions: upstream already in local, or local behind upstream.
+    const base = local === upstream ? local : await mergeBase(repo, local, upstream);
+    if (base === upstream) return { from: local, to: local };
+    const target = base === local ? upstream : await mergeUpstream(repo, source, local, upstream);
     try {
       await updateRef(repo, branchRef(defaultBranch), target, local);
       return { from: local, to: target };
@@ -85,7 +87,7 @@ export async function runSync(syncRunId: string): Promise<{ status: string; code
     const now = new Date();
     await prisma.$transaction(async (tx) => {
       await tx.syncRun.update({ where: { id: run.id }, data: { status: "succeeded", fromCommit: from, toCommit: to, commitsSynced, finishedAt: now } });
-      await tx.projectSource.update({ where: { projectId: project.id }, data: { lastSyncedCommit: upstream, lastSyncAt: now } });
+      await tx.projectSource.update({ where: { projectId: project.id }, data: { lastSyncedCommit: upstream, latestCommit: upstream, commitsBehind: 0, lastSyncAt: now } });
       if (commitsSynced > 0) {
         await recordEvent(tx, { projectId: project.id, kind: "sync.completed", actor: "system", data: { syncRunId: run.id, trigger: run.trigger, fromCommit: from, toCommit: to, commitsSynced } });
       }

@@ -1,17 +1,17 @@
 import type { Project, ProjectSource, SyncRun } from "@/server/generated/prisma/client";
+import type { SyncRunStatus, SyncTrigger } from "@/server/generated/prisma/enums";
 import type { Identity } from "@/server/auth";
 import { db, type Tx } from "@/server/db";
 import { conflict, invalid, unauthenticated } from "@/server/errors";
-import { openProjectRepo, readRef } from "@/server/git";
+import { openProjectRepo } from "@/server/git";
 import { inngest } from "@/server/jobs";
 import { requireProject, type ProjectRole } from "@/server/projects";
 import { providerRefusal } from "@/server/providers";
 import { callerInOwnNamespace, latestImport, lockProjectRow } from "./service";
-import { countCommits, fetchUpstream, remoteTip, upstreamRef } from "./upstream";
+import { commitsBehindSource, remoteTip } from "./upstream";
 
 export const SYNC_REQUESTED_EVENT = "svc/sync.requested";
-export type SyncTrigger = "manual" | "auto" | "webhook";
-const ACTIVE = ["queued", "running"];
+const ACTIVE: SyncRunStatus[] = ["queued", "running"];
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -27,11 +27,15 @@ export async function projectSourceOf(projectId: string): Promise<ProjectSource 
   return (await db()).projectSource.findUnique({ where: { projectId } });
 }
 
-/** Queues a sync run unless one is queued or running (the project row lock serializes requesters). */
-export async function queueSync(projectId: string, trigger: SyncTrigger): Promise<SyncRun | null> {
+/**
+ * Queues a sync run unless one is queued or running (the project row lock serializes requesters),
+ * recording what the request saw of the source (its tip and how far ahead it is) when it asked.
+ */
+export async function queueSync(projectId: string, trigger: SyncTrigger, seen?: { latestCommit: string; commitsBehind: number }): Promise<SyncRun | null> {
   const run = await (await db()).$transaction(async (tx: Tx) => {
     await lockProjectRow(tx, projectId);
     if (await tx.syncRun.findFirst({ where: { projectId, status: { in: ACTIVE } }, select: { id: true } })) return null;
+    if (seen) await tx.projectSource.update({ where: { projectId }, data: seen });
     return tx.syncRun.create({ data: { projectId, trigger, status: "queued" } });
   });
   if (run) await inngest.send({ id: `sync-${run.id}`, name: SYNC_REQUESTED_EVENT, data: { syncRunId: run.id } });
@@ -40,8 +44,8 @@ export async function queueSync(projectId: string, trigger: SyncTrigger): Promis
 
 /**
  * POST .../sync (owner namespace only): asks the source for the branch tip. Equal to the last
- * synced commit: nothing to do. Otherwise the new commits are fetched (to count them) and a sync
- * job is queued. 400 without a source or while a sync is queued or running.
+ * synced commit: nothing to do. Otherwise the provider counts the new commits (compare API) and a
+ * sync job is queued; only the job fetches. 400 without a source or while a sync is queued or running.
  */
 export async function requestSync(identity: Identity, ref: ProjectRef) {
   await callerInOwnNamespace(identity, ref.namespace);
@@ -55,34 +59,30 @@ export async function requestSync(identity: Identity, ref: ProjectRef) {
   let commitsBehind = 0;
   try {
     latestCommit = await remoteTip(source);
-    if (latestCommit !== source.lastSyncedCommit) {
-      await fetchUpstream(repo, source);
-      commitsBehind = await countCommits(repo, source.lastSyncedCommit, latestCommit);
-    }
+    if (latestCommit !== source.lastSyncedCommit) commitsBehind = await commitsBehindSource(repo, source, latestCommit);
   } catch (error) {
     throw providerRefusal(error);
   }
   const base = { namespace: project.namespace, slug: project.slug, importId: latest.id, latestCommit, lastSyncedCommit: source.lastSyncedCommit };
   if (latestCommit === source.lastSyncedCommit) return { ...base, message: "Already up to date", status: "idle", hasUpdates: false, commitsBehind: 0 };
-  const run = await queueSync(project.id, "manual");
+  const run = await queueSync(project.id, "manual", { latestCommit, commitsBehind });
   if (!run) throw invalid("A sync is already in progress");
   return { ...base, message: "Sync queued", status: "queued", hasUpdates: true, commitsBehind };
 }
 
 const errorOf = (run: Pick<SyncRun, "errorCode" | "errorMessage">) => (run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null);
 
-/** Sync status: the newest run, and how far the last fetched upstream tip is ahead of the last synced commit. */
+/** Sync status: the newest run, and how far the source's tip last seen was ahead of the last synced commit. */
 export async function syncStatus(identity: Identity, ref: ProjectRef, need: ProjectRole = "read") {
   const { project, source } = await connectedProject(identity, ref, need);
   const latest = await (await db()).syncRun.findFirst({ where: { projectId: project.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
-  const repo = openProjectRepo(project.id);
-  const upstream = readRef(repo, upstreamRef(source)) ?? source.lastSyncedCommit;
-  const commitsBehind = upstream && upstream !== source.lastSyncedCommit ? await countCommits(repo, source.lastSyncedCommit, upstream) : 0;
+  const latestCommit = source.latestCommit ?? source.lastSyncedCommit;
+  const commitsBehind = latestCommit !== source.lastSyncedCommit ? source.commitsBehind : 0;
   return {
-    status: (latest?.status ?? "idle") as "idle" | "queued" | "running" | "succeeded" | "failed",
+    status: latest?.status ?? ("idle" as const),
     hasUpdates: commitsBehind > 0,
     commitsBehind,
-    latestCommit: upstream,
+    latestCommit,
     lastSyncedCommit: source.lastSyncedCommit,
     lastSyncAt: source.lastSyncAt?.toISOString() ?? null,
     error: latest ? errorOf(latest) : null,
@@ -108,8 +108,8 @@ export async function syncHistory(identity: Identity, ref: ProjectRef, page: { l
   return {
     history: runs.map((run) => ({
       id: run.id,
-      trigger: run.trigger as SyncTrigger,
-      status: run.status as "queued" | "running" | "succeeded" | "failed",
+      trigger: run.trigger,
+      status: run.status,
       fromCommit: run.fromCommit,
       toCommit: run.toCommit,
       commitsSynced: run.commitsSynced,

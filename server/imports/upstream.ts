@@ -1,6 +1,6 @@
 import type { ProjectSource } from "@/server/generated/prisma/client";
 import { branchRef, readRef, runGit, spawnGitWatched, type Repo } from "@/server/git";
-import { ProviderError, classifyGitFailure, gitFailureMessage, providerGitEnv, sourceGitUrl } from "@/server/providers";
+import { ProviderError, classifyGitFailure, compareCommits, gitFailureMessage, providerGitEnv, sourceGitUrl } from "@/server/providers";
 
 /** Where a project keeps the source branch's last fetched tip. */
 export const upstreamRef = (source: Pick<ProjectSource, "branch">) => `refs/svc/upstream/${source.branch}`;
@@ -22,15 +22,11 @@ export async function remoteTip(source: ProjectSource): Promise<string> {
 /** Fetches the source branch into refs/svc/upstream/<branch>; `deepen` also extends a shallow history. */
 export async function fetchUpstream(repo: Repo, source: ProjectSource, options: { deepen?: number | "all" } = {}): Promise<string> {
   const deepen = options.deepen === "all" ? ["--unshallow"] : options.deepen ? [`--deepen=${options.deepen}`] : [];
-  await providerGit(repo, ["fetch", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", ...deepen, sourceGitUrl(source), `+${branchRef(source.branch)}:${upstreamRef(source)}`]);
+  // --no-show-forced-updates: the forced-update check walks history for nothing (the ref is ours and forced).
+  await providerGit(repo, ["fetch", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--no-show-forced-updates", ...deepen, sourceGitUrl(source), `+${branchRef(source.branch)}:${upstreamRef(source)}`]);
   const tip = readRef(repo, upstreamRef(source));
   if (!tip) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
   return tip;
-}
-
-export async function isAncestor(repo: Repo, ancestor: string, descendant: string): Promise<boolean> {
-  const { exitCode } = await runGit(["merge-base", "--is-ancestor", ancestor, descendant], { gitdir: repo.gitdir, allowExit: [1] });
-  return exitCode === 0;
 }
 
 /** The merge base of two commits, or null when the (possibly shallow) history has none. */
@@ -39,11 +35,27 @@ export async function mergeBase(repo: Repo, a: string, b: string): Promise<strin
   return exitCode === 0 ? stdout.trim() : null;
 }
 
-/** Commits reachable from `to` and not from `from` (all of `to`'s history when `from` is null or unknown). */
+/** Commits reachable from `to` and not from `from` (all of `to`'s history when `from` is null or unknown here). */
 export async function countCommits(repo: Repo, from: string | null, to: string): Promise<number> {
-  const known = from ? (await runGit(["cat-file", "-e", `${from}^{commit}`], { gitdir: repo.gitdir, allowExit: [1, 128] })).exitCode === 0 : false;
-  const { stdout } = await runGit(["rev-list", "--count", to, ...(known && from ? [`^${from}`] : [])], { gitdir: repo.gitdir });
+  const { stdout } = await runGit(["rev-list", "--count", "--ignore-missing", to, ...(from ? [`^${from}`] : [])], { gitdir: repo.gitdir });
   return Number(stdout.trim());
+}
+
+/**
+ * How many commits the source's `tip` is ahead of the last synced commit, from the provider's
+ * compare API (nothing fetched: the sync job fetches once). When the provider no longer knows the
+ * last synced commit (a force push upstream), the branch is fetched and counted here instead.
+ */
+export async function commitsBehindSource(repo: Repo, source: ProjectSource, tip: string): Promise<number> {
+  if (source.lastSyncedCommit) {
+    try {
+      return (await compareCommits(source, source.lastSyncedCommit, tip)).aheadBy;
+    } catch (error) {
+      if (!(error instanceof ProviderError) || error.category !== "NOT_FOUND") throw error;
+    }
+  }
+  await fetchUpstream(repo, source);
+  return countCommits(repo, source.lastSyncedCommit, tip);
 }
 
 export const isShallow = (repo: Repo) => runGit(["rev-parse", "--is-shallow-repository"], { gitdir: repo.gitdir }).then(({ stdout }) => stdout.trim() === "true");

@@ -1,7 +1,7 @@
 import type { ProjectImport, ProjectSource } from "@/server/generated/prisma/client";
+import type { ImportStatus } from "@/server/generated/prisma/enums";
 
-export type ImportStatus = "queued" | "running" | "completed" | "failed" | "cancelling" | "cancelled";
-export const IN_FLIGHT: readonly string[] = ["queued", "running", "cancelling"];
+export const IN_FLIGHT: readonly ImportStatus[] = ["queued", "running", "cancelling"];
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -12,8 +12,8 @@ export function importView(row: ProjectImport, source: ProjectSource) {
   const total = row.totalObjects ?? 0;
   return {
     importId: row.id,
-    status: row.status as ImportStatus,
-    phase: row.status === "running" ? ((row.phase as "cloning" | "checking" | "finalizing" | null) ?? null) : null,
+    status: row.status,
+    phase: row.status === "running" ? row.phase : null,
     progress:
       row.receivedObjects !== null && row.totalObjects !== null
         ? { receivedObjects: row.receivedObjects, totalObjects: row.totalObjects, percent: total > 0 ? Math.floor((row.receivedObjects * 100) / total) : 100 }

@@ -79,6 +79,18 @@ export async function getRepository(source: { owner: string; repo: string }): Pr
   return { defaultBranch: data.default_branch, private: data.private };
 }
 
+export interface Comparison {
+  /** Commits reachable from `head` and not from `base`. */
+  aheadBy: number;
+  behindBy: number;
+}
+
+/** GET /repos/{owner}/{repo}/compare/{base}...{head}: how far `head` is ahead of `base` (NOT_FOUND for an unknown commit). */
+export async function compareCommits(source: { owner: string; repo: string }, base: string, head: string): Promise<Comparison> {
+  const data = await send<{ ahead_by: number; behind_by: number }>("GET /repos/{owner}/{repo}/compare/{basehead}", { owner: source.owner, repo: source.repo, basehead: `${base}...${head}` });
+  return { aheadBy: data.ahead_by, behindBy: data.behind_by };
+}
+
 export interface PullRequestRef {
   number: number;
   url: string;

@@ -400,6 +400,10 @@ describe("workspaces", () => {
     expect((await fetchGit(`/${project.path}/workspaces/nope.git/info/refs?service=git-upload-pack`, { token: alice.token })).status).toBe(404);
 
     const events = await activity(project.path, alice.token);
-    expect(events.find((event) => event.kind === "push")?.data).toEqual({ ref: "refs/heads/main", before: project.commit, after: tip, workspace: "feature1" });
+    // Newest first: the commit route records the same `push` signal as the git push before it.
+    expect(events.filter((event) => event.kind === "push").map((event) => event.data)).toEqual([
+      { ref: "refs/heads/main", before: tip, after: committed.body.commit, workspace: "feature1" },
+      { ref: "refs/heads/main", before: project.commit, after: tip, workspace: "feature1" },
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { spawnGit } from "@/server/git";
 import fs from "node:fs";
 import http from "node:http";
@@ -57,6 +58,20 @@ export async function startTestServer(): Promise<TestServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A test server and an isolated git client for the enclosing file or describe block (beforeAll/afterAll). */
+export function useGitServer(): { readonly server: TestServer; readonly git: GitClient } {
+  const state = {} as { server: TestServer; git: GitClient };
+  beforeAll(async () => {
+    state.server = await startTestServer();
+    state.git = new GitClient();
+  });
+  afterAll(async () => {
+    await state.server?.close();
+    state.git?.cleanup();
+  });
+  return state;
 }
 
 export interface GitResult {

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { changeWith, createAgentFor } from "@/server/changes/test-fixtures";
+import { changeWith, commitTo, createAgentFor } from "@/server/changes/test-fixtures";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { withEnv } from "@/tests/support/env";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { createTestUser } from "@/tests/support/users";
+import { useGitServer, withToken } from "@/tests/git/support";
 import { projectRow, requestImport, uniqueName, useStubProvider } from "./support";
 
 useTestEnvironment();
@@ -93,5 +94,49 @@ describe("POST /api/changes/{id}/host-pr", { timeout: 120_000 }, () => {
     await grantCollaborator(project.id, reader.id, "read");
     expect((await promote(reader.token, change.id)).status).toBe(403);
     expect((await call("GET", `/api/changes/${change.id}`, { token: owner.token })).body.change.status).toBe("accepted");
+  });
+});
+
+describe("a promoted change follows its workspace", { timeout: 120_000 }, () => {
+  const local = useGitServer();
+
+  const statusesOn = (sha: string) => stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/statuses/${sha}`));
+  const commentsOn = (number: number) => stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/issues/${number}/comments`));
+  const changeNow = async (id: string) => (await call("GET", `/api/changes/${id}`, { token: owner.token })).body;
+
+  it("a commit through the route and a git push re-evaluate it in the background, move svc/<id> on the source, post a status and a comment; it stays promoted", async () => {
+    const { change, workspace } = await changeWith(owner.token, project as never, { "follow.txt": "one\n" });
+    const promoted = await promote(owner.token, change.id);
+    expect(promoted.status, JSON.stringify(promoted.body)).toBe(200);
+    await drainJobs({ timeoutMs: 60_000 });
+    const number = promoted.body.host.pullRequestNumber as number;
+    expect(commentsOn(number)).toHaveLength(1);
+
+    const committed = await commitTo(owner.token, project as never, workspace, { "follow.txt": "two\n" });
+    await drainJobs({ timeoutMs: 60_000 });
+    expect(stub.current.tip("octo", repo, `svc/${change.id}`)).toBe(committed);
+    expect(statusesOn(committed).map((r) => r.body)).toEqual([expect.objectContaining({ state: "success", context: "svc/evaluation" })]);
+    expect(commentsOn(number)).toHaveLength(2);
+    expect(commentsOn(number)[1].body.body).toMatch(new RegExp(`svc/evaluation: passed\\*\\* \\(round 2, tip ${committed}\\)`));
+    let now = await changeNow(change.id);
+    expect(now.change).toMatchObject({ status: "promoted", tipSha: committed });
+    expect(now.eval).toMatchObject({ round: 2, tipSha: committed, verdict: "passed" });
+
+    // A git push of a commit the secret scan refuses: a failure status, and still promoted.
+    const { server, git } = local;
+    const remote = `${server.baseUrl}/${project.path}/workspaces/${workspace}.git`;
+    const work = git.dir(`follow-${change.id}`);
+    await git.ok(["clone", "-q", withToken(remote, owner.token), work]);
+    expect(await git.ok(["rev-parse", "HEAD"], { cwd: work })).toBe(committed);
+    const pushed = await git.commit(work, { "creds.txt": `t=${"ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY2z4A"}\n` }, "add creds");
+    await git.ok(["push", "-q", "origin", "HEAD"], { cwd: work });
+    await drainJobs({ timeoutMs: 60_000 });
+    expect(stub.current.tip("octo", repo, `svc/${change.id}`)).toBe(pushed);
+    expect(statusesOn(pushed).map((r) => r.body)).toEqual([expect.objectContaining({ state: "failure", context: "svc/evaluation" })]);
+    expect(commentsOn(number)).toHaveLength(3);
+    expect(commentsOn(number)[2].body.body).toMatch(/svc\/evaluation: failed\*\* \(round 3/);
+    now = await changeNow(change.id);
+    expect(now.change).toMatchObject({ status: "promoted", tipSha: pushed });
+    expect(stub.current.requests.filter((r) => r.path.endsWith("/pulls"))).toHaveLength(2);
   });
 });

@@ -125,6 +125,49 @@ describe("a restart in the middle of a clone", { timeout: 120_000 }, () => {
     // The first runner, still alive in this process, lost the import and wrote nothing: no staging left either.
     await eventually(async () => fs.readdirSync(projectDir(project.id)).every((name) => !name.startsWith("import-")));
   });
+
+  it("resumes at the swap after a restart that follows the fetch: the source is fetched once", async () => {
+    const user = await createTestUser();
+    const slug = uniqueName("resume");
+    const serve = serveFunctions(functions);
+    let importCalls = 0;
+    // Dies on the call that would run the swap: the fetch step's result is recorded, the swap never runs here.
+    const doomed: EmbeddedExecutor = new EmbeddedExecutor({
+      handler: {
+        PUT: serve.PUT,
+        POST: async (request) => {
+          if (new URL(request.url).searchParams.get("fnId")?.endsWith("import-project") && ++importCalls === 2) {
+            doomed.kill();
+            throw new Error("killed before the swap");
+          }
+          return serve.POST(request);
+        },
+      },
+      clock: new TestClock(),
+      autoRun: false,
+      leaseMs: 30_000,
+    });
+    doomedExecutors.push(doomed);
+    await jobs.current.executor.stop();
+    await doomed.start();
+    const fetchesBefore = stub.current.gitRequests.filter((request) => request === "GET /octo/life.git/info/refs").length;
+    await requestImport(user, slug, { url: `${stub.current.url}/octo/life` });
+    void doomed.drain({ timeoutMs: 20_000 }).catch(() => undefined);
+    await eventually(async () => importCalls >= 2, 20_000);
+    const project = await projectRow(user.username, slug);
+    expect((await importStatus(user, slug)).body).toMatchObject({ status: "running", phase: "finalizing" });
+    expect(fs.readdirSync(projectDir(project.id)).filter((name) => name.startsWith("import-"))).toHaveLength(1);
+    expect((await refsOf(user.username, slug)).branches).toEqual([]);
+
+    await startTestExecutor();
+    advanceJobClock(31_000);
+    await drainJobs();
+    expect((await importStatus(user, slug)).body.status).toBe("completed");
+    expect((await refsOf(user.username, slug)).branches).toEqual([{ name: "main", oid: tip }]);
+    expect(stub.current.gitRequests.filter((request) => request === "GET /octo/life.git/info/refs").length - fetchesBefore).toBe(1);
+    expect((await eventKinds(project.id)).filter((event) => event.kind === "project.imported")).toHaveLength(1);
+    expect(fs.readdirSync(projectDir(project.id)).every((name) => !name.startsWith("import-"))).toBe(true);
+  });
 });
 
 describe("GET /import/stream", { timeout: 120_000 }, () => {

@@ -41,6 +41,9 @@ describe("POST /sync", { timeout: 120_000 }, () => {
     const added = stub.current.addCommits("octo", p.repo, [{ "b.txt": "b\n" }, { "c.txt": "c\n" }, { "d.txt": "d\n" }]);
     const queued = await sync(p.user, p.base);
     expect(queued.body).toMatchObject({ status: "queued", hasUpdates: true, commitsBehind: 3, latestCommit: added[2], lastSyncedCommit: before });
+    // The provider counted them (compare API); only the job fetches.
+    expect(stub.current.requests.filter((r) => r.method === "GET" && r.path.endsWith(`/compare/${before}...${added[2]}`))).toHaveLength(1);
+    expect(readRef(openProjectRepo(p.project.id), "refs/svc/upstream/main")).not.toBe(added[2]);
     expect((await sync(p.user, p.base)).status).toBe(400);
     const status = await call("GET", `${p.base}/sync/status`, { token: p.user.token });
     expect(status.body).toMatchObject({ status: "queued", hasUpdates: true, commitsBehind: 3, latestCommit: added[2] });

@@ -9,7 +9,7 @@ import { serveGitHttpBackend } from "./git-cgi.mjs";
 /**
  * A stand-in for GitHub in tests and benchmarks: a real HTTP server on 127.0.0.1 serving git's
  * smart HTTP through `git http-backend` over bare repositories under its own directory, and the
- * REST subset the service uses (repository, pull requests, commit statuses, issue comments). It
+ * REST subset the service uses (repository, compare, pull requests, commit statuses, issue comments). It
  * checks the token like GitHub (git: Basic `x-access-token:<token>`, REST: Bearer), and `fault`
  * switches every answer to a 401, 404 or 429 (with an exhausted rate limit), or to never answering.
  */
@@ -31,6 +31,8 @@ export interface StubProvider {
   root: string;
   /** Requests to the REST subset, in order. */
   requests: StubRecord[];
+  /** Git requests served (`METHOD path`), in order: each git command starts with one `GET .../info/refs`. */
+  gitRequests: string[];
   fault: StubFault;
   /** Where faults apply: every request, or only git's (REST answers normally). */
   faultScope: "all" | "git";
@@ -97,6 +99,7 @@ export async function startStubProvider(options: { token?: string | null } = {})
     apiUrl: "",
     root,
     requests: [],
+    gitRequests: [],
     fault: null,
     faultScope: "all",
     token: options.token === undefined ? "ghp_stubtoken" : options.token,
@@ -157,6 +160,7 @@ export async function startStubProvider(options: { token?: string | null } = {})
     const bare = stub.repoPath(owner, repoWithSuffix.replace(/\.git$/, ""));
     if (!gitAuthorized(req)) return refuse(res, 401, true);
     if (!fs.existsSync(bare)) return refuse(res, 404, true);
+    stub.gitRequests.push(`${req.method} ${url.pathname}`);
     if (stub.gitDelayMs) await new Promise((resolve) => setTimeout(resolve, stub.gitDelayMs));
     serveGitHttpBackend(req, res, root, { REMOTE_USER: "x-access-token" });
   }
@@ -180,6 +184,21 @@ export async function startStubProvider(options: { token?: string | null } = {})
       if (!stub.tip(owner, repo, body.head)) return json(res, 422, { message: "Validation Failed", errors: [{ field: "head", code: "invalid" }] });
       pullNumber += 1;
       return json(res, 201, { number: pullNumber, html_url: `${stub.url}/${owner}/${repo}/pull/${pullNumber}`, head: { ref: body.head }, base: { ref: body.base }, draft: body.draft });
+    }
+    const compare = req.method === "GET" ? rest.match(/^\/compare\/([^/.]+)\.\.\.([^/.]+)$/) : null;
+    if (compare) {
+      const [, base, head] = compare;
+      const count = (range: string) => {
+        try {
+          return Number(git(["rev-list", "--count", range], bare));
+        } catch {
+          return null;
+        }
+      };
+      const [aheadBy, behindBy] = [count(`${base}..${head}`), count(`${head}..${base}`)];
+      if (aheadBy === null || behindBy === null) return json(res, 404, { message: "Not Found" });
+      const status = aheadBy && behindBy ? "diverged" : aheadBy ? "ahead" : behindBy ? "behind" : "identical";
+      return json(res, 200, { status, ahead_by: aheadBy, behind_by: behindBy, total_commits: aheadBy });
     }
     if (req.method === "POST" && /^\/statuses\/[0-9a-f]{40}$/.test(rest)) return json(res, 201, { state: body.state, context: body.context });
     if (req.method === "POST" && /^\/issues\/\d+\/comments$/.test(rest)) return json(res, 201, { id: stub.requests.length, body: body.body });

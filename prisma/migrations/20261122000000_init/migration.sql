@@ -49,6 +49,18 @@ CREATE TYPE "DeploymentStatus" AS ENUM ('pending_approval', 'queued', 'running',
 -- CreateEnum
 CREATE TYPE "BackupStatus" AS ENUM ('running', 'completed', 'failed');
 
+-- CreateEnum
+CREATE TYPE "ImportStatus" AS ENUM ('queued', 'running', 'completed', 'failed', 'cancelling', 'cancelled');
+
+-- CreateEnum
+CREATE TYPE "ImportPhase" AS ENUM ('cloning', 'checking', 'finalizing');
+
+-- CreateEnum
+CREATE TYPE "SyncTrigger" AS ENUM ('manual', 'auto', 'webhook');
+
+-- CreateEnum
+CREATE TYPE "SyncRunStatus" AS ENUM ('queued', 'running', 'succeeded', 'failed');
+
 -- CreateTable
 CREATE TABLE "User" (
     "id" UUID NOT NULL,
@@ -602,8 +614,8 @@ CREATE TABLE "ProjectImport" (
     "id" UUID NOT NULL,
     "projectId" UUID NOT NULL,
     "requestedById" UUID,
-    "status" TEXT NOT NULL,
-    "phase" TEXT,
+    "status" "ImportStatus" NOT NULL,
+    "phase" "ImportPhase",
     "receivedObjects" INTEGER,
     "totalObjects" INTEGER,
     "failureCategory" TEXT,
@@ -629,6 +641,8 @@ CREATE TABLE "ProjectSource" (
     "depth" INTEGER,
     "lastSyncedCommit" TEXT,
     "lastSyncAt" TIMESTAMP(3),
+    "latestCommit" TEXT,
+    "commitsBehind" INTEGER NOT NULL DEFAULT 0,
     "autoSyncEnabled" BOOLEAN NOT NULL DEFAULT false,
     "syncFrequency" INTEGER NOT NULL DEFAULT 60,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -640,8 +654,8 @@ CREATE TABLE "ProjectSource" (
 CREATE TABLE "SyncRun" (
     "id" UUID NOT NULL,
     "projectId" UUID NOT NULL,
-    "trigger" TEXT NOT NULL,
-    "status" TEXT NOT NULL,
+    "trigger" "SyncTrigger" NOT NULL,
+    "status" "SyncRunStatus" NOT NULL,
     "fromCommit" TEXT,
     "toCommit" TEXT,
     "commitsSynced" INTEGER,
