@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: {
@@ -11,6 +12,10 @@ export default defineConfig({
     globalSetup: ["tests/support/global-setup.ts"],
     setupFiles: ["tests/support/restore-env.ts"],
     pool: "forks",
+    // Test files are independent (each has its own database, DATA_DIR and ports), and much of a
+    // file's time is spent waiting on git, PostgreSQL or a child server: two at least, even on 2 cores
+    // (Vitest's default, one less than the cores, would be one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Vite puts its own BASE_URL ("/") into process.env; ours must be an absolute URL.
     env: { BASE_URL: "http://svc.test" },
     testTimeout: 30_000,

@@ -32,6 +32,14 @@ export function buildAppCopy(work, customize = () => {}) {
 }
 
 /**
+ * A build of HEAD without customization: the one SVC_E2E_APP names (made once by .ci/run and shared
+ * by the CLI, crash and scale tests, Playwright and the benchmarks), else a fresh buildAppCopy(work).
+ */
+export function sharedAppBuild(work) {
+  return process.env.SVC_E2E_APP ? path.resolve(root, process.env.SVC_E2E_APP) : buildAppCopy(work);
+}
+
+/**
  * The production server (`node server.mjs`, what `npm start` runs) of a built copy on 127.0.0.1:`port`. `detached` puts it in a process group of its
  * own, so `process.kill(-child.pid, "SIGKILL")` takes down the whole server at once (a crash).
  */
