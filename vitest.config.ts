@@ -16,8 +16,10 @@ export default defineConfig({
     // file's time is spent waiting on git, PostgreSQL or a child server: two at least, even on 2 cores
     // (Vitest's default, one less than the cores, would be one).
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    // Vite puts its own BASE_URL ("/") into process.env; ours must be an absolute URL.
-    env: { BASE_URL: "http://svc.test" },
+    // Vite puts its own BASE_URL ("/") into process.env; ours must be an absolute URL. Rate limits
+    // count over a day, not a minute: a test's N requests must not straddle a window boundary
+    // (the sliding window then forgets some of them), however slow the runner.
+    env: { BASE_URL: "http://svc.test", RATE_LIMIT_WINDOW_MS: String(24 * 60 * 60 * 1000) },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
