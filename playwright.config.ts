@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
-// The production server (`next build` already run by `npm run test:e2e`) on a throwaway DATA_DIR
-// with dev login. The runner evaluates this file first and its workers inherit these variables,
+// The production server (`next build` already run by `npm run test:e2e`, or the build SVC_E2E_APP
+// names: .ci/run makes one for every consumer) on a throwaway DATA_DIR with dev login. The runner evaluates this file first and its workers inherit these variables,
 // so every process agrees on one port, one data directory and one administrator key.
 process.env.E2E_PORT ??= String(20_000 + (process.pid % 20_000));
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "svc-e2e-"));
@@ -32,6 +32,7 @@ export default defineConfig({
   },
   webServer: {
     command: "node server.mjs",
+    cwd: process.env.SVC_E2E_APP || ".",
     url: `${baseURL}/health`,
     timeout: 180_000,
     reuseExistingServer: false,

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: {
@@ -11,8 +12,14 @@ export default defineConfig({
     globalSetup: ["tests/support/global-setup.ts"],
     setupFiles: ["tests/support/restore-env.ts"],
     pool: "forks",
-    // Vite puts its own BASE_URL ("/") into process.env; ours must be an absolute URL.
-    env: { BASE_URL: "http://svc.test" },
+    // Test files are independent (each has its own database, DATA_DIR and ports), and much of a
+    // file's time is spent waiting on git, PostgreSQL or a child server: two at least, even on 2 cores
+    // (Vitest's default, one less than the cores, would be one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Vite puts its own BASE_URL ("/") into process.env; ours must be an absolute URL. Rate limits
+    // count over a day, not a minute: a test's N requests must not straddle a window boundary
+    // (the sliding window then forgets some of them), however slow the runner.
+    env: { BASE_URL: "http://svc.test", RATE_LIMIT_WINDOW_MS: String(24 * 60 * 60 * 1000) },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -1,13 +1,24 @@
-// Runs every benchmark once with a tiny budget so a broken one fails CI; the numbers are not kept.
-// The `next start` benchmarks share one build (users-me makes it, git-clone and pages reuse it).
-import { spawnSync } from "node:child_process";
+// Runs every benchmark once with a tiny budget so a broken one fails CI; the numbers are not kept,
+// so two run at a time (each spends most of its time starting up, on one core). The `next start`
+// benchmarks git-clone and pages use the build SVC_E2E_APP names (.ci/run makes it), else the one
+// users-me makes, and then wait for it; users-me builds its own (it adds a bare route).
+import { spawn } from "node:child_process";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const tsx = ["npx", "tsx"];
+const sharedBuild = process.env.SVC_E2E_APP;
+const app = sharedBuild ?? "bench/.work/users-me/app";
+const usersMe = ["node", "bench/users-me/run.mjs", "--requests", "200", "--concurrency", "4", "--warmup", "20"];
+const onBuild = [
+  ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", app],
+  ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", app],
+];
 const runs = [
-  [...tsx, "bench/git-workspace/run.ts", "--commits", "5", "--concurrency", "2"],
+  usersMe,
+  ...(sharedBuild ? onBuild : []),
   [...tsx, "bench/changes/run.ts", "--files", "60", "--batch", "3", "--singles", "2", "--diff", "10"],
+  [...tsx, "bench/git-workspace/run.ts", "--commits", "5", "--concurrency", "2"],
   [...tsx, "bench/webhooks/run.ts", "--events", "3", "--gap", "0", "--hooks", "2", "--burst", "2"],
   [...tsx, "bench/jobs/run.ts", "--latency", "5", "--burst", "20", "--concurrency", "2"],
   [...tsx, "bench/access/run.ts", "--requests", "20", "--rounds", "1"],
@@ -16,20 +27,33 @@ const runs = [
   [...tsx, "bench/etag/run.ts", "--files", "50", "--requests", "10", "--rounds", "1"],
   [...tsx, "bench/backup/run.ts", "--projects", "2", "--files", "20", "--commits", "3", "--changes", "50", "--scrapes", "3"],
   [...tsx, "bench/imports/run.ts", "--files", "50", "--commits", "5", "--runs", "1", "--big-mb", "2", "--sync-commits", "2"],
-  ["node", "bench/users-me/run.mjs", "--requests", "200", "--concurrency", "4", "--warmup", "20"],
-  ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", "bench/.work/users-me/app"],
-  ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", "bench/.work/users-me/app"],
 ];
+const CONCURRENCY = 2;
 
 const failed = [];
-for (const [command, ...args] of runs) {
+function run([command, ...args]) {
   const label = args.find((arg) => arg.startsWith("bench/"));
   const started = Date.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(`${result.status === 0 ? "ok  " : "FAIL"} ${label} (${seconds} s)`);
-  if (result.status !== 0) failed.push(label);
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+    child.on("close", (status) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      console.log(`${status === 0 ? "ok  " : "FAIL"} ${label} (${seconds} s)`);
+      if (status !== 0) failed.push(label);
+      resolve(label);
+    });
+  });
 }
+
+const queue = [...runs];
+const after = new Map([[usersMe, sharedBuild ? [] : onBuild]]);
+async function worker() {
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    await run(next);
+    queue.unshift(...(after.get(next) ?? []));
+  }
+}
+await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 if (failed.length) {
   console.error(`bench:smoke: ${failed.length} benchmark(s) failed: ${failed.join(", ")}`);
   process.exit(1);

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import path from "node:path";
 import { z } from "zod";
-import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE, RESTORE_ARCHIVE_BYTES_MAX, RESTORE_PUSH_TIMEOUT_MS } from "./limits";
+import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE, RATE_LIMIT_WINDOW_MS, RESTORE_ARCHIVE_BYTES_MAX, RESTORE_PUSH_TIMEOUT_MS } from "./limits";
 
 /**
  * Every environment variable the service reads, validated by one schema: a bad value stops the
@@ -55,6 +55,7 @@ const schema = z.object({
   AUTH_GITHUB_ENTERPRISE_URL: httpUrl().optional(),
   RATE_LIMIT_PER_MINUTE: integer(1).default(RATE_LIMIT_PER_MINUTE),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: integer(1).default(RATE_LIMIT_ANONYMOUS_PER_MINUTE),
+  RATE_LIMIT_WINDOW_MS: integer(1_000).default(RATE_LIMIT_WINDOW_MS),
   /** Comma-separated browser origins (scheme://host[:port]) allowed to call the API with a bearer token. */
   CORS_ORIGINS: z
     .string()
@@ -216,6 +217,13 @@ export const config = {
   /** Requests per minute from one address without credentials. */
   get rateLimitAnonymousPerMinute(): number {
     return currentEnv().RATE_LIMIT_ANONYMOUS_PER_MINUTE;
+  },
+  /**
+   * The rate limits' window (a minute by default). Tests stretch it: a sliding window forgets part of the
+   * previous window's count at each boundary, so N requests straddling one could all pass.
+   */
+  get rateLimitWindowMs(): number {
+    return currentEnv().RATE_LIMIT_WINDOW_MS;
   },
   /** Browser origins allowed to read API answers (bearer callers only: credentials are never allowed). */
   get corsOrigins(): string[] {

@@ -32,6 +32,14 @@ export function buildAppCopy(work, customize = () => {}) {
 }
 
 /**
+ * A build of HEAD without customization: the one SVC_E2E_APP names (made once by .ci/run and shared
+ * by the CLI, crash and scale tests, Playwright and the benchmarks), else a fresh buildAppCopy(work).
+ */
+export function sharedAppBuild(work) {
+  return process.env.SVC_E2E_APP ? path.resolve(root, process.env.SVC_E2E_APP) : buildAppCopy(work);
+}
+
+/**
  * glibc's malloc gives each thread that allocates an arena of its own (up to 8 per core), and V8's
  * and libuv's worker threads leave them partly used: two arenas hold the same server in about 12 MB
  * less (bench/users-me). `npm start` and `npm run serve` set it, so the benchmarks measure what users run.

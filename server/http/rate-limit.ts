@@ -1,7 +1,6 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { config } from "@/server/config";
-import { RATE_LIMIT_WINDOW_MS } from "@/server/limits";
 
 export interface RateLimitResult {
   success: boolean;
@@ -24,7 +23,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(
     private readonly max: number,
-    private readonly windowMs = RATE_LIMIT_WINDOW_MS,
+    private readonly windowMs = config.rateLimitWindowMs,
   ) {}
 
   async limit(key: string): Promise<RateLimitResult> {
@@ -59,11 +58,11 @@ export class UpstashRateLimiter implements RateLimiter {
   private readonly ratelimit: Ratelimit;
   private readonly max: number;
 
-  constructor(max: number, url: string, token: string, prefix = "svc:ratelimit") {
+  constructor(max: number, url: string, token: string, prefix = "svc:ratelimit", private readonly windowMs = config.rateLimitWindowMs) {
     this.max = max;
     this.ratelimit = new Ratelimit({
       redis: new Redis({ url, token, retry: false }),
-      limiter: Ratelimit.slidingWindow(max, `${RATE_LIMIT_WINDOW_MS / 1000} s`),
+      limiter: Ratelimit.slidingWindow(max, `${windowMs} ms`),
       prefix,
       timeout: 1000,
     });
@@ -75,7 +74,7 @@ export class UpstashRateLimiter implements RateLimiter {
       return { success, limit, remaining, reset };
     } catch (error) {
       console.error("[svc] rate limiter unavailable; letting the request through", error);
-      return { success: true, limit: this.max, remaining: this.max, reset: Date.now() + RATE_LIMIT_WINDOW_MS };
+      return { success: true, limit: this.max, remaining: this.max, reset: Date.now() + this.windowMs };
     }
   }
 }
@@ -91,11 +90,12 @@ export function requestRateLimiter(callers: "identified" | "anonymous" = "identi
   const max = callers === "anonymous" ? config.rateLimitAnonymousPerMinute : config.rateLimitPerMinute;
   const url = config.redisRestUrl;
   const token = config.redisRestToken;
-  const key = `${max}|${url ?? ""}|${token ?? ""}`;
+  const windowMs = config.rateLimitWindowMs;
+  const key = `${max}|${windowMs}|${url ?? ""}|${token ?? ""}`;
   holder.__svcRateLimiters ??= new Map();
   const current = holder.__svcRateLimiters.get(callers);
   if (current?.key === key) return current.limiter;
-  const limiter = url && token ? new UpstashRateLimiter(max, url, token) : new MemoryRateLimiter(max);
+  const limiter = url && token ? new UpstashRateLimiter(max, url, token, undefined, windowMs) : new MemoryRateLimiter(max, windowMs);
   holder.__svcRateLimiters.set(callers, { limiter, key });
   return limiter;
 }
@@ -109,11 +109,12 @@ const named = globalThis as unknown as { __svcNamedLimiters?: Map<string, { limi
 export function namedRateLimiter(name: string, max: number): RateLimiter {
   const url = config.redisRestUrl;
   const token = config.redisRestToken;
-  const key = `${max}|${url ?? ""}|${token ?? ""}`;
+  const windowMs = config.rateLimitWindowMs;
+  const key = `${max}|${windowMs}|${url ?? ""}|${token ?? ""}`;
   const limiters = (named.__svcNamedLimiters ??= new Map());
   const current = limiters.get(name);
   if (current?.key === key) return current.limiter;
-  const limiter = url && token ? new UpstashRateLimiter(max, url, token, `svc:ratelimit:${name}`) : new MemoryRateLimiter(max);
+  const limiter = url && token ? new UpstashRateLimiter(max, url, token, `svc:ratelimit:${name}`, windowMs) : new MemoryRateLimiter(max, windowMs);
   limiters.set(name, { limiter, key });
   return limiter;
 }

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
-import { benchEnv, buildAppCopy, request, root, stopProcess } from "@/bench/support/next-app.mjs";
+import { benchEnv, sharedAppBuild, request, root, stopProcess } from "@/bench/support/next-app.mjs";
 import { freePort } from "@/tests/support/ports";
 import { startStubProvider, type StubProvider } from "@/tests/support/provider-stub";
 
@@ -77,7 +77,7 @@ async function waitForStart(child: ChildProcess): Promise<void> {
 }
 
 beforeAll(async () => {
-  const app = process.env.SVC_E2E_APP ?? buildAppCopy(path.join(root, "bench/.work/cli"));
+  const app = sharedAppBuild(path.join(root, "bench/.work/cli"));
   port = await freePort();
   base = `http://127.0.0.1:${port}`;
   stub = await startStubProvider();

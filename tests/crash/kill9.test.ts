@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
-import { buildAppCopy, request, root, startNext, waitForServer } from "@/bench/support/next-app.mjs";
+import { sharedAppBuild, request, root, startNext, waitForServer } from "@/bench/support/next-app.mjs";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { freePort } from "@/tests/support/ports";
 import { GitClient, withToken } from "@/tests/git/support";
@@ -50,7 +50,7 @@ async function api(method: string, url: string, token: string | undefined, body?
 }
 
 beforeAll(async () => {
-  app = buildAppCopy(path.join(root, "bench/.work/crash"));
+  app = sharedAppBuild(path.join(root, "bench/.work/crash"));
   port = await freePort();
   receiver = await startReceiver();
   await start();

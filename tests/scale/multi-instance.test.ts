@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
-import { benchEnv, buildAppCopy, root, startNext, startRoundRobinProxy, waitForServer } from "@/bench/support/next-app.mjs";
+import { benchEnv, sharedAppBuild, root, startNext, startRoundRobinProxy, waitForServer } from "@/bench/support/next-app.mjs";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { freePort } from "@/tests/support/ports";
 import { GitClient, withToken } from "@/tests/git/support";
@@ -62,7 +62,7 @@ async function newUser(name: string) {
 
 describe.runIf(process.env.TEST_DATABASE_URL)("three instances behind a proxy (docs/deploy.md)", () => {
   beforeAll(async () => {
-    app = buildAppCopy(path.join(root, "bench/.work/scale"));
+    app = sharedAppBuild(path.join(root, "bench/.work/scale"));
     if (redisServerInstalled) redis = await startUpstashRedis();
     for (const instance of instances) instance.port = await freePort();
     const balancer = await startRoundRobinProxy(instances.map((instance) => instance.port));

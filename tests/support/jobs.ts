@@ -47,14 +47,18 @@ export async function stopTestExecutor(): Promise<void> {
   await current?.executor.stop();
 }
 
+const DRAIN_TIMEOUT_MS = 25_000;
+
 /**
  * Runs all due work until idle: events sent so far (and those the runs send), the runs they start,
  * retries and sleeps already due. `fastForward: true` also moves the clock to each later retry,
  * sleep end or wait timeout until nothing is left. Starts a production-registry executor if none runs.
+ * Gives up after `timeoutMs`, by default just under the test's own timeout: runs that clone with
+ * git take several times longer when the test files run side by side on a loaded machine.
  */
 export async function drainJobs(options: { timeoutMs?: number; fastForward?: boolean } = {}): Promise<void> {
   const jobs = holder.__svcTestJobs ?? (await startTestExecutor());
-  await jobs.executor.drain({ ...options, advance: (ms) => jobs.clock.advance(ms) });
+  await jobs.executor.drain({ timeoutMs: DRAIN_TIMEOUT_MS, ...options, advance: (ms) => jobs.clock.advance(ms) });
 }
 
 /** Moves the test executor's clock forward. */
