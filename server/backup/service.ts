@@ -93,12 +93,15 @@ export async function openBackupArchive(id: string): Promise<{ stream: ReadableS
 export async function requestRestore(identity: Identity, body: ReadableStream<Uint8Array> | null) {
   await assertInstanceEmpty();
   const id = newId("rst");
-  fs.mkdirSync(path.dirname(uploadPath(id)), { recursive: true });
+  const file = uploadPath(id);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // Opened here rather than by the write stream, whose open is asynchronous: a body refused early
+  // could otherwise be removed before the stream creates the file, which would then stay behind.
+  const fd = fs.openSync(file, "w");
   try {
-    if (body) await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), fs.createWriteStream(uploadPath(id)));
-    else fs.writeFileSync(uploadPath(id), "");
+    await pipeline(body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]), fs.createWriteStream(file, { fd }));
   } catch (error) {
-    fs.rmSync(uploadPath(id), { force: true });
+    fs.rmSync(file, { force: true });
     throw error;
   }
   const restore = await (await db()).restore.create({ data: { id, requestedBy: auditActor(identity), ip: currentCallerAddress() } });
