@@ -19,11 +19,18 @@ export interface Context {
   isForm: boolean;
   response: ResponseControl;
   /**
-   * REST only: a read whose answer is a function of its URL and these cheap parts (a branch and its
-   * commit) sets a strong ETag, and answers 304 before doing the work when the caller holds it.
+   * REST only: a read whose route declares a `ReadVersion` passes the parts its answer is a function
+   * of, which become its strong ETag (a caller holding it was answered 304 before dispatch).
    */
-  revalidate?: (...parts: string[]) => void;
+  setVersion?: (...parts: string[]) => void;
 }
+
+/**
+ * What a read's answer is a function of (a branch and its commit, a row's version), read from its
+ * parsed input with the caller's access checked; the procedure passes the same parts to
+ * `ctx.setVersion`. Typed `never` so each route declares its own input type.
+ */
+export type ReadVersion = (identity: Identity, input: never) => Promise<string[]>;
 
 /** `openapi.contentTypes` of a form-friendly route: a browser form is accepted and redirected; other routes answer a form with 415. */
 export const FORM_OR_JSON: Array<"application/json" | "application/x-www-form-urlencoded"> = ["application/json", "application/x-www-form-urlencoded"];
@@ -44,7 +51,12 @@ export type Meta = OpenApiMeta<{
   access?: Access;
   errors?: Partial<Record<number, ErrorCode[]>>;
   query?: string[];
-  etag?: boolean;
+  /**
+   * A strong ETag on the answer: `true` for the body's digest; a `ReadVersion` for a version read
+   * from the input alone (the procedure passes the same parts to `ctx.setVersion`), so the REST
+   * pipeline answers a conditional GET with 304 before dispatching the procedure.
+   */
+  etag?: true | ReadVersion;
   /** A list answered with X-Total-Count and Link (rel="next"/"prev") from its limit/offset. */
   list?: boolean;
 }>;

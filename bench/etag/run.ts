@@ -1,8 +1,8 @@
 // CPU per request of a GET answered 304 (If-None-Match holding the current ETag) against the same
 // GET answered in full (200, the baseline), through the REST handler in-process, sequential.
-// Repository reads (files, log, content) revalidate on the branch and its commit before reading
-// any tree, with the project row from the access cache; a single resource (an issue) hashes its
-// answer, so its 304 saves only the rendering and the transfer, not the issue's query.
+// Every read here declares its version (meta.etag is a ReadVersion), so a held ETag is answered
+// before tRPC dispatch: repository reads from the project row (access cache) and the branch's
+// commit, the issue from one indexed read of its version columns.
 // Rounds alternate the two so drift hits both alike. Embedded PGlite unless DATABASE_URL is set.
 // Usage: npx tsx bench/etag/run.ts [--files 2000] [--requests 300] [--rounds 3]
 import fs from "node:fs";

@@ -9,6 +9,13 @@ export interface RestProcedure {
   /** The OpenAPI path below /api, e.g. "/projects/{namespace}/{slug}". */
   path: string;
   meta: Meta;
+  /** The procedure's input schema (Standard Schema, as tRPC validates it), if it takes input. */
+  input?: InputSchema;
+}
+
+/** The part of the Standard Schema interface used here: zod schemas implement it. */
+interface InputSchema {
+  "~standard": { validate(value: unknown): { value?: unknown; issues?: unknown } | Promise<{ value?: unknown; issues?: unknown }> };
 }
 
 /** Every procedure the REST surface exposes, read from the routers' `meta.openapi`. */
@@ -16,10 +23,10 @@ function collectRestProcedures(): RestProcedure[] {
   const out: RestProcedure[] = [];
   const visit = (record: Record<string, unknown>, prefix: string) => {
     for (const [key, value] of Object.entries(record)) {
-      const def = (value as { _def?: { meta?: Meta; procedure?: boolean } })._def;
+      const def = (value as { _def?: { meta?: Meta; procedure?: boolean; inputs?: InputSchema[] } })._def;
       if (def?.procedure) {
         const meta = def.meta;
-        if (meta?.openapi) out.push({ name: `${prefix}${key}`, method: meta.openapi.method.toUpperCase(), path: meta.openapi.path, meta });
+        if (meta?.openapi) out.push({ name: `${prefix}${key}`, method: meta.openapi.method.toUpperCase(), path: meta.openapi.path, meta, input: def.inputs?.[0] });
       } else if (value && typeof value === "object") {
         visit(value as Record<string, unknown>, `${prefix}${key}.`);
       }
@@ -46,7 +53,7 @@ export function restProcedures(): RestProcedure[] {
 function templates(): Template[] {
   holder.__svcRestTemplates ??= restProcedures().map((procedure) => ({
     procedure,
-    pattern: new RegExp(`^${procedure.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}/?$`),
+    pattern: new RegExp(`^${procedure.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{([^}]+)\}/g, "(?<$1>[^/]+)")}/?$`),
     literals: procedure.path.split("/").filter((segment) => segment && !segment.startsWith("{")).length,
   }));
   return holder.__svcRestTemplates;
@@ -61,6 +68,24 @@ export function methodsServing(apiPath: string): string[] {
 export function procedureAt(method: string, apiPath: string): RestProcedure | undefined {
   const matches = templates().filter((template) => template.procedure.method === method && template.pattern.test(apiPath));
   return matches.sort((a, b) => b.literals - a.literals)[0]?.procedure;
+}
+
+/**
+ * The input a REST call gives `procedure`, validated by its own schema: the path parameters (still
+ * percent-encoded, as trpc-to-openapi passes them) over the query (a repeated key becomes an array).
+ * Undefined when the schema refuses it.
+ */
+export async function restInputOf(procedure: RestProcedure, apiPath: string, query: URLSearchParams): Promise<{ value: unknown } | undefined> {
+  const template = templates().find((candidate) => candidate.procedure === procedure);
+  const params = template?.pattern.exec(apiPath)?.groups;
+  if (!params || !procedure.input) return undefined;
+  const raw: Record<string, string | string[]> = {};
+  for (const key of new Set(query.keys())) {
+    const values = query.getAll(key);
+    raw[key] = values.length === 1 ? values[0] : values;
+  }
+  const result = await procedure.input["~standard"].validate({ ...raw, ...params });
+  return result.issues ? undefined : { value: result.value };
 }
 
 /** Whether a tRPC procedure name is an administrator procedure (REST path under /admin/). */

@@ -13,14 +13,15 @@ import {
   preflightHeaders,
   readBodyText,
   requestIdOf,
-  revalidateBy,
   strongEtag,
+  versionEtag,
   toHttpError,
 } from "@/server/http";
 import { TRPCError } from "@trpc/server";
 import { methodsServing, procedureAt, type RestProcedure } from "./procedures";
 import { instrumentRequest } from "@/server/metrics";
 import { dispatchOpenApi } from "./openapi-dispatch";
+import { notModifiedBeforeDispatch } from "./conditional-read";
 import { isFormRoute } from "./openapi";
 import { answerShadowedRoute } from "./shadowed-routes";
 import { recordRequest, type RequestTrace } from "./request-log";
@@ -103,10 +104,13 @@ function answerOptions(req: Request): Response {
   return new Response(null, { status: 204, headers: { Allow: allowed.join(", "), ...preflightHeaders(req, allowed) } });
 }
 
-/** A 200 read of a route with `meta.etag`: a strong ETag (the procedure's, or the body's digest), and 304 when the caller holds it. */
+/**
+ * A 200 read of a route whose ETag is its body's digest (`meta.etag: true`): the ETag, and 304 when
+ * the caller holds it. A versioned read has set its ETag, and a caller holding it was answered before dispatch.
+ */
 function withValidator(req: Request, response: Response, body: string, procedure: RestProcedure | undefined): Response {
-  if (!procedure?.meta.etag || response.status !== 200) return response;
-  const etag = response.headers.get("ETag") ?? strongEtag(body);
+  if (procedure?.meta.etag !== true || response.status !== 200) return response;
+  const etag = strongEtag(body);
   response.headers.set("ETag", etag);
   if (ifNoneMatchMatches(req, etag)) return new Response(null, { status: 304, headers: response.headers });
   return response;
@@ -149,9 +153,11 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
     const apiPath = url.pathname.replace(/^\/api/, "");
     const procedure = procedureAt(req.method.toUpperCase(), apiPath);
     trace.route = procedure ? `/api${procedure.path}` : undefined;
+    const heldEtag = await notModifiedBeforeDispatch(req, apiPath, url.searchParams, procedure, admission.identity);
+    if (heldEtag) return notModifiedResponse(heldEtag, baseHeaders);
     const { body, isForm } = await readInput(req, url, procedure);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
-    ctx.revalidate = (...parts) => revalidateBy(req, ctx.response.headers, ...parts);
+    ctx.setVersion = (...parts) => void (ctx.response.headers.ETag = versionEtag(req, parts));
     const shadowed = await answerShadowedRoute(req.method.toUpperCase(), apiPath, url.searchParams, ctx);
     if (shadowed) return Response.json(shadowed.body, { headers: { ...baseHeaders, ...ctx.response.headers } });
     const { value: result, recorded } = await trackRecordedEvents(() => dispatchOpenApi(req, apiPath, url.search, body, ctx));
@@ -169,9 +175,9 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
   }
 }
 
-/** A refusal's answer; a 304 from a procedure's revalidation has no body. */
+/** A refusal's answer. */
 function failureResponse(failure: unknown, headers: Record<string, string>): Response {
-  const answered = toHttpError(failure);
-  if (answered.status === 304) return new Response(null, { status: 304, headers: { ...headers, ...answered.headers } });
-  return errorResponse(answered, headers);
+  return errorResponse(toHttpError(failure), headers);
 }
+
+const notModifiedResponse = (etag: string, headers: Record<string, string>) => new Response(null, { status: 304, headers: { ...headers, ETag: etag } });

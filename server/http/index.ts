@@ -7,7 +7,7 @@ export { booleanish, boundedInt, listLimit, listOffset, nameSlug, namedSchema, n
 export { namedRateLimiter, rateLimitHeaders, requestRateLimiter } from "./rate-limit";
 export { assertWellFormedUrl } from "./url";
 export { corsHeaders, preflightHeaders } from "./cors";
-export { ifNoneMatchMatches, NotModified, revalidateBy, strongEtag } from "./etag";
+export { ifNoneMatchMatches, strongEtag, versionEtag } from "./etag";
 export { paginationHeaders } from "./pagination";
 export { requestIdOf } from "./request-id";
 export { headFromGet } from "./head";

@@ -10,10 +10,14 @@ import {
   listIssuesInput,
   patchIssueInput,
 } from "./schemas";
-import { createComment, createIssue, getIssue, listComments, listIssues, patchIssue, toggleIssue } from "./service";
+import type { Identity } from "@/server/auth";
+import { createComment, createIssue, getIssue, issueReadVersion, listComments, listIssues, patchIssue, toggleIssue } from "./service";
 
 const BASE = "/projects/{namespace}/{slug}/issues";
 const tags = ["issues"];
+
+/** The ETag of one issue: its row's version. */
+const issueVersion = (identity: Identity, input: { namespace: string; slug: string; number: number }) => issueReadVersion(identity, input, input.number);
 
 const issuePage = (ref: { namespace: string; slug: string }, number: number) => `/@${ref.namespace}/${ref.slug}/issues/${number}`;
 
@@ -41,10 +45,10 @@ export const issuesRouter = router({
     }),
 
   get: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${BASE}/{number}`, tags, summary: "One issue" }, etag: true })
+    .meta({ openapi: { method: "GET", path: `${BASE}/{number}`, tags, summary: "One issue" }, etag: issueVersion })
     .input(issueRefInput())
     .output(z.object({ issue: issueOutput() }))
-    .query(async ({ input, ctx }) => ({ issue: await getIssue(ctx.identity, input, input.number) })),
+    .query(async ({ input, ctx }) => ({ issue: await getIssue(ctx.identity, input, input.number, ctx.setVersion) })),
 
   patch: userProcedure
     .meta({ openapi: { method: "PATCH", path: `${BASE}/{number}`, tags, summary: "Edit the fields present (writers, users only)" }, errors: { 409: ["TARGET_DELETING"] } })

@@ -10,25 +10,32 @@ type ProjectRef = { namespace: string; slug: string };
 
 const envelope = (project: Project) => ({ namespace: project.namespace, slug: project.slug, path: projectPath(project) });
 
-/** Called with what a read's answer is a function of, before the read itself (the REST pipeline's 304). */
-export type Revalidate = (...parts: string[]) => void;
+/** Called with what a read's answer is a function of: the parts of its ETag. */
+type SetVersion = (...parts: string[]) => void;
 
 /**
  * A readable project at a branch (`ref`, default the default branch), per the ref rules of read
- * routes. The answer depends only on the project's path, the branch and its commit, so
- * `revalidate` can answer 304 before any tree or blob is read.
+ * routes. The answer depends only on the project's path, the branch and its commit (its version).
  */
-async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined, revalidate?: Revalidate) {
+async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined, setVersion?: SetVersion) {
   const { project } = await requireProject(identity, ref, "read", { cachedRow: true });
   const repo = openProjectRepo(project.id);
   const name = branch ?? project.defaultBranch;
   const commit = resolveBranch(repo, name);
-  revalidate?.(projectPath(project), name, commit);
+  setVersion?.(...readVersion(project, name, commit));
   return { project, repo, ref: name, commit };
 }
 
-export async function projectFiles(identity: Identity, ref: ProjectRef, branch?: string, revalidate?: Revalidate) {
-  const at = await readAt(identity, ref, branch, revalidate);
+const readVersion = (project: Project, branch: string, commit: string) => [projectPath(project), branch, commit];
+
+/** What a read at a branch is a function of (the REST pipeline's 304 before dispatch); the reads below pass the same parts to `setVersion`. */
+export async function projectReadVersion(identity: Identity, ref: ProjectRef, branch?: string): Promise<string[]> {
+  const at = await readAt(identity, ref, branch);
+  return readVersion(at.project, at.ref, at.commit);
+}
+
+export async function projectFiles(identity: Identity, ref: ProjectRef, branch?: string, setVersion?: SetVersion) {
+  const at = await readAt(identity, ref, branch, setVersion);
   return { ...envelope(at.project), ref: at.ref, commit: at.commit, files: await listFiles(at.repo, at.commit) };
 }
 
@@ -54,8 +61,8 @@ export async function projectDirectory(identity: Identity, ref: ProjectRef, dirP
 }
 
 /** One file: `path` echoes the file read, `project` is the project path. */
-export async function projectContent(identity: Identity, ref: ProjectRef, filePath: string, branch?: string, revalidate?: Revalidate) {
-  const at = await readAt(identity, ref, branch, revalidate);
+export async function projectContent(identity: Identity, ref: ProjectRef, filePath: string, branch?: string, setVersion?: SetVersion) {
+  const at = await readAt(identity, ref, branch, setVersion);
   const file = await readFile(at.repo, at.commit, filePath);
   if (!file) throw notFound(`No file ${filePath} at ${at.ref}`);
   return { namespace: at.project.namespace, slug: at.project.slug, path: filePath, project: projectPath(at.project), ref: at.ref, commit: at.commit, ...file };
@@ -63,8 +70,8 @@ export async function projectContent(identity: Identity, ref: ProjectRef, filePa
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-export async function projectLog(identity: Identity, ref: ProjectRef, depth: number, branch?: string, revalidate?: Revalidate) {
-  const at = await readAt(identity, ref, branch, revalidate);
+export async function projectLog(identity: Identity, ref: ProjectRef, depth: number, branch?: string, setVersion?: SetVersion) {
+  const at = await readAt(identity, ref, branch, setVersion);
   const entries = await log(at.repo, at.commit, depth);
   return {
     ...envelope(at.project),

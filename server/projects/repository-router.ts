@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
+import type { Identity } from "@/server/auth";
 import { boundedInt, listLimit, pathSegment, namedSchema } from "@/server/http";
 import { COMMIT_LOG_DEPTH_DEFAULT } from "@/server/limits";
 import { projectParams } from "./schemas";
 import { createProjectBranch, deleteProjectBranch } from "./branches";
-import { projectBranches, projectContent, projectDirectory, projectFiles, projectLog, projectProvenance } from "./reads";
+import { projectBranches, projectContent, projectDirectory, projectFiles, projectLog, projectProvenance, projectReadVersion } from "./reads";
 
 const tags = ["repository"];
 const PROJECT = "/projects/{namespace}/{slug}";
@@ -14,13 +15,15 @@ const envelope = () => ({ namespace: z.string(), slug: z.string(), path: z.strin
 const refQuery = () => z.string().min(1).optional();
 const branchOutput = namedSchema("Branch", () => z.object({ name: z.string(), oid: z.string() }));
 const person = () => z.object({ name: z.string(), email: z.string(), date: z.string() });
+/** The ETag of a read at a branch: the project, the branch and its commit. */
+const branchVersion = (identity: Identity, input: { namespace: string; slug: string; ref?: string }) => projectReadVersion(identity, input, input.ref);
 
 export const repositoryRouter = router({
   files: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/files`, tags, summary: "Every file path at a branch" }, etag: true, errors: { 409: ["AMBIGUOUS_REF"] } })
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/files`, tags, summary: "Every file path at a branch" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
     .input(z.object({ ...projectParams(), ref: refQuery() }))
     .output(z.object({ ...envelope(), ref: z.string(), commit: z.string(), files: z.array(z.string()) }))
-    .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref, ctx.revalidate)),
+    .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref, ctx.setVersion)),
 
   // No REST route: the tree pages read it in-process (and typed callers through /api/trpc).
   directory: publicProcedure
@@ -38,7 +41,7 @@ export const repositoryRouter = router({
     .query(({ input, ctx }) => projectDirectory(ctx.identity, input, input.path, input.page!, input.ref)),
 
   content: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" }, etag: true, errors: { 409: ["AMBIGUOUS_REF"] } })
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
     .input(z.object({ ...projectParams(), path: z.string().min(1), ref: refQuery() }))
     .output(
       z.object({
@@ -50,10 +53,10 @@ export const repositoryRouter = router({
         value: z.string().optional(),
       }),
     )
-    .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref, ctx.revalidate)),
+    .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref, ctx.setVersion)),
 
   log: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" }, etag: true, errors: { 409: ["AMBIGUOUS_REF"] } })
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
     .input(z.object({ ...projectParams(), depth: boundedInt(1, LOG_DEPTH_MAX, COMMIT_LOG_DEPTH_DEFAULT), ref: refQuery() }))
     .output(
       z.object({
@@ -63,7 +66,7 @@ export const repositoryRouter = router({
         log: z.array(z.object({ sha: z.string(), message: z.string(), parents: z.array(z.string()), author: person(), committer: person() })),
       }),
     )
-    .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth!, input.ref, ctx.revalidate)),
+    .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth!, input.ref, ctx.setVersion)),
 
   provenance: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/provenance`, tags, summary: "Which agent or model produced each merged commit" } })

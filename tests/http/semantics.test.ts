@@ -100,6 +100,43 @@ describe("ETags", () => {
   });
 });
 
+describe("ETag revalidation before dispatch", () => {
+  it("answers only a held current ETag early; other conditional reads get what a plain read gets", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n" });
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "versioned" } });
+    for (const url of [`/api/projects/${project.path}/log?depth=5`, `/api/projects/${project.path}/issues/${issue.body.issue.number}`]) {
+      const plain = await call("GET", url, { token: alice.token });
+      const stale = await call("GET", url, { token: alice.token, headers: { "if-none-match": '"stale"' } });
+      expect(stale.status, url).toBe(200);
+      expect(stale.headers.get("etag"), url).toBe(plain.headers.get("etag"));
+      expect(stale.body, url).toEqual(plain.body);
+      // Without a token the private project is not there: 404, not the 304 the header asks for.
+      expect((await call("GET", url, { headers: { "if-none-match": plain.headers.get("etag")! } })).status, url).toBe(404);
+    }
+    const refused = await call("GET", `/api/projects/${project.path}/log?depth=0`, { token: alice.token, headers: { "if-none-match": "*" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe("VALIDATION_ERROR");
+    const missing = await call("GET", `/api/projects/${project.path}/issues/999`, { token: alice.token, headers: { "if-none-match": "*" } });
+    expect(missing.status).toBe(404);
+  });
+
+  it("an issue's ETag moves with its status, and not with a comment", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n" });
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "assigned" } });
+    const url = `/api/projects/${project.path}/issues/${issue.body.issue.number}`;
+    const etag = (await call("GET", url, { token: alice.token })).headers.get("etag")!;
+    await call("POST", `${url}/comments`, { token: alice.token, body: { body: "a comment is not part of the issue" } });
+    expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": etag } })).status).toBe(304);
+    const closed = await call("POST", `${url}/close`, { token: alice.token, body: {} });
+    expect(closed.status).toBe(302);
+    const after = await call("GET", url, { token: alice.token, headers: { "if-none-match": etag } });
+    expect(after.status).toBe(200);
+    expect(after.body.issue.status).toBe("closed");
+  });
+});
+
 describe("ETag revalidation and access", () => {
   it("a revalidated read checks the caller's access now: a removed collaborator gets 404, never 304", async () => {
     const alice = await createTestUser();
