@@ -2,7 +2,7 @@
 // GET answered in full (200, the baseline), through the REST handler in-process, sequential.
 // Every read here declares its version (meta.etag is a ReadVersion), so a held ETag is answered
 // before tRPC dispatch: repository reads from the project row (access cache) and the branch's
-// commit, the issue from one indexed read of its version columns.
+// commit, an issue or a project from one indexed read of its version columns.
 // Rounds alternate the two so drift hits both alike. Embedded PGlite unless DATABASE_URL is set.
 // Usage: npx tsx bench/etag/run.ts [--files 2000] [--requests 300] [--rounds 3]
 import fs from "node:fs";
@@ -46,6 +46,7 @@ try {
     { name: "log (depth 50)", url: `/projects/${project.path}/log?depth=50` },
     { name: "content (one file)", url: `/projects/${project.path}/content?path=src/dir1/file1.ts` },
     { name: "issue (single resource)", url: `/projects/${project.path}/issues/${issue.number}` },
+    { name: "project (single resource)", url: `/projects/${project.path}` },
   ];
   console.log(`${REQUESTS} sequential GETs x ${ROUNDS} rounds; ${FILES} files; ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}; node ${process.version}`);
   console.log("read                      200 (baseline)   304      ratio (target <= 0.50)");

@@ -1,5 +1,5 @@
 import type { Issue, IssueComment } from "@/server/generated/prisma/client";
-import { database, db, type Db, type DbOrTx, type Tx } from "@/server/db";
+import { database, db, isoTimestampSql, type Db, type DbOrTx, type Tx } from "@/server/db";
 import { actorOf, type Identity } from "@/server/auth";
 import { assertNotDeleting, requireProject } from "@/server/projects";
 import { publishAfterCommit, recordEvent } from "@/server/events";
@@ -167,13 +167,12 @@ export async function getIssue(identity: Identity, ref: ProjectRef, number: numb
 
 /**
  * An issue's version, for the REST pipeline's 304 before dispatch: one indexed row read through the
- * driver (the query engine costs three times the read itself). `updatedAt` is formatted by the
- * database as `toISOString` does, so both drivers give what `getIssue` computes.
+ * driver (the query engine costs three times the read itself).
  */
 export async function issueReadVersion(identity: Identity, ref: ProjectRef, number: number): Promise<string[]> {
   const { project } = await requireProject(identity, projectRef(ref), "read", { cachedRow: true });
   const rows = await (await database()).raw.query<IssueVersion>(
-    `SELECT "id", to_char("updatedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt", "assigneeId", "linkedChangeId", "authorId", "agentId"
+    `SELECT "id", ${isoTimestampSql("updatedAt")} AS "updatedAt", "assigneeId", "linkedChangeId", "authorId", "agentId"
      FROM "Issue" WHERE "projectId" = $1 AND "number" = $2`,
     [project.id, number],
   );

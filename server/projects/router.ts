@@ -3,11 +3,14 @@ import { authedProcedure, publicProcedure, router, FORM_OR_JSON } from "@/server
 import { booleanish, nameSlug, text } from "@/server/http";
 import { projectPath } from "./access";
 import { projectCreateOutput, projectOutput, projectParams } from "./schemas";
-import { createProject, getProject, listProjects } from "./service";
+import type { Identity } from "@/server/auth";
+import { createProject, getProject, listProjects, projectRowVersion } from "./service";
 import { projectView } from "./view";
 
 const tags = ["projects"];
 const PROJECT = "/projects/{namespace}/{slug}";
+/** The ETag of a project: its row's version. */
+const projectVersion = (identity: Identity, input: { namespace: string; slug: string }) => projectRowVersion(identity, input);
 
 export const projectsRouter = router({
   create: authedProcedure
@@ -35,10 +38,10 @@ export const projectsRouter = router({
     .query(async ({ ctx }) => ({ projects: (await listProjects(ctx.identity)).map(projectView) })),
 
   get: publicProcedure
-    .meta({ openapi: { method: "GET", path: PROJECT, tags, summary: "One project (anonymous on public projects)" }, etag: true })
+    .meta({ openapi: { method: "GET", path: PROJECT, tags, summary: "One project (anonymous on public projects)" }, etag: projectVersion })
     .input(z.object(projectParams()))
     .output(projectOutput())
-    .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input))),
+    .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input, ctx.setVersion))),
 
 });
 

@@ -105,7 +105,7 @@ describe("ETag revalidation before dispatch", () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
     const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "versioned" } });
-    for (const url of [`/api/projects/${project.path}/log?depth=5`, `/api/projects/${project.path}/issues/${issue.body.issue.number}`]) {
+    for (const url of [`/api/projects/${project.path}/log?depth=5`, `/api/projects/${project.path}/issues/${issue.body.issue.number}`, `/api/projects/${project.path}`]) {
       const plain = await call("GET", url, { token: alice.token });
       const stale = await call("GET", url, { token: alice.token, headers: { "if-none-match": '"stale"' } });
       expect(stale.status, url).toBe(200);
@@ -119,6 +119,20 @@ describe("ETag revalidation before dispatch", () => {
     expect(refused.body.code).toBe("VALIDATION_ERROR");
     const missing = await call("GET", `/api/projects/${project.path}/issues/999`, { token: alice.token, headers: { "if-none-match": "*" } });
     expect(missing.status).toBe(404);
+  });
+
+  it("a project's ETag moves with its row: opening an issue bumps its updatedAt", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n" });
+    const url = `/api/projects/${project.path}`;
+    const first = await call("GET", url, { token: alice.token });
+    const etag = first.headers.get("etag")!;
+    expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": etag } })).status).toBe(304);
+    await call("POST", `${url}/issues`, { token: alice.token, body: { title: "bump" } });
+    const after = await call("GET", url, { token: alice.token, headers: { "if-none-match": etag } });
+    expect(after.status).toBe(200);
+    expect(after.body.updatedAt).not.toBe(first.body.updatedAt);
+    expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": after.headers.get("etag")! } })).status).toBe(304);
   });
 
   it("an issue's ETag moves with its status, and not with a comment", async () => {
