@@ -1,3 +1,4 @@
+import { db, type Tx } from "@/server/db";
 import { DomainError } from "@/server/errors";
 import { readCommit, readTree, writeBlob, writeCommitObject, writeTree, type TreeEntry } from "./objects";
 import type { Repo } from "./repo";
@@ -112,32 +113,70 @@ export async function writeCommitFromFiles(repo: Repo, input: CommitInput): Prom
   return { oid, tree };
 }
 
+/** A branch move a commit made; `parent` is the tip it replaced. */
+export interface BranchMove {
+  oid: string;
+  parent: string | null;
+}
+
+/** Runs in the transaction that moves the branch, before the move (an event recorded with it). */
+export type RecordMove = (tx: Tx, move: BranchMove) => Promise<unknown>;
+
+// The rebuild after a lost race writes the commit's objects inside the transaction.
+const MOVE_TRANSACTION = { maxWait: 30_000, timeout: 120_000 };
+
+/** `work` inside one transaction when there is a move to record (`record` records it there), else as is. */
+async function inMoveTransaction<T>(recordMove: RecordMove | undefined, work: (tx: Tx | undefined, record: (move: BranchMove) => Promise<unknown>) => Promise<T>): Promise<T> {
+  if (!recordMove) return work(undefined, async () => {});
+  return (await db()).$transaction((tx) => work(tx, (move) => recordMove(tx, move)), MOVE_TRANSACTION);
+}
+
 /**
  * Commits a file map on top of a branch and moves the branch by compare-and-swap. With `expectedTip`
  * the commit must land on exactly that tip (a moved branch is a RefConflictError). Without it,
  * writers of one repository in this process take turns (so no work is wasted on lost races), and a
  * race lost to another instance is rebuilt on the new tip under the project's lock: every writer
- * lands and none starves.
+ * lands and none starves. `recordMove` runs in the transaction that moves the branch, so what it
+ * records commits exactly when the branch moved.
  */
 export async function commitToBranch(
   repo: Repo,
   branch: string,
-  input: Omit<CommitInput, "parent"> & { expectedTip?: string | null },
-): Promise<{ oid: string; parent: string | null }> {
+  input: Omit<CommitInput, "parent"> & { expectedTip?: string | null; recordMove?: RecordMove },
+): Promise<BranchMove> {
+  const { expectedTip, recordMove, ...commit } = input;
   const ref = branchRef(branch);
-  const attempt = async (swap: typeof updateRef) => {
-    const parent = input.expectedTip !== undefined ? input.expectedTip : readRef(repo, ref);
-    const { oid } = await writeCommitFromFiles(repo, { ...input, parent });
-    await swap(repo, ref, oid, parent);
+  const build = async (): Promise<BranchMove> => {
+    const parent = expectedTip !== undefined ? expectedTip : readRef(repo, ref);
+    const { oid } = await writeCommitFromFiles(repo, { ...commit, parent });
     return { oid, parent };
   };
-  if (input.expectedTip !== undefined) return attempt(updateRef);
+  const buildThenSwap = async () => {
+    const move = await build();
+    await inMoveTransaction(recordMove, async (tx, record) => {
+      await record(move);
+      await updateRef(repo, ref, move.oid, move.parent, { tx });
+    });
+    return move;
+  };
+  if (expectedTip !== undefined) return buildThenSwap();
   return withProcessLock(`build:${repo.gitdir}`, async () => {
     try {
-      return await attempt(updateRef);
+      return await buildThenSwap();
     } catch (error) {
       if (!(error instanceof RefConflictError)) throw error;
     }
-    return withRepoLock(repo.lockKey, () => attempt(updateRefWhileLocked));
+    return inMoveTransaction(recordMove, (tx, record) =>
+      withRepoLock(
+        repo.lockKey,
+        async () => {
+          const move = await build();
+          await record(move);
+          await updateRefWhileLocked(repo, ref, move.oid, move.parent);
+          return move;
+        },
+        { tx },
+      ),
+    );
   });
 }

@@ -2,7 +2,7 @@ import type { Project, Workspace } from "@/server/generated/prisma/client";
 import { actingUserId, actorOf, type Identity } from "@/server/auth";
 import { db, type DbOrTx } from "@/server/db";
 import { recordEvent } from "@/server/events";
-import { branchRef, commitToBranch, createWorkspaceFork, headBranch, openWorkspaceRepo, repoExists, type FileMap } from "@/server/git";
+import { branchRef, commitToBranch, createWorkspaceFork, headBranch, openWorkspaceRepo, repoExists, type FileMap, type RecordMove } from "@/server/git";
 import { conflict, internal, notFound } from "@/server/errors";
 import { assertFileMapWithinLimits, assertNotDeleting, assertNotImporting, atLeast, commitAuthorship, findProject, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
 
@@ -107,14 +107,10 @@ export async function commitToWorkspace(identity: Identity, input: { projectId: 
   const branch = repoExists(repo) ? headBranch(repo) : null;
   if (!branch) throw internal(`Workspace ${workspace.name} has no repository`, "GIT_ERROR");
   const { author, committer } = await commitAuthorship(identity);
-  const { oid, parent } = await commitToBranch(repo, branch, { files: input.files, message: input.message, author, committer });
-  // The same signal as a git push to the workspace (promoted changes follow it). Recorded after the
-  // swap: commitToBranch takes the repository lock outside any transaction of ours.
-  await recordEvent(await db(), {
-    projectId: project.id,
-    kind: "push",
-    actor: actorOf(identity),
-    data: { ref: branchRef(branch), before: parent, after: oid, workspace: workspace.name },
-  });
+  // The same signal as a git push to the workspace (promoted changes follow it), recorded in the
+  // transaction that moves the branch.
+  const recordMove: RecordMove = (tx, move) =>
+    recordEvent(tx, { projectId: project.id, kind: "push", actor: actorOf(identity), data: { ref: branchRef(branch), before: move.parent, after: move.oid, workspace: workspace.name } });
+  const { oid, parent } = await commitToBranch(repo, branch, { files: input.files, message: input.message, author, committer, recordMove });
   return { workspace: workspace.name, projectId: project.id, path: projectPath(project), branch, commit: oid, parent, files: Object.keys(input.files).length };
 }

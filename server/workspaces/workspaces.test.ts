@@ -169,6 +169,14 @@ describe("POST /api/workspaces/{name}/commit", () => {
     const history = (await log(fork, readRef(fork, branchRef("main"))!, 50)).map((e) => e.sha);
     for (const r of results) expect(history).toContain(r.body.commit);
     expect(history).toHaveLength(9);
+    // Each commit's push event was recorded with its move: the events chain from the fork point to the tip.
+    const pushes = await (await db()).domainEvent.findMany({ where: { projectId: project.id, kind: "push" }, orderBy: { seq: "asc" } });
+    const moves = pushes.map((event) => event.data as { before: string; after: string; workspace: string });
+    expect(moves).toHaveLength(8);
+    expect(moves.every((move) => move.workspace === "busy")).toBe(true);
+    expect(moves[0].before).toBe(project.commit);
+    for (let i = 1; i < moves.length; i++) expect(moves[i].before).toBe(moves[i - 1].after);
+    expect(moves.at(-1)!.after).toBe(history[0]);
   });
 
   it("409 TARGET_DELETING once the project's deletion is accepted", async () => {
