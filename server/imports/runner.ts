@@ -105,15 +105,15 @@ function storageFailure(error: unknown): ProviderError | null {
   return code === "ENOSPC" || code === "EDQUOT" || code === "EROFS" ? new ProviderError("STORAGE_ERROR", `Storage failed: ${(error as Error).message}`) : null;
 }
 
-/** Fetches the source branch (and the tags pointing into it) into the staging repository. */
-async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat): Promise<string> {
+/** Fetches the source branch (and the tags pointing into it) into the staging repository; `signal` kills git. */
+async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat, signal: AbortSignal): Promise<string> {
   const depth = source.depth ? ["--depth", String(source.depth)] : [];
   const result = await spawnGitWatched(
     ["fetch", "--progress", "--no-write-fetch-head", "--no-auto-gc", ...depth, sourceGitUrl(source), `+${branchRef(source.branch)}:${branchRef(source.branch)}`],
     {
       gitdir: staging.gitdir,
       env: providerGitEnv(),
-      signal: heartbeat.signal,
+      signal,
       onStderrLine: (line) => {
         const progress = parseFetchProgress(line, heartbeat.progress);
         if (progress) heartbeat.progress = progress;
@@ -125,6 +125,33 @@ async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Hear
   heartbeat.progress = completedProgress(heartbeat.progress);
   const tip = readRef(staging, branchRef(source.branch));
   if (!tip) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
+  return tip;
+}
+
+/**
+ * The fetch with the provider's REST check of the source beside it, not before it (that would add a
+ * round trip to every import). A refusal of the check (a rejected token, a missing repository, a
+ * rate limit, a timeout) stops git and is the failure, as it names the cause more plainly than git;
+ * otherwise git's own failure is. A cancelled or lost import does not wait for the check.
+ */
+async function checkAndFetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat): Promise<string> {
+  const refused = new AbortController();
+  const check = getRepository(source).then(
+    () => null,
+    (error: unknown) => {
+      refused.abort();
+      return error;
+    },
+  );
+  let tip: string;
+  try {
+    tip = await fetchSource(staging, source, heartbeat, AbortSignal.any([heartbeat.signal, refused.signal]));
+  } catch (error) {
+    if (heartbeat.reason) throw error;
+    throw (await check) ?? error;
+  }
+  const refusal = await check;
+  if (refusal) throw refusal;
   return tip;
 }
 
@@ -217,8 +244,8 @@ async function concludeFailure(row: ProjectImport, runner: string, error: unknow
 }
 
 /**
- * The import job's first step: claim, check the source (REST), fetch into a staging repository
- * with git's progress in the row, refuse submodules. The staging repository is kept for the swap
+ * The import job's first step: claim, fetch into a staging repository with git's progress in the
+ * row while the source is checked over REST, refuse submodules. The staging repository is kept for the swap
  * step, so a restart after this step resumes there instead of fetching again. A re-run of this
  * step (the process died mid-clone) takes the import over and fetches from scratch.
  */
@@ -234,10 +261,8 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
     const project = openProjectRepo(row.projectId);
     if (listRefs(project).branches.length > 0) resetProjectRepo(row.projectId, source.branch);
     removeImportStaging(row.projectId);
-    await getRepository(source);
-    heartbeat.assertHeld();
     staging = initImportStaging(row.projectId, runner, source.branch);
-    const tip = await fetchSource(staging, source, heartbeat);
+    const tip = await checkAndFetchSource(staging, source, heartbeat);
     await heartbeat.setPhase("checking");
     await assertNoSubmodules(staging, tip);
     await heartbeat.setPhase("finalizing");

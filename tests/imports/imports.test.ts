@@ -162,7 +162,7 @@ describe("failure categories", { timeout: 120_000 }, () => {
     });
   }
 
-  function withFault(fault: "hang" | 401 | 404 | 429, scope: "all" | "git", body: () => Promise<unknown>) {
+  function withFault(fault: "hang" | 401 | 404 | 429, scope: "all" | "git" | "rest", body: () => Promise<unknown>) {
     stub.current.fault = fault;
     stub.current.faultScope = scope;
     return body().finally(() => {
@@ -189,6 +189,12 @@ describe("failure categories", { timeout: 120_000 }, () => {
   it("a hung server is TIMEOUT (REST and git)", async () => {
     await withFault("hang", "all", async () => expect((await failedImport({}, { PROVIDER_TIMEOUT_SECONDS: "1" })).status.failureCategory).toBe("TIMEOUT"));
     await withFault("hang", "git", async () => expect((await failedImport({}, { PROVIDER_TIMEOUT_SECONDS: "1" })).status.failureCategory).toBe("TIMEOUT"));
+  });
+
+  it("the REST check runs beside the fetch and its refusal is the failure even when git succeeds", async () => {
+    await withFault(401, "rest", async () => expect((await failedImport({})).status.failureCategory).toBe("AUTH_ERROR"));
+    await withFault(429, "rest", async () => expect((await failedImport({})).status.failureCategory).toBe("RATE_LIMITED"));
+    await withFault("hang", "rest", async () => expect((await failedImport({}, { PROVIDER_TIMEOUT_SECONDS: "1" })).status.failureCategory).toBe("TIMEOUT"));
   });
 
   it("an unreachable server is NETWORK_ERROR", async () => {
