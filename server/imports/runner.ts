@@ -155,27 +155,54 @@ async function checkAndFetchSource(staging: Repo, source: ProjectSource, heartbe
   return tip;
 }
 
+// The first gitlink entry of `ls-tree -r -z --format="%(objectmode) %(path)"`, or a root .gitmodules.
+const SUBMODULE_ENTRY = /(?:^|\0)(?:160000 ([^\0]+)|\d+ (\.gitmodules))\0/;
+
 /** Submodules are unsupported: a gitlink anywhere in the tip's tree, or a root .gitmodules. */
 async function assertNoSubmodules(staging: Repo, tip: string): Promise<void> {
-  const { stdout } = await runGit(["ls-tree", "-r", "-z", "--full-tree", tip], { gitdir: staging.gitdir });
-  for (const entry of stdout.split("\0")) {
-    if (!entry) continue;
-    const tab = entry.indexOf("\t");
-    const mode = entry.slice(0, entry.indexOf(" "));
-    const file = entry.slice(tab + 1);
-    if (mode === "160000" || file === ".gitmodules") {
-      throw new ProviderError("UNSUPPORTED_CONTENT", `Git submodules are unsupported (${mode === "160000" ? `gitlink ${file}` : "root .gitmodules"})`);
-    }
-  }
+  // Only each entry's mode and path: a quarter of the default output for git to write and us to read.
+  const { stdout } = await runGit(["ls-tree", "-r", "-z", "--full-tree", "--format=%(objectmode) %(path)", tip], { gitdir: staging.gitdir });
+  const found = SUBMODULE_ENTRY.exec(stdout);
+  if (found) throw new ProviderError("UNSUPPORTED_CONTENT", `Git submodules are unsupported (${found[1] ? `gitlink ${found[1]}` : "root .gitmodules"})`);
+}
+
+/**
+ * Submodule checks the fetch step started for its swap step, by staging repository: the check
+ * runs across the step boundary and beside the swap's transaction instead of before them. A swap
+ * step that finds none (a restart between the steps) checks again.
+ */
+const startedChecks = new Map<string, Promise<void>>();
+
+function startSubmoduleCheck(staging: Repo, tip: string): void {
+  const check = assertNoSubmodules(staging, tip);
+  check.catch(() => undefined); // awaited, and its failure reported, by the swap step
+  startedChecks.set(staging.gitdir, check);
+}
+
+function submoduleCheck(staging: Repo, tip: string): Promise<void> {
+  const started = startedChecks.get(staging.gitdir);
+  startedChecks.delete(staging.gitdir);
+  const check = started ?? assertNoSubmodules(staging, tip);
+  check.catch(() => undefined); // awaited by finalize, unless the swap fails before it gets there
+  return check;
 }
 
 /**
  * Puts the staged repository in place and completes the import in one transaction under the
  * project lock: the row (only while this runner holds it), the project's default branch and
- * import flag, the source's last synced commit and `project.imported`. The swap of repositories
- * is the transaction's last step, so a failure before it leaves the empty repository.
+ * import flag, the source's last synced commit and `project.imported`. The submodule check is
+ * awaited before the swap of repositories, the transaction's last step, so a failure before it
+ * (submodules included) rolls back and leaves the empty repository.
  */
-async function finalize(row: ProjectImport, runner: string, source: ProjectSource, staging: Repo, tip: string, progress: TransferProgress | null): Promise<void> {
+async function finalize(
+  row: ProjectImport,
+  runner: string,
+  source: ProjectSource,
+  staging: Repo,
+  fetched: Pick<FetchedImport, "tip" | "progress">,
+  submodulesChecked: Promise<void>,
+): Promise<void> {
+  const { tip, progress } = fetched;
   const prisma = await db();
   const now = new Date();
   await prisma.$transaction(
@@ -196,6 +223,7 @@ async function finalize(row: ProjectImport, runner: string, source: ProjectSourc
             actor: row.requestedById ? `user:${row.requestedById}` : "system",
             data: { importId: row.id, source: source.url, branch: source.branch, commit: tip, tags: listRefs(staging).tags.length },
           });
+          await submodulesChecked;
           replaceProjectRepo(row.projectId, staging);
         },
         { tx },
@@ -245,8 +273,9 @@ async function concludeFailure(row: ProjectImport, runner: string, error: unknow
 
 /**
  * The import job's first step: claim, fetch into a staging repository with git's progress in the
- * row while the source is checked over REST, refuse submodules. The staging repository is kept for the swap
- * step, so a restart after this step resumes there instead of fetching again. A re-run of this
+ * row while the source is checked over REST, then start the submodule check (phase `checking`),
+ * which the swap step awaits. The staging repository is kept for the swap step, so a restart
+ * after this step resumes there instead of fetching again. A re-run of this
  * step (the process died mid-clone) takes the import over and fetches from scratch.
  */
 export async function fetchImport(importId: string, lease: number): Promise<FetchedImport | ImportOutcome> {
@@ -264,8 +293,7 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
     staging = initImportStaging(row.projectId, runner, source.branch);
     const tip = await checkAndFetchSource(staging, source, heartbeat);
     await heartbeat.setPhase("checking");
-    await assertNoSubmodules(staging, tip);
-    await heartbeat.setPhase("finalizing");
+    startSubmoduleCheck(staging, tip);
     staging = null;
     return { status: "fetched", runner, tip, progress: heartbeat.progress };
   } catch (error) {
@@ -277,9 +305,15 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
   }
 }
 
+/** Phase `finalizing`, while this runner still holds the import (a cancel between the steps is honoured here). */
+async function enterFinalizing(importId: string, runner: string): Promise<void> {
+  const { count } = await (await db()).projectImport.updateMany({ where: { id: importId, runner, status: "running" }, data: { phase: "finalizing", updatedAt: new Date() } });
+  if (count === 0) throw new LostClaim("lost");
+}
+
 /**
- * The import job's second step: swaps the staged repository in and completes the import, as the
- * runner that fetched it. Whatever happens, the project's repository is either untouched (empty)
+ * The import job's second step: swaps the staged repository in and completes the import once no
+ * submodule was found, as the runner that fetched it. Whatever happens, the project's repository is either untouched (empty)
  * or the whole import, and no staging repository is left behind.
  */
 export async function swapImport(importId: string, fetched: FetchedImport): Promise<ImportOutcome> {
@@ -289,8 +323,10 @@ export async function swapImport(importId: string, fetched: FetchedImport): Prom
   const staging = openImportStaging(row.projectId, fetched.runner);
   try {
     if (!staging) throw new LostClaim("lost");
+    const submodulesChecked = submoduleCheck(staging, fetched.tip);
+    await enterFinalizing(importId, fetched.runner);
     const source = await prisma.projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
-    await finalize(row, fetched.runner, source, staging, fetched.tip, fetched.progress);
+    await finalize(row, fetched.runner, source, staging, fetched, submodulesChecked);
     await publishAfterCommit();
     return { status: "completed" };
   } catch (error) {
