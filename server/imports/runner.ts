@@ -275,8 +275,8 @@ async function concludeFailure(row: ProjectImport, runner: string, error: unknow
  * The import job's first step: claim, fetch into a staging repository with git's progress in the
  * row while the source is checked over REST, then start the submodule check (phase `checking`),
  * which the swap step awaits. The staging repository is kept for the swap step, so a restart
- * after this step resumes there instead of fetching again. A re-run of this
- * step (the process died mid-clone) takes the import over and fetches from scratch.
+ * after this step resumes there instead of fetching again. A re-run of this step (the process
+ * died mid-clone) takes the import over and fetches from scratch.
  */
 export async function fetchImport(importId: string, lease: number): Promise<FetchedImport | ImportOutcome> {
   const runner = randomUUID();
@@ -313,8 +313,8 @@ async function enterFinalizing(importId: string, runner: string): Promise<void> 
 
 /**
  * The import job's second step: swaps the staged repository in and completes the import once no
- * submodule was found, as the runner that fetched it. Whatever happens, the project's repository is either untouched (empty)
- * or the whole import, and no staging repository is left behind.
+ * submodule was found, as the runner that fetched it. Whatever happens, the project's repository
+ * is either untouched (empty) or the whole import, and no staging repository is left behind.
  */
 export async function swapImport(importId: string, fetched: FetchedImport): Promise<ImportOutcome> {
   const prisma = await db();
