@@ -14,8 +14,11 @@ import {
   removeRepo,
   replaceProjectRepo,
   resetProjectRepo,
-  runGit,
+  spawnGit,
+  spawnGitLater,
   spawnGitWatched,
+  GitCommandError,
+  type GitOutput,
   withRepoLock,
   type Repo,
 } from "@/server/git";
@@ -155,14 +158,16 @@ async function checkAndFetchSource(staging: Repo, source: ProjectSource, heartbe
   return tip;
 }
 
-// The first gitlink entry of `ls-tree -r -z --format="%(objectmode) %(path)"`, or a root .gitmodules.
+// Each entry of the tip's tree, mode and path only (a quarter of ls-tree's default output).
+const TREE_MODES = ["ls-tree", "-r", "-z", "--full-tree", "--format=%(objectmode) %(path)"];
+// The first gitlink entry of that listing, or a root .gitmodules.
 const SUBMODULE_ENTRY = /(?:^|\0)(?:160000 ([^\0]+)|\d+ (\.gitmodules))\0/;
 
-/** Submodules are unsupported: a gitlink anywhere in the tip's tree, or a root .gitmodules. */
-async function assertNoSubmodules(staging: Repo, tip: string): Promise<void> {
-  // Only each entry's mode and path: a quarter of the default output for git to write and us to read.
-  const { stdout } = await runGit(["ls-tree", "-r", "-z", "--full-tree", "--format=%(objectmode) %(path)", tip], { gitdir: staging.gitdir });
-  const found = SUBMODULE_ENTRY.exec(stdout);
+/** Submodules are unsupported: a gitlink anywhere in the tip's tree, or a root .gitmodules (from a TREE_MODES listing). */
+async function assertNoSubmodules(listing: Promise<GitOutput>): Promise<void> {
+  const { exitCode, stdout, stderr } = await listing;
+  if (exitCode !== 0) throw new GitCommandError(TREE_MODES, exitCode, stderr);
+  const found = SUBMODULE_ENTRY.exec(stdout.toString("utf8"));
   if (found) throw new ProviderError("UNSUPPORTED_CONTENT", `Git submodules are unsupported (${found[1] ? `gitlink ${found[1]}` : "root .gitmodules"})`);
 }
 
@@ -173,8 +178,8 @@ async function assertNoSubmodules(staging: Repo, tip: string): Promise<void> {
  */
 const startedChecks = new Map<string, Promise<void>>();
 
-function startSubmoduleCheck(staging: Repo, tip: string): void {
-  const check = assertNoSubmodules(staging, tip);
+function startSubmoduleCheck(staging: Repo, listing: Promise<GitOutput>): void {
+  const check = assertNoSubmodules(listing);
   check.catch(() => undefined); // awaited, and its failure reported, by the swap step
   startedChecks.set(staging.gitdir, check);
 }
@@ -182,7 +187,7 @@ function startSubmoduleCheck(staging: Repo, tip: string): void {
 function submoduleCheck(staging: Repo, tip: string): Promise<void> {
   const started = startedChecks.get(staging.gitdir);
   startedChecks.delete(staging.gitdir);
-  const check = started ?? assertNoSubmodules(staging, tip);
+  const check = started ?? assertNoSubmodules(spawnGit([...TREE_MODES, tip], { gitdir: staging.gitdir }));
   check.catch(() => undefined); // awaited by finalize, unless the swap fails before it gets there
   return check;
 }
@@ -285,15 +290,19 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
   const source = await (await db()).projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
   const heartbeat = new Heartbeat(importId, runner);
   let staging: Repo | null = null;
+  let treeListing: ReturnType<typeof spawnGitLater> | null = null;
   try {
     // Nothing but an import writes an import-pending project: what a dead runner left goes.
     const project = openProjectRepo(row.projectId);
     if (listRefs(project).branches.length > 0) resetProjectRepo(row.projectId, source.branch);
     removeImportStaging(row.projectId);
     staging = initImportStaging(row.projectId, runner, source.branch);
-    const tip = await checkAndFetchSource(staging, source, heartbeat);
+    const fetching = checkAndFetchSource(staging, source, heartbeat);
+    // Forked once git fetch is started: the check after it then costs the main thread no fork.
+    treeListing = spawnGitLater(TREE_MODES, { gitdir: staging.gitdir });
+    const tip = await fetching;
     await heartbeat.setPhase("checking");
-    startSubmoduleCheck(staging, tip);
+    startSubmoduleCheck(staging, treeListing.run(tip));
     staging = null;
     return { status: "fetched", runner, tip, progress: heartbeat.progress };
   } catch (error) {
@@ -301,6 +310,7 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
     return await concludeFailure(row, runner, error, heartbeat.reason);
   } finally {
     heartbeat.stop();
+    treeListing?.cancel();
     if (staging) removeRepo(staging);
   }
 }
