@@ -21,6 +21,7 @@ import {
   readRef,
   resolveBranch,
   runGit,
+  spawnGitLater,
   updateRef,
   writeCommitFromFiles,
   type Repo,
@@ -226,5 +227,17 @@ describe("workspace forks", () => {
     const { id } = await newProject();
     await expect(createWorkspaceFork(id, "ws2", "main", async () => Promise.reject(new Error("taken")))).rejects.toThrow("taken");
     expect(fs.readdirSync(path.join(path.dirname(openProjectRepo(id).gitdir), "workspaces"))).toEqual([]);
+  });
+});
+
+describe("spawnGitLater", () => {
+  it("runs git with the last argument given later, and refuses a multi-line one", async () => {
+    const { repo, tip } = await newProject();
+    const later = spawnGitLater(["cat-file", "-t"], { gitdir: repo.gitdir });
+    expect(() => later.run(`${tip}\n${tip}`)).toThrow(/one line/);
+    const output = await later.run(tip);
+    expect(output).toMatchObject({ exitCode: 0, stderr: "" });
+    expect(output.stdout.toString("utf8")).toBe("commit\n");
+    later.cancel(); // after run: nothing left to cancel
   });
 });

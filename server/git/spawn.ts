@@ -1,5 +1,6 @@
 import { inheritedEnvironment } from "@/server/config";
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Writable } from "node:stream";
 
 export class GitCommandError extends Error {
   constructor(
@@ -29,25 +30,16 @@ export interface GitOutput {
   stderr: string;
 }
 
-/**
- * Runs the `git` binary and collects its output whatever the exit code (~7-10 ms per spawn inside
- * next-server: keep it off hot paths).
- */
-export function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise<GitOutput> {
-  const fullArgs = options.gitdir ? ["--git-dir", options.gitdir, ...args] : args;
-  const env: Record<string, string | undefined> = {
-    ...(options.isolatedEnv ? {} : inheritedEnvironment()),
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_CONFIG_NOSYSTEM: "1",
-    ...options.env,
-  };
+function gitEnv(options: GitSpawnOptions): NodeJS.ProcessEnv {
+  return { ...(options.isolatedEnv ? {} : inheritedEnvironment()), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", ...options.env } as NodeJS.ProcessEnv;
+}
+
+const withGitdir = (args: string[], options: GitSpawnOptions) => (options.gitdir ? ["--git-dir", options.gitdir, ...args] : args);
+
+/** Starts `command` (git, or a shell that becomes git) and collects its output whatever the exit code; `feed` writes its stdin. */
+function collectOutput(command: string, argv: string[], options: GitSpawnOptions, feed: (stdin: Writable) => void): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", fullArgs, {
-      cwd: options.cwd,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: Boolean(options.signal),
-    });
+    const child = spawn(command, argv, { cwd: options.cwd, env: gitEnv(options), stdio: ["pipe", "pipe", "pipe"], detached: Boolean(options.signal) });
     const killed = killGroupOnAbort(child, options.signal);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -59,8 +51,38 @@ export function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise
       else resolve({ exitCode: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
     });
     child.stdin.on("error", () => {}); // git killed before it read its input: the close above reports it
-    child.stdin.end(options.input);
+    feed(child.stdin);
   });
+}
+
+/**
+ * Runs the `git` binary and collects its output whatever the exit code (~7-10 ms per spawn inside
+ * next-server: keep it off hot paths).
+ */
+export function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise<GitOutput> {
+  return collectOutput("git", withGitdir(args, options), options, (stdin) => stdin.end(options.input));
+}
+
+/**
+ * Forks now and runs `git <args> <last>` once `run(last)` gives the last argument: a shell reads
+ * it as one line, then execs git (no second fork). Forking this large process blocks its main
+ * thread for ~15-20 ms, so a caller that runs git right after a long wait (an import's submodule
+ * check after its fetch) forks during the wait. `cancel()` ends the shell without running git.
+ */
+export function spawnGitLater(args: string[], options: GitSpawnOptions = {}): { run(last: string): Promise<GitOutput>; cancel(): void } {
+  let stdin!: Writable;
+  const output = collectOutput("sh", ["-c", 'read -r last && exec git "$@" "$last"', "git", ...withGitdir(args, options)], options, (input) => (stdin = input));
+  output.catch(() => undefined); // read by run(); a cancelled shell's output is dropped
+  return {
+    run(last) {
+      if (/[\r\n]/.test(last)) throw new Error("The last git argument must be one line");
+      stdin.end(`${last}\n`);
+      return output;
+    },
+    cancel() {
+      if (!stdin.writableEnded) stdin.end();
+    },
+  };
 }
 
 /** Runs git; rejects with GitCommandError on a non-zero exit unless `allowExit` lists it. */
@@ -111,10 +133,8 @@ function killGroupOnAbort(child: ChildProcess, signal: AbortSignal | undefined):
  * signal stopped it.
  */
 export function spawnGitWatched(args: string[], options: WatchedGitOptions = {}): Promise<GitOutput & { aborted: boolean }> {
-  const fullArgs = options.gitdir ? ["--git-dir", options.gitdir, ...args] : args;
-  const env = { ...(options.isolatedEnv ? {} : inheritedEnvironment()), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", ...options.env };
   return new Promise((resolve, reject) => {
-    const child = spawn("git", fullArgs, { cwd: options.cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn("git", withGitdir(args, options), { cwd: options.cwd, env: gitEnv(options), stdio: ["ignore", "pipe", "pipe"], detached: true });
     const killed = killGroupOnAbort(child, options.signal);
     const out: Buffer[] = [];
     let stderr = "";

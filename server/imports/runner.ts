@@ -14,8 +14,11 @@ import {
   removeRepo,
   replaceProjectRepo,
   resetProjectRepo,
-  runGit,
+  spawnGit,
+  spawnGitLater,
   spawnGitWatched,
+  GitCommandError,
+  type GitOutput,
   withRepoLock,
   type Repo,
 } from "@/server/git";
@@ -105,15 +108,15 @@ function storageFailure(error: unknown): ProviderError | null {
   return code === "ENOSPC" || code === "EDQUOT" || code === "EROFS" ? new ProviderError("STORAGE_ERROR", `Storage failed: ${(error as Error).message}`) : null;
 }
 
-/** Fetches the source branch (and the tags pointing into it) into the staging repository. */
-async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat): Promise<string> {
+/** Fetches the source branch (and the tags pointing into it) into the staging repository; `signal` kills git. */
+async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat, signal: AbortSignal): Promise<string> {
   const depth = source.depth ? ["--depth", String(source.depth)] : [];
   const result = await spawnGitWatched(
     ["fetch", "--progress", "--no-write-fetch-head", "--no-auto-gc", ...depth, sourceGitUrl(source), `+${branchRef(source.branch)}:${branchRef(source.branch)}`],
     {
       gitdir: staging.gitdir,
       env: providerGitEnv(),
-      signal: heartbeat.signal,
+      signal,
       onStderrLine: (line) => {
         const progress = parseFetchProgress(line, heartbeat.progress);
         if (progress) heartbeat.progress = progress;
@@ -128,27 +131,83 @@ async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Hear
   return tip;
 }
 
-/** Submodules are unsupported: a gitlink anywhere in the tip's tree, or a root .gitmodules. */
-async function assertNoSubmodules(staging: Repo, tip: string): Promise<void> {
-  const { stdout } = await runGit(["ls-tree", "-r", "-z", "--full-tree", tip], { gitdir: staging.gitdir });
-  for (const entry of stdout.split("\0")) {
-    if (!entry) continue;
-    const tab = entry.indexOf("\t");
-    const mode = entry.slice(0, entry.indexOf(" "));
-    const file = entry.slice(tab + 1);
-    if (mode === "160000" || file === ".gitmodules") {
-      throw new ProviderError("UNSUPPORTED_CONTENT", `Git submodules are unsupported (${mode === "160000" ? `gitlink ${file}` : "root .gitmodules"})`);
-    }
+/**
+ * The fetch with the provider's REST check of the source beside it, not before it (that would add a
+ * round trip to every import). A refusal of the check (a rejected token, a missing repository, a
+ * rate limit, a timeout) stops git and is the failure, as it names the cause more plainly than git;
+ * otherwise git's own failure is. A cancelled or lost import does not wait for the check.
+ */
+async function checkAndFetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat): Promise<string> {
+  const refused = new AbortController();
+  const check = getRepository(source).then(
+    () => null,
+    (error: unknown) => {
+      refused.abort();
+      return error;
+    },
+  );
+  let tip: string;
+  try {
+    tip = await fetchSource(staging, source, heartbeat, AbortSignal.any([heartbeat.signal, refused.signal]));
+  } catch (error) {
+    if (heartbeat.reason) throw error;
+    throw (await check) ?? error;
   }
+  const refusal = await check;
+  if (refusal) throw refusal;
+  return tip;
+}
+
+// Each entry of the tip's tree, mode and path only (a quarter of ls-tree's default output).
+const TREE_MODES = ["ls-tree", "-r", "-z", "--full-tree", "--format=%(objectmode) %(path)"];
+// The first gitlink entry of that listing, or a root .gitmodules.
+const SUBMODULE_ENTRY = /(?:^|\0)(?:160000 ([^\0]+)|\d+ (\.gitmodules))\0/;
+
+/** Submodules are unsupported: a gitlink anywhere in the tip's tree, or a root .gitmodules (from a TREE_MODES listing). */
+async function assertNoSubmodules(listing: Promise<GitOutput>): Promise<void> {
+  const { exitCode, stdout, stderr } = await listing;
+  if (exitCode !== 0) throw new GitCommandError(TREE_MODES, exitCode, stderr);
+  const found = SUBMODULE_ENTRY.exec(stdout.toString("utf8"));
+  if (found) throw new ProviderError("UNSUPPORTED_CONTENT", `Git submodules are unsupported (${found[1] ? `gitlink ${found[1]}` : "root .gitmodules"})`);
+}
+
+/**
+ * Submodule checks the fetch step started for its swap step, by staging repository: the check
+ * runs across the step boundary and beside the swap's transaction instead of before them. A swap
+ * step that finds none (a restart between the steps) checks again.
+ */
+const startedChecks = new Map<string, Promise<void>>();
+
+function startSubmoduleCheck(staging: Repo, listing: Promise<GitOutput>): void {
+  const check = assertNoSubmodules(listing);
+  check.catch(() => undefined); // awaited, and its failure reported, by the swap step
+  startedChecks.set(staging.gitdir, check);
+}
+
+function submoduleCheck(staging: Repo, tip: string): Promise<void> {
+  const started = startedChecks.get(staging.gitdir);
+  startedChecks.delete(staging.gitdir);
+  const check = started ?? assertNoSubmodules(spawnGit([...TREE_MODES, tip], { gitdir: staging.gitdir }));
+  check.catch(() => undefined); // awaited by finalize, unless the swap fails before it gets there
+  return check;
 }
 
 /**
  * Puts the staged repository in place and completes the import in one transaction under the
  * project lock: the row (only while this runner holds it), the project's default branch and
- * import flag, the source's last synced commit and `project.imported`. The swap of repositories
- * is the transaction's last step, so a failure before it leaves the empty repository.
+ * import flag, the source's last synced commit and `project.imported`. The submodule check is
+ * awaited before the swap of repositories, the transaction's last step, so a failure before it
+ * (submodules included) rolls back and leaves the empty repository.
  */
-async function finalize(row: ProjectImport, runner: string, source: ProjectSource, staging: Repo, tip: string, progress: TransferProgress | null): Promise<void> {
+async function finalize(
+  row: ProjectImport,
+  runner: string,
+  source: ProjectSource,
+  staging: Repo,
+  fetched: Pick<FetchedImport, "tip" | "progress">,
+  submodulesChecked: Promise<void>,
+): Promise<void> {
+  const { tip, progress } = fetched;
   const prisma = await db();
   const now = new Date();
   await prisma.$transaction(
@@ -169,6 +228,7 @@ async function finalize(row: ProjectImport, runner: string, source: ProjectSourc
             actor: row.requestedById ? `user:${row.requestedById}` : "system",
             data: { importId: row.id, source: source.url, branch: source.branch, commit: tip, tags: listRefs(staging).tags.length },
           });
+          await submodulesChecked;
           replaceProjectRepo(row.projectId, staging);
         },
         { tx },
@@ -217,10 +277,11 @@ async function concludeFailure(row: ProjectImport, runner: string, error: unknow
 }
 
 /**
- * The import job's first step: claim, check the source (REST), fetch into a staging repository
- * with git's progress in the row, refuse submodules. The staging repository is kept for the swap
- * step, so a restart after this step resumes there instead of fetching again. A re-run of this
- * step (the process died mid-clone) takes the import over and fetches from scratch.
+ * The import job's first step: claim, fetch into a staging repository with git's progress in the
+ * row while the source is checked over REST, then start the submodule check (phase `checking`),
+ * which the swap step awaits. The staging repository is kept for the swap step, so a restart
+ * after this step resumes there instead of fetching again. A re-run of this step (the process
+ * died mid-clone) takes the import over and fetches from scratch.
  */
 export async function fetchImport(importId: string, lease: number): Promise<FetchedImport | ImportOutcome> {
   const runner = randomUUID();
@@ -229,18 +290,19 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
   const source = await (await db()).projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
   const heartbeat = new Heartbeat(importId, runner);
   let staging: Repo | null = null;
+  let treeListing: ReturnType<typeof spawnGitLater> | null = null;
   try {
     // Nothing but an import writes an import-pending project: what a dead runner left goes.
     const project = openProjectRepo(row.projectId);
     if (listRefs(project).branches.length > 0) resetProjectRepo(row.projectId, source.branch);
     removeImportStaging(row.projectId);
-    await getRepository(source);
-    heartbeat.assertHeld();
     staging = initImportStaging(row.projectId, runner, source.branch);
-    const tip = await fetchSource(staging, source, heartbeat);
+    const fetching = checkAndFetchSource(staging, source, heartbeat);
+    // Forked once git fetch is started: the check after it then costs the main thread no fork.
+    treeListing = spawnGitLater(TREE_MODES, { gitdir: staging.gitdir });
+    const tip = await fetching;
     await heartbeat.setPhase("checking");
-    await assertNoSubmodules(staging, tip);
-    await heartbeat.setPhase("finalizing");
+    startSubmoduleCheck(staging, treeListing.run(tip));
     staging = null;
     return { status: "fetched", runner, tip, progress: heartbeat.progress };
   } catch (error) {
@@ -248,14 +310,21 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
     return await concludeFailure(row, runner, error, heartbeat.reason);
   } finally {
     heartbeat.stop();
+    treeListing?.cancel();
     if (staging) removeRepo(staging);
   }
 }
 
+/** Phase `finalizing`, while this runner still holds the import (a cancel between the steps is honoured here). */
+async function enterFinalizing(importId: string, runner: string): Promise<void> {
+  const { count } = await (await db()).projectImport.updateMany({ where: { id: importId, runner, status: "running" }, data: { phase: "finalizing", updatedAt: new Date() } });
+  if (count === 0) throw new LostClaim("lost");
+}
+
 /**
- * The import job's second step: swaps the staged repository in and completes the import, as the
- * runner that fetched it. Whatever happens, the project's repository is either untouched (empty)
- * or the whole import, and no staging repository is left behind.
+ * The import job's second step: swaps the staged repository in and completes the import once no
+ * submodule was found, as the runner that fetched it. Whatever happens, the project's repository
+ * is either untouched (empty) or the whole import, and no staging repository is left behind.
  */
 export async function swapImport(importId: string, fetched: FetchedImport): Promise<ImportOutcome> {
   const prisma = await db();
@@ -264,8 +333,10 @@ export async function swapImport(importId: string, fetched: FetchedImport): Prom
   const staging = openImportStaging(row.projectId, fetched.runner);
   try {
     if (!staging) throw new LostClaim("lost");
+    const submodulesChecked = submoduleCheck(staging, fetched.tip);
+    await enterFinalizing(importId, fetched.runner);
     const source = await prisma.projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
-    await finalize(row, fetched.runner, source, staging, fetched.tip, fetched.progress);
+    await finalize(row, fetched.runner, source, staging, fetched, submodulesChecked);
     await publishAfterCommit();
     return { status: "completed" };
   } catch (error) {

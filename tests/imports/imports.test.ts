@@ -162,7 +162,7 @@ describe("failure categories", { timeout: 120_000 }, () => {
     });
   }
 
-  function withFault(fault: "hang" | 401 | 404 | 429, scope: "all" | "git", body: () => Promise<unknown>) {
+  function withFault(fault: "hang" | 401 | 404 | 429, scope: "all" | "git" | "rest", body: () => Promise<unknown>) {
     stub.current.fault = fault;
     stub.current.faultScope = scope;
     return body().finally(() => {
@@ -191,6 +191,12 @@ describe("failure categories", { timeout: 120_000 }, () => {
     await withFault("hang", "git", async () => expect((await failedImport({}, { PROVIDER_TIMEOUT_SECONDS: "1" })).status.failureCategory).toBe("TIMEOUT"));
   });
 
+  it("the REST check runs beside the fetch and its refusal is the failure even when git succeeds", async () => {
+    await withFault(401, "rest", async () => expect((await failedImport({})).status.failureCategory).toBe("AUTH_ERROR"));
+    await withFault(429, "rest", async () => expect((await failedImport({})).status.failureCategory).toBe("RATE_LIMITED"));
+    await withFault("hang", "rest", async () => expect((await failedImport({}, { PROVIDER_TIMEOUT_SECONDS: "1" })).status.failureCategory).toBe("TIMEOUT"));
+  });
+
   it("an unreachable server is NETWORK_ERROR", async () => {
     const { freePort } = await import("@/tests/support/ports");
     const port = await freePort();
@@ -203,6 +209,22 @@ describe("failure categories", { timeout: 120_000 }, () => {
     stub.current.seed("octo", "withsub", [{ ".gitmodules": '[submodule "lib"]\n\tpath = lib\n\turl = https://example.test/lib.git\n', "a.txt": "a\n" }]);
     const { status } = await failedImport({ url: `${stub.current.url}/octo/withsub` });
     expect(status.failureCategory).toBe("UNSUPPORTED_CONTENT");
-    expect(status.error).toMatch(/submodule/i);
+    expect(status.error).toMatch(/submodules are unsupported \(root \.gitmodules\)/i);
+
+    // A gitlink deep in the tree, without any .gitmodules.
+    stub.current.seed("octo", "withlink", [{ "a.txt": "a\n" }]);
+    const { execFileSync } = await import("node:child_process");
+    const git = (args: string[], input?: string) =>
+      execFileSync("git", ["--git-dir", stub.current.repoPath("octo", "withlink"), ...args], {
+        input,
+        encoding: "utf8",
+        env: { ...process.env, GIT_AUTHOR_NAME: "Upstream", GIT_AUTHOR_EMAIL: "up@example.test", GIT_COMMITTER_NAME: "Upstream", GIT_COMMITTER_EMAIL: "up@example.test" },
+      }).trim();
+    const vendor = git(["mktree"], `160000 commit ${"1".repeat(40)}\tlib\n`);
+    const root = git(["mktree"], `100644 blob ${git(["rev-parse", "main:a.txt"])}\ta.txt\n040000 tree ${vendor}\tvendor\n`);
+    git(["update-ref", "refs/heads/main", git(["commit-tree", root, "-p", "main", "-m", "gitlink"])]);
+    const linked = await failedImport({ url: `${stub.current.url}/octo/withlink` });
+    expect(linked.status.failureCategory).toBe("UNSUPPORTED_CONTENT");
+    expect(linked.status.error).toMatch(/submodules are unsupported \(gitlink vendor\/lib\)/i);
   });
 });

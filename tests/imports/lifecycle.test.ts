@@ -155,7 +155,7 @@ describe("a restart in the middle of a clone", { timeout: 120_000 }, () => {
     void doomed.drain({ timeoutMs: 20_000 }).catch(() => undefined);
     await eventually(async () => importCalls >= 2, 20_000);
     const project = await projectRow(user.username, slug);
-    expect((await importStatus(user, slug)).body).toMatchObject({ status: "running", phase: "finalizing" });
+    expect((await importStatus(user, slug)).body).toMatchObject({ status: "running", phase: "checking" });
     expect(fs.readdirSync(projectDir(project.id)).filter((name) => name.startsWith("import-"))).toHaveLength(1);
     expect((await refsOf(user.username, slug)).branches).toEqual([]);
 

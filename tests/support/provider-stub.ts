@@ -34,8 +34,8 @@ export interface StubProvider {
   /** Git requests served (`METHOD path`), in order: each git command starts with one `GET .../info/refs`. */
   gitRequests: string[];
   fault: StubFault;
-  /** Where faults apply: every request, or only git's (REST answers normally). */
-  faultScope: "all" | "git";
+  /** Where faults apply: every request, only git's (REST answers normally) or only REST's (git serves normally). */
+  faultScope: "all" | "git" | "rest";
   /** The token the stub accepts (null: anonymous access is allowed too). */
   token: string | null;
   /** Milliseconds to hold each git response (a slow server), 0 by default. */
@@ -131,7 +131,7 @@ export async function startStubProvider(options: { token?: string | null } = {})
       }),
   };
 
-  const faultFor = (isGit: boolean): StubFault => (stub.faultScope === "all" || isGit ? stub.fault : null);
+  const faultFor = (isGit: boolean): StubFault => (stub.faultScope === "all" || stub.faultScope === (isGit ? "git" : "rest") ? stub.fault : null);
 
   function refuse(res: http.ServerResponse, fault: Exclude<StubFault, null>, isGit: boolean): void {
     if (fault === "hang") {
