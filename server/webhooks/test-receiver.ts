@@ -50,6 +50,10 @@ export async function startReceiver(respond: Responder = () => ({ status: 200, b
       }
       return received;
     },
+    /** Ends every open connection, hung requests included (their callers see a reset). */
+    dropConnections() {
+      server.closeAllConnections();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -279,6 +279,9 @@ describe("durability", () => {
       ]);
     } finally {
       receiver.setResponder(() => ({ status: 200, body: "ok" }));
+      // The killed executor's step is still waiting on the hung call: end it, so that step has
+      // finished (doomed.stop waits for it) before the file closes its database.
+      receiver.dropConnections();
       await fresh.stop();
       await doomed.stop().catch(() => undefined);
     }
