@@ -4,31 +4,35 @@ import { actorOf, type Identity } from "@/server/auth";
 import { entryHash, lockChainHead } from "./chain";
 import { currentCallerAddress } from "./caller";
 
-export type AuditAction =
-  | "secret.written"
-  | "secret.deleted"
-  | "deployment.approved"
-  | "deployment.retried"
-  | "agent.revoked"
-  | "token.created"
-  | "token.revoked"
-  | "org.created"
-  | "org.member.added"
-  | "org.member.changed"
-  | "org.member.removed"
-  | "org.team.created"
-  | "org.team.deleted"
-  | "org.team.member.added"
-  | "org.team.member.removed"
-  | "org.team.project.granted"
-  | "org.team.project.revoked"
-  | "project.collaborator.added"
-  | "project.collaborator.changed"
-  | "project.collaborator.removed"
-  | "project.deleted"
-  | "backup.created"
-  | "restore.completed"
-  | "admin.user.created";
+/** Every action the audit log knows; each must have an operation writing it (tests/admin/audit-completeness.test.ts). */
+export const AUDIT_ACTIONS = [
+  "secret.written",
+  "secret.deleted",
+  "deployment.approved",
+  "deployment.retried",
+  "agent.revoked",
+  "token.created",
+  "token.revoked",
+  "org.created",
+  "org.member.added",
+  "org.member.changed",
+  "org.member.removed",
+  "org.team.created",
+  "org.team.deleted",
+  "org.team.member.added",
+  "org.team.member.removed",
+  "org.team.project.granted",
+  "org.team.project.revoked",
+  "project.collaborator.added",
+  "project.collaborator.changed",
+  "project.collaborator.removed",
+  "project.deleted",
+  "backup.created",
+  "restore.completed",
+  "admin.user.created",
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The actor string of the API (`user:<id>`, `agent:<id>`, `admin-key`); no identity is the service itself. */
 export function auditActor(identity: Identity | undefined): string {

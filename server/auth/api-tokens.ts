@@ -91,14 +91,21 @@ export async function listApiTokens(userId: string, client?: DbOrTx) {
   return rows.map((row) => tokenView(row, now));
 }
 
-/** Revokes one of the user's tokens or grants; the row is kept. Repeating it is harmless. */
-export async function revokeApiToken(userId: string, tokenId: string) {
+/**
+ * Revokes one of the user's tokens or grants; the row is kept. Repeating it is harmless.
+ * `onRevoked` runs in the revoking transaction, only when this call revoked it (the caller audits).
+ */
+export async function revokeApiToken(userId: string, tokenId: string, onRevoked?: (tx: Tx, token: ReturnType<typeof tokenView>) => Promise<void>) {
   if (!isUuid(tokenId)) throw notFound("Token not found");
   const prisma = await db();
-  const existing = await prisma.apiToken.findFirst({ where: { id: tokenId, userId } });
-  if (!existing) throw notFound("Token not found");
-  await prisma.apiToken.updateMany({ where: { id: tokenId, revokedAt: null }, data: { revokedAt: new Date() } });
+  const row = await prisma.$transaction(async (tx) => {
+    const existing = await tx.apiToken.findFirst({ where: { id: tokenId, userId } });
+    if (!existing) throw notFound("Token not found");
+    const { count } = await tx.apiToken.updateMany({ where: { id: tokenId, revokedAt: null }, data: { revokedAt: new Date() } });
+    const revoked = await tx.apiToken.findUniqueOrThrow({ where: { id: tokenId } });
+    if (count === 1 && onRevoked) await onRevoked(tx, tokenView(revoked));
+    return revoked;
+  });
   forgetUserCredentials(userId);
-  const row = await prisma.apiToken.findUniqueOrThrow({ where: { id: tokenId } });
   return tokenView(row);
 }

@@ -2,6 +2,7 @@
 export { admitRequest } from "./admission";
 export type { Admission } from "./admission";
 export { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens";
+export type { NewToken } from "./api-tokens";
 export { forgetUserCredentials } from "./credential-invalidation";
 export { handleDevLogin, handleLogout } from "./dev-login";
 export { actingUserId, actorOf, anonymous } from "./identity";

@@ -6,6 +6,7 @@ import { actingUserId, forgetUserCredentials, type Identity } from "@/server/aut
 import { invalid } from "@/server/errors";
 import { projectPath, requireProject } from "@/server/projects";
 import { inngest } from "@/server/jobs";
+import { writeAudit } from "@/server/audit";
 import { stepsFor } from "./steps";
 
 export type DeletionKind = "project" | "user";
@@ -27,16 +28,24 @@ async function markDeleting(tx: Tx, kind: DeletionKind, targetId: string): Promi
 /**
  * Accepts a deletion: the target is marked (writes answer TARGET_DELETING, a deleted user's
  * credentials stop working at once) and a job is queued. A request while a job for the same
- * target is still unfinished returns that job.
+ * target is still unfinished returns that job. `audit` writes the request's audit row in the same
+ * transaction, only when this call created the job.
  */
-export async function requestDeletion(kind: DeletionKind, targetId: string, requestedBy: string | null): Promise<{ status: "deleting"; jobId: string }> {
+export async function requestDeletion(
+  kind: DeletionKind,
+  targetId: string,
+  requestedBy: string | null,
+  audit?: (tx: Tx) => Promise<void>,
+): Promise<{ status: "deleting"; jobId: string }> {
   const prisma = await db();
   const { job, created } = await prisma.$transaction(async (tx) => {
     // The conditional update takes the target's row lock, so concurrent requests queue here.
     await markDeleting(tx, kind, targetId);
     const open = await tx.deletionJob.findFirst({ where: { kind, targetId, status: { in: ["deleting", "incomplete"] } }, orderBy: { createdAt: "desc" } });
     if (open) return { job: open, created: false };
-    return { job: await tx.deletionJob.create({ data: { id: newJobId(), kind, targetId, requestedBy } }), created: true };
+    const job = await tx.deletionJob.create({ data: { id: newJobId(), kind, targetId, requestedBy } });
+    await audit?.(tx);
+    return { job, created: true };
   });
   // Reads take project rows from the access cache; a project being deleted must leave it now.
   forgetGrants();
@@ -52,7 +61,9 @@ export async function requestDeletion(kind: DeletionKind, targetId: string, requ
 export async function requestProjectDeletion(identity: Identity, ref: { namespace: string; slug: string }, confirm: string | undefined) {
   const { project } = await requireProject(identity, ref, "owner", { deniedStatus: 404 });
   if (confirm !== projectPath(project)) throw invalid(`confirm must be exactly ${projectPath(project)}`, "VALIDATION_ERROR");
-  return requestDeletion("project", project.id, actingUserId(identity) ?? null);
+  return requestDeletion("project", project.id, actingUserId(identity) ?? null, (tx) =>
+    writeAudit(tx, { action: "project.deleted", identity, projectId: project.id, target: `project:${project.id}`, data: { path: projectPath(project) } }),
+  );
 }
 
 /** Sends the job to the executor; a failed send leaves it incomplete (re-drivable) rather than lost. */

@@ -3,8 +3,8 @@ import { authedProcedure, router, sessionProcedure, userProcedure } from "@/serv
 import { forbidden } from "@/server/errors";
 import { pathSegment, text, namedSchema } from "@/server/http";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
-import { createApiToken, listApiTokens, revokeApiToken } from "@/server/auth";
-import { disableLegacyCredential, profileOf, rotateLegacyCredential } from "./service";
+import { listApiTokens } from "@/server/auth";
+import { createNamedToken, disableLegacyCredential, profileOf, revokeToken, rotateLegacyCredential } from "./service";
 
 const tokenSchema = namedSchema("Token", () =>
   z.object({
@@ -53,7 +53,7 @@ export const usersRouter = router({
     )
     .output(z.object({ token: tokenSchema(), plaintext: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const created = await createApiToken(ctx.identity.userId, "token", input);
+      const created = await createNamedToken(ctx.identity, input);
       ctx.response.headers["Cache-Control"] = NO_STORE;
       return created;
     }),
@@ -62,7 +62,7 @@ export const usersRouter = router({
     .meta({ openapi: { method: "DELETE", path: "/users/me/tokens/{id}", tags: ["users"], summary: "Revoke a token (the row is kept); session only" } })
     .input(z.object({ id: pathSegment() }))
     .output(z.object({ token: tokenSchema() }))
-    .mutation(async ({ ctx, input }) => ({ token: await revokeApiToken(ctx.identity.userId, input.id) })),
+    .mutation(async ({ ctx, input }) => ({ token: await revokeToken(ctx.identity, input.id) })),
 
   disableLegacyToken: sessionProcedure
     .meta({ openapi: { method: "POST", path: "/users/me/legacy-token/disable", tags: ["users"], summary: "Disable the legacy credential permanently; session only" } })

@@ -1,5 +1,6 @@
 import { db } from "@/server/db";
-import { forgetUserCredentials, mintToken, USER_TOKEN_PREFIX, type UserIdentity } from "@/server/auth";
+import { createApiToken, forgetUserCredentials, mintToken, revokeApiToken, USER_TOKEN_PREFIX, type NewToken, type UserIdentity } from "@/server/auth";
+import { writeAudit } from "@/server/audit";
 import { conflict, unauthenticated } from "@/server/errors";
 
 /** GET /api/users/me: answered from the resolved identity, so it costs no database read. */
@@ -43,4 +44,21 @@ export async function disableLegacyCredential(userId: string) {
   forgetUserCredentials(userId);
   const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
   return { disabled: true as const, disabledAt: user.legacyTokenDisabledAt!.toISOString(), prefix: user.legacyTokenPrefix };
+}
+
+/** Creates a named API token for the caller, audited `token.created` in the same transaction. */
+export async function createNamedToken(identity: UserIdentity, input: NewToken) {
+  const prisma = await db();
+  return prisma.$transaction(async (tx) => {
+    const created = await createApiToken(identity.userId, "token", input, tx);
+    await writeAudit(tx, { action: "token.created", identity, target: `token:${created.token.id}`, data: { name: created.token.name, scope: created.token.scope, prefix: created.token.prefix } });
+    return created;
+  });
+}
+
+/** Revokes one of the caller's tokens or grants, audited `token.revoked` when this call revoked it. */
+export function revokeToken(identity: UserIdentity, tokenId: string) {
+  return revokeApiToken(identity.userId, tokenId, (tx, token) =>
+    writeAudit(tx, { action: "token.revoked", identity, target: `token:${token.id}`, data: { kind: token.kind, name: token.name, prefix: token.prefix } }),
+  );
 }

@@ -1,17 +1,14 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import tar from "tar-stream";
 import { describe, expect, it } from "vitest";
-import { forgetGrants } from "@/server/access";
 import { db, type Tx } from "@/server/db";
-import { useDatabase } from "@/server/db/client";
 import { allRefs, openProjectRepo, openWorkspaceRepo } from "@/server/git";
 import { tablesInDependencyOrder } from "@/server/backup/tables";
 import { runBackup, runBackupCommand } from "@/server/backup";
-import { openTestDatabase, TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
+import { TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
+import { backupArchive, completedBackup, membersOf, packArchive, restoreArchive as restore, switchToFreshInstance } from "@/tests/support/backup";
 import { call } from "@/tests/support/http";
-import { drainJobs, startTestExecutor, useTestJobs } from "@/tests/support/jobs";
+import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { createTestUser } from "@/tests/support/users";
 import { changeWith, merge, projectWith } from "@/server/changes/test-fixtures";
 import { config } from "@/server/config";
@@ -24,45 +21,6 @@ useTestEnvironment({ AUTH_CACHE_TTL_SECONDS: "0", DEPLOY_SECRET_KEY: Buffer.allo
 useTestJobs();
 
 const ADMIN = { "x-admin-api-key": TEST_ADMIN_KEY };
-
-async function completedBackup(): Promise<{ id: string; archive: Uint8Array }> {
-  const started = await call("POST", "/api/admin/backups", { headers: ADMIN });
-  expect(started.status, JSON.stringify(started.body)).toBe(202);
-  expect(started.body.backup).toMatchObject({ status: "running" });
-  const id = started.body.backup.id as string;
-  await drainJobs();
-  const done = await call("GET", `/api/admin/backups/${id}`, { headers: ADMIN });
-  expect(done.body.backup, JSON.stringify(done.body)).toMatchObject({ id, status: "completed", error: null });
-  const archive = await call("GET", `/api/admin/backups/${id}/archive`, { headers: ADMIN });
-  expect(archive.status).toBe(200);
-  expect(archive.headers.get("content-type")).toBe("application/x-tar");
-  const bytes = new Uint8Array(await (await fetchRaw(`/api/admin/backups/${id}/archive`)).arrayBuffer());
-  expect(bytes.length).toBe(done.body.backup.bytes);
-  return { id, archive: bytes };
-}
-
-/** The archive's bytes (call() reads bodies as text). */
-async function fetchRaw(pathname: string): Promise<Response> {
-  const { GET } = await import("@/app/api/admin/backups/[id]/archive/route");
-  return GET(new Request(new URL(pathname, "http://svc.test"), { headers: ADMIN }));
-}
-
-async function membersOf(archive: Uint8Array): Promise<Map<string, Buffer>> {
-  const members = new Map<string, Buffer>();
-  const extract = tar.extract();
-  extract.on("entry", (header, stream, next) => {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
-    stream.on("end", () => {
-      members.set(header.name, Buffer.concat(chunks));
-      next();
-    });
-  });
-  const done = new Promise<void>((resolve, reject) => extract.on("finish", () => resolve()).on("error", reject));
-  extract.end(Buffer.from(archive));
-  await done;
-  return members;
-}
 
 /** Every row of every table a backup holds, as sorted JSON text, and every ref of every repository. */
 async function instanceState() {
@@ -80,23 +38,6 @@ async function instanceState() {
     for (const workspace of project.workspaces) refs[`${project.id}/${workspace.name}`] = Object.fromEntries(allRefs(openWorkspaceRepo(project.id, workspace.name)));
   }
   return { tables, refs };
-}
-
-/** Points this process at a second, empty instance (its own database and DATA_DIR). */
-async function switchToFreshInstance(): Promise<void> {
-  const opened = await openTestDatabase();
-  useDatabase(opened.database);
-  process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "svc-restored-"));
-  forgetGrants();
-  await startTestExecutor();
-}
-
-async function restore(archive: Uint8Array) {
-  const res = await call("POST", "/api/admin/restore", { headers: { ...ADMIN, "content-type": "application/x-tar" }, body: archive });
-  if (res.status !== 202) return { accepted: res, restore: undefined };
-  await drainJobs();
-  const status = await call("GET", `/api/admin/restore/${res.body.restore.id}`, { headers: ADMIN });
-  return { accepted: res, restore: status.body.restore };
 }
 
 describe("backup and restore", () => {
@@ -175,17 +116,10 @@ describe("backup and restore", () => {
     await projectWith(owner.token, { "README.md": "tampered\n" });
     const { archive } = await completedBackup();
     const members = await membersOf(archive);
-    const pack = tar.pack();
-    for (const [name, content] of members) {
-      const body = name.endsWith(".bundle") ? Buffer.concat([content, Buffer.from("x")]) : content;
-      pack.entry({ name }, body);
-    }
-    pack.finalize();
-    const chunks: Buffer[] = [];
-    for await (const chunk of pack) chunks.push(chunk as Buffer);
+    const tampered = await packArchive([...members].map(([name, content]) => [name, name.endsWith(".bundle") ? Buffer.concat([content, Buffer.from("x")]) : content]));
 
     await switchToFreshInstance();
-    const { restore: failed } = await restore(new Uint8Array(Buffer.concat(chunks)));
+    const { restore: failed } = await restore(tampered);
     expect(failed.status).toBe("failed");
     expect(failed.error).toMatch(/sha256/);
     expect(await (await db()).project.count()).toBe(0);
@@ -209,7 +143,7 @@ describe("backup and restore", () => {
       ...projects.map((project) => call("POST", `/api/projects/${project.path}/issues`, { token: owner.token, body: { title: "racing" } })),
     ]);
     expect(done?.status).toBe("completed");
-    const members = await membersOf(new Uint8Array(await (await fetchRaw(`/api/admin/backups/${backup.id}/archive`)).arrayBuffer()));
+    const members = await membersOf(await backupArchive(backup.id));
     const manifest = JSON.parse(members.get("manifest.json")!.toString("utf8"));
     const changeRows = members.get("database/Change.ndjson")!.toString("utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
     for (const [index, change] of changes.entries()) {
