@@ -30,8 +30,38 @@ describe("isRefusedAddress", () => {
     }
   });
 
+  it("refuses IPv6 forms that carry a private IPv4 address, and the documentation ranges", () => {
+    for (const address of [
+      // IPv4-compatible (::a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d)
+      "::7f00:1",
+      "::127.0.0.1",
+      "::a9fe:a9fe",
+      "::ffff:0:7f00:1",
+      // IPv4-mapped, written in hex
+      "::ffff:7f00:1",
+      "::ffff:a00:1",
+      // 6to4 embedding loopback, metadata, private
+      "2002:7f00:1::",
+      "2002:a9fe:a9fe::",
+      "2002:c0a8:101::1",
+      "2002:a00:1:1::5",
+      // NAT64 of a private address, Teredo
+      "64:ff9b::10.0.0.1",
+      "64:ff9b:1::a00:1",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      // documentation
+      "192.0.2.10",
+      "198.51.100.1",
+      "203.0.113.7",
+      "2001:db8::1",
+      "2002:cb00:7107::",
+    ]) {
+      expect(isRefusedAddress(address), address).toBe(true);
+    }
+  });
+
   it("allows public addresses", () => {
-    for (const address of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) {
+    for (const address of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1", "2001:4860:4860::8888", "192.0.3.1", "203.0.114.1"]) {
       expect(isRefusedAddress(address), address).toBe(false);
     }
   });
