@@ -1,8 +1,8 @@
 import { resolveIdentity } from "./resolve";
 import type { Identity } from "./identity";
 import { rateLimitKey } from "./identity";
-import { forbidden } from "@/server/errors";
-import { assertSameOrigin, clientAddress, HttpError, isSafeMethod, rateLimitHeaders, requestRateLimiter } from "@/server/http";
+import { DomainError, forbidden } from "@/server/errors";
+import { assertAuthenticationAllowed, assertSameOrigin, clientAddress, countFailedAuthentication, isSafeMethod, rateLimited, rateLimitHeaders, requestRateLimiter } from "@/server/http";
 
 export interface Admission {
   identity: Identity;
@@ -22,9 +22,15 @@ export interface AdmissionOptions {
 /**
  * What runs before routing, for every surface (REST, tRPC, git): credentials, the read-scope
  * rule, CSRF for cookie callers, and the rate limit (per identity, or per address when anonymous).
+ * Failed authentications count against the caller's address; over budget, 429 before any lookup.
  */
 export async function admitRequest(req: Request, options: AdmissionOptions = {}): Promise<Admission> {
-  const identity = await resolveIdentity(req, options);
+  const address = clientAddress(req);
+  assertAuthenticationAllowed(address);
+  const identity = await resolveIdentity(req, options).catch(async (error: unknown) => {
+    if (error instanceof DomainError && error.kind === "unauthenticated") await countFailedAuthentication(address);
+    throw error;
+  });
   const method = req.method.toUpperCase();
   const scopeByMethod = options.readScopeByMethod ?? true;
   if (scopeByMethod && identity.kind === "user" && identity.scope === "read" && !isSafeMethod(method)) {
@@ -33,11 +39,7 @@ export async function admitRequest(req: Request, options: AdmissionOptions = {})
   if (identity.kind === "user" && identity.via === "session" && !isSafeMethod(method)) assertSameOrigin(req);
   // Anonymous callers share one budget per address.
   const key = rateLimitKey(identity);
-  const result = key ? await requestRateLimiter().limit(key) : await requestRateLimiter("anonymous").limit(`ip:${clientAddress(req) ?? "unknown"}`);
-  const headers = rateLimitHeaders(result);
-  if (!result.success) {
-    const retryAfter = Math.max(1, Math.ceil((result.reset - Date.now()) / 1000));
-    throw new HttpError(429, "Too many requests", undefined, {}, { ...headers, "Retry-After": String(retryAfter) });
-  }
-  return { identity, headers };
+  const result = key ? await requestRateLimiter().limit(key) : await requestRateLimiter("anonymous").limit(`ip:${address ?? "unknown"}`);
+  if (!result.success) throw rateLimited(result);
+  return { identity, headers: rateLimitHeaders(result) };
 }

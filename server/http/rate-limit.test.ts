@@ -1,9 +1,12 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
+import { withEnv } from "@/tests/support/env";
+import { PEER_ADDRESS_HEADER } from "./client-address";
 import { MemoryRateLimiter, UpstashRateLimiter, requestRateLimiter } from "./rate-limit";
 
 useTestEnvironment();
@@ -57,5 +60,25 @@ describe("Upstash rate limiter", () => {
     expect(calls[0].body).toContain(`u:${user.id}`);
     delete process.env.UPSTASH_REDIS_REST_URL;
     expect(requestRateLimiter()).toBeInstanceOf(MemoryRateLimiter);
+  });
+});
+
+describe("failed authentications", () => {
+  const from = (address: string, token: string) => call("GET", "/api/users/me", { token, headers: { [PEER_ADDRESS_HEADER]: address } });
+  const randomToken = () => `svc_user_${randomBytes(24).toString("hex")}`;
+
+  it("count against the caller's address: over the budget, 429 with Retry-After before any credential is looked up", async () => {
+    const user = await createTestUser();
+    await withEnv({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: "5" }, async () => {
+      for (let i = 0; i < 5; i++) expect((await from("198.51.100.31", randomToken())).status).toBe(401);
+      const refused = await from("198.51.100.31", randomToken());
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Refused before the lookup: even a valid credential from that address is not looked at.
+      expect((await from("198.51.100.31", user.token)).status).toBe(429);
+      // Other addresses, and valid credentials, are not affected.
+      expect((await from("198.51.100.32", user.token)).status).toBe(200);
+      expect((await from("198.51.100.32", randomToken())).status).toBe(401);
+    });
   });
 });

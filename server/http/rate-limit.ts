@@ -1,6 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import { config } from "@/server/config";
+import { HttpError } from "./errors";
 
 export interface RateLimitResult {
   success: boolean;
@@ -125,4 +126,10 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
     "X-RateLimit-Remaining": String(result.remaining),
     "X-RateLimit-Reset": String(Math.ceil(result.reset / 1000)),
   };
+}
+
+/** The 429 for a caller over a limit, with its X-RateLimit-* headers and Retry-After. */
+export function rateLimited(result: RateLimitResult): HttpError {
+  const retryAfter = Math.max(1, Math.ceil((result.reset - Date.now()) / 1000));
+  return new HttpError(429, "Too many requests", undefined, {}, { ...rateLimitHeaders(result), "Retry-After": String(retryAfter) });
 }
