@@ -8,7 +8,7 @@ import { writeAudit } from "@/server/audit";
 import { db, type Tx } from "@/server/db";
 import { config } from "@/server/config";
 import { conflict, internal, invalid, timedOut } from "@/server/errors";
-import { listBundleRefs, removeProjectRepos, unbundleRepository } from "@/server/git";
+import { isValidBranchName, listBundleRefs, removeProjectRepos, unbundleRepository } from "@/server/git";
 import { unreadableSecretKeyIds } from "@/server/secrets";
 import { RESTORE_INSERT_BATCH } from "@/server/limits";
 import { MANIFEST, MANIFEST_FORMAT, unpackArchive, type Manifest, type ManifestRepository } from "./archive";
@@ -24,13 +24,16 @@ const manifestSchema = z.object({
   format: z.literal(MANIFEST_FORMAT),
   createdAt: z.string(),
   serviceVersion: z.string(),
-  database: z.object({ tables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.number().int().min(0)) }),
+  database: z.object({
+    // Restoring replaces every table: an archive without users would leave the instance with no one to sign in.
+    tables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.number().int().min(0)).refine((tables) => (tables.User ?? 0) > 0, "the archive holds no users"),
+  }),
   repositories: z.array(
     z.object({
       projectId: uuid(),
       workspace: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
-      head: z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/),
-      refs: z.record(z.string().regex(/^refs\/[A-Za-z0-9._/@+-]+$/), oid()),
+      head: z.string().refine(isValidBranchName, "head is not a valid branch name"),
+      refs: z.record(z.string().refine((ref) => ref.startsWith("refs/") && isValidBranchName(ref.slice(5)), "not a valid ref name"), oid()),
       bundle: z.string().nullable(),
       sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
     }),
@@ -53,10 +56,11 @@ function readManifest(dir: string, members: string[]): Manifest {
 }
 
 /** A bundle matches its manifest entry: same bytes, and every ref it carries is the recorded one. */
-async function verifyBundle(dir: string, repository: ManifestRepository): Promise<string | null> {
+async function verifyBundle(dir: string, members: string[], repository: ManifestRepository): Promise<string | null> {
   if (!repository.bundle) return null;
+  // Only a member of the archive: any other path would read (and reveal) a file of this server.
+  if (!repository.bundle.endsWith(".bundle") || !members.includes(repository.bundle)) throw bad(`${repository.bundle} is not a bundle of the archive`);
   const file = path.join(dir, repository.bundle);
-  if (!fs.existsSync(file)) throw bad(`${repository.bundle} is missing`);
   if ((await sha256Of(file)) !== repository.sha256) throw bad(`${repository.bundle} does not match its sha256`);
   const carried = await listBundleRefs(file);
   for (const [ref, oid] of Object.entries(carried)) {
@@ -138,7 +142,7 @@ export async function restoreArchive(archive: string, audit: { actor: string; ip
     const manifest = readManifest(dir, members);
     await assertInstanceEmpty();
     const bundles = new Map<ManifestRepository, string | null>();
-    for (const repository of manifest.repositories) bundles.set(repository, await verifyBundle(dir, repository));
+    for (const repository of manifest.repositories) bundles.set(repository, await verifyBundle(dir, members, repository));
     // Projects before their forks, which borrow the project's objects.
     const ordered = [...manifest.repositories].sort((a, b) => Number(Boolean(a.workspace)) - Number(Boolean(b.workspace)));
     for (const repository of ordered) {
