@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { db, type Tx } from "@/server/db";
-import { allRefs, bundleRepository, headBranch, openProjectRepo, openWorkspaceRepo, withRepoLocksHeld } from "@/server/git";
+import { allRefs, bundleRepository, headBranch, openProjectRepo, openWorkspaceRepo, withRepoLocksHeld, withRepositoriesKept } from "@/server/git";
 import { MANIFEST, MANIFEST_FORMAT, packArchive, type Manifest, type ManifestRepository } from "./archive";
 import { quoteIdent, tablesInDependencyOrder } from "./tables";
 import { serviceVersion } from "./version";
@@ -93,8 +93,12 @@ export async function writeBackupArchive(outFile: string): Promise<{ bytes: numb
   fs.rmSync(staging, { recursive: true, force: true });
   fs.mkdirSync(staging, { recursive: true });
   try {
-    const snapshot = await takeSnapshot(staging);
-    const repositories = await bundleAll(staging, snapshot.repositories);
+    // Deletions remove a project's rows, then its repositories: the snapshot holds a project's rows
+    // only if its repositories are still there, and they stay until bundled.
+    const { snapshot, repositories } = await withRepositoriesKept(async () => {
+      const snapshot = await takeSnapshot(staging);
+      return { snapshot, repositories: await bundleAll(staging, snapshot.repositories) };
+    });
     const manifest: Manifest = { format: MANIFEST_FORMAT, createdAt: new Date().toISOString(), serviceVersion: serviceVersion(), database: { tables: snapshot.tables }, repositories };
     fs.writeFileSync(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     const members = [MANIFEST, ...Object.keys(snapshot.tables).map((table) => `database/${table}.ndjson`), ...repositories.flatMap((r) => (r.bundle ? [r.bundle] : []))];

@@ -88,7 +88,7 @@ describe("project deletion job", () => {
     const project = await createTestProject(owner.token, { name: "flaky" });
     let failures = 1;
     let runs = 0;
-    projectSteps.splice(projectSteps.length - 1, 0, {
+    projectSteps.splice(1, 0, {
       name: "flaky",
       run: async () => {
         runs++;
@@ -101,13 +101,14 @@ describe("project deletion job", () => {
     const stalled = await prisma.deletionJob.findUniqueOrThrow({ where: { id: jobId } });
     expect(stalled.status).toBe("incomplete");
     expect(stalled.lastError).toContain("disk on fire");
-    expect(stalled.stepsDone).toContain("repositories");
-    expect(stalled.stepsDone).not.toContain("project");
+    expect(stalled.stepsDone).toContain("project");
+    expect(stalled.stepsDone).not.toContain("repositories");
     // still in flight: a repeated request answers the same job
     expect((await requestDeletion("project", project.id, owner.id)).jobId).toBe(jobId);
     expect(await runDeletionJob(jobId)).toBe("completed");
     expect(runs).toBe(2);
     expect(await prisma.project.count({ where: { id: project.id } })).toBe(0);
+    expect(fs.existsSync(path.join(env.dataDir, "repos", project.id))).toBe(false);
   });
 
   it("an accepted DELETE runs to completion through the job executor", async () => {

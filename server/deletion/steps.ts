@@ -1,7 +1,7 @@
 import type { Db } from "@/server/db";
 import { forgetUserCredentials } from "@/server/auth";
 import { handOverSoleOwnership } from "@/server/orgs";
-import { removeProjectRepos } from "@/server/git";
+import { removeProjectReposUnread } from "@/server/git";
 import { tombstoneUserId } from "./tombstone";
 
 /**
@@ -17,10 +17,12 @@ export interface DeletionStep {
 const ids = <T extends { id: string }>(rows: T[]) => rows.map((row) => row.id);
 
 export const projectSteps: DeletionStep[] = [
-  { name: "repositories", run: async (projectId) => removeProjectRepos(projectId) },
   // The foreign keys cascade from the project to everything it holds: workspaces, changes and
   // their evaluations, reviews, comments and conflicts, provenance, issues, events, webhooks.
+  // Rows go first, so a backup's snapshot has the project wholly (its repositories are removed only
+  // after that backup read them) or not at all.
   { name: "project", run: async (projectId, prisma) => void (await prisma.project.deleteMany({ where: { id: projectId } })) },
+  { name: "repositories", run: (projectId) => removeProjectReposUnread(projectId) },
 ];
 
 /** Runs a project's whole cascade in place (a user's owned projects go this way). */

@@ -6,7 +6,7 @@ export * from "./commit";
 export * from "./read";
 export * from "./refs";
 export * from "./fork";
-export { withProcessLock, withRepoLock, withRepoLocksHeld } from "./lock";
+export { removeProjectReposUnread, withProcessLock, withRepoLock, withRepoLocksHeld, withRepositoriesKept } from "./lock";
 export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
 export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, GitCommandError, type GitOutput } from "./spawn";
 export * from "./paths";

@@ -1,4 +1,5 @@
 import { database, type Tx } from "@/server/db";
+import { removeProjectRepos } from "./repo";
 
 // Waiters per key in this process; a PostgreSQL advisory lock extends the exclusion to every
 // instance sharing the database (PGlite is one process by construction).
@@ -85,4 +86,72 @@ export async function withRepoLocksHeld<T>(keys: string[], fn: () => Promise<T>)
     );
   const nest = (index: number): Promise<T> => (index === sorted.length ? holdAdvisory() : withProcessLock(`refs:${sorted[index]}`, () => nest(index + 1)));
   return nest(0);
+}
+
+/** Removals of repositories share this lock among themselves; a backup's read of the repositories holds it alone. */
+const REMOVAL_KEY = "repositories:removal";
+
+class ReadWriteLock {
+  private shared = 0;
+  private exclusive = false;
+  private readonly waiting: Array<{ exclusive: boolean; wake: () => void }> = [];
+
+  async acquire(exclusive: boolean): Promise<void> {
+    if (this.waiting.length === 0 && this.free(exclusive)) return this.take(exclusive);
+    await new Promise<void>((wake) => this.waiting.push({ exclusive, wake }));
+  }
+
+  release(exclusive: boolean): void {
+    if (exclusive) this.exclusive = false;
+    else this.shared--;
+    // In arrival order, so a waiting backup is not starved by a stream of removals (nor the reverse).
+    while (this.waiting.length > 0 && this.free(this.waiting[0].exclusive)) {
+      const next = this.waiting.shift()!;
+      this.take(next.exclusive);
+      next.wake();
+    }
+  }
+
+  private free(exclusive: boolean): boolean {
+    return !this.exclusive && (!exclusive || this.shared === 0);
+  }
+
+  private take(exclusive: boolean): void {
+    if (exclusive) this.exclusive = true;
+    else this.shared++;
+  }
+}
+
+const removal = globalThis as unknown as { __svcRepoRemovalLock?: ReadWriteLock };
+
+async function withRemovalLock<T>(exclusive: boolean, fn: () => Promise<T>, timeout: number): Promise<T> {
+  const lock = (removal.__svcRepoRemovalLock ??= new ReadWriteLock());
+  await lock.acquire(exclusive);
+  try {
+    const current = await database();
+    if (current.kind !== "postgres") return await fn();
+    return await current.prisma.$transaction(
+      async (tx) => {
+        if (exclusive) await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(REMOVAL_KEY)}::int)`;
+        else await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock_shared(${ADVISORY_NAMESPACE}::int, ${hash32(REMOVAL_KEY)}::int)`;
+        return fn();
+      },
+      { maxWait: 30_000, timeout },
+    );
+  } finally {
+    lock.release(exclusive);
+  }
+}
+
+/**
+ * Runs `fn` (a backup's snapshot and its reads of the repositories) while no project's repositories
+ * are removed, in this process and, on PostgreSQL, on every instance. Holds a connection throughout.
+ */
+export function withRepositoriesKept<T>(fn: () => Promise<T>): Promise<T> {
+  return withRemovalLock(true, fn, 3_600_000);
+}
+
+/** Removes a project's repositories once no backup is reading them (see withRepositoriesKept). Idempotent. */
+export function removeProjectReposUnread(projectId: string): Promise<void> {
+  return withRemovalLock(false, async () => removeProjectRepos(projectId), 120_000);
 }
