@@ -14,3 +14,4 @@ export { oauthGrantByToken, revokeOAuthGrant, rotateOAuthGrant } from "./oauth-g
 export { resolveIdentity } from "./resolve";
 export { createUser, findUserById, findUserByUsername, isNamespaceTaken, publicUser, publicUserOutput, usernameSchema } from "./users";
 export { authMetrics } from "./metrics";
+export { assertSameAuthSecret } from "./secret";

@@ -1,3 +1,4 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { instanceSecret } from "./instance-secret";
-export { openWithKey, seal, sealWithKey, unseal } from "./seal";
+export { assertSameSecretKey, openWithKey, seal, sealWithKey, unseal } from "./seal";
+export { assertSameSecret } from "./check";

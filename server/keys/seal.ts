@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { config } from "@/server/config";
 import { instanceSecret } from "./instance-secret";
+import { assertSameSecret } from "./check";
 
 /**
  * Secrets the service must read back (webhook signing secrets, later the deployment secret store)
@@ -13,10 +14,14 @@ export type SealPurpose = "webhook-secret";
 
 const VERSION = "v1";
 
+const instanceKey = () => instanceSecret("secret-key", config.secretKey);
+
 function keyFor(purpose: SealPurpose): Buffer {
-  const secret = instanceSecret("secret-key", config.secretKey);
-  return Buffer.from(crypto.hkdfSync("sha256", secret, "svc-forge seal", purpose, 32));
+  return Buffer.from(crypto.hkdfSync("sha256", instanceKey(), "svc-forge seal", purpose, 32));
 }
+
+/** Refuses to go on when SECRET_KEY is not the one the database's sealed values were written with. */
+export const assertSameSecretKey = () => assertSameSecret("SECRET_KEY", instanceKey());
 
 /**
  * AES-256-GCM with `aad` bound as associated data, in the format above. The building block of

@@ -1,6 +1,7 @@
 import { validateConfig } from "@/server/config";
 import { closeDatabase, startInvalidationListener } from "@/server/db";
 import { connectAtStartup } from "./connect";
+import { assertInstanceKeysAgree } from "./keys";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
 
@@ -25,6 +26,7 @@ export async function startServerRuntime(): Promise<void> {
   holder.__svcRuntimeStarted = true;
   validateConfig();
   await connectAtStartup();
+  await assertInstanceKeysAgree();
   await startJobs();
   // Importing auth registers its credential cache with the listener before it starts.
   await import("@/server/auth");

@@ -114,3 +114,13 @@ export async function unreadableSecretKeyIds(client: DbOrTx): Promise<string[]> 
   const rows = await client.projectSecret.findMany({ distinct: ["keyId"], select: { keyId: true } });
   return rows.map((row) => row.keyId).filter((keyId) => !isReadableKeyId(keyId));
 }
+
+/** At start: refuses to go on when stored deploy secrets were sealed with keys this instance is not given. */
+export async function assertDeploySecretsReadable(): Promise<void> {
+  const unreadable = await unreadableSecretKeyIds(await db());
+  if (unreadable.length === 0) return;
+  throw new Error(
+    `DEPLOY_SECRET_KEY of this instance does not open the stored deploy secrets (sealed with key ${unreadable.join(", ")}): ` +
+      "give every instance sharing the database the same DEPLOY_SECRET_KEY (DEPLOY_SECRET_KEY_PREVIOUS during a rotation)",
+  );
+}

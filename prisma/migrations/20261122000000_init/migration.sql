@@ -709,6 +709,15 @@ CREATE TABLE "OAuthRefreshToken" (
     CONSTRAINT "OAuthRefreshToken_pkey" PRIMARY KEY ("id")
 );
 
+-- CreateTable
+CREATE TABLE "KeyCheck" (
+    "name" TEXT NOT NULL,
+    "check" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "KeyCheck_pkey" PRIMARY KEY ("name")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "User_username_key" ON "User"("username");
 
