@@ -6,6 +6,7 @@ import v8 from "node:v8";
 import { PrismaClient } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
+import { lockDataDir } from "./data-dir-lock";
 
 export type Db = PrismaClient;
 
@@ -42,9 +43,16 @@ async function initPgliteDataDir(dataDir: string): Promise<void> {
 async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  if (dataDir) await initPgliteDataDir(dataDir);
-  const pglite = new PGlite(dataDir ?? "memory://", { postgresqlconf: PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
-  await pglite.waitReady;
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  let pglite: InstanceType<typeof PGlite>;
+  try {
+    if (dataDir) await initPgliteDataDir(dataDir);
+    pglite = new PGlite(dataDir ?? "memory://", { postgresqlconf: PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
+    await pglite.waitReady;
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   const raw: RawSql = {
     exec: async (sql) => void (await pglite.exec(sql)),
@@ -57,6 +65,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
     async close() {
       await prisma.$disconnect();
       await pglite.close();
+      unlock();
     },
   };
 }
