@@ -53,7 +53,7 @@ const AREAS = {
 const TOP = {
   inngest: ["backup", "changes", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "http", "imports", "jobs", "mcp", "oauth"],
-  scripts: ["api", "backup", "http", "users"],
+  scripts: ["api", "backup", "http", "runtime", "users"],
 };
 
 function assertAcyclic(table) {

@@ -31,7 +31,7 @@ const loadTar = async () => (await import("tar-stream")).default;
 /** The archive's members, in the order written: the manifest first, so a reader meets it before the rest. */
 export async function packArchive(stagingDir: string, members: string[], outFile: string): Promise<void> {
   const pack = (await loadTar()).pack();
-  const written = pipeline(pack, fs.createWriteStream(outFile));
+  const written = pipeline(pack, fs.createWriteStream(outFile, { mode: 0o600 }));
   for (const member of members) {
     const file = path.join(stagingDir, member);
     const { size } = fs.statSync(file);

@@ -56,7 +56,7 @@ export async function runBackup(backupId: string) {
   const prisma = await db();
   const backup = await prisma.backup.findUnique({ where: { id: backupId } });
   if (!backup || backup.status !== "running") return backup ? backupView(backup) : null;
-  fs.mkdirSync(config.backupDir, { recursive: true });
+  fs.mkdirSync(config.backupDir, { recursive: true, mode: 0o700 });
   try {
     const { bytes, projects } = await writeBackupArchive(archivePathOf(backupId));
     return backupView(await prisma.backup.update({ where: { id: backupId }, data: { status: "completed", completedAt: new Date(), bytes: BigInt(bytes), projects } }));
@@ -94,10 +94,10 @@ export async function requestRestore(identity: Identity, body: ReadableStream<Ui
   await assertInstanceEmpty();
   const id = newId("rst");
   const file = uploadPath(id);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   // Opened here rather than by the write stream, whose open is asynchronous: a body refused early
   // could otherwise be removed before the stream creates the file, which would then stay behind.
-  const fd = fs.openSync(file, "w");
+  const fd = fs.openSync(file, "w", 0o600);
   try {
     await pipeline(body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]), fs.createWriteStream(file, { fd }));
   } catch (error) {

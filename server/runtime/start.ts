@@ -2,6 +2,7 @@ import { validateConfig } from "@/server/config";
 import { closeDatabase, startInvalidationListener } from "@/server/db";
 import { connectAtStartup } from "./connect";
 import { assertInstanceKeysAgree } from "./keys";
+import { protectDataDir } from "./data-dir";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
 
@@ -25,6 +26,7 @@ export async function startServerRuntime(): Promise<void> {
   if (holder.__svcRuntimeStarted) return;
   holder.__svcRuntimeStarted = true;
   validateConfig();
+  protectDataDir();
   await connectAtStartup();
   await assertInstanceKeysAgree();
   await startJobs();
