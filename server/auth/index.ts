@@ -3,7 +3,7 @@ export { admitRequest } from "./admission";
 export type { Admission } from "./admission";
 export { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens";
 export { forgetUserCredentials } from "./credential-invalidation";
-export { handleDevLogin, handleLogout } from "./dev-login";
+export { handleDevLogin, handleLogout } from "./dev-login-endpoint";
 export { actingUserId, actorOf, anonymous } from "./identity";
 export type { Identity, UserIdentity } from "./identity";
 export { isUuid } from "./ids";

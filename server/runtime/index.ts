@@ -1,0 +1,1 @@
+export { startServerRuntimeOrExit } from "./start";
