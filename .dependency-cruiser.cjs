@@ -49,12 +49,30 @@ const AREAS = {
   oauth: ["auth", "http"],
 };
 
-/** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
+/**
+ * Outside server/: the job definitions, the Next.js routes (with the root files Next loads beside
+ * them, proxy.ts and instrumentation.ts) and the command-line scripts.
+ */
 const TOP = {
   inngest: ["backup", "changes", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "http", "imports", "jobs", "mcp", "oauth"],
+  root: ["runtime"],
   scripts: ["api", "backup", "http", "runtime", "users"],
 };
+const TOP_PATHS = { inngest: "^inngest/", app: "^app/", root: "^(proxy|instrumentation)\\.ts$", scripts: "^scripts/" };
+
+/**
+ * Code that only tests and measures: vitest files, the fixtures and helpers areas keep for them
+ * (test-*.ts), tests/, e2e/ and bench/. It may import anything; nothing else may import it.
+ */
+const TEST_CODE = ["\\.test\\.ts$", "(^|/)test-[^/]+\\.ts$", "^(tests|e2e|bench)/", "^(vitest|playwright)\\.config\\.ts$"];
+
+/**
+ * Edges: pages, route handlers, tRPC routers (router.ts, *-router.ts) and the modules of an area that
+ * answer HTTP themselves (*endpoint.ts, *endpoints.ts, handler.ts). They parse, authorize and call a
+ * service; storage is the service's business.
+ */
+const EDGES = ["^app/", "^server/.+(/|-)router\\.ts$", "^server/.+(/|-)endpoints?\\.ts$", "^server/.+/handler\\.ts$"];
 
 function assertAcyclic(table) {
   const state = {};
@@ -80,42 +98,70 @@ module.exports = {
       name: "kernel-imports-kernel",
       severity: "error",
       comment: "The kernel stays at the bottom: it imports only the kernel.",
-      from: { path: serverArea(KERNEL) },
-      to: { path: "^server/", pathNot: serverArea(KERNEL) },
+      from: { path: serverArea(KERNEL), pathNot: TEST_CODE },
+      to: { path: "^server/", pathNot: [serverArea(KERNEL), ...TEST_CODE] },
     },
     {
       name: "area-without-a-row",
       severity: "error",
       comment: "Every folder of server/ is an area with a row in AREAS (.dependency-cruiser.cjs).",
-      from: { path: "^server/", pathNot: serverArea(known) },
-      to: { path: "^server/", pathNot: serverArea(KERNEL) },
+      from: { path: "^server/", pathNot: [serverArea(known), ...TEST_CODE] },
+      to: { path: "^server/", pathNot: [serverArea(KERNEL), ...TEST_CODE] },
     },
     ...Object.entries({ ...AREAS }).map(([area, allowed]) => ({
       name: `area-${area}`,
       severity: "error",
       comment: `server/${area} may import only the kernel and: ${allowed.join(", ") || "nothing else"} (AREAS in .dependency-cruiser.cjs).`,
-      from: { path: serverArea([area]) },
-      to: { path: "^server/", pathNot: serverArea([area, ...KERNEL, ...allowed]) },
+      from: { path: serverArea([area]), pathNot: TEST_CODE },
+      to: { path: "^server/", pathNot: [serverArea([area, ...KERNEL, ...allowed]), ...TEST_CODE] },
     })),
     ...Object.entries(TOP).map(([top, allowed]) => ({
       name: `top-${top}`,
       severity: "error",
-      comment: `${top}/ may import only the kernel and: ${allowed.join(", ")} (TOP in .dependency-cruiser.cjs).`,
-      from: { path: `^${top}/` },
-      to: { path: "^server/", pathNot: serverArea([...KERNEL, ...allowed]) },
+      comment: `${TOP_PATHS[top]} may import only the kernel and: ${allowed.join(", ")} (TOP in .dependency-cruiser.cjs).`,
+      from: { path: TOP_PATHS[top] },
+      to: { path: "^server/", pathNot: [serverArea([...KERNEL, ...allowed]), ...TEST_CODE] },
     })),
+    {
+      name: "server-below-the-top",
+      severity: "error",
+      comment: "server/ is imported by app/, inngest/, scripts/ and the root files, never the other way round.",
+      from: { path: "^server/", pathNot: TEST_CODE },
+      to: { path: "^(app|inngest|scripts|client)/|^[^/]+\\.(ts|tsx|mjs|js|json)$" },
+    },
+    {
+      name: "client-stands-alone",
+      severity: "error",
+      comment: "client/ (the SDK and the CLI) speaks HTTP to the server; it imports none of its code.",
+      from: { path: "^client/" },
+      to: { path: "^(server|app|inngest|scripts)/|^[^/]+\\.(ts|tsx|mjs|js|json)$" },
+    },
+    {
+      name: "production-imports-no-test-code",
+      severity: "error",
+      comment: "Test fixtures and helpers (test-*.ts, *.test.ts, tests/, e2e/, bench/) are for tests; production code never imports them.",
+      from: { pathNot: TEST_CODE },
+      to: { path: TEST_CODE },
+    },
     {
       name: "front-door",
       severity: "error",
       comment: "Another area is entered through its index.ts (server/api/router.ts also mounts each area's router.ts).",
-      from: { path: "^(server/[^/.]+)/", pathNot: "^server/api/router\\.ts$" },
-      to: { path: "^server/[^/.]+/", pathNot: ["^$1/", "^server/[^/.]+/index\\.ts$", "^server/generated/"] },
+      from: { path: "^(server/[^/.]+)/", pathNot: ["^server/api/router\\.ts$", ...TEST_CODE] },
+      to: { path: "^server/[^/.]+/", pathNot: ["^$1/", "^server/[^/.]+/index\\.ts$", "^server/generated/", ...TEST_CODE] },
+    },
+    {
+      name: "front-door-from-a-single-file-area",
+      severity: "error",
+      comment: "A single-file area of server/ (trpc.ts, config.ts...) enters a folder area through its index.ts.",
+      from: { path: "^server/[^/]+\\.ts$", pathNot: TEST_CODE },
+      to: { path: "^server/[^/.]+/", pathNot: ["^server/[^/.]+/index\\.ts$", "^server/generated/"] },
     },
     {
       name: "front-door-from-outside",
       severity: "error",
-      comment: "app/, inngest/ and scripts/ enter an area through its index.ts.",
-      from: { path: "^(app|inngest|scripts)/" },
+      comment: "app/, inngest/, scripts/ and the root files enter an area through its index.ts.",
+      from: { path: ["^(app|inngest|scripts)/", TOP_PATHS.root] },
       to: { path: "^server/[^/.]+/", pathNot: ["^server/[^/.]+/index\\.ts$"] },
     },
     {
@@ -128,14 +174,16 @@ module.exports = {
     {
       name: "edges-hold-no-storage",
       severity: "error",
-      comment: "Pages, route handlers and routers call services; they never touch Prisma, the database or git themselves.",
-      from: { path: ["^app/", "^server/.+/router\\.ts$", "^server/projects/repository-router\\.ts$"] },
+      comment: "Pages, route handlers, routers and HTTP endpoints call services; they never touch Prisma, the database or git themselves.",
+      from: { path: EDGES, pathNot: TEST_CODE },
       to: { path: ["^server/generated/", "^server/db/", "^server/git/", "node_modules/(isomorphic-git|@prisma)/"] },
     },
   ],
   options: {
     doNotFollow: { path: ["node_modules", "^server/generated/"] },
-    exclude: { path: ["\\.test\\.ts$", "test-fixtures\\.ts$", "test-support\\.ts$", "test-receiver\\.ts$"] },
+    // Build output and throwaway copies of the app; the fixtures that prove these rules fire
+    // (tests/platform/dependency-rules.test.ts runs this file on them).
+    exclude: { path: ["(^|/)\\.next/", "^bench/\\.work/", "^scripts/depcruise-fixtures/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs"] },

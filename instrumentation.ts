@@ -1,5 +1,5 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startServerRuntimeOrExit } = await import("@/server/runtime/start");
-  await startServerRuntimeOrExit();
+  const { startServerRuntimeOrExit } = await import("@/server/runtime");
+  await startServerRuntimeOrExit(async () => (await import("@/inngest/functions")).functions);
 }

@@ -149,11 +149,11 @@ export const config = {
     return path.resolve(currentEnv().DATA_DIR);
   },
   get reposDir(): string {
-    return path.resolve(currentEnv().REPOS_DIR ?? path.join(this.dataDir, "repos"));
+    return path.resolve(/*turbopackIgnore: true*/ currentEnv().REPOS_DIR ?? path.join(this.dataDir, "repos"));
   },
   /** Where backups are written and uploaded archives kept while they are restored. */
   get backupDir(): string {
-    return path.resolve(currentEnv().BACKUP_DIR ?? path.join(this.dataDir, "backups"));
+    return path.resolve(/*turbopackIgnore: true*/ currentEnv().BACKUP_DIR ?? path.join(this.dataDir, "backups"));
   },
   get restoreArchiveBytesMax(): number {
     return currentEnv().RESTORE_ARCHIVE_BYTES_MAX;

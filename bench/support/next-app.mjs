@@ -13,7 +13,8 @@ const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", 
 
 /**
  * Builds the app as committed (HEAD) into `<work>/app`, so work in progress in the tree does not
- * leak in; `customize(app)` may add files first. Type errors elsewhere do not stop the build.
+ * leak in; `customize(app)` may add files first. Type errors elsewhere do not stop the build. Next's
+ * output goes to `<work>/next-build.log` (scripts/check-build.mjs reads it), and to stderr on failure.
  */
 export function buildAppCopy(work, customize = () => {}) {
   const app = path.join(work, "app");
@@ -26,7 +27,16 @@ export function buildAppCopy(work, customize = () => {}) {
   fs.symlinkSync(path.join(root, "node_modules"), path.join(app, "node_modules"));
   sh("npx", ["prisma", "generate"], app);
   const started = Date.now();
-  sh("npx", ["next", "build"], app);
+  const log = path.join(work, "next-build.log");
+  const out = fs.openSync(log, "w");
+  try {
+    execFileSync("npx", ["next", "build"], { cwd: app, stdio: ["ignore", out, out], env: benchEnv });
+  } catch (error) {
+    process.stderr.write(fs.readFileSync(log));
+    throw error;
+  } finally {
+    fs.closeSync(out);
+  }
   console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return app;
 }

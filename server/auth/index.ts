@@ -4,7 +4,7 @@ export type { Admission } from "./admission";
 export { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens";
 export type { NewToken } from "./api-tokens";
 export { forgetUserCredentials } from "./credential-invalidation";
-export { handleDevLogin, handleLogout } from "./dev-login";
+export { handleDevLogin, handleLogout } from "./dev-login-endpoint";
 export { actingUserId, actorOf, anonymous } from "./identity";
 export type { Identity, UserIdentity } from "./identity";
 export { isUuid } from "./ids";

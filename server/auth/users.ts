@@ -1,7 +1,7 @@
 import { namedSchema } from "@/server/http";
 import { z } from "zod";
 import { db, type DbOrTx } from "@/server/db";
-import { conflict } from "@/server/errors";
+import { DomainError, conflict } from "@/server/errors";
 import { USER_TOKEN_PREFIX, mintToken } from "./tokens";
 
 /** A username is also the user's namespace: same rules as a project slug, and unique. */
@@ -49,4 +49,18 @@ export async function findUserByUsername(username: string, client?: DbOrTx) {
 export async function findUserById(id: string, client?: DbOrTx) {
   const prisma = client ?? (await db());
   return prisma.user.findUnique({ where: { id }, select: { id: true, username: true } });
+}
+
+/** The user of that name, created when there is none (a concurrent creation's user is taken). */
+export async function findOrCreateUser(username: string) {
+  const prisma = await db();
+  const existing = await prisma.user.findUnique({ where: { username } });
+  if (existing) return existing;
+  try {
+    return (await createUser(username)).user;
+  } catch (error) {
+    const raced = error instanceof DomainError && error.kind === "conflict" ? await prisma.user.findUnique({ where: { username } }) : null;
+    if (raced) return raced;
+    throw error;
+  }
 }

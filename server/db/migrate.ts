@@ -26,8 +26,8 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 
 /** Applies every pending migration folder in order, one transaction each, Prisma Migrate-compatible. */
 export async function applyMigrations(sql: RawSql, dir = migrationsDir()): Promise<string[]> {
-  const names = fs.existsSync(dir)
-    ? fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+  const names = fs.existsSync(/*turbopackIgnore: true*/ dir)
+    ? fs.readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
     : [];
   const applied: string[] = [];
   await sql.query("SELECT pg_advisory_lock($1)", [MIGRATE_LOCK_KEY]);

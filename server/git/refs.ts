@@ -111,7 +111,7 @@ export class RefConflictError extends DomainError {
  */
 function clearStaleRefLocks(repo: Repo, ref: string): void {
   for (const lockPath of [path.join(repo.gitdir, `${ref}.lock`), path.join(repo.gitdir, "packed-refs.lock")]) {
-    if (!fs.existsSync(lockPath)) continue;
+    if (!fs.existsSync(/*turbopackIgnore: true*/ lockPath)) continue;
     fs.rmSync(lockPath, { force: true });
     console.warn(`[git] removed stale lock ${lockPath} (left by a writer that stopped mid-update)`);
   }

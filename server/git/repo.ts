@@ -40,7 +40,7 @@ export const repoExists = (repo: Repo): boolean => fs.existsSync(path.join(repo.
 function initBare(gitdir: string, defaultBranch: string, alternates?: string): void {
   if (fs.existsSync(gitdir)) throw new Error(`Repository already exists: ${gitdir}`);
   for (const dir of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
-    fs.mkdirSync(path.join(gitdir, dir), { recursive: true });
+    fs.mkdirSync(path.join(/*turbopackIgnore: true*/ gitdir, dir), { recursive: true });
   }
   fs.writeFileSync(path.join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`);
   fs.writeFileSync(path.join(gitdir, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n");

@@ -27,6 +27,16 @@ export async function projectSourceOf(projectId: string): Promise<ProjectSource 
   return (await db()).projectSource.findUnique({ where: { projectId } });
 }
 
+/** The connected projects a push to `owner/repo` `branch` concerns (auto-sync on, import completed). */
+export async function projectsFollowing(pushed: { owner: string; repo: string; branch: string }): Promise<string[]> {
+  const { owner, repo, branch } = pushed;
+  const sources = await (await db()).projectSource.findMany({
+    where: { owner: { equals: owner, mode: "insensitive" }, repo: { equals: repo, mode: "insensitive" }, branch, autoSyncEnabled: true, project: { importPending: false, deletingAt: null } },
+    select: { projectId: true },
+  });
+  return sources.map((source) => source.projectId);
+}
+
 /**
  * Queues a sync run unless one is queued or running (the project row lock serializes requesters),
  * recording what the request saw of the source (its tip and how far ahead it is) when it asked.

@@ -1,2 +1,3 @@
-// The area's front door for scripts (instrumentation.ts imports ./start itself).
+// The area's front door for scripts and the root files.
 export { protectDataDir } from "./data-dir";
+export { startServerRuntimeOrExit } from "./start";

@@ -1,3 +1,4 @@
+import type { InngestFunction } from "inngest";
 import { validateConfig } from "@/server/config";
 import { closeDatabase, startInvalidationListener } from "@/server/db";
 import { connectAtStartup } from "./connect";
@@ -11,10 +12,16 @@ export function onShutdown(hook: () => Promise<void>): void {
   (holder.__svcShutdownHooks ??= []).push(hook);
 }
 
+/**
+ * The job functions, loaded only when the embedded executor drives them. They live in inngest/, above
+ * server/, so the caller at the top (instrumentation.ts) hands them down.
+ */
+export type LoadJobFunctions = () => Promise<InngestFunction.Any[]>;
+
 /** startServerRuntime for Next's register hook: a failed start stops the process (Next would keep serving). */
-export async function startServerRuntimeOrExit(): Promise<void> {
+export async function startServerRuntimeOrExit(loadFunctions: LoadJobFunctions): Promise<void> {
   try {
-    await startServerRuntime();
+    await startServerRuntime(loadFunctions);
   } catch (error) {
     console.error(`[svc] start-up failed: ${(error as Error).message}`);
     process.exit(1);
@@ -22,14 +29,14 @@ export async function startServerRuntimeOrExit(): Promise<void> {
 }
 
 /** Runs once per server process, before the first request: migrations, background loops, signals. */
-export async function startServerRuntime(): Promise<void> {
+export async function startServerRuntime(loadFunctions: LoadJobFunctions): Promise<void> {
   if (holder.__svcRuntimeStarted) return;
   holder.__svcRuntimeStarted = true;
   validateConfig();
   protectDataDir();
   await connectAtStartup();
   await assertInstanceKeysAgree();
-  await startJobs();
+  await startJobs(loadFunctions);
   // Importing auth registers its credential cache with the listener before it starts.
   await import("@/server/auth");
   const invalidations = await startInvalidationListener();
@@ -47,10 +54,10 @@ export async function startServerRuntime(): Promise<void> {
 }
 
 /** Without Inngest configuration the embedded executor drives the functions; it stops before the database closes. */
-async function startJobs(): Promise<void> {
+async function startJobs(loadFunctions: LoadJobFunctions): Promise<void> {
   const { inngestConfigured } = await import("@/server/jobs");
   if (inngestConfigured()) return;
-  const [{ startEmbeddedExecutor }, { functions }] = await Promise.all([import("@/server/jobs"), import("@/inngest/functions")]);
+  const [{ startEmbeddedExecutor }, functions] = await Promise.all([import("@/server/jobs"), loadFunctions()]);
   const executor = await startEmbeddedExecutor(functions);
   onShutdown(() => executor.stop());
   // Outbox rows left undispatched by the previous process go out now rather than at the next sweep.

@@ -1,28 +1,13 @@
 import crypto from "node:crypto";
 import { z } from "zod";
 import { config } from "@/server/config";
-import { db } from "@/server/db";
-import { DomainError, conflict, forbidden, notFound } from "@/server/errors";
+import { conflict, forbidden, notFound } from "@/server/errors";
 import { assertSameOrigin, errorResponse, formToObject, parseJsonBody, readBodyText } from "@/server/http";
 import { JSON_BODY_BYTES_MAX } from "@/server/limits";
 import { authAdapter } from "./adapter";
 import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, readCookie, sessionSetCookie } from "./session-cookie";
 import { deleteSession } from "./session-store";
-import { createUser, publicUser, usernameSchema } from "./users";
-
-async function findOrCreateUser(username: string) {
-  const prisma = await db();
-  const existing = await prisma.user.findUnique({ where: { username } });
-  if (existing) return existing;
-  try {
-    return (await createUser(username)).user;
-  } catch (error) {
-    // A concurrent dev login created it first.
-    const raced = error instanceof DomainError && error.kind === "conflict" ? await prisma.user.findUnique({ where: { username } }) : null;
-    if (raced) return raced;
-    throw error;
-  }
-}
+import { findOrCreateUser, publicUser, usernameSchema } from "./users";
 
 /** Starts an Auth.js database session for a user and returns the cookie that carries it. */
 export async function startSession(userId: string): Promise<string> {

@@ -1,26 +1,20 @@
 import { config } from "@/server/config";
-import { db } from "@/server/db";
 import { errorResponse, readBodyText } from "@/server/http";
 import { PROVIDER_WEBHOOK_BYTES_MAX } from "@/server/limits";
 import { verifyWebhookSignature } from "@/server/providers";
-import { queueSync } from "./sync";
+import { projectsFollowing, queueSync } from "./sync";
 
 interface PushPayload {
   ref?: unknown;
   repository?: { name?: unknown; owner?: { login?: unknown; name?: unknown } };
 }
 
-/** The connected projects a push to `owner/repo` `ref` concerns (auto-sync on, import completed). */
-async function projectsFollowing(payload: PushPayload): Promise<string[]> {
+/** The provider branch a push payload moved, or null when it is not a branch push. */
+function pushedBranch(payload: PushPayload): { owner: string; repo: string; branch: string } | null {
   const owner = payload.repository?.owner?.login ?? payload.repository?.owner?.name;
   const repo = payload.repository?.name;
-  if (typeof owner !== "string" || typeof repo !== "string" || typeof payload.ref !== "string" || !payload.ref.startsWith("refs/heads/")) return [];
-  const branch = payload.ref.slice("refs/heads/".length);
-  const sources = await (await db()).projectSource.findMany({
-    where: { owner: { equals: owner, mode: "insensitive" }, repo: { equals: repo, mode: "insensitive" }, branch, autoSyncEnabled: true, project: { importPending: false, deletingAt: null } },
-    select: { projectId: true },
-  });
-  return sources.map((source) => source.projectId);
+  if (typeof owner !== "string" || typeof repo !== "string" || typeof payload.ref !== "string" || !payload.ref.startsWith("refs/heads/")) return null;
+  return { owner, repo, branch: payload.ref.slice("refs/heads/".length) };
 }
 
 /**
@@ -47,7 +41,8 @@ export async function receiveProviderWebhook(req: Request): Promise<Response> {
       return Response.json({ error: "Body is not valid JSON", code: "VALIDATION_ERROR" }, { status: 400 });
     }
     let queued = 0;
-    for (const projectId of await projectsFollowing(payload)) if (await queueSync(projectId, "webhook")) queued += 1;
+    const pushed = pushedBranch(payload);
+    for (const projectId of pushed ? await projectsFollowing(pushed) : []) if (await queueSync(projectId, "webhook")) queued += 1;
     return Response.json({ queued }, { status: 200 });
   } catch (error) {
     return errorResponse(error);

@@ -1,0 +1,2 @@
+import { session } from "@/server/auth";
+export const Page = session;

@@ -1,0 +1,2 @@
+import { client } from "@/server/db/client";
+export const run = client;

@@ -1,0 +1,2 @@
+import { DomainError } from "@/server/errors";
+export const sdk = DomainError;

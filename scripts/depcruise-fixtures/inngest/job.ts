@@ -1,0 +1,2 @@
+import { receiveProviderWebhook } from "@/server/imports";
+export const job = receiveProviderWebhook;

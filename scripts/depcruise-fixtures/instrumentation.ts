@@ -1,0 +1,2 @@
+import { start } from "@/server/runtime/start";
+export const register = start;

@@ -1,0 +1,2 @@
+import { run } from "@/bench/run";
+export const used = run;

@@ -1,0 +1,2 @@
+import { db } from "@/server/db";
+export const receiveProviderWebhook = db;

@@ -1,0 +1,2 @@
+import { Page } from "@/app/page";
+export const used = Page;

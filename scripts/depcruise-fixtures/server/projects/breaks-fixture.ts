@@ -1,0 +1,2 @@
+import { anIssue } from "@/server/issues/test-fixtures";
+export const used = anIssue;

@@ -1,0 +1,2 @@
+import { job } from "@/inngest/job";
+export const used = job;

@@ -1,0 +1,2 @@
+import { helper } from "@/tests/support/helper";
+export const used = helper;

@@ -1,0 +1,2 @@
+import { projects } from "./service";
+export const router = projects;

@@ -1,0 +1,2 @@
+import { session } from "@/server/auth/session";
+export const trpc = session;

@@ -1,0 +1,3 @@
+import { client } from "@/server/db/client";
+import { other } from "./other";
+export const helper = [client, other];

@@ -1,0 +1,2 @@
+import { helper } from "./helper";
+export const other = () => helper;
