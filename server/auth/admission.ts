@@ -2,7 +2,7 @@ import { resolveIdentity } from "./resolve";
 import type { Identity } from "./identity";
 import { rateLimitKey } from "./identity";
 import { forbidden } from "@/server/errors";
-import { assertSameOrigin, clientAddress, HttpError, isSafeMethod, rateLimitHeaders, requestRateLimiter } from "@/server/http";
+import { assertSameOrigin, clientAddress, HttpError, isSafeMethod, noteIdentity, rateLimitHeaders, requestRateLimiter } from "@/server/http";
 
 export interface Admission {
   identity: Identity;
@@ -25,6 +25,7 @@ export interface AdmissionOptions {
  */
 export async function admitRequest(req: Request, options: AdmissionOptions = {}): Promise<Admission> {
   const identity = await resolveIdentity(req, options);
+  noteIdentity(identity.kind);
   const method = req.method.toUpperCase();
   const scopeByMethod = options.readScopeByMethod ?? true;
   if (scopeByMethod && identity.kind === "user" && identity.scope === "read" && !isSafeMethod(method)) {
