@@ -56,7 +56,7 @@ const AREAS = {
 const TOP = {
   inngest: ["backup", "changes", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
   app: ["api", "auth", "git-http", "health", "http", "imports", "jobs", "mcp", "oauth"],
-  root: ["runtime"],
+  root: ["http", "runtime"],
   scripts: ["api", "backup", "http", "runtime", "users"],
 };
 const TOP_PATHS = { inngest: "^inngest/", app: "^app/", root: "^(proxy|instrumentation)\\.ts$", scripts: "^scripts/" };

@@ -1,4 +1,4 @@
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 import { config } from "./config";
 
 /**
@@ -8,12 +8,19 @@ import { config } from "./config";
  */
 const REDACT = ["authorization", "cookie", "token", "secret", "password", "headers.authorization", "headers.cookie", "*.token", "*.secret"];
 
-const holder = globalThis as unknown as { __svcLog?: { level: string; logger: Logger } };
+const holder = globalThis as unknown as { __svcLog?: { level: string; destination?: DestinationStream; logger: Logger }; __svcLogDestination?: DestinationStream };
 
 export function log(): Logger {
   const level = config.logLevel;
-  if (holder.__svcLog?.level !== level) {
-    holder.__svcLog = { level, logger: pino({ level, base: { service: "svc-forge" }, redact: { paths: REDACT, censor: "[redacted]" } }) };
+  const destination = holder.__svcLogDestination;
+  if (holder.__svcLog?.level !== level || holder.__svcLog.destination !== destination) {
+    const options = { level, base: { service: "svc-forge" }, redact: { paths: REDACT, censor: "[redacted]" } };
+    holder.__svcLog = { level, destination, logger: destination ? pino(options, destination) : pino(options) };
   }
   return holder.__svcLog.logger;
+}
+
+/** Sends the log lines somewhere other than stdout (tests read them), or back to stdout (undefined). */
+export function setLogDestination(destination: DestinationStream | undefined): void {
+  holder.__svcLogDestination = destination;
 }

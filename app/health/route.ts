@@ -1,8 +1,8 @@
 import { SERVICE_NAME } from "@/server/health";
+import { traced } from "@/server/api";
+import { headFromGet } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 
-export function GET(): Response {
-  return Response.json({ status: "ok", service: SERVICE_NAME });
-}
-export const HEAD = GET;
+export const GET = traced("/health", () => Response.json({ status: "ok", service: SERVICE_NAME }));
+export const HEAD = headFromGet(GET);

@@ -1,5 +1,6 @@
 import { handleLogout } from "@/server/auth";
+import { traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleLogout;
+export const POST = traced("/logout", handleLogout);

@@ -1,8 +1,9 @@
 import { handleMcpRequest, refuseMcpMethod } from "@/server/mcp";
+import { traced } from "@/server/api";
 
 // MCP Streamable HTTP for agents (contracts/mcp.md): stateless JSON responses, POST only.
 export const dynamic = "force-dynamic";
 
-export const POST = handleMcpRequest;
-export const GET = refuseMcpMethod;
-export const DELETE = refuseMcpMethod;
+export const POST = traced("/mcp", handleMcpRequest);
+export const GET = traced("/mcp", refuseMcpMethod);
+export const DELETE = traced("/mcp", refuseMcpMethod);

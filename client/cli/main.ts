@@ -1,10 +1,12 @@
 // `npm run cli -- <command>` (or the `svc-forge` bin): the daily work of a person or an agent,
-// through the typed SDK. Every command prints JSON on stdout; errors go to stderr with exit 1.
+// through the typed SDK. Every command prints JSON on stdout; a usage error prints the usage on
+// stderr with exit 2, a refusal or failure its reason on stderr with exit 1.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { createSvcClient, projectParams } from "../index";
 import { loadConfig, saveConfig, type CliConfig } from "./config";
+import { answerGitCredential, credentialHelperCommand } from "./git-credential";
 import { watchImport } from "./import-watch";
 
 const USAGE = `svc-forge <command>
@@ -13,7 +15,9 @@ const USAGE = `svc-forge <command>
   whoami
   projects list
   projects create NAME [--public] [--org ORG]
-  clone @ns/slug [DIR]                   git clone with the saved token
+  clone @ns/slug [DIR]                   git clone with the saved token; fetch and push then use
+                                         the credential helper below
+  auth git-credential get                git's credential helper: the saved token for the saved server
   workspace create @ns/slug [--name NAME]
   workspace commit NAME --project @ns/slug -m MESSAGE FILE...
   change open @ns/slug --workspace NAME
@@ -26,8 +30,14 @@ const USAGE = `svc-forge <command>
   import start @ns/slug --url URL [--branch BRANCH] [--public]
                                          import a repository from the hosting provider into a new project
   import watch @ns/slug [--interval SECONDS]
-                                         progress lines on stderr until the import ends; exit 1 unless it completed`;
+                                         progress lines on stderr until the import ends; exit 1 unless it completed
 
+Exit status: 0 done, 1 refused or failed, 2 usage error. --help prints this.`;
+
+/** A command line this CLI cannot run: the usage, exit 2. */
+class UsageError extends Error {}
+
+/** The service refused, or the work failed: exit 1. */
 class CliError extends Error {
   constructor(
     message: string,
@@ -49,13 +59,21 @@ function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T
 }
 
 function need(value: string | boolean | undefined, what: string): string {
-  if (typeof value !== "string" || value === "") throw new CliError(`missing ${what}\n\n${USAGE}`);
+  if (typeof value !== "string" || value === "") throw new UsageError(`missing ${what}`);
   return value;
+}
+
+function projectArg(value: string | boolean | undefined): { namespace: string; slug: string } {
+  try {
+    return projectParams(need(value, "@namespace/slug"));
+  } catch (error) {
+    throw error instanceof UsageError ? error : new UsageError((error as Error).message);
+  }
 }
 
 async function run({ positionals: [command, sub, ...rest], values }: Args, config: CliConfig): Promise<unknown> {
   const svc = createSvcClient({ baseUrl: config.url, token: config.token });
-  const project = () => ({ params: { path: projectParams(need(rest[0], "@namespace/slug")) } });
+  const project = () => ({ params: { path: projectArg(rest[0]) } });
   switch (`${command ?? ""} ${["login", "whoami", "clone"].includes(command ?? "") ? "" : (sub ?? "")}`.trim()) {
     case "login": {
       const login = { url: need(values.url, "--url"), token: need(values.token, "--token") };
@@ -74,19 +92,25 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
         }),
       );
     case "clone": {
-      const { namespace, slug } = projectParams(need(sub, "@namespace/slug"));
+      const { namespace, slug } = projectArg(sub);
       const found = unwrap(await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: { namespace, slug } } }));
       const dir = rest[0] ?? slug;
       // The token goes in this one command's configuration, never into the clone's .git/config.
       const auth = config.token ? ["-c", `http.extraHeader=Authorization: Bearer ${config.token}`] : [];
       const git = spawnSync("git", [...auth, "clone", "--quiet", found.remote, dir], { stdio: ["ignore", "ignore", "inherit"] });
       if (git.status !== 0) throw new CliError(`git clone failed (exit ${git.status})`);
+      // Later fetches and pushes ask this CLI for the saved token (for this server only).
+      const helper = spawnSync("git", ["-C", dir, "config", `credential.${new URL(config.url).origin}.helper`, credentialHelperCommand()], { stdio: ["ignore", "ignore", "inherit"] });
+      if (helper.status !== 0) throw new CliError(`git config failed (exit ${helper.status})`);
       return { cloned: found.path, directory: dir };
     }
+    case "auth git-credential":
+      process.stdout.write(answerGitCredential(rest[0], config));
+      return undefined;
     case "workspace create":
       return unwrap(
         await svc.POST("/api/workspaces/{namespace}/{slug}/workspaces", {
-          params: { path: projectParams(need(rest[0], "@namespace/slug")) },
+          params: { path: projectArg(rest[0]) },
           body: typeof values.name === "string" ? { name: values.name } : {},
         }),
       );
@@ -94,7 +118,7 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
       const name = need(rest[0], "NAME");
       const files = rest.slice(1);
       if (files.length === 0) throw new CliError("name at least one FILE to commit");
-      const found = unwrap(await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: projectParams(need(values.project, "--project")) } }));
+      const found = unwrap(await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: projectArg(values.project) } }));
       return unwrap(
         await svc.POST("/api/workspaces/{name}/commit", {
           params: { path: { name } },
@@ -107,7 +131,7 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
     case "change list":
       return unwrap(
         await svc.GET("/api/projects/{namespace}/{slug}/changes", {
-          params: { path: projectParams(need(rest[0], "@namespace/slug")), query: typeof values.status === "string" ? { status: values.status as never } : {} },
+          params: { path: projectArg(rest[0]), query: typeof values.status === "string" ? { status: values.status as never } : {} },
         }),
       );
     case "change show":
@@ -128,7 +152,7 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
     case "issue list":
       return unwrap(
         await svc.GET("/api/projects/{namespace}/{slug}/issues", {
-          params: { path: projectParams(need(rest[0], "@namespace/slug")), query: typeof values.status === "string" ? { status: values.status as "open" } : {} },
+          params: { path: projectArg(rest[0]), query: typeof values.status === "string" ? { status: values.status as "open" } : {} },
         }),
       );
     case "issue open":
@@ -148,45 +172,74 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
     case "import watch": {
       const seconds = Number(values.interval ?? 2);
       if (!(seconds > 0)) throw new CliError("--interval takes a positive number of seconds");
-      const final = await watchImport(svc, projectParams(need(rest[0], "@namespace/slug")), seconds * 1000, (line) => console.error(line));
+      const final = await watchImport(svc, projectArg(rest[0]), seconds * 1000, (line) => console.error(line));
       if (final.status !== "completed") throw new CliError(`import ${final.status}${final.error ? `: ${final.error}` : ""}`, final.failureCategory ?? undefined);
       return final;
     }
     default:
-      throw new CliError(USAGE);
+      throw new UsageError(command === undefined ? "no command given" : `unknown command: ${[command, sub].filter(Boolean).join(" ")}`);
   }
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const args = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      url: { type: "string" },
-      token: { type: "string" },
-      public: { type: "boolean" },
-      org: { type: "string" },
-      name: { type: "string" },
-      project: { type: "string" },
-      message: { type: "string", short: "m" },
-      workspace: { type: "string" },
-      status: { type: "string" },
-      verdict: { type: "string" },
-      comment: { type: "string" },
-      strategy: { type: "string" },
-      force: { type: "boolean" },
-      title: { type: "string" },
-      body: { type: "string" },
-      interval: { type: "string" },
-      branch: { type: "string" },
-    },
-  });
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  url: { type: "string" },
+  token: { type: "string" },
+  public: { type: "boolean" },
+  org: { type: "string" },
+  name: { type: "string" },
+  project: { type: "string" },
+  message: { type: "string", short: "m" },
+  workspace: { type: "string" },
+  status: { type: "string" },
+  verdict: { type: "string" },
+  comment: { type: "string" },
+  strategy: { type: "string" },
+  force: { type: "boolean" },
+  title: { type: "string" },
+  body: { type: "string" },
+  interval: { type: "string" },
+  branch: { type: "string" },
+} as const;
+
+/** The command line, or a UsageError for an unknown option, a missing option value or a stray one. */
+function parseCommandLine(argv: string[]): Args {
   try {
-    console.log(JSON.stringify(await run(args, loadConfig()), null, 2));
+    return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** undici's "fetch failed" names neither the address nor the reason: its cause does (ECONNREFUSED 127.0.0.1:1). */
+function unreachable(error: unknown, url: string): string | undefined {
+  if (!(error instanceof TypeError) || !error.cause) return undefined;
+  const cause = error.cause as { code?: string; message?: string; errors?: Array<{ message?: string }> };
+  const reasons = cause.errors?.length ? cause.errors.map((inner) => inner.message) : [cause.message ?? cause.code];
+  return `cannot reach ${url}: ${reasons.filter(Boolean).join("; ")}`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const config = loadConfig();
+  let target = config.url;
+  try {
+    const args = parseCommandLine(argv);
+    if (typeof args.values.url === "string") target = args.values.url;
+    if (args.values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    const result = await run(args, config);
+    if (result !== undefined) console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`svc-forge: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
     const code = error instanceof CliError && error.code ? ` (${error.code})` : "";
-    console.error(`svc-forge: ${error instanceof Error ? error.message : String(error)}${code}`);
+    const message = unreachable(error, target) ?? (error instanceof Error ? error.message : String(error));
+    console.error(`svc-forge: ${message}${code}`);
     return 1;
   }
 }

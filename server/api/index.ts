@@ -7,3 +7,5 @@ export type { AppRouter } from "./router";
 export { pageAction, pageCaller, refusalOf } from "./page-caller";
 export type { PageCaller } from "./page-caller";
 export { handleBackupArchiveRequest, handleMetricsRequest, handleRestoreRequest } from "./admin-endpoints";
+export { handleRateLimitedPage, rateLimitedPageFor } from "./rate-limited-page";
+export { traced } from "./request-log";

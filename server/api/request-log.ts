@@ -1,4 +1,5 @@
 import { log } from "@/server/log";
+import { requestIdOf, withTraceNotes, type TraceNotes } from "@/server/http";
 
 /** What the pipeline knows about one request when it ends: the hook for logs (and metrics). */
 export interface RequestTrace {
@@ -9,10 +10,55 @@ export interface RequestTrace {
   identity: string;
   status: number;
   durationMs: number;
+  /** The MCP tools the request called. */
+  tools?: string[];
 }
 
 /** One JSON line per request. No URL, header or body: ids, kinds and patterns only. */
 export function recordRequest(trace: RequestTrace): void {
   const level = trace.status >= 500 ? "error" : "info";
   log()[level]({ msg: "request", ...trace, durationMs: Math.round(trace.durationMs * 10) / 10 });
+}
+
+type Handler = (req: Request) => Response | Promise<Response>;
+
+/** The answer with its X-Request-Id (a Response whose headers are immutable is copied). */
+function withRequestId(response: Response, requestId: string): Response {
+  try {
+    response.headers.set("X-Request-Id", requestId);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set("X-Request-Id", requestId);
+    return copy;
+  }
+}
+
+/**
+ * A plain route handler (outside the REST pipeline, which does the same itself) with what every
+ * answer gets: an X-Request-Id (a valid incoming one is echoed) and one log line naming the route
+ * pattern, the identity kind the admission gate found and, for /mcp, the tools called.
+ */
+export function traced(route: string | ((req: Request) => string), handler: Handler): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const started = performance.now();
+    const requestId = requestIdOf(req);
+    const notes: TraceNotes = {};
+    let status = 500;
+    try {
+      const response = withRequestId(await withTraceNotes(notes, () => handler(req)), requestId);
+      status = response.status;
+      return response;
+    } finally {
+      recordRequest({
+        requestId,
+        method: req.method.toUpperCase(),
+        route: typeof route === "string" ? route : route(req),
+        identity: notes.identity ?? "anonymous",
+        status,
+        durationMs: performance.now() - started,
+        ...(notes.tools ? { tools: notes.tools } : {}),
+      });
+    }
+  };
 }

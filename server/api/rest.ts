@@ -146,13 +146,14 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
   let baseHeaders: Record<string, string> = {};
   try {
     assertWellFormedUrl(url);
-    const admission = await admitRequest(req, { allowAdminKey: url.pathname.startsWith("/api/admin/") });
-    trace.identity = admission.identity.kind;
-    baseHeaders = admission.headers;
     joinMultiSegmentParams(url);
     const apiPath = url.pathname.replace(/^\/api/, "");
     const procedure = procedureAt(req.method.toUpperCase(), apiPath);
+    // Named before admission, so a refused request's log line says which route it was refused.
     trace.route = procedure ? `/api${procedure.path}` : undefined;
+    const admission = await admitRequest(req, { allowAdminKey: url.pathname.startsWith("/api/admin/") });
+    trace.identity = admission.identity.kind;
+    baseHeaders = admission.headers;
     const heldEtag = await notModifiedBeforeDispatch(req, apiPath, url.searchParams, procedure, admission.identity);
     if (heldEtag) return notModifiedResponse(heldEtag, baseHeaders);
     const { body, isForm } = await readInput(req, url, procedure);

@@ -2,7 +2,7 @@ import { resolveIdentity } from "./resolve";
 import type { Identity } from "./identity";
 import { rateLimitKey } from "./identity";
 import { DomainError, forbidden } from "@/server/errors";
-import { assertAuthenticationAllowed, assertSameOrigin, clientAddress, countFailedAuthentication, isSafeMethod, rateLimited, rateLimitHeaders, requestRateLimiter } from "@/server/http";
+import { assertAuthenticationAllowed, assertSameOrigin, clientAddress, countFailedAuthentication, isSafeMethod, noteIdentity, rateLimited, rateLimitHeaders, requestRateLimiter } from "@/server/http";
 
 export interface Admission {
   identity: Identity;
@@ -31,6 +31,7 @@ export async function admitRequest(req: Request, options: AdmissionOptions = {})
     if (error instanceof DomainError && error.kind === "unauthenticated") await countFailedAuthentication(address);
     throw error;
   });
+  noteIdentity(identity.kind);
   const method = req.method.toUpperCase();
   const scopeByMethod = options.readScopeByMethod ?? true;
   if (scopeByMethod && identity.kind === "user" && identity.scope === "read" && !isSafeMethod(method)) {

@@ -49,3 +49,10 @@ export function parseGitPath(pathname: string): GitTarget | null {
   }
   return null;
 }
+
+/** The route pattern of a git URL for the request log (never the concrete project or workspace). */
+export function gitRoute(req: Request): string {
+  const target = parseGitPath(new URL(req.url).pathname);
+  if (!target) return "/{git}";
+  return target.workspace ? `/@{namespace}/{slug}/workspaces/{workspace}.git/${target.endpoint}` : `/@{namespace}/{slug}.git/${target.endpoint}`;
+}

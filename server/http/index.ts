@@ -12,3 +12,4 @@ export { ifNoneMatchMatches, strongEtag, versionEtag } from "./etag";
 export { paginationHeaders } from "./pagination";
 export { requestIdOf } from "./request-id";
 export { headFromGet } from "./head";
+export { noteIdentity, noteTool, withTraceNotes, type TraceNotes } from "./request-trace";

@@ -1,5 +1,5 @@
 import { admitRequest, type Identity } from "@/server/auth";
-import { errorResponse, namespaceSegment, pathSegment } from "@/server/http";
+import { assertWellFormedUrl, errorResponse, namespaceSegment, pathSegment } from "@/server/http";
 import { SSE_INTERVAL_MS, SYNC_STREAM_LIFETIME_MS } from "@/server/limits";
 import { importStatus } from "./service";
 import { syncStatus } from "./sync";
@@ -51,6 +51,8 @@ async function sseResponse<T>(req: Request, next: () => Promise<{ value: T; done
 
 async function streamFor(req: Request, open: (identity: Identity, ref: ProjectRef) => Promise<Response>): Promise<Response> {
   try {
+    // As on REST: a URL that does not decode, or holds a NUL, is refused before anything reads it.
+    assertWellFormedUrl(new URL(req.url));
     const { identity } = await admitRequest(req);
     return await open(identity, projectRefOf(req));
   } catch (error) {

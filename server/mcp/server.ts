@@ -3,7 +3,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Identity } from "@/server/auth";
 import { forbidden } from "@/server/errors";
-import { errorBody, toHttpError } from "@/server/http";
+import { errorBody, noteTool, toHttpError } from "@/server/http";
+import { assertStorableArguments } from "./arguments";
 import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
 import { apiCaller } from "./caller";
 import { TOOLS, type Tool } from "./tools";
@@ -49,7 +50,9 @@ function toolError(error: unknown): CallToolResult {
 }
 
 async function callTool(req: Request, identity: Identity, tool: Tool, args: Record<string, unknown>, protocolVersion: string | undefined): Promise<CallToolResult> {
+  noteTool(tool.name);
   try {
+    assertStorableArguments(args);
     if (!tool.readOnly && !canWrite(identity)) {
       throw forbidden(`${tool.name} writes; this token is scoped to read`, "TOKEN_SCOPE_INSUFFICIENT");
     }

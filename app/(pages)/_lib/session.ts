@@ -3,7 +3,7 @@ import { cache } from "react";
 import { headers } from "next/headers";
 import { refresh } from "next/cache";
 import { forbidden, notFound, redirect } from "next/navigation";
-import { pageAction, pageCaller, refusalOf, type PageCaller } from "@/server/api";
+import { pageAction, pageCaller, rateLimitedPageFor, refusalOf, type PageCaller } from "@/server/api";
 import type { Identity, UserIdentity } from "@/server/auth";
 
 /** The browser's request as the API would see it (the same cookies and Origin), for the admission gate. */
@@ -13,8 +13,19 @@ async function currentRequest(method: "GET" | "POST"): Promise<Request> {
   return new Request(`http://${host}/`, { method, headers: new Headers(incoming) });
 }
 
-/** The caller and its API, once per page render (layout and page share it). */
-export const session = cache(async (): Promise<{ identity: Identity; api: PageCaller }> => pageCaller(await currentRequest("GET")));
+/**
+ * The caller and its API, once per page render (layout and page share it). A caller over the rate
+ * limit is sent to the 429 page (a render cannot answer 429 itself).
+ */
+export const session = cache(async (): Promise<{ identity: Identity; api: PageCaller }> => {
+  try {
+    return await pageCaller(await currentRequest("GET"));
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal.status === 429) redirect(rateLimitedPageFor(Number(refusal.headers["Retry-After"])));
+    throw error;
+  }
+});
 
 /** A signed-in user, or a redirect to the sign-in page. */
 export async function requireUser(): Promise<{ identity: UserIdentity; api: PageCaller }> {

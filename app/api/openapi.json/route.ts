@@ -1,8 +1,7 @@
-import { openApiDocument } from "@/server/api";
+import { openApiDocument, traced } from "@/server/api";
+import { headFromGet } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 
-export function GET(): Response {
-  return Response.json(openApiDocument());
-}
-export const HEAD = GET;
+export const GET = traced("/api/openapi.json", () => Response.json(openApiDocument()));
+export const HEAD = headFromGet(GET);

@@ -1,6 +1,7 @@
 import { corsPreflight, handleRevocation } from "@/server/oauth";
+import { traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleRevocation;
-export const OPTIONS = corsPreflight;
+export const POST = traced("/oauth/revoke", handleRevocation);
+export const OPTIONS = traced("/oauth/revoke", corsPreflight);

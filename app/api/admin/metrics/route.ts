@@ -1,8 +1,8 @@
-import { handleMetricsRequest, handleRestRequest } from "@/server/api";
+import { handleMetricsRequest, handleRestRequest, traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handleMetricsRequest;
+export const GET = traced("/api/admin/metrics", handleMetricsRequest);
 export const HEAD = handleRestRequest;
 export const POST = handleRestRequest;
 export const PUT = handleRestRequest;

@@ -1,5 +1,5 @@
-import { handleRestoreRequest } from "@/server/api";
+import { handleRestoreRequest, traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleRestoreRequest;
+export const POST = traced("/api/admin/restore", handleRestoreRequest);

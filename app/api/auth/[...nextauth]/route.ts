@@ -1,6 +1,7 @@
 import { handleAuthRequest } from "@/server/auth";
+import { traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handleAuthRequest;
-export const POST = handleAuthRequest;
+export const GET = traced("/api/auth/{action}", handleAuthRequest);
+export const POST = traced("/api/auth/{action}", handleAuthRequest);

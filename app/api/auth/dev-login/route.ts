@@ -1,5 +1,6 @@
 import { handleDevLogin } from "@/server/auth";
+import { traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const POST = handleDevLogin;
+export const POST = traced("/api/auth/dev-login", handleDevLogin);

@@ -1,5 +1,6 @@
 import { receiveProviderWebhook } from "@/server/imports";
+import { traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const POST = receiveProviderWebhook;
+export const POST = traced("/api/providers/github/webhook", receiveProviderWebhook);

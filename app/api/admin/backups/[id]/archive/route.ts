@@ -1,7 +1,7 @@
 import { headFromGet } from "@/server/http";
-import { handleBackupArchiveRequest } from "@/server/api";
+import { handleBackupArchiveRequest, traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const GET = handleBackupArchiveRequest;
+export const GET = traced("/api/admin/backups/{id}/archive", handleBackupArchiveRequest);
 export const HEAD = headFromGet(GET);

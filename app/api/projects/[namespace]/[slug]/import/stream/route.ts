@@ -1,7 +1,8 @@
 import { headFromGet } from "@/server/http";
 import { importStreamResponse } from "@/server/imports";
+import { traced } from "@/server/api";
 
 export const dynamic = "force-dynamic";
 
-export const GET = importStreamResponse;
+export const GET = traced("/api/projects/{namespace}/{slug}/import/stream", importStreamResponse);
 export const HEAD = headFromGet(GET);

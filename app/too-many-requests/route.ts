@@ -1,0 +1,5 @@
+import { handleRateLimitedPage, traced } from "@/server/api";
+
+export const dynamic = "force-dynamic";
+
+export const GET = traced("/too-many-requests", handleRateLimitedPage);
