@@ -7,7 +7,7 @@ import { projectParams } from "@/server/projects";
 import { mergeBatch } from "./merge/batch";
 import { revertChange } from "./merge/revert";
 import { mergeChange } from "./merge/service";
-import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput } from "./schemas";
+import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput, mergeStrategy } from "./schemas";
 import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
 import { pageOfChanges } from "./list-page";
 import { changeDiffPage } from "./diff-page";
@@ -33,7 +33,7 @@ const batchOutput = () =>
 /** merge takes `force` and `strategy` from the query string (the spec) or the JSON body. */
 const mergeOptions = z.object({
   force: booleanish().default(false),
-  strategy: z.enum(["merge", "squash"], { message: "strategy must be merge or squash" }).default("merge"),
+  strategy: mergeStrategy().default("merge"),
 });
 
 function mergeOptionsOf(ctx: Context, body: { force?: unknown; strategy?: unknown }) {
@@ -121,7 +121,7 @@ export const changesRouter = router({
 
   merge: userProcedure
     .meta({ openapi: { method: "POST", path: "/changes/{id}/merge", tags, summary: "Merge a change into the default branch (query force, strategy)" }, query: ["force", "strategy"], errors: { 403: ["PROTECTION_BLOCKED"], 409: ["STALE_BASE", "STALE_WORKSPACE", "WORKSPACE_UNVERIFIABLE", "MERGE_CONFLICT", "TARGET_DELETING"] } })
-    .input(z.object({ id: changeIdParam(), force: booleanish().optional(), strategy: z.enum(["merge", "squash"]).optional() }))
+    .input(z.object({ id: changeIdParam(), force: booleanish().optional(), strategy: mergeStrategy().optional() }))
     .output(
       z.object({
         merged: z.boolean(),
@@ -129,7 +129,7 @@ export const changesRouter = router({
         project: z.string(),
         workspace: z.string().nullable(),
         commit: z.string(),
-        strategy: z.enum(["merge", "squash"]),
+        strategy: mergeStrategy(),
         postMerge: z.object({ status: z.enum(["passed", "failed"]), message: z.string().optional() }),
       }),
     )

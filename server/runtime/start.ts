@@ -1,6 +1,7 @@
 import { validateConfig } from "@/server/config";
 import { closeDatabase, startInvalidationListener } from "@/server/db";
 import { connectAtStartup } from "./connect";
+import { registerBranchMoveSubscribers } from "./subscribers";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
 
@@ -24,6 +25,7 @@ export async function startServerRuntime(): Promise<void> {
   if (holder.__svcRuntimeStarted) return;
   holder.__svcRuntimeStarted = true;
   validateConfig();
+  registerBranchMoveSubscribers();
   await connectAtStartup();
   await startJobs();
   // Importing auth registers its credential cache with the listener before it starts.
