@@ -11,6 +11,7 @@ import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, 
 import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
 import { pageOfChanges } from "./list-page";
 import { changeDiffPage } from "./diff-page";
+import { queueProcedures } from "./queue/procedures";
 
 const tags = ["changes"];
 const BY_PATH = "/projects/{namespace}/{slug}/changes";
@@ -42,6 +43,8 @@ function mergeOptionsOf(ctx: Context, body: { force?: unknown; strategy?: unknow
 }
 
 export const changesRouter = router({
+  ...queueProcedures,
+
   create: authedProcedure
     .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
     .input(z.object({ ...projectParams(), workspace: nameSlug() }))
@@ -81,7 +84,15 @@ export const changesRouter = router({
   get: publicProcedure
     .meta({ openapi: { method: "GET", path: "/changes/{id}", tags, summary: "A change with its latest eval runs and costs" }, etag: true })
     .input(z.object({ id: changeIdParam() }))
-    .output(z.object({ change: changeOutput(), eval: evalOutput().nullable(), evalRuns: z.array(evalRunOutput()), costs: z.array(costOutput()) }))
+    .output(
+      z.object({
+        change: changeOutput(),
+        eval: evalOutput().nullable(),
+        evalRuns: z.array(evalRunOutput()),
+        costs: z.array(costOutput()),
+        queue: z.object({ position: z.number().int(), state: z.enum(["waiting", "testing", "merging"]), enqueuedAt: z.string() }).nullable(),
+      }),
+    )
     .query(({ input, ctx }) => getChange(ctx.identity, input.id)),
 
   // No REST route: the change page reads it in-process (and typed callers through /api/trpc).

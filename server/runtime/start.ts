@@ -30,6 +30,10 @@ export async function startServerRuntime(): Promise<void> {
   await startJobs();
   // Importing auth registers its credential cache with the listener before it starts.
   await import("@/server/auth");
+  // The merge queue registers its wake-up topic before the listener starts, then runs what is queued.
+  const { startQueueRunner } = await import("@/server/changes");
+  const queue = await startQueueRunner();
+  onShutdown(() => queue.stop());
   const invalidations = await startInvalidationListener();
   onShutdown(() => invalidations.stop());
   const shutdown = async (signal: string) => {
