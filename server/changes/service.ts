@@ -52,7 +52,7 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
     await recordEvent(tx, { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } });
     return { change, evaluation, runs };
   });
-  await autoQueue(project, change);
+  await autoQueue(project, change, prepared);
   return { change: await viewOne(change, project), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
 

@@ -2,7 +2,8 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
 import { conflict, notFound } from "@/server/errors";
-import { loadPolicy } from "@/server/policy";
+import { openProjectRepo } from "@/server/git";
+import { loadPolicy, type PolicyResult } from "@/server/policy";
 import { assertNotDeleting, projectPath, requireProject } from "@/server/projects";
 import { reviewState } from "@/server/changes/reviews/rules";
 import { projectHead } from "../evaluation";
@@ -82,14 +83,15 @@ export async function queueOfChange(changeId: string) {
  * Under `merge.autoQueue: true`, a change that is accepted or approved and passes the approval
  * gate (agents' changes included: `requiredApprovals` still applies) enters the queue as if the
  * project's owner queued it. Call after the change's state changed (created, re-evaluated,
- * reviewed); anything else leaves it where it is.
+ * reviewed; a caller that just evaluated it passes the head and policy it read); anything else
+ * leaves it where it is.
  */
-export async function autoQueue(project: Project, change: Change): Promise<void> {
+export async function autoQueue(project: Project, change: Change, known?: { head: string; policy: PolicyResult }): Promise<void> {
   if (change.status !== "accepted" && change.status !== "approved") return;
   const enqueuedById = project.ownerUserId ?? change.authorId;
   if (!enqueuedById) return;
-  const { repo, head } = projectHead(project);
-  const policy = await loadPolicy(repo, head);
+  const { repo, head } = known ? { repo: openProjectRepo(project.id), head: known.head } : projectHead(project);
+  const policy = known?.policy ?? (await loadPolicy(repo, head));
   if (!policy.ok || !policy.policy.merge.autoQueue) return;
   const prisma = await db();
   const reviews = await reviewState(prisma, change);
