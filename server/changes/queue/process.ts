@@ -1,7 +1,7 @@
 import type { Change, Project, QueueEntry } from "@/server/generated/prisma/client";
 import { database, db, type Tx } from "@/server/db";
 import { publishAfterCommit } from "@/server/events";
-import { hasObject, openWorkspaceRepo, RefConflictError, runGit, withProcessLock, type Repo } from "@/server/git";
+import { hasObject, openWorkspaceRepo, readCommit, RefConflictError, runGit, withProcessLock, type Repo } from "@/server/git";
 import { loadPolicy, type PolicyResult } from "@/server/policy";
 import { userSignature } from "@/server/projects";
 import { workspaceNames } from "@/server/workspaces";
@@ -55,12 +55,21 @@ export async function processQueue(projectId: string): Promise<void> {
   });
 }
 
+/** First-parent steps walked in-process before asking git (an agent usually adds a commit or two). */
+const NEAR_HISTORY = 32;
+
 /** Whether the workspace still holds the queued commit: its tip, or an ancestor of its tip. */
 async function inWorkspaceHistory(project: Project, workspace: string | null, tipSha: string): Promise<boolean> {
   const tip = workspace ? workspaceTip(project, workspace) : null;
   if (!tip) return false;
-  if (tip === tipSha) return true;
-  const { exitCode } = await runGit(["merge-base", "--is-ancestor", tipSha, tip], { gitdir: openWorkspaceRepo(project.id, workspace!).gitdir, allowExit: [1, 128] });
+  const repo = openWorkspaceRepo(project.id, workspace!);
+  let oid: string | undefined = tip;
+  for (let step = 0; oid && step < NEAR_HISTORY; step++) {
+    if (oid === tipSha) return true;
+    oid = (await readCommit(repo, oid)).parent[0];
+  }
+  // Beyond the near history, or off the first-parent line: git knows.
+  const { exitCode } = await runGit(["merge-base", "--is-ancestor", tipSha, tip], { gitdir: repo.gitdir, allowExit: [1, 128] });
   return exitCode === 0;
 }
 
