@@ -37,7 +37,7 @@ async function dequeued(project: TestProject) {
   return (await eventsOf(project.id, "change.dequeued")).map((e) => e.data as { changeId: string; reason: string; conflictId?: string; conflictingFiles?: string[] });
 }
 
-describe("the merge queue", () => {
+describe("the merge queue", { timeout: 120_000 }, () => {
   it("queues in order with positions, lands first queued first (no STALE_BASE), and reports on the change, the list and the events", async () => {
     const alice = await createTestUser();
     const { project, release } = await heldProject(alice.token);
