@@ -873,6 +873,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/changes/{id}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a change for landing (merge when ready); 200 when already queued */
+        post: operations["changes-queue"];
+        /** Take a change out of the merge queue */
+        delete: operations["changes-unqueue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/changes/{id}/queue/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a change out of the merge queue (form alias of DELETE) */
+        post: operations["changes-unqueueForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{namespace}/{slug}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's merge queue in landing order */
+        get: operations["changes-projectQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{namespace}/{slug}/changes": {
         parameters: {
             query?: never;
@@ -9503,6 +9555,513 @@ export interface operations {
             };
         };
     };
+    "changes-queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @default merge
+                     * @enum {string}
+                     */
+                    strategy?: "merge" | "squash";
+                };
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @default merge
+                     * @enum {string}
+                     */
+                    strategy?: "merge" | "squash";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        queued: true;
+                        changeId: string;
+                        position: number;
+                        /** @enum {string} */
+                        state: "waiting" | "testing" | "merging";
+                    };
+                };
+            };
+            /** @description Successful response */
+            202: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        queued: true;
+                        changeId: string;
+                        position: number;
+                        /** @enum {string} */
+                        state: "waiting" | "testing" | "merging";
+                    };
+                };
+            };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: CHANGE_NOT_MERGEABLE, TARGET_DELETING */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: this route takes JSON bodies. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
+            429: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "changes-unqueue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        queued: false;
+                        changeId: string;
+                    };
+                };
+            };
+            /** @description Bad request. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: this route takes JSON bodies. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
+            429: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "changes-unqueueForm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        queued: false;
+                        changeId: string;
+                    };
+                };
+            };
+            /** @description A form caller is redirected (Location) */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: this route takes JSON bodies. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
+            429: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "changes-projectQueue": {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                namespace: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            changeId: string;
+                            position: number;
+                            /** @enum {string} */
+                            state: "waiting" | "testing" | "merging";
+                            enqueuedAt: string;
+                            enqueuedBy: string | null;
+                            /** @enum {string} */
+                            strategy: "merge" | "squash";
+                        }[];
+                        mergedLastHour: number;
+                    };
+                };
+            };
+            /** @description Bad request. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED */
+            401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
+            429: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "changes-list": {
         parameters: {
             query?: {
@@ -10288,6 +10847,12 @@ export interface operations {
                         eval: components["schemas"]["Evaluation"] | null;
                         evalRuns: components["schemas"]["EvalRun"][];
                         costs: components["schemas"]["Cost"][];
+                        queue: {
+                            position: number;
+                            /** @enum {string} */
+                            state: "waiting" | "testing" | "merging";
+                            enqueuedAt: string;
+                        } | null;
                     };
                 };
             };

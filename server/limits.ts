@@ -18,6 +18,9 @@ export const BRANCH_LIST_CAP = 200;
 /** Blobs above this are reported as kind too_large by the content route. */
 export const CONTENT_VIEW_BYTES_MAX = 1024 * 1024;
 export const MERGE_BATCH_MAX = 80;
+/** GET .../queue: entries per answer (contracts/queue.md). */
+export const QUEUE_LIST_LIMIT_DEFAULT = 100;
+export const QUEUE_LIST_LIMIT_MAX = 500;
 export const WORKSPACE_COMMIT_FILES_MAX = 2000;
 export const WORKSPACE_COMMIT_BYTES_MAX = 25 * 1024 * 1024;
 export const RESOLUTION_FILE_BYTES_MAX = 10 * 1000 * 1000;

@@ -7,10 +7,11 @@ import { projectParams } from "@/server/projects";
 import { mergeBatch } from "./merge/batch";
 import { revertChange } from "./merge/revert";
 import { mergeChange } from "./merge/service";
-import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput } from "./schemas";
+import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput, mergeStrategy } from "./schemas";
 import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
 import { pageOfChanges } from "./list-page";
 import { changeDiffPage } from "./diff-page";
+import { queueProcedures } from "./queue/procedures";
 
 const tags = ["changes"];
 const BY_PATH = "/projects/{namespace}/{slug}/changes";
@@ -33,7 +34,7 @@ const batchOutput = () =>
 /** merge takes `force` and `strategy` from the query string (the spec) or the JSON body. */
 const mergeOptions = z.object({
   force: booleanish().default(false),
-  strategy: z.enum(["merge", "squash"], { message: "strategy must be merge or squash" }).default("merge"),
+  strategy: mergeStrategy().default("merge"),
 });
 
 function mergeOptionsOf(ctx: Context, body: { force?: unknown; strategy?: unknown }) {
@@ -42,6 +43,8 @@ function mergeOptionsOf(ctx: Context, body: { force?: unknown; strategy?: unknow
 }
 
 export const changesRouter = router({
+  ...queueProcedures,
+
   create: authedProcedure
     .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
     .input(z.object({ ...projectParams(), workspace: nameSlug() }))
@@ -81,7 +84,15 @@ export const changesRouter = router({
   get: publicProcedure
     .meta({ openapi: { method: "GET", path: "/changes/{id}", tags, summary: "A change with its latest eval runs and costs" }, etag: true })
     .input(z.object({ id: changeIdParam() }))
-    .output(z.object({ change: changeOutput(), eval: evalOutput().nullable(), evalRuns: z.array(evalRunOutput()), costs: z.array(costOutput()) }))
+    .output(
+      z.object({
+        change: changeOutput(),
+        eval: evalOutput().nullable(),
+        evalRuns: z.array(evalRunOutput()),
+        costs: z.array(costOutput()),
+        queue: z.object({ position: z.number().int(), state: z.enum(["waiting", "testing", "merging"]), enqueuedAt: z.string() }).nullable(),
+      }),
+    )
     .query(({ input, ctx }) => getChange(ctx.identity, input.id)),
 
   // No REST route: the change page reads it in-process (and typed callers through /api/trpc).
@@ -121,7 +132,7 @@ export const changesRouter = router({
 
   merge: userProcedure
     .meta({ openapi: { method: "POST", path: "/changes/{id}/merge", tags, summary: "Merge a change into the default branch (query force, strategy)" }, query: ["force", "strategy"], errors: { 403: ["PROTECTION_BLOCKED"], 409: ["STALE_BASE", "STALE_WORKSPACE", "WORKSPACE_UNVERIFIABLE", "MERGE_CONFLICT", "TARGET_DELETING"] } })
-    .input(z.object({ id: changeIdParam(), force: booleanish().optional(), strategy: z.enum(["merge", "squash"]).optional() }))
+    .input(z.object({ id: changeIdParam(), force: booleanish().optional(), strategy: mergeStrategy().optional() }))
     .output(
       z.object({
         merged: z.boolean(),
@@ -129,7 +140,7 @@ export const changesRouter = router({
         project: z.string(),
         workspace: z.string().nullable(),
         commit: z.string(),
-        strategy: z.enum(["merge", "squash"]),
+        strategy: mergeStrategy(),
         postMerge: z.object({ status: z.enum(["passed", "failed"]), message: z.string().optional() }),
       }),
     )

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { listLimit, listOffset, namedSchema } from "@/server/http";
+import { MERGE_STRATEGIES } from "./merge/commit";
 import { ChangeStatus } from "./views";
 
 // Output schemas, built per use (trpc-to-openapi mutates shared instances).
@@ -65,3 +66,6 @@ export const costOutput = namedSchema("Cost", () =>
 export const changeListFilter = () => ({ status: z.enum(ChangeStatus).optional(), limit: listLimit(), offset: listOffset() });
 
 export const changeIdParam = () => z.string().min(1).max(100);
+
+/** A merge strategy field (a new instance per use: schemas are never shared between procedures). */
+export const mergeStrategy = () => z.enum(MERGE_STRATEGIES, { message: `strategy must be ${MERGE_STRATEGIES.join(" or ")}` });

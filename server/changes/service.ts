@@ -8,6 +8,8 @@ import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
 import { evaluateWorkspace, newChangeId, persistEvaluation, recordReevaluation } from "./evaluation";
 import { loadChange, lockChange, workspaceName } from "./load";
+import { removeEntries } from "./queue/entries";
+import { autoQueue, queueOfChange } from "./queue/service";
 import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeStatus } from "./views";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
@@ -50,6 +52,7 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
     await recordEvent(tx, { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } });
     return { change, evaluation, runs };
   });
+  await autoQueue(project, change, prepared);
   return { change: await viewOne(change, project), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
 
@@ -70,9 +73,10 @@ export async function listChanges(identity: Identity, ref: ProjectRef, filter: {
 export async function getChange(identity: Identity, id: string) {
   const { change, project } = await loadChange(identity, id, "read");
   const prisma = await db();
-  const [evaluation, runs] = await Promise.all([
+  const [evaluation, runs, queue] = await Promise.all([
     prisma.evaluation.findUnique({ where: { changeId: id } }),
     prisma.evalRun.findMany({ where: { changeId: id }, orderBy: [{ round: "asc" }, { createdAt: "asc" }] }),
+    queueOfChange(id),
   ]);
   const latest = runs.filter((run) => run.round === evaluation?.round);
   return {
@@ -80,6 +84,7 @@ export async function getChange(identity: Identity, id: string) {
     eval: evaluation ? evalView(evaluation) : null,
     evalRuns: latest.map(evalRunView),
     costs: costsOf(runs),
+    queue,
   };
 }
 
@@ -102,6 +107,7 @@ export async function reevaluateChange(identity: UserIdentity, id: string) {
     const statusAfter = async (client: typeof tx) => statusAfterEvaluation(prepared.outcome.verdict, await reviewState(client, current));
     return recordReevaluation(tx, current, prepared, { statusAfter, actor: actorOf(identity) });
   });
+  await autoQueue(project, await prisma.change.findUniqueOrThrow({ where: { id } }));
   return { changeId: id, eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
 
@@ -114,6 +120,7 @@ export async function rejectChange(identity: UserIdentity, id: string) {
     if (current.status === "rejected") return;
     await tx.change.update({ where: { id }, data: { status: "rejected", rejectedAt: new Date() } });
     await recordEvent(tx, { projectId: project.id, kind: "change.rejected", actor: actorOf(identity), data: { changeId: id, from: current.status } });
+    await removeEntries(tx, project.id, [{ changeId: id, reason: "rejected" }], actorOf(identity));
   });
   return { rejected: true, changeId: id };
 }

@@ -25,6 +25,9 @@ export const EVENT_KINDS = [
   "issue.commented",
   // Beyond the spec's list (contracts/provider.md): shown in activity, delivered to `*` webhooks.
   "import.failed",
+  // The merge queue (contracts/queue.md): subscribable by name, shown in activity.
+  "change.queued",
+  "change.dequeued",
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

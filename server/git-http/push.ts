@@ -1,39 +1,26 @@
 import { actorOf, type Identity } from "@/server/auth";
-import { db } from "@/server/db";
-import { enqueueDeployments, requestDeployments } from "@/server/deployments";
 import { publishAfterCommit, recordEvent } from "@/server/events";
-import { RefConflictError, deleteRef, updateRef } from "@/server/git";
+import { moveBranch, RefConflictError, type BranchMove } from "@/server/git";
 import { isRefusal } from "@/server/errors";
 import type { RefCommand, RefResult } from "./proc-receive";
 import { gatingReason, refusal, type PushScope } from "./rules";
 
-const BRANCH_PREFIX = "refs/heads/";
 const STALE = "stale info: the ref moved since you fetched; fetch and try again";
 
 /**
- * Moves one ref by compare-and-swap (the git layer takes the project lock) inside the transaction
- * that records its `push` event, as merges do: the event commits exactly when the ref moved. A
- * branch of the project moved this way requests its deployments in that transaction too. A
- * failure is its reason.
+ * Moves one ref through the one door (`moveBranch`: compare-and-swap under the project lock, the
+ * subscribers' hooks such as deployments) in the transaction that records its `push` event, as
+ * merges do: the event commits exactly when the ref moved. A failure is its reason.
  */
 async function swap(identity: Identity, scope: PushScope, command: RefCommand): Promise<string | null> {
   const { ref, oldOid, newOid } = command;
   if (newOid === null && oldOid === null) return "nothing to delete";
+  const actor = actorOf(identity);
+  const move: BranchMove = { project: scope.project, workspace: scope.workspace ?? null, ref, from: oldOid, to: newOid, actor, cause: "push", changeIds: [] };
   try {
-    await (await db()).$transaction(async (tx) => {
-      await recordEvent(tx, {
-        projectId: scope.project.id,
-        kind: "push",
-        actor: actorOf(identity),
-        data: { ref, before: oldOid, after: newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) },
-      });
-      if (newOid !== null) {
-        await updateRef(scope.repo, ref, newOid, oldOid, { tx });
-        if (!scope.workspace && ref.startsWith(BRANCH_PREFIX)) {
-          await requestDeployments(tx, { project: scope.project, branch: ref.slice(BRANCH_PREFIX.length), commit: newOid, actor: actorOf(identity) });
-        }
-      } else if (oldOid !== null) await deleteRef(scope.repo, ref, oldOid, { tx });
-    });
+    await moveBranch(scope.repo, move, (tx) =>
+      recordEvent(tx, { projectId: scope.project.id, kind: "push", actor, data: { ref, before: oldOid, after: newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) } }),
+    );
     return null;
   } catch (error) {
     if (error instanceof RefConflictError) return STALE;
@@ -55,9 +42,6 @@ export async function applyPush(identity: Identity, scope: PushScope, commands: 
     const reason = (await refusal(scope, command, gateOnce)) ?? (await swap(identity, scope, command));
     results.push(reason ? { ref: command.ref, ok: false, reason } : { ref: command.ref, ok: true });
   }
-  if (results.some((result) => result.ok)) {
-    await publishAfterCommit();
-    if (!scope.workspace) await enqueueDeployments({ projectId: scope.project.id });
-  }
+  if (results.some((result) => result.ok)) await publishAfterCommit();
   return results;
 }

@@ -10,3 +10,4 @@ export { removeProjectReposUnread, withProcessLock, withRepoLock, withRepoLocksH
 export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
 export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, GitCommandError, type GitOutput } from "./spawn";
 export * from "./paths";
+export { moveBranch, onBranchMove, branchMoveHookNames, runMoveHooks, runAfterMoveHooks, type BranchMove, type BranchMoveHook, type MoveCause, type MoveOptions } from "./move";

@@ -1,7 +1,7 @@
-import type { ProjectSource, SyncRun } from "@/server/generated/prisma/client";
+import type { Project, ProjectSource, SyncRun } from "@/server/generated/prisma/client";
 import { db } from "@/server/db";
 import { publishAfterCommit, recordEvent } from "@/server/events";
-import { RefConflictError, branchRef, openProjectRepo, readRef, runGit, updateRef, type Repo } from "@/server/git";
+import { RefConflictError, branchRef, moveBranch, openProjectRepo, readRef, runGit, type Repo } from "@/server/git";
 import { SYNC_CAS_ATTEMPTS, SYNC_DEEPEN_ATTEMPTS, SYNC_DEEPEN_STEP } from "@/server/limits";
 import { ProviderError } from "@/server/providers";
 import { countCommits, fetchUpstream, isShallow, mergeBase } from "./upstream";
@@ -34,15 +34,17 @@ async function mergeUpstream(repo: Repo, source: ProjectSource, local: string, u
 
 /**
  * Moves the default branch to include `upstream`: nothing when it already does, a fast-forward
- * when it has nothing the source lacks, otherwise a clean merge commit. Every move is the same
- * compare-and-swap under the project lock as any other write; losing it to a concurrent merge
- * recomputes from the new tip, so neither side's commits are lost.
+ * when it has nothing the source lacks, otherwise a clean merge commit. Every move goes through the
+ * one door as any other write (compare-and-swap under the project lock, deployments requested);
+ * losing it to a concurrent merge recomputes from the new tip, so neither side's commits are lost.
  */
-async function reconcile(repo: Repo, source: ProjectSource, defaultBranch: string, upstream: string): Promise<{ from: string; to: string }> {
+async function reconcile(repo: Repo, source: ProjectSource, project: Project, upstream: string): Promise<{ from: string; to: string }> {
+  const ref = branchRef(project.defaultBranch);
+  const move = (from: string | null, to: string) => moveBranch(repo, { project, workspace: null, ref, from, to, actor: "system", cause: "sync", changeIds: [] });
   for (let attempt = 1; ; attempt++) {
-    const local = readRef(repo, branchRef(defaultBranch));
+    const local = readRef(repo, ref);
     if (!local) {
-      await updateRef(repo, branchRef(defaultBranch), upstream, null);
+      await move(null, upstream);
       return { from: upstream, to: upstream };
     }
     // One merge base answers both questions: upstream already in local, or local behind upstream.
@@ -50,7 +52,7 @@ async function reconcile(repo: Repo, source: ProjectSource, defaultBranch: strin
     if (base === upstream) return { from: local, to: local };
     const target = base === local ? upstream : await mergeUpstream(repo, source, local, upstream);
     try {
-      await updateRef(repo, branchRef(defaultBranch), target, local);
+      await move(local, target);
       return { from: local, to: target };
     } catch (error) {
       if (!(error instanceof RefConflictError) || attempt >= SYNC_CAS_ATTEMPTS) throw error;
@@ -82,7 +84,7 @@ export async function runSync(syncRunId: string): Promise<{ status: string; code
   const repo = openProjectRepo(project.id);
   try {
     const upstream = await fetchUpstream(repo, source);
-    const { from, to } = await reconcile(repo, source, project.defaultBranch, upstream);
+    const { from, to } = await reconcile(repo, source, project, upstream);
     const commitsSynced = upstream === source.lastSyncedCommit ? 0 : await countCommits(repo, source.lastSyncedCommit, upstream);
     const now = new Date();
     await prisma.$transaction(async (tx) => {

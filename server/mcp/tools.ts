@@ -4,6 +4,7 @@ import { appRouter, type AppRouter } from "@/server/api";
 import { DomainError, invalid } from "@/server/errors";
 import { booleanish } from "@/server/http";
 import type { ApiCaller } from "./caller";
+import { QUEUE_TOOL_SPECS } from "./queue-tools";
 
 type Args = Record<string, unknown>;
 type RouterInputs = inferRouterInputs<AppRouter>;
@@ -227,8 +228,9 @@ export const TOOLS: Tool[] = [
     description: "A change with its latest eval runs and costs.",
     readOnly: true,
     rename: change,
-    summarize: (r) => `Change ${r.change.id} is ${r.change.status}`,
+    summarize: (r) => `Change ${r.change.id} is ${r.change.status}${r.queue ? `, queued at position ${r.queue.position}` : ""}`,
   }),
+  ...QUEUE_TOOL_SPECS.map((tool) => procedureTool(tool.name, tool.procedure, tool.spec)),
   procedureTool("list_changes", "changes.list", {
     description: "A project's changes, newest first.",
     readOnly: true,

@@ -92,8 +92,10 @@ export const policySchema = z.strictObject({
     .strictObject({
       allowForce: z.boolean().default(false),
       requireFreshBase: z.boolean().default(true),
+      /** Changes that reach accepted/approved and pass the approval gate enter the merge queue by themselves. */
+      autoQueue: z.boolean().default(false),
     })
-    .default({ allowForce: false, requireFreshBase: true }),
+    .default({ allowForce: false, requireFreshBase: true, autoQueue: false }),
   protection: z
     .strictObject({
       /** Nothing merges into the default branch while locked. */

@@ -5,7 +5,7 @@ import type { Signature } from "@/server/git";
 import { unauthenticated } from "@/server/errors";
 
 const noreplyHost = () => new URL(config.baseUrl).hostname;
-const userSignature = (username: string): Signature => ({ name: username, email: `${username}@users.noreply.${noreplyHost()}` });
+export const userSignature = (username: string): Signature => ({ name: username, email: `${username}@users.noreply.${noreplyHost()}` });
 
 /**
  * Who a commit written for the caller records: a user is author and committer; an agent is the

@@ -1,7 +1,7 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { assertNotDeleting, atLeast, findProject, projectGrants, projectPath, projectRole, requireProject } from "./access";
 export type { Grant, ProjectRole } from "./access";
-export { commitAuthorship } from "./authorship";
+export { commitAuthorship, userSignature } from "./authorship";
 export { assertFileMapWithinLimits } from "./file-map";
 export { fileMapInput, projectParams } from "./schemas";
 export { projectMetrics } from "./metrics";

@@ -4,6 +4,7 @@ import { closeDatabase, startInvalidationListener } from "@/server/db";
 import { connectAtStartup } from "./connect";
 import { assertInstanceKeysAgree } from "./keys";
 import { protectDataDir } from "./data-dir";
+import { registerBranchMoveSubscribers } from "./subscribers";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
 
@@ -34,11 +35,16 @@ export async function startServerRuntime(loadFunctions: LoadJobFunctions): Promi
   holder.__svcRuntimeStarted = true;
   validateConfig();
   protectDataDir();
+  registerBranchMoveSubscribers();
   await connectAtStartup();
   await assertInstanceKeysAgree();
   await startJobs(loadFunctions);
   // Importing auth registers its credential cache with the listener before it starts.
   await import("@/server/auth");
+  // The merge queue registers its wake-up topic before the listener starts, then runs what is queued.
+  const { startQueueRunner } = await import("@/server/changes");
+  const queue = await startQueueRunner();
+  onShutdown(() => queue.stop());
   const invalidations = await startInvalidationListener();
   onShutdown(() => invalidations.stop());
   const shutdown = async (signal: string) => {

@@ -2,7 +2,19 @@ import type { Project, Workspace } from "@/server/generated/prisma/client";
 import { actingUserId, actorOf, type Identity } from "@/server/auth";
 import { db, type DbOrTx } from "@/server/db";
 import { recordEvent } from "@/server/events";
-import { branchRef, commitToBranch, createWorkspaceFork, headBranch, openWorkspaceRepo, repoExists, type FileMap, type RecordMove } from "@/server/git";
+import {
+  branchRef,
+  commitToBranch,
+  createWorkspaceFork,
+  headBranch,
+  openWorkspaceRepo,
+  repoExists,
+  runAfterMoveHooks,
+  runMoveHooks,
+  type BranchMove,
+  type FileMap,
+  type RecordMove,
+} from "@/server/git";
 import { conflict, internal, notFound } from "@/server/errors";
 import { assertFileMapWithinLimits, assertNotDeleting, assertNotImporting, atLeast, commitAuthorship, findProject, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
 
@@ -108,9 +120,23 @@ export async function commitToWorkspace(identity: Identity, input: { projectId: 
   if (!branch) throw internal(`Workspace ${workspace.name} has no repository`, "GIT_ERROR");
   const { author, committer } = await commitAuthorship(identity);
   // The same signal as a git push to the workspace (promoted changes follow it), recorded in the
-  // transaction that moves the branch.
-  const recordMove: RecordMove = (tx, move) =>
-    recordEvent(tx, { projectId: project.id, kind: "push", actor: actorOf(identity), data: { ref: branchRef(branch), before: move.parent, after: move.oid, workspace: workspace.name } });
+  // transaction that moves the branch, with the branch-move subscribers' hooks.
+  const actor = actorOf(identity);
+  const moved = (move: { parent: string | null; oid: string }): BranchMove => ({
+    project,
+    workspace: workspace.name,
+    ref: branchRef(branch),
+    from: move.parent,
+    to: move.oid,
+    actor,
+    cause: "commit",
+    changeIds: [],
+  });
+  const recordMove: RecordMove = async (tx, move) => {
+    await recordEvent(tx, { projectId: project.id, kind: "push", actor, data: { ref: branchRef(branch), before: move.parent, after: move.oid, workspace: workspace.name } });
+    await runMoveHooks(tx, moved(move));
+  };
   const { oid, parent } = await commitToBranch(repo, branch, { files: input.files, message: input.message, author, committer, recordMove });
+  await runAfterMoveHooks([moved({ parent, oid })]);
   return { workspace: workspace.name, projectId: project.id, path: projectPath(project), branch, commit: oid, parent, files: Object.keys(input.files).length };
 }

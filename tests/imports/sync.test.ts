@@ -9,6 +9,7 @@ import { call } from "@/tests/support/http";
 import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { createTestUser } from "@/tests/support/users";
 import { changeWith, merge } from "@/server/changes/test-fixtures";
+import { deploymentRows, deploysPolicy } from "@/tests/deployments/support";
 import { eventKinds, projectBase, projectRow, requestImport, uniqueName, useStubProvider } from "./support";
 
 useTestEnvironment();
@@ -57,6 +58,16 @@ describe("POST /sync", { timeout: 120_000 }, () => {
     expect(history.body.history[0].durationMs).toBeGreaterThanOrEqual(0);
     const events = (await eventKinds(p.project.id)).filter((event) => event.kind === "sync.completed");
     expect(events.map((event) => event.data)).toMatchObject([{ fromCommit: before, toCommit: added[2], commitsSynced: 3 }]);
+  });
+
+  it("a sync moving the default branch requests the policy's deployments, as a merge does", async () => {
+    const p = await imported([{ "README.md": "hi\n", ".svc/policy.yml": deploysPolicy({ name: "production", provider: "webhook", url: "https://deploy.example.com/hook" }) }]);
+    const [added] = stub.current.addCommits("octo", p.repo, [{ "b.txt": "b\n" }]);
+    expect((await sync(p.user, p.base)).body.hasUpdates).toBe(true);
+    await drainJobs({ timeoutMs: 60_000 });
+    expect(p.tip()).toBe(added);
+    const rows = await deploymentRows(p.project.id);
+    expect(rows.filter((row) => row.commit === added).map((row) => [row.name, row.branch, row.changeId, row.requestedBy])).toEqual([["production", "main", null, "system"]]);
   });
 
   it("merges cleanly when local merges and upstream commits coexist", async () => {

@@ -20,6 +20,9 @@ CREATE TYPE "Visibility" AS ENUM ('private', 'public');
 CREATE TYPE "ChangeStatus" AS ENUM ('open', 'needs_changes', 'accepted', 'approved', 'promoted', 'merged', 'rejected');
 
 -- CreateEnum
+CREATE TYPE "QueueState" AS ENUM ('waiting', 'testing', 'merging');
+
+-- CreateEnum
 CREATE TYPE "Verdict" AS ENUM ('passed', 'failed');
 
 -- CreateEnum
@@ -279,6 +282,21 @@ CREATE TABLE "Change" (
     "updatedAt" TIMESTAMP(3) NOT NULL,
 
     CONSTRAINT "Change_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "QueueEntry" (
+    "id" UUID NOT NULL,
+    "seq" BIGSERIAL NOT NULL,
+    "projectId" UUID NOT NULL,
+    "changeId" UUID NOT NULL,
+    "tipSha" TEXT NOT NULL,
+    "strategy" TEXT NOT NULL,
+    "state" "QueueState" NOT NULL DEFAULT 'waiting',
+    "enqueuedById" UUID NOT NULL,
+    "enqueuedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "QueueEntry_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
@@ -794,6 +812,12 @@ CREATE INDEX "Change_projectId_status_createdAt_idx" ON "Change"("projectId", "s
 CREATE INDEX "Change_workspaceId_idx" ON "Change"("workspaceId");
 
 -- CreateIndex
+CREATE UNIQUE INDEX "QueueEntry_changeId_key" ON "QueueEntry"("changeId");
+
+-- CreateIndex
+CREATE INDEX "QueueEntry_projectId_seq_idx" ON "QueueEntry"("projectId", "seq");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "Evaluation_changeId_key" ON "Evaluation"("changeId");
 
 -- CreateIndex
@@ -966,6 +990,9 @@ ALTER TABLE "Change" ADD CONSTRAINT "Change_mergedById_fkey" FOREIGN KEY ("merge
 
 -- AddForeignKey
 ALTER TABLE "Change" ADD CONSTRAINT "Change_revertedById_fkey" FOREIGN KEY ("revertedById") REFERENCES "User"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "QueueEntry" ADD CONSTRAINT "QueueEntry_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "Evaluation" ADD CONSTRAINT "Evaluation_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -77,7 +77,7 @@ export async function resolveConflict(
 
   const models = await agentModels(prisma, [change]);
   try {
-    await landOnDefaultBranch(project, repo, { head, commit, changeId: change.id, actor: actorOf(identity) }, async (tx) => {
+    await landOnDefaultBranch(project, repo, { head, commit, changeIds: [change.id], actor: actorOf(identity), cause: "resolve" }, async (tx) => {
       const claimed = await tx.conflict.updateMany({ where: { id: record.id, status: "open" }, data: { status: "resolved", resolvedSha: commit, resolvedAt: new Date() } });
       if (claimed.count !== 1) throw gone("The conflict is unknown or already resolved");
       await recordMerged(tx, { project, merged: [{ change, commit }], mergedById: actingUserId(identity)!, strategy: `resolve:${input.strategy}`, actor: actorOf(identity), agentModels: models });

@@ -113,7 +113,7 @@ async function attemptBatch(
   await landOnDefaultBranch(
     project,
     repo,
-    { head, commit: current, changeId: merged.at(-1)?.change.id ?? null, actor: actorOf(identity) },
+    { head, commit: current, changeIds: merged.map((m) => m.change.id), actor: actorOf(identity), cause: "batch" },
     async (tx) => {
       await recordMerged(tx, { project, merged, mergedById: identity.userId, strategy: "merge", actor: actorOf(identity), agentModels: models });
       await recordConflicts(tx, project.id, conflicted);

@@ -1,7 +1,9 @@
 import type { Change } from "@/server/generated/prisma/client";
 import { writeCommitObject, type Repo, type Signature } from "@/server/git";
 
-export type MergeStrategy = "merge" | "squash";
+/** How a change lands: a merge commit (parents: head, tip) or a squash commit (parent: head). */
+export const MERGE_STRATEGIES = ["merge", "squash"] as const;
+export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
 
 const person = (signature: Signature) => ({
   name: signature.name,

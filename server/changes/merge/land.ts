@@ -1,37 +1,29 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import { db, type DbOrTx, type Tx } from "@/server/db";
-import { enqueueDeployments, requestDeployments } from "@/server/deployments";
+import type { DbOrTx, Tx } from "@/server/db";
 import { recordEvent } from "@/server/events";
-import { branchRef, RefConflictError, updateRef, type Repo } from "@/server/git";
+import { branchRef, moveBranch, RefConflictError, type MoveCause, type Repo } from "@/server/git";
 import { invalid, conflict } from "@/server/errors";
-import { closeIssuesLinkedToChange } from "@/server/issues";
 import { loadPolicy } from "@/server/policy";
 
 /**
- * Moves the default branch from `head` to `commit` by compare-and-swap (under the project's ref
- * lock) inside the transaction that records the landing (`record`), so the branch moves exactly
- * when the records commit (the request pipeline publishes the events). The move requests the
- * policy's deployments in the same transaction (`changeId`: the change that landed last) and hands
- * them to the deploy queue after it. Throws RefConflictError when the branch moved meanwhile
- * (nothing is recorded then). `commit === head` records without moving.
+ * Moves the default branch from `head` to `commit` through the one door (`moveBranch`): the landing's
+ * records (`record`), the compare-and-swap under the project's ref lock and the move's subscribers
+ * (deployments, linked issues, the queue) in one transaction. Throws RefConflictError when the
+ * branch moved meanwhile (nothing is recorded then). `commit === head` records without moving.
  */
 export async function landOnDefaultBranch(
   project: Project,
   repo: Repo,
-  move: { head: string; commit: string; changeId: string | null; actor: string },
+  move: { head: string; commit: string; changeIds: string[]; actor: string; cause: MoveCause },
   record: (tx: Tx) => Promise<void>,
   options: { timeout?: number } = {},
 ): Promise<void> {
-  if (move.commit === move.head) {
-    await (await db()).$transaction(record, options);
-    return;
-  }
-  await (await db()).$transaction(async (tx) => {
-    await record(tx);
-    await updateRef(repo, branchRef(project.defaultBranch), move.commit, move.head, { tx });
-    await requestDeployments(tx, { project, branch: project.defaultBranch, commit: move.commit, changeId: move.changeId, actor: move.actor });
-  }, options);
-  await enqueueDeployments({ projectId: project.id });
+  await moveBranch(
+    repo,
+    { project, workspace: null, ref: branchRef(project.defaultBranch), from: move.head, to: move.commit, actor: move.actor, cause: move.cause, changeIds: move.changeIds },
+    record,
+    options,
+  );
 }
 
 /** Upper bound of the random pause before retry n, per n. */
@@ -60,8 +52,8 @@ export async function retryWhenBranchMoves<T>(attempts: number, attempt: (n: num
 /**
  * The database side of merges, in the transaction that also moves the branch: each change becomes
  * merged (only from a non-final state, so a change never merges twice), provenance says who
- * produced each landed commit, linked open issues close (a failing issue is skipped inside),
- * change.merged per change. Set-based, so a merge-batch costs a handful of queries.
+ * produced each landed commit, change.merged per change (linked issues close in the move's hook).
+ * Set-based, so a merge-batch costs a handful of queries.
  */
 export async function recordMerged(
   tx: Tx,
@@ -93,8 +85,6 @@ export async function recordMerged(
       model: change.agentId ? (input.agentModels.get(change.agentId) ?? null) : null,
     })),
   });
-  const linked = await tx.issue.findMany({ where: { projectId: project.id, linkedChangeId: { in: ids }, status: "open" }, select: { linkedChangeId: true }, distinct: ["linkedChangeId"] });
-  for (const { linkedChangeId } of linked) await closeIssuesLinkedToChange(tx, { projectId: project.id, changeId: linkedChangeId! });
   for (const { change, commit } of merged) {
     await recordEvent(tx, {
       projectId: project.id,

@@ -48,7 +48,7 @@ export async function revertChange(identity: UserIdentity, id: string) {
       throw conflict("Reverting the change conflicts with later commits on the default branch", "MERGE_CONFLICT", { conflictingFiles: outcome.conflictingFiles });
     }
     const commit = await writeRevertCommit(repo, { tree: outcome.tree, head, change, merged, signature: author });
-    await landOnDefaultBranch(project, repo, { head, commit, changeId: id, actor: actorOf(identity) }, async (tx) => {
+    await landOnDefaultBranch(project, repo, { head, commit, changeIds: [id], actor: actorOf(identity), cause: "revert" }, async (tx) => {
       const updated = await tx.change.updateMany({
         where: { id, status: "merged", revertedSha: null },
         data: { revertedSha: commit, revertedAt: new Date(), revertedById: identity.userId },

@@ -63,7 +63,7 @@ async function mergeWithRetries(input: { identity: UserIdentity; id: string; pro
     }
     const commit = await writeLandingCommit(repo, { tree: outcome.tree, head, change, workspace: input.workspace, strategy: options.strategy, signature: author });
     const models = await agentModels(prisma, [change]);
-    await landOnDefaultBranch(project, repo, { head, commit, changeId: change.id, actor: actorOf(identity) }, (tx) =>
+    await landOnDefaultBranch(project, repo, { head, commit, changeIds: [change.id], actor: actorOf(identity), cause: "merge" }, (tx) =>
       recordMerged(tx, { project, merged: [{ change, commit }], mergedById: identity.userId, strategy: options.strategy, actor: actorOf(identity), agentModels: models }),
     );
     return {

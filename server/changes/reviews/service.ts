@@ -4,6 +4,7 @@ import { db } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import { invalid } from "@/server/errors";
 import { assertNotDeleting } from "@/server/projects";
+import { autoQueue } from "../queue/service";
 import { loadChange, lockChange } from "@/server/changes/load";
 import type { ChangeStatus } from "@/server/changes/views";
 import { writeComment } from "@/server/changes/comments/service";
@@ -56,6 +57,7 @@ export async function submitReview(identity: UserIdentity, changeId: string, inp
     await recordEvent(tx, { projectId: change.projectId, kind: "change.reviewed", actor, data: { changeId, reviewId: review.id, verdict: input.verdict, status } });
     return { review, status };
   });
+  if (status === "approved") await autoQueue(project, await prisma.change.findUniqueOrThrow({ where: { id: changeId } }));
   return { review: reviewView(review, new Map([[identity.userId, identity.username]])), changeStatus: status };
 }
 

@@ -1,0 +1,58 @@
+import type { Change, QueueEntry } from "@/server/generated/prisma/client";
+import type { DbOrTx, Tx } from "@/server/db";
+import { recordEvent } from "@/server/events";
+import type { MergeStrategy } from "../merge/commit";
+
+/** Why an entry left the queue (`change.dequeued` `data.reason`). */
+export type DequeueReason = "merged" | "cancelled" | "evaluation_failed" | "conflict" | "stale_workspace" | "rejected";
+
+/** A queue entry as the API shows it; `position` starts at 1 and is gapless. */
+export interface QueuePosition {
+  position: number;
+  state: QueueEntry["state"];
+  enqueuedAt: Date;
+}
+
+/**
+ * Puts a change at the back of its project's queue (the commit that lands is its evaluated tip
+ * now) with `change.queued`; a change already queued stays where it is. Answers whether it was added.
+ */
+export async function addEntry(tx: Tx, change: Change, input: { strategy: MergeStrategy; enqueuedById: string; actor: string; auto: boolean }): Promise<boolean> {
+  const created = await tx.queueEntry.createMany({
+    data: [{ projectId: change.projectId, changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, enqueuedById: input.enqueuedById }],
+    skipDuplicates: true,
+  });
+  if (created.count === 0) return false;
+  await recordEvent(tx, {
+    projectId: change.projectId,
+    kind: "change.queued",
+    actor: input.actor,
+    data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto },
+  });
+  return true;
+}
+
+/** Takes entries out with `change.dequeued` each; only the rows still there count (a second remover finds none). */
+export async function removeEntries(tx: Tx, projectId: string, leaving: Array<{ changeId: string; reason: DequeueReason; extra?: Record<string, unknown> }>, actor: string): Promise<string[]> {
+  if (leaving.length === 0) return [];
+  const ids = leaving.map((l) => l.changeId);
+  const removed = await tx.$queryRaw<Array<{ changeId: string }>>`DELETE FROM "QueueEntry" WHERE "changeId" = ANY(${ids}::uuid[]) RETURNING "changeId"::text AS "changeId"`;
+  const gone = new Set(removed.map((r) => r.changeId));
+  for (const { changeId, reason, extra } of leaving) {
+    if (gone.has(changeId)) await recordEvent(tx, { projectId, kind: "change.dequeued", actor, data: { changeId, reason, ...extra } });
+  }
+  return [...gone];
+}
+
+/** The project's queue in landing order. */
+export function queuedEntries(client: DbOrTx, projectId: string, take: number) {
+  return client.queueEntry.findMany({ where: { projectId }, orderBy: { seq: "asc" }, take });
+}
+
+/** Where a change stands in its project's queue, or null when it is not queued. */
+export async function positionOf(client: DbOrTx, changeId: string): Promise<QueuePosition | null> {
+  const entry = await client.queueEntry.findUnique({ where: { changeId } });
+  if (!entry) return null;
+  const ahead = await client.queueEntry.count({ where: { projectId: entry.projectId, seq: { lt: entry.seq } } });
+  return { position: ahead + 1, state: entry.state, enqueuedAt: entry.enqueuedAt };
+}

@@ -1,0 +1,243 @@
+import type { Change, Project, QueueEntry } from "@/server/generated/prisma/client";
+import { database, db, type Tx } from "@/server/db";
+import { publishAfterCommit } from "@/server/events";
+import { hasObject, openWorkspaceRepo, readCommit, RefConflictError, runGit, withProcessLock, type Repo } from "@/server/git";
+import { loadPolicy, type PolicyResult } from "@/server/policy";
+import { userSignature } from "@/server/projects";
+import { workspaceNames } from "@/server/workspaces";
+import { reviewStates } from "@/server/changes/reviews/rules";
+import { recordConflicts } from "../conflicts/record";
+import { projectHead, workspaceTip } from "../evaluation";
+import { writeLandingCommit, type MergeStrategy } from "../merge/commit";
+import { hardProtectionReasons, protectionReasons } from "../merge/gates";
+import { agentModels, landOnDefaultBranch, recordMerged } from "../merge/land";
+import { MergeSession } from "../merge/merge-tree";
+import { removeEntries, type DequeueReason } from "./entries";
+import { evaluateProjected } from "./evaluate";
+
+/** Entries tested together at most (one projected tree, one evaluation when it passes). */
+const BATCH_MAX = 50;
+/** Rounds per turn; each lands or removes something, so this bounds only a branch that never holds still. */
+const ROUNDS_MAX = 1000;
+
+type Entry = QueueEntry & { change: Change };
+
+/** Another processor landed or removed entries of this batch first: nothing of this round is recorded. */
+class BatchOvertaken extends Error {}
+
+/**
+ * One processor per project at a time: on PostgreSQL a transaction-scoped advisory lock (a second
+ * instance, or a second processor on the same database, finds it taken and leaves the turn to its
+ * holder, which a wake-up reaches too); on PGlite, one process, an in-process lock. Correctness
+ * does not rest on it: a landing removes its entries and moves the branch by compare-and-swap in
+ * one transaction, so an entry can land only once whatever runs.
+ */
+async function withQueueTurn(projectId: string, fn: () => Promise<void>): Promise<void> {
+  const current = await database();
+  if (current.kind !== "postgres") return withProcessLock(`queue:${projectId}`, fn);
+  await current.prisma.$transaction(
+    async (tx) => {
+      const [{ locked }] = await tx.$queryRaw<Array<{ locked: boolean }>>`SELECT pg_try_advisory_xact_lock(hashtext(${`queue:${projectId}`})) AS locked`;
+      if (locked) await fn();
+    },
+    { maxWait: 30_000, timeout: 600_000 },
+  );
+}
+
+/** Lands what the project's queue holds, batch after batch, until nothing more can move. */
+export async function processQueue(projectId: string): Promise<void> {
+  await withQueueTurn(projectId, async () => {
+    for (let round = 0; round < ROUNDS_MAX; round++) {
+      const progressed = await processRound(projectId);
+      await publishAfterCommit();
+      if (!progressed) return;
+    }
+  });
+}
+
+/** First-parent steps walked in-process before asking git (an agent usually adds a commit or two). */
+const NEAR_HISTORY = 32;
+
+/** Whether the workspace still holds the queued commit: its tip, or an ancestor of its tip. */
+async function inWorkspaceHistory(project: Project, workspace: string | null, tipSha: string): Promise<boolean> {
+  const tip = workspace ? workspaceTip(project, workspace) : null;
+  if (!tip) return false;
+  const repo = openWorkspaceRepo(project.id, workspace!);
+  let oid: string | undefined = tip;
+  for (let step = 0; oid && step < NEAR_HISTORY; step++) {
+    if (oid === tipSha) return true;
+    oid = (await readCommit(repo, oid)).parent[0];
+  }
+  // Beyond the near history, or off the first-parent line: git knows.
+  const { exitCode } = await runGit(["merge-base", "--is-ancestor", tipSha, tip], { gitdir: repo.gitdir, allowExit: [1, 128] });
+  return exitCode === 0;
+}
+
+type Leaving = { changeId: string; reason: DequeueReason; extra?: Record<string, unknown> };
+
+const LEAVES_AS: Partial<Record<Change["status"], DequeueReason>> = { merged: "merged", rejected: "rejected", needs_changes: "evaluation_failed" };
+
+/**
+ * Sorts the head of the queue: entries that must leave (their change merged or was rejected
+ * elsewhere, failed a re-evaluation, or its workspace no longer holds the queued commit) and
+ * entries ready to land now. An entry still short of approvals or a passed evaluation waits.
+ */
+async function triage(project: Project, repo: Repo, head: string, policy: PolicyResult, entries: Entry[]) {
+  const prisma = await db();
+  const changes = entries.map((e) => e.change);
+  const [names, reviews, evaluations] = await Promise.all([
+    workspaceNames(changes.map((c) => c.workspaceId), prisma),
+    reviewStates(prisma, changes),
+    prisma.evaluation.findMany({ where: { changeId: { in: changes.map((c) => c.id) } }, select: { changeId: true, verdict: true } }),
+  ]);
+  const passed = new Set(evaluations.filter((e) => e.verdict === "passed").map((e) => e.changeId));
+  const leaving: Leaving[] = [];
+  const ready: Entry[] = [];
+  for (const entry of entries) {
+    const { change } = entry;
+    const leavesAs = LEAVES_AS[change.status];
+    if (leavesAs) {
+      leaving.push({ changeId: change.id, reason: leavesAs });
+      continue;
+    }
+    const workspace = names.get(change.workspaceId) ?? null;
+    if (!(await hasObject(repo, entry.tipSha)) || !(await inWorkspaceHistory(project, workspace, entry.tipSha))) {
+      leaving.push({ changeId: change.id, reason: "stale_workspace", extra: { tipSha: entry.tipSha } });
+      continue;
+    }
+    const gate = { project, change, workspace, repo, head, policy, reviews: reviews.get(change.id)!, evaluationPassed: passed.has(change.id), force: false };
+    if (protectionReasons(gate).length === 0) ready.push(entry);
+  }
+  return { leaving, ready, names };
+}
+
+interface Projected {
+  entry: Entry;
+  commit: string;
+}
+
+type Culprit = { kind: "evaluation"; entry: Entry; issues: string[] } | { kind: "conflict"; entry: Entry; head: string; files: string[] };
+
+/**
+ * Merges the ready entries one after the other on top of the head (one projected tree), stopping at
+ * the first that conflicts, then evaluates the projected tree once. When it fails, bisects the
+ * prefixes (the smallest failing prefix ends with the culprit): what is ahead of the culprit lands.
+ */
+async function buildBatch(project: Project, repo: Repo, head: string, policy: PolicyResult, ready: Entry[], names: Map<string, string>) {
+  const prisma = await db();
+  const users = await prisma.user.findMany({ where: { id: { in: [...new Set(ready.map((e) => e.enqueuedById))] } }, select: { id: true, username: true } });
+  const signatures = new Map(users.map((u) => [u.id, userSignature(u.username)]));
+  const projected: Projected[] = [];
+  let conflicted: Culprit | null = null;
+  let current = head;
+  const session = new MergeSession(repo);
+  try {
+    for (const entry of ready) {
+      const outcome = await session.merge(current, entry.tipSha);
+      if (!outcome.clean) {
+        conflicted = { kind: "conflict", entry, head: current, files: outcome.conflictingFiles };
+        break;
+      }
+      const signature = signatures.get(entry.enqueuedById) ?? userSignature("svc-forge");
+      const change = { ...entry.change, tipSha: entry.tipSha };
+      current = await writeLandingCommit(repo, { tree: outcome.tree, head: current, change, workspace: names.get(entry.change.workspaceId) ?? null, strategy: entry.strategy as MergeStrategy, signature });
+      projected.push({ entry, commit: current });
+    }
+  } finally {
+    session.close();
+  }
+  const evaluate = (index: number) => evaluateProjected(project, repo, policy, head, projected[index].commit, projected[index].entry.changeId);
+  if (projected.length === 0) return { landed: projected, culprit: conflicted };
+  const whole = await evaluate(projected.length - 1);
+  if (whole.passed) return { landed: projected, culprit: conflicted };
+  let failing = { index: projected.length - 1, issues: whole.issues };
+  let low = 0;
+  while (low < failing.index) {
+    const middle = (low + failing.index) >> 1;
+    const result = await evaluate(middle);
+    if (result.passed) low = middle + 1;
+    else failing = { index: middle, issues: result.issues };
+  }
+  const culprit: Culprit = { kind: "evaluation", entry: projected[failing.index].entry, issues: failing.issues };
+  return { landed: projected.slice(0, failing.index), culprit };
+}
+
+/** Consecutive landings by the same enqueuer and strategy, recorded together. */
+function runsOf(landed: Projected[]): Projected[][] {
+  const runs: Projected[][] = [];
+  for (const item of landed) {
+    const last = runs.at(-1)?.[0];
+    if (last && last.entry.enqueuedById === item.entry.enqueuedById && last.entry.strategy === item.entry.strategy) runs.at(-1)!.push(item);
+    else runs.push([item]);
+  }
+  return runs;
+}
+
+/** What a culprit leaves behind, in the landing's transaction: needs_changes, or a conflict record. */
+async function recordCulprit(tx: Tx, project: Project, culprit: Culprit): Promise<Leaving> {
+  const change = { ...culprit.entry.change, tipSha: culprit.entry.tipSha };
+  if (culprit.kind === "evaluation") {
+    await tx.change.updateMany({ where: { id: change.id, status: { in: ["accepted", "approved", "promoted", "open"] } }, data: { status: "needs_changes" } });
+    return { changeId: change.id, reason: "evaluation_failed", extra: { issues: culprit.issues } };
+  }
+  const [conflictId] = await recordConflicts(tx, project.id, [{ change, head: culprit.head, files: culprit.files }]);
+  return { changeId: change.id, reason: "conflict", extra: { conflictId, conflictingFiles: culprit.files } };
+}
+
+/**
+ * Lands a batch through the one door: the landed entries leave the queue (all of them, or the
+ * round is void), their changes become merged as if their enqueuers merged them, the culprit
+ * leaves with its reason, and the rest wait again, in the transaction that moves the branch.
+ */
+async function landBatch(project: Project, repo: Repo, head: string, ready: Entry[], batch: { landed: Projected[]; culprit: Culprit | null }) {
+  const { landed, culprit } = batch;
+  const prisma = await db();
+  const models = await agentModels(prisma, landed.map((l) => l.entry.change));
+  const commit = landed.at(-1)?.commit ?? head;
+  const actorFor = (entry: Entry) => `user:${entry.enqueuedById}`;
+  const mover = landed[0]?.entry ?? culprit?.entry ?? ready[0];
+  await landOnDefaultBranch(
+    project,
+    repo,
+    { head, commit, changeIds: landed.map((l) => l.entry.changeId), actor: actorFor(mover), cause: "queue" },
+    async (tx) => {
+      const merged = landed.map((l) => ({ changeId: l.entry.changeId, reason: "merged" as const, extra: { commit: l.commit } }));
+      if ((await removeEntries(tx, project.id, merged, actorFor(mover))).length !== landed.length) throw new BatchOvertaken();
+      for (const run of runsOf(landed)) {
+        const { entry } = run[0];
+        const changes = run.map((l) => ({ change: { ...l.entry.change, tipSha: l.entry.tipSha }, commit: l.commit }));
+        await recordMerged(tx, { project, merged: changes, mergedById: entry.enqueuedById, strategy: entry.strategy, actor: actorFor(entry), agentModels: models });
+      }
+      if (culprit) await removeEntries(tx, project.id, [await recordCulprit(tx, project, culprit)], "system");
+      const done = new Set([...landed.map((l) => l.entry.id), ...(culprit ? [culprit.entry.id] : [])]);
+      await tx.queueEntry.updateMany({ where: { id: { in: ready.filter((e) => !done.has(e.id)).map((e) => e.id) } }, data: { state: "waiting" } });
+    },
+    { timeout: 60_000 },
+  );
+}
+
+/** One batch of the project's queue. Answers whether anything changed (so another round may follow). */
+async function processRound(projectId: string): Promise<boolean> {
+  const prisma = await db();
+  const project = await prisma.project.findUnique({ where: { id: projectId } });
+  if (!project || project.deletingAt) return false;
+  const entries = await prisma.queueEntry.findMany({ where: { projectId }, orderBy: { seq: "asc" }, take: BATCH_MAX, include: { change: true } });
+  if (entries.length === 0) return false;
+  const { repo, head } = projectHead(project);
+  const policy = await loadPolicy(repo, head);
+  if (hardProtectionReasons(policy).length > 0) return false;
+  const { leaving, ready, names } = await triage(project, repo, head, policy, entries);
+  if (leaving.length > 0) await prisma.$transaction((tx) => removeEntries(tx, projectId, leaving, "system"));
+  if (ready.length === 0) return leaving.length > 0;
+  await prisma.queueEntry.updateMany({ where: { id: { in: ready.map((e) => e.id) } }, data: { state: "testing" } });
+  const batch = await buildBatch(project, repo, head, policy, ready, names);
+  if (batch.landed.length > 0) await prisma.queueEntry.updateMany({ where: { id: { in: batch.landed.map((l) => l.entry.id) } }, data: { state: "merging" } });
+  try {
+    await landBatch(project, repo, head, ready, batch);
+  } catch (error) {
+    // The branch moved (a direct merge or push) or another processor got there first: the next
+    // round re-reads the queue and the head.
+    if (!(error instanceof RefConflictError) && !(error instanceof BatchOvertaken)) throw error;
+  }
+  return true;
+}

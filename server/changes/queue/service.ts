@@ -1,0 +1,106 @@
+import type { Change, Project } from "@/server/generated/prisma/client";
+import { actorOf, type Identity, type UserIdentity } from "@/server/auth";
+import { db } from "@/server/db";
+import { conflict, notFound } from "@/server/errors";
+import { openProjectRepo } from "@/server/git";
+import { loadPolicy, type PolicyResult } from "@/server/policy";
+import { assertNotDeleting, projectPath, requireProject } from "@/server/projects";
+import { reviewState } from "@/server/changes/reviews/rules";
+import { projectHead } from "../evaluation";
+import { loadChange, lockChange } from "../load";
+import type { MergeStrategy } from "../merge/commit";
+import { protectionReasons } from "../merge/gates";
+import { addEntry, positionOf, queuedEntries, removeEntries } from "./entries";
+import { wakeQueue } from "./runner";
+
+type ProjectRef = { namespace: string; slug: string } | { id: string };
+
+/** Statuses a change cannot enter the queue from. */
+const NOT_QUEUEABLE = new Set(["merged", "rejected", "needs_changes"]);
+
+/**
+ * Queues a change for landing (users with write access: what merge needs). 409
+ * CHANGE_NOT_MERGEABLE when it is merged, rejected or needs changes. Answers its position; `added`
+ * is false when it was already queued.
+ */
+export async function queueChange(identity: UserIdentity, id: string, input: { strategy: MergeStrategy }) {
+  const { project } = await loadChange(identity, id, "write");
+  assertNotDeleting(project);
+  const added = await (await db()).$transaction(async (tx) => {
+    const change = await lockChange(tx, id);
+    if (NOT_QUEUEABLE.has(change.status)) throw conflict(`A ${change.status} change cannot be queued`, "CHANGE_NOT_MERGEABLE", { status: change.status });
+    return addEntry(tx, change, { strategy: input.strategy, enqueuedById: identity.userId, actor: actorOf(identity), auto: false });
+  });
+  if (added) wakeQueue(project.id);
+  return { added, page: changePage(project, id), answer: await queueAnswer(id) };
+}
+
+const changePage = (project: Project, id: string) => `/${projectPath(project)}/changes/${id}`;
+
+async function queueAnswer(changeId: string) {
+  const position = await positionOf(await db(), changeId);
+  return { queued: true as const, changeId, position: position?.position ?? 0, state: position?.state ?? ("merging" as const) };
+}
+
+/** Takes a change out of the queue (`cancelled`); 404 when it is not queued. */
+export async function unqueueChange(identity: UserIdentity, id: string) {
+  const { project } = await loadChange(identity, id, "write");
+  const removed = await (await db()).$transaction((tx) => removeEntries(tx, project.id, [{ changeId: id, reason: "cancelled" }], actorOf(identity)));
+  if (removed.length === 0) throw notFound("The change is not queued");
+  return { page: changePage(project, id), answer: { queued: false as const, changeId: id } };
+}
+
+/** A project's queue in landing order, and how many changes it merged in the last hour. */
+export async function projectQueue(identity: Identity, ref: ProjectRef, limit: number) {
+  const { project } = await requireProject(identity, ref, "read");
+  const prisma = await db();
+  const [entries, mergedLastHour] = await Promise.all([
+    queuedEntries(prisma, project.id, limit),
+    prisma.change.count({ where: { projectId: project.id, status: "merged", mergedAt: { gte: new Date(Date.now() - 3_600_000) } } }),
+  ]);
+  const users = await prisma.user.findMany({ where: { id: { in: [...new Set(entries.map((e) => e.enqueuedById))] } }, select: { id: true, username: true } });
+  const names = new Map(users.map((u) => [u.id, u.username]));
+  return {
+    entries: entries.map((entry, index) => ({
+      changeId: entry.changeId,
+      position: index + 1,
+      state: entry.state,
+      enqueuedAt: entry.enqueuedAt.toISOString(),
+      enqueuedBy: names.get(entry.enqueuedById) ?? null,
+      strategy: entry.strategy as MergeStrategy,
+    })),
+    mergedLastHour,
+  };
+}
+
+/** The `queue` of a change read: its position, or null when it is not queued. */
+export async function queueOfChange(changeId: string) {
+  const position = await positionOf(await db(), changeId);
+  return position && { position: position.position, state: position.state, enqueuedAt: position.enqueuedAt.toISOString() };
+}
+
+/**
+ * Under `merge.autoQueue: true`, a change that is accepted or approved and passes the approval
+ * gate (agents' changes included: `requiredApprovals` still applies) enters the queue as if the
+ * project's owner queued it. Call after the change's state changed (created, re-evaluated,
+ * reviewed; a caller that just evaluated it passes the head and policy it read); anything else
+ * leaves it where it is.
+ */
+export async function autoQueue(project: Project, change: Change, known?: { head: string; policy: PolicyResult }): Promise<void> {
+  if (change.status !== "accepted" && change.status !== "approved") return;
+  const enqueuedById = project.ownerUserId ?? change.authorId;
+  if (!enqueuedById) return;
+  const { repo, head } = known ? { repo: openProjectRepo(project.id), head: known.head } : projectHead(project);
+  const policy = known?.policy ?? (await loadPolicy(repo, head));
+  if (!policy.ok || !policy.policy.merge.autoQueue) return;
+  const prisma = await db();
+  const reviews = await reviewState(prisma, change);
+  const reasons = protectionReasons({ project, change, workspace: null, repo, head, policy, reviews, evaluationPassed: true, force: false });
+  if (reasons.length > 0) return;
+  const added = await prisma.$transaction(async (tx) => {
+    const current = await lockChange(tx, change.id);
+    if (current.status !== "accepted" && current.status !== "approved") return false;
+    return addEntry(tx, current, { strategy: "merge", enqueuedById, actor: "system", auto: true });
+  });
+  if (added) wakeQueue(project.id);
+}

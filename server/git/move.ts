@@ -1,0 +1,87 @@
+import { db, type Tx } from "@/server/db";
+import { deleteRef, updateRef } from "./refs";
+import type { Repo } from "./repo";
+
+/** What moved a ref: subscribers may treat causes differently (the queue ignores its own landings). */
+export type MoveCause = "merge" | "batch" | "queue" | "revert" | "resolve" | "push" | "sync" | "commit";
+
+/** One ref move of a project's repository or of one of its workspaces. */
+export interface BranchMove {
+  project: { id: string; defaultBranch: string };
+  /** The workspace whose repository moved; null for the project repository. */
+  workspace: string | null;
+  /** The full ref name (`refs/heads/main`, `refs/tags/v1`). */
+  ref: string;
+  /** The tip it replaced (null: created) and its new tip (null: deleted). */
+  from: string | null;
+  to: string | null;
+  /** Who moved it (`actorOf()`). */
+  actor: string;
+  cause: MoveCause;
+  /** Changes this move landed, in landing order (merged by it). */
+  changeIds: string[];
+}
+
+/**
+ * A subscriber of branch moves. `inTransaction` runs in the transaction that moves the ref, after
+ * the mover's own records and the compare-and-swap, so what it writes exists exactly when the move
+ * does (a throw undoes the move). `afterCommit` runs once the move is committed (hand work to
+ * queues, wake waiters); its failures are logged, never the mover's.
+ */
+export interface BranchMoveHook {
+  name: string;
+  inTransaction?: (tx: Tx, move: BranchMove) => Promise<unknown>;
+  afterCommit?: (move: BranchMove) => Promise<unknown>;
+}
+
+// On globalThis: Next.js loads separate module copies per entry point; keyed by name, so
+// registering again (another copy, a second start-up) replaces rather than doubles.
+const holder = globalThis as unknown as { __svcBranchMoveHooks?: Map<string, BranchMoveHook> };
+const hooks = () => (holder.__svcBranchMoveHooks ??= new Map());
+
+/** Subscribes to every ref move (Gitea's notifier: the mover imports none of its subscribers). */
+export function onBranchMove(hook: BranchMoveHook): void {
+  hooks().set(hook.name, hook);
+}
+
+/** The names of the registered subscribers, in registration order. */
+export const branchMoveHookNames = (): string[] => [...hooks().keys()];
+
+/** Runs the subscribers' in-transaction part for a move the caller made in `tx`. */
+export async function runMoveHooks(tx: Tx, move: BranchMove): Promise<void> {
+  for (const hook of hooks().values()) if (hook.inTransaction) await hook.inTransaction(tx, move);
+}
+
+/** Runs the subscribers' after-commit part for committed moves. */
+export async function runAfterMoveHooks(moves: BranchMove[]): Promise<void> {
+  for (const hook of hooks().values()) {
+    if (!hook.afterCommit) continue;
+    for (const move of moves) {
+      await hook.afterCommit(move).catch((error: unknown) => console.error(`[git] branch-move hook ${hook.name} failed after commit`, error));
+    }
+  }
+}
+
+/** Transaction options of a move; a batch landing records many rows. */
+export interface MoveOptions {
+  timeout?: number;
+}
+
+/**
+ * The one door that moves a branch: in one transaction, `record` (the mover's own rows and its
+ * domain event), the compare-and-swap of `move.ref` from `move.from` to `move.to` under the
+ * project's lock (RefConflictError when it moved meanwhile: nothing is recorded then), and every
+ * subscriber's in-transaction hook; then their after-commit hooks. `from === to` records without
+ * moving and runs no hook.
+ */
+export async function moveBranch(repo: Repo, move: BranchMove, record?: (tx: Tx) => Promise<unknown>, options: MoveOptions = {}): Promise<void> {
+  const moving = move.from !== move.to;
+  await (await db()).$transaction(async (tx) => {
+    if (record) await record(tx);
+    if (!moving) return;
+    if (move.to !== null) await updateRef(repo, move.ref, move.to, move.from, { tx });
+    else if (move.from !== null) await deleteRef(repo, move.ref, move.from, { tx });
+    await runMoveHooks(tx, move);
+  }, options);
+  if (moving) await runAfterMoveHooks([move]);
+}
