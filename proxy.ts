@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { FLASH_COOKIE } from "./app/(pages)/_lib/flash-cookie";
 
 /**
  * A fresh nonce per page view and a Content-Security-Policy allowing only scripts that carry it
@@ -23,6 +24,8 @@ export function proxy(request: NextRequest) {
   requestHeaders.set("Content-Security-Policy", policy);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", policy);
+  // A one-time flash is read by this request's page and expired by its answer (see flash-cookie.ts).
+  if (request.cookies.has(FLASH_COOKIE)) response.cookies.set(FLASH_COOKIE, "", { path: request.nextUrl.pathname, maxAge: 0, httpOnly: true, sameSite: "strict" });
   return response;
 }
 

@@ -9,7 +9,7 @@ import { instanceSecret } from "./instance-secret";
  * associated data, so a value sealed for one purpose never opens as another.
  * Format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
  */
-export type SealPurpose = "webhook-secret";
+export type SealPurpose = "webhook-secret" | "page-flash";
 
 const VERSION = "v1";
 

@@ -9,9 +9,9 @@ type Loaded = Awaited<ReturnType<typeof loadProject>>;
 const LOG_DEPTH = 100;
 
 /** The newest LOG_DEPTH commits of a branch. */
-export async function CommitLog({ loaded, ref }: { loaded: Loaded; ref?: string }) {
+export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: string }) {
   const { api, namespace, slug, base, project } = loaded;
-  const branch = ref ?? project.defaultBranch;
+  const branch = gitRef ?? project.defaultBranch;
   const { log } = await read(() => api.repository.log({ namespace, slug, ref: branch, depth: LOG_DEPTH }));
   return (
     <>

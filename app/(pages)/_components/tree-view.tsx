@@ -11,9 +11,9 @@ import { TableHead } from "./table-head";
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
 /** A directory of the project at a branch: branch switcher, clone URL, entries (paginated), its README, and on the root the recent activity. */
-export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref?: string; dir: string; page: number }) {
+export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; gitRef?: string; dir: string; page: number }) {
   const { api, namespace, slug, base, project } = loaded;
-  const branch = ref ?? project.defaultBranch;
+  const branch = gitRef ?? project.defaultBranch;
   // One page of one directory (not every path of the commit), with the branches beside it.
   const [listing, branches, activity] = await Promise.all([
     read(() => api.repository.directory({ namespace, slug, ref: branch, path: dir, page })),
@@ -61,7 +61,7 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
       </div>
       <p className="muted">
         {listing.total} entries at <code>{listing.commit.slice(0, 12)}</code> ·{" "}
-        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>history</Link>
+        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>History</Link>
       </p>
       <table aria-label="Files">
         <TableHead columns={["Name", "Kind"]} />

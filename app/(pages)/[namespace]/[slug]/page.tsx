@@ -7,5 +7,5 @@ type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record
 export default async function ProjectPage({ params, searchParams }: Props) {
   const query = await searchParams;
   const loaded = await loadProject(await params);
-  return <TreeView loaded={loaded} ref={typeof query.ref === "string" && query.ref !== "" ? query.ref : undefined} dir="" page={pageNumber(query.page)} />;
+  return <TreeView loaded={loaded} gitRef={typeof query.ref === "string" && query.ref !== "" ? query.ref : undefined} dir="" page={pageNumber(query.page)} />;
 }

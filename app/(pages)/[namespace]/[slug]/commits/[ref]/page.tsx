@@ -3,5 +3,5 @@ import { loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 
 export default async function BranchCommitsPage({ params }: { params: Promise<ProjectRouteParams & { ref: string }> }) {
   const route = await params;
-  return <CommitLog loaded={await loadProject(route)} ref={decodeURIComponent(route.ref)} />;
+  return <CommitLog loaded={await loadProject(route)} gitRef={decodeURIComponent(route.ref)} />;
 }

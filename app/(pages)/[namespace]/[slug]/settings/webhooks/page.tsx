@@ -5,7 +5,8 @@ import { SecretOnceForm } from "../../../../_components/secret-once-form";
 import { SettingsNav } from "../../../../_components/settings-nav";
 import { atLeast, type ProjectRouteParams } from "../../../../_lib/project";
 import { loadSettings } from "../../../../_lib/settings";
-import { createWebhook, toggleWebhook } from "../actions";
+import { readSecretFlash } from "../../../../_lib/secret-flash";
+import { toggleWebhook } from "../actions";
 import { TableHead } from "../../../../_components/table-head";
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -13,8 +14,8 @@ type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record
 export default async function WebhooksPage({ params, searchParams }: Props) {
   const loaded = await loadSettings(await params, "write");
   const query = await searchParams;
-  const { api, namespace, slug, base, project } = loaded;
-  const { webhooks } = await api.webhooks.list({ namespace, slug });
+  const { api, namespace, slug, base, project, identity } = loaded;
+  const [{ webhooks }, flash] = await Promise.all([api.webhooks.list({ namespace, slug }), readSecretFlash(identity)]);
   const deliveries = await Promise.all(webhooks.map((hook) => api.webhooks.deliveries({ namespace, slug, id: hook.id })));
   const self = `${base}/settings/webhooks`;
   const ref = <ProjectFields namespace={namespace} slug={slug} back={self} />;
@@ -26,8 +27,7 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
       <Flash query={query} />
       <section aria-labelledby="new-webhook">
         <h2 id="new-webhook">New webhook</h2>
-        <SecretOnceForm action={createWebhook} submit="Add webhook">
-          {ref}
+        <SecretOnceForm action={`${self}/create`} submit="Add webhook" flash={flash}>
           <div>
             <label htmlFor="webhook-url">Payload URL</label>
             <input id="webhook-url" name="url" type="url" required size={40} />

@@ -9,5 +9,5 @@ export default async function TreePage({ params, searchParams }: Props) {
   const query = await searchParams;
   const loaded = await loadProject(route);
   const dir = (route.path ?? []).map(decodeURIComponent).join("/");
-  return <TreeView loaded={loaded} ref={decodeURIComponent(route.ref)} dir={dir} page={pageNumber(query.page)} />;
+  return <TreeView loaded={loaded} gitRef={decodeURIComponent(route.ref)} dir={dir} page={pageNumber(query.page)} />;
 }
