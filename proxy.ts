@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { FLASH_COOKIE } from "./app/(pages)/_lib/flash-cookie";
+import { FLASH_COOKIE, FLASH_HEADER } from "./app/(pages)/_lib/flash-cookie";
 
 /**
  * A fresh nonce per page view and a Content-Security-Policy allowing only scripts that carry it
@@ -22,10 +22,13 @@ export function proxy(request: NextRequest) {
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("Content-Security-Policy", policy);
+  // The page reads a one-time flash from this header: expiring the cookie below hides it from the page's cookies.
+  requestHeaders.delete(FLASH_HEADER);
+  const flash = request.cookies.get(FLASH_COOKIE)?.value;
+  if (flash) requestHeaders.set(FLASH_HEADER, flash);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", policy);
-  // A one-time flash is read by this request's page and expired by its answer (see flash-cookie.ts).
-  if (request.cookies.has(FLASH_COOKIE)) response.cookies.set(FLASH_COOKIE, "", { path: request.nextUrl.pathname, maxAge: 0, httpOnly: true, sameSite: "strict" });
+  if (flash) response.cookies.set(FLASH_COOKIE, "", { path: request.nextUrl.pathname, maxAge: 0, httpOnly: true, sameSite: "strict" });
   return response;
 }
 

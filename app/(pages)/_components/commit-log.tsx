@@ -3,6 +3,7 @@ import type { loadProject } from "../_lib/project";
 import { atLeast } from "../_lib/project";
 import { ProjectHeader } from "./project-header";
 import { TableHead } from "./table-head";
+import { RelativeTime } from "./relative-time";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
@@ -29,7 +30,9 @@ export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: s
               </td>
               <td>{commit.message.split("\n")[0]}</td>
               <td>{commit.author.name}</td>
-              <td className="muted">{commit.author.date.slice(0, 19).replace("T", " ")}</td>
+              <td>
+                <RelativeTime iso={commit.author.date} />
+              </td>
             </tr>
           ))}
         </tbody>

@@ -1,4 +1,5 @@
 import { Markdown } from "./markdown";
+import { RelativeTime } from "./relative-time";
 
 export interface ChangeComment {
   id: string;
@@ -51,7 +52,7 @@ export function ThreadView({ thread, changeId, back, canAct, actions }: { thread
       {[root, ...thread.replies].map((comment) => (
         <div key={comment.id}>
           <p>
-            <strong>{who(comment)}</strong> <span className="muted">{comment.createdAt.slice(0, 16).replace("T", " ")}</span>
+            <strong>{who(comment)}</strong> <RelativeTime iso={comment.createdAt} />
           </p>
           <Markdown source={comment.body} />
         </div>

@@ -1,10 +1,10 @@
 import "server-only";
-import { cookies } from "next/headers";
+import { headers } from "next/headers";
 import { NextResponse } from "next/server";
 import type { Identity } from "@/server/auth";
 import { config } from "@/server/config";
 import { seal, unseal } from "@/server/keys";
-import { FLASH_COOKIE } from "./flash-cookie";
+import { FLASH_COOKIE, FLASH_HEADER } from "./flash-cookie";
 
 /** Seconds a flash lives if the page it is meant for is never loaded. */
 const FLASH_SECONDS = 60;
@@ -39,7 +39,7 @@ export function redirectWithRefusal(page: string, error: string): NextResponse {
 
 /** The secret flashed to this page for this user, if any (unreadable or someone else's: none). */
 export async function readSecretFlash(viewer: Identity): Promise<SecretFlash | null> {
-  const sealed = (await cookies()).get(FLASH_COOKIE)?.value;
+  const sealed = (await headers()).get(FLASH_HEADER);
   if (!sealed || viewer.kind !== "user") return null;
   try {
     const flash = JSON.parse(unseal("page-flash", sealed)) as SecretFlash & { userId: string };

@@ -1,6 +1,9 @@
 import { TreeView } from "../../_components/tree-view";
 import { loadProject, type ProjectRouteParams } from "../../_lib/project";
 import { pageNumber } from "../../_lib/tree";
+import { projectTitle } from "../../_lib/title";
+
+export const generateMetadata = projectTitle();
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

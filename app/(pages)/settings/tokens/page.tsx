@@ -5,6 +5,9 @@ import { SecretOnceForm } from "../../_components/secret-once-form";
 import { readSecretFlash } from "../../_lib/secret-flash";
 import { revokeToken } from "./actions";
 import { TableHead } from "../../_components/table-head";
+import { RelativeTime } from "../../_components/relative-time";
+
+export const metadata = { title: "API tokens" };
 
 export default async function TokensPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { api, identity } = await requireUser();
@@ -50,7 +53,9 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
                   </td>
                   <td>{token.scope}</td>
                   <td>{token.status}</td>
-                  <td>{token.lastUsedAt?.slice(0, 16).replace("T", " ") ?? "never"}</td>
+                  <td>
+                    <RelativeTime iso={token.lastUsedAt} />
+                  </td>
                   <td>
                     {token.status === "active" && token.kind === "token" && (
                       <form action={revokeToken}>

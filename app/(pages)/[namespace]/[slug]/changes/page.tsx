@@ -3,6 +3,10 @@ import { ProjectHeader } from "../../../_components/project-header";
 import { StatusFilter } from "../../../_components/status-filter";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/project";
 import { TableHead } from "../../../_components/table-head";
+import { RelativeTime } from "../../../_components/relative-time";
+import { projectTitle } from "../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Changes");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -35,7 +39,9 @@ export default async function ChangesPage({ params, searchParams }: Props) {
                   <span className="badge">{change.status.replace("_", " ")}</span>
                 </td>
                 <td>{change.author?.username ?? (change.agentId ? "agent" : "")}</td>
-                <td className="muted">{change.createdAt.slice(0, 16).replace("T", " ")}</td>
+                <td>
+                  <RelativeTime iso={change.createdAt} />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -5,6 +5,9 @@ import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/pro
 import { read } from "../../../_lib/session";
 import { pageNumber } from "../../../_lib/tree";
 import { TableHead } from "../../../_components/table-head";
+import { projectTitle } from "../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Issues");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

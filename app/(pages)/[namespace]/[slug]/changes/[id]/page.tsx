@@ -10,6 +10,9 @@ import { read } from "../../../../_lib/session";
 import { pageNumber } from "../../../../_lib/tree";
 import { addComment, evaluateChange, mergeChange, rejectChange, resolveConflict, setThreadResolved, submitReview } from "./actions";
 import { TableHead } from "../../../../_components/table-head";
+import { projectTitle, segment } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) => `Change ${segment(r.id).slice(0, 8)}`);
 
 type Props = { params: Promise<ProjectRouteParams & { id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

@@ -8,6 +8,10 @@ import { actorLabel } from "../../../../_lib/actor";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
 import { commentOnIssue, setIssueLabels } from "./actions";
+import { RelativeTime } from "../../../../_components/relative-time";
+import { projectTitle, segment } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle<ProjectRouteParams & { number: string }>((r) => `Issue #${segment(r.number)}`);
 
 type Props = { params: Promise<ProjectRouteParams & { number: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -34,7 +38,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
         {issue.title} <span className="muted">#{issue.number}</span>
       </h1>
       <p>
-        <span className="badge">{issue.status}</span> opened by {actorLabel(issue.author, identity)} on {issue.createdAt.slice(0, 10)}
+        <span className="badge">{issue.status}</span> opened by {actorLabel(issue.author, identity)} <RelativeTime iso={issue.createdAt} />
         {issue.labels.length > 0 && <> · labels: {issue.labels.join(", ")}</>}
         {issue.linkedChangeId && (
           <>
@@ -51,7 +55,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
         {comments.map((comment) => (
           <article className="thread" key={comment.id} aria-label={`Comment by ${actorLabel(comment.author, identity)}`}>
             <p>
-              <strong>{actorLabel(comment.author, identity)}</strong> <span className="muted">{comment.createdAt.slice(0, 16).replace("T", " ")}</span>
+              <strong>{actorLabel(comment.author, identity)}</strong> <RelativeTime iso={comment.createdAt} />
             </p>
             <Markdown source={comment.body} />
           </article>

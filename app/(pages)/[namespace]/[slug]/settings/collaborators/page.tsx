@@ -6,6 +6,9 @@ import type { ProjectRouteParams } from "../../../../_lib/project";
 import { loadSettings } from "../../../../_lib/settings";
 import { putCollaborator, removeCollaborator } from "../actions";
 import { TableHead } from "../../../../_components/table-head";
+import { projectTitle } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Collaborators");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

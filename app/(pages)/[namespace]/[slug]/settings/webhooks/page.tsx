@@ -8,6 +8,10 @@ import { loadSettings } from "../../../../_lib/settings";
 import { readSecretFlash } from "../../../../_lib/secret-flash";
 import { toggleWebhook } from "../actions";
 import { TableHead } from "../../../../_components/table-head";
+import { RelativeTime } from "../../../../_components/relative-time";
+import { projectTitle } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Webhooks");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -66,7 +70,9 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
                 <tbody>
                   {deliveries[index].deliveries.map((delivery) => (
                     <tr key={delivery.id}>
-                      <td>{delivery.createdAt.slice(0, 19).replace("T", " ")}</td>
+                      <td>
+                        <RelativeTime iso={delivery.createdAt} />
+                      </td>
                       <td>{delivery.kind}</td>
                       <td>{delivery.attempt}</td>
                       <td>{delivery.succeeded ? `ok (${delivery.statusCode})` : `failed: ${delivery.error ?? delivery.statusCode}`}</td>

@@ -1,6 +1,9 @@
 import { TreeView } from "../../../../../_components/tree-view";
 import { loadProject, type ProjectRouteParams } from "../../../../../_lib/project";
 import { pageNumber } from "../../../../../_lib/tree";
+import { projectTitle, segment } from "../../../../../_lib/title";
+
+export const generateMetadata = projectTitle<ProjectRouteParams & { ref: string; path?: string[] }>((r) => `${(r.path ?? []).map(segment).join("/") || "Files"} at ${segment(r.ref)}`);
 
 type Props = { params: Promise<ProjectRouteParams & { ref: string; path?: string[] }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
