@@ -20,7 +20,7 @@ export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: s
       <h1>
         Commits on <code>{branch}</code>
       </h1>
-      <table aria-label="Commits">
+      <div className="scroll"><table aria-label="Commits">
         <TableHead columns={["Commit", "Message", "Author", "Date"]} />
         <tbody>
           {log.map((commit) => (
@@ -36,7 +36,7 @@ export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: s
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></div>
       {log.length === LOG_DEPTH && <p className="muted">The newest {LOG_DEPTH} commits are shown.</p>}
     </>
   );

@@ -15,7 +15,7 @@ const TERMINAL = ["succeeded", "failed", "superseded", "skipped"];
  */
 export function DeploymentTable({ deployments, base, canWrite, canApprove, label }: { deployments: Deployment[]; base: string; canWrite: boolean; canApprove: boolean; label: string }) {
   return (
-    <table aria-label={label}>
+    <div className="scroll"><table aria-label={label}>
       <TableHead columns={["Name", "Commit", "Attempt", "Status", "Change", "Requested", "Finished", "Actions"]} />
       <tbody>
         {deployments.map((deployment) => (
@@ -63,6 +63,6 @@ export function DeploymentTable({ deployments, base, canWrite, canApprove, label
           </tr>
         ))}
       </tbody>
-    </table>
+    </table></div>
   );
 }

@@ -14,7 +14,7 @@ export default async function OrgPage({ params }: { params: Promise<{ org: strin
       </p>
       <section aria-labelledby="members">
         <h2 id="members">Members</h2>
-        <table aria-label="Members">
+        <div className="scroll"><table aria-label="Members">
           <TableHead columns={["User", "Role"]} />
           <tbody>
             {members.map((member) => (
@@ -24,7 +24,7 @@ export default async function OrgPage({ params }: { params: Promise<{ org: strin
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       </section>
       <section aria-labelledby="teams">
         <h2 id="teams">Teams</h2>

@@ -42,7 +42,7 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
         {tokens.length === 0 ? (
           <p>No tokens.</p>
         ) : (
-          <table aria-label="Tokens">
+          <div className="scroll"><table aria-label="Tokens">
             <TableHead columns={["Name", "Prefix", "Scope", "Status", "Last used", "Action"]} />
             <tbody>
               {tokens.map((token) => (
@@ -69,7 +69,7 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
                 </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </section>
     </>

@@ -27,7 +27,7 @@ export default async function ChangesPage({ params, searchParams }: Props) {
       {changes.length === 0 ? (
         <p>No changes{status ? ` with status ${status.replace("_", " ")}` : ""}.</p>
       ) : (
-        <table aria-label="Changes">
+        <div className="scroll"><table aria-label="Changes">
           <TableHead columns={["Change", "Status", "Author", "Opened"]} />
           <tbody>
             {changes.map((change) => (
@@ -45,7 +45,7 @@ export default async function ChangesPage({ params, searchParams }: Props) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       )}
     </>
   );

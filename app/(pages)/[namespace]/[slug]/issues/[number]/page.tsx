@@ -7,7 +7,8 @@ import { ProjectHeader } from "../../../../_components/project-header";
 import { actorLabel } from "../../../../_lib/actor";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
-import { commentOnIssue, setIssueLabels } from "./actions";
+import { commentOnIssue, setIssueAssignee, setIssueLabels } from "./actions";
+import { LabelChip } from "../../../../_components/label-chip";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { projectTitle, segment } from "../../../../_lib/title";
 
@@ -39,7 +40,16 @@ export default async function IssuePage({ params, searchParams }: Props) {
       </h1>
       <p>
         <span className="badge">{issue.status}</span> opened by {actorLabel(issue.author, identity)} <RelativeTime iso={issue.createdAt} />
-        {issue.labels.length > 0 && <> · labels: {issue.labels.join(", ")}</>}
+        {issue.labels.length > 0 && (
+          <>
+            {" "}
+            ·{" "}
+            {issue.labels.map((name) => (
+              <LabelChip key={name} name={name} href={`${base}/issues?${new URLSearchParams({ label: name })}`} />
+            ))}
+          </>
+        )}
+        {" "}· {issue.assignee ? <>assigned to {actorLabel(`user:${issue.assignee}`, identity)}</> : "no one assigned"}
         {issue.linkedChangeId && (
           <>
             {" "}
@@ -48,7 +58,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
         )}
       </p>
       <Flash query={query} />
-      {issue.body ? <Markdown source={issue.body} label="Description" /> : <p className="muted">No description.</p>}
+      {issue.body ? <Markdown source={issue.body} label="Description" context={{ base }} /> : <p className="muted">No description.</p>}
       <section aria-labelledby="comments">
         <h2 id="comments">Comments</h2>
         {comments.length === 0 && <p className="muted">No comments yet.</p>}
@@ -57,7 +67,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
             <p>
               <strong>{actorLabel(comment.author, identity)}</strong> <RelativeTime iso={comment.createdAt} />
             </p>
-            <Markdown source={comment.body} />
+            <Markdown source={comment.body} context={{ base }} />
           </article>
         ))}
         {identity.kind !== "anonymous" ? (
@@ -82,6 +92,13 @@ export default async function IssuePage({ params, searchParams }: Props) {
             <form method="post" action={`/api/projects/${project.path}/issues/${number}/close`}>
               <button type="submit">{issue.status === "open" ? "Close issue" : "Reopen issue"}</button>
             </form>
+            {identity.kind === "user" && (
+              <form action={setIssueAssignee}>
+                {ref}
+                <input type="hidden" name="assignee" value={issue.assignee === identity.userId ? "" : identity.userId} />
+                <button type="submit">{issue.assignee === identity.userId ? "Unassign me" : "Assign to me"}</button>
+              </form>
+            )}
             <form action={setIssueLabels}>
               {ref}
               <label htmlFor="issue-labels">Labels (comma-separated)</label>

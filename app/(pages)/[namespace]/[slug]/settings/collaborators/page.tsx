@@ -28,7 +28,7 @@ export default async function CollaboratorsPage({ params, searchParams }: Props)
       {collaborators.length === 0 ? (
         <p>No collaborators.</p>
       ) : (
-        <table aria-label="Collaborators">
+        <div className="scroll"><table aria-label="Collaborators">
           <TableHead columns={["User", "Permission", "Action"]} />
           <tbody>
             {collaborators.map(({ user, permission }) => (
@@ -47,7 +47,7 @@ export default async function CollaboratorsPage({ params, searchParams }: Props)
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       )}
       <h2 id="add-collaborator">Add or change a collaborator</h2>
       <form action={putCollaborator} aria-labelledby="add-collaborator">

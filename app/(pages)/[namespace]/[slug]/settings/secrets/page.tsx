@@ -57,7 +57,7 @@ export default async function SecretsPage({ params, searchParams }: Props) {
         {secrets.length === 0 ? (
           <p>No secrets.</p>
         ) : (
-          <table aria-label="Secrets">
+          <div className="scroll"><table aria-label="Secrets">
             <TableHead columns={["Name", "Updated", "Updated by", "Action"]} />
             <tbody>
               {secrets.map((secret) => (
@@ -79,7 +79,7 @@ export default async function SecretsPage({ params, searchParams }: Props) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </section>
     </>

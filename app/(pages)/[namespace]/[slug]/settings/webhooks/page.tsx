@@ -65,7 +65,7 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
             </div>
             <details>
               <summary>Recent deliveries ({deliveries[index].deliveries.length})</summary>
-              <table aria-label={`Deliveries to ${hook.url}`}>
+              <div className="scroll"><table aria-label={`Deliveries to ${hook.url}`}>
                 <TableHead columns={["When", "Event", "Attempt", "Result"]} />
                 <tbody>
                   {deliveries[index].deliveries.map((delivery) => (
@@ -79,7 +79,7 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </table></div>
             </details>
           </article>
         ))}
