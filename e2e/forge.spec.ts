@@ -145,7 +145,9 @@ test("alice reviews the change with an inline comment, resolves the thread and m
   await page.getByText("Resolved thread by alice").click();
   await expect(page.getByRole("button", { name: "Reopen thread" })).toBeVisible();
 
+  // The review form starts on Comment; approving is a deliberate choice.
   await expect(page.getByLabel("Comment", { exact: true }).and(page.getByRole("radio"))).toBeChecked();
+  await page.getByLabel("Approve").check();
   await page.getByRole("textbox", { name: "Comment", exact: true }).first().fill("Looks right.");
   await page.getByRole("button", { name: "Submit review" }).click();
   await expect(page.getByRole("region", { name: "Reviews" })).toContainText("Looks right.");
