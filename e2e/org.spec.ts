@@ -14,7 +14,7 @@ test("an organization's owner sees its projects, adds a member and makes a team"
   await expect(page.getByRole("region", { name: "Projects" }).getByRole("link", { name: "@acme/rocket" })).toBeVisible();
 
   await page.getByLabel("Username", { exact: true }).fill("oscar");
-  await page.getByLabel("Role").selectOption("write");
+  await page.getByLabel("Role", { exact: true }).selectOption("write");
   await page.getByRole("button", { name: "Save member" }).click();
   await expect(page.getByRole("table", { name: "Members" }).getByRole("row").filter({ hasText: "oscar" })).toContainText("write");
 
