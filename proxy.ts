@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { assertSameOrigin, errorResponse, requestIdOf } from "@/server/http";
+import { FLASH_COOKIE, FLASH_HEADER } from "./app/(pages)/_lib/flash-cookie";
 
 /**
  * A server action posted from another site (a foreign or `null` Origin): Next.js's own check
@@ -54,9 +55,14 @@ export function proxy(request: NextRequest) {
   ].join("; ");
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("Content-Security-Policy", policy);
+  // The page reads a one-time flash from this header: expiring the cookie below hides it from the page's cookies.
+  requestHeaders.delete(FLASH_HEADER);
+  const flash = request.cookies.get(FLASH_COOKIE)?.value;
+  if (flash) requestHeaders.set(FLASH_HEADER, flash);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", policy);
   response.headers.set("X-Request-Id", requestId);
+  if (flash) response.cookies.set(FLASH_COOKIE, "", { path: request.nextUrl.pathname, maxAge: 0, httpOnly: true, sameSite: "strict" });
   return response;
 }
 

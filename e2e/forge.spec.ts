@@ -44,8 +44,11 @@ test("alice signs in, creates a project and browses its files and commits", asyn
   await expectAccessible(page);
   await screenshot(page, "project");
 
+  await expect(page).toHaveTitle("@alice/demo · svc-forge");
   const readme = page.getByRole("table", { name: "Files" }).getByRole("link", { name: /^README/i });
   await readme.click();
+  await expect(page.getByLabel("README.md").getByRole("heading", { name: "demo" })).toBeVisible();
+  await page.getByRole("link", { name: "Source" }).click();
   await expect(page.locator("#L1")).toBeVisible();
   await expect(page.locator('a[href="#L1"]')).toHaveText("1");
   await expectAccessible(page);
@@ -76,8 +79,18 @@ test("alice opens an issue whose Markdown cannot inject HTML, and comments on it
   await page.getByLabel("Comment (Markdown)").fill("I can write it.");
   await page.getByRole("button", { name: "Comment", exact: true }).click();
   await expect(page.getByRole("article", { name: "Comment by alice" })).toContainText("I can write it.");
+  await page.getByLabel("Labels (comma-separated)").fill("docs, good first issue");
+  await page.getByRole("button", { name: "Save labels" }).click();
+  await page.getByRole("button", { name: "Assign to me" }).click();
+  await expect(page.getByText("assigned to alice")).toBeVisible();
   await expectAccessible(page);
   await screenshot(page, "issue");
+  await page.getByRole("link", { name: "Label docs: show issues with it" }).click();
+  await expect(page).toHaveURL(/label=docs/);
+  await expect(page.getByRole("link", { name: "The README needs a usage section" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "1 open" })).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, "issues-by-label");
   expect(dialogs).toBe(0);
 
   await page.goto(`${project}/issues?q=usage`);
@@ -127,8 +140,14 @@ test("alice reviews the change with an inline comment, resolves the thread and m
   await thread.getByRole("button", { name: "Reply" }).click();
   await expect(page.getByRole("article", { name: "Thread by alice" })).toContainText("Node 20.");
   await page.getByRole("button", { name: "Resolve thread" }).click();
+  // A resolved thread is folded to one line that opens it.
+  await expect(page.getByRole("button", { name: "Reopen thread" })).toBeHidden();
+  await page.getByText("Resolved thread by alice").click();
   await expect(page.getByRole("button", { name: "Reopen thread" })).toBeVisible();
 
+  // The review form starts on Comment; approving is a deliberate choice.
+  await expect(page.getByLabel("Comment", { exact: true }).and(page.getByRole("radio"))).toBeChecked();
+  await page.getByLabel("Approve").check();
   await page.getByRole("textbox", { name: "Comment", exact: true }).first().fill("Looks right.");
   await page.getByRole("button", { name: "Submit review" }).click();
   await expect(page.getByRole("region", { name: "Reviews" })).toContainText("Looks right.");

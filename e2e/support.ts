@@ -11,9 +11,16 @@ export async function expectAccessible(page: Page): Promise<void> {
   expect(severe.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`)).toEqual([]);
 }
 
-/** A full-page screenshot kept under e2e/screenshots (git-ignored) for a person to look at. */
+/** Full-page screenshots at 1280 and 390 px wide, kept under e2e/screenshots (git-ignored, CI artifacts) for a person to look at. */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join("e2e", "screenshots", `${name}.png`), fullPage: true });
+  const viewport = page.viewportSize() ?? { width: 1280, height: 720 };
+  await page.setViewportSize({ width: 1280, height: viewport.height });
+  await page.screenshot({ path: path.join("e2e", "screenshots", `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  // Nothing wider than the phone's screen: wide tables and code scroll inside their own box.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: path.join("e2e", "screenshots", `${name}-390.png`), fullPage: true });
+  await page.setViewportSize(viewport);
 }
 
 /** Signs in through the login page's dev-login form (which lands on the home page). */

@@ -10,7 +10,7 @@ import { assertSameSecret } from "./check";
  * associated data, so a value sealed for one purpose never opens as another.
  * Format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
  */
-export type SealPurpose = "webhook-secret";
+export type SealPurpose = "webhook-secret" | "page-flash";
 
 const VERSION = "v1";
 

@@ -1,16 +1,81 @@
 import { describe, expect, it } from "vitest";
 import { renderMarkdown } from "@/app/(pages)/_lib/markdown";
 
+const readme = { base: "/@alice/demo", ref: "main", dir: "docs" };
+
+/** Payloads that try to turn rendered Markdown active: none may survive as markup that runs. */
+const XSS = [
+  "<script>alert(1)</script>",
+  '<img src=x onerror="alert(1)">',
+  '<img src="/api/projects/@alice/demo/raw?path=a.png" onerror="alert(1)">',
+  "<svg onload=alert(1)>",
+  '<iframe src="https://evil.example"></iframe>',
+  '<iframe srcdoc="<script>alert(1)</script>"></iframe>',
+  "[x](javascript:alert(1))",
+  "[x](JaVaScRiPt:alert(1))",
+  "[x](&#106;avascript:alert(1))",
+  "[x](vbscript:msgbox(1))",
+  "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+  "![x](javascript:alert(1))",
+  "![x](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)",
+  '<a href="javascript:alert(1)">x</a>',
+  '<div style="background:url(javascript:alert(1))" onclick="alert(1)">x</div>',
+  "<style>body{display:none}</style>",
+  '<form action="https://evil.example"><button>go</button></form>',
+  '<object data="x.swf"></object><embed src="x.swf">',
+  '<base href="https://evil.example/">',
+  '<meta http-equiv="refresh" content="0;url=https://evil.example">',
+  '<input type="text" name="password" value="x" onfocus="alert(1)" autofocus>',
+  '<h2 id="content">clobber</h2><a name="content" id="content">x</a>',
+  '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>',
+];
+
 describe("renderMarkdown", () => {
-  it("renders Markdown and drops scripts, event handlers, styles and javascript: links", () => {
-    const html = renderMarkdown(
-      '# Title\n\n**bold** [ok](https://example.com) [bad](javascript:alert(1))\n\n<script>alert(1)</script><img src=x onerror="alert(1)"><div style="x" onclick="y">text</div><iframe src="https://e.com"></iframe>',
-    );
-    expect(html).toContain("<h1>Title</h1>");
-    expect(html).toContain("<strong>bold</strong>");
+  it.each(XSS)("renders %s inert", (payload) => {
+    const html = renderMarkdown(`text\n\n${payload}\n\n[ok](https://example.com)`, readme);
+    expect(html).not.toMatch(/<(script|svg|iframe|style|form|object|embed|base|meta|math|button)\b/i);
+    expect(html).not.toMatch(/\son\w+=|style=|srcdoc|javascript:|vbscript:|data:/i);
+    expect(html).not.toMatch(/id="(?!user-content-)/);
+    expect(html).not.toMatch(/<input(?![^>]*type="checkbox")/);
+    expect(html).not.toMatch(/<input[^>]*\b(name|value|autofocus)=/);
     expect(html).toContain('<a href="https://example.com" rel="nofollow noopener">ok</a>');
-    expect(html).not.toMatch(/<script|onerror|onclick|style=|<img|<iframe|javascript:/i);
-    expect(html).toContain("<div>text</div>");
+  });
+
+  it("renders GitHub-flavoured Markdown: tables, task lists, strikethrough, autolinks", () => {
+    const html = renderMarkdown("| a | b |\n|---|:-:|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~gone~~ https://example.com/x and www.example.org");
+    expect(html).toContain("<th>a</th>");
+    expect(html).toContain('<td align="center">2</td>');
+    expect(html).toContain('<input type="checkbox" disabled checked aria-label="done" />');
+    expect(html).toContain('<input type="checkbox" disabled aria-label="to do" />');
+    expect(html).toContain("<del>gone</del>");
+    expect(html).toContain('<a href="https://example.com/x" rel="nofollow noopener">https://example.com/x</a>');
+    expect(html).toContain('<a href="http://www.example.org" rel="nofollow noopener">www.example.org</a>');
+  });
+
+  it("gives headings GitHub's anchors under the user-content prefix, and in-document links follow them", () => {
+    const html = renderMarkdown("## Getting *started*!\n\n## Getting started\n\n[jump](#getting-started)");
+    expect(html).toContain('<h2 id="user-content-getting-started">Getting <em>started</em>! <a class="anchor" href="#user-content-getting-started"');
+    expect(html).toContain('<h2 id="user-content-getting-started-1">');
+    expect(html).toContain('<a href="#user-content-getting-started" rel="nofollow noopener">jump</a>');
+  });
+
+  it("resolves relative links and images against the repository at the shown ref", () => {
+    const html = renderMarkdown("[guide](guide.md#install) [up](../README.md) [root](/src/) ![logo](img/logo.png) ![far](https://example.com/a.png)", readme);
+    expect(html).toContain('href="/@alice/demo/blob/main/docs/guide.md#user-content-install"');
+    expect(html).toContain('href="/@alice/demo/blob/main/README.md"');
+    expect(html).toContain('href="/@alice/demo/tree/main/src"');
+    expect(html).toContain('<img src="/api/projects/@alice/demo/raw?path=docs%2Fimg%2Flogo.png&amp;ref=main" alt="logo" />');
+    expect(html).not.toContain("https://example.com/a.png");
+    expect(html).toContain("far");
+  });
+
+  it("links #12 to the project's issue and @name to the profile, not inside code, links or e-mail addresses", () => {
+    const html = renderMarkdown("Fixes #12, thanks @bob. `#13 @carol` [see #14](https://example.com) mail dave@example.com", { base: "/@alice/demo" });
+    expect(html).toContain('<a class="reference" href="/@alice/demo/issues/12" rel="nofollow noopener">#12</a>');
+    expect(html).toContain('<a class="reference" href="/@bob" rel="nofollow noopener">@bob</a>');
+    expect(html).toContain("<code>#13 @carol</code>");
+    expect(html).not.toContain('href="/@alice/demo/issues/14"');
+    expect(html).not.toContain('href="/@example"');
   });
 
   it("escapes HTML inside code", () => {

@@ -3,15 +3,16 @@ import type { loadProject } from "../_lib/project";
 import { atLeast } from "../_lib/project";
 import { ProjectHeader } from "./project-header";
 import { TableHead } from "./table-head";
+import { RelativeTime } from "./relative-time";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
 const LOG_DEPTH = 100;
 
 /** The newest LOG_DEPTH commits of a branch. */
-export async function CommitLog({ loaded, ref }: { loaded: Loaded; ref?: string }) {
+export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: string }) {
   const { api, namespace, slug, base, project } = loaded;
-  const branch = ref ?? project.defaultBranch;
+  const branch = gitRef ?? project.defaultBranch;
   const { log } = await read(() => api.repository.log({ namespace, slug, ref: branch, depth: LOG_DEPTH }));
   return (
     <>
@@ -19,7 +20,7 @@ export async function CommitLog({ loaded, ref }: { loaded: Loaded; ref?: string 
       <h1>
         Commits on <code>{branch}</code>
       </h1>
-      <table aria-label="Commits">
+      <div className="scroll"><table aria-label="Commits">
         <TableHead columns={["Commit", "Message", "Author", "Date"]} />
         <tbody>
           {log.map((commit) => (
@@ -29,11 +30,13 @@ export async function CommitLog({ loaded, ref }: { loaded: Loaded; ref?: string 
               </td>
               <td>{commit.message.split("\n")[0]}</td>
               <td>{commit.author.name}</td>
-              <td className="muted">{commit.author.date.slice(0, 19).replace("T", " ")}</td>
+              <td>
+                <RelativeTime iso={commit.author.date} />
+              </td>
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></div>
       {log.length === LOG_DEPTH && <p className="muted">The newest {LOG_DEPTH} commits are shown.</p>}
     </>
   );

@@ -1,11 +1,11 @@
 import Link from "next/link";
 import type { PageCaller } from "@/server/api";
 import { TableHead } from "./table-head";
+import { RelativeTime } from "./relative-time";
 
 export type Deployment = Awaited<ReturnType<PageCaller["deployments"]["get"]>>["deployment"];
 
 const TERMINAL = ["succeeded", "failed", "superseded", "skipped"];
-export const when = (iso: string | null) => (iso ? iso.slice(0, 19).replace("T", " ") : "—");
 
 /**
  * Deployments as a table: name, commit, attempt, status, the change that asked for it and its
@@ -15,7 +15,7 @@ export const when = (iso: string | null) => (iso ? iso.slice(0, 19).replace("T",
  */
 export function DeploymentTable({ deployments, base, canWrite, canApprove, label }: { deployments: Deployment[]; base: string; canWrite: boolean; canApprove: boolean; label: string }) {
   return (
-    <table aria-label={label}>
+    <div className="scroll"><table aria-label={label}>
       <TableHead columns={["Name", "Commit", "Attempt", "Status", "Change", "Requested", "Finished", "Actions"]} />
       <tbody>
         {deployments.map((deployment) => (
@@ -38,8 +38,12 @@ export function DeploymentTable({ deployments, base, canWrite, canApprove, label
               )}
             </td>
             <td>{deployment.changeId ? <Link href={`${base}/changes/${deployment.changeId}`}>{deployment.changeId.slice(0, 8)}</Link> : <span className="muted">push</span>}</td>
-            <td className="muted">{when(deployment.createdAt)}</td>
-            <td className="muted">{when(deployment.finishedAt)}</td>
+            <td>
+              <RelativeTime iso={deployment.createdAt} />
+            </td>
+            <td>
+              <RelativeTime iso={deployment.finishedAt} fallback="—" />
+            </td>
             <td>
               {canApprove && deployment.status === "pending_approval" && (
                 <form method="post" action={`/api/deployments/${deployment.id}/approve`}>
@@ -59,6 +63,6 @@ export function DeploymentTable({ deployments, base, canWrite, canApprove, label
           </tr>
         ))}
       </tbody>
-    </table>
+    </table></div>
   );
 }

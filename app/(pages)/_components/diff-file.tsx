@@ -1,4 +1,5 @@
 import { Fragment } from "react";
+import { pairedParts, type LineParts } from "../_lib/word-diff";
 import { anchorKey, ThreadView, type Thread } from "./thread";
 
 export interface DiffLine {
@@ -48,95 +49,147 @@ interface Props {
   actions: Parameters<typeof ThreadView>[0]["actions"];
 }
 
-/** One file of a unified diff: +/- marks in their own column (not colour alone), threads under their lines. */
+/** A diff line's text, its changed words inside <ins>/<del> when it rewrites a paired line. */
+function LineText({ line, parts }: { line: DiffLine; parts: LineParts | null }) {
+  if (!parts) return <>{line.text}</>;
+  const Mark = line.kind === "add" ? "ins" : "del";
+  return (
+    <>
+      {parts.before}
+      <Mark>{parts.changed}</Mark>
+      {parts.after}
+    </>
+  );
+}
+
+/**
+ * One file of a unified diff, collapsible (<details>): +/- marks in their own column (not colour
+ * alone), changed words marked, threads under their lines. The line numbers are the links that
+ * open a comment form on a line, kept out of the tab order (a change has thousands); the form
+ * under the file reaches any line from the keyboard.
+ */
 export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions }: Props) {
   const fileId = `file-${index}`;
+  const commentHref = (side: string, line: number, rowId: string) => `${pageUrl}&comment=${encodeURIComponent(file.path)}&side=${side}&line=${line}#${rowId}`;
   return (
-    <section className="file" aria-labelledby={fileId}>
-      <h3 id={fileId}>
+    <details className="file" id={fileId} open>
+      <summary>
         {file.path} <span className="badge">{file.status}</span>{" "}
         <span className="muted">
           +{file.additions} −{file.deletions}
         </span>
-      </h3>
+      </summary>
       {file.binary && <p className="notice">Binary file; not shown.</p>}
       {!file.binary && file.hunks.length === 0 && <p className="muted">No text changes.</p>}
       {file.hunks.length > 0 && (
-        <table className="code" aria-label={`Diff of ${file.path}`}>
-          <thead>
-            <tr>
-              <th scope="col">Old line</th>
-              <th scope="col">New line</th>
-              <th scope="col">Change</th>
-              <th scope="col">Text</th>
-            </tr>
-          </thead>
-          <tbody>
-            {file.hunks.map((hunk, h) => (
-              <Fragment key={h}>
-                <tr className="hunk">
-                  <td colSpan={4}>{hunk.header}</td>
-                </tr>
-                {hunk.lines.map((line, l) => {
-                  const anchor = lineAnchor(line);
-                  const key = anchorKey(file.path, anchor.side, anchor.line);
-                  const rowId = `${fileId}-${anchor.side}-${anchor.line}`;
-                  const isOpen = open && open.file === file.path && open.side === anchor.side && open.line === anchor.line;
-                  const here = threads.get(key) ?? [];
-                  const commentHref = `${pageUrl}&comment=${encodeURIComponent(file.path)}&side=${anchor.side}&line=${anchor.line}#${rowId}`;
-                  return (
-                    <Fragment key={l}>
-                      <tr className={line.kind} id={rowId}>
-                        <td className="num">{line.oldLine ?? ""}</td>
-                        <td className="num">
-                          {canComment ? (
-                            <a href={commentHref} aria-label={`Comment on ${anchor.side} line ${anchor.line} of ${file.path}`}>
-                              {line.newLine ?? "+"}
-                            </a>
-                          ) : (
-                            (line.newLine ?? "")
+        <div className="scroll">
+          <table className="code" aria-label={`Diff of ${file.path}`}>
+            <thead>
+              <tr>
+                <th scope="col">Old line</th>
+                <th scope="col">New line</th>
+                <th scope="col">Change</th>
+                <th scope="col">Text</th>
+              </tr>
+            </thead>
+            <tbody>
+              {file.hunks.map((hunk, h) => {
+                const parts = pairedParts(hunk.lines);
+                return (
+                  <Fragment key={h}>
+                    <tr className="hunk">
+                      <td colSpan={4}>{hunk.header}</td>
+                    </tr>
+                    {hunk.lines.map((line, l) => {
+                      const anchor = lineAnchor(line);
+                      const key = anchorKey(file.path, anchor.side, anchor.line);
+                      const rowId = `${fileId}-${anchor.side}-${anchor.line}`;
+                      const isOpen = open && open.file === file.path && open.side === anchor.side && open.line === anchor.line;
+                      const here = threads.get(key) ?? [];
+                      const number = (side: "old" | "new", n: number | null) =>
+                        canComment && n !== null && anchor.side === side ? (
+                          <a href={commentHref(side, n, rowId)} tabIndex={-1} aria-label={`Comment on ${side} line ${n} of ${file.path}`}>
+                            {n}
+                          </a>
+                        ) : (
+                          (n ?? "")
+                        );
+                      return (
+                        <Fragment key={l}>
+                          <tr className={line.kind} id={rowId}>
+                            <td className="num">{number("old", line.oldLine)}</td>
+                            <td className="num">{number("new", line.newLine)}</td>
+                            <td className="mark" aria-label={LABEL[line.kind]}>
+                              {line.kind === "add" ? <ins>{MARK.add}</ins> : line.kind === "del" ? <del>{MARK.del}</del> : MARK.context}
+                            </td>
+                            <td>
+                              <LineText line={line} parts={parts[l]} />
+                            </td>
+                          </tr>
+                          {(here.length > 0 || isOpen) && (
+                            <tr className="comments">
+                              <td colSpan={4}>
+                                {here.map((thread) => (
+                                  <ThreadView key={thread.root.id} thread={thread} changeId={changeId} back={pageUrl} canAct={canComment} actions={actions} />
+                                ))}
+                                {isOpen && (
+                                  <form action={actions.addComment}>
+                                    <input type="hidden" name="changeId" value={changeId} />
+                                    <input type="hidden" name="file" value={file.path} />
+                                    <input type="hidden" name="side" value={anchor.side} />
+                                    <input type="hidden" name="line" value={anchor.line} />
+                                    <input type="hidden" name="commitSha" value={tipSha} />
+                                    <input type="hidden" name="back" value={commentHref(anchor.side, anchor.line, rowId)} />
+                                    <label htmlFor={`${rowId}-body`}>
+                                      Comment on line {anchor.line} of {file.path}
+                                    </label>
+                                    <textarea id={`${rowId}-body`} name="body" required autoFocus />
+                                    <button type="submit" className="primary">
+                                      Add comment
+                                    </button>
+                                  </form>
+                                )}
+                              </td>
+                            </tr>
                           )}
-                        </td>
-                        <td className="mark" aria-label={LABEL[line.kind]}>
-                          {line.kind === "add" ? <ins>{MARK.add}</ins> : line.kind === "del" ? <del>{MARK.del}</del> : MARK.context}
-                        </td>
-                        <td>{line.text}</td>
-                      </tr>
-                      {(here.length > 0 || isOpen) && (
-                        <tr className="comments">
-                          <td colSpan={4}>
-                            {here.map((thread) => (
-                              <ThreadView key={thread.root.id} thread={thread} changeId={changeId} back={pageUrl} canAct={canComment} actions={actions} />
-                            ))}
-                            {isOpen && (
-                              <form action={actions.addComment}>
-                                <input type="hidden" name="changeId" value={changeId} />
-                                <input type="hidden" name="file" value={file.path} />
-                                <input type="hidden" name="side" value={anchor.side} />
-                                <input type="hidden" name="line" value={anchor.line} />
-                                <input type="hidden" name="commitSha" value={tipSha} />
-                                <input type="hidden" name="back" value={`${pageUrl}&comment=${encodeURIComponent(file.path)}&side=${anchor.side}&line=${anchor.line}#${rowId}`} />
-                                <label htmlFor={`${rowId}-body`}>
-                                  Comment on line {anchor.line} of {file.path}
-                                </label>
-                                <textarea id={`${rowId}-body`} name="body" required autoFocus />
-                                <button type="submit" className="primary">
-                                  Add comment
-                                </button>
-                              </form>
-                            )}
-                          </td>
-                        </tr>
-                      )}
-                    </Fragment>
-                  );
-                })}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
+                        </Fragment>
+                      );
+                    })}
+                  </Fragment>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
+      {canComment && file.hunks.length > 0 && <LinePicker file={file.path} fileId={fileId} pageUrl={pageUrl} />}
       {file.truncated && <p className="notice">This file&apos;s diff is long; the rest is not shown here. Clone the project to read it whole.</p>}
-    </section>
+    </details>
+  );
+}
+
+/** A GET form that opens the comment form on a chosen line: the keyboard's way to a line. */
+function LinePicker({ file, fileId, pageUrl }: { file: string; fileId: string; pageUrl: string }) {
+  const [path, query = ""] = pageUrl.split("?", 2);
+  const page = new URLSearchParams(query).get("page") ?? "1";
+  return (
+    <form method="get" action={path} className="row line-picker">
+      <input type="hidden" name="page" value={page} />
+      <input type="hidden" name="comment" value={file} />
+      <div>
+        <label htmlFor={`${fileId}-side`}>Comment on</label>
+        <select id={`${fileId}-side`} name="side" defaultValue="new">
+          <option value="new">new line</option>
+          <option value="old">old line</option>
+        </select>
+      </div>
+      <div>
+        <label htmlFor={`${fileId}-line`}>Line number in {file}</label>
+        <input id={`${fileId}-line`} name="line" type="number" min={1} required />
+      </div>
+      <div>
+        <button type="submit">Open comment form</button>
+      </div>
+    </form>
   );
 }

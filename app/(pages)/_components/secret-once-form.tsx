@@ -1,42 +1,28 @@
-"use client";
-
-import { useActionState } from "react";
-
-export interface SecretOnceState {
-  /** The secret just created (token plaintext, webhook signing secret): shown this once, stored nowhere. */
-  secret?: string;
-  label?: string;
-  error?: string;
-}
+import type { SecretFlash } from "../_lib/secret-flash";
 
 /**
- * A create form whose answer carries a secret: the action's state shows it once under the form.
- * useActionState also works without JavaScript (the server renders the state into the answer).
+ * A create form whose answer carries a secret (token plaintext, webhook signing secret). It posts
+ * to a route that redirects back here (Post/Redirect/Get), and the secret arrives as a one-time
+ * flash: shown on the page the redirect lands on, gone on reload.
  */
-export function SecretOnceForm({ action, submit, children }: { action: (previous: SecretOnceState, form: FormData) => Promise<SecretOnceState>; submit: string; children: React.ReactNode }) {
-  const [state, formAction, pending] = useActionState(action, {});
+export function SecretOnceForm({ action, submit, flash, children }: { action: string; submit: string; flash: SecretFlash | null; children: React.ReactNode }) {
   return (
     <>
-      {state.secret && (
+      {flash && (
         <div className="notice" role="status">
           <p>
-            <strong>{state.label}</strong> created. Copy its secret now: it is not shown again.
+            <strong>{flash.label}</strong> created. Copy its secret now: it is not shown again.
           </p>
           <p className="token" data-testid="new-secret">
-            {state.secret}
+            {flash.secret}
           </p>
         </div>
       )}
-      {state.error && (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      )}
-      <form action={formAction}>
+      <form method="post" action={action}>
         <div className="row">
           {children}
           <div>
-            <button type="submit" className="primary" disabled={pending}>
+            <button type="submit" className="primary">
               {submit}
             </button>
           </div>

@@ -1,4 +1,6 @@
+import type { MarkdownContext } from "../_lib/markdown";
 import { Markdown } from "./markdown";
+import { RelativeTime } from "./relative-time";
 
 export interface ChangeComment {
   id: string;
@@ -36,8 +38,23 @@ const who = (comment: ChangeComment) => comment.author?.username ?? (comment.age
 
 type Actions = { addComment: (form: FormData) => Promise<void>; setThreadResolved: (form: FormData) => Promise<void> };
 
-/** One thread: its comments, and for signed-in callers a reply form and a resolve/reopen button. */
-export function ThreadView({ thread, changeId, back, canAct, actions }: { thread: Thread; changeId: string; back: string; canAct: boolean; actions: Actions }) {
+/** One thread; a resolved one is folded to a line that opens it (<details>, no script). */
+export function ThreadView(props: { thread: Thread; changeId: string; back: string; canAct: boolean; actions: Actions; context?: MarkdownContext }) {
+  const { root, replies } = props.thread;
+  if (!root.resolved) return <ThreadBody {...props} />;
+  return (
+    <details className="thread resolved">
+      <summary>
+        Resolved thread by {who(root)}
+        {root.file && ` on ${root.file}${root.line !== null ? ` line ${root.line}` : ""}`} ({replies.length + 1} comment{replies.length === 0 ? "" : "s"})
+      </summary>
+      <ThreadBody {...props} />
+    </details>
+  );
+}
+
+/** A thread's comments, and for signed-in callers a reply form and a resolve/reopen button. */
+function ThreadBody({ thread, changeId, back, canAct, actions, context }: { thread: Thread; changeId: string; back: string; canAct: boolean; actions: Actions; context?: MarkdownContext }) {
   const { root } = thread;
   return (
     <article className={`thread${root.resolved ? " resolved" : ""}`} id={`comment-${root.id}`} aria-label={`Thread by ${who(root)}`}>
@@ -47,13 +64,12 @@ export function ThreadView({ thread, changeId, back, canAct, actions }: { thread
           {root.line !== null && ` line ${root.line} (${root.side ?? "new"})`}
         </p>
       )}
-      {root.resolved && <p className="badge">resolved</p>}
       {[root, ...thread.replies].map((comment) => (
         <div key={comment.id}>
           <p>
-            <strong>{who(comment)}</strong> <span className="muted">{comment.createdAt.slice(0, 16).replace("T", " ")}</span>
+            <strong>{who(comment)}</strong> <RelativeTime iso={comment.createdAt} />
           </p>
-          <Markdown source={comment.body} />
+          <Markdown source={comment.body} context={context} />
         </div>
       ))}
       {canAct && (

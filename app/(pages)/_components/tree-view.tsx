@@ -3,7 +3,9 @@ import { actorLabel } from "../_lib/actor";
 import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
 import { pathUrl } from "../_lib/tree";
+import { Breadcrumbs } from "./breadcrumbs";
 import { Markdown } from "./markdown";
+import { RelativeTime } from "./relative-time";
 import { Pager } from "./pager";
 import { ProjectHeader } from "./project-header";
 import { TableHead } from "./table-head";
@@ -11,9 +13,9 @@ import { TableHead } from "./table-head";
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
 /** A directory of the project at a branch: branch switcher, clone URL, entries (paginated), its README, and on the root the recent activity. */
-export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref?: string; dir: string; page: number }) {
+export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; gitRef?: string; dir: string; page: number }) {
   const { api, namespace, slug, base, project } = loaded;
-  const branch = ref ?? project.defaultBranch;
+  const branch = gitRef ?? project.defaultBranch;
   // One page of one directory (not every path of the commit), with the branches beside it.
   const [listing, branches, activity] = await Promise.all([
     read(() => api.repository.directory({ namespace, slug, ref: branch, path: dir, page })),
@@ -23,25 +25,10 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
   const pages = Math.max(1, Math.ceil(listing.total / listing.pageSize));
   const inDir = (name: string) => (dir === "" ? name : `${dir}/${name}`);
   const readmeContent = listing.readme === null ? null : await api.repository.content({ namespace, slug, path: inDir(listing.readme), ref: branch });
-  const crumbs = dir === "" ? [] : dir.split("/");
   return (
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={loaded.level !== "read" && loaded.level !== "none"} />
-      <h1>
-        {crumbs.length === 0 ? (
-          project.path
-        ) : (
-          <>
-            <Link href={pathUrl(base, "tree", branch, "")}>{slug}</Link>
-            {crumbs.map((name, index) => (
-              <span key={index}>
-                {" / "}
-                {index === crumbs.length - 1 ? name : <Link href={pathUrl(base, "tree", branch, crumbs.slice(0, index + 1).join("/"))}>{name}</Link>}
-              </span>
-            ))}
-          </>
-        )}
-      </h1>
+      <h1 className={dir === "" ? undefined : "path"}>{dir === "" ? project.path : <Breadcrumbs base={base} slug={slug} gitRef={branch} path={dir} />}</h1>
       <div className="row">
         <form method="get" action={base}>
           <label htmlFor="branch">Branch</label>
@@ -61,8 +48,9 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
       </div>
       <p className="muted">
         {listing.total} entries at <code>{listing.commit.slice(0, 12)}</code> ·{" "}
-        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>history</Link>
+        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>History</Link>
       </p>
+      <div className="scroll">
       <table aria-label="Files">
         <TableHead columns={["Name", "Kind"]} />
         <tbody>
@@ -76,11 +64,12 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
           ))}
         </tbody>
       </table>
+      </div>
       <Pager page={page} pages={pages} label="Files pages" href={(n) => `${pathUrl(base, "tree", branch, dir)}?page=${n}`} />
       {readmeContent?.value !== undefined && (
         <section aria-labelledby="readme">
           <h2 id="readme">{listing.readme}</h2>
-          <Markdown source={readmeContent.value} />
+          <Markdown source={readmeContent.value} context={{ base, ref: branch, dir }} />
         </section>
       )}
       {activity && (
@@ -92,7 +81,7 @@ export async function TreeView({ loaded, ref, dir, page }: { loaded: Loaded; ref
             <ul>
               {activity.events.map((event) => (
                 <li key={event.id}>
-                  <code>{event.kind}</code> by {actorLabel(event.actor, loaded.identity)} <span className="muted">{event.occurredAt.slice(0, 19).replace("T", " ")}</span>
+                  <code>{event.kind}</code> by {actorLabel(event.actor, loaded.identity)} <RelativeTime iso={event.occurredAt} />
                 </li>
               ))}
             </ul>

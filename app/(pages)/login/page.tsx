@@ -1,6 +1,8 @@
 import { config } from "@/server/config";
 import { session } from "../_lib/session";
 
+export const metadata = { title: "Sign in" };
+
 export default async function Login() {
   const { identity } = await session();
   return (

@@ -2,20 +2,24 @@ import { requireUser } from "../../_lib/session";
 import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 import { Flash } from "../../_components/flash";
 import { SecretOnceForm } from "../../_components/secret-once-form";
-import { createToken, revokeToken } from "./actions";
+import { readSecretFlash } from "../../_lib/secret-flash";
+import { revokeToken } from "./actions";
 import { TableHead } from "../../_components/table-head";
+import { RelativeTime } from "../../_components/relative-time";
+
+export const metadata = { title: "API tokens" };
 
 export default async function TokensPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { api } = await requireUser();
+  const { api, identity } = await requireUser();
   const query = await searchParams;
-  const { tokens } = await api.users.listTokens({});
+  const [{ tokens }, flash] = await Promise.all([api.users.listTokens({}), readSecretFlash(identity)]);
   return (
     <>
       <h1>API tokens</h1>
       <Flash query={query} />
       <section aria-labelledby="new-token">
         <h2 id="new-token">New token</h2>
-        <SecretOnceForm action={createToken} submit="Create token">
+        <SecretOnceForm action="/settings/tokens/create" submit="Create token" flash={flash}>
           <div>
             <label htmlFor="token-name">Name</label>
             <input id="token-name" name="name" required maxLength={100} />
@@ -38,7 +42,7 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
         {tokens.length === 0 ? (
           <p>No tokens.</p>
         ) : (
-          <table aria-label="Tokens">
+          <div className="scroll"><table aria-label="Tokens">
             <TableHead columns={["Name", "Prefix", "Scope", "Status", "Last used", "Action"]} />
             <tbody>
               {tokens.map((token) => (
@@ -49,7 +53,9 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
                   </td>
                   <td>{token.scope}</td>
                   <td>{token.status}</td>
-                  <td>{token.lastUsedAt?.slice(0, 16).replace("T", " ") ?? "never"}</td>
+                  <td>
+                    <RelativeTime iso={token.lastUsedAt} />
+                  </td>
                   <td>
                     {token.status === "active" && token.kind === "token" && (
                       <form action={revokeToken}>
@@ -63,7 +69,7 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
                 </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </section>
     </>

@@ -3,6 +3,10 @@ import { ProjectHeader } from "../../../_components/project-header";
 import { StatusFilter } from "../../../_components/status-filter";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/project";
 import { TableHead } from "../../../_components/table-head";
+import { RelativeTime } from "../../../_components/relative-time";
+import { projectTitle } from "../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Changes");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -23,7 +27,7 @@ export default async function ChangesPage({ params, searchParams }: Props) {
       {changes.length === 0 ? (
         <p>No changes{status ? ` with status ${status.replace("_", " ")}` : ""}.</p>
       ) : (
-        <table aria-label="Changes">
+        <div className="scroll"><table aria-label="Changes">
           <TableHead columns={["Change", "Status", "Author", "Opened"]} />
           <tbody>
             {changes.map((change) => (
@@ -35,11 +39,13 @@ export default async function ChangesPage({ params, searchParams }: Props) {
                   <span className="badge">{change.status.replace("_", " ")}</span>
                 </td>
                 <td>{change.author?.username ?? (change.agentId ? "agent" : "")}</td>
-                <td className="muted">{change.createdAt.slice(0, 16).replace("T", " ")}</td>
+                <td>
+                  <RelativeTime iso={change.createdAt} />
+                </td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       )}
     </>
   );

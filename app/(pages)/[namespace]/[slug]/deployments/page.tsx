@@ -5,6 +5,9 @@ import { StatusFilter } from "../../../_components/status-filter";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/project";
 import { pageNumber } from "../../../_lib/tree";
 import { DEPLOYMENTS_LIMIT_DEFAULT } from "@/server/limits";
+import { projectTitle } from "../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Deployments");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

@@ -5,23 +5,46 @@ import { atLeast, loadProject, type ProjectRouteParams } from "../../../_lib/pro
 import { read } from "../../../_lib/session";
 import { pageNumber } from "../../../_lib/tree";
 import { TableHead } from "../../../_components/table-head";
+import { LabelChip } from "../../../_components/label-chip";
+import { RelativeTime } from "../../../_components/relative-time";
+import { projectTitle } from "../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Issues");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 const PAGE_SIZE = 50;
+/** The open and closed counts are exact up to this many (the list's own maximum). */
+const COUNT_MAX = 500;
 const text = (value: string | string[] | undefined) => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
 
 export default async function IssuesPage({ params, searchParams }: Props) {
   const query = await searchParams;
   const loaded = await loadProject(await params);
   const { api, namespace, slug, base, project, identity } = loaded;
-  const status = query.status === "open" || query.status === "closed" ? query.status : undefined;
+  // Open issues unless the address asks for closed ones or all of them.
+  const status = query.status === "closed" ? "closed" : query.status === "all" ? undefined : "open";
   const label = text(query.label);
   const q = text(query.q);
   const page = pageNumber(query.page);
   // One more than a page tells whether a next page exists.
-  const { issues } = await read(() => api.issues.list({ namespace, slug, status, label, q, limit: PAGE_SIZE + 1, offset: (page - 1) * PAGE_SIZE }));
-  const filters = new URLSearchParams({ ...(status ? { status } : {}), ...(label ? { label } : {}), ...(q ? { q } : {}) });
+  const [{ issues }, open, closed] = await read(() =>
+    Promise.all([
+      api.issues.list({ namespace, slug, status, label, q, limit: PAGE_SIZE + 1, offset: (page - 1) * PAGE_SIZE }),
+      api.issues.list({ namespace, slug, status: "open", label, q, limit: COUNT_MAX }),
+      api.issues.list({ namespace, slug, status: "closed", label, q, limit: COUNT_MAX }),
+    ]),
+  );
+  const filters = new URLSearchParams({ status: status ?? "all", ...(label ? { label } : {}), ...(q ? { q } : {}) });
+  const listUrl = (changes: Record<string, string | undefined>) => {
+    const next = new URLSearchParams(filters);
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === undefined) next.delete(key);
+      else next.set(key, value);
+    }
+    return `${base}/issues?${next}`;
+  };
+  const count = (list: { issues: unknown[] }) => (list.issues.length === COUNT_MAX ? `${COUNT_MAX}+` : String(list.issues.length));
   return (
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="issues" canWrite={atLeast(loaded.level, "write")} />
@@ -31,12 +54,36 @@ export default async function IssuesPage({ params, searchParams }: Props) {
           <Link href={`${base}/issues/new`}>New issue</Link>
         </p>
       )}
+      <nav aria-label="Issue status" className="counts">
+        <ul className="plain row">
+          <li>
+            <Link href={listUrl({ status: "open", page: undefined })} aria-current={status === "open" ? "page" : undefined}>
+              {count(open)} open
+            </Link>
+          </li>
+          <li>
+            <Link href={listUrl({ status: "closed", page: undefined })} aria-current={status === "closed" ? "page" : undefined}>
+              {count(closed)} closed
+            </Link>
+          </li>
+          <li>
+            <Link href={listUrl({ status: "all", page: undefined })} aria-current={status === undefined ? "page" : undefined}>
+              all
+            </Link>
+          </li>
+          {label && (
+            <li>
+              Label <LabelChip name={label} href={listUrl({ label })} /> · <Link href={listUrl({ label: undefined })}>clear</Link>
+            </li>
+          )}
+        </ul>
+      </nav>
       <form method="get" action={`${base}/issues`} role="search" aria-label="Filter issues">
         <div className="row">
           <div>
             <label htmlFor="issue-status">Status</label>
-            <select id="issue-status" name="status" defaultValue={status ?? ""}>
-              <option value="">any</option>
+            <select id="issue-status" name="status" defaultValue={status ?? "all"}>
+              <option value="all">any</option>
               <option value="open">open</option>
               <option value="closed">closed</option>
             </select>
@@ -57,8 +104,8 @@ export default async function IssuesPage({ params, searchParams }: Props) {
       {issues.length === 0 ? (
         <p>No issues match.</p>
       ) : (
-        <table aria-label="Issues">
-          <TableHead columns={["#", "Title", "Status", "Labels"]} />
+        <div className="scroll"><table aria-label="Issues">
+          <TableHead columns={["#", "Title", "Status", "Labels", "Opened"]} />
           <tbody>
             {issues.slice(0, PAGE_SIZE).map((issue) => (
               <tr key={issue.id}>
@@ -69,13 +116,20 @@ export default async function IssuesPage({ params, searchParams }: Props) {
                 <td>
                   <span className="badge">{issue.status}</span>
                 </td>
-                <td>{issue.labels.join(", ")}</td>
+                <td>
+                  {issue.labels.map((name) => (
+                    <LabelChip key={name} name={name} href={listUrl({ label: name, page: undefined })} />
+                  ))}
+                </td>
+                <td>
+                  <RelativeTime iso={issue.createdAt} />
+                </td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       )}
-      <Pager page={page} pages={issues.length > PAGE_SIZE ? page + 1 : page} label="Issue pages" href={(n) => `${base}/issues?${filters}${filters.size ? "&" : ""}page=${n}`} />
+      <Pager page={page} pages={issues.length > PAGE_SIZE ? page + 1 : page} label="Issue pages" href={(n) => listUrl({ page: String(n) })} />
     </>
   );
 }

@@ -1,18 +1,11 @@
 "use server";
 
-import type { SecretOnceState } from "../../../_components/secret-once-form";
 import { backTo, field } from "../../../_lib/form";
-import { attempt, write } from "../../../_lib/session";
+import { write } from "../../../_lib/session";
 
 // Settings forms without a form-friendly route; each calls its /api route's procedure.
 
 const projectRef = (form: FormData) => ({ namespace: field(form, "namespace"), slug: field(form, "slug") });
-
-export async function createWebhook(_previous: SecretOnceState, form: FormData): Promise<SecretOnceState> {
-  const outcome = await attempt((api) => api.webhooks.create({ ...projectRef(form), url: field(form, "url"), events: field(form, "events") || "*" }));
-  if ("error" in outcome) return { error: outcome.error };
-  return { secret: outcome.value.webhook.secret, label: `Webhook to ${outcome.value.webhook.url}` };
-}
 
 export async function toggleWebhook(form: FormData) {
   await write(backTo(form), (api) => api.webhooks.toggle({ ...projectRef(form), id: field(form, "id") }));

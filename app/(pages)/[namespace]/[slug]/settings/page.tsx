@@ -2,6 +2,9 @@ import { ProjectHeader } from "../../../_components/project-header";
 import { SettingsNav } from "../../../_components/settings-nav";
 import { atLeast, type ProjectRouteParams } from "../../../_lib/project";
 import { loadSettings } from "../../../_lib/settings";
+import { projectTitle } from "../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Settings");
 
 export default async function SettingsPage({ params }: { params: Promise<ProjectRouteParams> }) {
   const loaded = await loadSettings(await params, "write");

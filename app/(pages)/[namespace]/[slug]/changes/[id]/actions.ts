@@ -16,6 +16,10 @@ export async function mergeChange(form: FormData) {
   await write(backTo(form), (api) => api.changes.merge({ id, strategy: field(form, "strategy") === "squash" ? "squash" : "merge", force: field(form, "force") === "true" }));
 }
 
+export async function revertChange(form: FormData) {
+  await write(backTo(form), (api) => api.changes.revert({ id: field(form, "changeId") }));
+}
+
 export async function rejectChange(form: FormData) {
   await write(backTo(form), (api) => api.changes.reject({ id: field(form, "changeId") }));
 }

@@ -8,8 +8,13 @@ import { anchorKey, threadsOf, ThreadView, type Thread } from "../../../../_comp
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
 import { pageNumber } from "../../../../_lib/tree";
-import { addComment, evaluateChange, mergeChange, rejectChange, resolveConflict, setThreadResolved, submitReview } from "./actions";
+import { addComment, evaluateChange, mergeChange, rejectChange, resolveConflict, revertChange, setThreadResolved, submitReview } from "./actions";
+import { mergeBlockers } from "../../../../_lib/merge-blockers";
 import { TableHead } from "../../../../_components/table-head";
+import { RelativeTime } from "../../../../_components/relative-time";
+import { projectTitle, segment } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) => `Change ${segment(r.id).slice(0, 8)}`);
 
 type Props = { params: Promise<ProjectRouteParams & { id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -25,7 +30,12 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const page = pageNumber(query.page);
   const { change, eval: evaluation, evalRuns } = await read(() => api.changes.get({ id }));
   if (change.projectId !== project.id) notFound();
-  const [diff, { reviews }, { comments }] = await Promise.all([api.changes.diff({ id, page }), api.reviews.list({ id }), api.comments.list({ id })]);
+  const [diff, { reviews }, { comments }, { branches, defaultBranch }] = await Promise.all([
+    api.changes.diff({ id, page }),
+    api.reviews.list({ id }),
+    api.comments.list({ id }),
+    api.repository.branches({ namespace: loaded.namespace, slug: loaded.slug }),
+  ]);
 
   const self = `${base}/changes/${change.id}`;
   const pageUrl = `${self}?page=${page}`;
@@ -45,6 +55,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
   }
   const approvals = reviews.filter((review) => review.verdict === "approve" && !review.dismissed).length;
   const pages = Math.max(1, Math.ceil(diff.totalFiles / diff.pageSize));
+  const blockers = mergeBlockers({ change, evaluation, reviews, defaultHead: branches.find((branch) => branch.name === defaultBranch)?.oid });
   const conflictId = typeof query.conflict === "string" ? query.conflict : undefined;
 
   return (
@@ -79,7 +90,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
           <p>Not evaluated.</p>
         )}
         {evalRuns.length > 0 && (
-          <table aria-label="Evaluation runs">
+          <div className="scroll"><table aria-label="Evaluation runs">
             <TableHead columns={["Evaluator", "Status", "Findings"]} />
             <tbody>
               {evalRuns.map((run) => (
@@ -108,7 +119,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </section>
 
@@ -135,9 +146,9 @@ export default async function ChangePage({ params, searchParams }: Props) {
             <input type="hidden" name="back" value={pageUrl} />
             <fieldset>
               <legend>Verdict</legend>
-              <input type="radio" id="verdict-approve" name="verdict" value="approve" defaultChecked /> <label className="check" htmlFor="verdict-approve">Approve</label>{" "}
+              <input type="radio" id="verdict-approve" name="verdict" value="approve" /> <label className="check" htmlFor="verdict-approve">Approve</label>{" "}
               <input type="radio" id="verdict-request" name="verdict" value="request_changes" /> <label className="check" htmlFor="verdict-request">Request changes</label>{" "}
-              <input type="radio" id="verdict-comment" name="verdict" value="comment" /> <label className="check" htmlFor="verdict-comment">Comment</label>
+              <input type="radio" id="verdict-comment" name="verdict" value="comment" defaultChecked /> <label className="check" htmlFor="verdict-comment">Comment</label>
             </fieldset>
             <label htmlFor="review-comment">Comment</label>
             <textarea id="review-comment" name="comment" />
@@ -151,7 +162,20 @@ export default async function ChangePage({ params, searchParams }: Props) {
       {canReview && !CLOSED.includes(change.status) && (
         <section aria-labelledby="merge">
           <h2 id="merge">Merge</h2>
-          <p className="muted">Merging checks branch protection, approvals, a fresh base and conflicts; a refusal says why above.</p>
+          {blockers.length === 0 ? (
+            <p className="blockers ready">Nothing known blocks this merge. Merging still checks branch protection, approvals, a fresh base and conflicts; a refusal says why above.</p>
+          ) : (
+            <div className="blockers">
+              <p>
+                <strong>What blocks the merge now:</strong>
+              </p>
+              <ul aria-label="Merge blockers">
+                {blockers.map((blocker) => (
+                  <li key={blocker}>{blocker}</li>
+                ))}
+              </ul>
+            </div>
+          )}
           <div className="row">
             <form action={mergeChange}>
               <input type="hidden" name="changeId" value={change.id} />
@@ -194,6 +218,25 @@ export default async function ChangePage({ params, searchParams }: Props) {
         </section>
       )}
 
+      {canReview && change.status === "merged" && !change.revertedSha && (
+        <section aria-labelledby="revert">
+          <h2 id="revert">Revert</h2>
+          <p className="muted">Adds one commit to the default branch that undoes this change.</p>
+          <form action={revertChange}>
+            <input type="hidden" name="changeId" value={change.id} />
+            <input type="hidden" name="back" value={pageUrl} />
+            <button type="submit" className="danger">
+              Revert this change
+            </button>
+          </form>
+        </section>
+      )}
+      {change.revertedSha && (
+        <p className="notice">
+          Reverted as <code>{change.revertedSha.slice(0, 12)}</code> <RelativeTime iso={change.revertedAt} />.
+        </p>
+      )}
+
       <section aria-labelledby="files">
         <h2 id="files">
           Files changed <span className="muted">({diff.totalFiles})</span>
@@ -220,7 +263,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
         <h2 id="conversation">Conversation</h2>
         {elsewhere.length === 0 && <p className="muted">No other comments.</p>}
         {elsewhere.map((thread) => (
-          <ThreadView key={thread.root.id} thread={thread} changeId={change.id} back={pageUrl} canAct={signedIn} actions={actions} />
+          <ThreadView key={thread.root.id} thread={thread} changeId={change.id} back={pageUrl} canAct={signedIn} actions={actions} context={{ base }} />
         ))}
         {signedIn ? (
           <form action={addComment}>

@@ -1,11 +1,15 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { DeploymentTable, when } from "../../../../_components/deployment-table";
+import { DeploymentTable } from "../../../../_components/deployment-table";
 import { Flash } from "../../../../_components/flash";
 import { ProjectHeader } from "../../../../_components/project-header";
 import { actorLabel } from "../../../../_lib/actor";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
+import { RelativeTime } from "../../../../_components/relative-time";
+import { projectTitle, segment } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) => `Deployment ${segment(r.id).slice(0, 8)}`);
 
 type Props = { params: Promise<ProjectRouteParams & { id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -36,12 +40,14 @@ export default async function DeploymentPage({ params, searchParams }: Props) {
           <>
             <dt>Approved by</dt>
             <dd>
-              {actorLabel(deployment.approvedBy, identity)} at {when(deployment.approvedAt)}
+              {actorLabel(deployment.approvedBy, identity)} <RelativeTime iso={deployment.approvedAt} fallback="—" />
             </dd>
           </>
         )}
         <dt>Started</dt>
-        <dd>{when(deployment.startedAt)}</dd>
+        <dd>
+          <RelativeTime iso={deployment.startedAt} fallback="—" />
+        </dd>
         <dt>Commit</dt>
         <dd>
           <code>{deployment.commit}</code>

@@ -15,3 +15,8 @@ export async function setIssueLabels(form: FormData) {
   const labels = field(form, "labels").split(",").map((label) => label.trim()).filter(Boolean);
   await write(backTo(form), (api) => api.issues.patch({ ...issueRef(form), labels }));
 }
+
+/** Assigns the issue to the signed-in person, or unassigns (an empty `assignee`). */
+export async function setIssueAssignee(form: FormData) {
+  await write(backTo(form), (api) => api.issues.patch({ ...issueRef(form), assignee: field(form, "assignee") || null }));
+}

@@ -7,7 +7,12 @@ import { ProjectHeader } from "../../../../_components/project-header";
 import { actorLabel } from "../../../../_lib/actor";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
-import { commentOnIssue, setIssueLabels } from "./actions";
+import { commentOnIssue, setIssueAssignee, setIssueLabels } from "./actions";
+import { LabelChip } from "../../../../_components/label-chip";
+import { RelativeTime } from "../../../../_components/relative-time";
+import { projectTitle, segment } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle<ProjectRouteParams & { number: string }>((r) => `Issue #${segment(r.number)}`);
 
 type Props = { params: Promise<ProjectRouteParams & { number: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -34,8 +39,17 @@ export default async function IssuePage({ params, searchParams }: Props) {
         {issue.title} <span className="muted">#{issue.number}</span>
       </h1>
       <p>
-        <span className="badge">{issue.status}</span> opened by {actorLabel(issue.author, identity)} on {issue.createdAt.slice(0, 10)}
-        {issue.labels.length > 0 && <> · labels: {issue.labels.join(", ")}</>}
+        <span className="badge">{issue.status}</span> opened by {actorLabel(issue.author, identity)} <RelativeTime iso={issue.createdAt} />
+        {issue.labels.length > 0 && (
+          <>
+            {" "}
+            ·{" "}
+            {issue.labels.map((name) => (
+              <LabelChip key={name} name={name} href={`${base}/issues?${new URLSearchParams({ label: name })}`} />
+            ))}
+          </>
+        )}
+        {" "}· {issue.assignee ? <>assigned to {actorLabel(`user:${issue.assignee}`, identity)}</> : "no one assigned"}
         {issue.linkedChangeId && (
           <>
             {" "}
@@ -44,16 +58,16 @@ export default async function IssuePage({ params, searchParams }: Props) {
         )}
       </p>
       <Flash query={query} />
-      {issue.body ? <Markdown source={issue.body} label="Description" /> : <p className="muted">No description.</p>}
+      {issue.body ? <Markdown source={issue.body} label="Description" context={{ base }} /> : <p className="muted">No description.</p>}
       <section aria-labelledby="comments">
         <h2 id="comments">Comments</h2>
         {comments.length === 0 && <p className="muted">No comments yet.</p>}
         {comments.map((comment) => (
           <article className="thread" key={comment.id} aria-label={`Comment by ${actorLabel(comment.author, identity)}`}>
             <p>
-              <strong>{actorLabel(comment.author, identity)}</strong> <span className="muted">{comment.createdAt.slice(0, 16).replace("T", " ")}</span>
+              <strong>{actorLabel(comment.author, identity)}</strong> <RelativeTime iso={comment.createdAt} />
             </p>
-            <Markdown source={comment.body} />
+            <Markdown source={comment.body} context={{ base }} />
           </article>
         ))}
         {identity.kind !== "anonymous" ? (
@@ -78,6 +92,13 @@ export default async function IssuePage({ params, searchParams }: Props) {
             <form method="post" action={`/api/projects/${project.path}/issues/${number}/close`}>
               <button type="submit">{issue.status === "open" ? "Close issue" : "Reopen issue"}</button>
             </form>
+            {identity.kind === "user" && (
+              <form action={setIssueAssignee}>
+                {ref}
+                <input type="hidden" name="assignee" value={issue.assignee === identity.userId ? "" : identity.userId} />
+                <button type="submit">{issue.assignee === identity.userId ? "Unassign me" : "Assign to me"}</button>
+              </form>
+            )}
             <form action={setIssueLabels}>
               {ref}
               <label htmlFor="issue-labels">Labels (comma-separated)</label>

@@ -1,6 +1,9 @@
 import { ProjectHeader } from "../../../../_components/project-header";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { requireUser } from "../../../../_lib/session";
+import { projectTitle } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "New issue");
 
 /** Posts to the API's form-friendly route, which answers 302 to the new issue's page. */
 export default async function NewIssuePage({ params }: { params: Promise<ProjectRouteParams> }) {

@@ -6,6 +6,9 @@ import type { ProjectRouteParams } from "../../../../_lib/project";
 import { loadSettings } from "../../../../_lib/settings";
 import { putCollaborator, removeCollaborator } from "../actions";
 import { TableHead } from "../../../../_components/table-head";
+import { projectTitle } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Collaborators");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -25,7 +28,7 @@ export default async function CollaboratorsPage({ params, searchParams }: Props)
       {collaborators.length === 0 ? (
         <p>No collaborators.</p>
       ) : (
-        <table aria-label="Collaborators">
+        <div className="scroll"><table aria-label="Collaborators">
           <TableHead columns={["User", "Permission", "Action"]} />
           <tbody>
             {collaborators.map(({ user, permission }) => (
@@ -44,7 +47,7 @@ export default async function CollaboratorsPage({ params, searchParams }: Props)
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       )}
       <h2 id="add-collaborator">Add or change a collaborator</h2>
       <form action={putCollaborator} aria-labelledby="add-collaborator">

@@ -6,6 +6,10 @@ import { actorLabel } from "../../../../_lib/actor";
 import type { ProjectRouteParams } from "../../../../_lib/project";
 import { loadSettings } from "../../../../_lib/settings";
 import { SECRET_VALUE_BYTES_MAX } from "@/server/limits";
+import { RelativeTime } from "../../../../_components/relative-time";
+import { projectTitle } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Secrets");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -53,7 +57,7 @@ export default async function SecretsPage({ params, searchParams }: Props) {
         {secrets.length === 0 ? (
           <p>No secrets.</p>
         ) : (
-          <table aria-label="Secrets">
+          <div className="scroll"><table aria-label="Secrets">
             <TableHead columns={["Name", "Updated", "Updated by", "Action"]} />
             <tbody>
               {secrets.map((secret) => (
@@ -61,7 +65,9 @@ export default async function SecretsPage({ params, searchParams }: Props) {
                   <td>
                     <code>{secret.name}</code>
                   </td>
-                  <td className="muted">{secret.updatedAt.slice(0, 19).replace("T", " ")}</td>
+                  <td>
+                    <RelativeTime iso={secret.updatedAt} />
+                  </td>
                   <td>{actorLabel(secret.updatedBy, identity)}</td>
                   <td>
                     <form method="post" action={`${route}/${secret.name}/delete`}>
@@ -73,7 +79,7 @@ export default async function SecretsPage({ params, searchParams }: Props) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </section>
     </>

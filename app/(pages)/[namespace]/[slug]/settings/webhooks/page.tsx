@@ -5,16 +5,21 @@ import { SecretOnceForm } from "../../../../_components/secret-once-form";
 import { SettingsNav } from "../../../../_components/settings-nav";
 import { atLeast, type ProjectRouteParams } from "../../../../_lib/project";
 import { loadSettings } from "../../../../_lib/settings";
-import { createWebhook, toggleWebhook } from "../actions";
+import { readSecretFlash } from "../../../../_lib/secret-flash";
+import { toggleWebhook } from "../actions";
 import { TableHead } from "../../../../_components/table-head";
+import { RelativeTime } from "../../../../_components/relative-time";
+import { projectTitle } from "../../../../_lib/title";
+
+export const generateMetadata = projectTitle(() => "Webhooks");
 
 type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function WebhooksPage({ params, searchParams }: Props) {
   const loaded = await loadSettings(await params, "write");
   const query = await searchParams;
-  const { api, namespace, slug, base, project } = loaded;
-  const { webhooks } = await api.webhooks.list({ namespace, slug });
+  const { api, namespace, slug, base, project, identity } = loaded;
+  const [{ webhooks }, flash] = await Promise.all([api.webhooks.list({ namespace, slug }), readSecretFlash(identity)]);
   const deliveries = await Promise.all(webhooks.map((hook) => api.webhooks.deliveries({ namespace, slug, id: hook.id })));
   const self = `${base}/settings/webhooks`;
   const ref = <ProjectFields namespace={namespace} slug={slug} back={self} />;
@@ -26,8 +31,7 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
       <Flash query={query} />
       <section aria-labelledby="new-webhook">
         <h2 id="new-webhook">New webhook</h2>
-        <SecretOnceForm action={createWebhook} submit="Add webhook">
-          {ref}
+        <SecretOnceForm action={`${self}/create`} submit="Add webhook" flash={flash}>
           <div>
             <label htmlFor="webhook-url">Payload URL</label>
             <input id="webhook-url" name="url" type="url" required size={40} />
@@ -61,19 +65,21 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
             </div>
             <details>
               <summary>Recent deliveries ({deliveries[index].deliveries.length})</summary>
-              <table aria-label={`Deliveries to ${hook.url}`}>
+              <div className="scroll"><table aria-label={`Deliveries to ${hook.url}`}>
                 <TableHead columns={["When", "Event", "Attempt", "Result"]} />
                 <tbody>
                   {deliveries[index].deliveries.map((delivery) => (
                     <tr key={delivery.id}>
-                      <td>{delivery.createdAt.slice(0, 19).replace("T", " ")}</td>
+                      <td>
+                        <RelativeTime iso={delivery.createdAt} />
+                      </td>
                       <td>{delivery.kind}</td>
                       <td>{delivery.attempt}</td>
                       <td>{delivery.succeeded ? `ok (${delivery.statusCode})` : `failed: ${delivery.error ?? delivery.statusCode}`}</td>
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </table></div>
             </details>
           </article>
         ))}
