@@ -7,3 +7,4 @@ export type { AppRouter } from "./router";
 export { pageAction, pageCaller, refusalOf } from "./page-caller";
 export type { PageCaller } from "./page-caller";
 export { handleBackupArchiveRequest, handleMetricsRequest, handleRestoreRequest } from "./admin-endpoints";
+export { handleArchiveRequest, handleChangeDiffRequest, handleRawRequest } from "./code-endpoints";

@@ -8,5 +8,5 @@ export * from "./refs";
 export * from "./fork";
 export { withProcessLock, withRepoLock, withRepoLocksHeld } from "./lock";
 export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
-export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, GitCommandError, type GitOutput } from "./spawn";
+export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, streamGit, GitCommandError, type GitOutput, type GitStream } from "./spawn";
 export * from "./paths";
