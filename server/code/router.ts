@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router, setPageHeaders } from "@/server/trpc";
-import { booleanish, boundedInt, listLimit, listOffset, pathSegment, text } from "@/server/http";
+import { boundedInt, listLimit, listOffset, pathSegment, text } from "@/server/http";
 import { SEARCH_MATCHES_DEFAULT, SEARCH_MATCHES_MAX, SEARCH_QUERY_MAX } from "@/server/limits";
 import { projectParams } from "@/server/projects";
 import { blameFile } from "./blame";
@@ -14,6 +14,8 @@ import { createTag, deleteTag, listTags } from "./tags";
 const tags = ["code"];
 const PROJECT = "/projects/{namespace}/{slug}";
 const refName = () => z.string().min(1).max(1000);
+/** A query-string flag (GET inputs must be strings, numbers or booleans for trpc-to-openapi: booleanish() is a union). */
+const flag = () => z.enum(["true", "false"]).default("false");
 const ambiguous = { 409: ["AMBIGUOUS_REF" as const] };
 
 export const codeRouter = router({
@@ -58,13 +60,13 @@ export const codeRouter = router({
         q: text().min(1).max(SEARCH_QUERY_MAX),
         ref: refName().optional(),
         path: text().min(1).max(1000).optional(),
-        regex: booleanish().default(false),
-        case: booleanish().default(false),
+        regex: flag(),
+        case: flag(),
         limit: boundedInt(1, SEARCH_MATCHES_MAX, SEARCH_MATCHES_DEFAULT),
       }),
     )
     .output(z.object({ ref: z.string(), commit: z.string(), matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string() })), truncated: z.boolean() }))
-    .query(({ input, ctx }) => searchCode(ctx.identity, input, { q: input.q, ref: input.ref, path: input.path, regex: input.regex, caseSensitive: input.case, limit: input.limit! })),
+    .query(({ input, ctx }) => searchCode(ctx.identity, input, { q: input.q, ref: input.ref, path: input.path, regex: input.regex === "true", caseSensitive: input.case === "true", limit: input.limit! })),
 
   blame: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/blame`, tags, summary: "Which commit last changed each line of a file (git blame)" }, etag: true, errors: ambiguous })
