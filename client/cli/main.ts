@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { createSvcClient, projectParams } from "../index";
 import { loadConfig, saveConfig, type CliConfig } from "./config";
 import { watchImport } from "./import-watch";
+import { PRINTED, READ_USAGE, runReadCommand } from "./read";
 
 const USAGE = `svc-forge <command>
 
@@ -26,7 +27,8 @@ const USAGE = `svc-forge <command>
   import start @ns/slug --url URL [--branch BRANCH] [--public]
                                          import a repository from the hosting provider into a new project
   import watch @ns/slug [--interval SECONDS]
-                                         progress lines on stderr until the import ends; exit 1 unless it completed`;
+                                         progress lines on stderr until the import ends; exit 1 unless it completed
+${READ_USAGE}`;
 
 class CliError extends Error {
   constructor(
@@ -56,7 +58,11 @@ function need(value: string | boolean | undefined, what: string): string {
 async function run({ positionals: [command, sub, ...rest], values }: Args, config: CliConfig): Promise<unknown> {
   const svc = createSvcClient({ baseUrl: config.url, token: config.token });
   const project = () => ({ params: { path: projectParams(need(rest[0], "@namespace/slug")) } });
-  switch (`${command ?? ""} ${["login", "whoami", "clone"].includes(command ?? "") ? "" : (sub ?? "")}`.trim()) {
+  const oneWord = ["login", "whoami", "clone", "compare", "search", "blame", "archive"].includes(command ?? "");
+  const key = `${command ?? ""} ${oneWord ? "" : (sub ?? "")}`.trim();
+  const read = await runReadCommand(key, oneWord ? [sub, ...rest].filter((value): value is string => value !== undefined) : rest, values, svc, unwrap, need);
+  if (read !== undefined) return read;
+  switch (key) {
     case "login": {
       const login = { url: need(values.url, "--url"), token: need(values.token, "--token") };
       const me = unwrap(await createSvcClient({ baseUrl: login.url, token: login.token }).GET("/api/users/me"));
@@ -179,10 +185,21 @@ export async function main(argv: string[]): Promise<number> {
       body: { type: "string" },
       interval: { type: "string" },
       branch: { type: "string" },
+      patch: { type: "boolean" },
+      limit: { type: "string" },
+      offset: { type: "string" },
+      ref: { type: "string" },
+      path: { type: "string" },
+      regex: { type: "boolean" },
+      case: { type: "boolean" },
+      target: { type: "string" },
+      format: { type: "string" },
+      output: { type: "string", short: "o" },
     },
   });
   try {
-    console.log(JSON.stringify(await run(args, loadConfig()), null, 2));
+    const result = await run(args, loadConfig());
+    if (result !== PRINTED) console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
     const code = error instanceof CliError && error.code ? ` (${error.code})` : "";
