@@ -16,4 +16,14 @@ describe("renderMarkdown", () => {
   it("escapes HTML inside code", () => {
     expect(renderMarkdown("`<b>x</b>`")).toContain("<code>&lt;b&gt;x&lt;/b&gt;</code>");
   });
+
+  it("serves relative images from the raw route when given a project and ref, and drops every other image", () => {
+    const images = { project: "@ann/demo", ref: "main", dir: "docs" };
+    const html = renderMarkdown('![logo](img/logo.png "Logo") ![up](../top.svg) ![abs](/a b.png) ![out](../../x.png) ![far](https://t.example/p.gif) ![d](data:image/png;base64,AA)', images);
+    expect(html).toContain('<img src="/api/projects/@ann/demo/raw?ref=main&amp;path=docs%2Fimg%2Flogo.png" alt="logo" title="Logo" />');
+    expect(html).toContain('src="/api/projects/@ann/demo/raw?ref=main&amp;path=top.svg"');
+    expect(html).not.toMatch(/t\.example|data:|x\.png/);
+    expect(html.match(/<img/g)).toHaveLength(2);
+    expect(renderMarkdown("![logo](img/logo.png)")).not.toContain("<img");
+  });
 });

@@ -1,6 +1,6 @@
-import { renderMarkdown } from "../_lib/markdown";
+import { renderMarkdown, type RawImages } from "../_lib/markdown";
 
-/** Sanitized Markdown (see renderMarkdown); the only place pages inject HTML. */
-export function Markdown({ source, label }: { source: string; label?: string }) {
-  return <div className="markdown" aria-label={label} dangerouslySetInnerHTML={{ __html: renderMarkdown(source) }} />;
+/** Sanitized Markdown (see renderMarkdown); the only place pages inject HTML. `images`: relative images from the raw route. */
+export function Markdown({ source, label, images }: { source: string; label?: string; images?: RawImages }) {
+  return <div className="markdown" aria-label={label} dangerouslySetInnerHTML={{ __html: renderMarkdown(source, images) }} />;
 }
