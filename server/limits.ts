@@ -128,5 +128,5 @@ export const SEARCH_MATCHES_DEFAULT = 100;
 export const SEARCH_MATCHES_MAX = 1000;
 /** A matched line longer than this is cut. */
 export const SEARCH_LINE_CHARS_MAX = 1000;
-/** A search still running after this long is stopped and answered 422 SEARCH_TIMEOUT. */
+/** A search still running after this long is stopped and answered 422 SEARCH_TIMEOUT (default of SEARCH_TIME_LIMIT_MS). */
 export const SEARCH_TIME_LIMIT_MS = 10_000;

@@ -1,7 +1,8 @@
 import type { Identity } from "@/server/auth";
 import { invalid, unprocessable } from "@/server/errors";
 import { streamGit } from "@/server/git";
-import { SEARCH_LINE_CHARS_MAX, SEARCH_TIME_LIMIT_MS } from "@/server/limits";
+import { config } from "@/server/config";
+import { SEARCH_LINE_CHARS_MAX } from "@/server/limits";
 import { readAt, type ProjectRef } from "./at";
 import { records } from "./lines";
 
@@ -26,9 +27,10 @@ const NO_MATCH = 1;
 /**
  * `git grep` on the bare repository at one commit: a fixed string unless `regex` (POSIX extended),
  * binary files skipped, `path` a glob pathspec. Reading stops after `limit` matches (git is
- * killed), and a search still running after SEARCH_TIME_LIMIT_MS is killed and refused.
+ * killed), and a search still running after SEARCH_TIME_LIMIT_MS (config) is killed and refused.
  */
-export async function searchCode(identity: Identity, ref: ProjectRef, query: SearchQuery, timeLimitMs = SEARCH_TIME_LIMIT_MS) {
+export async function searchCode(identity: Identity, ref: ProjectRef, query: SearchQuery) {
+  const timeLimitMs = config.searchTimeLimitMs;
   const at = await readAt(identity, ref, query.ref);
   const args = ["-c", "grep.patternType=basic", "-c", "grep.fallbackToNoIndex=false", "grep", "--null", "-n", "-I", "--no-color", "--full-name"];
   args.push(query.regex ? "-E" : "-F");
@@ -57,7 +59,7 @@ export async function searchCode(identity: Identity, ref: ProjectRef, query: Sea
     git.kill();
   }
   const { exitCode, stderr } = await git.exit;
-  if (timedOut) throw unprocessable(`The search ran past ${timeLimitMs / 1000} s and was stopped: narrow the pattern or the path`, "SEARCH_TIMEOUT");
+  if (timedOut) throw unprocessable(`The search ran past ${timeLimitMs} ms and was stopped: narrow the pattern or the path`, "SEARCH_TIMEOUT");
   if (!truncated && exitCode !== 0 && exitCode !== NO_MATCH) throw invalid(`Invalid search: ${stderr.replace(/^fatal: /, "").trim()}`, "VALIDATION_ERROR");
   return { ref: at.ref, commit: at.commit, matches, truncated };
 }

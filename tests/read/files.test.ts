@@ -4,6 +4,7 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { projectWith } from "@/server/changes/test-fixtures";
+import { withEnv } from "@/tests/support/env";
 import { cloneOf } from "./worktree";
 
 useTestEnvironment();
@@ -58,6 +59,14 @@ describe("GET .../search", () => {
     expect((await call("GET", `${base}?q=a&regex=maybe`, { token: alice.token })).status).toBe(400);
     expect((await call("GET", `${base}?q=a&ref=nope`, { token: alice.token })).status).toBe(404);
     expect((await call("GET", `${base}?q=a`)).status).toBe(404);
+  });
+
+  it("stops a search that runs past SEARCH_TIME_LIMIT_MS and answers 422 SEARCH_TIMEOUT", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n" });
+    const res = await withEnv({ SEARCH_TIME_LIMIT_MS: "1" }, () => call("GET", `/api/projects/${project.path}/search?q=a`, { token: alice.token }));
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe("SEARCH_TIMEOUT");
   });
 });
 
