@@ -41,6 +41,8 @@ const BINARY_LINE = Buffer.from("Binary files ");
 const PLUS = 43;
 const MINUS = 45;
 const AT = 64;
+const D = 100;
+const B = 66;
 
 /** git's own rename detection (50% similarity), no colour, no external drivers, paths unquoted. */
 const diffArgs = (revisions: string[], extra: string[]) => ["-c", "core.quotePath=false", "-c", "diff.noprefix=false", "diff", "-M", "--no-color", "--no-ext-diff", "--no-textconv", ...extra, ...revisions, "--"];
@@ -123,17 +125,18 @@ function takeRawToken(pending: string[], token: string, entries: RawEntry[]): st
 }
 
 function patchLine(line: Buffer, current: Section | null, sections: Section[], keep: (index: number) => boolean): Section | null {
-  if (line.subarray(0, DIFF_HEADER.length).equals(DIFF_HEADER)) {
+  const first = line[0];
+  // A hunk's lines start with " ", "+", "-", "\\" or "@@": only a "d" can open a file's section.
+  if (first === D && line.length > DIFF_HEADER.length && line.compare(DIFF_HEADER, 0, DIFF_HEADER.length, 0, DIFF_HEADER.length) === 0) {
     const section: Section = { additions: 0, deletions: 0, binary: false, inHunks: false, kept: keep(sections.length) ? [] : null, keptBytes: 0 };
     sections.push(section);
     return section;
   }
   if (!current) return current;
-  const first = line[0];
   if (!current.inHunks) {
     if (first === AT && line[1] === AT) current.inHunks = true;
     else {
-      if (line.subarray(0, BINARY_LINE.length).equals(BINARY_LINE)) current.binary = true;
+      if (first === B && line.compare(BINARY_LINE, 0, BINARY_LINE.length, 0, Math.min(line.length, BINARY_LINE.length)) === 0) current.binary = true;
       return current;
     }
   }
@@ -141,8 +144,9 @@ function patchLine(line: Buffer, current: Section | null, sections: Section[], k
   else if (first === MINUS) current.deletions++;
   if (current.kept) {
     current.keptBytes += line.length;
+    // Chunks are never reused by the stream, so a view is enough (no copy per line).
     if (current.keptBytes > DIFF_PATCH_BYTES_MAX) current.kept = null;
-    else current.kept.push(Buffer.from(line));
+    else current.kept.push(line);
   }
   return current;
 }
