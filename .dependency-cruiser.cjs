@@ -32,9 +32,10 @@ const AREAS = {
   webhooks: ["auth", "events", "http", "projects", "trpc"],
   issues: ["auth", "events", "git", "http", "projects", "trpc"],
   evaluators: ["git", "policy", "webhooks"],
+  code: ["auth", "events", "git", "http", "projects", "trpc"],
   secrets: ["audit", "auth", "http", "projects", "trpc"],
   deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
-  changes: ["auth", "deployments", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "trpc", "workspaces"],
+  changes: ["auth", "code", "deployments", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "trpc", "workspaces"],
   deletion: ["audit", "auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
   backup: ["audit", "auth", "git", "jobs", "secrets"],
   providers: [],
@@ -42,7 +43,7 @@ const AREAS = {
   metrics: ["audit", "auth", "changes", "deployments", "imports", "issues", "jobs", "projects", "webhooks"],
   "git-http": ["auth", "deployments", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "backup", "changes", "deletion", "deployments", "events", "health", "http", "imports", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
+  api: ["activity", "admin", "agents", "auth", "backup", "changes", "code", "deletion", "deployments", "events", "health", "http", "imports", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
   runtime: ["auth", "changes", "deployments", "events", "git", "issues", "jobs", "secrets"],
   // MCP tools call the REST procedures through a server-side caller of the root router.
   mcp: ["api", "auth", "events", "http", "trpc"],

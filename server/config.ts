@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import path from "node:path";
 import { z } from "zod";
-import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE, RATE_LIMIT_WINDOW_MS, RESTORE_ARCHIVE_BYTES_MAX, RESTORE_PUSH_TIMEOUT_MS } from "./limits";
+import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE, RATE_LIMIT_WINDOW_MS, RESTORE_ARCHIVE_BYTES_MAX, RESTORE_PUSH_TIMEOUT_MS, SEARCH_TIME_LIMIT_MS } from "./limits";
 
 /**
  * Every environment variable the service reads, validated by one schema: a bad value stops the
@@ -36,6 +36,7 @@ const schema = z.object({
   RESTORE_ARCHIVE_BYTES_MAX: integer(1).default(RESTORE_ARCHIVE_BYTES_MAX),
   /** A restore's bound on writing one repository; beyond it the restore fails with PUSH_TIMEOUT. */
   RESTORE_PUSH_TIMEOUT_MS: integer(1).default(RESTORE_PUSH_TIMEOUT_MS),
+  SEARCH_TIME_LIMIT_MS: integer(1).default(SEARCH_TIME_LIMIT_MS),
   TRUST_PROXY: flag().default(false),
   DATABASE_URL: postgresUrl().optional(),
   DATABASE_POOL_SIZE: integer(1, 1000).default(10),
@@ -141,6 +142,10 @@ export const inheritedEnvironment = (): NodeJS.ProcessEnv => ({ ...process.env }
 export const config = {
   get port(): number {
     return currentEnv().PORT;
+  },
+  /** How long a code search may run before it is stopped (422 SEARCH_TIMEOUT). */
+  get searchTimeLimitMs(): number {
+    return currentEnv().SEARCH_TIME_LIMIT_MS;
   },
   get baseUrl(): string {
     return currentEnv().BASE_URL ?? `http://localhost:${this.port}`;

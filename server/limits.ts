@@ -116,3 +116,20 @@ export const RESTORE_ARCHIVE_BYTES_MAX = 64 * 1024 ** 3;
  * (RESTORE_PUSH_TIMEOUT_MS); beyond it the restore fails with PUSH_TIMEOUT and keeps nothing.
  */
 export const RESTORE_PUSH_TIMEOUT_MS = 30 * 60_000;
+
+// Reading code (contracts/read.md).
+/** A file's patch over this many bytes is withheld (`patch: null, tooLarge: true`). */
+export const DIFF_PATCH_BYTES_MAX = 1024 * 1024;
+export const DIFF_FILES_DEFAULT = 100;
+export const DIFF_FILES_MAX = 300;
+export const DIFF_CONTEXT_DEFAULT = 3;
+export const DIFF_CONTEXT_MAX = 20;
+/** A compare lists at most this many of head's commits, oldest first. */
+export const COMPARE_COMMITS_MAX = 250;
+export const SEARCH_QUERY_MAX = 1000;
+export const SEARCH_MATCHES_DEFAULT = 100;
+export const SEARCH_MATCHES_MAX = 1000;
+/** A matched line longer than this is cut. */
+export const SEARCH_LINE_CHARS_MAX = 1000;
+/** A search still running after this long is stopped and answered 422 SEARCH_TIMEOUT (default of SEARCH_TIME_LIMIT_MS). */
+export const SEARCH_TIME_LIMIT_MS = 10_000;

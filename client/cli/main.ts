@@ -8,6 +8,7 @@ import { createSvcClient, projectParams } from "../index";
 import { loadConfig, saveConfig, type CliConfig } from "./config";
 import { answerGitCredential, credentialHelperCommand } from "./git-credential";
 import { watchImport } from "./import-watch";
+import { PRINTED, READ_USAGE, runReadCommand } from "./read";
 
 const USAGE = `svc-forge <command>
 
@@ -31,6 +32,8 @@ const USAGE = `svc-forge <command>
                                          import a repository from the hosting provider into a new project
   import watch @ns/slug [--interval SECONDS]
                                          progress lines on stderr until the import ends; exit 1 unless it completed
+
+${READ_USAGE}
 
 Exit status: 0 done, 1 refused or failed, 2 usage error. --help prints this.`;
 
@@ -74,7 +77,11 @@ function projectArg(value: string | boolean | undefined): { namespace: string; s
 async function run({ positionals: [command, sub, ...rest], values }: Args, config: CliConfig): Promise<unknown> {
   const svc = createSvcClient({ baseUrl: config.url, token: config.token });
   const project = () => ({ params: { path: projectArg(rest[0]) } });
-  switch (`${command ?? ""} ${["login", "whoami", "clone"].includes(command ?? "") ? "" : (sub ?? "")}`.trim()) {
+  const oneWord = ["login", "whoami", "clone", "compare", "search", "blame", "archive"].includes(command ?? "");
+  const key = `${command ?? ""} ${oneWord ? "" : (sub ?? "")}`.trim();
+  const read = await runReadCommand(key, oneWord ? [sub, ...rest].filter((value): value is string => value !== undefined) : rest, values, svc, unwrap, need);
+  if (read !== undefined) return read;
+  switch (key) {
     case "login": {
       const login = { url: need(values.url, "--url"), token: need(values.token, "--token") };
       const me = unwrap(await createSvcClient({ baseUrl: login.url, token: login.token }).GET("/api/users/me"));
@@ -200,6 +207,16 @@ const OPTIONS = {
   body: { type: "string" },
   interval: { type: "string" },
   branch: { type: "string" },
+  patch: { type: "boolean" },
+  limit: { type: "string" },
+  offset: { type: "string" },
+  ref: { type: "string" },
+  path: { type: "string" },
+  regex: { type: "boolean" },
+  case: { type: "boolean" },
+  target: { type: "string" },
+  format: { type: "string" },
+  output: { type: "string", short: "o" },
 } as const;
 
 /** The command line, or a UsageError for an unknown option, a missing option value or a stray one. */
@@ -230,7 +247,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const result = await run(args, config);
-    if (result !== undefined) console.log(JSON.stringify(result, null, 2));
+    if (result !== undefined && result !== PRINTED) console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -9,3 +9,4 @@ export type { PageCaller } from "./page-caller";
 export { handleBackupArchiveRequest, handleMetricsRequest, handleRestoreRequest } from "./admin-endpoints";
 export { handleRateLimitedPage, rateLimitedPageFor } from "./rate-limited-page";
 export { traced } from "./request-log";
+export { handleArchiveRequest, handleChangeDiffRequest, handleRawRequest } from "./code-endpoints";

@@ -27,7 +27,40 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
       },
     },
   });
+  const readResponses = (ok: Record<string, unknown>) => ({
+    "200": ok,
+    "304": { description: "Not modified (If-None-Match held the ETag)" },
+    "400": error("Bad request. Codes: VALIDATION_ERROR"),
+    "401": error("Unauthorized"),
+    "404": error("Not found"),
+    "409": error("The ref names both a branch and a tag. Codes: AMBIGUOUS_REF"),
+    "429": error("Too many requests"),
+  });
+  const refParam = { name: "ref", in: "query", required: false, schema: { type: "string" }, description: "A branch or a full commit id (default: the default branch)" };
   return {
+    "/api/projects/{namespace}/{slug}/archive": {
+      get: {
+        operationId: "projectArchive",
+        summary: "The tree at a ref as git archive writes it (prefix <slug>-<12 hex>/), streamed",
+        tags: ["code"],
+        security: [{}, { bearer: [] }, { session: [] }],
+        parameters: [...projectPath, refParam, { name: "format", in: "query", required: false, schema: { type: "string", enum: ["tar.gz", "zip"], default: "tar.gz" } }],
+        responses: readResponses({
+          description: "The archive (Content-Disposition: attachment; ETag from the commit)",
+          content: { "application/gzip": { schema: { type: "string", format: "binary" } }, "application/zip": { schema: { type: "string", format: "binary" } } },
+        }),
+      },
+    },
+    "/api/projects/{namespace}/{slug}/raw": {
+      get: {
+        operationId: "projectRaw",
+        summary: "A file's bytes (text/plain for HTML, SVG, XML, JavaScript; CSP sandbox; nosniff; ETag from the blob id)",
+        tags: ["code"],
+        security: [{}, { bearer: [] }, { session: [] }],
+        parameters: [...projectPath, { name: "path", in: "query", required: true, schema: { type: "string" } }, refParam],
+        responses: readResponses({ description: "The file's bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } }),
+      },
+    },
     "/api/projects/{namespace}/{slug}/import/stream": eventStream("importStream", "Import progress as server-sent events until the import ends"),
     "/api/projects/{namespace}/{slug}/sync/stream": eventStream("syncStream", "Sync status as server-sent events until the sync ends (5 minutes at most)"),
     "/api/providers/github/webhook": {

@@ -49,7 +49,7 @@ function methodNotAllowed(failure: unknown, apiPath: string): HttpError | undefi
  * Path params that may span several segments (trpc-to-openapi matches one segment per param): the
  * `tail` group is re-joined with %2F before routing, and the procedure's pathSegment() decodes it.
  */
-const MULTI_SEGMENT_PARAMS: RegExp[] = [/^(?<head>\/api\/projects\/[^/]+\/[^/]+\/branches\/)(?<tail>[^/]+(?:\/[^/]+)+)$/];
+const MULTI_SEGMENT_PARAMS: RegExp[] = [/^(?<head>\/api\/projects\/[^/]+\/[^/]+\/(?:branches|tags|commits)\/)(?<tail>[^/]+(?:\/[^/]+)+)$/];
 
 function joinMultiSegmentParams(url: URL): void {
   for (const pattern of MULTI_SEGMENT_PARAMS) {

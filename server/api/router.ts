@@ -15,6 +15,7 @@ import { jobsRouter } from "@/server/jobs/router";
 import { deploymentsRouter } from "@/server/deployments/router";
 import { secretsRouter } from "@/server/secrets/router";
 import { importsRouter } from "@/server/imports/router";
+import { codeRouter } from "@/server/code/router";
 
 /** The root router: one sub-router per area of server/. */
 export const appRouter = router({
@@ -40,6 +41,7 @@ export const appRouter = router({
   deployments: deploymentsRouter,
   secrets: secretsRouter,
   imports: importsRouter,
+  code: codeRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,3 +7,4 @@ export { HOST_VERDICT_EVENT, publishHostVerdict } from "./host-pr";
 export { promotedChangesMovedBy, pushPromotedTip, reevaluatePromotedChange } from "./promoted-follow";
 export { processQueue } from "./queue/process";
 export { queuesSettled, startQueueRunner, wakeQueue } from "./queue/runner";
+export { changePatch } from "./change-diff";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router, userProcedure, type Context } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, setPageHeaders, userProcedure, type Context } from "@/server/trpc";
 import { booleanish, boundedInt, nameSlug, pathSegment, text } from "@/server/http";
 import { MERGE_BATCH_MAX, TEXT_BODY_MAX } from "@/server/limits";
 import { promoteChange } from "./host-pr";
@@ -12,6 +12,8 @@ import { createChange, getChange, reevaluateChange, rejectChange } from "./servi
 import { pageOfChanges } from "./list-page";
 import { changeDiffPage } from "./diff-page";
 import { queueProcedures } from "./queue/procedures";
+import { changeDiff } from "./change-diff";
+import { diffContextInput, diffFileOutput, diffPageInput, diffTotalsOutput } from "@/server/code";
 
 const tags = ["changes"];
 const BY_PATH = "/projects/{namespace}/{slug}/changes";
@@ -107,7 +109,8 @@ export const changesRouter = router({
         files: z.array(
           z.object({
             path: z.string(),
-            status: z.enum(["added", "modified", "deleted"]),
+            previousPath: z.string().nullable(),
+            status: z.enum(["added", "modified", "deleted", "renamed"]),
             binary: z.boolean(),
             additions: z.number(),
             deletions: z.number(),
@@ -123,6 +126,19 @@ export const changesRouter = router({
       }),
     )
     .query(({ input, ctx }) => changeDiffPage(ctx.identity, input.id, input.page!)),
+
+  // Accept: text/x-diff (or ?format=patch) is answered before routing, by the plain route
+  // app/api/changes/[id]/diff (server/api/code-endpoints.ts).
+  diffFiles: publicProcedure
+    .meta({ openapi: { method: "GET", path: "/changes/{id}/diff", tags, summary: "A change's diff as git computes it (renames, binary files), a page of files; Accept: text/x-diff or ?format=patch for the whole unified diff" }, etag: true, list: true })
+    .input(z.object({ id: changeIdParam(), ...diffPageInput(), context: diffContextInput(), format: z.enum(["json", "patch"]).optional() }))
+    .output(z.object({ changeId: z.string(), baseSha: z.string(), tipSha: z.string(), totals: diffTotalsOutput(), files: z.array(diffFileOutput()) }))
+    .query(async ({ input, ctx }) => {
+      const page = { limit: input.limit!, offset: input.offset! };
+      const diff = await changeDiff(ctx.identity, input.id, { ...page, context: input.context! });
+      setPageHeaders(ctx, { total: diff.totals.files, ...page });
+      return diff;
+    }),
 
   evaluate: userProcedure
     .meta({ openapi: { method: "POST", path: "/changes/{id}/evaluate", tags, summary: "Re-evaluate a change (users with write access)" }, errors: { 409: ["CONFLICT", "TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })

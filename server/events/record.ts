@@ -19,6 +19,9 @@ export const EVENT_KINDS = [
   "deployment.requested",
   "deployment.succeeded",
   "deployment.failed",
+  // Beyond the spec's list (contracts/read.md), subscribable by name.
+  "tag.created",
+  "tag.deleted",
   // Not subscribable by name in the spec's list, but shown in activity.
   "push",
   "issue.reopened",

@@ -8,6 +8,6 @@ export * from "./refs";
 export * from "./fork";
 export { removeProjectReposUnread, withProcessLock, withRepoLock, withRepoLocksHeld, withRepositoriesKept } from "./lock";
 export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
-export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, GitCommandError, type GitOutput } from "./spawn";
+export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, streamGit, GitCommandError, type GitOutput, type GitStream } from "./spawn";
 export * from "./paths";
 export { moveBranch, onBranchMove, branchMoveHookNames, runMoveHooks, runAfterMoveHooks, type BranchMove, type BranchMoveHook, type MoveCause, type MoveOptions } from "./move";

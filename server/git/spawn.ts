@@ -155,3 +155,32 @@ export function spawnGitWatched(args: string[], options: WatchedGitOptions = {})
     });
   });
 }
+
+export interface GitStream {
+  /** git's stdout, read as it is written (never collected whole). */
+  stdout: NodeJS.ReadableStream & AsyncIterable<Buffer>;
+  /** Resolves when git exits, with its exit code and the last 64 KiB of stderr. */
+  exit: Promise<{ exitCode: number; stderr: string }>;
+  /** Ends git's whole process group (a caller that stopped reading, or ran out of time). */
+  kill(): void;
+}
+
+/** Starts git in its own process group with stdout as a stream: for output too large to hold (archives, diffs, search). */
+export function streamGit(args: string[], options: GitSpawnOptions = {}): GitStream {
+  const child = spawn("git", withGitdir(args, options), { cwd: options.cwd, env: gitEnv(options), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-65_536)));
+  const exit = new Promise<{ exitCode: number; stderr: string }>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ exitCode: code ?? -1, stderr }));
+  });
+  exit.catch(() => undefined); // a caller that only kills still gets its rejection when it awaits
+  const kill = () => {
+    try {
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  return { stdout: child.stdout, exit, kill };
+}

@@ -7,7 +7,8 @@ import { errorBody, noteTool, toHttpError } from "@/server/http";
 import { assertStorableArguments } from "./arguments";
 import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
 import { apiCaller } from "./caller";
-import { TOOLS, type Tool } from "./tools";
+import type { Tool } from "./tools";
+import { TOOLS } from "./registry";
 
 const SERVER_INFO = { name: "svc-forge", version: "1.0.0" };
 const INSTRUCTIONS =

@@ -109,7 +109,7 @@ interface ProcedureTool {
   summarize: (result: any) => string;
 }
 
-function procedureTool(name: string, procedure: ProcedureName, spec: ProcedureTool): Tool {
+export function procedureTool(name: string, procedure: ProcedureName, spec: ProcedureTool): Tool {
   const rename = spec.rename ?? {};
   return {
     name,
@@ -122,7 +122,7 @@ function procedureTool(name: string, procedure: ProcedureName, spec: ProcedureTo
   };
 }
 
-const count = (items: unknown[], noun: string, plural = `${noun}s`) => `${items.length} ${items.length === 1 ? noun : plural}`;
+export const count = (items: unknown[], noun: string, plural = `${noun}s`) => `${items.length} ${items.length === 1 ? noun : plural}`;
 const project = { project: true } as const;
 const change = { change: true } as const;
 
@@ -168,8 +168,8 @@ const verdictOf = (result: any) => {
   return `Change ${result.change.id} is ${result.change.status} (${count(result.evalRuns, "eval run")}, ${count(new Array(findings), "finding")})`;
 };
 
-/** Every tool of contracts/mcp.md. */
-export const TOOLS: Tool[] = [
+/** The tools of contracts/mcp.md (server/mcp/registry.ts adds the other contracts' modules). */
+export const CORE_TOOLS: Tool[] = [
   procedureTool("list_projects", "projects.list", {
     description: "Projects you can read.",
     readOnly: true,

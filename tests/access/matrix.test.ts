@@ -97,6 +97,25 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
       return { path: P(f, `/branches/${name}`) };
     },
   },
+  // contracts/read.md
+  "GET /api/projects/{namespace}/{slug}/branches/{name}": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/branches/main") }) },
+  "GET /api/projects/{namespace}/{slug}/commits/{sha}": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/commits/${f.project.commit}`) }) },
+  "GET /api/projects/{namespace}/{slug}/compare": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/compare?base=${f.project.commit}&head=main`) }) },
+  "GET /api/projects/{namespace}/{slug}/search": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/search?q=hi") }) },
+  "GET /api/projects/{namespace}/{slug}/blame": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/blame?path=README.md") }) },
+  "GET /api/projects/{namespace}/{slug}/archive": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/archive") }) },
+  "GET /api/projects/{namespace}/{slug}/raw": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/raw?path=README.md") }) },
+  "GET /api/projects/{namespace}/{slug}/tags": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/tags") }) },
+  "POST /api/projects/{namespace}/{slug}/tags": { kind: "authed", need: "write", denied: 404, request: (f) => ({ path: P(f, "/tags"), body: { name: unique("t") } }) },
+  "DELETE /api/projects/{namespace}/{slug}/tags/{name}": {
+    kind: "authed",
+    need: "admin",
+    request: async (f) => {
+      const name = unique("gone");
+      expect((await asOwner("POST", P(f, "/tags"), { name })).status).toBe(201);
+      return { path: P(f, `/tags/${name}`) };
+    },
+  },
   "GET /api/projects/{namespace}/{slug}/content": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/content?path=README.md") }) },
   "GET /api/projects/{namespace}/{slug}/files": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/files") }) },
   "GET /api/projects/{namespace}/{slug}/log": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/log") }) },
@@ -182,6 +201,7 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "write",
     request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces`, body: { name: unique("ws") } }),
   },
+  "GET /api/changes/{id}/diff": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/diff` }) },
   "GET /api/changes/{id}": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}` }) },
   "GET /api/changes/{id}/reviews": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/reviews` }) },
   "GET /api/changes/{id}/comments": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments` }) },

@@ -110,6 +110,11 @@ beforeAll(async () => {
     verdict: ["approve", "comment"],
     ref: ["main"],
     path: ["README.md", "src/a.ts"],
+    sha: [project.commit, "main"],
+    base: [project.commit, "main"],
+    head: ["main"],
+    q: ["hi", "a("],
+    format: ["patch", "zip", "tar.gz"],
   };
   document = (await call("GET", "/api/openapi.json")).body;
 });

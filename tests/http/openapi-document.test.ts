@@ -39,6 +39,8 @@ describe("the OpenAPI document", () => {
       "POST /api/providers/github/webhook",
       "GET /api/admin/backups/{id}/archive",
       "POST /api/admin/restore",
+      "GET /api/projects/{namespace}/{slug}/archive",
+      "GET /api/projects/{namespace}/{slug}/raw",
     ];
     expect(routes.sort()).toEqual([...procedures, ...plain].sort());
   });

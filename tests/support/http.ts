@@ -21,6 +21,9 @@ import { parseGitPath } from "@/server/git-http/target";
 import * as importStream from "@/app/api/projects/[namespace]/[slug]/import/stream/route";
 import * as syncStream from "@/app/api/projects/[namespace]/[slug]/sync/stream/route";
 import * as providerWebhook from "@/app/api/providers/github/webhook/route";
+import * as projectArchive from "@/app/api/projects/[namespace]/[slug]/archive/route";
+import * as projectRaw from "@/app/api/projects/[namespace]/[slug]/raw/route";
+import * as changeDiff from "@/app/api/changes/[id]/diff/route";
 
 export const TEST_ORIGIN = "http://svc.test";
 
@@ -41,6 +44,9 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/import\/stream$/.test(p), module: importStream },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/sync\/stream$/.test(p), module: syncStream },
   { match: (p) => p === "/api/providers/github/webhook", module: providerWebhook },
+  { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/archive$/.test(p), module: projectArchive },
+  { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/raw$/.test(p), module: projectRaw },
+  { match: (p) => /^\/api\/changes\/[^/]+\/diff$/.test(p), module: changeDiff },
   { match: (p) => p === "/mcp", module: mcp },
   { match: (p) => p === "/oauth/authorize", module: oauthAuthorize },
   { match: (p) => p === "/oauth/token", module: oauthToken },

@@ -11,7 +11,9 @@ export interface DiffLine {
 
 export interface DiffFileData {
   path: string;
-  status: "added" | "modified" | "deleted";
+  /** The old path of a renamed file. */
+  previousPath?: string | null;
+  status: "added" | "modified" | "deleted" | "renamed";
   binary: boolean;
   additions: number;
   deletions: number;

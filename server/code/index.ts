@@ -1,0 +1,8 @@
+// Reading code without cloning (contracts/read.md): diffs, commits, compare, search, blame, tags,
+// archives, raw files, one branch. The area's front door.
+export { between, diffCommits, sinceFork, unifiedDiffStream, EMPTY_TREE } from "./diff";
+export type { DiffFile, DiffOptions, DiffPage, DiffTotals } from "./diff";
+export { diffContextInput, diffFileOutput, diffPageInput, diffTotalsOutput } from "./schemas";
+export { projectArchive, ARCHIVE_FORMATS, type Archive, type ArchiveFormat } from "./archive";
+export { rawFile, rawContentType } from "./raw";
+export { readableRepo } from "./at";
