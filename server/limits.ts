@@ -113,3 +113,8 @@ export const RESTORE_ARCHIVE_BYTES_MAX = 64 * 1024 ** 3;
  * (RESTORE_PUSH_TIMEOUT_MS); beyond it the restore fails with PUSH_TIMEOUT and keeps nothing.
  */
 export const RESTORE_PUSH_TIMEOUT_MS = 30 * 60_000;
+/** A workspace key's life in minutes (contracts/agents.md): at most a day, an hour by default. */
+export const WORKSPACE_KEY_TTL_MINUTES_MAX = 1440;
+export const WORKSPACE_KEY_TTL_MINUTES_DEFAULT = 60;
+/** A workspace key's display name. */
+export const WORKSPACE_KEY_NAME_MAX = 100;

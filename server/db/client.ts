@@ -6,6 +6,7 @@ import v8 from "node:v8";
 import { PrismaClient } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
+import { CHANNEL, dispatchNotification } from "./topics";
 
 export type Db = PrismaClient;
 
@@ -45,6 +46,9 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
   if (dataDir) await initPgliteDataDir(dataDir);
   const pglite = new PGlite(dataDir ?? "memory://", { postgresqlconf: PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
   await pglite.waitReady;
+  // The embedded database is this process's alone: notifications made in its transactions
+  // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener.
+  await pglite.listen(CHANNEL, dispatchNotification);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   const raw: RawSql = {
     exec: async (sql) => void (await pglite.exec(sql)),

@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DbOrTx } from "@/server/db";
+import { currentKeyId } from "@/server/auth";
+import { runEventHooks } from "./hooks";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
 export const EVENT_KINDS = [
@@ -55,8 +57,12 @@ export async function recordEvent(
 ): Promise<{ id: string; seq: bigint }> {
   const store = tracking.getStore();
   if (store) store.recorded = true;
-  return client.domainEvent.create({
-    data: { projectId: event.projectId, kind: event.kind, actor: event.actor, data: (event.data ?? {}) as object },
+  const keyId = currentKeyId();
+  const data = keyId ? { ...event.data, keyId } : (event.data ?? {});
+  const row = await client.domainEvent.create({
+    data: { projectId: event.projectId, kind: event.kind, actor: event.actor, data: data as object },
     select: { id: true, seq: true },
   });
+  await runEventHooks(client, { id: row.id, projectId: event.projectId, kind: event.kind, actor: event.actor, data });
+  return row;
 }
