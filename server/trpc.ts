@@ -135,14 +135,18 @@ const withDomainErrors = t.middleware(async ({ next }) => {
 });
 
 /**
- * What a workspace key may reach (contracts/agents.md): never a user, session or admin route (401,
- * as for a credential that is not a user's), and of the writes only those marked `workspaceKey`
- * (403 TOKEN_SCOPE_INSUFFICIENT). Events recorded for a key name it.
+ * What a workspace key may reach (contracts/agents.md): never an identity route (users, tokens,
+ * agents), a session, admin or user-only read (401, as for a credential that is not a user's); of
+ * the writes only those marked `workspaceKey` (else 403 TOKEN_SCOPE_INSUFFICIENT). Events recorded
+ * for a key name it.
  */
 const withWorkspaceKeyScope = t.middleware(({ ctx, meta, type, next }) => {
   const { identity } = ctx;
   if (identity.kind !== "workspace-key") return next();
-  if (meta?.access === "user" || meta?.access === "session" || meta?.access === "admin") throw unauthenticated("Workspace keys are not accepted here");
+  const identityRoute = meta?.openapi?.tags?.some((tag) => tag === "users" || tag === "agents");
+  if (identityRoute || meta?.access === "session" || meta?.access === "admin" || (meta?.access === "user" && type === "query")) {
+    throw unauthenticated("Workspace keys are not accepted here");
+  }
   if (type === "mutation" && !meta?.workspaceKey) throw forbidden("A workspace key writes only to its own workspace", "TOKEN_SCOPE_INSUFFICIENT");
   return attributedTo(identity, () => next());
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authedProcedure, router } from "@/server/trpc";
-import { booleanish, boundedInt, namedSchema, pathSegment, text } from "@/server/http";
+import { boundedInt, namedSchema, pathSegment, text } from "@/server/http";
 import { projectParams } from "@/server/projects";
 import { WORKSPACE_KEY_NAME_MAX, WORKSPACE_KEY_TTL_MINUTES_DEFAULT, WORKSPACE_KEY_TTL_MINUTES_MAX } from "@/server/limits";
 import { createWorkspaceKey, listWorkspaceKeys, revokeWorkspaceKey } from "./keys";
@@ -40,9 +40,9 @@ export const workspaceKeysRouter = router({
 
   list: authedProcedure
     .meta({ openapi: { method: "GET", path: KEYS, tags, summary: "The workspace's active keys (revoked=true: every key, with why it ended)" } })
-    .input(z.object({ ...projectParams(), workspace: pathSegment(), revoked: booleanish().default(false) }))
+    .input(z.object({ ...projectParams(), workspace: pathSegment(), revoked: z.enum(["true", "false"]).optional() }))
     .output(z.object({ keys: z.array(keyOutput()) }))
-    .query(async ({ input, ctx }) => ({ keys: await listWorkspaceKeys(ctx.identity, input, { revoked: input.revoked }) })),
+    .query(async ({ input, ctx }) => ({ keys: await listWorkspaceKeys(ctx.identity, input, { revoked: input.revoked === "true" }) })),
 
   revoke: authedProcedure
     .meta({ openapi: { method: "DELETE", path: "/workspace-keys/{id}", tags, summary: "Revoke a workspace key (its creator or a project admin)" }, errors: { 403: [] } })
