@@ -52,7 +52,7 @@ const AREAS = {
 /** Outside server/: the job definitions, the Next.js routes and the command-line scripts. */
 const TOP = {
   inngest: ["backup", "changes", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
-  app: ["api", "auth", "git-http", "health", "http", "imports", "jobs", "mcp", "oauth"],
+  app: ["api", "auth", "changes", "git-http", "health", "http", "imports", "jobs", "mcp", "oauth"],
   scripts: ["api", "backup", "http", "users"],
 };
 

@@ -118,3 +118,5 @@ export const WORKSPACE_KEY_TTL_MINUTES_MAX = 1440;
 export const WORKSPACE_KEY_TTL_MINUTES_DEFAULT = 60;
 /** A workspace key's display name. */
 export const WORKSPACE_KEY_NAME_MAX = 100;
+/** A comment line on an idle change event stream this often keeps proxies from closing it. */
+export const CHANGE_STREAM_KEEPALIVE_MS = 15_000;

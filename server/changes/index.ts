@@ -5,3 +5,4 @@ export { pageOfChanges } from "./list-page";
 export { changeMetrics } from "./metrics";
 export { HOST_VERDICT_EVENT, publishHostVerdict } from "./host-pr";
 export { promotedChangesMovedBy, pushPromotedTip, reevaluatePromotedChange } from "./promoted-follow";
+export { changeEventsResponse } from "./stream";

@@ -3,7 +3,7 @@ import { WORKSPACE_KEY_PREFIX, actingAgentId, actingUserId, deadKeyReason, forge
 import { writeAudit } from "@/server/audit";
 import { announceOnCommit, db, type DbOrTx } from "@/server/db";
 import { forbidden, notFound } from "@/server/errors";
-import { onEventRecorded } from "@/server/events";
+import { onEventRecorded, whenRequestEnds } from "@/server/events";
 import { highest } from "@/server/access";
 import { atLeast, projectGrants, requireProject } from "@/server/projects";
 import { canWriteWorkspace, findWorkspace } from "./service";
@@ -76,7 +76,11 @@ async function revokeKeys(tx: DbOrTx, keys: WorkspaceKey[], reason: KeyRevocatio
     revoked.push(key);
     await writeAudit(tx, { action: "workspace_key.revoked", identity, projectId: key.projectId, target: `workspace_key:${key.id}`, data: { reason, workspace: key.workspaceName } });
   }
-  for (const userId of new Set(revoked.map((key) => key.createdById))) await announceOnCommit(tx, CREDENTIALS_TOPIC, userId);
+  for (const userId of new Set(revoked.map((key) => key.createdById))) {
+    await announceOnCommit(tx, CREDENTIALS_TOPIC, userId);
+    // This instance need not wait for the notification to come back (nor for a listener to run).
+    whenRequestEnds(() => forgetUserCredentials(userId));
+  }
   return revoked;
 }
 

@@ -4,7 +4,7 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
-import { changeWith, commitTo, createAgentFor, eventsOf, merge, projectWith, propose, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
+import { commitTo, createAgentFor, eventsOf, merge, projectWith, propose, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
 import { useGitServer, withToken } from "@/tests/git/support";
 
 const env = useTestEnvironment();

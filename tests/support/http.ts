@@ -20,6 +20,7 @@ import * as restoreUpload from "@/app/api/admin/restore/route";
 import { parseGitPath } from "@/server/git-http/target";
 import * as importStream from "@/app/api/projects/[namespace]/[slug]/import/stream/route";
 import * as syncStream from "@/app/api/projects/[namespace]/[slug]/sync/stream/route";
+import * as changeEvents from "@/app/api/changes/[id]/events/route";
 import * as providerWebhook from "@/app/api/providers/github/webhook/route";
 
 export const TEST_ORIGIN = "http://svc.test";
@@ -40,6 +41,7 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p === "/api/admin/metrics", module: adminMetrics },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/import\/stream$/.test(p), module: importStream },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/sync\/stream$/.test(p), module: syncStream },
+  { match: (p) => /^\/api\/changes\/[^/]+\/events$/.test(p), module: changeEvents },
   { match: (p) => p === "/api/providers/github/webhook", module: providerWebhook },
   { match: (p) => p === "/mcp", module: mcp },
   { match: (p) => p === "/oauth/authorize", module: oauthAuthorize },
