@@ -26,15 +26,16 @@ const transitions: ReadonlySet<string> = new Set(CHANGE_TRANSITIONS);
 const holder = globalThis as unknown as { __svcChangeWatchers?: Map<string, Set<() => void>> };
 const watchers = (holder.__svcChangeWatchers ??= new Map());
 
-const wake = (changeId: string) => {
+/** Wakes this instance's followers of the change (they read what they have not seen). */
+export const wakeFollowers = (changeId: string) => {
   for (const listener of watchers.get(changeId) ?? []) listener();
 };
 
 onInvalidation(TOPIC, {
-  drop: wake,
+  drop: wakeFollowers,
   // Notifications may have been missed while disconnected: every follower reads again.
   dropAll: () => {
-    for (const changeId of watchers.keys()) wake(changeId);
+    for (const changeId of watchers.keys()) wakeFollowers(changeId);
   },
 });
 
@@ -49,9 +50,11 @@ export function watchChange(changeId: string, listener: () => void): () => void 
   };
 }
 
-/** In the recording transaction: followers of the change hear of it when it commits. */
-export async function announceTransition(tx: DbOrTx, kind: string, data: Record<string, unknown>): Promise<void> {
-  if (transitions.has(kind) && typeof data.changeId === "string") await announceOnCommit(tx, TOPIC, data.changeId);
+/** In the recording transaction: followers of the change hear of it when it commits; answers the change, if one moved. */
+export async function announceTransition(tx: DbOrTx, kind: string, data: Record<string, unknown>): Promise<string | null> {
+  if (!transitions.has(kind) || typeof data.changeId !== "string") return null;
+  await announceOnCommit(tx, TOPIC, data.changeId);
+  return data.changeId;
 }
 
 export interface Transition {

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { DbOrTx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
 import { runEventHooks } from "./hooks";
-import { announceTransition } from "./change-watch";
+import { announceTransition, wakeFollowers } from "./change-watch";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
 export const EVENT_KINDS = [
@@ -80,6 +80,8 @@ export async function recordEvent(
     select: { id: true, seq: true },
   });
   await runEventHooks(client, { id: row.id, projectId: event.projectId, kind: event.kind, actor: event.actor, data });
-  await announceTransition(client, event.kind, data);
+  const moved = await announceTransition(client, event.kind, data);
+  // This instance's followers need not wait for the notification's round trip (nor a listener).
+  if (moved) whenRequestEnds(() => wakeFollowers(moved));
   return row;
 }
