@@ -232,6 +232,7 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/projects/{namespace}/{slug}/sync/history": { coveredBy: "tests/imports/sync.test.ts" },
   "GET /api/projects/{namespace}/{slug}/import/stream": { coveredBy: "tests/imports/lifecycle.test.ts (SSE; read access)" },
   "GET /api/projects/{namespace}/{slug}/sync/stream": { coveredBy: "tests/imports/sync.test.ts (SSE; read access)" },
+  "GET /api/changes/{id}/events": { coveredBy: "tests/changes/change-events.test.ts (SSE; read access, as GET /api/changes/{id})" },
   "POST /api/providers/github/webhook": { coveredBy: "tests/imports/sync.test.ts (no caller: the X-Hub-Signature-256 signature decides)" },
   // Not about a project.
   "GET /api/projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
