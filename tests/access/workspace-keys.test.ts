@@ -115,6 +115,10 @@ describe("what a workspace key may do", () => {
     const siblingChange = (await propose(owner.token, project, sibling)).body.change.id as string;
 
     expect((await call("GET", `/api/projects/${other.path}`, { token })).status).toBe(404);
+    const listed = await call("GET", "/api/projects", { token });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).toContain(project.id);
+    expect(JSON.stringify(listed.body)).not.toContain(other.id);
     expect((await call("POST", `/api/workspaces/${workspace}/commit`, { token, body: { projectId: other.id, message: "m", files: { "x.txt": "x\n" } } })).status).toBe(404);
 
     const scoped = async (method: string, path: string, body?: unknown) => {
