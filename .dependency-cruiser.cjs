@@ -23,11 +23,11 @@ const AREAS = {
   admin: ["audit", "auth", "backup", "http", "metrics", "projects", "trpc"],
   agents: ["audit", "auth", "http", "trpc"],
   users: ["audit", "auth", "http", "secrets", "trpc"],
-  events: ["jobs"],
+  events: ["auth", "jobs"],
   health: ["jobs", "trpc"],
   orgs: ["audit", "auth", "http", "trpc"],
   projects: ["audit", "auth", "events", "git", "http", "orgs", "trpc"],
-  workspaces: ["auth", "events", "git", "http", "projects", "trpc"],
+  workspaces: ["audit", "auth", "events", "git", "http", "projects", "trpc"],
   activity: ["auth", "http", "projects", "trpc"],
   webhooks: ["auth", "events", "http", "projects", "trpc"],
   issues: ["auth", "events", "git", "http", "projects", "trpc"],
@@ -56,7 +56,7 @@ const AREAS = {
  */
 const TOP = {
   inngest: ["backup", "changes", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
-  app: ["api", "auth", "git-http", "health", "http", "imports", "jobs", "mcp", "oauth"],
+  app: ["api", "auth", "changes", "git-http", "health", "http", "imports", "jobs", "mcp", "oauth"],
   root: ["http", "runtime"],
   scripts: ["api", "backup", "http", "runtime", "users"],
 };

@@ -9,6 +9,8 @@ import createClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "./schema";
 
 export type { components, paths };
+export { watchChange } from "./watch-change";
+export type { ChangeEvent, ChangeState, WatchChangeOptions } from "./watch-change";
 export type SvcClient = Client<paths>;
 /** The wire shape of every error: `{error, code?}` plus route-specific fields. */
 export type SvcError = components["schemas"]["Error"];

@@ -133,3 +133,10 @@ export const SEARCH_MATCHES_MAX = 1000;
 export const SEARCH_LINE_CHARS_MAX = 1000;
 /** A search still running after this long is stopped and answered 422 SEARCH_TIMEOUT (default of SEARCH_TIME_LIMIT_MS). */
 export const SEARCH_TIME_LIMIT_MS = 10_000;
+/** A workspace key's life in minutes (contracts/agents.md): at most a day, an hour by default. */
+export const WORKSPACE_KEY_TTL_MINUTES_MAX = 1440;
+export const WORKSPACE_KEY_TTL_MINUTES_DEFAULT = 60;
+/** A workspace key's display name. */
+export const WORKSPACE_KEY_NAME_MAX = 100;
+/** A comment line on an idle change event stream this often keeps proxies from closing it. */
+export const CHANGE_STREAM_KEEPALIVE_MS = 15_000;

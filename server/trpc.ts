@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import type { Identity, UserIdentity } from "@/server/auth";
+import { attributedTo, type Identity, type UserIdentity } from "@/server/auth";
 import { DomainError, type ErrorCode, forbidden, unauthenticated } from "@/server/errors";
 import { HttpError, paginationHeaders, toHttpError } from "@/server/http";
 import { config } from "@/server/config";
@@ -59,6 +59,11 @@ export type Meta = OpenApiMeta<{
   etag?: true | ReadVersion;
   /** A list answered with X-Total-Count and Link (rel="next"/"prev") from its limit/offset. */
   list?: boolean;
+  /**
+   * A write a workspace key may make (its service checks that the target is the key's workspace).
+   * Every other write refuses a key with 403 TOKEN_SCOPE_INSUFFICIENT.
+   */
+  workspaceKey?: boolean;
 }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create({
@@ -129,7 +134,24 @@ const withDomainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.meta({ access: "public" }).use(withDomainErrors).use(withSuccessStatus);
+/**
+ * What a workspace key may reach (contracts/agents.md): never an identity route (users, tokens,
+ * agents), a session, admin or user-only read (401, as for a credential that is not a user's); of
+ * the writes only those marked `workspaceKey` (else 403 TOKEN_SCOPE_INSUFFICIENT). Events recorded
+ * for a key name it.
+ */
+const withWorkspaceKeyScope = t.middleware(({ ctx, meta, type, next }) => {
+  const { identity } = ctx;
+  if (identity.kind !== "workspace-key") return next();
+  const identityRoute = meta?.openapi?.tags?.some((tag) => tag === "users" || tag === "agents");
+  if (identityRoute || meta?.access === "session" || meta?.access === "admin" || (meta?.access === "user" && type === "query")) {
+    throw unauthenticated("Workspace keys are not accepted here");
+  }
+  if (type === "mutation" && !meta?.workspaceKey) throw forbidden("A workspace key writes only to its own workspace", "TOKEN_SCOPE_INSUFFICIENT");
+  return attributedTo(identity, () => next());
+});
+
+export const publicProcedure = t.procedure.meta({ access: "public" }).use(withDomainErrors).use(withSuccessStatus).use(withWorkspaceKeyScope);
 
 /** Any authenticated caller: a user, an agent or the administrator key. */
 export const authedProcedure = publicProcedure.meta({ access: "authed" }).use(({ ctx, next }) => {

@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { createSvcClient, projectParams } from "../index";
+import { createSvcClient, projectParams, watchChange } from "../index";
 import { loadConfig, saveConfig, type CliConfig } from "./config";
 import { answerGitCredential, credentialHelperCommand } from "./git-credential";
 import { watchImport } from "./import-watch";
@@ -26,6 +26,7 @@ const USAGE = `svc-forge <command>
   change show ID
   change review ID --verdict approve|request_changes|comment [--comment TEXT]
   change merge ID [--strategy merge|squash] [--force]
+  change watch ID                         each transition on stderr until merged (exit 0), rejected or needs_changes (exit 1)
   issue list @ns/slug [--status open|closed]
   issue open @ns/slug --title TITLE [--body BODY]
   import start @ns/slug --url URL [--branch BRANCH] [--public]
@@ -156,6 +157,16 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
           params: { path: { id: need(rest[0], "ID") }, query: { strategy: (values.strategy as "merge" | "squash" | undefined) ?? "merge", force: values.force ? "true" : "false" } },
         }),
       );
+    case "change watch": {
+      const final = await watchChange(need(rest[0], "ID"), {
+        baseUrl: config.url,
+        token: config.token,
+        until: (state) => state.change.status === "needs_changes",
+        onEvent: (event) => console.error(`${event.event} ${event.data.change.status}`),
+      });
+      if (final.data.change.status !== "merged") throw new CliError(`change ${final.data.change.status}`);
+      return final.data;
+    }
     case "issue list":
       return unwrap(
         await svc.GET("/api/projects/{namespace}/{slug}/issues", {

@@ -63,6 +63,25 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
     },
     "/api/projects/{namespace}/{slug}/import/stream": eventStream("importStream", "Import progress as server-sent events until the import ends"),
     "/api/projects/{namespace}/{slug}/sync/stream": eventStream("syncStream", "Sync status as server-sent events until the sync ends (5 minutes at most)"),
+    "/api/changes/{id}/events": {
+      get: {
+        operationId: "changeEvents",
+        summary: "A change's transitions as server-sent events: its state first, then one event per transition (the GET /api/changes/{id} JSON), until merged or rejected; Last-Event-ID resumes",
+        tags: ["changes"],
+        security: [{}, { bearer: [] }, { session: [] }],
+        parameters: [
+          { name: "id", in: "path", required: true, schema: { type: "string" } },
+          { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" } },
+        ],
+        responses: {
+          "200": { description: "`id:`, `event:` (change.state, change.evaluated, ...), `data: <change JSON>`; a comment every 15 s", content: { "text/event-stream": { schema: { type: "string" } } } },
+          "400": error("Bad request"),
+          "401": error("Unauthorized"),
+          "404": error("Not found"),
+          "429": error("Too many requests"),
+        },
+      },
+    },
     "/api/providers/github/webhook": {
       post: {
         operationId: "providerWebhook",

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DbOrTx, Tx } from "@/server/db";
-import { actorOf, type Identity } from "@/server/auth";
+import { actingIdentity, actorOf, type Identity } from "@/server/auth";
 import { entryHash, lockChainHead } from "./chain";
 import { currentCallerAddress } from "./caller";
 
@@ -30,6 +30,8 @@ export const AUDIT_ACTIONS = [
   "backup.created",
   "restore.completed",
   "admin.user.created",
+  "workspace_key.created",
+  "workspace_key.revoked",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -67,12 +69,13 @@ async function append(tx: Tx, entry: AuditEntry): Promise<void> {
     ip: entry.ip === undefined ? currentCallerAddress() : entry.ip,
     createdAt: new Date(),
   };
+  const acting = identity && actingIdentity(identity);
   await tx.auditLog.create({
     data: {
       ...row,
       data: row.data as object,
-      actorUserId: identity?.kind === "user" ? identity.userId : null,
-      actorAgentId: identity?.kind === "agent" ? identity.agentId : null,
+      actorUserId: acting?.kind === "user" ? acting.userId : null,
+      actorAgentId: acting?.kind === "agent" ? acting.agentId : null,
       hash: entryHash(head.hash, row),
     },
   });

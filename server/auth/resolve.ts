@@ -7,6 +7,7 @@ import { SESSION_COOKIE, readCookie } from "./session-cookie";
 import { findSession } from "./session-store";
 import { cacheCredential, cachedCredential, type CachedCredential } from "./credential-cache";
 import { noteLastUsed, touchLastUsed } from "./last-used";
+import { WORKSPACE_KEY_PREFIX, loadWorkspaceKey } from "./workspace-keys";
 
 const sessionExpired = () => unauthenticated("Session expired", "SESSION_EXPIRED");
 const invalidToken = () => unauthenticated("Invalid or expired token");
@@ -15,6 +16,7 @@ const asScope = (scope: string): "read" | "read_write" => (scope === "read_write
 
 /** Loads a bearer credential from the database; undefined when no live credential has this hash. */
 async function loadCredential(token: string, hash: string): Promise<CachedCredential | undefined> {
+  if (token.startsWith(WORKSPACE_KEY_PREFIX)) return loadWorkspaceKey(hash);
   const prisma = await db();
   if (token.startsWith(AGENT_TOKEN_PREFIX)) {
     const agent = await prisma.agent.findUnique({ where: { tokenHash: hash }, include: { owner: true } });

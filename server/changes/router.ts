@@ -48,13 +48,13 @@ export const changesRouter = router({
   ...queueProcedures,
 
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
+    .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] }, workspaceKey: true })
     .input(z.object({ ...projectParams(), workspace: nameSlug() }))
     .output(createOutput())
     .mutation(({ input, ctx }) => createChange(ctx.identity, { namespace: input.namespace, slug: input.slug }, input.workspace)),
 
   createByProjectId: authedProcedure
-    .meta({ openapi: { method: "POST", path: BY_ID, tags, summary: "Propose a change (project addressed by id)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
+    .meta({ openapi: { method: "POST", path: BY_ID, tags, summary: "Propose a change (project addressed by id)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] }, workspaceKey: true })
     .input(z.object({ projectId: pathSegment(), workspace: nameSlug() }))
     .output(createOutput())
     .mutation(({ input, ctx }) => createChange(ctx.identity, { id: input.projectId }, input.workspace)),

@@ -1,5 +1,5 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import { actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
+import { actingAgentId, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
 import { findWorkspace } from "@/server/workspaces";
 import { recordEvent } from "@/server/events";
@@ -23,7 +23,7 @@ async function viewOne(change: Change, project: Project) {
  * recorded `accepted` or `needs_changes` with one eval run per evaluator. Writers (users and agents).
  */
 export async function createChange(identity: Identity, ref: ProjectRef, workspace: string) {
-  const { project } = await requireProject(identity, ref, "write");
+  const { project } = await requireProject(identity, ref, "write", { workspace });
   assertNotDeleting(project);
   assertNotImporting(project);
   const prisma = await db();
@@ -41,7 +41,8 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
         workspaceId: ws.id,
         status,
         authorId: actingUserId(identity) ?? null,
-        agentId: identity.kind === "agent" ? identity.agentId : null,
+        agentId: actingAgentId(identity),
+        keyId: identity.kind === "workspace-key" ? identity.keyId : null,
         title: prepared.title || null,
         baseSha: prepared.head,
         tipSha: prepared.tip,

@@ -7,6 +7,7 @@ import { PrismaClient } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
 import { lockDataDir } from "./data-dir-lock";
+import { CHANNEL, dispatchNotification } from "./topics";
 
 export type Db = PrismaClient;
 
@@ -53,6 +54,9 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
     unlock();
     throw error;
   }
+  // The embedded database is this process's alone: notifications made in its transactions
+  // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener.
+  await pglite.listen(CHANNEL, dispatchNotification);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   const raw: RawSql = {
     exec: async (sql) => void (await pglite.exec(sql)),

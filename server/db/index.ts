@@ -2,5 +2,6 @@
 export { closeDatabase, database, db } from "./client";
 export { isoTimestampSql } from "./sql";
 export type { Database, Db, DbOrTx, Tx } from "./client";
-export { announceInvalidation, onInvalidation, startInvalidationListener } from "./invalidation";
-export type { InvalidationTopic } from "./invalidation";
+export { announceInvalidation, announceOnCommit, startInvalidationListener } from "./invalidation";
+export { onInvalidation } from "./topics";
+export type { InvalidationTopic } from "./topics";

@@ -1,5 +1,6 @@
 import { config } from "@/server/config";
-import { database } from "./client";
+import { database, type DbOrTx } from "./client";
+import { CHANNEL, dispatchNotification, topics } from "./topics";
 
 /**
  * Instances keep small caches (credentials, access grants) that a write in another instance can
@@ -7,25 +8,7 @@ import { database } from "./client";
  * key on one channel; every instance LISTENs there and drops them too. A cache's TTL only bounds
  * what a lost notification could leave behind.
  */
-const CHANNEL = "svc_invalidate";
 const RECONNECT_MS = 1000;
-
-export interface InvalidationTopic {
-  /** Drops what is cached under `key`. */
-  drop(key: string): void;
-  /** Drops everything: notifications may have been missed while disconnected. */
-  dropAll(): void;
-}
-
-// On globalThis: Next.js loads separate module copies per entry point (the listener starts in one,
-// caches register from others).
-const holder = globalThis as unknown as { __svcInvalidationTopics?: Map<string, InvalidationTopic> };
-const topics = (holder.__svcInvalidationTopics ??= new Map());
-
-/** Registers a cache's handlers under `topic` (at module load). */
-export function onInvalidation(topic: string, handlers: InvalidationTopic): void {
-  topics.set(topic, handlers);
-}
 
 /** Tells the other instances to drop `key` of `topic` (call after the write has committed). */
 export async function announceInvalidation(topic: string, key: string): Promise<void> {
@@ -37,10 +20,15 @@ export async function announceInvalidation(topic: string, key: string): Promise<
   }
 }
 
-function dispatch(payload: string): void {
-  const newline = payload.indexOf("\n");
-  if (newline < 0) return;
-  topics.get(payload.slice(0, newline))?.drop(payload.slice(newline + 1));
+/**
+ * Announces `key` of `topic` when `tx` commits (and never if it rolls back): PostgreSQL delivers a
+ * notification made inside a transaction at its commit, to every instance listening, this one
+ * included; PGlite does the same in-process (client.ts listens there). For a write whose effect
+ * must be seen everywhere the moment it is durable: a revocation made inside someone else's
+ * transaction, a change's transition.
+ */
+export async function announceOnCommit(tx: DbOrTx, topic: string, key: string): Promise<void> {
+  await tx.$executeRawUnsafe("SELECT pg_notify($1, $2)", CHANNEL, `${topic}\n${key}`);
 }
 
 /**
@@ -57,7 +45,7 @@ export async function startInvalidationListener(url = config.databaseUrl): Promi
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: url });
     next.on("notification", (message) => {
-      if (message.channel === CHANNEL && message.payload) dispatch(message.payload);
+      if (message.channel === CHANNEL && message.payload) dispatchNotification(message.payload);
     });
     next.on("error", (error) => {
       console.error("[db] invalidation listener lost its connection:", error.message);
@@ -76,7 +64,7 @@ export async function startInvalidationListener(url = config.databaseUrl): Promi
     }
     if (stopped) return void (await next.end());
     client = next;
-    for (const topic of topics.values()) topic.dropAll();
+    for (const topic of topics().values()) topic.dropAll();
   };
   const schedule = () => {
     if (stopped || retry) return;

@@ -1,4 +1,8 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { DOMAIN_EVENT, publishAfterCommit, publishPendingEvents } from "./publish";
 export { findDomainEvent } from "./read";
-export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, trackRecordedEvents } from "./record";
+export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, trackRecordedEvents, whenRequestEnds } from "./record";
+export { onEventRecorded } from "./hooks";
+export type { EventHook, RecordedEvent } from "./hooks";
+export { CHANGE_TRANSITIONS, FINAL_TRANSITIONS, transitionPosition, transitionsOf, watchChange } from "./change-watch";
+export type { Transition } from "./change-watch";

@@ -1,5 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DbOrTx } from "@/server/db";
+import { currentKeyId } from "@/server/auth";
+import { runEventHooks } from "./hooks";
+import { announceTransition, wakeFollowers } from "./change-watch";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
 export const EVENT_KINDS = [
@@ -45,14 +48,29 @@ export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter
  * describes, so the event exists exactly when the change does. `actor` is from `actorOf()` or "system".
  */
 // On globalThis: Next.js loads separate module copies per entry point.
-const holder = globalThis as unknown as { __svcEventTracking?: AsyncLocalStorage<{ recorded: boolean }> };
+const holder = globalThis as unknown as { __svcEventTracking?: AsyncLocalStorage<{ recorded: boolean; afterwards: Array<() => void> }> };
 const tracking = (holder.__svcEventTracking ??= new AsyncLocalStorage());
 
 /** Runs `work` and tells whether it recorded any domain event (request pipelines publish then). */
 export async function trackRecordedEvents<T>(work: () => Promise<T>): Promise<{ value: T; recorded: boolean }> {
-  const store = { recorded: false };
-  const value = await tracking.run(store, work);
-  return { value, recorded: store.recorded };
+  const store = { recorded: false, afterwards: [] as Array<() => void> };
+  try {
+    const value = await tracking.run(store, work);
+    return { value, recorded: store.recorded };
+  } finally {
+    for (const task of store.afterwards) task();
+  }
+}
+
+/**
+ * Runs `task` when the request being handled ends (its transactions have committed or rolled back
+ * by then), or at once outside a request. For effects that must follow a commit on this instance
+ * without waiting for a notification's round trip; the task must be harmless after a rollback.
+ */
+export function whenRequestEnds(task: () => void): void {
+  const store = tracking.getStore();
+  if (store) store.afterwards.push(task);
+  else task();
 }
 
 export async function recordEvent(
@@ -61,8 +79,15 @@ export async function recordEvent(
 ): Promise<{ id: string; seq: bigint }> {
   const store = tracking.getStore();
   if (store) store.recorded = true;
-  return client.domainEvent.create({
-    data: { projectId: event.projectId, kind: event.kind, actor: event.actor, data: (event.data ?? {}) as object },
+  const keyId = currentKeyId();
+  const data = keyId ? { ...event.data, keyId } : (event.data ?? {});
+  const row = await client.domainEvent.create({
+    data: { projectId: event.projectId, kind: event.kind, actor: event.actor, data: data as object },
     select: { id: true, seq: true },
   });
+  await runEventHooks(client, { id: row.id, projectId: event.projectId, kind: event.kind, actor: event.actor, data });
+  const moved = await announceTransition(client, event.kind, data);
+  // This instance's followers need not wait for the notification's round trip (nor a listener).
+  if (moved) whenRequestEnds(() => wakeFollowers(moved));
+  return row;
 }

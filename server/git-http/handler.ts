@@ -1,4 +1,5 @@
 import { GIT_NEGOTIATION_BYTES_MAX, GIT_PUSH_BYTES_MAX } from "@/server/limits";
+import { attributedTo } from "@/server/auth";
 import { toHttpError } from "@/server/http";
 import { countGitRequest } from "@/server/metrics";
 import { authorizeGit } from "./access";
@@ -63,7 +64,7 @@ export async function handleGitHttp(req: Request): Promise<Response> {
     return rpc(service, access.repo.gitdir, req, {
       ...options,
       maxRequestBytes,
-      onHookChannel: isPush ? (channel) => serveProcReceive(channel, (commands) => applyPush(access.identity, access, commands)) : undefined,
+      onHookChannel: isPush ? (channel) => serveProcReceive(channel, (commands) => attributedTo(access.identity, () => applyPush(access.identity, access, commands))) : undefined,
     });
   } catch (error) {
     if (error instanceof GitHttpError) return text(error.status, error.message, error.headers);

@@ -1,6 +1,6 @@
 import type { Issue, IssueComment } from "@/server/generated/prisma/client";
 import { database, db, isoTimestampSql, type Db, type DbOrTx, type Tx } from "@/server/db";
-import { actorOf, type Identity } from "@/server/auth";
+import { actingIdentity, actorOf, type Identity } from "@/server/auth";
 import { assertNotDeleting, requireProject } from "@/server/projects";
 import { publishAfterCommit, recordEvent } from "@/server/events";
 import { invalid, conflict, notFound } from "@/server/errors";
@@ -40,7 +40,8 @@ function commentView(comment: IssueComment, issueNumber: number): CommentView {
 }
 
 /** Author columns of a row written by `identity` (an agent's row names the agent and its owner). */
-function authorColumns(identity: Identity) {
+function authorColumns(caller: Identity) {
+  const identity = actingIdentity(caller);
   if (identity.kind === "user") return { authorId: identity.userId, agentId: null };
   if (identity.kind === "agent") return { authorId: identity.ownerId, agentId: identity.agentId };
   return { authorId: null, agentId: null };

@@ -1,7 +1,7 @@
 import type { Project } from "@/server/generated/prisma/client";
 import { db, type DbOrTx } from "@/server/db";
-import { actingUserId, type Identity } from "@/server/auth";
-import { conflict, forbidden, notFound } from "@/server/errors";
+import { actingUserId, type Identity, type WorkspaceKeyIdentity } from "@/server/auth";
+import { conflict, forbidden, notFound, unauthenticated } from "@/server/errors";
 import { atLeast, cachedGrants, highest, type AccessLevel, type GrantedLevel } from "@/server/access";
 import { orgGrantsOn } from "@/server/orgs";
 
@@ -46,10 +46,35 @@ async function sharedGrants(userId: string, project: Project, client?: DbOrTx): 
  * owner's level; anonymous callers have read on public projects only.
  */
 export async function projectRole(identity: Identity, project: Project, client?: DbOrTx): Promise<ProjectRole> {
+  if (identity.kind === "workspace-key") return keyRole(identity, project, client);
   const userId = actingUserId(identity);
   // The owning user holds the highest level there is; nothing else need be read.
   if (userId && project.ownerUserId === userId) return "owner";
   return highest((await projectGrants(userId, project, client)).map((grant) => grant.permission));
+}
+
+/**
+ * A workspace key reads its own project as a reader and nothing else (another project is "none":
+ * 404, as for any caller without access). It lives only while its creator can write there: past
+ * that it is refused as a revoked credential (workspaces records why).
+ */
+async function keyRole(identity: WorkspaceKeyIdentity, project: Project, client?: DbOrTx): Promise<ProjectRole> {
+  if (project.id !== identity.projectId) return "none";
+  const creatorRole = await projectRole(identity.creator, project, client);
+  if (!atLeast(creatorRole, "write") || project.deletingAt) throw unauthenticated("Invalid or expired token");
+  return "read";
+}
+
+const scopeRefusal = () => forbidden("This workspace key writes only to its own workspace", "TOKEN_SCOPE_INSUFFICIENT");
+
+/**
+ * A write a workspace key may make only in its own workspace (a commit, a change, a comment on a
+ * change): anything else is 403 TOKEN_SCOPE_INSUFFICIENT. Other callers pass.
+ */
+export function assertWorkspaceScope(identity: Identity, workspace: { id?: string | null; name?: string }): void {
+  if (identity.kind !== "workspace-key") return;
+  const same = workspace.id !== undefined ? workspace.id === identity.workspaceId : workspace.name === identity.workspace;
+  if (!same) throw scopeRefusal();
 }
 
 export interface ProjectAccess {
@@ -83,18 +108,25 @@ function findProjectForRead(ref: { namespace: string; slug: string } | { id: str
  * Loads a project for the caller. Anyone who cannot read it gets 404 (indistinguishable from a
  * missing project). Below `need`, the caller gets `deniedStatus` (403 by default, 404 where the spec
  * says non-writers must not learn more). `cachedRow`: a read that may take the row from the access
- * cache (above); writes always read the row itself.
+ * cache (above); writes always read the row itself. `workspace`: the write goes to that workspace
+ * (a workspace key may make it there).
  */
 export async function requireProject(
   identity: Identity,
   ref: { namespace: string; slug: string } | { id: string },
   need: ProjectRole = "read",
-  options: { deniedStatus?: 403 | 404; client?: DbOrTx; cachedRow?: boolean } = {},
+  options: { deniedStatus?: 403 | 404; client?: DbOrTx; cachedRow?: boolean; workspace?: string } = {},
 ): Promise<ProjectAccess> {
   const project = options.cachedRow && !options.client ? await findProjectForRead(ref) : await findProject(ref, options.client);
   if (!project) throw notFound();
   const role = await projectRole(identity, project, options.client);
   if (role === "none") throw notFound();
+  if (identity.kind === "workspace-key" && !atLeast(role, need)) {
+    // The creator can write (keyRole checked): a key may write where its workspace is the target.
+    if (need !== "write" || options.workspace === undefined) throw scopeRefusal();
+    assertWorkspaceScope(identity, { name: options.workspace });
+    return { project, role: "write" };
+  }
   if (!atLeast(role, need)) {
     throw options.deniedStatus === 404 ? notFound() : forbidden(`This needs ${need} access to the project`);
   }

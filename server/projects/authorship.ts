@@ -1,4 +1,4 @@
-import type { Identity } from "@/server/auth";
+import { actingIdentity, type Identity } from "@/server/auth";
 import { config } from "@/server/config";
 import { db } from "@/server/db";
 import type { Signature } from "@/server/git";
@@ -11,7 +11,8 @@ export const userSignature = (username: string): Signature => ({ name: username,
  * Who a commit written for the caller records: a user is author and committer; an agent is the
  * author and its owning user the committer, so both stay visible in history.
  */
-export async function commitAuthorship(identity: Identity): Promise<{ author: Signature; committer: Signature }> {
+export async function commitAuthorship(caller: Identity): Promise<{ author: Signature; committer: Signature }> {
+  const identity = actingIdentity(caller);
   if (identity.kind === "user") {
     const signature = userSignature(identity.username);
     return { author: signature, committer: signature };

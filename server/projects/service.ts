@@ -85,6 +85,8 @@ export async function listProjects(identity: Identity): Promise<Project[]> {
   const userId = actingUserId(identity);
   if (!userId) return [];
   const prisma = await db();
+  // A workspace key sees its own project and nothing else of its creator's.
+  if (identity.kind === "workspace-key") return prisma.project.findMany({ where: { id: identity.projectId, deletingAt: null } });
   const [reach, grants] = await Promise.all([orgReachOf(userId), prisma.projectCollaborator.findMany({ where: { userId }, select: { projectId: true } })]);
   return prisma.project.findMany({
     where: {

@@ -3,6 +3,7 @@ import { authedProcedure, publicProcedure, router } from "@/server/trpc";
 import { nameSlug, pathSegment, text, namedSchema } from "@/server/http";
 import { fileMapInput, projectParams, projectPath, workspaceRemote } from "@/server/projects";
 import { commitToWorkspace, createWorkspace, listWorkspaces, workspaceView } from "./service";
+import { workspaceKeysRouter } from "./keys-router";
 
 const tags = ["workspaces"];
 const COLLECTION = "/workspaces/{namespace}/{slug}/workspaces";
@@ -19,7 +20,7 @@ const workspaceOutput = namedSchema("Workspace", () =>
 
 export const workspacesRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: COLLECTION, tags, summary: "Fork the project into a workspace (writers)" }, successStatus: 201, errors: { 409: ["CONFLICT", "TARGET_DELETING"] } })
+    .meta({ openapi: { method: "POST", path: COLLECTION, tags, summary: "Fork the project into a workspace (writers)" }, successStatus: 201, errors: { 409: ["CONFLICT", "TARGET_DELETING"] }, workspaceKey: true })
     .input(z.object({ ...projectParams(), name: nameSlug().optional() }))
     .output(z.object({ workspace: z.string(), remote: z.string(), namespace: z.string(), slug: z.string(), path: z.string(), id: z.string() }))
     .mutation(async ({ input, ctx }) => {
@@ -44,7 +45,7 @@ export const workspacesRouter = router({
     }),
 
   commit: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/workspaces/{name}/commit", tags, summary: "Write a file map (null deletes) as one workspace commit" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
+    .meta({ openapi: { method: "POST", path: "/workspaces/{name}/commit", tags, summary: "Write a file map (null deletes) as one workspace commit" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] }, workspaceKey: true })
     .input(z.object({ name: pathSegment(), projectId: z.string().min(1), message: text().min(1), files: fileMapInput({ allowDeletes: true }) }))
     .output(
       z.object({
@@ -58,4 +59,6 @@ export const workspacesRouter = router({
       }),
     )
     .mutation(({ input, ctx }) => commitToWorkspace(ctx.identity, input)),
+
+  keys: workspaceKeysRouter,
 });

@@ -1,5 +1,5 @@
 import type { Project, Workspace } from "@/server/generated/prisma/client";
-import { actingUserId, actorOf, type Identity } from "@/server/auth";
+import { actingAgentId, actingUserId, actorOf, type Identity } from "@/server/auth";
 import { db, type DbOrTx } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import {
@@ -16,7 +16,7 @@ import {
   type RecordMove,
 } from "@/server/git";
 import { conflict, internal, notFound } from "@/server/errors";
-import { assertFileMapWithinLimits, assertNotDeleting, assertNotImporting, atLeast, commitAuthorship, findProject, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
+import { assertFileMapWithinLimits, assertNotDeleting, assertNotImporting, assertWorkspaceScope, atLeast, commitAuthorship, findProject, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -40,7 +40,7 @@ async function forkOnce(identity: Identity, project: Project, name: string): Pro
   const { registered } = await createWorkspaceFork(project.id, name, project.defaultBranch, (tip) =>
     prisma.$transaction(async (tx) => {
       const workspace = await tx.workspace.create({
-        data: { projectId: project.id, name, createdById: actingUserId(identity) ?? null, createdByAgentId: identity.kind === "agent" ? identity.agentId : null },
+        data: { projectId: project.id, name, createdById: actingUserId(identity) ?? null, createdByAgentId: actingAgentId(identity) },
       });
       await recordEvent(tx, { projectId: project.id, kind: "workspace.created", actor: actorOf(identity), data: { workspace: name, commit: tip } });
       return workspace;
@@ -54,7 +54,8 @@ async function forkOnce(identity: Identity, project: Project, name: string): Pro
  * readers); 409 when the name is taken or the project is being deleted.
  */
 export async function createWorkspace(identity: Identity, ref: ProjectRef, requestedName: string | undefined) {
-  const { project } = await requireProject(identity, ref, "write");
+  // A workspace key may only "create" its own workspace, which exists (409: MCP submit_change reuses it).
+  const { project } = await requireProject(identity, ref, "write", { workspace: requestedName ?? "" });
   assertNotDeleting(project);
   assertNotImporting(project);
   for (let attempt = 0; ; attempt++) {
@@ -88,8 +89,13 @@ export async function workspaceNames(ids: string[], client?: DbOrTx): Promise<Ma
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-/** Workspace writers: project writers who created the workspace (an agent counts as its owner), and project admins. */
-export function canWriteWorkspace(identity: Identity, role: ProjectRole, workspace: Pick<Workspace, "createdById">): boolean {
+/**
+ * Workspace writers: project writers who created the workspace (an agent counts as its owner), and
+ * project admins; a workspace key writes to its own workspace (its creator's write access is
+ * checked by the access resolver).
+ */
+export function canWriteWorkspace(identity: Identity, role: ProjectRole, workspace: Pick<Workspace, "id" | "createdById">): boolean {
+  if (identity.kind === "workspace-key") return workspace.id === identity.workspaceId;
   if (!atLeast(role, "write")) return false;
   const isCreator = workspace.createdById !== null && workspace.createdById === actingUserId(identity);
   return isCreator || atLeast(role, "admin");
@@ -105,6 +111,7 @@ async function writableWorkspace(identity: Identity, projectId: string, name: st
   if (!project) throw notFound();
   const role = await projectRole(identity, project);
   const workspace = await findWorkspace(project.id, name);
+  if (workspace && role !== "none") assertWorkspaceScope(identity, { id: workspace.id });
   if (!workspace || !canWriteWorkspace(identity, role, workspace)) throw notFound();
   assertNotDeleting(project);
   assertNotImporting(project);

@@ -42,6 +42,8 @@ interface Row {
   denied?: 403 | 404;
   /** The success status when it is not the document's 2xx (a form route's 302). */
   success?: number;
+  /** A write a workspace key of the change's workspace may make (contracts/agents.md). */
+  keyMay?: boolean;
   /** Builds the request; `succeeds` says whether this caller is expected to get through. */
   request: (fixture: Fixture, succeeds: boolean) => Promise<Request> | Request;
 }
@@ -205,7 +207,7 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/changes/{id}": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}` }) },
   "GET /api/changes/{id}/reviews": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/reviews` }) },
   "GET /api/changes/{id}/comments": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments` }) },
-  "POST /api/changes/{id}/comments": { kind: "authed", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments`, body: { body: "looks fine" } }) },
+  "POST /api/changes/{id}/comments": { kind: "authed", need: "read", keyMay: true, request: (f) => ({ path: `/api/changes/${f.changeId}/comments`, body: { body: "looks fine" } }) },
   "POST /api/changes/{id}/reviews": {
     kind: "user",
     need: "write",
@@ -235,6 +237,9 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "POST /api/changes/{id}/comments/{commentId}/unresolve": { coveredBy: "tests/changes/reviews-comments.test.ts" },
   "POST /api/projects/conflicts/{id}/resolve": { coveredBy: "tests/changes/conflicts.test.ts" },
   "POST /api/workspaces/{name}/commit": { coveredBy: "server/workspaces tests (the workspace's creator or a project admin)" },
+  "POST /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": { coveredBy: "tests/access/workspace-keys.test.ts (writers of that workspace: its creator or a project admin)" },
+  "GET /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": { coveredBy: "tests/access/workspace-keys.test.ts (project writers)" },
+  "DELETE /api/workspace-keys/{id}": { coveredBy: "tests/access/workspace-keys.test.ts (the key's creator or a project admin)" },
   "POST /api/changes/{id}/host-pr": { coveredBy: "tests/imports/host-pr.test.ts (needs a project imported from the provider)" },
   // Imports and sync: only in the caller's own namespace, on a project imported from the provider.
   "POST /api/projects/{namespace}/{slug}/import": { coveredBy: "tests/imports/imports.test.ts" },
@@ -247,6 +252,7 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/projects/{namespace}/{slug}/sync/history": { coveredBy: "tests/imports/sync.test.ts" },
   "GET /api/projects/{namespace}/{slug}/import/stream": { coveredBy: "tests/imports/lifecycle.test.ts (SSE; read access)" },
   "GET /api/projects/{namespace}/{slug}/sync/stream": { coveredBy: "tests/imports/sync.test.ts (SSE; read access)" },
+  "GET /api/changes/{id}/events": { coveredBy: "tests/changes/change-events.test.ts (SSE; read access, as GET /api/changes/{id})" },
   "POST /api/providers/github/webhook": { coveredBy: "tests/imports/sync.test.ts (no caller: the X-Hub-Signature-256 signature decides)" },
   // Not about a project.
   "GET /api/projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
@@ -306,12 +312,19 @@ interface Caller {
   level: AccessLevel;
   agent?: boolean;
   readOnly?: boolean;
+  /** A workspace key of the fixture's change's workspace: reads as a reader, writes only there. */
+  workspaceKey?: boolean;
 }
 
 const callers: Caller[] = [];
 
 function expectedStatus(row: Row, method: Method, caller: Caller, visibility: "private" | "public", success: number): number {
   if (!caller.token && row.kind !== "public") return 401;
+  if (caller.workspaceKey) {
+    if (row.kind === "user") return method === "GET" ? 401 : 403;
+    if (method === "GET") return atLeast("read", row.need) ? success : 403;
+    return row.keyMay ? success : 403;
+  }
   if (caller.agent && row.kind === "user") return 401;
   if (caller.readOnly && method !== "GET") return 403;
   const level: AccessLevel = visibility === "public" && !atLeast(caller.level, "read") ? "read" : caller.level;
@@ -408,6 +421,8 @@ describe("the authorization matrix", () => {
       await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces`, { name: "matrix" });
       await asOwner("POST", "/api/workspaces/matrix/commit", { projectId: fixture.project.id, message: "m", files: { "m.txt": "m\n" } });
       fixture.changeId = (await asOwner("POST", P(fixture, "/changes"), { workspace: "matrix" })).body.change.id;
+      const key = await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces/matrix/keys`, {});
+      const keyCaller: Caller = { name: "owner's workspace key", token: key.body.plaintext, level: "read", workspaceKey: true };
 
       const mismatches: string[] = [];
       const conformance = conformanceChecker(await openApiDocument());
@@ -415,7 +430,7 @@ describe("the authorization matrix", () => {
       for (const op of await operations()) {
         const row = ROWS[op.key];
         if (!row || "coveredBy" in row) continue;
-        for (const caller of callers) {
+        for (const caller of [...callers, keyCaller]) {
           const success = row.success ?? op.success;
           const expected = expectedStatus(row, op.method, caller, visibility, success);
           const request = await row.request(fixture, expected === success);

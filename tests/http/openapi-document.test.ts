@@ -36,6 +36,7 @@ describe("the OpenAPI document", () => {
       "POST /api/auth/dev-login",
       "GET /api/projects/{namespace}/{slug}/import/stream",
       "GET /api/projects/{namespace}/{slug}/sync/stream",
+      "GET /api/changes/{id}/events",
       "POST /api/providers/github/webhook",
       "GET /api/admin/backups/{id}/archive",
       "POST /api/admin/restore",

@@ -260,6 +260,27 @@ CREATE TABLE "Workspace" (
 );
 
 -- CreateTable
+CREATE TABLE "WorkspaceKey" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "workspaceId" UUID,
+    "workspaceName" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "tokenHash" TEXT NOT NULL,
+    "prefix" TEXT NOT NULL,
+    "createdById" UUID NOT NULL,
+    "createdByAgentId" UUID,
+    "creatorTokenId" UUID,
+    "creatorVia" TEXT NOT NULL,
+    "expiresAt" TIMESTAMP(3) NOT NULL,
+    "revokedAt" TIMESTAMP(3),
+    "revokedReason" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "WorkspaceKey_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
 CREATE TABLE "Change" (
     "id" UUID NOT NULL,
     "projectId" UUID NOT NULL,
@@ -267,6 +288,7 @@ CREATE TABLE "Change" (
     "status" "ChangeStatus" NOT NULL,
     "authorId" UUID,
     "agentId" UUID,
+    "keyId" UUID,
     "title" TEXT,
     "baseSha" TEXT NOT NULL,
     "tipSha" TEXT NOT NULL,
@@ -391,6 +413,7 @@ CREATE TABLE "Provenance" (
     "commitSha" TEXT NOT NULL,
     "authorId" UUID,
     "agentId" UUID,
+    "keyId" UUID,
     "model" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -806,6 +829,18 @@ CREATE INDEX "ProjectCollaborator_userId_idx" ON "ProjectCollaborator"("userId")
 CREATE UNIQUE INDEX "Workspace_projectId_name_key" ON "Workspace"("projectId", "name");
 
 -- CreateIndex
+CREATE UNIQUE INDEX "WorkspaceKey_tokenHash_key" ON "WorkspaceKey"("tokenHash");
+
+-- CreateIndex
+CREATE INDEX "WorkspaceKey_workspaceId_idx" ON "WorkspaceKey"("workspaceId");
+
+-- CreateIndex
+CREATE INDEX "WorkspaceKey_projectId_idx" ON "WorkspaceKey"("projectId");
+
+-- CreateIndex
+CREATE INDEX "WorkspaceKey_createdById_idx" ON "WorkspaceKey"("createdById");
+
+-- CreateIndex
 CREATE INDEX "Change_projectId_status_createdAt_idx" ON "Change"("projectId", "status", "createdAt");
 
 -- CreateIndex
@@ -972,6 +1007,18 @@ ALTER TABLE "Workspace" ADD CONSTRAINT "Workspace_createdById_fkey" FOREIGN KEY 
 
 -- AddForeignKey
 ALTER TABLE "Workspace" ADD CONSTRAINT "Workspace_createdByAgentId_fkey" FOREIGN KEY ("createdByAgentId") REFERENCES "Agent"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "WorkspaceKey" ADD CONSTRAINT "WorkspaceKey_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "WorkspaceKey" ADD CONSTRAINT "WorkspaceKey_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "WorkspaceKey" ADD CONSTRAINT "WorkspaceKey_createdById_fkey" FOREIGN KEY ("createdById") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "WorkspaceKey" ADD CONSTRAINT "WorkspaceKey_createdByAgentId_fkey" FOREIGN KEY ("createdByAgentId") REFERENCES "Agent"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "Change" ADD CONSTRAINT "Change_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -30,7 +30,7 @@ const resolveInput = () => z.object({ id: changeIdParam(), commentId: z.string()
 
 export const commentsRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Comment on a change (read access; users and agents)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
+    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Comment on a change (read access; users and agents)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] }, workspaceKey: true })
     .input(
       z.object({
         id: changeIdParam(),

@@ -1,9 +1,9 @@
 import type { ChangeComment } from "@/server/generated/prisma/client";
-import { actingUserId, actorOf, type Identity } from "@/server/auth";
+import { actingAgentId, actingUserId, actorOf, type Identity } from "@/server/auth";
 import { db, type Tx } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import { invalid, forbidden, notFound } from "@/server/errors";
-import { atLeast } from "@/server/projects";
+import { assertWorkspaceScope, atLeast } from "@/server/projects";
 import { loadChange, isUuid } from "@/server/changes/load";
 
 export interface CommentInput {
@@ -65,7 +65,7 @@ export async function writeComment(tx: Tx, identity: Identity, change: { id: str
     data: {
       changeId: change.id,
       authorId: actingUserId(identity) ?? null,
-      agentId: identity.kind === "agent" ? identity.agentId : null,
+      agentId: actingAgentId(identity),
       body: input.body,
       file: input.file ?? null,
       line: input.line ?? null,
@@ -82,6 +82,7 @@ export async function writeComment(tx: Tx, identity: Identity, change: { id: str
 export async function createComment(identity: Identity, changeId: string, input: CommentInput) {
   validateAnchor(input);
   const { change } = await loadChange(identity, changeId, "read");
+  assertWorkspaceScope(identity, { id: change.workspaceId });
   const comment = await (await db()).$transaction((tx) => writeComment(tx, identity, change, input));
   return commentView(comment, await usernamesOf([comment]));
 }

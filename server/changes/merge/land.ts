@@ -82,6 +82,7 @@ export async function recordMerged(
       commitSha: commit,
       authorId: change.authorId,
       agentId: change.agentId,
+      keyId: change.keyId,
       model: change.agentId ? (input.agentModels.get(change.agentId) ?? null) : null,
     })),
   });

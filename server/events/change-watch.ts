@@ -1,0 +1,81 @@
+import { announceOnCommit, db, onInvalidation, type DbOrTx } from "@/server/db";
+
+/**
+ * A change's transitions, pushed to whoever follows it (the change event stream, MCP resource
+ * subscriptions). Recording one announces the change on commit (PostgreSQL NOTIFY, delivered to
+ * every instance; in-process on PGlite); each follower then reads what it has not seen from the
+ * outbox. Nothing polls: an idle follower costs a map entry.
+ */
+export const CHANGE_TRANSITIONS = [
+  "change.evaluated",
+  "change.reviewed",
+  "change.queued",
+  "change.dequeued",
+  "change.merged",
+  "change.rejected",
+  "change.commented",
+] as const;
+
+/** The transitions after which a change never moves again: its stream ends. */
+export const FINAL_TRANSITIONS: readonly string[] = ["change.merged", "change.rejected"];
+
+const TOPIC = "change-events";
+const transitions: ReadonlySet<string> = new Set(CHANGE_TRANSITIONS);
+
+// On globalThis: Next.js loads separate module copies per entry point.
+const holder = globalThis as unknown as { __svcChangeWatchers?: Map<string, Set<() => void>> };
+const watchers = (holder.__svcChangeWatchers ??= new Map());
+
+/** Wakes this instance's followers of the change (they read what they have not seen). */
+export const wakeFollowers = (changeId: string) => {
+  for (const listener of watchers.get(changeId) ?? []) listener();
+};
+
+onInvalidation(TOPIC, {
+  drop: wakeFollowers,
+  // Notifications may have been missed while disconnected: every follower reads again.
+  dropAll: () => {
+    for (const changeId of watchers.keys()) wakeFollowers(changeId);
+  },
+});
+
+/** Calls `listener` after each committed transition of the change; answers the unsubscribe. */
+export function watchChange(changeId: string, listener: () => void): () => void {
+  let set = watchers.get(changeId);
+  if (!set) watchers.set(changeId, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0 && watchers.get(changeId) === set) watchers.delete(changeId);
+  };
+}
+
+/** In the recording transaction: followers of the change hear of it when it commits; answers the change, if one moved. */
+export async function announceTransition(tx: DbOrTx, kind: string, data: Record<string, unknown>): Promise<string | null> {
+  if (!transitions.has(kind) || typeof data.changeId !== "string") return null;
+  await announceOnCommit(tx, TOPIC, data.changeId);
+  return data.changeId;
+}
+
+export interface Transition {
+  id: string;
+  seq: bigint;
+  kind: string;
+}
+
+/** The change's transitions after `afterSeq` (all of them without), oldest first. */
+export async function transitionsOf(change: { id: string; projectId: string }, afterSeq?: bigint): Promise<Transition[]> {
+  return (await db()).domainEvent.findMany({
+    where: { projectId: change.projectId, kind: { in: [...CHANGE_TRANSITIONS] }, data: { path: ["changeId"], equals: change.id }, ...(afterSeq !== undefined ? { seq: { gt: afterSeq } } : {}) },
+    orderBy: { seq: "asc" },
+    select: { id: true, seq: true, kind: true },
+  });
+}
+
+/** The position of one of the change's events (a Last-Event-ID), or null when it is not one. */
+export async function transitionPosition(change: { id: string; projectId: string }, eventId: string): Promise<bigint | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(eventId)) return null;
+  const row = await (await db()).domainEvent.findUnique({ where: { id: eventId }, select: { seq: true, projectId: true, data: true } });
+  if (!row || row.projectId !== change.projectId || (row.data as { changeId?: unknown })?.changeId !== change.id) return null;
+  return row.seq;
+}
