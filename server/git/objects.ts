@@ -1,7 +1,8 @@
 import git from "isomorphic-git";
 import type { CommitObject, TreeEntry, TreeObject } from "isomorphic-git";
 import { gitFs } from "./fs";
-import type { Repo } from "./repo";
+import { writeLooseBlob, writeLooseCommit, writeLooseTree } from "./loose";
+import { ensureObjectPool, type Repo } from "./repo";
 
 export type { CommitObject, TreeEntry, TreeObject };
 
@@ -98,6 +99,12 @@ export async function readBlob(repo: Repo, oid: string): Promise<Uint8Array> {
   return parsed.object;
 }
 
-export const writeBlob = (repo: Repo, blob: Uint8Array) => git.writeBlob({ fs: gitFs, gitdir: repo.gitdir, blob });
-export const writeTree = (repo: Repo, tree: TreeObject) => git.writeTree({ fs: gitFs, gitdir: repo.gitdir, tree });
-export const writeCommitObject = (repo: Repo, commit: CommitObject) => git.writeCommit({ fs: gitFs, gitdir: repo.gitdir, commit });
+/** Where `repo`'s new objects go (a workspace writes into its project's pool). */
+function writeTarget(repo: Repo): string {
+  if (repo.writeGitdir !== repo.gitdir) ensureObjectPool(repo.writeGitdir);
+  return repo.writeGitdir;
+}
+
+export const writeBlob = async (repo: Repo, blob: Uint8Array) => writeLooseBlob(writeTarget(repo), blob);
+export const writeTree = async (repo: Repo, tree: TreeObject) => writeLooseTree(writeTarget(repo), tree);
+export const writeCommitObject = async (repo: Repo, commit: CommitObject) => writeLooseCommit(writeTarget(repo), commit);
