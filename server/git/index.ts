@@ -10,3 +10,4 @@ export { withProcessLock, withRepoLock, withRepoLocksHeld } from "./lock";
 export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
 export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, GitCommandError, type GitOutput } from "./spawn";
 export * from "./paths";
+export { uniqueMergeBase } from "./merge-base";
