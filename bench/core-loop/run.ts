@@ -7,13 +7,11 @@
 // Usage: npx tsx bench/core-loop/run.ts [--cycles 40] [--only commit]
 // Profile: node --cpu-prof --import tsx bench/core-loop/run.ts; `--only commit` loops workspace
 // commits alone (and skips the plumbing), so the profile is about them.
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { benchApi, benchEnvironment, finishBench, median, percentile } from "../support/in-process";
 import { counted, installCounters } from "../support/counters";
+import { plumbingCycles } from "../support/plumbing.mjs";
 
 const { values } = parseArgs({ options: { cycles: { type: "string", default: "40" }, warmup: { type: "string", default: "5" }, only: { type: "string" } } });
 const CYCLES = Number(values.cycles);
@@ -46,37 +44,6 @@ async function timed<T>(step: Step | null, work: () => Promise<T>): Promise<T> {
     step.spawns.push(spawns);
   }
   return result;
-}
-
-/** The same cycle with git plumbing: ~12 process spawns, objects and refs on disk. */
-function plumbingCycle(repo: string, cycle: number): number {
-  const git = (args: string[], input?: string) => execFileSync("git", args, { cwd: repo, input, env: { ...process.env, GIT_INDEX_FILE: path.join(repo, "ws.index") } }).toString().trim();
-  const t0 = performance.now();
-  const files = threeFiles(cycle);
-  const blobs = Object.entries(files).map(([file, text]) => [file, git(["hash-object", "-w", "--stdin"], text)]);
-  git(["update-index", "--add", ...blobs.flatMap(([file, oid]) => ["--cacheinfo", `100644,${oid},${file}`])]);
-  const tree = git(["write-tree"]);
-  const wsTip = git(["rev-parse", "refs/heads/ws"]);
-  const commit = git(["commit-tree", tree, "-p", wsTip, "-m", `cycle ${cycle}`]);
-  git(["update-ref", "refs/heads/ws", commit, wsTip]);
-  const main = git(["rev-parse", "refs/heads/main"]);
-  git(["diff-tree", "-r", main, commit]);
-  const merged = git(["merge-tree", "--write-tree", main, commit]).split("\n")[0];
-  const mergeCommit = git(["commit-tree", merged, "-p", main, "-p", commit, "-m", `merge ${cycle}`]);
-  git(["update-ref", "refs/heads/main", mergeCommit, main]);
-  return performance.now() - t0;
-}
-
-function plumbingRepo(): string {
-  const repo = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-plumbing-"));
-  const git = (args: string[]) => execFileSync("git", args, { cwd: repo, env: { ...process.env, GIT_INDEX_FILE: path.join(repo, "ws.index") } }).toString().trim();
-  git(["init", "--quiet", "--bare", "-b", "main"]);
-  for (const [k, v] of Object.entries({ "user.name": "bench", "user.email": "bench@example.com" })) git(["config", k, v]);
-  const tree = git(["write-tree"]);
-  const root = git(["commit-tree", tree, "-m", "root"]);
-  git(["update-ref", "refs/heads/main", root]);
-  git(["update-ref", "refs/heads/ws", root]);
-  return repo;
 }
 
 const summary = (step: Step) => {
@@ -118,14 +85,7 @@ try {
     console.log(JSON.stringify({ cycles: CYCLES, load: os.loadavg().map((l) => +l.toFixed(2)), commit: summary(steps.commit) }, null, 2));
     process.exit(0);
   }
-  const repo = plumbingRepo();
-  const plumbing: number[] = [];
-  for (let cycle = 0; cycle < WARMUP + CYCLES; cycle++) {
-    const ms = plumbingCycle(repo, cycle);
-    if (cycle >= WARMUP) plumbing.push(ms);
-  }
-  fs.rmSync(repo, { recursive: true, force: true });
-
+  const plumbing = plumbingCycles(CYCLES, { warmup: WARMUP, files: threeFiles });
   const cycleP50 = median(steps.cycle.ms);
   const plumbingP50 = median(plumbing);
   console.log(

@@ -9,12 +9,12 @@
 // merge-tree --write-tree, commit-tree, update-ref) timed in the same invocation as the baseline.
 // Usage: node bench/fleet/run.mjs [--agents 10] [--seconds 30] [--mode owner|autoQueue]
 //                                 [--app <built copy> | --skip-build] [--port 3931]
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { buildAppCopy, request, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
+import { plumbingCycles } from "../support/plumbing.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -57,33 +57,6 @@ async function ok(method, url, token, body) {
   const res = await api(method, url, token, body);
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
-}
-
-/** The same cycle with git plumbing on a bare repository: the baseline. */
-function plumbingCycles(cycles) {
-  const repo = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-fleet-plumbing-"));
-  const env = { ...process.env, GIT_INDEX_FILE: path.join(repo, "ws.index"), GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@x", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@x" };
-  const git = (args, input) => execFileSync("git", args, { cwd: repo, input, env }).toString().trim();
-  git(["init", "--quiet", "--bare", "-b", "main"]);
-  const rootCommit = git(["commit-tree", git(["write-tree"]), "-m", "root"]);
-  git(["update-ref", "refs/heads/main", rootCommit]);
-  git(["update-ref", "refs/heads/ws", rootCommit]);
-  const times = [];
-  for (let cycle = 0; cycle < cycles; cycle++) {
-    const t0 = performance.now();
-    const blobs = [0, 1, 2].map((i) => [`agent/c${cycle}/f${i}.ts`, git(["hash-object", "-w", "--stdin"], fileText(0, cycle, i))]);
-    git(["update-index", "--add", ...blobs.flatMap(([file, oid]) => ["--cacheinfo", `100644,${oid},${file}`])]);
-    const wsTip = git(["rev-parse", "refs/heads/ws"]);
-    const commit = git(["commit-tree", git(["write-tree"]), "-p", wsTip, "-m", `c${cycle}`]);
-    git(["update-ref", "refs/heads/ws", commit, wsTip]);
-    const main = git(["rev-parse", "refs/heads/main"]);
-    git(["diff-tree", "-r", main, commit]);
-    const tree = git(["merge-tree", "--write-tree", main, commit]).split("\n")[0];
-    git(["update-ref", "refs/heads/main", git(["commit-tree", tree, "-p", main, "-p", commit, "-m", `merge ${cycle}`]), main]);
-    times.push(performance.now() - t0);
-  }
-  fs.rmSync(repo, { recursive: true, force: true });
-  return times.sort((a, b) => a - b);
 }
 
 const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
@@ -186,7 +159,7 @@ try {
   wakeMerger?.();
   await merger;
 
-  const plumbing = plumbingCycles(Number(values["plumbing-cycles"]));
+  const plumbing = plumbingCycles(Number(values["plumbing-cycles"]), { files: (cycle) => Object.fromEntries([0, 1, 2].map((i) => [`agent/c${cycle}/f${i}.ts`, fileText(0, cycle, i)])) });
   const sorted = (xs) => [...xs].sort((a, b) => a - b);
   const latencies = sorted(landed);
   const p50 = (xs) => round(percentile(sorted(xs), 0.5));

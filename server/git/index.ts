@@ -11,3 +11,4 @@ export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
 export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, GitCommandError, type GitOutput } from "./spawn";
 export * from "./paths";
 export { uniqueMergeBase } from "./merge-base";
+export { treeOrderKey } from "./loose";

@@ -31,10 +31,10 @@ function writeLoose(gitdir: string, type: "blob" | "tree" | "commit", content: U
 export const writeLooseBlob = (gitdir: string, blob: Uint8Array) => writeLoose(gitdir, "blob", blob);
 
 /** Git's tree order: names compared bytewise, a directory's as if it ended with "/". */
-const sortKey = (entry: TreeObject[number]) => Buffer.from(entry.mode === "040000" ? `${entry.path}/` : entry.path, "utf8");
+export const treeOrderKey = (entry: TreeObject[number]) => Buffer.from(entry.mode === "040000" ? `${entry.path}/` : entry.path, "utf8");
 
 export function writeLooseTree(gitdir: string, tree: TreeObject): string {
-  const entries = tree.map((entry) => ({ entry, key: sortKey(entry) })).sort((a, b) => Buffer.compare(a.key, b.key));
+  const entries = tree.map((entry) => ({ entry, key: treeOrderKey(entry) })).sort((a, b) => Buffer.compare(a.key, b.key));
   const parts = entries.flatMap(({ entry }) => [Buffer.from(`${entry.mode.replace(/^0/, "")} ${entry.path}\0`, "utf8"), Buffer.from(entry.oid, "hex")]);
   return writeLoose(gitdir, "tree", Buffer.concat(parts));
 }

@@ -1,4 +1,4 @@
-import { readCommit, readTree, runGit, uniqueMergeBase, type Repo, type TreeEntry } from "@/server/git";
+import { readCommit, readTree, runGit, treeOrderKey, uniqueMergeBase, type Repo, type TreeEntry } from "@/server/git";
 
 export const GITLINK_MODE = "160000";
 
@@ -30,8 +30,6 @@ export async function diffTrees(repo: Repo, base: string, tip: string): Promise<
 export const IN_PROCESS_DIFF_FILES_MAX = 64;
 
 const TREE_MODE = "040000";
-/** Git's tree order: bytewise, a directory's name as if it ended with "/". */
-const orderKey = (entry: TreeEntry) => Buffer.from(entry.mode === TREE_MODE ? `${entry.path}/` : entry.path, "utf8");
 const fileKind = (mode: string) => (mode === "120000" ? "link" : mode === GITLINK_MODE ? "gitlink" : "file");
 
 async function diffCommitsInProcess(repo: Repo, from: string, to: string): Promise<RawDiffEntry[] | null> {
@@ -44,7 +42,7 @@ async function diffCommitsInProcess(repo: Repo, from: string, to: string): Promi
 async function walkTrees(repo: Repo, oldTree: string | null, newTree: string | null, prefix: string, out: RawDiffEntry[]): Promise<boolean> {
   if (oldTree === newTree) return true;
   const sorted = async (oid: string | null) =>
-    oid ? (await readTree(repo, oid)).map((entry) => ({ entry, key: orderKey(entry) })).sort((x, y) => Buffer.compare(x.key, y.key)) : [];
+    oid ? (await readTree(repo, oid)).map((entry) => ({ entry, key: treeOrderKey(entry) })).sort((x, y) => Buffer.compare(x.key, y.key)) : [];
   const [olds, news] = await Promise.all([sorted(oldTree), sorted(newTree)]);
   let i = 0;
   let j = 0;
