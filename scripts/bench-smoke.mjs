@@ -1,6 +1,6 @@
 // Runs every benchmark once with a tiny budget so a broken one fails CI; the numbers are not kept,
 // so two run at a time (each spends most of its time starting up, on one core). The `next start`
-// benchmarks git-clone and pages use the build SVC_E2E_APP names (.ci/run makes it), else the one
+// benchmarks git-clone, pages and fleet use the build SVC_E2E_APP names (.ci/run makes it), else the one
 // users-me makes, and then wait for it; users-me builds its own (it adds a bare route).
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -13,12 +13,14 @@ const usersMe = ["node", "bench/users-me/run.mjs", "--requests", "200", "--concu
 const onBuild = [
   ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", app],
   ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", app],
+  ["node", "bench/fleet/run.mjs", "--agents", "2", "--seconds", "3", "--plumbing-cycles", "2", "--app", app],
 ];
 const runs = [
   usersMe,
   ...(sharedBuild ? onBuild : []),
   [...tsx, "bench/changes/run.ts", "--files", "60", "--batch", "3", "--singles", "2", "--diff", "10"],
   [...tsx, "bench/git-workspace/run.ts", "--commits", "5", "--concurrency", "2"],
+  [...tsx, "bench/core-loop/run.ts", "--cycles", "2", "--warmup", "1"],
   [...tsx, "bench/webhooks/run.ts", "--events", "3", "--gap", "0", "--hooks", "2", "--burst", "2"],
   [...tsx, "bench/jobs/run.ts", "--latency", "5", "--burst", "20", "--concurrency", "2"],
   [...tsx, "bench/access/run.ts", "--requests", "20", "--rounds", "1"],

@@ -8,6 +8,7 @@ import {
   copyObjects,
   hasObject,
   headBranch,
+  holdsOwnObjects,
   openProjectRepo,
   openWorkspaceRepo,
   readCommit,
@@ -61,8 +62,7 @@ const firstLine = (message: string) => message.split("\n", 1)[0].trim().slice(0,
 
 /**
  * Diffs a workspace against its project's default branch and evaluates it under the policy in
- * force there. The tip's objects are copied into the project repository first (merges read them
- * there). 400 for a workspace with submodules or without changes; 502 EVAL_PREP_FAILED when the
+ * force there. The tip's objects must be in the project repository (merges read them there). 400 for a workspace with submodules or without changes; 502 EVAL_PREP_FAILED when the
  * diff cannot be built.
  */
 export async function evaluateWorkspace(project: Project, workspaceName: string, changeId: string): Promise<PreparedEvaluation> {
@@ -71,7 +71,10 @@ export async function evaluateWorkspace(project: Project, workspaceName: string,
   if (!tip) throw invalid(`Workspace ${workspaceName} has no commits to propose`);
   let diff: ChangeDiff;
   try {
-    if (!(await hasObject(repo, tip))) await copyObjects(openWorkspaceRepo(project.id, workspaceName), repo, tip);
+    // In-process workspace commits are written into the project's store already; only objects a
+    // push left in the workspace's own store need copying.
+    const workspace = openWorkspaceRepo(project.id, workspaceName);
+    if (!(await hasObject(repo, tip)) || holdsOwnObjects(workspace)) await copyObjects(workspace, repo, tip);
     await pinTip(repo, changeId, tip);
     diff = await buildChangeDiff(repo, head, tip);
   } catch (error) {

@@ -11,6 +11,7 @@ import {
   createBranch,
   createWorkspaceFork,
   deleteBranch,
+  holdsOwnObjects,
   initProjectRepo,
   listFiles,
   listRefs,
@@ -23,10 +24,15 @@ import {
   runGit,
   spawnGitLater,
   updateRef,
+  writeBlob,
   writeCommitFromFiles,
+  writeCommitObject,
+  writeTree,
   type Repo,
 } from "@/server/git";
 import { CONTENT_VIEW_BYTES_MAX } from "@/server/limits";
+import git from "isomorphic-git";
+import nodeFs from "node:fs";
 
 useTestEnvironment();
 
@@ -206,7 +212,7 @@ describe("lock files left by a crashed writer", () => {
 });
 
 describe("workspace forks", () => {
-  it("share the project's objects and commit on their own", async () => {
+  it("share the project's objects and write new ones into its store (the pool), which git never prunes", async () => {
     const { id, repo: project, tip } = await newProject({ "src/main.ts": "main" });
     const { repo: ws, tip: forkTip, registered } = await createWorkspaceFork(id, "ws1", "main", async (at) => `registered at ${at}`);
     expect(registered).toBe(`registered at ${tip}`);
@@ -214,13 +220,27 @@ describe("workspace forks", () => {
     expect(await listFiles(ws, tip)).toEqual(["src/main.ts"]);
     const { oid } = await commitToBranch(ws, "main", { files: { "src/new.ts": "new" }, message: "ws", author });
     expect(await listFiles(ws, oid)).toEqual(["src/main.ts", "src/new.ts"]);
-    // the project does not see the workspace's objects until they are copied
-    await expect(listFiles(project, oid)).rejects.toThrow();
-    await copyObjects(ws, project, oid);
+    // the commit went to the project's store: nothing to copy when a change is opened
     expect(await listFiles(project, oid)).toEqual(["src/main.ts", "src/new.ts"]);
+    expect(holdsOwnObjects(ws)).toBe(false);
+    expect((await runGit(["config", "gc.pruneExpire"], { gitdir: project.gitdir })).stdout.trim()).toBe("never");
     await runGit(["fsck", "--no-dangling"], { gitdir: ws.gitdir });
     expect((await runGit(["log", "--format=%s", "main"], { gitdir: ws.gitdir })).stdout).toBe("ws\ninitial\n");
     expect(readRef(openProjectRepo(id), branchRef("main"))).toBe(tip);
+    // git gc in the project keeps the workspace's commit, reachable from no project ref
+    await runGit(["gc", "--quiet"], { gitdir: project.gitdir });
+    expect(await listFiles(openProjectRepo(id), oid)).toEqual(["src/main.ts", "src/new.ts"]);
+  });
+
+  it("copies objects a push left in the workspace's own store", async () => {
+    const { id, repo: project, tip } = await newProject({ "src/main.ts": "main" });
+    const { repo: ws } = await createWorkspaceFork(id, "ws3", "main", async () => null);
+    const tree = (await runGit(["rev-parse", `${tip}^{tree}`], { gitdir: ws.gitdir })).stdout.trim();
+    const pushed = (await runGit(["commit-tree", tree, "-p", tip, "-m", "pushed"], { gitdir: ws.gitdir, env: { GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@x" } })).stdout.trim();
+    expect(holdsOwnObjects(ws)).toBe(true);
+    await expect(listFiles(project, pushed)).rejects.toThrow();
+    await copyObjects(ws, project, pushed);
+    expect(await listFiles(project, pushed)).toEqual(["src/main.ts"]);
   });
 
   it("a failed registration leaves no fork behind", async () => {
@@ -239,5 +259,35 @@ describe("spawnGitLater", () => {
     expect(output).toMatchObject({ exitCode: 0, stderr: "" });
     expect(output.stdout.toString("utf8")).toBe("commit\n");
     later.cancel(); // after run: nothing left to cancel
+  });
+});
+
+describe("in-process object writes", () => {
+  it("name and render blobs, trees and commits exactly as isomorphic-git does, and git reads them", async () => {
+    const { repo } = await newProject();
+    const gitdir = repo.gitdir;
+    const blob = Buffer.from("é content\r\n");
+    expect(await writeBlob(repo, blob)).toBe(await git.writeBlob({ fs: nodeFs, gitdir, blob }));
+    const tree = [
+      { mode: "100644", path: "a.b", oid: await writeBlob(repo, blob), type: "blob" as const },
+      { mode: "040000", path: "a", oid: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", type: "tree" as const },
+      { mode: "100755", path: "a-", oid: await writeBlob(repo, blob), type: "blob" as const },
+      { mode: "100644", path: "ü", oid: await writeBlob(repo, blob), type: "blob" as const },
+    ];
+    await git.writeTree({ fs: nodeFs, gitdir, tree: [] });
+    const treeOid = await writeTree(repo, tree);
+    expect(treeOid).toBe(await git.writeTree({ fs: nodeFs, gitdir, tree }));
+    for (const [message, timezoneOffset] of [["\n\nsubject\r\n\nbody\n\n\n", -120], ["one line", 0], ["ok\n", 330]] as const) {
+      const commit = {
+        tree: treeOid,
+        parent: [],
+        author: { name: "A", email: "a@x", timestamp: 1700000000, timezoneOffset },
+        committer: { name: "C", email: "c@x", timestamp: 1700000001, timezoneOffset: -0 },
+        message,
+      };
+      const oid = await writeCommitObject(repo, commit);
+      expect(oid).toBe(await git.writeCommit({ fs: nodeFs, gitdir, commit }));
+    }
+    await runGit(["fsck", "--strict", "--no-dangling"], { gitdir });
   });
 });

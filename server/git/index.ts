@@ -11,3 +11,5 @@ export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
 export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, streamGit, GitCommandError, type GitOutput, type GitStream } from "./spawn";
 export * from "./paths";
 export { moveBranch, onBranchMove, branchMoveHookNames, runMoveHooks, runAfterMoveHooks, type BranchMove, type BranchMoveHook, type MoveCause, type MoveOptions } from "./move";
+export { uniqueMergeBase } from "./merge-base";
+export { treeOrderKey } from "./loose";

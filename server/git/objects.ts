@@ -1,7 +1,11 @@
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
 import git from "isomorphic-git";
 import type { CommitObject, TreeEntry, TreeObject } from "isomorphic-git";
 import { gitFs } from "./fs";
-import type { Repo } from "./repo";
+import { writeLooseBlob, writeLooseCommit, writeLooseTree } from "./loose";
+import { ensureObjectPool, type Repo } from "./repo";
 
 export type { CommitObject, TreeEntry, TreeObject };
 
@@ -51,9 +55,28 @@ type Parsed =
   | { type: "commit"; object: CommitObject }
   | { type: "tag"; object: { object: string; type: string } };
 
+/**
+ * A loose blob or tree read directly: isomorphic-git re-hashes every object it reads through
+ * WebCrypto (asynchronous, most of a small read's CPU); git itself does not verify on read.
+ * Commits and tags, and packed objects, go through isomorphic-git.
+ */
+function readLooseBlobOrTree(gitdir: string, oid: string): Parsed | null {
+  const file = path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
+  if (!fs.existsSync(file)) return null;
+  const raw = zlib.inflateSync(fs.readFileSync(file));
+  const space = raw.indexOf(0x20);
+  const type = raw.toString("latin1", 0, space);
+  const content = raw.subarray(raw.indexOf(0, space) + 1);
+  if (type === "blob") return { type, object: content };
+  if (type === "tree") return { type, object: parseTreeContent(content) };
+  return null;
+}
+
 /** Reads and parses an object from the repository or its alternates; null when none holds it. */
 export async function readObject(repo: Repo, oid: string): Promise<Parsed | null> {
   for (const gitdir of repo.objectGitdirs) {
+    const loose = readLooseBlobOrTree(gitdir, oid);
+    if (loose) return loose;
     try {
       const result = await git.readObject({ fs: gitFs, gitdir, oid, format: "parsed", cache: cacheFor(gitdir) });
       return { type: result.type, object: result.object } as Parsed;
@@ -98,6 +121,12 @@ export async function readBlob(repo: Repo, oid: string): Promise<Uint8Array> {
   return parsed.object;
 }
 
-export const writeBlob = (repo: Repo, blob: Uint8Array) => git.writeBlob({ fs: gitFs, gitdir: repo.gitdir, blob });
-export const writeTree = (repo: Repo, tree: TreeObject) => git.writeTree({ fs: gitFs, gitdir: repo.gitdir, tree });
-export const writeCommitObject = (repo: Repo, commit: CommitObject) => git.writeCommit({ fs: gitFs, gitdir: repo.gitdir, commit });
+/** Where `repo`'s new objects go (a workspace writes into its project's pool). */
+function writeTarget(repo: Repo): string {
+  if (repo.writeGitdir !== repo.gitdir) ensureObjectPool(repo.writeGitdir);
+  return repo.writeGitdir;
+}
+
+export const writeBlob = async (repo: Repo, blob: Uint8Array) => writeLooseBlob(writeTarget(repo), blob);
+export const writeTree = async (repo: Repo, tree: TreeObject) => writeLooseTree(writeTarget(repo), tree);
+export const writeCommitObject = async (repo: Repo, commit: CommitObject) => writeLooseCommit(writeTarget(repo), commit);

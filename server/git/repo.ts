@@ -13,6 +13,12 @@ export interface Repo {
   lockKey: string;
   /** Git dirs whose object stores are searched, in order (own first). */
   objectGitdirs: string[];
+  /**
+   * The git dir whose store receives objects written in-process. A workspace fork writes into its
+   * project's store, the object pool of the project's fork network (as GitHub's fork networks and
+   * GitLab's object pools): a change opened from the workspace then copies no object.
+   */
+  writeGitdir: string;
 }
 
 function alternateGitdirs(gitdir: string): string[] {
@@ -26,13 +32,47 @@ function alternateGitdirs(gitdir: string): string[] {
     .map((line) => path.dirname(path.resolve(objectsDir, line)));
 }
 
-export function openRepo(gitdir: string, lockKey: string): Repo {
-  return { gitdir, lockKey, objectGitdirs: [gitdir, ...alternateGitdirs(gitdir)] };
+export function openRepo(gitdir: string, lockKey: string, writeGitdir = gitdir): Repo {
+  return { gitdir, lockKey, objectGitdirs: [gitdir, ...alternateGitdirs(gitdir)], writeGitdir };
 }
 
 export const openProjectRepo = (projectId: string): Repo => openRepo(projectRepoPath(projectId), projectId);
 export const openWorkspaceRepo = (projectId: string, workspaceName: string): Repo =>
-  openRepo(workspaceRepoPath(projectId, workspaceName), projectId);
+  openRepo(workspaceRepoPath(projectId, workspaceName), projectId, projectRepoPath(projectId));
+
+/**
+ * A project's store is the pool its workspaces write into: it holds objects that only a
+ * workspace's refs reach, so git's gc there (`gc --auto` after a fetch or a push) must never prune
+ * unreachable objects. Every repository gets it (an import's staging repository becomes the project's).
+ */
+const NEVER_PRUNE = "[gc]\n\tpruneExpire = never\n";
+const pools = new Set<string>();
+
+/** Gives a repository made before pools existed the never-prune setting, once per process. */
+export function ensureObjectPool(gitdir: string): void {
+  if (pools.has(gitdir)) return;
+  const file = path.join(gitdir, "config");
+  if (!/pruneexpire\s*=\s*never/i.test(readTextIfPresent(file) ?? "")) fs.appendFileSync(file, NEVER_PRUNE);
+  pools.add(gitdir);
+}
+
+const LOOSE_OBJECT_DIR = /^[0-9a-f]{2}$/;
+
+/**
+ * Whether objects sit in the repository's own store (a push to a workspace lands there; in-process
+ * writes go to the pool): then the project may lack some of what the workspace's commits reach.
+ */
+export function holdsOwnObjects(repo: Repo): boolean {
+  const objectsDir = path.join(repo.gitdir, "objects");
+  const names = (dir: string) => {
+    try {
+      return fs.readdirSync(dir);
+    } catch {
+      return [];
+    }
+  };
+  return names(objectsDir).some((name) => LOOSE_OBJECT_DIR.test(name)) || names(path.join(objectsDir, "pack")).some((name) => name.endsWith(".pack"));
+}
 
 export const repoExists = (repo: Repo): boolean => fs.existsSync(path.join(repo.gitdir, "HEAD"));
 
@@ -43,7 +83,7 @@ function initBare(gitdir: string, defaultBranch: string, alternates?: string): v
     fs.mkdirSync(path.join(/*turbopackIgnore: true*/ gitdir, dir), { recursive: true });
   }
   fs.writeFileSync(path.join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`);
-  fs.writeFileSync(path.join(gitdir, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n");
+  fs.writeFileSync(path.join(gitdir, "config"), `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n${NEVER_PRUNE}`);
   fs.writeFileSync(path.join(gitdir, "description"), "svc-forge repository\n");
   if (alternates) fs.writeFileSync(path.join(gitdir, "objects", "info", "alternates"), `${alternates}\n`);
 }

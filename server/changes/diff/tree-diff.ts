@@ -1,4 +1,4 @@
-import { runGit, type Repo } from "@/server/git";
+import { readCommit, readTree, runGit, treeOrderKey, uniqueMergeBase, type Repo, type TreeEntry } from "@/server/git";
 
 export const GITLINK_MODE = "160000";
 
@@ -17,9 +17,54 @@ const ZERO = /^0{40}$/;
 /**
  * What `tip` changes since it forked from `base` (`git diff base...tip`: against their merge base,
  * so project commits the workspace lacks are not shown as reverted). Recursive, no rename
- * detection, one spawn.
+ * detection. Small diffs with one merge base are walked in-process (a spawn costs the server more
+ * than the whole walk); others take one git spawn.
  */
 export async function diffTrees(repo: Repo, base: string, tip: string): Promise<RawDiffEntry[]> {
+  const mergeBase = await uniqueMergeBase(repo, base, tip);
+  const entries = mergeBase ? await diffCommitsInProcess(repo, mergeBase, tip) : null;
+  return entries ?? diffTreesWithGit(repo, base, tip);
+}
+
+/** Above this many changed paths the in-process walk gives way to git. */
+export const IN_PROCESS_DIFF_FILES_MAX = 64;
+
+const TREE_MODE = "040000";
+const fileKind = (mode: string) => (mode === "120000" ? "link" : mode === GITLINK_MODE ? "gitlink" : "file");
+
+async function diffCommitsInProcess(repo: Repo, from: string, to: string): Promise<RawDiffEntry[] | null> {
+  const [a, b] = await Promise.all([readCommit(repo, from), readCommit(repo, to)]);
+  const out: RawDiffEntry[] = [];
+  return (await walkTrees(repo, a.tree, b.tree, "", out)) ? out : null;
+}
+
+/** `git diff-tree -r` of two trees into `out`, in git's order; false once it outgrows IN_PROCESS_DIFF_FILES_MAX. */
+async function walkTrees(repo: Repo, oldTree: string | null, newTree: string | null, prefix: string, out: RawDiffEntry[]): Promise<boolean> {
+  if (oldTree === newTree) return true;
+  const sorted = async (oid: string | null) =>
+    oid ? (await readTree(repo, oid)).map((entry) => ({ entry, key: treeOrderKey(entry) })).sort((x, y) => Buffer.compare(x.key, y.key)) : [];
+  const [olds, news] = await Promise.all([sorted(oldTree), sorted(newTree)]);
+  let i = 0;
+  let j = 0;
+  while (i < olds.length || j < news.length) {
+    const order = i >= olds.length ? 1 : j >= news.length ? -1 : Buffer.compare(olds[i].key, news[j].key);
+    const oldEntry = order <= 0 ? olds[i++].entry : null;
+    const newEntry = order >= 0 ? news[j++].entry : null;
+    const path = `${prefix}${(oldEntry ?? newEntry)!.path}`;
+    const isTree = (entry: TreeEntry | null) => entry?.mode === TREE_MODE;
+    if (isTree(oldEntry) || isTree(newEntry)) {
+      if (!(await walkTrees(repo, oldEntry?.oid ?? null, newEntry?.oid ?? null, `${path}/`, out))) return false;
+      continue;
+    }
+    if (oldEntry && newEntry && oldEntry.oid === newEntry.oid && oldEntry.mode === newEntry.mode) continue;
+    const status = !oldEntry ? "A" : !newEntry ? "D" : fileKind(oldEntry.mode) === fileKind(newEntry.mode) ? "M" : "T";
+    out.push({ path, status, oldMode: oldEntry?.mode ?? "000000", newMode: newEntry?.mode ?? "000000", oldOid: oldEntry?.oid ?? null, newOid: newEntry?.oid ?? null });
+    if (out.length > IN_PROCESS_DIFF_FILES_MAX) return false;
+  }
+  return true;
+}
+
+export async function diffTreesWithGit(repo: Repo, base: string, tip: string): Promise<RawDiffEntry[]> {
   const { stdout } = await runGit(["diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-abbrev", `${base}...${tip}`], { gitdir: repo.gitdir });
   const parts = stdout.split("\0");
   const entries: RawDiffEntry[] = [];
