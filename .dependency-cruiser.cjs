@@ -134,7 +134,7 @@ module.exports = {
       name: "client-stands-alone",
       severity: "error",
       comment: "client/ (the SDK and the CLI) speaks HTTP to the server; it imports none of its code.",
-      from: { path: "^client/" },
+      from: { path: "^(client|examples)/" },
       to: { path: "^(server|app|inngest|scripts)/|^[^/]+\\.(ts|tsx|mjs|js|json)$" },
     },
     {
