@@ -7,8 +7,6 @@ import { describe, expect, it } from "vitest";
 const readme = fs.readFileSync("README.md", "utf8");
 const documents = ["README.md", ...fs.readdirSync("docs").filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
 
-// Pages other engineers are writing beside this one (issue 26); drop each name once its file lands.
-
 describe("the README and docs/", () => {
   it("keep the README short: what it is, how to run it, the walkthrough, configuration, where to go next", () => {
     expect(readme.split("\n").length).toBeLessThanOrEqual(200);
