@@ -83,7 +83,9 @@ export async function watchChange(id: string, options: WatchChangeOptions): Prom
           last = event;
           if (event.id) lastId = event.id;
           options.onEvent?.(event);
-          if (FINAL.has(event.data.change.status) || options.until?.(event.data)) {
+          // A final state is not the end yet: transitions recorded with it (change.merged after the
+          // queue's change.dequeued) still follow, and the service closes the stream after the last.
+          if (options.until?.(event.data)) {
             await reader.cancel().catch(() => undefined);
             return event;
           }
@@ -92,7 +94,8 @@ export async function watchChange(id: string, options: WatchChangeOptions): Prom
     } catch (error) {
       if (options.signal?.aborted) throw error;
     }
-    // The stream ended without a final state (a dropped connection): resume where it stopped.
+    // The service ends the stream after merged or rejected; ended without a final state, the
+    // connection dropped: resume where it stopped.
     if (last && FINAL.has(last.data.change.status)) return last;
     await new Promise((resolve) => setTimeout(resolve, options.retryMs ?? 1000));
   }

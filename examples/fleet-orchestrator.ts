@@ -4,10 +4,10 @@
 //
 // The orchestrator (the project's owner, or an agent with write access) makes one workspace per
 // worker and mints one workspace key for it. Each worker, holding only its key, commits, opens a
-// change and waits on the change's event stream (no polling). The changes land (here the
-// orchestrator merges each accepted change as the owner; with the merge queue, `merge.autoQueue`
-// lands them instead), and every key ends revoked by the merge itself: the orchestrator revokes
-// nothing.
+// change and waits on the change's event stream (no polling). The changes land through the merge
+// queue (the orchestrator queues each one as the owner; a project whose policy says
+// `merge.autoQueue: true` needs not even that), and every key ends revoked by the merge itself: the
+// orchestrator revokes nothing.
 import { createSvcClient, projectParams, watchChange, type ChangeEvent, type SvcClient } from "../client/index";
 
 export interface FleetResult {
@@ -34,23 +34,15 @@ async function runWorker(baseUrl: string, key: string, projectId: string, projec
   return { changeId: opened.change.id, outcome, events };
 }
 
-/** The orchestrator's side: workspaces and keys out, outcomes in. `land` merges an accepted change. */
+/** The orchestrator's side: workspaces and keys out, outcomes in. `land` hands a change to whatever lands it (default: the queue). */
 export async function runFleet(options: { baseUrl: string; token: string; project: string; workers: number; fetch?: typeof fetch; land?: (svc: SvcClient, changeId: string) => Promise<void> }): Promise<FleetResult[]> {
   const { baseUrl, token } = options;
   const svc = createSvcClient({ baseUrl, token, fetch: options.fetch });
   const project = projectParams(options.project);
   const { id: projectId } = unwrap(await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: project } }));
-  const land =
-    options.land ??
-    (async (client: SvcClient, changeId: string) => {
-      const mergeOnce = () => client.POST("/api/changes/{id}/merge", { params: { path: { id: changeId }, query: { strategy: "merge", force: "false" } } });
-      const first = await mergeOnce();
-      if (first.data !== undefined) return;
-      // The previous worker's merge moved the default branch: evaluate against it, then merge.
-      if ((first.error as { code?: string } | undefined)?.code !== "STALE_BASE") unwrap(first);
-      unwrap(await client.POST("/api/changes/{id}/evaluate", { params: { path: { id: changeId } } }));
-      unwrap(await mergeOnce());
-    });
+  // "Merge when ready": the queue lands each change on the base it will really land on, in order,
+  // so no worker's change goes stale because another landed first.
+  const land = options.land ?? (async (client: SvcClient, changeId: string) => void unwrap(await client.POST("/api/changes/{id}/queue", { params: { path: { id: changeId } }, body: { strategy: "merge" } })));
 
   const handedOut = await Promise.all(
     Array.from({ length: options.workers }, async (_, worker) => {
@@ -61,7 +53,6 @@ export async function runFleet(options: { baseUrl: string; token: string; projec
   );
 
   const running = await Promise.all(handedOut.map((w) => runWorker(baseUrl, w.key, projectId, project, w.workspace, w.worker, options.fetch)));
-  // Merges one at a time: each moves the default branch, and the next is merged onto it.
   for (const { changeId } of running) await land(svc, changeId);
 
   const results: FleetResult[] = [];

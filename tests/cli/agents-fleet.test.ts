@@ -70,6 +70,7 @@ describe("examples/fleet-orchestrator.ts", { timeout: 180_000 }, () => {
     for (const result of results) {
       expect(result.outcome).toBe("merged");
       expect(result.events[0]).toBe("change.state");
+      expect(result.events).toContain("change.queued");
       expect(result.events.at(-1)).toBe("change.merged");
       expect(result.keyRevokedReason).toBe("merged");
     }
