@@ -12,7 +12,7 @@ import { startStubProvider, type StubProvider } from "@/tests/support/provider-s
 /**
  * The CLI (and so the SDK) against the production server (`node server.mjs` of a build of HEAD):
  * from the first user to a merged change and a clone, the README's walkthrough (dev login, a
- * session, a token), the server's log lines, and an import from the stub hosting provider.
+ * session, a token), the server's log lines (pages' too, written by server.mjs), and an import from the stub hosting provider.
  * SVC_E2E_APP=<dir> reuses a build made earlier (bench/.work/cli/app) instead of building HEAD again.
  */
 const ADMIN_KEY = "cli-admin-key";
@@ -32,7 +32,7 @@ function api(method: string, urlPath: string, headers: Record<string, string> = 
     const req = http.request({ host: "127.0.0.1", port, path: urlPath, method, agent: false, headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers } }, (res) => {
       let text = "";
       res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, json: text ? JSON.parse(text) : undefined }));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, json: text && /json/.test(res.headers["content-type"] ?? "") ? JSON.parse(text) : undefined }));
     });
     req.on("error", reject);
     req.end(payload);
@@ -153,6 +153,20 @@ describe("the svc-forge CLI against a running server", () => {
     const line = serverOutput.split("\n").find((entry) => entry.includes("cli-e2e-log-1"))!;
     expect(JSON.parse(line)).toMatchObject({ msg: "request", requestId: "cli-e2e-log-1", method: "GET", identity: "user", route: "/api/projects/{namespace}/{slug}/files", status: 200 });
     expect(serverOutput).not.toContain(token);
+  });
+
+  it("logs one line per web page, written once its status is known, and still one per API request", async () => {
+    const login = await api("GET", "/login");
+    const missing = await api("GET", "/no-such-page");
+    await api("GET", "/api/health", { "x-request-id": "cli-e2e-page-api" });
+    expect([login.status, missing.status]).toEqual([200, 404]);
+    const linesOf = (requestId: unknown) => serverOutput.split("\n").filter((entry) => entry.includes(`"requestId":"${requestId}"`)).map((entry) => JSON.parse(entry));
+    const ids = [login.headers["x-request-id"], missing.headers["x-request-id"], "cli-e2e-page-api"];
+    const deadline = Date.now() + 5000;
+    while (ids.some((id) => linesOf(id).length === 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(linesOf(login.headers["x-request-id"])).toEqual([expect.objectContaining({ msg: "request", method: "GET", route: "page", identity: "anonymous", status: 200, durationMs: expect.any(Number) })]);
+    expect(linesOf(missing.headers["x-request-id"])).toEqual([expect.objectContaining({ msg: "request", route: "page", status: 404 })]);
+    expect(linesOf("cli-e2e-page-api")).toEqual([expect.objectContaining({ route: "/api/health", status: 200 })]);
   });
 
   it("imports from the hosting provider and watches the import to its end: exit 0 when it completes, 1 when it fails", async () => {
