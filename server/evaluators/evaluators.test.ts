@@ -157,11 +157,11 @@ describe("webhook evaluator (real HTTP server on 127.0.0.1)", () => {
     delete process.env.ALLOW_PRIVATE_TARGETS;
     const stub = await startStubServer(() => ({ body: { verdict: "pass" } }));
     servers.push(stub);
-    // The check before connecting sees a public address; the lookup at connect time answers loopback.
+    // The check before connecting sees a public address (never connected to); the lookup at connect time answers loopback.
     const host = "rebind.svc.test";
     const realLookup = dns.promises.lookup;
     const early = vi.spyOn(dns.promises, "lookup").mockImplementation(((name: string, options: dns.LookupAllOptions) =>
-      name === host ? Promise.resolve([{ address: "203.0.113.7", family: 4 }]) : realLookup(name, options)) as typeof dns.promises.lookup);
+      name === host ? Promise.resolve([{ address: "8.8.8.8", family: 4 }]) : realLookup(name, options)) as typeof dns.promises.lookup);
     const late = vi.spyOn(dns, "lookup").mockImplementation(((_name: string, _options: unknown, callback: (e: null, entries: dns.LookupAddress[]) => void) =>
       callback(null, [{ address: "127.0.0.1", family: 4 }])) as unknown as typeof dns.lookup);
     try {
