@@ -8,3 +8,4 @@ export { promotedChangesMovedBy, pushPromotedTip, reevaluatePromotedChange } fro
 export { processQueue } from "./queue/process";
 export { queuesSettled, startQueueRunner, wakeQueue } from "./queue/runner";
 export { changePatch } from "./change-diff";
+export { patchHunks } from "./diff/hunks";

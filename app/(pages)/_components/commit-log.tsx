@@ -2,6 +2,7 @@ import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
 import { atLeast } from "../_lib/project";
 import { ProjectHeader } from "./project-header";
+import { CommitLink } from "./commit-link";
 import { TableHead } from "./table-head";
 import { RelativeTime } from "./relative-time";
 
@@ -26,7 +27,7 @@ export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: s
           {log.map((commit) => (
             <tr key={commit.sha}>
               <td>
-                <code>{commit.sha.slice(0, 12)}</code>
+                <CommitLink base={base} sha={commit.sha} />
               </td>
               <td>{commit.message.split("\n")[0]}</td>
               <td>{commit.author.name}</td>

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { CommitLink } from "./commit-link";
 import { actorLabel } from "../_lib/actor";
 import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
@@ -47,7 +48,7 @@ export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; 
         </div>
       </div>
       <p className="muted">
-        {listing.total} entries at <code>{listing.commit.slice(0, 12)}</code> ·{" "}
+        {listing.total} entries at <CommitLink base={base} sha={listing.commit} /> ·{" "}
         <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>History</Link>
       </p>
       <div className="scroll">
