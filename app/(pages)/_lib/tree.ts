@@ -19,3 +19,8 @@ export function rawUrl(base: string, ref: string, path: string): string {
 export function fileLinks(base: string, ref: string, path: string) {
   return { raw: rawUrl(base, ref, path), blame: pathUrl(base, "blame", ref, path), blob: pathUrl(base, "blob", ref, path), history: `${base}/commits/${encodeURIComponent(ref)}` };
 }
+
+/** The compare page of two refs: `/@ns/slug/compare/<base>...<head>`. */
+export function compareUrl(base: string, from: string, to: string): string {
+  return `${base}/compare/${encodeURIComponent(from)}...${encodeURIComponent(to)}`;
+}
