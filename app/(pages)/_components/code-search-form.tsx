@@ -1,7 +1,7 @@
 /** The code search box: a GET form to the project's search page. */
 export function CodeSearchForm({ base, gitRef, q = "", regex = false }: { base: string; gitRef: string; q?: string; regex?: boolean }) {
   return (
-    <form method="get" action={`${base}/search`} role="search" aria-label="Search the code">
+    <form method="get" action={`${base}/search`} role="search" aria-label="Code search">
       <input type="hidden" name="ref" value={gitRef} />
       <label htmlFor="code-search">Search the code</label>
       <input id="code-search" type="search" name="q" defaultValue={q} required maxLength={1000} />{" "}
