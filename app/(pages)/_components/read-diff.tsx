@@ -1,34 +1,33 @@
-import { patchHunks } from "@/server/api";
+import { patchHunks, type PageCaller } from "@/server/api";
 import { DiffFile } from "./diff-file";
 
-/** A file of the read API's diffs (commit, compare). */
-export interface ReadDiffFileData {
-  path: string;
-  previousPath: string | null;
-  status: "added" | "modified" | "deleted" | "renamed";
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  patch: string | null;
-  tooLarge: boolean;
-}
+type Totals = { files: number; additions: number; deletions: number };
+type ReadDiffFileData = Awaited<ReturnType<PageCaller["code"]["commit"]>>["files"][number];
 
 const NO_THREADS = new Map();
 const NO_ACTIONS = { addComment: async () => {}, setThreadResolved: async () => {} };
 
-/** The files of a commit's or a comparison's diff, with the change page's diff view (no comments). */
-export function ReadDiff({ files, pageUrl }: { files: ReadDiffFileData[]; pageUrl: string }) {
-  return files.map((file, index) => (
-    <DiffFile
-      key={file.path}
-      file={{ ...file, ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)) }}
-      index={index}
-      threads={NO_THREADS}
-      pageUrl={pageUrl}
-      canComment={false}
-      changeId=""
-      tipSha=""
-      actions={NO_ACTIONS}
-    />
-  ));
+/** The "Files changed" section of a commit or a comparison: the change page's diff view, without comments. */
+export function ReadDiff({ totals, files, pageUrl }: { totals: Totals; files: ReadDiffFileData[]; pageUrl: string }) {
+  return (
+    <section aria-labelledby="files">
+      <h2 id="files">
+        Files changed <span className="muted">({totals.files}, +{totals.additions} −{totals.deletions})</span>
+      </h2>
+      {totals.files > files.length && <p className="muted">The first {files.length} files are shown.</p>}
+      {files.map((file, index) => (
+        <DiffFile
+          key={file.path}
+          file={{ ...file, ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)) }}
+          index={index}
+          threads={NO_THREADS}
+          pageUrl={pageUrl}
+          canComment={false}
+          changeId=""
+          tipSha=""
+          actions={NO_ACTIONS}
+        />
+      ))}
+    </section>
+  );
 }

@@ -47,13 +47,7 @@ export default async function CommitPage({ params }: { params: Promise<Route> })
           </>
         )}
       </p>
-      <section aria-labelledby="files">
-        <h2 id="files">
-          Files changed <span className="muted">({totals.files}, +{totals.additions} −{totals.deletions})</span>
-        </h2>
-        {totals.files > files.length && <p className="muted">The first {files.length} files are shown.</p>}
-        <ReadDiff files={files} pageUrl={`${base}/commit/${commit.sha}?`} />
-      </section>
+      <ReadDiff totals={totals} files={files} pageUrl={`${base}/commit/${commit.sha}?`} />
     </>
   );
 }

@@ -48,13 +48,7 @@ export default async function ComparePage({ params }: { params: Promise<Route> }
           <CommitTable base={base} commits={commits} />
         )}
       </section>
-      <section aria-labelledby="files">
-        <h2 id="files">
-          Files changed <span className="muted">({totals.files}, +{totals.additions} −{totals.deletions})</span>
-        </h2>
-        {totals.files > files.length && <p className="muted">The first {files.length} files are shown.</p>}
-        <ReadDiff files={files} pageUrl={`${base}/compare?`} />
-      </section>
+      <ReadDiff totals={totals} files={files} pageUrl={`${base}/compare?`} />
     </>
   );
 }

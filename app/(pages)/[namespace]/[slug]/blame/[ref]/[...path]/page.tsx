@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Breadcrumbs } from "../../../../../_components/breadcrumbs";
-import { CodeLine } from "../../../../../_components/code-lines";
+import { NumberedLine } from "../../../../../_components/code-lines";
 import { CommitLink } from "../../../../../_components/commit-link";
 import { ProjectHeader } from "../../../../../_components/project-header";
 import { RelativeTime } from "../../../../../_components/relative-time";
@@ -49,7 +49,7 @@ export default async function BlamePage({ params }: { params: Promise<Route> }) 
                 lines.slice(range.startLine - 1, range.endLine).map((line, index) => {
                   const n = range.startLine + index;
                   return (
-                    <tr key={n} id={`L${n}`}>
+                    <NumberedLine key={n} n={n} text={line} segments={highlighted?.[n - 1]}>
                       <td className="blame-commit">
                         {index === 0 && (
                           <>
@@ -57,15 +57,7 @@ export default async function BlamePage({ params }: { params: Promise<Route> }) 
                           </>
                         )}
                       </td>
-                      <td className="num">
-                        <a href={`#L${n}`} tabIndex={-1}>
-                          {n}
-                        </a>
-                      </td>
-                      <td>
-                        <CodeLine text={line} segments={highlighted?.[n - 1]} />
-                      </td>
-                    </tr>
+                    </NumberedLine>
                   );
                 }),
               )}

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { BLOB_PAGE_LINES, CONTENT_VIEW_BYTES_MAX } from "@/server/limits";
 import { Breadcrumbs } from "../../../../../_components/breadcrumbs";
 import { CommitLink } from "../../../../../_components/commit-link";
-import { CodeLine } from "../../../../../_components/code-lines";
+import { NumberedLine } from "../../../../../_components/code-lines";
 import { LineRange } from "../../../../../_components/line-range";
 import { Markdown } from "../../../../../_components/markdown";
 import { Pager } from "../../../../../_components/pager";
@@ -70,18 +70,7 @@ export default async function BlobPage({ params, searchParams }: Props) {
               <tbody>
                 {lines.slice(first, first + BLOB_PAGE_LINES).map((line, index) => {
                   const n = first + index + 1;
-                  return (
-                    <tr key={n} id={`L${n}`}>
-                      <td className="num">
-                        <a href={`#L${n}`} tabIndex={-1}>
-                          {n}
-                        </a>
-                      </td>
-                      <td>
-                        <CodeLine text={line} segments={highlighted?.[n - 1]} />
-                      </td>
-                    </tr>
-                  );
+                  return <NumberedLine key={n} n={n} text={line} segments={highlighted?.[n - 1]} />;
                 })}
               </tbody>
             </table>
