@@ -10,3 +10,4 @@ export { handleBackupArchiveRequest, handleMetricsRequest, handleRestoreRequest 
 export { handleRateLimitedPage, rateLimitedPageFor } from "./rate-limited-page";
 export { traced } from "./request-log";
 export { handleArchiveRequest, handleChangeDiffRequest, handleRawRequest } from "./code-endpoints";
+export { patchHunks } from "@/server/changes";

@@ -9,3 +9,4 @@ export { processQueue } from "./queue/process";
 export { queuesSettled, startQueueRunner, wakeQueue } from "./queue/runner";
 export { changePatch } from "./change-diff";
 export { changeEventsResponse } from "./stream";
+export { patchHunks } from "./diff/hunks";

@@ -2,8 +2,7 @@ import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
 import { atLeast } from "../_lib/project";
 import { ProjectHeader } from "./project-header";
-import { TableHead } from "./table-head";
-import { RelativeTime } from "./relative-time";
+import { CommitTable } from "./commit-table";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
@@ -20,23 +19,7 @@ export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: s
       <h1>
         Commits on <code>{branch}</code>
       </h1>
-      <div className="scroll"><table aria-label="Commits">
-        <TableHead columns={["Commit", "Message", "Author", "Date"]} />
-        <tbody>
-          {log.map((commit) => (
-            <tr key={commit.sha}>
-              <td>
-                <code>{commit.sha.slice(0, 12)}</code>
-              </td>
-              <td>{commit.message.split("\n")[0]}</td>
-              <td>{commit.author.name}</td>
-              <td>
-                <RelativeTime iso={commit.author.date} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table></div>
+      <CommitTable base={base} commits={log} />
       {log.length === LOG_DEPTH && <p className="muted">The newest {LOG_DEPTH} commits are shown.</p>}
     </>
   );

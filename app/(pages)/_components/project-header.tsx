@@ -4,6 +4,7 @@ const TABS = [
   { key: "code", label: "Code", path: "" },
   { key: "commits", label: "Commits", path: "/commits" },
   { key: "changes", label: "Changes", path: "/changes" },
+  { key: "queue", label: "Queue", path: "/queue" },
   { key: "issues", label: "Issues", path: "/issues" },
   { key: "deployments", label: "Deployments", path: "/deployments" },
   { key: "settings", label: "Settings", path: "/settings" },

@@ -1,4 +1,6 @@
 import Link from "next/link";
+import { CodeSearchForm } from "./code-search-form";
+import { CommitLink } from "./commit-link";
 import { actorLabel } from "../_lib/actor";
 import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
@@ -45,10 +47,12 @@ export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; 
           <label htmlFor="clone-url">Clone URL</label>
           <input id="clone-url" readOnly value={project.remote} size={50} />
         </div>
+        {dir === "" && <CodeSearchForm base={base} gitRef={branch} />}
       </div>
       <p className="muted">
-        {listing.total} entries at <code>{listing.commit.slice(0, 12)}</code> ·{" "}
-        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>History</Link>
+        {listing.total} entries at <CommitLink base={base} sha={listing.commit} /> ·{" "}
+        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>History</Link> · <Link href={`${base}/branches`}>Branches</Link> ·{" "}
+        <Link href={`${base}/tags`}>Tags</Link>
       </p>
       <div className="scroll">
       <table aria-label="Files">

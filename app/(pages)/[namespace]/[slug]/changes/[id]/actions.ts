@@ -16,6 +16,16 @@ export async function mergeChange(form: FormData) {
   await write(backTo(form), (api) => api.changes.merge({ id, strategy: field(form, "strategy") === "squash" ? "squash" : "merge", force: field(form, "force") === "true" }));
 }
 
+/** "Merge when ready": the merge queue lands it once nothing blocks it. */
+export async function queueChange(form: FormData) {
+  const id = field(form, "changeId");
+  await write(backTo(form), (api) => api.changes.queue({ id, strategy: field(form, "strategy") === "squash" ? "squash" : "merge" }));
+}
+
+export async function unqueueChange(form: FormData) {
+  await write(backTo(form), (api) => api.changes.unqueue({ id: field(form, "changeId") }));
+}
+
 export async function revertChange(form: FormData) {
   await write(backTo(form), (api) => api.changes.revert({ id: field(form, "changeId") }));
 }

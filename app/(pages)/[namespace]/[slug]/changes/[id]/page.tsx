@@ -8,10 +8,11 @@ import { anchorKey, threadsOf, ThreadView, type Thread } from "../../../../_comp
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
 import { pageNumber } from "../../../../_lib/tree";
-import { addComment, evaluateChange, mergeChange, rejectChange, resolveConflict, revertChange, setThreadResolved, submitReview } from "./actions";
+import { addComment, evaluateChange, mergeChange, queueChange, rejectChange, unqueueChange, resolveConflict, revertChange, setThreadResolved, submitReview } from "./actions";
 import { mergeBlockers } from "../../../../_lib/merge-blockers";
 import { TableHead } from "../../../../_components/table-head";
 import { RelativeTime } from "../../../../_components/relative-time";
+import { CommitLink } from "../../../../_components/commit-link";
 import { projectTitle, segment } from "../../../../_lib/title";
 
 export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) => `Change ${segment(r.id).slice(0, 8)}`);
@@ -28,7 +29,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const { api, base, project, identity } = loaded;
   const id = decodeURIComponent(route.id);
   const page = pageNumber(query.page);
-  const { change, eval: evaluation, evalRuns } = await read(() => api.changes.get({ id }));
+  const { change, eval: evaluation, evalRuns, queue } = await read(() => api.changes.get({ id }));
   if (change.projectId !== project.id) notFound();
   const [diff, { reviews }, { comments }, { branches, defaultBranch }] = await Promise.all([
     api.changes.diff({ id, page }),
@@ -70,14 +71,19 @@ export default async function ChangePage({ params, searchParams }: Props) {
             from workspace <code>{change.workspace}</code>
           </>
         )}{" "}
-        · base <code>{change.baseSha.slice(0, 12)}</code> · tip <code>{change.tipSha.slice(0, 12)}</code>
+        · base <CommitLink base={base} sha={change.baseSha} /> · tip <CommitLink base={base} sha={change.tipSha} />
         {change.mergedSha && (
           <>
             {" "}
-            · merged as <code>{change.mergedSha.slice(0, 12)}</code>
+            · merged as <CommitLink base={base} sha={change.mergedSha} />
           </>
         )}
       </p>
+      {queue && (
+        <p className="notice" id="queue-state">
+          In the <Link href={`${base}/queue`}>merge queue</Link>: position {queue.position}, {queue.state}, queued <RelativeTime iso={queue.enqueuedAt} />.
+        </p>
+      )}
       <Flash query={query} />
 
       <section aria-labelledby="evaluation">
@@ -187,8 +193,18 @@ export default async function ChangePage({ params, searchParams }: Props) {
               </select>{" "}
               <button type="submit" className="primary">
                 Merge
+              </button>{" "}
+              <button type="submit" formAction={queueChange} disabled={queue !== null}>
+                Merge when ready
               </button>
             </form>
+            {queue && (
+              <form action={unqueueChange}>
+                <input type="hidden" name="changeId" value={change.id} />
+                <input type="hidden" name="back" value={pageUrl} />
+                <button type="submit">Leave the queue</button>
+              </form>
+            )}
             <form action={evaluateChange}>
               <input type="hidden" name="changeId" value={change.id} />
               <input type="hidden" name="back" value={pageUrl} />
@@ -233,7 +249,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
       )}
       {change.revertedSha && (
         <p className="notice">
-          Reverted as <code>{change.revertedSha.slice(0, 12)}</code> <RelativeTime iso={change.revertedAt} />.
+          Reverted as <CommitLink base={base} sha={change.revertedSha} /> <RelativeTime iso={change.revertedAt} />.
         </p>
       )}
 

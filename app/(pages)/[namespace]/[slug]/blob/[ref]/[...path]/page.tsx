@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { BLOB_PAGE_LINES, CONTENT_VIEW_BYTES_MAX } from "@/server/limits";
 import { Breadcrumbs } from "../../../../../_components/breadcrumbs";
-import { CodeLine } from "../../../../../_components/code-lines";
+import { CommitLink } from "../../../../../_components/commit-link";
+import { NumberedLine } from "../../../../../_components/code-lines";
 import { LineRange } from "../../../../../_components/line-range";
 import { Markdown } from "../../../../../_components/markdown";
 import { Pager } from "../../../../../_components/pager";
@@ -9,7 +10,7 @@ import { ProjectHeader } from "../../../../../_components/project-header";
 import { highlightLines } from "../../../../../_lib/highlight";
 import { atLeast, loadProject, projectAddress, type ProjectRouteParams } from "../../../../../_lib/project";
 import { read } from "../../../../../_lib/session";
-import { pageNumber, pathUrl } from "../../../../../_lib/tree";
+import { fileLinks, pageNumber, pathUrl } from "../../../../../_lib/tree";
 
 type Route = ProjectRouteParams & { ref: string; path: string[] };
 type Props = { params: Promise<Route>; searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -45,6 +46,7 @@ export default async function BlobPage({ params, searchParams }: Props) {
   const first = (page - 1) * BLOB_PAGE_LINES;
   const dir = path.split("/").slice(0, -1).join("/");
   const self = pathUrl(base, "blob", ref, path);
+  const links = fileLinks(base, ref, path);
   return (
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={atLeast(loaded.level, "write")} />
@@ -52,8 +54,8 @@ export default async function BlobPage({ params, searchParams }: Props) {
         <Breadcrumbs base={base} slug={slug} gitRef={ref} path={path} />
       </h1>
       <p className="muted">
-        At <code>{ref}</code> (<code>{file.commit.slice(0, 12)}</code>)
-        {file.kind === "content" && <> · {lines.length} lines</>} · <Link href={`${base}/commits/${encodeURIComponent(ref)}`}>History</Link>
+        At <code>{ref}</code> (<CommitLink base={base} sha={file.commit} />)
+        {file.kind === "content" && <> · {lines.length} lines</>} · <a href={links.raw}>Raw</a> · <Link href={links.blame}>Blame</Link> · <Link href={links.history}>History</Link>
         {isMarkdown(path) && file.kind === "content" && <> · {rendered ? <Link href={`${self}?plain=1`}>Source</Link> : <Link href={self}>Rendered</Link>}</>}
       </p>
       {file.kind === "binary" && <p className="notice">This is a binary file; it is not shown.</p>}
@@ -68,18 +70,7 @@ export default async function BlobPage({ params, searchParams }: Props) {
               <tbody>
                 {lines.slice(first, first + BLOB_PAGE_LINES).map((line, index) => {
                   const n = first + index + 1;
-                  return (
-                    <tr key={n} id={`L${n}`}>
-                      <td className="num">
-                        <a href={`#L${n}`} tabIndex={-1}>
-                          {n}
-                        </a>
-                      </td>
-                      <td>
-                        <CodeLine text={line} segments={highlighted?.[n - 1]} />
-                      </td>
-                    </tr>
-                  );
+                  return <NumberedLine key={n} n={n} text={line} segments={highlighted?.[n - 1]} />;
                 })}
               </tbody>
             </table>
