@@ -125,6 +125,7 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/projects/{namespace}/{slug}/permission": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/permission") }) },
   "GET /api/projects/{namespace}/{slug}/changes": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/changes") }) },
   "GET /api/projects/{projectId}/changes": { kind: "public", need: "read", request: (f) => ({ path: `/api/projects/${f.project.id}/changes` }) },
+  "GET /api/projects/{namespace}/{slug}/queue": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/queue") }) },
   "POST /api/projects/{namespace}/{slug}/changes/merge-batch": {
     kind: "user",
     need: "write",
@@ -231,6 +232,9 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "POST /api/projects/{projectId}/changes": { coveredBy: "tests/changes/changes.test.ts" },
   "POST /api/changes/{id}/evaluate": { coveredBy: "tests/changes/changes.test.ts (writers; the change's state decides)" },
   "POST /api/changes/{id}/merge": { coveredBy: "tests/changes/merge.test.ts and tests/access/project-access.test.ts" },
+  "POST /api/changes/{id}/queue": { coveredBy: "tests/changes/queue.test.ts (writers with a user identity, as merge; the change's state decides)" },
+  "DELETE /api/changes/{id}/queue": { coveredBy: "tests/changes/queue.test.ts" },
+  "POST /api/changes/{id}/queue/delete": { coveredBy: "tests/changes/queue.test.ts (the form alias)" },
   "POST /api/changes/{id}/reject": { coveredBy: "tests/changes/revert.test.ts" },
   "POST /api/changes/{id}/revert": { coveredBy: "tests/changes/revert.test.ts" },
   "POST /api/changes/{id}/comments/{commentId}/resolve": { coveredBy: "tests/changes/reviews-comments.test.ts (writers or the comment's author)" },
