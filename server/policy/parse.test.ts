@@ -9,7 +9,7 @@ describe("parsePolicy", () => {
       ok: true,
       policy: {
         requiredApprovals: 0,
-        merge: { allowForce: false, requireFreshBase: true },
+        merge: { allowForce: false, requireFreshBase: true, autoQueue: false },
         protection: { locked: false, allowDirectPush: true },
         evaluators: { secretScan: { allowPaths: [] } },
         deploys: [],
@@ -25,7 +25,7 @@ describe("parsePolicy", () => {
   it("reads every key", () => {
     const result = parsePolicy(`
 requiredApprovals: 2
-merge: { allowForce: true, requireFreshBase: false }
+merge: { allowForce: true, requireFreshBase: false, autoQueue: true }
 protection:
   locked: true
   allowDirectPush: false
@@ -42,7 +42,7 @@ deploys:
 `);
     if (!result.ok) throw new Error(result.error);
     expect(result.policy.requiredApprovals).toBe(2);
-    expect(result.policy.merge).toEqual({ allowForce: true, requireFreshBase: false });
+    expect(result.policy.merge).toEqual({ allowForce: true, requireFreshBase: false, autoQueue: true });
     expect(result.policy.protection).toEqual({ locked: true, allowDirectPush: false });
     expect(result.policy.evaluators.diff).toEqual({ maxFiles: 10, maxLines: 100, forbiddenPaths: ["secrets/**"] });
     expect(result.policy.evaluators.webhook).toEqual({ url: "https://ci.example.com/hook", timeoutMs: 2000 });

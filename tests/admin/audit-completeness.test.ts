@@ -56,6 +56,10 @@ async function driveEveryAuditedOperation() {
   await ok(call("PUT", `/api/projects/${project.path}/secrets/API_KEY`, { ...as, body: { value: "v" } }), 201);
   await ok(call("DELETE", `/api/projects/${project.path}/secrets/API_KEY`, as));
 
+  await ok(call("POST", `/api/workspaces/${project.path}/workspaces`, { ...as, body: { name: "keyed" } }), 201);
+  const minted = await ok(call("POST", `/api/workspaces/${project.path}/workspaces/keyed/keys`, { ...as, body: {} }), 201);
+  await ok(call("DELETE", `/api/workspace-keys/${minted.key.id}`, as));
+
   const { change } = await changeWith(owner.token, project, { "f.txt": "x\n" });
   expect((await merge(owner.token, change.id)).status).toBe(200);
   const pending = (await deploymentRows(project.id)).find((row) => row.status === "pending_approval")!;
