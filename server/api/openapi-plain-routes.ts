@@ -20,6 +20,7 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
       parameters: projectPath,
       responses: {
         "200": { description: "`data: <JSON>` every 2 seconds", content: { "text/event-stream": { schema: { type: "string" } } } },
+        "400": error("Bad request (a path segment with NUL or malformed encoding). Codes: VALIDATION_ERROR"),
         "401": error("Unauthorized"),
         "403": error("Forbidden"),
         "404": error("Not found"),

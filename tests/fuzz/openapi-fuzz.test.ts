@@ -145,7 +145,7 @@ describe("fuzzing every operation of the OpenAPI document", () => {
     }
     console.log(`[fuzz] ${[...statuses.values()].reduce((a, b) => a + b, 0)} requests over ${operations.length} operations and methods:`, Object.fromEntries(statuses));
     expect(failures).toEqual([]);
-    expect(conformance.findings(), "statuses the document does not list").toEqual([]);
+    expect(conformance.findings(), `statuses the document does not list: ${JSON.stringify(conformance.findings())}`).toEqual([]);
     const [namespace, slug] = [world.real.namespace[0], world.real.slug[0]];
     for (const read of ["", "/files", "/changes", "/issues"]) {
       const res = await call("GET", `/api/projects/${namespace}/${slug}${read}`, { token: world.readerToken });
