@@ -58,7 +58,11 @@ export async function registerClient(body: unknown): Promise<OAuthClientInformat
   };
 }
 
+/** The shape of the ids this server issues (`svc_client_` and 16 random bytes in base64url). */
+const CLIENT_ID = /^svc_client_[A-Za-z0-9_-]{22}$/;
+
+/** The registered client, or undefined for anything that is not one of our ids (a NUL never reaches the database). */
 export async function findClient(clientId: unknown): Promise<RegisteredClient | undefined> {
-  if (typeof clientId !== "string" || clientId.length === 0 || clientId.length > 200) return undefined;
+  if (typeof clientId !== "string" || !CLIENT_ID.test(clientId)) return undefined;
   return (await (await db()).oAuthClient.findUnique({ where: { clientId } })) ?? undefined;
 }

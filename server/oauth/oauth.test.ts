@@ -259,6 +259,9 @@ describe("token endpoint", () => {
     const unknown = await token({ grant_type: "authorization_code", code: second, code_verifier: verifier, redirect_uri: REDIRECT, client_id: "nobody" });
     expect(unknown.status).toBe(401);
     expect(unknown.body.error).toBe("invalid_client");
+    // A NUL in the id is no client either (it never reaches the database, which would refuse it with a 500).
+    const nul = await token({ grant_type: "authorization_code", code: second, code_verifier: verifier, redirect_uri: REDIRECT, client_id: "a\u0000b" });
+    expect(nul.status).toBe(401);
     const password = await token({ grant_type: "password", client_id: clientId });
     expect(password.body.error).toBe("unsupported_grant_type");
   });

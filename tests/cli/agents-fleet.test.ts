@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startInvalidationListener } from "@/server/db";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
@@ -12,7 +13,7 @@ import { runFleet } from "@/examples/fleet-orchestrator";
  * The agents' side of the API over real HTTP (a server on 127.0.0.1 in front of the route
  * handlers): `svc-forge change watch` as a child process, and examples/fleet-orchestrator.ts.
  */
-useTestEnvironment();
+const env = useTestEnvironment();
 const http = useGitServer();
 
 function watch(changeId: string, token: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -62,6 +63,16 @@ describe("svc-forge change watch", { timeout: 180_000 }, () => {
 });
 
 describe("examples/fleet-orchestrator.ts", { timeout: 180_000 }, () => {
+  // The queue lands changes in the background, outside any request: on PostgreSQL their transitions
+  // reach the open streams through the database's channel, which the server's start-up listens on.
+  let listener: Awaited<ReturnType<typeof startInvalidationListener>>;
+  beforeAll(async () => {
+    listener = await startInvalidationListener(env.databaseUrl);
+  });
+  afterAll(async () => {
+    await listener?.stop();
+  });
+
   it("every worker's change lands through its own key, and every key ends revoked by its merge", async () => {
     const owner = await createTestUser();
     const project = await projectWith(owner.token, { "README.md": "hi\n" });
