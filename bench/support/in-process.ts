@@ -5,9 +5,14 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
+// What the server's start-up does before it serves: the areas acting on branch moves subscribe
+// (on first use, like every module of the app).
+let subscribed: Promise<void> | undefined;
+
 /** One REST call through the app's route handlers; anything but the expected status stops the run. */
 export async function rest(method: string, url: string, token: string | undefined, body: unknown, expected: number, headers: Record<string, string> = {}) {
   const { call } = await import("@/tests/support/http");
+  await (subscribed ??= import("@/server/runtime/subscribers").then(({ registerBranchMoveSubscribers }) => registerBranchMoveSubscribers()));
   const res = await call(method, url, { token, body, headers });
   if (res.status !== expected) throw new Error(`${method} ${url}: ${res.status} ${res.text}`);
   return res.body;
