@@ -7,6 +7,7 @@ export { HOST_VERDICT_EVENT, publishHostVerdict } from "./host-pr";
 export { promotedChangesMovedBy, pushPromotedTip, reevaluatePromotedChange } from "./promoted-follow";
 export { processQueue } from "./queue/process";
 export { queuesSettled, startQueueRunner, wakeQueue } from "./queue/runner";
+export { wakeQueueOnMove } from "./queue/move-hook";
 export { changePatch } from "./change-diff";
 export { changeEventsResponse } from "./stream";
 export { patchHunks } from "./diff/hunks";

@@ -1,3 +1,4 @@
+import { wakeQueueOnMove } from "@/server/changes";
 import { requestDeploymentsOnMove } from "@/server/deployments";
 import { onBranchMove } from "@/server/git";
 import { closeLinkedIssuesOnMove } from "@/server/issues";
@@ -11,4 +12,5 @@ import { closeLinkedIssuesOnMove } from "@/server/issues";
 export function registerBranchMoveSubscribers(): void {
   onBranchMove(requestDeploymentsOnMove);
   onBranchMove(closeLinkedIssuesOnMove);
+  onBranchMove(wakeQueueOnMove);
 }

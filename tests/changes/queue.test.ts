@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { processQueue, queuesSettled, wakeQueue } from "@/server/changes";
 import { advanceProject, changeWith, commitTo, createAgentFor, eventsOf, POLICY, projectWith, propose, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
-import { branchRef, headBranch, openProjectRepo, openWorkspaceRepo, readRef } from "@/server/git";
+import { branchRef, headBranch, moveBranch, openProjectRepo, openWorkspaceRepo, readRef } from "@/server/git";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
@@ -18,12 +18,16 @@ const LOCKED = "protection:\n  locked: true\n";
 const queue = (token: string, id: string, body: Record<string, unknown> = {}) => call("POST", `/api/changes/${id}/queue`, { token, body });
 const queueOf = (token: string, project: TestProject) => call("GET", `/api/projects/${project.path}/queue`, { token });
 
-/** A project whose queue holds still (the branch is locked) until `release` lifts the lock and runs it. */
+/**
+ * A project whose queue holds still (the branch is locked) until `release` lifts the lock and wakes
+ * it. Waking (not calling the processor) matters: a run the routes started may still hold the
+ * project's turn with the locked policy read, and a wake-up is what makes it go round again.
+ */
 async function heldProject(token: string, policy = "", files: Record<string, string> = {}) {
   const project = await projectWith(token, { "README.md": "hi\n", ...files, [POLICY]: `${LOCKED}${policy}` });
   const release = async () => {
     await advanceProject(project, { [POLICY]: policy || "requiredApprovals: 0\n" });
-    await processQueue(project.id);
+    wakeQueue(project.id);
     await queuesSettled();
   };
   return { project, release };
@@ -180,6 +184,33 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     expect(review.status, review.text).toBe(201);
     await queuesSettled();
     expect(await statusOf(id)).toBe("merged");
+  });
+
+  it("wakes by itself: a queued change lands once approved, and a held queue runs when the branch moves through the door", async () => {
+    const alice = await createTestUser();
+    const bob = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n", [POLICY]: "requiredApprovals: 1\n" });
+    await grantCollaborator(project.id, bob.id, "write");
+    const approved = (await changeWith(alice.token, project, { "a.txt": "a\n" })).change.id;
+    expect((await queue(alice.token, approved)).status).toBe(202);
+    await queuesSettled();
+    expect(await statusOf(approved)).toBe("accepted");
+    expect((await call("POST", `/api/changes/${approved}/reviews`, { token: bob.token, body: { verdict: "approve" } })).status).toBe(201);
+    await queuesSettled();
+    expect(await statusOf(approved)).toBe("merged");
+
+    const { project: held } = await heldProject(alice.token);
+    const waiting = (await changeWith(alice.token, held, { "w.txt": "w\n" })).change.id;
+    await queue(alice.token, waiting);
+    await queuesSettled();
+    const repo = openProjectRepo(held.id);
+    const before = readRef(repo, branchRef("main"))!;
+    const unlocked = await advanceProject(held, { [POLICY]: "requiredApprovals: 0\n" });
+    execFileSync("git", ["--git-dir", repo.gitdir, "update-ref", branchRef("main"), before]);
+    expect(await statusOf(waiting)).toBe("accepted");
+    await moveBranch(repo, { project: { id: held.id, defaultBranch: "main" }, workspace: null, ref: branchRef("main"), from: before, to: unlocked, actor: `user:${alice.id}`, cause: "push", changeIds: [] });
+    await queuesSettled();
+    expect(await statusOf(waiting)).toBe("merged");
   });
 
   it("a processor that stopped mid-batch loses and duplicates nothing; two processors on one database land each entry once", async () => {

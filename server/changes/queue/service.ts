@@ -80,13 +80,15 @@ export async function queueOfChange(changeId: string) {
 }
 
 /**
- * Under `merge.autoQueue: true`, a change that is accepted or approved and passes the approval
- * gate (agents' changes included: `requiredApprovals` still applies) enters the queue as if the
- * project's owner queued it. Call after the change's state changed (created, re-evaluated,
- * reviewed; a caller that just evaluated it passes the head and policy it read); anything else
- * leaves it where it is.
+ * Call after a change's state changed (created, re-evaluated, reviewed; a caller that just
+ * evaluated it passes the head and policy it read). A queued change wakes its queue (an approval
+ * may be what it waited for; a failed re-evaluation makes it leave). Otherwise, under
+ * `merge.autoQueue: true`, a change that is accepted or approved and passes the approval gate
+ * (agents' changes included: `requiredApprovals` still applies) enters the queue as if the
+ * project's owner queued it; anything else leaves it where it is.
  */
 export async function autoQueue(project: Project, change: Change, known?: { head: string; policy: PolicyResult }): Promise<void> {
+  if (await (await db()).queueEntry.findUnique({ where: { changeId: change.id }, select: { id: true } })) return wakeQueue(project.id);
   if (change.status !== "accepted" && change.status !== "approved") return;
   const enqueuedById = project.ownerUserId ?? change.authorId;
   if (!enqueuedById) return;
