@@ -27,6 +27,10 @@ const USAGE = `svc-forge <command>
   change review ID --verdict approve|request_changes|comment [--comment TEXT]
   change merge ID [--strategy merge|squash] [--force]
   change watch ID                         each transition on stderr until merged (exit 0), rejected or needs_changes (exit 1)
+  change queue ID [--strategy merge|squash]
+                                         merge when ready: the project's merge queue lands it (its position)
+  change dequeue ID                      take it out of the queue
+  queue list @ns/slug                    the project's queue in landing order
   issue list @ns/slug [--status open|closed]
   issue open @ns/slug --title TITLE [--body BODY]
   import start @ns/slug --url URL [--branch BRANCH] [--public]
@@ -157,6 +161,17 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
           params: { path: { id: need(rest[0], "ID") }, query: { strategy: (values.strategy as "merge" | "squash" | undefined) ?? "merge", force: values.force ? "true" : "false" } },
         }),
       );
+    case "change queue":
+      return unwrap(
+        await svc.POST("/api/changes/{id}/queue", {
+          params: { path: { id: need(rest[0], "ID") } },
+          body: { strategy: (values.strategy as "merge" | "squash" | undefined) ?? "merge" },
+        }),
+      );
+    case "change dequeue":
+      return unwrap(await svc.DELETE("/api/changes/{id}/queue", { params: { path: { id: need(rest[0], "ID") } } }));
+    case "queue list":
+      return unwrap(await svc.GET("/api/projects/{namespace}/{slug}/queue", project()));
     case "change watch": {
       const final = await watchChange(need(rest[0], "ID"), {
         baseUrl: config.url,

@@ -120,6 +120,16 @@ describe("the svc-forge CLI against a running server", () => {
     expect(cli(["change", "merge", id]).json).toMatchObject({ merged: true, changeId: id, strategy: "merge" });
     expect(cli(["change", "list", "@carol/demo", "--status", "merged"]).json.changes.map((c: { id: string }) => c.id)).toEqual([id]);
 
+    // Merge when ready: the server's queue lands it; `change watch` exits 0 at the merge.
+    fs.writeFileSync(path.join(work, "queued.txt"), "through the queue\n");
+    expect(cli(["workspace", "commit", "ws1", "--project", "@carol/demo", "-m", "add queued", "queued.txt"]).status).toBe(0);
+    const next = cli(["change", "open", "@carol/demo", "--workspace", "ws1"]).json.change.id;
+    expect(cli(["change", "queue", next]).json).toMatchObject({ queued: true, changeId: next });
+    expect(cli(["change", "watch", next]).status).toBe(0);
+    expect(cli(["queue", "list", "@carol/demo"]).json).toEqual({ entries: [], mergedLastHour: 2 });
+    const notQueued = cli(["change", "dequeue", next]);
+    expect([notQueued.status, notQueued.stderr]).toEqual([1, expect.stringContaining("404")]);
+
     expect(cli(["clone", "@carol/demo", "demo-clone"]).status).toBe(0);
     expect(fs.readFileSync(path.join(work, "demo-clone/hello.txt"), "utf8")).toBe("hello from the CLI\n");
     expect(fs.readFileSync(path.join(work, "demo-clone/.git/config"), "utf8")).not.toContain(token);
