@@ -67,12 +67,6 @@ const env = {
 const proxy = INSTANCES > 1 ? await startRoundRobinProxy(ports) : null;
 const PORT = proxy?.port ?? BASE_PORT;
 const servers = [];
-// One at a time: concurrent start-ups would race to apply the migrations to the one database.
-for (const port of ports) {
-  const server = startNext(app, port, { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` });
-  servers.push(server);
-  await waitForServer(port, server, "/api/health");
-}
 
 const counters = { status5xx: 0, staleBase: 0, reevaluations: 0, mergeConflicts: 0, otherFailures: 0 };
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: AGENTS * 2 + 8 });
@@ -143,6 +137,12 @@ function landedByStream(changeId, token, until) {
 const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
 
 try {
+  // One at a time: concurrent start-ups would race to apply the migrations to the one database.
+  for (const port of ports) {
+    const server = startNext(app, port, { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` });
+    servers.push(server);
+    await waitForServer(port, server, "/api/health", 300_000);
+  }
   const owner = await ok("POST", "/api/admin/users", null, { username: "fleet-owner" });
   const policy = MODE === "autoQueue" ? "merge:\n  autoQueue: true\n" : "merge:\n  requireFreshBase: true\n";
   const project = await ok("POST", "/api/projects", owner.token, { name: "fleet", visibility: "private", files: { "README.md": "fleet\n", ".svc/policy.yml": policy } });

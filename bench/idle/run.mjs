@@ -36,7 +36,7 @@ async function ok(method, url, token, body) {
 
 const server = startNext(app, PORT, { DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, BASE_URL: `http://127.0.0.1:${PORT}`, LOG_LEVEL: "warn" });
 try {
-  await waitForServer(PORT, server, "/api/health");
+  await waitForServer(PORT, server, "/api/health", 300_000);
   const owner = await ok("POST", "/api/admin/users", null, { username: "idle-owner" });
   const project = await ok("POST", "/api/projects", owner.token, { name: "idle", files: { "README.md": "idle\n", ".svc/policy.yml": "merge:\n  autoQueue: true\n" } });
   const { token } = await ok("POST", "/api/agents", owner.token, { name: "idle-agent", model: "bench" });
