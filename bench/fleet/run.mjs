@@ -68,11 +68,16 @@ const proxy = INSTANCES > 1 ? await startRoundRobinProxy(ports) : null;
 const PORT = proxy?.port ?? BASE_PORT;
 const servers = [];
 
-const counters = { status5xx: 0, staleBase: 0, reevaluations: 0, mergeConflicts: 0, otherFailures: 0 };
-const keepAlive = new http.Agent({ keepAlive: true, maxSockets: AGENTS * 2 + 8 });
+const counters = { status5xx: 0, staleBase: 0, reevaluations: 0, mergeConflicts: 0, otherFailures: 0, networkErrors: 0 };
 async function api(method, url, token, body) {
   const headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }) };
-  const res = await request(PORT, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), agent: keepAlive });
+  let res;
+  try {
+    res = await request(PORT, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    counters.networkErrors++;
+    return { status: 0, body: null };
+  }
   if (res.status >= 500) counters.status5xx++;
   let json = null;
   try {
@@ -263,9 +268,8 @@ try {
       2,
     ),
   );
-  if (counters.status5xx > 0) process.exitCode = 1;
+  if (counters.status5xx > 0 || counters.networkErrors > 0) process.exitCode = 1;
 } finally {
-  keepAlive.destroy();
   await Promise.all(servers.map(stopProcess));
   await proxy?.close();
   postgres?.stop();
