@@ -62,6 +62,7 @@ const env = {
   RATE_LIMIT_PER_MINUTE: "100000000",
   LOG_LEVEL: "warn",
   SECRET_KEY: "bench-fleet-secret-key-of-at-least-32-chars",
+  AUTH_SECRET: "bench-fleet-auth-secret-shared-by-every-instance",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOS_DIR: path.join(dataDir, "repos") } : {}),
 };
 const proxy = INSTANCES > 1 ? await startRoundRobinProxy(ports) : null;
