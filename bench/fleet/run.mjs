@@ -165,7 +165,10 @@ try {
   await ok("POST", `/api/workspaces/${agents[0].workspace}/commit`, agents[0].token, { projectId, message: "warm-up", files: { "warm-up.txt": "w\n" } });
   const warm = await ok("POST", `/api/projects/${projectPath}/changes`, agents[0].token, { workspace: agents[0].workspace });
   if (MODE === "owner") await ok("POST", `/api/changes/${warm.change.id}/merge`, owner.token);
-  else if (!(await landedByStream(warm.change.id, agents[0].token, performance.now() + 60_000))) throw new Error("the warm-up change did not land");
+  else if (!(await landedByStream(warm.change.id, agents[0].token, performance.now() + 60_000))) {
+    const { body } = await api("GET", `/api/changes/${warm.change.id}`, agents[0].token);
+    throw new Error(`the warm-up change's stream did not end with its merge in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}`);
+  }
 
   const landed = []; // {latency: commit -> merged ms, at: ms since start}
   const steps = { commit: [], open: [], land: [] };
