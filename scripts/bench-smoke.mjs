@@ -14,6 +14,7 @@ const onBuild = [
   ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", app],
   ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", app],
   ["node", "bench/fleet/run.mjs", "--agents", "2", "--seconds", "3", "--plumbing-cycles", "2", "--app", app],
+  ["node", "bench/idle/run.mjs", "--seconds", "2", "--settle", "0", "--app", app],
 ];
 const runs = [
   usersMe,

@@ -1,26 +1,34 @@
 // A fleet of agents of one owner on one project, against the production server (`node server.mjs`
-// of a build of HEAD, embedded PGlite unless DATABASE_URL is set). Each agent loops: commit 3 new
-// files to its own workspace, open a change, wait until it has landed. Who lands it:
+// of a build of HEAD; embedded PGlite, or PostgreSQL with --instances > 1 / --postgres / DATABASE_URL).
+// Each agent loops: commit 3 new files to its own workspace, open a change, wait until it has
+// landed (the change's event stream, GET /api/changes/{id}/events, ends when it merges). Who lands it:
+//   --mode autoQueue  (default) the policy has `merge.autoQueue: true` and the merge queue lands it;
 //   --mode owner      the owner merges each change as it opens (one merger, FIFO); on STALE_BASE
-//                     it re-evaluates the change and merges again (what a person or bot does today);
-//   --mode autoQueue  the policy has `merge.autoQueue: true` and the queue lands it (needs the queue).
-// Reports changes landed per second, commit -> merged p50/p99, 5xx and STALE_BASE counts, and the
-// git plumbing cycle (hash-object, update-index, write-tree, commit-tree, update-ref, diff-tree,
-// merge-tree --write-tree, commit-tree, update-ref) timed in the same invocation as the baseline.
-// Usage: node bench/fleet/run.mjs [--agents 10] [--seconds 30] [--mode owner|autoQueue]
-//                                 [--app <built copy> | --skip-build] [--port 3931]
+//                     it re-evaluates the change and merges again (what a person or bot did before the queue).
+// With --instances N (N > 1 needs PostgreSQL: a throwaway cluster is started unless DATABASE_URL is
+// set) N servers share one database and one REPOS_DIR behind a round-robin proxy (bench/support).
+// Reports changes landed per second (in the run's window), commit -> merged p50/p99, changes opened
+// before the end that had not merged 30 s after it, STALE_BASE answers, 5xx, and the git plumbing
+// cycle (hash-object, update-index, write-tree, commit-tree, update-ref, diff-tree, merge-tree
+// --write-tree, commit-tree, update-ref) timed in the same invocation as the baseline.
+// Usage: node bench/fleet/run.mjs [--agents 10] [--seconds 60] [--mode autoQueue|owner] [--instances 1]
+//                                 [--postgres] [--app <built copy> | --skip-build] [--port 3931]
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { buildAppCopy, request, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
+import { buildAppCopy, request, root, startNext, startRoundRobinProxy, stopProcess, usage, waitForServer } from "../support/next-app.mjs";
 import { plumbingCycles } from "../support/plumbing.mjs";
+import { startPostgres } from "../support/postgres.mjs";
 
 const { values } = parseArgs({
   options: {
     agents: { type: "string", default: "10" },
-    seconds: { type: "string", default: "30" },
-    mode: { type: "string", default: "owner" },
+    seconds: { type: "string", default: "60" },
+    mode: { type: "string", default: "autoQueue" },
+    instances: { type: "string", default: "1" },
+    postgres: { type: "boolean", default: false },
     app: { type: "string" },
     "skip-build": { type: "boolean", default: false },
     port: { type: "string", default: "3931" },
@@ -30,21 +38,47 @@ const { values } = parseArgs({
 const AGENTS = Number(values.agents);
 const SECONDS = Number(values.seconds);
 const MODE = values.mode;
-const PORT = Number(values.port);
-if (!["owner", "autoQueue"].includes(MODE)) throw new Error(`--mode is owner or autoQueue, not ${MODE}`);
+const INSTANCES = Number(values.instances);
+/** How long after the end a change opened before it may take to merge and still count. */
+const DRAIN_MS = 30_000;
+if (!["owner", "autoQueue"].includes(MODE)) throw new Error(`--mode is autoQueue or owner, not ${MODE}`);
 
 const work = path.join(root, "bench/.work/fleet");
 const app = values.app ? path.resolve(values.app) : values["skip-build"] ? path.join(work, "app") : buildAppCopy(work);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-fleet-"));
 const ADMIN_KEY = "bench-fleet";
+const postgres = !process.env.DATABASE_URL && (INSTANCES > 1 || values.postgres) ? await startPostgres() : null;
+const databaseUrl = process.env.DATABASE_URL ?? postgres?.url;
 
 const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null);
 const round = (value) => (value === null ? null : Math.round(value));
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
 
-const counters = { status5xx: 0, staleBase: 0, reevaluations: 0, mergeConflicts: 0, otherFailures: 0 };
+// Servers on BASE_PORT.. and, with several, a round-robin proxy in front: the agents see one port.
+const BASE_PORT = Number(values.port);
+const ports = Array.from({ length: INSTANCES }, (_, i) => BASE_PORT + i);
+const env = {
+  ADMIN_API_KEY: ADMIN_KEY,
+  RATE_LIMIT_PER_MINUTE: "100000000",
+  LOG_LEVEL: "warn",
+  SECRET_KEY: "bench-fleet-secret-key-of-at-least-32-chars",
+  AUTH_SECRET: "bench-fleet-auth-secret-shared-by-every-instance",
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOS_DIR: path.join(dataDir, "repos") } : {}),
+};
+const proxy = INSTANCES > 1 ? await startRoundRobinProxy(ports) : null;
+const PORT = proxy?.port ?? BASE_PORT;
+const servers = [];
+
+const counters = { status5xx: 0, staleBase: 0, reevaluations: 0, mergeConflicts: 0, otherFailures: 0, networkErrors: 0 };
 async function api(method, url, token, body) {
   const headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }) };
-  const res = await request(PORT, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let res;
+  try {
+    res = await request(PORT, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    counters.networkErrors++;
+    return { status: 0, body: null };
+  }
   if (res.status >= 500) counters.status5xx++;
   let json = null;
   try {
@@ -59,11 +93,62 @@ async function ok(method, url, token, body) {
   return res.body;
 }
 
+/**
+ * Follows a change's event stream until it merges (true), ends otherwise (false) or `until`
+ * (performance.now() ms) passes (false); reconnects with Last-Event-ID when the stream drops.
+ */
+function landedByStream(changeId, token, until) {
+  return new Promise((resolve) => {
+    let lastId = null;
+    let settled = false;
+    const finish = (merged) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req?.destroy();
+      resolve(merged);
+    };
+    const timer = setTimeout(() => finish(false), Math.max(0, until - performance.now()));
+    let req;
+    const connect = () => {
+      const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) };
+      req = http.request({ host: "127.0.0.1", port: PORT, path: `/api/changes/${changeId}/events`, headers }, (res) => {
+        if (res.statusCode >= 500) counters.status5xx++;
+        if (res.statusCode !== 200) return res.resume(), res.on("end", () => finish(false));
+        let buffer = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          buffer += chunk;
+          let cut;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const frame = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const field = (name) => frame.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+            if (field("id")) lastId = field("id");
+            const data = field("data");
+            const status = data ? JSON.parse(data).change?.status : undefined;
+            if (status === "merged") return finish(true);
+            if (status === "rejected" || status === "needs_changes") return finish(false);
+          }
+        });
+        res.on("end", () => !settled && setTimeout(connect, 100));
+      });
+      req.on("error", () => !settled && setTimeout(connect, 100));
+      req.end();
+    };
+    connect();
+  });
+}
+
 const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
 
-const server = startNext(app, PORT, { DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000000", BASE_URL: `http://127.0.0.1:${PORT}`, LOG_LEVEL: "warn" });
 try {
-  await waitForServer(PORT, server, "/api/health");
+  // One at a time: concurrent start-ups would race to apply the migrations to the one database.
+  for (const port of ports) {
+    const server = startNext(app, port, { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` });
+    servers.push(server);
+    await waitForServer(port, server, "/api/health", 300_000);
+  }
   const owner = await ok("POST", "/api/admin/users", null, { username: "fleet-owner" });
   const policy = MODE === "autoQueue" ? "merge:\n  autoQueue: true\n" : "merge:\n  requireFreshBase: true\n";
   const project = await ok("POST", "/api/projects", owner.token, { name: "fleet", visibility: "private", files: { "README.md": "fleet\n", ".svc/policy.yml": policy } });
@@ -76,11 +161,22 @@ try {
     agents.push({ index: i, token, workspace: `agent-${i}` });
   }
 
-  const landed = []; // commit -> merged latencies (ms)
+  // One cycle before the clock starts: the server loads each route's modules on first use.
+  await ok("POST", `/api/workspaces/${agents[0].workspace}/commit`, agents[0].token, { projectId, message: "warm-up", files: { "warm-up.txt": "w\n" } });
+  const warm = await ok("POST", `/api/projects/${projectPath}/changes`, agents[0].token, { workspace: agents[0].workspace });
+  if (MODE === "owner") await ok("POST", `/api/changes/${warm.change.id}/merge`, owner.token);
+  else if (!(await landedByStream(warm.change.id, agents[0].token, performance.now() + 60_000))) {
+    const { body } = await api("GET", `/api/changes/${warm.change.id}`, agents[0].token);
+    throw new Error(`the warm-up change's stream did not end with its merge in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}`);
+  }
+
+  const landed = []; // {latency: commit -> merged ms, at: ms since start}
   const steps = { commit: [], open: [], land: [] };
   let opened = 0;
-  let unlanded = 0;
-  const deadline = performance.now() + SECONDS * 1000;
+  let unmerged = 0;
+  const started = performance.now();
+  const deadline = started + SECONDS * 1000;
+  const cpuBefore = servers.map((s) => usage(s.pid, { reaped: true }).cpu);
 
   // Owner mode: one merger takes opened changes in order.
   const mergeQueue = [];
@@ -113,19 +209,7 @@ try {
     }
   })();
   const landedByOwner = (change) => new Promise((done) => (mergeQueue.push({ change, done }), wakeMerger?.()));
-  const landedByQueue = async (change, token) => {
-    const until = performance.now() + 30_000;
-    while (performance.now() < until) {
-      const res = await api("GET", `/api/changes/${change.id}`, token);
-      const status = res.body?.change?.status;
-      if (status === "merged") return true;
-      if (status === "rejected" || status === "needs_changes") return false;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return false;
-  };
 
-  const started = performance.now();
   await Promise.all(
     agents.map(async (agent) => {
       for (let cycle = 0; performance.now() < deadline; cycle++) {
@@ -146,37 +230,40 @@ try {
           continue;
         }
         opened++;
-        const merged = MODE === "owner" ? await landedByOwner(res.body.change) : await landedByQueue(res.body.change, agent.token);
-        if (merged) {
-          landed.push(performance.now() - t0);
-          steps.land.push(performance.now() - t2);
-        } else unlanded++;
+        const merged = MODE === "owner" ? await landedByOwner(res.body.change) : await landedByStream(res.body.change.id, agent.token, deadline + DRAIN_MS);
+        const t3 = performance.now();
+        if (merged && t3 <= deadline + DRAIN_MS) {
+          landed.push({ latency: t3 - t0, at: t3 - started });
+          steps.land.push(t3 - t2);
+        } else unmerged++;
       }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
   merging = false;
   wakeMerger?.();
   await merger;
+  const serverCpu = servers.reduce((sum, s, i) => sum + usage(s.pid, { reaped: true }).cpu - cpuBefore[i], 0);
 
   const plumbing = plumbingCycles(Number(values["plumbing-cycles"]), { files: (cycle) => Object.fromEntries([0, 1, 2].map((i) => [`agent/c${cycle}/f${i}.ts`, fileText(0, cycle, i)])) });
-  const sorted = (xs) => [...xs].sort((a, b) => a - b);
-  const latencies = sorted(landed);
+  const latencies = sorted(landed.map((l) => l.latency));
+  const inWindow = landed.filter((l) => l.at <= SECONDS * 1000).length;
   const p50 = (xs) => round(percentile(sorted(xs), 0.5));
   console.log(
     JSON.stringify(
       {
         mode: MODE,
         agents: AGENTS,
-        seconds: +elapsed.toFixed(1),
-        database: process.env.DATABASE_URL ? "postgres" : "pglite",
+        seconds: SECONDS,
+        database: databaseUrl ? "postgres" : "pglite",
+        instances: INSTANCES,
         load: os.loadavg().map((l) => +l.toFixed(2)),
         opened,
         landed: landed.length,
-        unlanded,
-        landedPerSecond: +(landed.length / elapsed).toFixed(2),
+        unmergedWithin30sAfterEnd: unmerged,
+        landedPerSecond: +(inWindow / SECONDS).toFixed(2),
         commitToMergedMs: { p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)) },
         stepP50Ms: { commit: p50(steps.commit), open: p50(steps.open), openToMerged: p50(steps.land) },
+        serverCpuMsPerLanded: landed.length ? round((serverCpu * 1000) / landed.length) : null,
         ...counters,
         gitPlumbingCycleMs: { p50: +percentile(plumbing, 0.5).toFixed(1) },
         cycleRatioToPlumbing: latencies.length ? +(percentile(latencies, 0.5) / percentile(plumbing, 0.5)).toFixed(2) : null,
@@ -185,8 +272,10 @@ try {
       2,
     ),
   );
-  if (counters.status5xx > 0) process.exitCode = 1;
+  if (counters.status5xx > 0 || counters.networkErrors > 0) process.exitCode = 1;
 } finally {
-  await stopProcess(server);
+  await Promise.all(servers.map(stopProcess));
+  await proxy?.close();
+  postgres?.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -118,9 +118,9 @@ export function request(port, urlPath, { method = "GET", headers = {}, body, age
   });
 }
 
-/** Resolves once `urlPath` answers at all; fails when `child` exits first or after 90 s. */
-export async function waitForServer(port, child, urlPath = "/health") {
-  const deadline = Date.now() + 90_000;
+/** Resolves once `urlPath` answers at all; fails when `child` exits first or after `timeoutMs` (a loaded machine starts slowly). */
+export async function waitForServer(port, child, urlPath = "/health", timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error("server exited during start-up");
     try {

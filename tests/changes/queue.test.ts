@@ -154,6 +154,25 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     expect((await dequeued(project)).find((d) => d.changeId === rewritten.change.id)?.reason).toBe("stale_workspace");
   });
 
+  it("an entry that waited is checked again once its workspace moves: rewritten while waiting for an approval, it leaves with stale_workspace", async () => {
+    const alice = await createTestUser();
+    const bob = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n", [POLICY]: "requiredApprovals: 1\n" });
+    await grantCollaborator(project.id, bob.id, "write");
+    const waiting = await changeWith(alice.token, project, { "w.txt": "w\n" });
+    expect((await queue(alice.token, waiting.change.id)).status).toBe(202);
+    // A round finds it in its workspace's history, short of its approval: it waits.
+    await queuesSettled();
+    expect((await queueOf(alice.token, project)).body.entries.map((e: any) => e.changeId)).toEqual([waiting.change.id]);
+    const repo = openWorkspaceRepo(project.id, waiting.workspace);
+    const base = readRef(openProjectRepo(project.id), branchRef("main"))!;
+    execFileSync("git", ["--git-dir", repo.gitdir, "update-ref", branchRef(headBranch(repo)!), base]);
+    expect((await call("POST", `/api/changes/${waiting.change.id}/reviews`, { token: bob.token, body: { verdict: "approve" } })).status).toBe(201);
+    await queuesSettled();
+    expect(await statusOf(waiting.change.id)).toBe("approved");
+    expect((await dequeued(project)).map((d) => [d.changeId, d.reason])).toEqual([[waiting.change.id, "stale_workspace"]]);
+  });
+
   it("merge.autoQueue lands accepted changes with nobody pressing a button, recorded as by the owner", async () => {
     const owner = await createTestUser();
     const agent = await createAgentFor(owner.token);

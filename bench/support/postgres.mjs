@@ -1,0 +1,46 @@
+// A throwaway PostgreSQL cluster on 127.0.0.1 for benchmarks that need one, made as
+// scripts/test-postgres.sh makes the test cluster (initdb of the newest server under
+// /usr/lib/postgresql/*/bin or /usr/local/bin; run as `postgres` when we are root).
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+function postgresBin() {
+  const versions = fs.existsSync("/usr/lib/postgresql") ? fs.readdirSync("/usr/lib/postgresql").sort((a, b) => Number(a) - Number(b)) : [];
+  const candidates = [...versions.reverse().map((v) => `/usr/lib/postgresql/${v}/bin`), "/usr/local/bin"];
+  const bin = candidates.find((dir) => fs.existsSync(path.join(dir, "initdb")));
+  if (!bin) throw new Error("no PostgreSQL server found (initdb under /usr/lib/postgresql/*/bin or /usr/local/bin)");
+  return bin;
+}
+
+const freePort = () => new Promise((resolve) => {
+  const server = net.createServer().listen(0, "127.0.0.1", () => {
+    const { port } = server.address();
+    server.close(() => resolve(port));
+  });
+});
+
+/** Starts a cluster; resolves to its `url` and a `stop()` that removes it. */
+export async function startPostgres({ maxConnections = 300 } = {}) {
+  const bin = postgresBin();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pg-"));
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd, args) => execFileSync(asRoot ? "runuser" : cmd, asRoot ? ["-u", "postgres", "--", cmd, ...args] : args, { stdio: ["ignore", "ignore", "inherit"] });
+  if (asRoot) execFileSync("chown", ["postgres", dir]);
+  const port = await freePort();
+  run(path.join(bin, "initdb"), ["-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "-E", "UTF8"]);
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=${maxConnections} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  run(path.join(bin, "pg_ctl"), ["-D", `${dir}/data`, "-l", `${dir}/log`, "-w", "-o", options, "start"]);
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        run(path.join(bin, "pg_ctl"), ["-D", `${dir}/data`, "-m", "immediate", "stop"]);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
