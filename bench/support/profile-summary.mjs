@@ -1,3 +1,5 @@
+// Sums a V8 CPU profile (.cpuprofile) by package and by function, self time: where the CPU went.
+// Usage: node bench/support/profile-summary.mjs FILE [functions to list, 30]
 import fs from "node:fs";
 const file = process.argv[2];
 const prof = JSON.parse(fs.readFileSync(file, "utf8"));
