@@ -1,16 +1,21 @@
 // Embedded executor: latency from inngest.send() to the start of a one-step function's step
 // (p50/p99, one event at a time on an idle executor), and events per second through the executor
-// (a burst of events, each a run of that one-step function, until all are completed).
+// (a burst of events, each a run of that one-step function, until all are completed), with the CPU
+// and the SQL statements per run (PGlite wire messages that start one; BENCH_LOG_SQL=1 prints them).
+// The executor logs one line per step call at info, as in production: stdout is the log, the result
+// is printed on stderr. `--profile FILE` writes a CPU profile of the burst alone (open it in Chrome's
+// DevTools, or summarize it with `node bench/support/profile-summary.mjs FILE`).
 // PGlite in a throwaway DATA_DIR by default; DATABASE_URL=postgresql://... for PostgreSQL (use a
 // throwaway database: the bench migrates it and leaves its rows).
-// Usage: npx tsx bench/jobs/run.ts [--latency 300] [--burst 2000] [--concurrency 8]
+// Usage: npx tsx bench/jobs/run.ts [--latency 300] [--burst 2000] [--concurrency 8] [--profile FILE]
 import fs from "node:fs";
+import { Session } from "node:inspector/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { latency: { type: "string", default: "300" }, burst: { type: "string", default: "2000" }, concurrency: { type: "string", default: "8" } },
+  options: { latency: { type: "string", default: "300" }, burst: { type: "string", default: "2000" }, concurrency: { type: "string", default: "8" }, profile: { type: "string" } },
 });
 const LATENCY_SAMPLES = Number(values.latency);
 const BURST = Number(values.burst);
@@ -18,9 +23,10 @@ const BURST = Number(values.burst);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-jobs-"));
 Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test" });
 
+const { counts, installCounters } = await import("../support/counters");
+await installCounters();
 const { closeDatabase, database } = await import("@/server/db/client");
 const { inngest } = await import("@/server/jobs/client");
-const { serveFunctions } = await import("@/server/jobs/serve");
 const { EmbeddedExecutor } = await import("@/server/jobs/executor");
 
 const stepStarted = new Map<string, () => void>();
@@ -39,7 +45,7 @@ const oneStep = inngest.createFunction({ id: "bench-one-step", triggers: [{ even
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 const db = await database();
-const executor = new EmbeddedExecutor({ handler: serveFunctions([oneStep]), concurrency: Number(values.concurrency) });
+const executor = new EmbeddedExecutor({ functions: [oneStep], concurrency: Number(values.concurrency) });
 await executor.start();
 
 // Warm-up (JIT, prepared plans), then one event at a time.
@@ -51,6 +57,7 @@ for (let i = 0; i < 20; i++) {
   });
 }
 const latencyCpuBefore = process.cpuUsage();
+const latencyStatementsBefore = counts.statements;
 for (let i = 0; i < LATENCY_SAMPLES; i++) {
   const key = `latency-${i}`;
   await new Promise<void>((resolve) => {
@@ -59,10 +66,18 @@ for (let i = 0; i < LATENCY_SAMPLES; i++) {
   });
 }
 const latencyCpu = process.cpuUsage(latencyCpuBefore);
+const latencyStatements = counts.statements - latencyStatementsBefore;
 const sorted = [...latencies].sort((a, b) => a - b);
 
 // Burst: all events sent in batches of 100, timed until every run has completed.
+const profiler = values.profile ? new Session() : null;
+if (profiler) {
+  profiler.connect();
+  await profiler.post("Profiler.enable");
+  await profiler.post("Profiler.start");
+}
 const before = completedSteps;
+const statementsBefore = counts.statements;
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 for (let i = 0; i < BURST; i += 100) {
@@ -78,6 +93,9 @@ while ((await db.prisma.jobRun.count({ where: { functionId: "svc-forge-bench-one
 }
 const burstMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
+// The benchmark's own sends (one statement per 100 events) and its final COUNT polls included.
+const burstStatements = counts.statements - statementsBefore;
+if (profiler) fs.writeFileSync(values.profile!, JSON.stringify((await profiler.post("Profiler.stop")).profile));
 const latencyCpuMs = latencyCpu.user / 1000 + latencyCpu.system / 1000;
 
 await executor.stop();
@@ -89,8 +107,9 @@ const result = {
   latencySamples: sorted.length,
   sendToStepStartMs: { p50: +percentile(sorted, 50).toFixed(1), p99: +percentile(sorted, 99).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) },
   // CPU this process spent per event: what the numbers tend to on an idle machine (2 cores are shared here).
-  cpuMsPerEvent: { latencyRun: +(latencyCpuMs / LATENCY_SAMPLES).toFixed(1), burst: +((cpu.user + cpu.system) / 1000 / BURST).toFixed(1) },
+  cpuMsPerEvent: { latencyRun: +(latencyCpuMs / LATENCY_SAMPLES).toFixed(1), burst: +((cpu.user + cpu.system) / 1000 / BURST).toFixed(2) },
+  statementsPerRun: { latencyRun: +(latencyStatements / LATENCY_SAMPLES).toFixed(2), burst: +(burstStatements / BURST).toFixed(2) },
   burst: { events: BURST, stepsRun: completedSteps - before, sendMs: Math.round(sendMs), totalMs: Math.round(burstMs), eventsPerSecond: Math.round((BURST / burstMs) * 1000) },
 };
-console.log(JSON.stringify(result, null, 2));
+console.error(JSON.stringify(result, null, 2));
 process.exit(0);

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import type { Tx } from "@/server/db";
+import type { Prisma } from "@/server/generated/prisma/client";
 import { compileExpression } from "./expressions";
 import type { FunctionSpec } from "./registry";
 import { ACTIVE_STATUSES, asJson, insertSteps, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
@@ -37,11 +38,22 @@ export function newRun(spec: FunctionSpec, event: RunEvent, now: Date) {
   };
 }
 
-async function resolveWaits(tx: Tx, event: RunEvent, seq: bigint, now: Date): Promise<void> {
-  const runs = await tx.$queryRawUnsafe<Array<{ id: string; status: string; event: unknown; pending: PendingEntry[] }>>(
-    `SELECT id, status, event, pending FROM "JobRun" WHERE $1 = ANY("waitEvents") AND status IN (${ACTIVE_LIST}) ORDER BY id FOR UPDATE`,
-    event.name,
+interface WaitingRun {
+  id: string;
+  status: string;
+  event: unknown;
+  pending: PendingEntry[];
+}
+
+/** The active runs waiting for any of `names`, locked: one query for a whole batch of events. */
+function waitingRuns(tx: Tx, names: string[]): Promise<WaitingRun[]> {
+  return tx.$queryRawUnsafe<WaitingRun[]>(
+    `SELECT id, status, event, pending FROM "JobRun" WHERE "waitEvents" && $1::text[] AND status IN (${ACTIVE_LIST}) ORDER BY id FOR UPDATE`,
+    [...new Set(names)],
   );
+}
+
+async function resolveWaits(tx: Tx, runs: WaitingRun[], event: RunEvent, seq: bigint, now: Date): Promise<void> {
   for (const run of runs) {
     const resolved = run.pending.filter(
       (entry) =>
@@ -52,11 +64,13 @@ async function resolveWaits(tx: Tx, event: RunEvent, seq: bigint, now: Date): Pr
     );
     if (!resolved.length) continue;
     await insertSteps(tx, run.id, resolved.map((entry) => ({ stepId: entry.stepId, name: entry.name, type: "data" as const, data: event })));
-    const pending = run.pending.filter((entry) => !resolved.includes(entry));
+    // Later events of the batch see the run as this one left it.
+    run.pending = run.pending.filter((entry) => !resolved.includes(entry));
     const parked = run.status === "sleeping" || run.status === "waiting";
+    if (parked) run.status = "queued";
     await tx.jobRun.update({
       where: { id: run.id },
-      data: { pending: asJson(pending), waitEvents: waitEventsOf(pending), ...(parked ? { status: "queued", availableAt: now } : {}) },
+      data: { pending: asJson(run.pending), waitEvents: waitEventsOf(run.pending), ...(parked ? { status: "queued", availableAt: now } : {}) },
     });
   }
 }
@@ -103,6 +117,8 @@ export interface Dispatched {
   events: number;
   /** Runs created already leased to the claiming executor: drive them without another claim. */
   claimed: Array<{ id: string; functionId: string; event: RunEvent; maxAttempts: number }>;
+  /** Runs created queued, for a later claim. */
+  queued: number;
 }
 
 /**
@@ -113,27 +129,46 @@ export interface Dispatched {
  */
 export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number, claim?: ClaimOnCreate): Promise<Dispatched> {
   return transaction(jobs, async (tx) => {
-    const rows = await tx.$queryRawUnsafe<Array<{ seq: bigint; id: string; name: string; data: Record<string, unknown>; ts: bigint }>>(
-      `SELECT seq, id, name, data, ts FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)} ${skipLocked(jobs)}`,
+    // Taken and marked in one statement; the transaction keeps the mark only with the runs below.
+    const taken = await tx.$queryRawUnsafe<Array<{ seq: bigint; id: string; name: string; data: Record<string, unknown>; ts: bigint }>>(
+      `UPDATE "JobEvent" SET "processedAt" = $1::timestamp(3) WHERE seq IN (
+         SELECT seq FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)} ${skipLocked(jobs)}
+       ) RETURNING seq, id, name, data, ts`,
+      now.toISOString(),
     );
+    const rows = taken.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
     const claimed: Dispatched["claimed"] = [];
+    let queued = 0;
+    const waiting = rows.length ? await waitingRuns(tx, rows.map((row) => row.name)) : [];
+    let runs: Prisma.JobRunCreateManyInput[] = [];
+    const insertRuns = async () => {
+      if (runs.length) await tx.jobRun.createMany({ data: runs });
+      runs = [];
+    };
     for (const row of rows) {
       const event: RunEvent = { id: row.id, name: row.name, data: row.data ?? {}, ts: Number(row.ts) };
       const triggered = specs.filter((spec) =>
         spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event })),
       );
-      const runs = triggered.map((spec) => {
+      for (const spec of triggered) {
         const run = newRun(spec, event, now);
-        if (!claim || spec.concurrency || claimed.length >= claim.capacity) return run;
+        if (!claim || spec.concurrency || claimed.length >= claim.capacity) {
+          queued++;
+          runs.push(run);
+          continue;
+        }
         claimed.push({ id: run.id, functionId: spec.id, event, maxAttempts: spec.maxAttempts });
-        return { ...run, status: "running" as const, leaseOwner: claim.owner, leaseExpiresAt: new Date(now.getTime() + claim.leaseMs), startedAt: now };
-      });
-      if (runs.length) await tx.jobRun.createMany({ data: runs });
-      await resolveWaits(tx, event, BigInt(row.seq), now);
-      await applyCancellations(tx, specs, event, now);
+        runs.push({ ...run, status: "running" as const, leaseOwner: claim.owner, leaseExpiresAt: new Date(now.getTime() + claim.leaseMs), startedAt: now });
+      }
+      await resolveWaits(tx, waiting, event, BigInt(row.seq), now);
+      if (specs.some((spec) => spec.cancel.some((rule) => rule.event === event.name))) {
+        // A cancellation sees the runs the events before it started.
+        await insertRuns();
+        await applyCancellations(tx, specs, event, now);
+      }
     }
-    if (rows.length) await tx.jobEvent.updateMany({ where: { seq: { in: rows.map((row) => BigInt(row.seq)) } }, data: { processedAt: now } });
-    return { events: rows.length, claimed };
+    await insertRuns();
+    return { events: rows.length, claimed, queued };
   });
 }
 

@@ -1,5 +1,4 @@
 import type { InngestFunction } from "inngest";
-import { serveFunctions } from "./serve";
 import { EmbeddedExecutor } from "./executor";
 
 const holder = globalThis as unknown as { __svcEmbeddedExecutor?: EmbeddedExecutor };
@@ -9,10 +8,10 @@ export function embeddedExecutor(): EmbeddedExecutor | undefined {
   return holder.__svcEmbeddedExecutor;
 }
 
-/** Starts the executor on a registry (the production one: inngest/functions), served as /api/inngest serves it. */
+/** Starts the executor on a registry (the production one: inngest/functions), called in-process. */
 export async function startEmbeddedExecutor(functions: InngestFunction.Any[]): Promise<EmbeddedExecutor> {
   if (holder.__svcEmbeddedExecutor) return holder.__svcEmbeddedExecutor;
-  const executor = new EmbeddedExecutor({ handler: serveFunctions(functions) });
+  const executor = new EmbeddedExecutor({ functions });
   holder.__svcEmbeddedExecutor = executor;
   try {
     return await executor.start();

@@ -1,19 +1,22 @@
 import { log } from "@/server/log";
 import crypto from "node:crypto";
+import type { InngestFunction } from "inngest";
 import { config } from "@/server/config";
 import { database } from "@/server/db";
 import { dispatchEvents, fireDueSchedules, syncSchedules } from "./dispatch";
 import { backoffMs, parseDuration, retryAfterMs, sleepUntil } from "./durations";
 import { compileExpression } from "./expressions";
 import { embeddedSigningKey, localExecutors, type LocalExecutor } from "./mode";
-import { errorText, readOutcome, runRequest, syncRequest, type Op, type Outcome } from "./protocol";
+import { GroupCommit } from "./group-commit";
+import { inProcessInvoker } from "./in-process";
+import { errorText, readOutcome, runRequest, syncRequest, type Op, type Outcome, type RunCall } from "./protocol";
 import { readSyncAnswer, type FunctionSpec } from "./registry";
+import { serveFunctions } from "./serve";
 import {
   claimRuns,
   completeRun,
   failRun,
   latestEventSeq,
-  loadRun,
   park,
   recordSteps,
   releaseRun,
@@ -35,9 +38,21 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-export interface ExecutorOptions {
-  /** The serve handler's POST and PUT (the same handler /api/inngest serves). */
-  handler: { POST: ServeHandler; PUT: ServeHandler };
+export type ExecutorOptions = ExecutorSettings &
+  (
+    | {
+        /** Functions this process serves: called in-process, without the serve protocol's HTTP round trip. */
+        functions: InngestFunction.Any[];
+        handler?: undefined;
+      }
+    | {
+        /** A serve handler's POST and PUT, called with signed requests as Inngest would call /api/inngest. */
+        handler: { POST: ServeHandler; PUT: ServeHandler };
+        functions?: undefined;
+      }
+  );
+
+export interface ExecutorSettings {
   /** Defaults to the process-wide database. */
   jobs?: JobsDb;
   clock?: Clock;
@@ -52,7 +67,7 @@ export interface ExecutorOptions {
   retryMaxMs?: number;
 }
 
-const DISPATCH_BATCH = 20;
+const DISPATCH_BATCH = 100;
 // Cron ticks are minutes apart: the schedule table is read at most this often.
 const SCHEDULE_CHECK_MS = 1000;
 const STEP_OPS = new Set(["StepRun", "StepError", "StepFailed"]);
@@ -87,12 +102,27 @@ export class EmbeddedExecutor implements LocalExecutor {
   private dead = false;
   private readonly serveUrl = `${config.baseUrl}/api/inngest`;
   private readonly signingKey = embeddedSigningKey();
+  private readonly handler: { POST: ServeHandler; PUT: ServeHandler };
+  private readonly invoke: (call: RunCall) => Promise<Outcome>;
+  private commit!: GroupCommit;
+  /** Events may be waiting for dispatch (one was sent, a run failed, or a poll is due). */
+  private eventsMaybe = true;
+  /** Due runs may be waiting for a claim beyond what this executor drives (it was full). */
+  private backlog = true;
   /** Real time (not the clock) of the last completed loop pass; health reports a stalled loop. */
   lastTickAt: number | null = null;
   lastTickError: string | null = null;
 
   constructor(private readonly options: ExecutorOptions) {
     this.clock = options.clock ?? systemClock;
+    if (options.functions) {
+      this.handler = serveFunctions(options.functions);
+      this.invoke = inProcessInvoker(options.functions);
+    } else {
+      const handler = options.handler;
+      this.handler = handler;
+      this.invoke = async (call) => readOutcome(await handler.POST(runRequest(call)));
+    }
   }
 
   private get leaseMs(): number {
@@ -116,8 +146,9 @@ export class EmbeddedExecutor implements LocalExecutor {
     if (!this.jobs) {
       const db = await database();
       this.jobs = this.options.jobs ?? { prisma: db.prisma, kind: db.kind };
+      this.commit = new GroupCommit(this.jobs, this.owner, () => this.now());
     }
-    const response = await this.options.handler.PUT(syncRequest(this.serveUrl, this.signingKey));
+    const response = await this.handler.PUT(syncRequest(this.serveUrl, this.signingKey));
     const body = await response.json().catch(() => null);
     if (response.status !== 200) throw new Error(`syncing with the serve handler failed (${response.status}): ${JSON.stringify(body)}`);
     this.specs = new Map(readSyncAnswer(body).map((spec) => [spec.id, spec]));
@@ -127,8 +158,9 @@ export class EmbeddedExecutor implements LocalExecutor {
     return this;
   }
 
-  /** New work is likely (an event was sent, a run finished): run the loop now. */
+  /** An event was sent: run the loop now. */
   wake(): void {
+    this.eventsMaybe = true;
     this.schedule(0);
   }
 
@@ -137,6 +169,8 @@ export class EmbeddedExecutor implements LocalExecutor {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
+      // A poll looks for everything: events and runs other instances created, ended timers.
+      if (delayMs > 0) this.eventsMaybe = this.backlog = true;
       void this.tick().then((busy) => this.schedule(busy ? 0 : (this.options.pollMs ?? 1000)));
     }, delayMs);
     this.timer.unref();
@@ -171,38 +205,51 @@ export class EmbeddedExecutor implements LocalExecutor {
     return this.ticking;
   }
 
+  /**
+   * Dispatches events only when some may be waiting and claims runs only when some may be due
+   * beyond the ones it drives: a run finishing costs no query unless there is a backlog.
+   */
   private async pass(): Promise<boolean> {
     if (this.stopping || this.dead) return false;
     const specs = [...this.specs.values()];
     const concurrency = this.options.concurrency ?? 8;
     let busy = false;
-    for (let dispatched = DISPATCH_BATCH; dispatched === DISPATCH_BATCH; ) {
+    while (this.eventsMaybe && !this.stopping) {
+      this.eventsMaybe = false;
       const claim = { owner: this.owner, leaseMs: this.leaseMs, capacity: concurrency - this.active.size };
       const result = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH, claim);
-      dispatched = result.events;
-      if (dispatched) busy = true;
+      if (result.events === DISPATCH_BATCH) this.eventsMaybe = true;
+      if (result.queued) this.backlog = true;
+      if (result.events) busy = true;
       for (const run of result.claimed) {
-        this.startDriving(run.id, { ...run, attempt: 0, stepAttempts: {}, retryStepId: null, pending: [], steps: [] });
+        this.startDriving({ ...run, attempt: 0, stepAttempts: {}, retryStepId: null, pending: [], steps: [] });
       }
     }
     if (this.clock.now() >= this.nextScheduleCheck) {
-      if ((await fireDueSchedules(this.jobs, specs, this.now())) > 0) busy = true;
+      if ((await fireDueSchedules(this.jobs, specs, this.now())) > 0) busy = this.backlog = true;
       this.nextScheduleCheck = this.clock.now() + SCHEDULE_CHECK_MS;
     }
     const free = concurrency - this.active.size;
+    if (!this.backlog || free <= 0) return busy;
     const claimed = await claimRuns(this.jobs, { owner: this.owner, specs: this.specs, now: this.now(), leaseMs: this.leaseMs, limit: free });
-    for (const runId of claimed) this.startDriving(runId);
+    // Fewer than asked for: nothing else is due now (timers and other instances are polled).
+    this.backlog = claimed.length === free;
+    for (const run of claimed) this.startDriving(run);
     return busy || claimed.length > 0;
   }
 
-  private startDriving(runId: string, initial?: RunState): void {
-    const driving = this.drive(runId, initial)
-      .catch((error) => console.error(`[jobs] driving run ${runId} failed`, error))
+  private startDriving(run: RunState): void {
+    const driving = this.drive(run)
+      .catch((error) => console.error(`[jobs] driving run ${run.id} failed`, error))
+      .then((ended) => {
+        // A failed run sent inngest/function.failed; retries, sleeps and waits end later (polled).
+        if (ended !== "completed") this.eventsMaybe = true;
+      })
       .finally(() => {
-        this.active.delete(runId);
-        this.wake();
+        this.active.delete(run.id);
+        if (this.eventsMaybe || this.backlog) this.schedule(0);
       });
-    this.active.set(runId, driving);
+    this.active.set(run.id, driving);
   }
 
   /**
@@ -214,6 +261,7 @@ export class EmbeddedExecutor implements LocalExecutor {
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     for (;;) {
       if (Date.now() > deadline) throw new Error(`jobs did not drain within ${options.timeoutMs ?? 10_000} ms`);
+      this.eventsMaybe = this.backlog = true;
       const busy = await this.tick();
       if (this.active.size) {
         await Promise.all(this.active.values());
@@ -263,32 +311,36 @@ export class EmbeddedExecutor implements LocalExecutor {
   }
 
   private lease(runId: string): Lease {
-    return { jobs: this.jobs, runId, owner: this.owner, leaseMs: this.leaseMs, now: () => this.now() };
+    return { jobs: this.jobs, runId, owner: this.owner, leaseMs: this.leaseMs, now: () => this.now(), commit: this.commit };
   }
 
-  /** Calls the handler for a run until it parks, retries later, ends, or the lease is lost. */
-  private async drive(runId: string, initial?: RunState): Promise<void> {
-    const lease = this.lease(runId);
-    let known = initial;
+  /**
+   * Calls the handler for a run until it parks, retries later, ends, or the lease is lost. The run's
+   * state is kept here between calls (every write is conditional on the lease, so it cannot drift
+   * from the database while the lease is held); answers "completed" when the run completed.
+   */
+  private async drive(run: RunState): Promise<Stop | "completed"> {
+    const lease = this.lease(run.id);
     for (;;) {
-      if (this.dead) return;
+      if (this.dead) return "stop";
       if (this.stopping) {
         await releaseRun(lease);
-        return;
+        return "stop";
       }
-      const run = known ?? (await loadRun(this.jobs, runId, this.owner));
-      known = undefined;
-      if (!run) return;
       const now = this.clock.now();
       const due = run.pending.filter((entry) => entry.at <= now);
       if (due.length) {
-        if (!(await resolveDuePending(lease, due))) return;
+        if (!(await resolveDuePending(lease, due))) return "stop";
+        run.pending = run.pending.filter((entry) => !due.includes(entry));
+        run.steps.push(...due.map((entry) => ({ stepId: entry.stepId, type: "data" as const, data: null, error: undefined })));
         continue;
       }
       const stepId = run.retryStepId ?? "step";
       const attempt = run.retryStepId ? (run.stepAttempts[run.retryStepId] ?? 0) : run.attempt;
       const outcome = await this.call(run, stepId, attempt, lease);
-      if (this.dead || (await this.apply(run, outcome, lease)) === "stop") return;
+      if (this.dead) return "stop";
+      const next = await this.apply(run, outcome, lease);
+      if (next !== "continue") return next;
     }
   }
 
@@ -301,7 +353,7 @@ export class EmbeddedExecutor implements LocalExecutor {
     const started = performance.now();
     let outcome: Outcome = { kind: "retry", error: "not called", retryAfter: null };
     try {
-      const request = runRequest({
+      outcome = await this.invoke({
         serveUrl: this.serveUrl,
         functionId: run.functionId,
         stepId,
@@ -312,7 +364,6 @@ export class EmbeddedExecutor implements LocalExecutor {
         maxAttempts: run.maxAttempts,
         signingKey: this.signingKey,
       });
-      outcome = await readOutcome(await this.options.handler.POST(request));
     } catch (error) {
       outcome = { kind: "retry", error: describeError(error).message, retryAfter: null };
     } finally {
@@ -330,11 +381,10 @@ export class EmbeddedExecutor implements LocalExecutor {
     return new Date(now + delay);
   }
 
-  private async apply(run: RunState, outcome: Outcome, lease: Lease): Promise<Stop> {
+  private async apply(run: RunState, outcome: Outcome, lease: Lease): Promise<Stop | "completed"> {
     switch (outcome.kind) {
       case "completed":
-        await completeRun(lease, outcome.output);
-        return "stop";
+        return (await completeRun(lease, outcome.output)) ? "completed" : "stop";
       case "failed":
         await failRun(lease, { name: "Error", message: outcome.error });
         return "stop";
@@ -349,7 +399,7 @@ export class EmbeddedExecutor implements LocalExecutor {
     }
   }
 
-  private async applyOps(run: RunState, ops: Op[], retryAfter: string | null, lease: Lease): Promise<Stop> {
+  private async applyOps(run: RunState, ops: Op[], retryAfter: string | null, lease: Lease): Promise<Stop | "completed"> {
     const unsupported = ops.find((op) => op.op !== "StepPlanned" && !STEP_OPS.has(op.op) && !TIMER_OPS.has(op.op));
     if (unsupported) {
       await failRun(lease, { name: "NonRetriableError", message: `${unsupported.op} (${unsupported.displayName ?? unsupported.id}) is not supported by the embedded executor` });
@@ -375,7 +425,12 @@ export class EmbeddedExecutor implements LocalExecutor {
           ? { stepId: op.id, name: op.displayName ?? op.name ?? op.id, type: "data", data: op.data ?? null }
           : { stepId: op.id, name: op.displayName ?? op.name ?? op.id, type: "error", error: op.error },
       );
-    if (finished.length && !(await recordSteps(lease, run, finished))) return "stop";
+    if (finished.length) {
+      if (!(await recordSteps(lease, run, finished))) return "stop";
+      run.steps.push(...finished.map((step) => ({ stepId: step.stepId, type: step.type, data: step.data, error: step.error })));
+      run.attempt = 0;
+      run.retryStepId = null;
+    }
     const errors = ran.filter(({ op }) => op.op === "StepError");
     if (errors.length) {
       const at = new Date(Math.min(...errors.map(({ op, retryAfter: after }) => this.retryAt((run.stepAttempts[op.id] ?? 0) + 1, after).getTime())));

@@ -4,6 +4,7 @@ import { NonRetriableError, version } from "inngest";
 import { inngest } from "@/server/jobs/client";
 import { serveFunctions } from "@/server/jobs/serve";
 import { useTestEnvironment } from "@/tests/support/harness";
+import { inProcessInvoker } from "./in-process";
 import { embeddedSigningKey } from "./mode";
 import { PROTOCOL_SDK_VERSION, readOutcome, runRequest, syncRequest, type MemoizedStep } from "./protocol";
 import { readSyncAnswer } from "./registry";
@@ -43,19 +44,22 @@ const handler = serveFunctions([contract]);
 const serveUrl = "http://svc.test/api/inngest";
 const event = (data: Record<string, unknown>) => ({ id: crypto.randomUUID(), name: "test/contract", data: { go: true, key: "k", ...data }, ts: Date.now() });
 
-async function callRun(options: { data?: Record<string, unknown>; steps?: MemoizedStep[]; stepId?: string; attempt?: number }) {
-  const request = runRequest({
-    serveUrl,
-    functionId: "svc-forge-t-contract",
-    stepId: options.stepId ?? "step",
-    runId: "contract-run",
-    event: event(options.data ?? {}),
-    steps: options.steps ?? [],
-    attempt: options.attempt ?? 0,
-    maxAttempts: 3,
-    signingKey: embeddedSigningKey(),
-  });
-  const response = await handler.POST(request);
+type CallOptions = { data?: Record<string, unknown>; steps?: MemoizedStep[]; stepId?: string; attempt?: number };
+
+const runCall = (options: CallOptions) => ({
+  serveUrl,
+  functionId: "svc-forge-t-contract",
+  stepId: options.stepId ?? "step",
+  runId: "contract-run",
+  event: event(options.data ?? {}),
+  steps: options.steps ?? [],
+  attempt: options.attempt ?? 0,
+  maxAttempts: 3,
+  signingKey: embeddedSigningKey(),
+});
+
+async function callRun(options: CallOptions) {
+  const response = await handler.POST(runRequest(runCall(options)));
   return { response: response.clone(), outcome: await readOutcome(response) };
 }
 
@@ -136,6 +140,32 @@ describe(`Inngest serve protocol (SDK ${PROTOCOL_SDK_VERSION})`, () => {
     const last = await callRun({ data: { fail: "function" }, steps, attempt: 2 });
     expect(last.response.headers.get("x-inngest-no-retry")).toBe("true");
     expect(last.outcome).toEqual({ kind: "failed", error: "after the steps" });
+  });
+
+  it("answers in-process what it answers over the serve protocol", async () => {
+    const inProcess = inProcessInvoker([contract]);
+    // Step timings and the ids of sent events differ from call to call.
+    const comparable = (outcome: unknown) => JSON.parse(JSON.stringify(outcome, (key, value) => (key === "timing" || key === "ids" ? undefined : value)));
+    const steps = [...throughSleep, data("reply", null)];
+    const calls: CallOptions[] = [
+      {},
+      { data: { fail: "retry" } },
+      { data: { fail: "retry" }, attempt: 2 },
+      { data: { fail: "never" } },
+      { data: { fail: "never" }, steps: [{ stepId: hashed("first"), type: "error", error: { name: "NonRetriableError", message: "permanent" } }] },
+      { steps: [data("first", { n: 1 })] },
+      { steps: [data("first", { n: 1 })], stepId: hashed("right") },
+      { steps: throughSleep.slice(0, 3) },
+      { steps: throughSleep },
+      { steps },
+      { steps: [...steps, data("announce", { ids: ["x"] })] },
+      { data: { fail: "function" }, steps: [...steps, data("announce", { ids: ["x"] })] },
+      { data: { fail: "function" }, steps: [...steps, data("announce", { ids: ["x"] })], attempt: 2 },
+    ];
+    for (const options of calls) {
+      const over = (await callRun(options)).outcome;
+      expect(comparable(await inProcess(runCall(options)))).toEqual(comparable(over));
+    }
   });
 
   it("refuses calls signed with another key", async () => {

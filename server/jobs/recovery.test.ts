@@ -11,15 +11,13 @@ afterAll(async () => {
   await Promise.all(executors.map((executor) => executor.stop()));
 });
 
+/** In-process calls, as the server makes them; over the serve protocol when the calls are counted. */
 function executor(functions: Parameters<typeof serveFunctions>[0], clock: TestClock, countCalls?: () => void): EmbeddedExecutor {
+  const settings = { clock, autoRun: false, leaseMs: 30_000, concurrency: 4 };
   const handler = serveFunctions(functions);
-  const created = new EmbeddedExecutor({
-    handler: { PUT: handler.PUT, POST: (req) => (countCalls?.(), handler.POST(req)) },
-    clock,
-    autoRun: false,
-    leaseMs: 30_000,
-    concurrency: 4,
-  });
+  const created = countCalls
+    ? new EmbeddedExecutor({ ...settings, handler: { PUT: handler.PUT, POST: (req) => (countCalls(), handler.POST(req)) } })
+    : new EmbeddedExecutor({ ...settings, functions });
   executors.push(created);
   return created;
 }

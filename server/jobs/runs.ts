@@ -1,5 +1,6 @@
 import type { Tx } from "@/server/db";
 import type { Prisma } from "@/server/generated/prisma/client";
+import type { GroupCommit } from "./group-commit";
 import type { FunctionSpec } from "./registry";
 import { asJson, insertSteps, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
 
@@ -24,31 +25,89 @@ async function lockKeys(tx: Tx, jobs: JobsDb, keys: string[]): Promise<void> {
   }
 }
 
+const DUE = `((status IN ('queued', 'sleeping', 'waiting') AND "availableAt" <= $1::timestamp(3))
+           OR (status = 'running' AND "leaseExpiresAt" < $1::timestamp(3)))`;
+
 /**
  * Leases up to `limit` due runs of the given functions to `owner`: new and retried runs, ended
- * sleeps and waits, and runs whose previous owner's lease expired (crash recovery). On PostgreSQL
- * competing instances skip each other's candidates (SKIP LOCKED); per-key concurrency limits are
- * checked under an advisory lock per key, so two instances never both admit past a limit.
+ * sleeps and waits, and runs whose previous owner's lease expired (crash recovery). Runs of
+ * functions without a concurrency limit are leased and read with their steps in one statement; on
+ * PostgreSQL competing instances skip each other's candidates (SKIP LOCKED). Per-key concurrency
+ * limits are checked under an advisory lock per key, so two instances never both admit past a limit.
  */
-export async function claimRuns(jobs: JobsDb, options: ClaimOptions): Promise<string[]> {
+export async function claimRuns(jobs: JobsDb, options: ClaimOptions): Promise<RunState[]> {
+  if (options.limit <= 0) return [];
+  const free = [...options.specs.values()].filter((spec) => !spec.concurrency).map((spec) => spec.id);
+  const claimed = free.length ? await claimFree(jobs, free, options) : [];
+  const limited = [...options.specs.values()].filter((spec) => spec.concurrency);
+  if (!limited.length || claimed.length >= options.limit) return claimed;
+  const admitted = await claimLimited(jobs, { ...options, limit: options.limit - claimed.length, specs: new Map(limited.map((spec) => [spec.id, spec])) });
+  const loaded = await Promise.all(admitted.map((runId) => loadRun(jobs, runId, options.owner)));
+  return [...claimed, ...loaded.filter((run): run is RunState => run !== null)];
+}
+
+interface ClaimedRow {
+  id: string;
+  functionId: string;
+  event: unknown;
+  attempt: number;
+  maxAttempts: number;
+  stepAttempts: Record<string, number> | null;
+  retryStepId: string | null;
+  pending: PendingEntry[] | null;
+  steps: RunState["steps"];
+}
+
+async function claimFree(jobs: JobsDb, functionIds: string[], options: ClaimOptions): Promise<RunState[]> {
+  const { now } = options;
+  const rows = await jobs.prisma.$queryRawUnsafe<ClaimedRow[]>(
+    `WITH picked AS (
+       SELECT id FROM "JobRun" WHERE "functionId" = ANY($4::text[]) AND ${DUE}
+       ORDER BY "availableAt", "createdAt" LIMIT ${Number(options.limit)} ${skipLocked(jobs)}
+     ), claimed AS (
+       UPDATE "JobRun" AS r SET status = 'running', "leaseOwner" = $2, "leaseExpiresAt" = $3::timestamp(3),
+         "startedAt" = COALESCE(r."startedAt", $1::timestamp(3)), "updatedAt" = $1::timestamp(3)
+       FROM picked WHERE r.id = picked.id
+       RETURNING r.id, r."functionId", r.event, r.attempt, r."maxAttempts", r."stepAttempts", r."retryStepId", r.pending, r."availableAt", r."createdAt"
+     )
+     SELECT c.id, c."functionId", c.event, c.attempt, c."maxAttempts", c."stepAttempts", c."retryStepId", c.pending,
+       COALESCE((SELECT json_agg(json_build_object('stepId', s."stepId", 'type', s.type, 'data', s.data, 'error', s.error) ORDER BY s.seq)
+                 FROM "JobStep" s WHERE s."runId" = c.id), '[]'::json) AS steps
+     FROM claimed c ORDER BY c."availableAt", c."createdAt"`,
+    sqlTime(now),
+    options.owner,
+    sqlTime(new Date(now.getTime() + options.leaseMs)),
+    functionIds,
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    functionId: row.functionId,
+    event: row.event,
+    attempt: row.attempt,
+    maxAttempts: row.maxAttempts,
+    stepAttempts: row.stepAttempts ?? {},
+    retryStepId: row.retryStepId,
+    pending: row.pending ?? [],
+    steps: row.steps,
+  }));
+}
+
+/** Claims runs of concurrency-limited functions, admitting each only while its key is under its limit. */
+async function claimLimited(jobs: JobsDb, options: ClaimOptions): Promise<string[]> {
   const functionIds = [...options.specs.keys()];
-  if (!functionIds.length || options.limit <= 0) return [];
   const { now } = options;
   return transaction(jobs, async (tx) => {
     const placeholders = functionIds.map((_, i) => `$${i + 2}`).join(",");
     const candidates = await tx.$queryRawUnsafe<Array<{ id: string; functionId: string; concurrencyKey: string | null }>>(
       `SELECT id, "functionId", "concurrencyKey" FROM "JobRun"
-       WHERE "functionId" IN (${placeholders})
-         AND ((status IN ('queued', 'sleeping', 'waiting') AND "availableAt" <= $1::timestamp(3))
-           OR (status = 'running' AND "leaseExpiresAt" < $1::timestamp(3)))
+       WHERE "functionId" IN (${placeholders}) AND ${DUE}
        ORDER BY "availableAt", "createdAt" LIMIT ${Number(options.limit)} ${skipLocked(jobs)}`,
       sqlTime(now),
       ...functionIds,
     );
     if (!candidates.length) return [];
     const keyOf = (run: { functionId: string; concurrencyKey: string | null }) => `${run.functionId}:${run.concurrencyKey ?? ""}`;
-    const limited = candidates.filter((run) => options.specs.get(run.functionId)?.concurrency);
-    await lockKeys(tx, jobs, limited.map(keyOf));
+    await lockKeys(tx, jobs, candidates.map(keyOf));
     const admitted: string[] = [];
     const blocked: string[] = [];
     const admittedPerKey = new Map<string, number>();
@@ -124,6 +183,8 @@ export interface Lease {
   owner: string;
   leaseMs: number;
   now(): Date;
+  /** The owner's batched writes (step memoization, completion). */
+  commit: GroupCommit;
 }
 
 interface LockedRun {
@@ -172,16 +233,14 @@ async function updateHeld(lease: Lease, data: Prisma.JobRunUpdateManyMutationInp
   return count === 1;
 }
 
-/** Memoizes finished steps (data, or the error of a step that exhausted its attempts). */
-export async function recordSteps(lease: Lease, run: Pick<RunState, "stepAttempts">, results: StepResult[]): Promise<boolean> {
-  const held = await updateHeld(lease, { attempt: 0, retryStepId: null, leaseExpiresAt: new Date(lease.now().getTime() + lease.leaseMs) });
-  if (!held) return false;
-  await insertSteps(
-    lease.jobs.prisma,
-    lease.runId,
-    results.map((result) => ({ ...result, attempts: (run.stepAttempts[result.stepId] ?? 0) + 1 })),
-  );
-  return true;
+/** Memoizes finished steps (data, or the error of a step that exhausted its attempts); false once the lease is lost. */
+export function recordSteps(lease: Lease, run: Pick<RunState, "stepAttempts">, results: StepResult[]): Promise<boolean> {
+  return lease.commit.write({
+    runId: lease.runId,
+    kind: "steps",
+    steps: results.map((result) => ({ ...result, attempts: (run.stepAttempts[result.stepId] ?? 0) + 1 })),
+    leaseExpiresAt: new Date(lease.now().getTime() + lease.leaseMs),
+  });
 }
 
 /** Ends the sleeps and wait timeouts that are due: their steps resolve to null. */
@@ -244,7 +303,7 @@ export function releaseRun(lease: Lease): Promise<boolean> {
 }
 
 export function completeRun(lease: Lease, output: unknown): Promise<boolean> {
-  return updateHeld(lease, { ...released, status: "completed", output: asJson(output), endedAt: lease.now(), pending: [], waitEvents: [] });
+  return lease.commit.write({ runId: lease.runId, kind: "complete", output });
 }
 
 /** Fails the run and, in the same transaction, emits `inngest/function.failed` for its onFailure handler. */

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll } from "vitest";
 import type { InngestFunction } from "inngest";
 import { functions as productionFunctions } from "@/inngest/functions";
-import { serveFunctions } from "@/server/jobs/serve";
-import { EmbeddedExecutor, type Clock, type ExecutorOptions } from "@/server/jobs/executor";
+import { EmbeddedExecutor, type Clock, type ExecutorSettings } from "@/server/jobs/executor";
 
 /** Real time plus an offset that tests move forward (sleeps, backoffs, wait timeouts, leases). */
 export class TestClock implements Clock {
@@ -20,7 +19,7 @@ export interface TestJobs {
   clock: TestClock;
 }
 
-export interface TestExecutorOptions extends Omit<ExecutorOptions, "handler" | "clock" | "autoRun"> {
+export interface TestExecutorOptions extends Omit<ExecutorSettings, "clock" | "autoRun"> {
   /** The functions to drive; the production registry by default. */
   functions?: InngestFunction.Any[];
 }
@@ -35,7 +34,7 @@ export async function startTestExecutor(options: TestExecutorOptions = {}): Prom
   await stopTestExecutor();
   const { functions = productionFunctions, ...rest } = options;
   const clock = new TestClock();
-  const executor = new EmbeddedExecutor({ retryBaseMs: 10, ...rest, handler: serveFunctions(functions), clock, autoRun: false });
+  const executor = new EmbeddedExecutor({ retryBaseMs: 10, ...rest, functions, clock, autoRun: false });
   await executor.start();
   holder.__svcTestJobs = { executor, clock };
   return holder.__svcTestJobs;
