@@ -25,7 +25,8 @@ async function sweep(page: Page, url: string, status = 200) {
   await expect(page.locator('head link[rel="icon"]')).toHaveAttribute("href", /favicon/);
   await expect(page.locator("main")).toHaveCount(1);
   const title = await page.title();
-  expect(title, url).toMatch(/ · svc-forge$/);
+  // The home page is the site's; every other page names itself first.
+  expect(title, url).toMatch(url === "/" ? /^svc-forge$/ : /^.+ · svc-forge$/);
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await expectAccessible(page);

@@ -78,7 +78,7 @@ export function DiffFile({ file, index, threads, pageUrl, open, canComment, chan
       {file.binary && <p className="notice">Binary file; not shown.</p>}
       {!file.binary && file.hunks.length === 0 && <p className="muted">No text changes.</p>}
       {blocks.length > 0 && (
-        <div className="scroll code diff" role="group" aria-label={`Diff of ${file.path}`}>
+        <div className="scroll code diff" role="group" aria-label={`Diff of ${file.path}`} tabIndex={0}>
           <div className="lines">
             {blocks.map(({ html, after }, b) => (
               <Fragment key={b}>

@@ -65,7 +65,7 @@ export default async function BlobPage({ params, searchParams }: Props) {
         <>
           <LineRange />
           <Pager page={page} pages={pages} label="Line pages" href={(n) => `?page=${n}`} />
-          <div className="scroll code" role="group" aria-label={`Contents of ${path}`}>
+          <div className="scroll code" role="group" aria-label={`Contents of ${path}`} tabIndex={0}>
             <div className="lines" dangerouslySetInnerHTML={{ __html: numberedLinesHtml(lines.slice(first, first + BLOB_PAGE_LINES), first + 1, highlighted) }} />
           </div>
           <Pager page={page} pages={pages} label="Line pages, bottom" href={(n) => `?page=${n}`} />
