@@ -2,7 +2,6 @@ import { Fragment } from "react";
 import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
 import { anchorKey, ThreadView, type Thread } from "./thread";
 
-
 export interface DiffFileData {
   path: string;
   /** The old path of a renamed file. */
