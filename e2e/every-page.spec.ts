@@ -50,7 +50,7 @@ test("the data: a project with a branch, a tag, a change with a thread, an issue
   expect((await api("POST", `/api/changes/${changeId}/comments`, { token, body: { body: "Why **three**?", file: "src/atlas.ts", line: 2, side: "new", commitSha: change.body.change.tipSha } })).status).toBe(201);
   expect((await api("POST", `/api/projects${project}/issues`, { token, body: { title: "Add the poles", body: "See `src/atlas.ts`." } })).status).toBe(201);
   expect((await api("PATCH", `/api/projects${project}/issues/1`, { token, body: { labels: ["geography", "good first issue"] } })).status).toBe(200);
-  expect((await api("POST", `/api/projects${project}/webhooks`, { token, body: { url: "https://hooks.example.com/sweep", events: "*" } })).status).toBe(201);
+  expect((await api("POST", `/api/projects${project}/webhooks`, { token, body: { url: "https://93.184.215.14/sweep", events: "*" } })).status).toBe(201);
   expect((await api("POST", "/api/orgs", { token, body: { slug: "sweepers", name: "Sweepers" } })).status).toBe(201);
 });
 
