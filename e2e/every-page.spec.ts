@@ -17,23 +17,23 @@ let token = "";
 let changeId = "";
 let headSha = "";
 
-/** The checks every page gets, with the status it should answer. */
+/** The checks every page gets, with the status it should answer; soft, so one run lists every page's faults. */
 async function sweep(page: Page, url: string, status = 200) {
   const response = await page.goto(url);
-  expect(response?.status(), url).toBe(status);
-  await expect(page.locator("html")).toHaveAttribute("lang", "en");
-  await expect(page.locator('head link[rel="icon"]')).toHaveAttribute("href", /favicon/);
-  await expect(page.locator("main")).toHaveCount(1);
+  expect.soft(response?.status(), url).toBe(status);
+  await expect.soft(page.locator("html")).toHaveAttribute("lang", "en");
+  await expect.soft(page.locator('head link[rel="icon"]')).toHaveAttribute("href", /favicon/);
+  await expect.soft(page.locator("main")).toHaveCount(1);
   const title = await page.title();
   // The home page is the site's; every other page names itself first.
-  expect(title, url).toMatch(url === "/" ? /^svc-forge$/ : /^.+ · svc-forge$/);
+  expect.soft(title, url).toMatch(url === "/" ? /^svc-forge$/ : /^.+ · svc-forge$/);
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    await expectAccessible(page);
+    await expectAccessible(page, { soft: true });
   }
   await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize({ width: 390, height: 844 });
-  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${url} at 390 px`).toBeLessThanOrEqual(390);
+  expect.soft(await page.evaluate(() => document.documentElement.scrollWidth), `${url} at 390 px`).toBeLessThanOrEqual(390);
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
