@@ -5,7 +5,8 @@ import { api, createProject, createUser, expectAccessible, proposeChange, signIn
 // critical impact, a <title> naming the page, lang, the favicon, one <main>, and at 390 px nothing
 // wider than the screen (wide tables, code and diffs scroll inside their box). The data has what
 // makes pages hard: a long line of code, a wide Markdown table, a diff with a thread on a line.
-test.describe.configure({ mode: "serial" });
+// Many pages a test, each checked twice by axe: minutes on a busy machine.
+test.describe.configure({ mode: "serial", timeout: 600_000 });
 
 const owner = "sweep";
 const project = `/@${owner}/atlas`;
