@@ -126,12 +126,14 @@ test("alice reviews the change with an inline comment, resolves the thread and m
   await visit(page, `${project}/changes`, "changes");
   await page.getByRole("link", { name: /usage/ }).first().click();
   await expect(page).toHaveURL(new RegExp(`${project}/changes/${changeId}`));
-  const diff = page.getByRole("table", { name: "Diff of USAGE.md" });
+  const diff = page.getByRole("group", { name: "Diff of USAGE.md" });
   await expect(diff).toContainText("# Usage");
-  await expect(diff.locator("tr.add ins").first()).toHaveText("+");
+  // An added line's mark is drawn beside it (not colour alone), out of the copied text.
+  expect(await diff.locator("p.a").first().evaluate((line) => getComputedStyle(line, "::before").content)).toBe('"+"');
   await expectAccessible(page);
 
-  await page.getByRole("link", { name: "Comment on new line 3 of USAGE.md" }).click();
+  // A line number opens the comment form on its line (the new side's number on an added line).
+  await diff.locator('a[id$="n3"]').click();
   await page.getByLabel("Comment on line 3 of USAGE.md").fill("Say which Node version.");
   await page.getByRole("button", { name: "Add comment" }).click();
   const thread = page.getByRole("article", { name: "Thread by alice" });

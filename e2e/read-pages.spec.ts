@@ -44,7 +44,7 @@ test("the commit page opens from the log and follows a parent", async ({ page })
   await rows.nth(1).getByRole("link").click();
   await expect(page).toHaveURL(new RegExp(`${project}/commit/[0-9a-f]{40}$`));
   await expect(page).toHaveTitle(/^Commit [0-9a-f]{12} · /);
-  await expect(page.getByRole("table", { name: "Diff of src/books.txt" })).toContainText("hyperion");
+  await expect(page.getByRole("group", { name: "Diff of src/books.txt" })).toContainText("hyperion");
   await check(page, "commit");
   const parent = page.getByRole("paragraph").filter({ hasText: "parent" }).getByRole("link").first();
   const parentSha = (await parent.textContent())!.trim();
@@ -101,7 +101,7 @@ test("branches, tags and compare", async ({ page }) => {
 
   await page.goto(`${project}/compare/topic...main`);
   await expect(page).toHaveTitle(`Compare topic...main · @${user}/shelf · svc-forge`);
-  await expect(page.getByRole("table", { name: "Diff of src/books.txt" })).toContainText("hyperion");
+  await expect(page.getByRole("group", { name: "Diff of src/books.txt" })).toContainText("hyperion");
   await expect(page.getByRole("table", { name: "Commits" }).getByRole("row")).not.toHaveCount(1);
   await check(page, "compare");
 });

@@ -1,10 +1,13 @@
-// Server time of the two heaviest web pages under `next start` (a throwaway build of HEAD under
-// bench/.work/): the project page of a 5,000-file repository and the change page of a 500-file
-// diff, each beside the JSON API route reading the same data in the same run (GET .../files and
-// GET /api/changes/{id}), and GET /health as the floor. Requests go one at a time on loopback, so
-// latency is the server's time per page. Reports p50/p99, the ratio to the baseline, HTML bytes and
-// the page's size over its size without <script> elements (issue 29: at most 2.2x).
-// Usage: node bench/pages/run.mjs [--files 5000] [--diff 500] [--requests 40] [--app <built app>]
+// Server time of the heaviest web pages under `next start` (a throwaway build of HEAD under
+// bench/.work/): the project page of a 5,000-file repository, the change page of a 500-file diff
+// (one line rewritten per file) and of a 100-file diff (three edits in each 100-line TypeScript
+// file, the shape of a real review), and a highlighted 100-line file, beside the JSON API routes
+// reading the same data in the same run (GET .../files and GET /api/changes/{id}), and GET /health
+// as the floor. Requests go one at a time on loopback, so latency is the server's time per page.
+// Reports p50/p99, the ratio to the baseline, HTML bytes and the page's size over its size without
+// <script> elements (issue 29: at most 2.2x). `--dump DIR` writes each page's HTML and its inline
+// RSC payload (the `self.__next_f.push` chunks, decoded) there, to see what the payload repeats.
+// Usage: node bench/pages/run.mjs [--files 5000] [--diff 500] [--review 100] [--requests 40] [--app <built app>] [--dump DIR]
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -17,12 +20,15 @@ const { values } = parseArgs({
   options: {
     files: { type: "string", default: "5000" },
     diff: { type: "string", default: "500" },
+    review: { type: "string", default: "100" },
     requests: { type: "string", default: "40" },
     app: { type: "string" },
+    dump: { type: "string" },
   },
 });
 const FILES = Number(values.files);
 const DIFF = Number(values.diff);
+const REVIEW = Number(values.review);
 const REQUESTS = Number(values.requests);
 const PORT = 3907;
 const KEY = "bench-key";
@@ -46,7 +52,29 @@ async function json(method, urlPath, token, body) {
   return JSON.parse(res.body);
 }
 
-/** FILES files pushed with git (one commit) onto the project's default branch. */
+/**
+ * A 100-line TypeScript module (doc comments, template strings, generics), `edited` with three
+ * conditions changed the way a review would change them.
+ */
+function codeFile(i, edited = false) {
+  const lines = [`// Module ${i}: item loaders for the page benchmark.`, `import { readFile } from "node:fs/promises";`, ""];
+  for (let f = 0; f < 12; f++) {
+    const condition = edited && f % 4 === 2 ? "retries <= 0" : "retries < 0";
+    lines.push(
+      `/** Reads item ${f} of module ${i} and answers its parsed value, or null when it is missing. */`,
+      `export async function loadItem${f}(path: string, retries = ${f % 4}): Promise<Record<string, number> | null> {`,
+      `  const text = await readFile(\`\${path}/item-${f}.json\`, "utf8").catch(() => null);`,
+      `  if (text === null || ${condition}) return null;`,
+      `  const value = JSON.parse(text) as Record<string, number>;`,
+      `  return { ...value, index: ${f}, module: ${i} };`,
+      "}",
+      "",
+    );
+  }
+  return lines.join("\n");
+}
+
+/** FILES files and REVIEW TypeScript modules pushed with git (one commit) onto the project's default branch. */
 function pushFiles(remote, token) {
   const clone = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pages-clone-"));
   const git = (...args) => execFileSync("git", ["-c", `http.extraHeader=Authorization: Bearer ${token}`, ...args], { cwd: clone, stdio: ["ignore", "ignore", "inherit"] });
@@ -56,6 +84,8 @@ function pushFiles(remote, token) {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, `file${i}.ts`), `export const value${i} = ${i};\n`);
   }
+  fs.mkdirSync(path.join(clone, "lib"));
+  for (let i = 0; i < REVIEW; i++) fs.writeFileSync(path.join(clone, `lib/code${i}.ts`), codeFile(i));
   fs.writeFileSync(path.join(clone, "README.md"), "# Big\n\nA repository of many files.\n");
   git("add", "-A");
   git("-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "many files");
@@ -63,12 +93,22 @@ function pushFiles(remote, token) {
   fs.rmSync(clone, { recursive: true, force: true });
 }
 
-async function measure(name, urlPath, headers) {
+/** The inline RSC payload of a page: the strings its `self.__next_f.push([1, "..."])` scripts carry, joined. */
+const payloadOf = (html) =>
+  [...html.matchAll(/<script\b[^>]*>self\.__next_f\.push\((\[[\s\S]*?\])\)<\/script>/g)]
+    .map((match) => JSON.parse(match[1]))
+    .filter(([kind]) => kind === 1)
+    .map(([, chunk]) => chunk)
+    .join("");
+
+async function measure(name, urlPath, headers, dumpAs) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let bytes = 0;
   let markup = 0;
+  let body = "";
   const send = async () => {
     const res = await request(PORT, urlPath, { headers, agent });
+    body = res.body;
     bytes = Buffer.byteLength(res.body);
     // The page without its <script> elements: what the framework's inline payload repeats.
     markup = Buffer.byteLength(res.body.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, ""));
@@ -78,6 +118,11 @@ async function measure(name, urlPath, headers) {
   const result = await boundedLoad(REQUESTS, 1, send);
   agent.destroy();
   if (result.failures) throw new Error(`${name}: ${result.failures} requests failed`);
+  if (values.dump && dumpAs) {
+    fs.mkdirSync(values.dump, { recursive: true });
+    fs.writeFileSync(path.join(values.dump, `${dumpAs}.html`), body);
+    fs.writeFileSync(path.join(values.dump, `${dumpAs}.rsc.txt`), payloadOf(body));
+  }
   return { name, ...result, bytes, markup };
 }
 
@@ -98,25 +143,35 @@ try {
   const user = await json("POST", "/api/admin/users", KEY, { username: `pages${Date.now().toString(36)}` });
   const token = user.token;
   const ns = `@${user.user.username}`;
-  const big = await json("POST", "/api/projects", token, { name: "big" });
+  const big = await json("POST", "/api/projects", token, { name: "big", visibility: "public" });
   step(`pushing ${FILES} files`);
   pushFiles(big.remote, token);
+  const { defaultBranch } = await json("GET", `/api/projects/${ns}/big/branches`, token);
   await json("POST", `/api/workspaces/${ns}/big/workspaces`, token, { name: "wide" });
   const changed = {};
   for (let i = 0; i < DIFF; i++) changed[`src/module${Math.floor(i / 100)}/file${i}.ts`] = `export const value${i} = ${i + 1};\n// changed\n`;
   step(`committing ${DIFF} changed files and proposing the change`);
   await json("POST", "/api/workspaces/wide/commit", token, { projectId: big.id, message: "touch many", files: changed });
   const { change } = await json("POST", `/api/projects/${ns}/big/changes`, token, { workspace: "wide" });
+  await json("POST", `/api/workspaces/${ns}/big/workspaces`, token, { name: "review" });
+  const edited = {};
+  for (let i = 0; i < REVIEW; i++) edited[`lib/code${i}.ts`] = codeFile(i, true);
+  step(`committing ${REVIEW} edited modules and proposing the change`);
+  await json("POST", "/api/workspaces/review/commit", token, { projectId: big.id, message: "stricter retries", files: edited });
+  const { change: review } = await json("POST", `/api/projects/${ns}/big/changes`, token, { workspace: "review" });
 
   const auth = { authorization: `Bearer ${token}` };
   step("measuring");
   const rows = [];
   rows.push(await measure("GET /health (floor)", "/health", {}));
   const filesApi = await measure(`GET /api/projects/${ns}/big/files (JSON, ${FILES + 1} paths)`, `/api/projects/${ns}/big/files`, auth);
-  const projectPage = await measure(`GET /${ns}/big (project page, ${FILES + 1} files)`, `/${ns}/big`, auth);
+  const projectPage = await measure(`GET /${ns}/big (project page, ${FILES + REVIEW + 1} files)`, `/${ns}/big`, auth, "project");
+  const filePage = await measure(`GET /${ns}/big/blob/${defaultBranch}/lib/code0.ts (file page, 100 lines highlighted)`, `/${ns}/big/blob/${defaultBranch}/lib/code0.ts`, auth, "file");
   const changeApi = await measure("GET /api/changes/{id} (JSON, no diff)", `/api/changes/${change.id}`, auth);
-  const changePage = await measure(`GET /${ns}/big/changes/{id} (change page, ${DIFF}-file diff)`, `/${ns}/big/changes/${change.id}`, auth);
-  rows.push(filesApi, projectPage, changeApi, changePage);
+  const changePage = await measure(`GET /${ns}/big/changes/{id} (change page, ${DIFF}-file diff)`, `/${ns}/big/changes/${change.id}`, auth, `change-${DIFF}`);
+  const reviewPage = await measure(`GET /${ns}/big/changes/{id} (change page, ${REVIEW}-file diff of 3 edits each)`, `/${ns}/big/changes/${review.id}`, auth, `change-${REVIEW}`);
+  const anonymousPage = await measure(`GET /${ns}/big/changes/{id} (the same, signed out)`, `/${ns}/big/changes/${review.id}`, {}, `change-${REVIEW}-anonymous`);
+  rows.push(filesApi, projectPage, filePage, changeApi, changePage, reviewPage, anonymousPage);
 
   console.log(`\npages: one request at a time on loopback, ${REQUESTS} each after warm-up\n`);
   console.log("| route | p50 ms | p99 ms | HTML/JSON bytes | bytes / bytes without <script> |");

@@ -52,6 +52,14 @@ describe("renderMarkdown", () => {
     expect(html).toContain('<a href="http://www.example.org" rel="nofollow noopener">www.example.org</a>');
   });
 
+  it("makes code blocks and tables, which scroll inside their box, a tab stop, whatever tabindex the source gave", () => {
+    const html = renderMarkdown('```\nx\n```\n\n| a |\n|---|\n| 1 |\n\n<pre tabindex="7">y</pre>');
+    expect(html).toContain('<pre tabindex="0"><code>x');
+    expect(html).toContain('<table tabindex="0">');
+    expect(html).toContain('<pre tabindex="0">y</pre>');
+    expect(html).not.toContain('tabindex="7"');
+  });
+
   it("gives headings GitHub's anchors under the user-content prefix, and in-document links follow them", () => {
     const html = renderMarkdown("## Getting *started*!\n\n## Getting started\n\n[jump](#getting-started)");
     expect(html).toContain('<h2 id="user-content-getting-started">Getting <em>started</em>! <a class="anchor" href="#user-content-getting-started"');

@@ -1,13 +1,6 @@
 import { Fragment } from "react";
-import { pairedParts, type LineParts } from "../_lib/word-diff";
+import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
 import { anchorKey, ThreadView, type Thread } from "./thread";
-
-export interface DiffLine {
-  kind: "context" | "add" | "del";
-  oldLine: number | null;
-  newLine: number | null;
-  text: string;
-}
 
 export interface DiffFileData {
   path: string;
@@ -21,9 +14,6 @@ export interface DiffFileData {
   hunks: Array<{ header: string; lines: DiffLine[] }>;
 }
 
-/** Where a comment on this line anchors: the new side unless the line exists only on the old one. */
-export const lineAnchor = (line: DiffLine): { side: "old" | "new"; line: number } => (line.kind === "del" ? { side: "old", line: line.oldLine! } : { side: "new", line: line.newLine! });
-
 /** Every anchor a page of files shows, so threads anchored elsewhere can be listed apart. */
 export function shownAnchors(files: DiffFileData[]): Set<string> {
   const keys = new Set<string>();
@@ -34,47 +24,49 @@ export function shownAnchors(files: DiffFileData[]): Set<string> {
   return keys;
 }
 
-const MARK = { add: "+", del: "-", context: " " } as const;
-const LABEL = { add: "added", del: "removed", context: "unchanged" } as const;
+/** The line whose comment form is open: `?c=f3n12` (a line's comment link) or the line picker's `f`, `s` and `l`. */
+export type OpenLine = { fileIndex: number; side: "old" | "new"; line: number };
+export function openLine(query: Record<string, string | string[] | undefined>): OpenLine | undefined {
+  const picked = typeof query.f === "string" && typeof query.l === "string" ? `f${query.f}${query.s === "old" ? "o" : "n"}${query.l}` : undefined;
+  return parseLineId(query.c) ?? parseLineId(picked) ?? undefined;
+}
+
+/** A comment link's address (HTML-escaped): the page's own query (its ?page=, left out when 1) and `c`. */
+function commentHref(pageUrl: string): (id: string) => string {
+  const query = new URL(pageUrl, "http://page").searchParams;
+  if (query.get("page") === "1") query.delete("page");
+  const keep = query.size === 0 ? "" : `${query.toString().replaceAll("&", "&amp;")}&amp;`;
+  return (id) => `?${keep}c=${id}`;
+}
 
 interface Props {
   file: DiffFileData;
+  /** The file's place in the whole diff (not the page): line ids and comment links name it. */
   index: number;
   threads: Map<string, Thread[]>;
   /** The page's address (with its ?page=), for links that open the comment form on a line. */
   pageUrl: string;
   /** The line whose comment form is open. */
-  open?: { file: string; side: string; line: number };
+  open?: OpenLine;
   canComment: boolean;
   changeId: string;
   tipSha: string;
   actions: Parameters<typeof ThreadView>[0]["actions"];
 }
 
-/** A diff line's text, its changed words inside <ins>/<del> when it rewrites a paired line. */
-function LineText({ line, parts }: { line: DiffLine; parts: LineParts | null }) {
-  if (!parts) return <>{line.text}</>;
-  const Mark = line.kind === "add" ? "ins" : "del";
-  return (
-    <>
-      {parts.before}
-      <Mark>{parts.changed}</Mark>
-      {parts.after}
-    </>
-  );
-}
-
 /**
- * One file of a unified diff, collapsible (<details>): +/- marks in their own column (not colour
- * alone), changed words marked, threads under their lines. The line numbers are the links that
- * open a comment form on a line, kept out of the tab order (a change has thousands); the form
- * under the file reaches any line from the keyboard.
+ * One file of a unified diff, collapsible (<details>): its lines are HTML made by diffBlocks
+ * (+/- marks, changed words in <ins>/<del>, line numbers as links out of the tab order that open a
+ * comment form for those who may comment), threads and the open comment form under their lines.
  */
 export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions }: Props) {
-  const fileId = `file-${index}`;
-  const commentHref = (side: string, line: number, rowId: string) => `${pageUrl}&comment=${encodeURIComponent(file.path)}&side=${side}&line=${line}#${rowId}`;
+  const isOpen = (anchor: { side: string; line: number }) => open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
+  const blocks = diffBlocks(file.hunks, index, {
+    href: canComment ? commentHref(pageUrl) : undefined,
+    breakAfter: (anchor) => threads.has(anchorKey(file.path, anchor.side, anchor.line)) || isOpen(anchor),
+  });
   return (
-    <details className="file" id={fileId} open>
+    <details className="file" id={`file-${index}`} open>
       <summary>
         {file.path} <span className="badge">{file.status}</span>{" "}
         <span className="muted">
@@ -83,111 +75,81 @@ export function DiffFile({ file, index, threads, pageUrl, open, canComment, chan
       </summary>
       {file.binary && <p className="notice">Binary file; not shown.</p>}
       {!file.binary && file.hunks.length === 0 && <p className="muted">No text changes.</p>}
-      {file.hunks.length > 0 && (
-        <div className="scroll">
-          <table className="code" aria-label={`Diff of ${file.path}`}>
-            <thead>
-              <tr>
-                <th scope="col">Old line</th>
-                <th scope="col">New line</th>
-                <th scope="col">Change</th>
-                <th scope="col">Text</th>
-              </tr>
-            </thead>
-            <tbody>
-              {file.hunks.map((hunk, h) => {
-                const parts = pairedParts(hunk.lines);
-                return (
-                  <Fragment key={h}>
-                    <tr className="hunk">
-                      <td colSpan={4}>{hunk.header}</td>
-                    </tr>
-                    {hunk.lines.map((line, l) => {
-                      const anchor = lineAnchor(line);
-                      const key = anchorKey(file.path, anchor.side, anchor.line);
-                      const rowId = `${fileId}-${anchor.side}-${anchor.line}`;
-                      const isOpen = open && open.file === file.path && open.side === anchor.side && open.line === anchor.line;
-                      const here = threads.get(key) ?? [];
-                      const number = (side: "old" | "new", n: number | null) =>
-                        canComment && n !== null && anchor.side === side ? (
-                          <a href={commentHref(side, n, rowId)} tabIndex={-1} aria-label={`Comment on ${side} line ${n} of ${file.path}`}>
-                            {n}
-                          </a>
-                        ) : (
-                          (n ?? "")
-                        );
-                      return (
-                        <Fragment key={l}>
-                          <tr className={line.kind} id={rowId}>
-                            <td className="num">{number("old", line.oldLine)}</td>
-                            <td className="num">{number("new", line.newLine)}</td>
-                            <td className="mark" aria-label={LABEL[line.kind]}>
-                              {line.kind === "add" ? <ins>{MARK.add}</ins> : line.kind === "del" ? <del>{MARK.del}</del> : MARK.context}
-                            </td>
-                            <td>
-                              <LineText line={line} parts={parts[l]} />
-                            </td>
-                          </tr>
-                          {(here.length > 0 || isOpen) && (
-                            <tr className="comments">
-                              <td colSpan={4}>
-                                {here.map((thread) => (
-                                  <ThreadView key={thread.root.id} thread={thread} changeId={changeId} back={pageUrl} canAct={canComment} actions={actions} />
-                                ))}
-                                {isOpen && (
-                                  <form action={actions.addComment}>
-                                    <input type="hidden" name="changeId" value={changeId} />
-                                    <input type="hidden" name="file" value={file.path} />
-                                    <input type="hidden" name="side" value={anchor.side} />
-                                    <input type="hidden" name="line" value={anchor.line} />
-                                    <input type="hidden" name="commitSha" value={tipSha} />
-                                    <input type="hidden" name="back" value={commentHref(anchor.side, anchor.line, rowId)} />
-                                    <label htmlFor={`${rowId}-body`}>
-                                      Comment on line {anchor.line} of {file.path}
-                                    </label>
-                                    <textarea id={`${rowId}-body`} name="body" required autoFocus />
-                                    <button type="submit" className="primary">
-                                      Add comment
-                                    </button>
-                                  </form>
-                                )}
-                              </td>
-                            </tr>
-                          )}
-                        </Fragment>
-                      );
-                    })}
-                  </Fragment>
-                );
-              })}
-            </tbody>
-          </table>
+      {blocks.length > 0 && (
+        <div className="scroll code diff" role="group" aria-label={`Diff of ${file.path}`} tabIndex={0}>
+          <div className="lines">
+            {blocks.map(({ html, after }, b) => (
+              <Fragment key={b}>
+                <div dangerouslySetInnerHTML={{ __html: html }} />
+                {after && (
+                  <div className="comments">
+                    {(threads.get(anchorKey(file.path, after.side, after.line)) ?? []).map((thread) => (
+                      <ThreadView key={thread.root.id} thread={thread} changeId={changeId} back={pageUrl} canAct={canComment} actions={actions} />
+                    ))}
+                    {isOpen(after) && <CommentForm file={file.path} id={lineId(index, after.side, after.line)} anchor={after} back={`${pageUrl}&c=${lineId(index, after.side, after.line)}`} changeId={changeId} tipSha={tipSha} action={actions.addComment} />}
+                  </div>
+                )}
+              </Fragment>
+            ))}
+          </div>
         </div>
       )}
-      {canComment && file.hunks.length > 0 && <LinePicker file={file.path} fileId={fileId} pageUrl={pageUrl} />}
       {file.truncated && <p className="notice">This file&apos;s diff is long; the rest is not shown here. Clone the project to read it whole.</p>}
     </details>
   );
 }
 
-/** A GET form that opens the comment form on a chosen line: the keyboard's way to a line. */
-function LinePicker({ file, fileId, pageUrl }: { file: string; fileId: string; pageUrl: string }) {
-  const [path, query = ""] = pageUrl.split("?", 2);
-  const page = new URLSearchParams(query).get("page") ?? "1";
+/** The form a line's comment link opens, under the line; posting it returns to `back`. */
+function CommentForm({ file, id, anchor, back, changeId, tipSha, action }: { file: string; id: string; anchor: { side: string; line: number }; back: string; changeId: string; tipSha: string; action: (form: FormData) => Promise<void> }) {
   return (
-    <form method="get" action={path} className="row line-picker">
+    <form action={action}>
+      <input type="hidden" name="changeId" value={changeId} />
+      <input type="hidden" name="file" value={file} />
+      <input type="hidden" name="side" value={anchor.side} />
+      <input type="hidden" name="line" value={anchor.line} />
+      <input type="hidden" name="commitSha" value={tipSha} />
+      <input type="hidden" name="back" value={`${back}#${id}`} />
+      <label htmlFor={`${id}-body`}>
+        Comment on line {anchor.line} of {file}
+      </label>
+      <textarea id={`${id}-body`} name="body" required autoFocus />
+      <button type="submit" className="primary">
+        Add comment
+      </button>
+    </form>
+  );
+}
+
+/**
+ * A GET form that opens the comment form on a chosen line of a file of this page: the keyboard's
+ * way to a line, since the line numbers are out of the tab order.
+ */
+export function LinePicker({ files, firstIndex, page, action }: { files: DiffFileData[]; firstIndex: number; page: number; action: string }) {
+  const shown = files.map((file, i) => ({ path: file.path, index: firstIndex + i, hunks: file.hunks.length })).filter((file) => file.hunks > 0);
+  if (shown.length === 0) return null;
+  return (
+    <form method="get" action={action} className="row line-picker" aria-label="Comment on a line">
       <input type="hidden" name="page" value={page} />
-      <input type="hidden" name="comment" value={file} />
       <div>
-        <label htmlFor={`${fileId}-side`}>Comment on</label>
-        <select id={`${fileId}-side`} name="side" defaultValue="new">
+        <label htmlFor="pick-file">File</label>
+        <select id="pick-file" name="f">
+          {shown.map((file) => (
+            <option key={file.index} value={file.index}>
+              {file.path}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor="pick-side">Side</label>
+        <select id="pick-side" name="s" defaultValue="new">
           <option value="new">new line</option>
           <option value="old">old line</option>
         </select>
       </div>
       <div>
-        <label htmlFor={`${fileId}-line`}>Line number in {file}</label>
-        <input id={`${fileId}-line`} name="line" type="number" min={1} required />
+        <label htmlFor="pick-line">Line number</label>
+        <input id="pick-line" name="l" type="number" min={1} required />
       </div>
       <div>
         <button type="submit">Open comment form</button>

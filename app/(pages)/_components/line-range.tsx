@@ -13,13 +13,13 @@ export function LineRange() {
   useEffect(() => {
     let anchor: number | null = null;
     const mark = () => {
-      document.querySelectorAll("tr.selected").forEach((row) => row.classList.remove("selected"));
+      document.querySelectorAll(".lines p.selected").forEach((row) => row.classList.remove("selected"));
       const match = RANGE.exec(window.location.hash);
       if (!match) return;
       const first = Number(match[1]);
       const last = Number(match[2] ?? match[1]);
       anchor = first;
-      for (let n = Math.min(first, last); n <= Math.max(first, last); n++) document.getElementById(`L${n}`)?.classList.add("selected");
+      for (let n = Math.min(first, last); n <= Math.max(first, last); n++) document.getElementById(`L${n}`)?.parentElement?.classList.add("selected");
       document.getElementById(`L${Math.min(first, last)}`)?.scrollIntoView({ block: "center" });
     };
     const click = (event: MouseEvent) => {

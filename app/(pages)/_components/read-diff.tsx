@@ -8,7 +8,7 @@ const NO_THREADS = new Map();
 const NO_ACTIONS = { addComment: async () => {}, setThreadResolved: async () => {} };
 
 /** The "Files changed" section of a commit or a comparison: the change page's diff view, without comments. */
-export function ReadDiff({ totals, files, pageUrl }: { totals: Totals; files: ReadDiffFileData[]; pageUrl: string }) {
+export function ReadDiff({ totals, files }: { totals: Totals; files: ReadDiffFileData[] }) {
   return (
     <section aria-labelledby="files">
       <h2 id="files">
@@ -21,7 +21,7 @@ export function ReadDiff({ totals, files, pageUrl }: { totals: Totals; files: Re
           file={{ ...file, ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)) }}
           index={index}
           threads={NO_THREADS}
-          pageUrl={pageUrl}
+          pageUrl=""
           canComment={false}
           changeId=""
           tipSha=""

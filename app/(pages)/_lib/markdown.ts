@@ -122,6 +122,8 @@ export function renderMarkdown(source: string, context?: MarkdownContext): strin
       code: ["class"],
       th: ["align"],
       td: ["align"],
+      pre: ["tabindex"],
+      table: ["tabindex"],
       ...Object.fromEntries(HEADINGS.map((tag) => [tag, ["id"]])),
     },
     allowedClasses: { a: ["reference", "anchor"], code: [/^language-[\w+-]+$/] },
@@ -130,6 +132,9 @@ export function renderMarkdown(source: string, context?: MarkdownContext): strin
     allowProtocolRelative: false,
     transformTags: {
       a: sanitizeHtml.simpleTransform("a", { rel: "nofollow noopener" }),
+      // Code blocks and tables scroll inside their box: a tab stop, so the keyboard can scroll them too.
+      pre: (tagName) => ({ tagName, attribs: { tabindex: "0" } }),
+      table: (tagName) => ({ tagName, attribs: { tabindex: "0" } }),
       // Only the read-only check boxes of task lists.
       input: (tagName, attribs) => ({ tagName, attribs: { type: "checkbox", disabled: "", ...(attribs.checked !== undefined ? { checked: "" } : {}), "aria-label": attribs["aria-label"] ?? "task" } }),
       ...Object.fromEntries(

@@ -55,7 +55,7 @@ export async function addComment(form: FormData) {
       commitSha: optionalField(form, "commitSha"),
       parentCommentId: optionalField(form, "parentCommentId"),
     }),
-  back.replace(/&comment=[^#]*/, ""));
+  back.replace(/&c=[^#]*/, ""));
 }
 
 export async function setThreadResolved(form: FormData) {

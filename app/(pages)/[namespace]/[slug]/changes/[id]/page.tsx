@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { DiffFile, shownAnchors } from "../../../../_components/diff-file";
+import { DiffFile, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
 import { Flash } from "../../../../_components/flash";
 import { Pager } from "../../../../_components/pager";
 import { ProjectHeader } from "../../../../_components/project-header";
@@ -42,7 +42,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const pageUrl = `${self}?page=${page}`;
   const signedIn = identity.kind === "user";
   const canReview = signedIn && atLeast(loaded.level, "write");
-  const open = typeof query.comment === "string" && typeof query.side === "string" ? { file: query.comment, side: query.side, line: Number(query.line) } : undefined;
+  const open = openLine(query);
 
   const threads = threadsOf(comments);
   const shown = shownAnchors(diff.files);
@@ -272,6 +272,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
             actions={actions}
           />
         ))}
+        {signedIn && <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />}
         <Pager page={page} pages={pages} label="Diff pages, bottom" href={(n) => `${self}?page=${n}`} />
       </section>
 

@@ -47,7 +47,7 @@ export default async function CommitPage({ params }: { params: Promise<Route> })
           </>
         )}
       </p>
-      <ReadDiff totals={totals} files={files} pageUrl={`${base}/commit/${commit.sha}?`} />
+      <ReadDiff totals={totals} files={files} />
     </>
   );
 }

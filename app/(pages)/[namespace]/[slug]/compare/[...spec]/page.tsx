@@ -48,7 +48,7 @@ export default async function ComparePage({ params }: { params: Promise<Route> }
           <CommitTable base={base} commits={commits} />
         )}
       </section>
-      <ReadDiff totals={totals} files={files} pageUrl={`${base}/compare?`} />
+      <ReadDiff totals={totals} files={files} />
     </>
   );
 }

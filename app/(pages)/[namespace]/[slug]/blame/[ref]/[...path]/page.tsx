@@ -43,7 +43,7 @@ export default async function BlamePage({ params }: { params: Promise<Route> }) 
         <p className="notice">This file is not shown as text.</p>
       ) : (
         <div className="scroll">
-          <table className={`code blame${highlighted ? " hljs" : ""}`} aria-label={`Blame of ${path}`}>
+          <table className="code blame" aria-label={`Blame of ${path}`}>
             <tbody>
               {blame.ranges.flatMap((range) =>
                 lines.slice(range.startLine - 1, range.endLine).map((line, index) => {

@@ -2,11 +2,11 @@ import Link from "next/link";
 import { BLOB_PAGE_LINES, CONTENT_VIEW_BYTES_MAX } from "@/server/limits";
 import { Breadcrumbs } from "../../../../../_components/breadcrumbs";
 import { CommitLink } from "../../../../../_components/commit-link";
-import { NumberedLine } from "../../../../../_components/code-lines";
 import { LineRange } from "../../../../../_components/line-range";
 import { Markdown } from "../../../../../_components/markdown";
 import { Pager } from "../../../../../_components/pager";
 import { ProjectHeader } from "../../../../../_components/project-header";
+import { numberedLinesHtml } from "../../../../../_lib/code-html";
 import { highlightLines } from "../../../../../_lib/highlight";
 import { atLeast, loadProject, projectAddress, type ProjectRouteParams } from "../../../../../_lib/project";
 import { read } from "../../../../../_lib/session";
@@ -65,15 +65,8 @@ export default async function BlobPage({ params, searchParams }: Props) {
         <>
           <LineRange />
           <Pager page={page} pages={pages} label="Line pages" href={(n) => `?page=${n}`} />
-          <div className="scroll">
-            <table className={`code${highlighted ? " hljs" : ""}`} aria-label={`Contents of ${path}`}>
-              <tbody>
-                {lines.slice(first, first + BLOB_PAGE_LINES).map((line, index) => {
-                  const n = first + index + 1;
-                  return <NumberedLine key={n} n={n} text={line} segments={highlighted?.[n - 1]} />;
-                })}
-              </tbody>
-            </table>
+          <div className="scroll code" role="group" aria-label={`Contents of ${path}`} tabIndex={0}>
+            <div className="lines" dangerouslySetInnerHTML={{ __html: numberedLinesHtml(lines.slice(first, first + BLOB_PAGE_LINES), first + 1, highlighted) }} />
           </div>
           <Pager page={page} pages={pages} label="Line pages, bottom" href={(n) => `?page=${n}`} />
         </>

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { diffBlocks, escapeText, numberedLinesHtml, parseLineId, type DiffLine } from "@/app/(pages)/_lib/code-html";
+import { highlightLines } from "@/app/(pages)/_lib/highlight";
+
+/** Lines a diff or a file may hold that would run if they reached the page as markup. */
+const HOSTILE = [
+  "<script>alert(1)</script>",
+  '"onerror=alert(1) x="',
+  "<img src=x onerror=alert(1)>",
+  "</p><script>alert(1)</script><p>",
+  "&lt;script&gt; stays text &amp; so does this",
+  "<!-- <svg onload=alert(1)> -->",
+  "' onmouseover='alert(1)",
+  "<a href=javascript:alert(1)>x</a>",
+];
+
+/** Every `<` of the markup opens one of the few tags code-html makes; anything else is input that escaped. */
+const OUR_TAG = /^(p( class=[adh])?( data-o=\d+)?>|a id=(f\d+[on]\d+|L\d+) href=("\?[^"<>]*"|#[\w]+) tabindex=-1>|\/a>|ins>|\/ins>|del>|\/del>|span class=[kscntrbig]>|\/span>)/;
+const tagsOk = (html: string) => html.split("<").slice(1).every((piece) => OUR_TAG.test(piece));
+/** The text a browser shows: markup dropped, the two escapes undone. */
+const textOf = (html: string) => html.replace(/<p[^>]*>/g, "\n").replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&amp;/g, "&");
+
+const hunk = (lines: DiffLine[]) => [{ header: "@@ -1,2 +1,2 @@", lines }];
+
+describe("diff lines as HTML", () => {
+  it.each(HOSTILE)("keeps %s inert text on every kind of line", (text) => {
+    const lines: DiffLine[] = [
+      { kind: "context", oldLine: 1, newLine: 1, text },
+      { kind: "del", oldLine: 2, newLine: null, text: `${text} old` },
+      { kind: "add", oldLine: null, newLine: 2, text: `${text} new` },
+    ];
+    const html = diffBlocks(hunk(lines), 0, { href: (id) => `?page=2&amp;c=${id}`, breakAfter: () => false })
+      .map((block) => block.html)
+      .join("");
+    expect(tagsOk(html)).toBe(true);
+    expect(html).not.toMatch(/<(script|img|svg|!--)/i);
+    expect(textOf(html)).toContain(`${text}\n`);
+    expect(textOf(html)).toContain(`${text} old`);
+    expect(textOf(html)).toContain(`${text} new`);
+  });
+
+  it("marks lines by kind, numbers them with anchors out of the tab order, and marks the changed words", () => {
+    const [block] = diffBlocks(
+      hunk([
+        { kind: "context", oldLine: 4, newLine: 5, text: "a" },
+        { kind: "del", oldLine: 5, newLine: null, text: "const limit = 10;" },
+        { kind: "add", oldLine: null, newLine: 6, text: "const limit = 20;" },
+      ]),
+      3,
+      { breakAfter: () => false },
+    );
+    expect(block.html).toBe(
+      "<p class=h>@@ -1,2 +1,2 @@" +
+        "<p data-o=4><a id=f3n5 href=#f3n5 tabindex=-1>5</a>a" +
+        "<p class=d><a id=f3o5 href=#f3o5 tabindex=-1>5</a>const limit = <del>10</del>;" +
+        "<p class=a><a id=f3n6 href=#f3n6 tabindex=-1>6</a>const limit = <ins>20</ins>;",
+    );
+  });
+
+  it("links a writer's line numbers to the comment form, quoted when the query needs it, and cuts the lines where a thread goes", () => {
+    const blocks = diffBlocks(
+      hunk([
+        { kind: "context", oldLine: 1, newLine: 1, text: "a" },
+        { kind: "del", oldLine: 2, newLine: null, text: "b" },
+        { kind: "add", oldLine: null, newLine: 2, text: "c" },
+      ]),
+      7,
+      { href: (id) => `?c=${id}`, breakAfter: (anchor) => anchor.side === "old" && anchor.line === 2 },
+    );
+    expect(blocks.map((block) => block.after)).toEqual([{ side: "old", line: 2 }, null]);
+    expect(blocks[0].html).toContain('<a id=f7o2 href="?c=f7o2" tabindex=-1>2</a>b');
+    expect(blocks[1].html).toBe('<p class=a><a id=f7n2 href="?c=f7n2" tabindex=-1>2</a>c');
+  });
+
+  it("reads a comment link's line back, and nothing else", () => {
+    expect(parseLineId("f12o40")).toEqual({ fileIndex: 12, side: "old", line: 40 });
+    expect(parseLineId("f0n1")).toEqual({ fileIndex: 0, side: "new", line: 1 });
+    for (const bad of ["f1x2", "1n2", "f1n", "f1n2 ", ["f1n2"], undefined]) expect(parseLineId(bad)).toBeNull();
+  });
+});
+
+describe("file lines as HTML", () => {
+  it.each(HOSTILE)("keeps %s inert in plain and highlighted files", (text) => {
+    const source = `const x = "${text}";\n// ${text}\n${text}`;
+    const lines = source.split("\n");
+    for (const html of [numberedLinesHtml(lines, 1, null), numberedLinesHtml(lines, 1, highlightLines("a.ts", source))]) {
+      expect(tagsOk(html)).toBe(true);
+      expect(html).not.toMatch(/<(script|img|svg|!--)/i);
+      expect(textOf(html).split("\n").slice(1).map((line) => line.replace(/^\d+/, ""))).toEqual(lines);
+    }
+  });
+
+  it("gives each line its #L<n> anchor and highlighted tokens one colour class", () => {
+    const html = numberedLinesHtml(["export const a = 1;"], 10, [[], [], [], [], [], [], [], [], [], [{ text: "export", className: "k" }, { text: " const a = " }, { text: "1", className: "n" }, { text: ";" }]]);
+    expect(html).toBe("<p><a id=L10 href=#L10 tabindex=-1>10</a><span class=k>export</span> const a = <span class=n>1</span>;");
+    expect(highlightLines("a.ts", "export const a = 1; // one")![0]).toEqual([
+      { text: "export", className: "k" },
+      { text: " " },
+      { text: "const", className: "k" },
+      { text: " a = " },
+      { text: "1", className: "n" },
+      { text: "; " },
+      { text: "// one", className: "c" },
+    ]);
+  });
+
+  it("escapes only what starts markup in text", () => {
+    expect(escapeText(`a < b && c > "d" 'e'`)).toBe(`a &lt; b &amp;&amp; c > "d" 'e'`);
+  });
+});
