@@ -95,7 +95,7 @@ export async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, roun
   const { outcome, head, tip } = prepared;
   const data = { round, verdict: outcome.verdict, baseSha: head, tipSha: tip, summary: outcome.summary, issues: outcome.issues, createdAt: new Date() };
   const evaluation = await tx.evaluation.upsert({ where: { changeId: change.id }, create: { changeId: change.id, ...data }, update: data });
-  await tx.evalRun.createMany({
+  const runs = await tx.evalRun.createManyAndReturn({
     data: outcome.runs.map((run) => ({
       changeId: change.id,
       round,
@@ -110,7 +110,6 @@ export async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, roun
       tipSha: tip,
     })),
   });
-  const runs = await tx.evalRun.findMany({ where: { changeId: change.id, round }, orderBy: { createdAt: "asc" } });
   return { evaluation, runs };
 }
 

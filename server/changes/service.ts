@@ -1,5 +1,5 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
-import { actingAgentId, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
+import { actingAgentId, actingIdentity, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
 import { findWorkspace } from "@/server/workspaces";
 import { recordEvent } from "@/server/events";
@@ -10,12 +10,19 @@ import { evaluateWorkspace, newChangeId, persistEvaluation, recordReevaluation }
 import { loadChange, lockChange, workspaceName } from "./load";
 import { removeEntries } from "./queue/entries";
 import { autoQueue, queueOfChange } from "./queue/service";
-import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeStatus } from "./views";
+import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeNames, type ChangeStatus } from "./views";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
 
 async function viewOne(change: Change, project: Project) {
   return changeView(change, project, await namesFor([change]));
+}
+
+/** The names a new change's view shows, all known to the request that creates it. */
+function namesOfNew(identity: Identity, change: Change, workspace: string): ChangeNames {
+  const acting = actingIdentity(identity);
+  const username = acting.kind === "user" ? acting.username : acting.kind === "agent" ? acting.ownerUsername : null;
+  return { workspaces: new Map([[change.workspaceId, workspace]]), users: new Map(change.authorId && username ? [[change.authorId, username]] : []) };
 }
 
 /**
@@ -53,8 +60,9 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
     await recordEvent(tx, { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } });
     return { change, evaluation, runs };
   });
-  await autoQueue(project, change, prepared);
-  return { change: await viewOne(change, project), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
+  // A new change is in no queue yet: only a policy that queues accepted changes can put it there.
+  if (prepared.policy.ok && prepared.policy.policy.merge.autoQueue) await autoQueue(project, change, prepared);
+  return { change: changeView(change, project, namesOfNew(identity, change, ws.name)), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
 
 /** One page of a project's changes, newest first, and how many match over every page. */

@@ -22,7 +22,9 @@ export function readTextIfPresent(file: string): string | null {
  * atomic writes (temp file + rename), so a concurrent reader never sees a half-written object.
  */
 const promises = {
-  readFile: async (file: string, options?: { encoding?: BufferEncoding } | BufferEncoding) => fs.readFileSync(file, options as never),
+  // isomorphic-git probes `readFile()` without a path twice per call to tell promise file systems
+  // from callback ones; answering without throwing spares two captured stacks per object read.
+  readFile: async (file: string, options?: { encoding?: BufferEncoding } | BufferEncoding) => (file === undefined ? null : fs.readFileSync(file, options as never)),
   writeFile: async (file: string, data: string | Uint8Array, options?: { mode?: number }) => {
     const temp = path.join(path.dirname(file), `.tmp-${randomBytes(6).toString("hex")}`);
     fs.writeFileSync(temp, data, { mode: options?.mode ?? 0o444 });

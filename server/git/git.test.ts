@@ -18,6 +18,7 @@ import {
   log,
   openProjectRepo,
   openRepo,
+  readCommit,
   readFile,
   readRef,
   resolveBranch,
@@ -289,5 +290,23 @@ describe("in-process object writes", () => {
       expect(oid).toBe(await git.writeCommit({ fs: nodeFs, gitdir, commit }));
     }
     await runGit(["fsck", "--strict", "--no-dangling"], { gitdir });
+  });
+});
+
+describe("in-process commit reads", () => {
+  it("parse loose commits exactly as isomorphic-git does: parents, signatures, extra and repeated headers, messages", async () => {
+    const { repo } = await newProject();
+    const gitdir = repo.gitdir;
+    const tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+    const parent = (await writeCommitFromFiles(repo, { parent: null, files: { a: "a\n" }, message: "p", author })).oid;
+    const bodies = [
+      `tree ${tree}\nparent ${parent}\nparent ${parent}\nauthor A B <a@x> 1700000000 +0530\ncommitter C <c@x> 1700000001 -0000\n\nmerge\n`,
+      `tree ${tree}\nauthor A <a@x> 1700000000 -0230\ncommitter C <c@x> 1700000001 +0000\nencoding ISO-8859-1\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n\n\n\nsubject\r\n\nbody\n\n\n`,
+      `tree ${tree}\nparent ${parent}\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 2 +0000\nparent ${tree}\ntree ${parent}\nextra one\nextra two\n\nlate headers ignored`,
+    ];
+    for (const body of bodies) {
+      const oid = (await runGit(["hash-object", "-t", "commit", "-w", "--literally", "--stdin"], { gitdir, input: body })).stdout.trim();
+      expect(await readCommit(repo, oid)).toEqual((await git.readCommit({ fs: nodeFs, gitdir, oid })).commit);
+    }
   });
 });

@@ -56,11 +56,45 @@ type Parsed =
   | { type: "tag"; object: { object: string; type: string } };
 
 /**
- * A loose blob or tree read directly: isomorphic-git re-hashes every object it reads through
- * WebCrypto (asynchronous, most of a small read's CPU); git itself does not verify on read.
- * Commits and tags, and packed objects, go through isomorphic-git.
+ * A commit's headers and message as isomorphic-git parses them: `tree` first, the `parent` lines
+ * right after it, then other headers (first occurrence wins; continuation lines start with a
+ * space), and the message normalized (no CR, no leading blank lines, one final newline).
  */
-function readLooseBlobOrTree(gitdir: string, oid: string): Parsed | null {
+function parseCommitContent(content: Uint8Array): CommitObject {
+  const text = Buffer.from(content).toString("utf8");
+  const split = text.indexOf("\n\n");
+  const headers: string[] = [];
+  for (const line of text.slice(0, split).split("\n")) {
+    if (line[0] === " ") headers[headers.length - 1] += `\n${line.slice(1)}`;
+    else headers.push(line);
+  }
+  const keyOf = (header: string) => header.slice(0, header.indexOf(" "));
+  const valueOf = (header: string) => header.slice(header.indexOf(" ") + 1);
+  if (headers.length === 0 || keyOf(headers[0]) !== "tree") throw new Error("Malformed commit object");
+  const commit: Record<string, unknown> = { message: `${text.slice(split + 2).replace(/\r/g, "").replace(/^\n+/, "").replace(/\n+$/, "")}\n`, tree: valueOf(headers[0]) };
+  const parent: string[] = [];
+  let at = 1;
+  for (; at < headers.length && keyOf(headers[at]) === "parent"; at++) parent.push(valueOf(headers[at]));
+  commit.parent = parent;
+  for (; at < headers.length; at++) if (!(keyOf(headers[at]) in commit)) commit[keyOf(headers[at])] = valueOf(headers[at]);
+  for (const role of ["author", "committer"]) if (typeof commit[role] === "string") commit[role] = parsePerson(commit[role] as string);
+  return commit as unknown as CommitObject;
+}
+
+function parsePerson(text: string): CommitObject["author"] {
+  const [, name, email, timestamp, offset] = text.match(/^(.*) <(.*)> (.*) (.*)$/) ?? [];
+  const [, sign, hours, minutes] = offset?.match(/(\+|-)(\d\d)(\d\d)/) ?? [];
+  if (name === undefined || sign === undefined) throw new Error("Malformed commit signature");
+  const east = (sign === "+" ? 1 : -1) * (Number(hours) * 60 + Number(minutes));
+  return { name, email, timestamp: Number(timestamp), timezoneOffset: east === 0 ? east : -east };
+}
+
+/**
+ * A loose blob, tree or commit read directly: isomorphic-git re-hashes every object it reads
+ * through WebCrypto (asynchronous, most of a small read's CPU); git itself does not verify on read.
+ * Tags and packed objects go through isomorphic-git.
+ */
+function readLoose(gitdir: string, oid: string): Parsed | null {
   const file = path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
   if (!fs.existsSync(file)) return null;
   const raw = zlib.inflateSync(fs.readFileSync(file));
@@ -69,14 +103,21 @@ function readLooseBlobOrTree(gitdir: string, oid: string): Parsed | null {
   const content = raw.subarray(raw.indexOf(0, space) + 1);
   if (type === "blob") return { type, object: content };
   if (type === "tree") return { type, object: parseTreeContent(content) };
+  if (type === "commit") return { type, object: parseCommitContent(content) };
   return null;
 }
 
-/** Reads and parses an object from the repository or its alternates; null when none holds it. */
+/**
+ * Reads and parses an object from the repository or its alternates; null when none holds it.
+ * Loose objects of every store first (a workspace's new objects are loose in its project's pool),
+ * then isomorphic-git (packs, tags).
+ */
 export async function readObject(repo: Repo, oid: string): Promise<Parsed | null> {
   for (const gitdir of repo.objectGitdirs) {
-    const loose = readLooseBlobOrTree(gitdir, oid);
+    const loose = readLoose(gitdir, oid);
     if (loose) return loose;
+  }
+  for (const gitdir of repo.objectGitdirs) {
     try {
       const result = await git.readObject({ fs: gitFs, gitdir, oid, format: "parsed", cache: cacheFor(gitdir) });
       return { type: result.type, object: result.object } as Parsed;

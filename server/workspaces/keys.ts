@@ -140,8 +140,6 @@ export async function revokeWorkspaceKey(identity: Identity, id: string) {
 onEventRecorded(["change.merged", "change.rejected"], "workspace-keys", async (tx, event) => {
   const changeId = event.data.changeId;
   if (typeof changeId !== "string") return;
-  const change = await tx.change.findUnique({ where: { id: changeId }, select: { workspaceId: true } });
-  if (!change) return;
-  const keys = await tx.workspaceKey.findMany({ where: { workspaceId: change.workspaceId, revokedAt: null } });
+  const keys = await tx.workspaceKey.findMany({ where: { revokedAt: null, workspace: { changes: { some: { id: changeId } } } } });
   await revokeKeys(tx, keys, event.kind === "change.merged" ? "merged" : "rejected");
 });

@@ -1,6 +1,7 @@
 import { inheritedEnvironment } from "@/server/config";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readCommit, runGit, writeCommitObject, type Repo } from "@/server/git";
+import { readCommit, runGit, uniqueMergeBase, writeCommitObject, type Repo } from "@/server/git";
+import { mergeTreesInProcess } from "./tree-merge";
 
 /** One side of a conflicted path as merge-tree reports it (stage 1 base, 2 ours, 3 theirs). */
 export interface ConflictStage {
@@ -28,11 +29,17 @@ function outcome(clean: boolean, tree: string, stages: ConflictStage[]): MergeOu
   return { clean, tree, stages, conflictingFiles: [...new Set(stages.map((s) => s.path))].sort() };
 }
 
-/**
- * Three-way merge of two commits without a worktree (`git merge-tree --write-tree`, merge-ort):
- * the merge base is found by git; the result tree is written to `repo`. One spawn.
- */
-export async function mergeCommits(repo: Repo, ours: string, theirs: string): Promise<MergeOutcome> {
+/** The merge in-process when it needs no content merge and no rename detection (tree-merge.ts); null: git decides. */
+async function mergeInProcess(repo: Repo, base: string | null, ours: string, theirs: string): Promise<MergeOutcome | null> {
+  if (!base) return null;
+  const [baseTree, oursTree, theirsTree] = await Promise.all([base, ours, theirs].map(async (commit) => (await readCommit(repo, commit)).tree));
+  const tree = await mergeTreesInProcess(repo, baseTree, oursTree, theirsTree);
+  return tree ? outcome(true, tree, []) : null;
+}
+
+const mergeCommitsInProcess = async (repo: Repo, ours: string, theirs: string) => mergeInProcess(repo, await uniqueMergeBase(repo, ours, theirs), ours, theirs);
+
+async function mergeWithGit(repo: Repo, ours: string, theirs: string): Promise<MergeOutcome> {
   const { stdout, exitCode } = await runGit(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", ours, theirs], {
     gitdir: repo.gitdir,
     allowExit: [1],
@@ -43,35 +50,47 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string): Pr
   return outcome(exitCode === 0, tokens[0], stages);
 }
 
+/**
+ * Three-way merge of two commits without a worktree, as `git merge-tree --write-tree` (merge-ort)
+ * merges them: in-process when the merge base is unique and each path changed on one side only
+ * (no spawn), otherwise one git spawn (git finds the base). The result tree is written to `repo`.
+ */
+export async function mergeCommits(repo: Repo, ours: string, theirs: string): Promise<MergeOutcome> {
+  return (await mergeCommitsInProcess(repo, ours, theirs)) ?? mergeWithGit(repo, ours, theirs);
+}
+
+
 /** Author and committer of the stand-in commits of `mergeOnBase` (never on a branch). */
 const STAND_IN = { name: "svc-forge", email: "merge-base@svc-forge.invalid", timestamp: 0, timezoneOffset: 0 };
 
 /**
  * Three-way merge of `ours` and `theirs` with `base` as the merge base, whatever their history
  * (what `git merge-tree --write-tree --merge-base=<base>` does from git 2.40; the machines have
- * 2.39). Each side is restated as a commit of its tree whose only parent is `base`, so `base` is
- * the one merge base git finds; merge-ort reads only the three trees. The stand-ins are
- * unreferenced objects.
+ * 2.39). In-process when it can be; otherwise each side is restated as a commit of its tree whose
+ * only parent is `base`, so `base` is the one merge base git finds; merge-ort reads only the three
+ * trees. The stand-ins are unreferenced objects.
  */
 export async function mergeOnBase(repo: Repo, base: string, ours: string, theirs: string): Promise<MergeOutcome> {
+  const inProcess = await mergeInProcess(repo, base, ours, theirs);
+  if (inProcess) return inProcess;
   const restate = async (commit: string) =>
     writeCommitObject(repo, { tree: (await readCommit(repo, commit)).tree, parent: [base], author: STAND_IN, committer: STAND_IN, message: `${commit}\n` });
   const [oursStandIn, theirsStandIn] = await Promise.all([restate(ours), restate(theirs)]);
-  return mergeCommits(repo, oursStandIn, theirsStandIn);
+  return mergeWithGit(repo, oursStandIn, theirsStandIn);
 }
 
 /**
- * Many merges through one long-running `git merge-tree --stdin` (a merge-batch pays one spawn,
- * not one per change). Merges run one at a time, in call order; each may name commits written
- * after the session started.
+ * `git merge-tree --stdin`, one long-running process for many merges (read in call order). git
+ * flushes after each merge's messages but not after the separator that follows them, so the
+ * messages and separator of the previous merge are consumed at the start of the next read.
  */
-export class MergeSession {
+class GitMergeProcess {
   private child: ChildProcessWithoutNullStreams;
   private buffer = "";
   private tokens: string[] = [];
   private waiting: Array<() => void> = [];
   private failure: Error | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  private tailPending = false;
 
   constructor(repo: Repo) {
     this.child = spawn("git", ["--git-dir", repo.gitdir, "merge-tree", "--write-tree", "-z", "--messages", "--stdin", "--allow-unrelated-histories"], {
@@ -107,13 +126,6 @@ export class MergeSession {
     return this.tokens.shift()!;
   }
 
-  /**
-   * Output per merge (with --messages): status, tree, conflicted stages, a blank, messages, and a
-   * blank separating merges. git flushes after the messages but not after the separator, so the
-   * messages and separator of the previous merge are consumed at the start of the next read.
-   */
-  private tailPending = false;
-
   private async skipTail(): Promise<void> {
     if (!this.tailPending) return;
     // Each message: <path count>, the paths, a type and a text; the separator ends them.
@@ -123,7 +135,9 @@ export class MergeSession {
     this.tailPending = false;
   }
 
-  private async read(): Promise<MergeOutcome> {
+  /** Output per merge (with --messages): status, tree, conflicted stages, a blank, messages, a blank. */
+  async merge(ours: string, theirs: string): Promise<MergeOutcome> {
+    this.child.stdin.write(`${ours} ${theirs}\n`);
     await this.skipTail();
     const clean = (await this.next()) === "1";
     const tree = await this.next();
@@ -133,16 +147,32 @@ export class MergeSession {
     return outcome(clean, tree, stages);
   }
 
+  close(): void {
+    this.child.stdin.end();
+  }
+}
+
+/**
+ * Many merges, as `mergeCommits` merges them, one at a time in call order (each may name commits
+ * written after the session started). Those git must decide go through one long-running
+ * `git merge-tree --stdin`, started at the first of them: a merge-batch pays at most one spawn.
+ */
+export class MergeSession {
+  private git: GitMergeProcess | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly repo: Repo) {}
+
   merge(ours: string, theirs: string): Promise<MergeOutcome> {
-    const run = this.queue.then(() => {
-      this.child.stdin.write(`${ours} ${theirs}\n`);
-      return this.read();
+    const run = this.queue.then(async () => {
+      const inProcess = await mergeCommitsInProcess(this.repo, ours, theirs);
+      return inProcess ?? (this.git ??= new GitMergeProcess(this.repo)).merge(ours, theirs);
     });
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   close(): void {
-    this.child.stdin.end();
+    this.git?.close();
   }
 }

@@ -5,9 +5,9 @@ import { withProcessLock, type Repo } from "@/server/git";
 import { conflict } from "@/server/errors";
 import { loadPolicy } from "@/server/policy";
 import { commitAuthorship } from "@/server/projects";
-import { reviewState } from "@/server/changes/reviews/rules";
+import { reviewStateOf, type LiveVerdict } from "@/server/changes/reviews/rules";
 import { projectHead } from "../evaluation";
-import { loadChange, workspaceName } from "../load";
+import { loadChange } from "../load";
 import { recordConflicts } from "../conflicts/record";
 import { writeLandingCommit, type MergeStrategy } from "./commit";
 import { firstGateFailure, type GateInput } from "./gates";
@@ -19,16 +19,22 @@ type Signature = Awaited<ReturnType<typeof commitAuthorship>>["author"];
 /** Attempts when the branch moves under a merge that does not require a fresh base. */
 const MERGE_ATTEMPTS_MAX = 5;
 
+/** What the gates read besides the change: its evaluation's verdict, its workspace's name, its live verdicts. One query. */
+async function changeFacts(change: Change): Promise<{ evaluationPassed: boolean; workspace: string | null; live: LiveVerdict[] }> {
+  const [row] = await (await db()).$queryRaw<Array<{ verdict: string | null; workspace: string | null; live: LiveVerdict[] }>>`
+    SELECT (SELECT e.verdict::text FROM "Evaluation" e WHERE e."changeId" = c.id) AS verdict,
+           (SELECT w.name FROM "Workspace" w WHERE w.id = c."workspaceId") AS workspace,
+           COALESCE((SELECT json_agg(json_build_object('changeId', r."changeId", 'reviewerId', r."reviewerId", 'verdict', r.verdict::text))
+                       FROM "Review" r
+                      WHERE r."changeId" = c.id AND r."dismissedAt" IS NULL AND r.verdict::text IN ('approve', 'request_changes')), '[]'::json) AS live
+      FROM "Change" c WHERE c.id = ${change.id}::uuid`;
+  return { evaluationPassed: row?.verdict === "passed", workspace: row?.workspace ?? null, live: row?.live ?? [] };
+}
+
 async function gateInput(project: Project, change: Change, force: boolean): Promise<GateInput & { repo: Repo }> {
-  const prisma = await db();
   const { repo, head } = projectHead(project);
-  const [policy, reviews, evaluation, workspace] = await Promise.all([
-    loadPolicy(repo, head),
-    reviewState(prisma, change),
-    prisma.evaluation.findUnique({ where: { changeId: change.id }, select: { verdict: true } }),
-    workspaceName(prisma, change.workspaceId),
-  ]);
-  return { project, change, workspace, repo, head, policy, reviews, evaluationPassed: evaluation?.verdict === "passed", force };
+  const [policy, facts] = await Promise.all([loadPolicy(repo, head), changeFacts(change)]);
+  return { project, change, workspace: facts.workspace, repo, head, policy, reviews: reviewStateOf(change, facts.live), evaluationPassed: facts.evaluationPassed, force };
 }
 
 /**

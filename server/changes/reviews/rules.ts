@@ -11,23 +11,27 @@ export interface ReviewState {
   changesRequested: boolean;
 }
 
+/** A live (not dismissed) approve or request_changes verdict. */
+export type LiveVerdict = { changeId: string; reviewerId: string; verdict: string };
+
+/** The review state of a change from its live verdicts, counted by the review rules. */
+export function reviewStateOf(change: Pick<Change, "id" | "authorId">, live: LiveVerdict[]): ReviewState {
+  const mine = live.filter((r) => r.changeId === change.id);
+  const approvals = mine.filter((r) => r.verdict === "approve");
+  return {
+    approvals: approvals.length,
+    countableApprovals: approvals.filter((r) => r.reviewerId !== change.authorId).length,
+    changesRequested: mine.some((r) => r.verdict === "request_changes"),
+  };
+}
+
 /** Live (not dismissed) verdicts of changes, counted by the review rules: one query for any number. */
 export async function reviewStates(client: DbOrTx, changes: Array<Pick<Change, "id" | "authorId">>): Promise<Map<string, ReviewState>> {
   const live = await client.review.findMany({
     where: { changeId: { in: changes.map((c) => c.id) }, dismissedAt: null, verdict: { in: ["approve", "request_changes"] } },
     select: { changeId: true, reviewerId: true, verdict: true },
   });
-  const states = new Map<string, ReviewState>();
-  for (const change of changes) {
-    const mine = live.filter((r) => r.changeId === change.id);
-    const approvals = mine.filter((r) => r.verdict === "approve");
-    states.set(change.id, {
-      approvals: approvals.length,
-      countableApprovals: approvals.filter((r) => r.reviewerId !== change.authorId).length,
-      changesRequested: mine.some((r) => r.verdict === "request_changes"),
-    });
-  }
-  return states;
+  return new Map(changes.map((change) => [change.id, reviewStateOf(change, live)]));
 }
 
 export async function reviewState(client: DbOrTx, change: Pick<Change, "id" | "authorId">): Promise<ReviewState> {
