@@ -6,6 +6,7 @@ import { startInvalidationListener } from "@/server/db";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
+import { rejectElsewhere } from "@/tests/support/other-instance";
 import { useGitServer } from "@/tests/git/support";
 import { changeWith, merge, projectWith } from "@/server/changes/test-fixtures";
 
@@ -64,6 +65,17 @@ async function connect(token: string): Promise<Connected> {
   return { client, sessionId: () => transport.sessionId, streamOpen, updates, nextUpdate };
 }
 
+/** A user's project with an open change, and a session of the user subscribed to it. */
+async function subscribedChange() {
+  const owner = await createTestUser();
+  const project = await projectWith(owner.token, { "README.md": "hi\n" });
+  const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
+  const uri = `svc://changes/${change.id}`;
+  const subscriber = await connect(owner.token);
+  await subscriber.client.subscribeResource({ uri });
+  return { owner, project, change, uri, subscriber };
+}
+
 const comment = (token: string, changeId: string, body: string) => call("POST", `/api/changes/${changeId}/comments`, { token, body: { body } });
 
 describe("changes as MCP resources", { timeout: 180_000 }, () => {
@@ -89,12 +101,7 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
   });
 
   it("a subscription notifies each transition until unsubscribed; the list names what the session follows", async () => {
-    const owner = await createTestUser();
-    const project = await projectWith(owner.token, { "README.md": "hi\n" });
-    const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
-    const uri = `svc://changes/${change.id}`;
-    const subscriber = await connect(owner.token);
-    await subscriber.client.subscribeResource({ uri });
+    const { owner, change, uri, subscriber } = await subscribedChange();
     expect((await subscriber.client.listResources()).resources.map((r) => r.uri)).toEqual([uri]);
 
     expect((await comment(owner.token, change.id, "first")).status).toBe(201);
@@ -150,24 +157,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("transitions made by other instanc
   });
 
   it("a rejection recorded and announced elsewhere is notified", async () => {
-    const owner = await createTestUser();
-    const project = await projectWith(owner.token, { "README.md": "hi\n" });
-    const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
-    const uri = `svc://changes/${change.id}`;
-    const subscriber = await connect(owner.token);
-    await subscriber.client.subscribeResource({ uri });
-    const pg = (await import("pg")).default;
-    const other = new pg.Client({ connectionString: env.databaseUrl });
-    await other.connect();
-    try {
-      await other.query("BEGIN");
-      await other.query(`UPDATE "Change" SET status = 'rejected', "rejectedAt" = now() WHERE id = $1`, [change.id]);
-      await other.query(`INSERT INTO "DomainEvent" (id, "projectId", kind, actor, data) VALUES (gen_random_uuid(), $1, 'change.rejected', 'system', $2)`, [project.id, JSON.stringify({ changeId: change.id })]);
-      await other.query("SELECT pg_notify('svc_invalidate', $1)", [`change-events\n${change.id}`]);
-      await other.query("COMMIT");
-    } finally {
-      await other.end();
-    }
+    const { project, change, uri, subscriber } = await subscribedChange();
+    await rejectElsewhere(env.databaseUrl, { id: change.id, projectId: project.id });
     expect(await subscriber.nextUpdate()).toMatchObject({ uri, _meta: { "svc-forge/transition": "change.rejected" } });
     const read = await subscriber.client.readResource({ uri });
     expect(JSON.parse((read.contents[0] as { text: string }).text).change.status).toBe("rejected");
