@@ -55,7 +55,7 @@ const AREAS = {
  * them, proxy.ts and instrumentation.ts) and the command-line scripts.
  */
 const TOP = {
-  inngest: ["backup", "changes", "deletion", "deployments", "events", "imports", "jobs", "webhooks"],
+  inngest: ["backup", "changes", "deletion", "deployments", "events", "imports", "jobs", "webhooks", "workspaces"],
   app: ["api", "auth", "changes", "git-http", "health", "http", "imports", "jobs", "mcp", "oauth"],
   root: ["http", "runtime"],
   scripts: ["api", "backup", "http", "runtime", "users"],

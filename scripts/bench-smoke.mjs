@@ -27,6 +27,7 @@ const runs = [
   [...tsx, "bench/access/run.ts", "--requests", "20", "--rounds", "1"],
   [...tsx, "bench/deployments/run.ts", "--merges", "2", "--gap", "0"],
   [...tsx, "bench/mcp/run.ts", "--requests", "20", "--rounds", "1"],
+  [...tsx, "bench/agents/run.ts", "--comments", "3", "--merges", "2", "--streams", "20", "--changes", "2", "--idle-seconds", "1", "--requests", "20", "--rounds", "1"],
   [...tsx, "bench/etag/run.ts", "--files", "50", "--requests", "10", "--rounds", "1"],
   [...tsx, "bench/backup/run.ts", "--projects", "2", "--files", "20", "--commits", "3", "--changes", "50", "--scrapes", "3"],
   [...tsx, "bench/read/run.ts", "--files", "50", "--diff", "5", "--lines", "50", "--history", "3", "--runs", "1", "--big-mb", "1"],

@@ -1,9 +1,10 @@
-import { handleMcpRequest, refuseMcpMethod } from "@/server/mcp";
+import { handleMcpRequest } from "@/server/mcp";
 import { traced } from "@/server/api";
 
-// MCP Streamable HTTP for agents (contracts/mcp.md): stateless JSON responses, POST only.
+// MCP Streamable HTTP for agents (contracts/mcp.md, docs/agents.md): JSON responses; a session's GET
+// stream carries resource notifications, DELETE ends the session.
 export const dynamic = "force-dynamic";
 
 export const POST = traced("/mcp", handleMcpRequest);
-export const GET = traced("/mcp", refuseMcpMethod);
-export const DELETE = traced("/mcp", refuseMcpMethod);
+export const GET = traced("/mcp", handleMcpRequest);
+export const DELETE = traced("/mcp", handleMcpRequest);

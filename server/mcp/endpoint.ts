@@ -1,9 +1,12 @@
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { admitRequest } from "@/server/auth";
+import { WebStandardStreamableHTTPServerTransport, type HandleRequestOptions } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { admitRequest, hashToken, resolveIdentity } from "@/server/auth";
 import { config } from "@/server/config";
 import { errorResponse, HttpError, readBodyText, toHttpError } from "@/server/http";
 import { MCP_BODY_BYTES_MAX } from "@/server/limits";
-import { mcpServerFor } from "./server";
+import { callInfo, mcpServer, type McpCall } from "./server";
+import { ChangeSubscriptions } from "./resources";
+import { findSession, sessionTransport, trackStream } from "./sessions";
 
 /** Where an MCP client learns which authorization server to ask (RFC 9728). */
 export const protectedResourceMetadataUrl = () => `${config.baseUrl}/.well-known/oauth-protected-resource`;
@@ -35,36 +38,86 @@ async function parsedBodyOf(req: Request): Promise<{ parsed?: unknown; raw: stri
   }
 }
 
+/** What the transport is handed: the body already read (under the cap), or the raw text for the SDK's own parse error. */
+async function forTransport(req: Request, call: McpCall): Promise<{ request: Request; options: HandleRequestOptions; parsed?: unknown }> {
+  const options: HandleRequestOptions = { authInfo: callInfo(call) };
+  if (req.method !== "POST") return { request: req, options };
+  const body = await parsedBodyOf(req);
+  if (body.parsed === undefined) return { request: new Request(req.url, { method: "POST", headers: req.headers, body: body.raw }), options };
+  return { request: req, options: { ...options, parsedBody: body.parsed }, parsed: body.parsed };
+}
+
+/** The transport's own answer to an id it does not know (the client then starts a new session). */
+const sessionNotFound = () => Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 });
+
+/** One server and transport for this request alone (a client that keeps no session). */
+async function statelessAnswer(request: Request, options: HandleRequestOptions): Promise<Response> {
+  const server = mcpServer();
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, options);
+  } finally {
+    await server.close();
+  }
+}
+
 /**
- * POST /mcp: MCP Streamable HTTP, stateless, JSON responses. The REST gate first (bearer
- * credentials only; the read scope is checked per tool), then the 4 MiB body cap, then one
- * server and transport of the SDK for this request.
+ * An initialize opens a session: its server keeps the session's resource subscriptions and sends
+ * their notifications on the session's GET stream. The credential is resolved again before each
+ * notification, so a revoked one ends the session.
+ */
+async function openSession(call: McpCall, authorization: string, request: Request, options: HandleRequestOptions): Promise<Response> {
+  let transport: WebStandardStreamableHTTPServerTransport | undefined;
+  const subscriptions = new ChangeSubscriptions({
+    caller: async () => {
+      try {
+        return { req: call.req, identity: await resolveIdentity(new Request(call.req.url, { headers: { authorization } })) };
+      } catch (error) {
+        void transport?.close();
+        throw error;
+      }
+    },
+    notify: (uri, transition) => server.sendResourceUpdated({ uri, _meta: { "svc-forge/transition": transition.kind, "svc-forge/eventId": transition.id } }),
+  });
+  const server = mcpServer(subscriptions);
+  transport = await sessionTransport(hashToken(authorization), server);
+  const response = await transport.handleRequest(request, options);
+  if (!transport.sessionId) await server.close();
+  return response;
+}
+
+/**
+ * /mcp: MCP Streamable HTTP with JSON responses. The REST gate first (bearer credentials only; the
+ * read scope is checked per tool), then the 4 MiB body cap. An initialize opens a session (the
+ * SDK's stateful transport; GET is its notification stream, DELETE ends it); a request without
+ * Mcp-Session-Id is answered statelessly, as before sessions existed.
  */
 export async function handleMcpRequest(req: Request): Promise<Response> {
   let headers: Record<string, string> = {};
+  const sessionId = req.headers.get("mcp-session-id");
+  if (req.method !== "POST" && !sessionId) return refuseMcpMethod();
   try {
-    if (!req.headers.get("authorization")) throw new HttpError(401, "Authentication required");
+    const authorization = req.headers.get("authorization");
+    if (!authorization) throw new HttpError(401, "Authentication required");
     const admission = await admitRequest(req, { readScopeByMethod: false });
     headers = admission.headers;
-    const body = await parsedBodyOf(req);
-    // Invalid JSON goes to the transport as sent, so the SDK answers its own JSON-RPC parse error.
-    const forTransport = body.parsed === undefined ? new Request(req.url, { method: "POST", headers: req.headers, body: body.raw }) : req;
-    const server = mcpServerFor(withoutQuery(req), admission.identity);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      const response = await transport.handleRequest(forTransport, body.parsed === undefined ? undefined : { parsedBody: body.parsed });
-      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-      return response;
-    } finally {
-      await server.close();
-    }
+    const call = { req: withoutQuery(req), identity: admission.identity };
+    const { request, options, parsed } = await forTransport(req, call);
+    let response: Response;
+    if (sessionId) {
+      const session = findSession(sessionId, hashToken(authorization));
+      response = session ? trackStream(session, await session.transport.handleRequest(request, options)) : sessionNotFound();
+    } else if (isInitializeRequest(parsed)) response = await openSession(call, authorization, request, options);
+    else response = await statelessAnswer(request, options);
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    return response;
   } catch (error) {
     return errorResponse(withChallenge(error), headers);
   }
 }
 
-/** GET and DELETE /mcp: a stateless server offers no stream and no session to end. */
-export function refuseMcpMethod(): Response {
+/** GET and DELETE /mcp without a session: there is no stream and no session to end. */
+function refuseMcpMethod(): Response {
   return Response.json({ error: "Method not allowed" }, { status: 405, headers: { Allow: "POST" } });
 }

@@ -1,3 +1,3 @@
 // The area's front door: other areas import from here, never from inside the area.
-export { handleMcpRequest, protectedResourceMetadataUrl, refuseMcpMethod } from "./endpoint";
+export { handleMcpRequest, protectedResourceMetadataUrl } from "./endpoint";
 export { TOOLS } from "./registry";

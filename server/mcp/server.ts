@@ -1,6 +1,19 @@
 import { z } from "zod";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+  type Tool as ListedTool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Identity } from "@/server/auth";
 import { forbidden } from "@/server/errors";
 import { errorBody, noteTool, toHttpError } from "@/server/http";
@@ -9,6 +22,7 @@ import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
 import { apiCaller } from "./caller";
 import type { Tool } from "./tools";
 import { TOOLS } from "./registry";
+import { CHANGE_RESOURCE_TEMPLATE, readChangeResource, type ChangeSubscriptions } from "./resources";
 
 const SERVER_INFO = { name: "svc-forge", version: "1.0.0" };
 const INSTRUCTIONS =
@@ -62,24 +76,67 @@ async function callTool(req: Request, identity: Identity, tool: Tool, args: Reco
     if (recorded) await publishAfterCommit();
     const legacy = (protocolVersion ?? WITHOUT_STRUCTURED_CONTENT) === WITHOUT_STRUCTURED_CONTENT;
     const text = legacy ? JSON.stringify(result) : tool.summarize(result);
-    return { content: [{ type: "text", text }], structuredContent: result };
+    const content: CallToolResult["content"] = [{ type: "text", text }];
+    const uri = tool.resource?.(result);
+    // 2025-03-26 has no resource_link: its clients get the URI as a second text.
+    if (uri) content.push(legacy ? { type: "text", text: uri } : { type: "resource_link", uri, name: uri, mimeType: CHANGE_RESOURCE_TEMPLATE.mimeType });
+    return { content, structuredContent: result };
   } catch (error) {
     return toolError(error);
   }
 }
 
-/** One stateless MCP server for one request, acting as `identity`. */
-export function mcpServerFor(req: Request, identity: Identity): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => {
+/** The HTTP request a JSON-RPC message came in, and who sent it (admitted per request, sessions too). */
+export interface McpCall {
+  req: Request;
+  identity: Identity;
+}
+
+/** The SDK hands a handler the transport's `authInfo`: ours carries the call (the token itself stays out). */
+export const callInfo = (call: McpCall): AuthInfo => ({ token: "", clientId: "svc-forge", scopes: [], extra: { call } });
+
+function callOf(extra: { authInfo?: AuthInfo }): McpCall {
+  const call = extra.authInfo?.extra?.call as McpCall | undefined;
+  if (!call) throw new McpError(ErrorCode.InternalError, "No caller");
+  return call;
+}
+
+/**
+ * An MCP server: the tools, and changes as resources. With `subscriptions` (a session) it also
+ * takes resources/subscribe; without (a stateless request) subscribing is refused.
+ */
+export function mcpServer(subscriptions?: ChangeSubscriptions): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
     const lists = toolLists();
-    return { tools: canWrite(identity) ? lists.all : lists.readOnly };
+    return { tools: canWrite(callOf(extra).identity) ? lists.all : lists.readOnly };
   });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const version = extra.requestInfo?.headers["mcp-protocol-version"];
+    const { req, identity } = callOf(extra);
     return callTool(req, identity, tool, request.params.arguments ?? {}, typeof version === "string" ? version : undefined);
   });
+  // A change is a resource by its id; the list names what this session follows.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [CHANGE_RESOURCE_TEMPLATE] }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: (subscriptions?.uris ?? []).map((uri) => ({ uri, name: uri, mimeType: CHANGE_RESOURCE_TEMPLATE.mimeType })),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+    const { req, identity } = callOf(extra);
+    return readChangeResource(req, identity, request.params.uri);
+  });
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    if (!subscriptions) throw new McpError(ErrorCode.InvalidRequest, "resources/subscribe needs a session (send initialize without Mcp-Session-Id first)");
+    const { req, identity } = callOf(extra);
+    await subscriptions.subscribe(req, identity, request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscriptions?.unsubscribe(request.params.uri);
+    return {};
+  });
+  if (subscriptions) server.onclose = () => subscriptions.closeAll();
   return server;
 }

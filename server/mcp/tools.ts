@@ -5,6 +5,7 @@ import { DomainError, invalid } from "@/server/errors";
 import { booleanish } from "@/server/http";
 import type { ApiCaller } from "./caller";
 import { QUEUE_TOOL_SPECS } from "./queue-tools";
+import { changeResourceUri } from "./resources";
 
 type Args = Record<string, unknown>;
 type RouterInputs = inferRouterInputs<AppRouter>;
@@ -27,6 +28,8 @@ export interface Tool {
   run: (caller: ApiCaller, args: Args) => Promise<Result>;
   /** The short text beside structuredContent. */
   summarize: (result: Result) => string;
+  /** The resource the result is about (a resource_link beside the text): a change one can subscribe to. */
+  resource?: (result: Result) => string;
 }
 
 /** "area.procedure" names of the root router, e.g. "changes.get". */
@@ -300,5 +303,6 @@ export const CORE_TOOLS: Tool[] = [
     input: submitInput,
     run: submitChange,
     summarize: verdictOf,
+    resource: (r) => changeResourceUri((r.change as { id: string }).id),
   },
 ];

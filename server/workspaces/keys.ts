@@ -101,6 +101,28 @@ async function settleDeadKeys(project: Project, keys: WorkspaceKey[]): Promise<W
   return alive;
 }
 
+const SWEEP_PAGE = 500;
+
+/**
+ * The background sweep (inngest/functions/workspace-keys-sweep.ts): records the end of keys nobody
+ * lists (TTL passed, workspace or project gone, creator's credential revoked or write access lost)
+ * in the key list and the audit log. Answers how many it recorded.
+ */
+export async function sweepDeadKeys(): Promise<number> {
+  const prisma = await db();
+  let recorded = 0;
+  for (let after: string | undefined; ; ) {
+    const page = await prisma.workspaceKey.findMany({ where: { revokedAt: null, ...(after ? { id: { gt: after } } : {}) }, orderBy: { id: "asc" }, take: SWEEP_PAGE });
+    const projects = await prisma.project.findMany({ where: { id: { in: [...new Set(page.map((key) => key.projectId))] } } });
+    for (const project of projects) {
+      const keys = page.filter((key) => key.projectId === project.id);
+      recorded += keys.length - (await settleDeadKeys(project, keys)).length;
+    }
+    if (page.length < SWEEP_PAGE) return recorded;
+    after = page.at(-1)!.id;
+  }
+}
+
 async function creatorCanWrite(row: WorkspaceKey, project: Project): Promise<boolean> {
   return atLeast(highest((await projectGrants(row.createdById, project)).map((grant) => grant.permission)), "write");
 }

@@ -4,6 +4,7 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
+import { sweepDeadKeys } from "@/server/workspaces";
 import { commitTo, createAgentFor, eventsOf, merge, projectWith, propose, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
 import { useGitServer, withToken } from "@/tests/git/support";
 
@@ -271,6 +272,33 @@ describe("a workspace key revokes itself", () => {
 
 // Another instance merges the change: it revokes the key in its transaction and announces the
 // creator at commit. This instance had the key cached; its listener must drop it at once.
+describe("the background sweep", () => {
+  it("records keys that died unseen (expired, access_lost) in the list and the audit log, and leaves live ones", async () => {
+    const owner = await createTestUser();
+    const writer = await createTestUser();
+    const expiring = await keyedWorkspace(owner);
+    const live = await mintKey(owner.token, expiring.project, expiring.workspace, { ttlMinutes: 1440 });
+    const project = await projectWith(owner.token, { "README.md": "hi\n" });
+    await grantCollaborator(project.id, writer.id, "write");
+    const writersWorkspace = await workspaceOf(writer.token, project);
+    const demoted = await mintKey(writer.token, project, writersWorkspace);
+    expect((await call("PUT", `/api/projects/${project.path}/collaborators/${writer.username}`, { token: owner.token, body: { permission: "read" } })).status).toBeLessThan(300);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.parse(expiring.key.expiresAt) + 1);
+      // Nobody lists the keys: the sweep alone records why they ended.
+      expect(await sweepDeadKeys()).toBeGreaterThanOrEqual(2);
+      expect(await sweepDeadKeys()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await auditReasons(expiring.key.id)).toEqual(["workspace_key.created", "workspace_key.revoked:expired"]);
+    expect(await auditReasons(demoted.key.id)).toEqual(["workspace_key.created", "workspace_key.revoked:access_lost"]);
+    expect(await auditReasons(live.key.id)).toEqual(["workspace_key.created"]);
+    expect(await revokedReason(expiring.project, expiring.workspace, owner.token, live.key.id)).toBeNull();
+  });
+});
+
 describe.runIf(process.env.TEST_DATABASE_URL)("revocations made by other instances (PostgreSQL)", () => {
   let listener: Awaited<ReturnType<typeof startInvalidationListener>>;
   beforeAll(async () => {

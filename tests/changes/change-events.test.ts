@@ -3,6 +3,7 @@ import { startInvalidationListener } from "@/server/db";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call, fetchInProcess } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
+import { rejectElsewhere } from "@/tests/support/other-instance";
 import { changeWith, merge, projectWith } from "@/server/changes/test-fixtures";
 
 const env = useTestEnvironment();
@@ -118,18 +119,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("transitions made by other instanc
     const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
     const stream = await openEvents(change.id, owner.token);
     await stream.next();
-    const pg = (await import("pg")).default;
-    const other = new pg.Client({ connectionString: env.databaseUrl });
-    await other.connect();
-    try {
-      await other.query("BEGIN");
-      await other.query(`UPDATE "Change" SET status = 'rejected', "rejectedAt" = now() WHERE id = $1`, [change.id]);
-      await other.query(`INSERT INTO "DomainEvent" (id, "projectId", kind, actor, data) VALUES (gen_random_uuid(), $1, 'change.rejected', 'system', $2)`, [project.id, JSON.stringify({ changeId: change.id })]);
-      await other.query("SELECT pg_notify('svc_invalidate', $1)", [`change-events\n${change.id}`]);
-      await other.query("COMMIT");
-    } finally {
-      await other.end();
-    }
+    await rejectElsewhere(env.databaseUrl, { id: change.id, projectId: project.id });
     expect(await stream.next()).toMatchObject({ event: "change.rejected", data: { change: { status: "rejected" } } });
     expect(await stream.next()).toBeNull();
   });

@@ -1,19 +1,18 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startInvalidationListener } from "@/server/db";
+import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { changeWith, merge, projectWith } from "@/server/changes/test-fixtures";
 import { useGitServer } from "@/tests/git/support";
-import { runFleet } from "@/examples/fleet-orchestrator";
 
 /**
- * The agents' side of the API over real HTTP (a server on 127.0.0.1 in front of the route
- * handlers): `svc-forge change watch` as a child process, and examples/fleet-orchestrator.ts.
+ * `svc-forge change watch` as a child process over real HTTP (a server on 127.0.0.1 in front of the
+ * route handlers). examples/fleet-orchestrator.ts runs against the production server in
+ * agents-fleet.e2e.test.ts.
  */
-const env = useTestEnvironment();
+useTestEnvironment();
 const http = useGitServer();
 
 function watch(changeId: string, token: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -59,35 +58,5 @@ describe("svc-forge change watch", { timeout: 180_000 }, () => {
     const needsChanges = await watch(secret.change.id, owner.token);
     expect(needsChanges.status).toBe(1);
     expect(needsChanges.stderr).toContain("change needs_changes");
-  });
-});
-
-describe("examples/fleet-orchestrator.ts", { timeout: 180_000 }, () => {
-  // The queue lands changes in the background, outside any request: on PostgreSQL their transitions
-  // reach the open streams through the database's channel, which the server's start-up listens on.
-  let listener: Awaited<ReturnType<typeof startInvalidationListener>>;
-  beforeAll(async () => {
-    listener = await startInvalidationListener(env.databaseUrl);
-  });
-  afterAll(async () => {
-    await listener?.stop();
-  });
-
-  it("every worker's change lands through its own key, and every key ends revoked by its merge", async () => {
-    const owner = await createTestUser();
-    const project = await projectWith(owner.token, { "README.md": "hi\n" });
-    const results = await runFleet({ baseUrl: http.server.baseUrl, token: owner.token, project: project.path, workers: 3 });
-    expect(results).toHaveLength(3);
-    for (const result of results) {
-      expect(result.outcome).toBe("merged");
-      expect(result.events[0]).toBe("change.state");
-      expect(result.events).toContain("change.queued");
-      expect(result.events.at(-1)).toBe("change.merged");
-      expect(result.keyRevokedReason).toBe("merged");
-    }
-    const files = await call("GET", `/api/projects/${project.path}/files`, { token: owner.token });
-    expect(JSON.stringify(files.body)).toContain("workers/2.txt");
-    const audit = await call("GET", "/api/admin/audit?action=workspace_key.revoked", { headers: { "x-admin-api-key": "test-admin-key" } });
-    expect(audit.status).toBe(200);
   });
 });

@@ -1,0 +1,115 @@
+import { ErrorCode, McpError, type ReadResourceResult, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { Identity } from "@/server/auth";
+import { transitionsOf, watchChange, type Transition } from "@/server/events";
+import { errorBody, toHttpError } from "@/server/http";
+import { apiCaller } from "./caller";
+
+/** The MCP spec's code for a resource that does not exist (or that the caller may not read). */
+const RESOURCE_NOT_FOUND = -32002;
+const CHANGE_URI_PREFIX = "svc://changes/";
+
+/** A change as an MCP resource (contracts/agents.md). */
+export const changeResourceUri = (changeId: string) => `${CHANGE_URI_PREFIX}${changeId}`;
+
+export const CHANGE_RESOURCE_TEMPLATE: ResourceTemplate = {
+  uriTemplate: `${CHANGE_URI_PREFIX}{id}`,
+  name: "change",
+  title: "A change",
+  description: "A change as GET /api/changes/{id} answers it; subscribe to be told of each transition (evaluated, reviewed, queued, dequeued, merged, rejected, commented).",
+  mimeType: "application/json",
+};
+
+function changeIdOf(uri: string): string {
+  const id = uri.startsWith(CHANGE_URI_PREFIX) ? uri.slice(CHANGE_URI_PREFIX.length) : "";
+  if (!/^[0-9A-Za-z-]{1,100}$/.test(id)) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+  return id;
+}
+
+/** A refusal of the REST read as a JSON-RPC error: 404 is the spec's resource-not-found, with the REST status and code as data. */
+function resourceError(uri: string, error: unknown): McpError {
+  const answered = toHttpError(error);
+  const head = answered.code ? `${answered.code} (${answered.status})` : String(answered.status);
+  const code = answered.status === 404 ? RESOURCE_NOT_FOUND : answered.status < 500 ? ErrorCode.InvalidRequest : ErrorCode.InternalError;
+  return new McpError(code, `${head}: ${answered.message}`, { uri, status: answered.status, ...errorBody(answered) });
+}
+
+/** The change as GET /api/changes/{id} answers it, through the same procedure (same access rule). */
+async function readChange(req: Request, identity: Identity, uri: string) {
+  try {
+    return await apiCaller(req, identity).changes.get({ id: changeIdOf(uri) });
+  } catch (error) {
+    throw error instanceof McpError ? error : resourceError(uri, error);
+  }
+}
+
+export async function readChangeResource(req: Request, identity: Identity, uri: string): Promise<ReadResourceResult> {
+  const state = await readChange(req, identity, uri);
+  return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(state) }] };
+}
+
+/** What a session's subscriptions need from it. */
+export interface SubscriptionHost {
+  /** The session's caller as of now; throws (and ends the session) when its credential is gone. */
+  caller(): Promise<{ req: Request; identity: Identity }>;
+  notify(uri: string, transition: Transition): Promise<void>;
+}
+
+/**
+ * A session's `resources/subscribe`s. Each follows its change through server/events (woken at the
+ * commit of each transition, on every instance), reads the transitions it has not seen from the
+ * outbox and notifies one per transition, re-checking read access each time.
+ */
+export class ChangeSubscriptions {
+  private readonly stops = new Map<string, { stop: () => void }>();
+
+  constructor(private readonly host: SubscriptionHost) {}
+
+  get uris(): string[] {
+    return [...this.stops.keys()];
+  }
+
+  async subscribe(req: Request, identity: Identity, uri: string): Promise<void> {
+    if (this.stops.has(uri)) return;
+    const { change } = await readChange(req, identity, uri);
+    const watched = { id: change.id, projectId: change.projectId };
+    let cursor: bigint | undefined;
+    // Watching before the cursor is read: a transition committed in between is read, not lost.
+    let chain: Promise<void> = Promise.resolve();
+    const entry = { stop: () => {} };
+    const live = () => this.stops.get(uri) === entry;
+    entry.stop = watchChange(watched.id, () => {
+      chain = chain.then(() => (live() ? this.deliver(uri, watched, cursor) : cursor)).then(
+        (seen) => void (cursor = seen),
+        () => {
+          if (live()) this.unsubscribe(uri);
+        },
+      );
+    });
+    this.stops.set(uri, entry);
+    chain = chain.then(async () => {
+      cursor ??= (await transitionsOf(watched)).at(-1)?.seq ?? 0n;
+    });
+    await chain;
+  }
+
+  /** Notifies the transitions after `cursor`; answers the new cursor. Throws when the change is no longer readable. */
+  private async deliver(uri: string, change: { id: string; projectId: string }, cursor: bigint | undefined): Promise<bigint | undefined> {
+    if (cursor === undefined) return cursor;
+    const { req, identity } = await this.host.caller();
+    await readChange(req, identity, uri);
+    for (const transition of await transitionsOf(change, cursor)) {
+      await this.host.notify(uri, transition);
+      cursor = transition.seq;
+    }
+    return cursor;
+  }
+
+  unsubscribe(uri: string): void {
+    this.stops.get(uri)?.stop();
+    this.stops.delete(uri);
+  }
+
+  closeAll(): void {
+    for (const uri of this.uris) this.unsubscribe(uri);
+  }
+}
