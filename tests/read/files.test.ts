@@ -134,6 +134,33 @@ describe("GET .../raw", () => {
     expect((await raw("path=README.md&ref=nope")).status).toBe(404);
   });
 
+  it("streams a file of several MiB byte for byte as git cat-file writes it; binary without a known extension is octet-stream", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n" }, "public");
+    const clone = track(cloneOf(project.id));
+    const big = Buffer.from(Array.from({ length: 60_000 }, (_, i) => `line ${i} ${"z".repeat(i % 90)}`).join("\n"));
+    clone.write("data/big.txt", big);
+    clone.write("blob.dat", Buffer.concat([Buffer.from("header"), Buffer.from([0]), Buffer.alloc(20_000, 7)]));
+    clone.commit("big files");
+    clone.push();
+    const { routeModuleFor, TEST_ORIGIN } = await import("@/tests/support/http");
+    const fetchRaw = async (file: string) => {
+      const url = new URL(`/api/projects/${project.path}/raw?path=${file}`, TEST_ORIGIN);
+      return (routeModuleFor(url.pathname).GET as (req: Request) => Promise<Response>)(new Request(url, { headers: { host: url.host } }));
+    };
+    const res = await fetchRaw("data/big.txt");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(res.headers.get("etag")).toBe(`"${clone.bare("rev-parse", "HEAD:data/big.txt").toString("utf8").trim()}"`);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).equals(big)).toBe(true);
+    const binary = await fetchRaw("blob.dat");
+    expect(binary.headers.get("content-type")).toBe("application/octet-stream");
+    expect(Buffer.from(await binary.arrayBuffer()).equals(clone.bare("cat-file", "blob", "HEAD:blob.dat"))).toBe(true);
+  });
+
   it("is 404 on a private project for anyone who cannot read it", async () => {
     const alice = await createTestUser();
     const mallory = await createTestUser();
