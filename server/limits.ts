@@ -126,6 +126,8 @@ export const DIFF_CONTEXT_DEFAULT = 3;
 export const DIFF_CONTEXT_MAX = 20;
 /** A compare lists at most this many of head's commits, oldest first. */
 export const COMPARE_COMMITS_MAX = 250;
+/** A file's content is in the JSON of GET .../contents up to this size; above, `encoding: "none"` and the raw route's URL (as GitHub's contents API). */
+export const CONTENTS_BYTES_MAX = 1024 * 1024;
 export const SEARCH_QUERY_MAX = 1000;
 export const SEARCH_MATCHES_DEFAULT = 100;
 export const SEARCH_MATCHES_MAX = 1000;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { admitRequest, type Identity } from "@/server/auth";
 import { changePatch } from "@/server/changes";
-import { ARCHIVE_FORMATS, projectArchive, rawFile } from "@/server/code";
+import { ARCHIVE_FORMATS, archiveEtag, projectArchive, rawFile } from "@/server/code";
 import { assertWellFormedUrl, errorResponse, ifNoneMatchMatches, namespaceSegment, pathSegment, text } from "@/server/http";
 import { instrumentRequest } from "@/server/metrics";
 import { handleRestRequest } from "./rest";
@@ -43,7 +43,7 @@ export function handleArchiveRequest(req: Request): Promise<Response> {
   return answer(req, "/api/projects/{namespace}/{slug}/archive", async (identity, url) => {
     const input = query(url, { ref: text().min(1).max(1000).optional(), format: z.enum(ARCHIVE_FORMATS).default("tar.gz") });
     const archive = await projectArchive(identity, projectRefOf(url), input.ref, input.format);
-    const etag = `"${archive.commit}.${archive.format}"`;
+    const etag = archiveEtag(archive.commit, archive.format);
     if (ifNoneMatchMatches(req, etag)) return notModified(etag);
     const type = archive.format === "zip" ? "application/zip" : "application/gzip";
     return new Response(archive.open(), {
@@ -52,7 +52,7 @@ export function handleArchiveRequest(req: Request): Promise<Response> {
   });
 }
 
-/** GET .../raw?path&ref: a file's bytes, served so that no browser runs them on our origin. */
+/** GET .../raw?path&ref: a file's bytes streamed from git, served so that no browser runs them on our origin. */
 export function handleRawRequest(req: Request): Promise<Response> {
   return answer(req, "/api/projects/{namespace}/{slug}/raw", async (identity, url) => {
     const input = query(url, { path: text().min(1).max(4096), ref: text().min(1).max(1000).optional() });
@@ -60,7 +60,8 @@ export function handleRawRequest(req: Request): Promise<Response> {
     const etag = `"${file.oid}"`;
     const safety = { "x-content-type-options": "nosniff", "content-security-policy": "sandbox", "cache-control": "private, no-cache" };
     if (ifNoneMatchMatches(req, etag)) return new Response(null, { status: 304, headers: { etag, ...safety } });
-    return new Response(new Uint8Array(file.bytes), { headers: { "content-type": file.contentType, "content-length": String(file.bytes.length), etag, ...safety } });
+    const { contentType, body } = await file.open();
+    return new Response(body, { headers: { "content-type": contentType, etag, ...safety } });
   });
 }
 

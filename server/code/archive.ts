@@ -14,10 +14,16 @@ export interface Archive {
   open(): ReadableStream<Uint8Array>;
 }
 
+/** `<slug>-<12 hex of the commit>`. */
+export const archiveStem = (slug: string, commit: string) => `${slug}-${commit.slice(0, 12)}`;
+
+/** The archive's ETag: one per commit and format (git archive's output is a function of both). */
+export const archiveEtag = (commit: string, format: ArchiveFormat) => `"${commit}.${format}"`;
+
 /** The tree at a ref as `git archive` writes it, streamed from git (never held whole). */
 export async function projectArchive(identity: Identity, ref: ProjectRef, name: string | undefined, format: ArchiveFormat): Promise<Archive> {
   const at = await readAt(identity, ref, name);
-  const stem = `${at.project.slug}-${at.commit.slice(0, 12)}`;
+  const stem = archiveStem(at.project.slug, at.commit);
   return { name: stem, commit: at.commit, format, open: () => gitReadable(["archive", `--format=${format}`, `--prefix=${stem}/`, at.commit], at.repo.gitdir) };
 }
 

@@ -3,6 +3,6 @@
 export { between, diffCommits, sinceFork, unifiedDiffStream, EMPTY_TREE } from "./diff";
 export type { DiffFile, DiffOptions, DiffPage, DiffTotals } from "./diff";
 export { diffContextInput, diffFileOutput, diffPageInput, diffTotalsOutput } from "./schemas";
-export { projectArchive, ARCHIVE_FORMATS, type Archive, type ArchiveFormat } from "./archive";
+export { projectArchive, archiveEtag, ARCHIVE_FORMATS, type Archive, type ArchiveFormat } from "./archive";
 export { rawFile, rawContentType } from "./raw";
 export { readableRepo } from "./at";

@@ -7,6 +7,8 @@ import { blameFile } from "./blame";
 import { branchDetail } from "./branch";
 import { commitDetail } from "./commit";
 import { compareRefs } from "./compare";
+import { archiveLink, fileContents } from "./contents";
+import { ARCHIVE_FORMATS } from "./archive";
 import { commitLogEntryOutput, diffFileOutput, diffPageInput, diffTotalsOutput, person, tagOutput } from "./schemas";
 import { searchCode } from "./search";
 import { createTag, deleteTag, listTags } from "./tags";
@@ -80,6 +82,30 @@ export const codeRouter = router({
       }),
     )
     .query(({ input, ctx }) => blameFile(ctx.identity, input, input.path, input.ref)),
+
+  // The raw and archive routes answer bytes (plain routes); these are their JSON forms for tRPC, the SDK and MCP.
+  contents: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/contents`, tags, summary: "One file as JSON (GitHub's contents API): UTF-8 or base64 content up to 1 MiB, above it encoding none and downloadUrl (the raw route)" }, etag: true, errors: ambiguous })
+    .input(z.object({ ...projectParams(), path: text().min(1).max(4096), ref: refName().optional() }))
+    .output(
+      z.object({
+        path: z.string(),
+        ref: z.string(),
+        commit: z.string(),
+        sha: z.string(),
+        size: z.number().int(),
+        encoding: z.enum(["utf-8", "base64", "none"]),
+        content: z.string(),
+        downloadUrl: z.string(),
+      }),
+    )
+    .query(({ input, ctx }) => fileContents(ctx.identity, input, input.path, input.ref)),
+
+  archiveLink: publicProcedure
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/archive-link`, tags, summary: "Where the archive of a ref downloads from (a URL naming the commit) and its ETag" }, etag: true, errors: ambiguous })
+    .input(z.object({ ...projectParams(), ref: refName().optional(), format: z.enum(ARCHIVE_FORMATS).default("tar.gz") }))
+    .output(z.object({ ref: z.string(), commit: z.string(), format: z.enum(ARCHIVE_FORMATS), fileName: z.string(), url: z.string(), etag: z.string() }))
+    .query(({ input, ctx }) => archiveLink(ctx.identity, input, input.ref, input.format)),
 
   tags: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/tags`, tags, summary: "Tags, newest first" }, etag: true, list: true })

@@ -1,19 +1,56 @@
-import { streamGit } from "@/server/git";
+import { streamGit, type GitStream } from "@/server/git";
 
-/** git's stdout as a web stream with backpressure: git blocks while the client is slow. */
-export function gitReadable(args: string[], gitdir: string): ReadableStream<Uint8Array> {
-  let git: ReturnType<typeof streamGit> | null = null;
-  let iterator: AsyncIterator<Buffer> | null = null;
+interface Started {
+  git: GitStream;
+  chunks: AsyncIterator<Buffer>;
+}
+
+function start(args: string[], gitdir: string): Started {
+  const git = streamGit(args, { gitdir });
+  return { git, chunks: git.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer> };
+}
+
+const view = (chunk: Buffer) => new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+
+/** `held` chunks, then the rest of git's stdout, as a web stream with backpressure: git blocks while the client is slow. */
+function readable(args: string[], run: () => Started, held: Buffer[] = []): ReadableStream<Uint8Array> {
+  let started: Started | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      git ??= streamGit(args, { gitdir });
-      iterator ??= git.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-      const { value, done } = await iterator!.next();
-      if (!done) return controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-      const { exitCode, stderr } = await git.exit;
+      const next = held.shift();
+      if (next) return controller.enqueue(view(next));
+      started ??= run();
+      const { value, done } = await started.chunks.next();
+      if (!done) return controller.enqueue(view(value));
+      const { exitCode, stderr } = await started.git.exit;
       if (exitCode !== 0) controller.error(new Error(`git ${args[0]} failed (${exitCode}): ${stderr.trim()}`));
       else controller.close();
     },
-    cancel: () => git?.kill(),
+    cancel: () => started?.git.kill(),
   });
+}
+
+/** git's stdout as a web stream; git starts when the first chunk is pulled and is killed on cancel. */
+export const gitReadable = (args: string[], gitdir: string): ReadableStream<Uint8Array> => readable(args, () => start(args, gitdir));
+
+/**
+ * Starts git and reads ahead its first `size` bytes (fewer when it writes fewer): `head` to decide
+ * on, `body` the whole output as a web stream (`cancel()` it to stop git without reading on).
+ */
+export async function peekGitOutput(args: string[], gitdir: string, size: number): Promise<{ head: Buffer; body: ReadableStream<Uint8Array> }> {
+  const run = start(args, gitdir);
+  const held: Buffer[] = [];
+  let bytes = 0;
+  try {
+    while (bytes < size) {
+      const { value, done } = await run.chunks.next();
+      if (done) break;
+      held.push(value);
+      bytes += value.length;
+    }
+  } catch (error) {
+    run.git.kill();
+    throw error;
+  }
+  return { head: Buffer.concat(held).subarray(0, size), body: readable(args, () => run, held) };
 }

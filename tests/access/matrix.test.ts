@@ -107,6 +107,8 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/projects/{namespace}/{slug}/blame": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/blame?path=README.md") }) },
   "GET /api/projects/{namespace}/{slug}/archive": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/archive") }) },
   "GET /api/projects/{namespace}/{slug}/raw": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/raw?path=README.md") }) },
+  "GET /api/projects/{namespace}/{slug}/contents": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/contents?path=README.md") }) },
+  "GET /api/projects/{namespace}/{slug}/archive-link": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/archive-link") }) },
   "GET /api/projects/{namespace}/{slug}/tags": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/tags") }) },
   "POST /api/projects/{namespace}/{slug}/tags": { kind: "authed", need: "write", denied: 404, request: (f) => ({ path: P(f, "/tags"), body: { name: unique("t") } }) },
   "DELETE /api/projects/{namespace}/{slug}/tags/{name}": {

@@ -118,6 +118,45 @@ describe("GET .../commits/{sha}", () => {
   });
 });
 
+describe("diff pages", () => {
+  it("pages a diff with type and mode changes, an empty file and a rename: each page is the whole diff's slice, totals from every file", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n", "link": "plain\n", "run.sh": "echo\n", "old.txt": lines(40) }, "public");
+    const clone = track(cloneOf(project.id));
+    fs.rmSync(path.join(clone.dir, "link"));
+    fs.symlinkSync("README.md", path.join(clone.dir, "link"));
+    fs.chmodSync(path.join(clone.dir, "run.sh"), 0o755);
+    clone.write("empty", "");
+    clone.git("mv", "old.txt", "new.txt");
+    clone.write("new.txt", lines(40) + "one more\n");
+    clone.write("README.md", "hello\n");
+    const sha = clone.commit("shapes");
+    clone.push();
+    const url = `/api/projects/${project.path}/commits/${sha}`;
+    const whole = await call("GET", url);
+    expect(whole.status, JSON.stringify(whole.body)).toBe(200);
+    expect(whole.body.files.map((f: any) => [f.path, f.status, f.previousPath, f.additions, f.deletions, f.patch === "" ? "" : "hunks"])).toEqual([
+      ["README.md", "modified", null, 1, 1, "hunks"],
+      ["empty", "added", null, 0, 0, ""],
+      ["link", "modified", null, 1, 1, "hunks"],
+      ["new.txt", "renamed", "old.txt", 1, 0, "hunks"],
+      ["run.sh", "modified", null, 0, 0, ""],
+    ]);
+    // A type change prints as a deletion and a creation: its patch holds both.
+    expect(whole.body.files[2].patch).toBe("@@ -1 +0,0 @@\n-plain\n@@ -0,0 +1 @@\n+README.md\n\\ No newline at end of file\n");
+    expect(whole.body.totals).toEqual({ files: 5, additions: 3, deletions: 2 });
+    for (let offset = 0; offset < 5; offset++) {
+      const page = await call("GET", `${url}?offset=${offset}&limit=1`);
+      expect(page.body.files).toEqual([whole.body.files[offset]]);
+      expect(page.body.totals).toEqual(whole.body.totals);
+    }
+    const pair = await call("GET", `${url}?offset=2&limit=2`);
+    expect(pair.body.files).toEqual(whole.body.files.slice(2, 4));
+    const past = await call("GET", `${url}?offset=7`);
+    expect(past.body).toMatchObject({ files: [], totals: whole.body.totals });
+  });
+});
+
 describe("GET .../compare", () => {
   it("lists head's commits oldest first, ahead/behind counts, and the diff from the merge base", async () => {
     const alice = await createTestUser();

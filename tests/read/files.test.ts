@@ -134,6 +134,33 @@ describe("GET .../raw", () => {
     expect((await raw("path=README.md&ref=nope")).status).toBe(404);
   });
 
+  it("streams a file of several MiB byte for byte as git cat-file writes it; binary without a known extension is octet-stream", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n" }, "public");
+    const clone = track(cloneOf(project.id));
+    const big = Buffer.from(Array.from({ length: 60_000 }, (_, i) => `line ${i} ${"z".repeat(i % 90)}`).join("\n"));
+    clone.write("data/big.txt", big);
+    clone.write("blob.dat", Buffer.concat([Buffer.from("header"), Buffer.from([0]), Buffer.alloc(20_000, 7)]));
+    clone.commit("big files");
+    clone.push();
+    const { routeModuleFor, TEST_ORIGIN } = await import("@/tests/support/http");
+    const fetchRaw = async (file: string) => {
+      const url = new URL(`/api/projects/${project.path}/raw?path=${file}`, TEST_ORIGIN);
+      return (routeModuleFor(url.pathname).GET as (req: Request) => Promise<Response>)(new Request(url, { headers: { host: url.host } }));
+    };
+    const res = await fetchRaw("data/big.txt");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(res.headers.get("etag")).toBe(`"${clone.bare("rev-parse", "HEAD:data/big.txt").toString("utf8").trim()}"`);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).equals(big)).toBe(true);
+    const binary = await fetchRaw("blob.dat");
+    expect(binary.headers.get("content-type")).toBe("application/octet-stream");
+    expect(Buffer.from(await binary.arrayBuffer()).equals(clone.bare("cat-file", "blob", "HEAD:blob.dat"))).toBe(true);
+  });
+
   it("is 404 on a private project for anyone who cannot read it", async () => {
     const alice = await createTestUser();
     const mallory = await createTestUser();
@@ -141,6 +168,66 @@ describe("GET .../raw", () => {
     expect((await call("GET", `/api/projects/${project.path}/raw?path=a.txt`)).status).toBe(404);
     expect((await call("GET", `/api/projects/${project.path}/raw?path=a.txt`, { token: mallory.token })).status).toBe(404);
     expect((await call("GET", `/api/projects/${project.path}/raw?path=a.txt`, { token: alice.token })).text).toBe("a\n");
+  });
+});
+
+describe("GET .../contents and .../archive-link (the JSON forms of raw and archive)", () => {
+  it("answers a file as GitHub's contents API does: UTF-8 or base64 up to 1 MiB, encoding none and a download URL above; on REST and /api/trpc", async () => {
+    const alice = await createTestUser();
+    const mallory = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n" });
+    const clone = track(cloneOf(project.id));
+    const big = Buffer.alloc(1024 * 1024 + 1, "a");
+    const bin = Buffer.from([0x89, 0x50, 0x00, 0xff, 0x10]);
+    clone.write("big.txt", big);
+    clone.write("img/bin.png", bin);
+    clone.write("héllo.txt", "grüße\n");
+    const sha = clone.commit("files");
+    clone.push();
+    const base = `/api/projects/${project.path}/contents`;
+    const contents = (query: string, token = alice.token) => call("GET", `${base}?${query}`, { token });
+    const text = await contents(`path=${encodeURIComponent("héllo.txt")}`);
+    expect(text.status, JSON.stringify(text.body)).toBe(200);
+    expect(text.body).toEqual({
+      path: "héllo.txt",
+      ref: "main",
+      commit: sha,
+      sha: clone.bare("rev-parse", "HEAD:héllo.txt").toString("utf8").trim(),
+      size: Buffer.byteLength("grüße\n"),
+      encoding: "utf-8",
+      content: "grüße\n",
+      downloadUrl: expect.stringContaining(`/api/projects/${project.path}/raw?ref=${sha}&path=h%C3%A9llo.txt`),
+    });
+    expect((await contents("path=img/bin.png")).body).toMatchObject({ encoding: "base64", content: bin.toString("base64"), size: 5 });
+    const large = await contents("path=big.txt");
+    expect(large.body).toMatchObject({ encoding: "none", content: "", size: big.length });
+    const download = new URL(large.body.downloadUrl);
+    const raw = await call("GET", `${download.pathname}${download.search}`, { token: alice.token });
+    expect(raw.status).toBe(200);
+    expect(raw.text.length).toBe(big.length);
+    expect((await contents(`path=README.md&ref=${project.commit}`)).body).toMatchObject({ commit: project.commit, content: "hi\n" });
+    expect((await contents("path=img")).status).toBe(404);
+    expect((await contents("path=nope")).status).toBe(404);
+    expect((await contents("")).status).toBe(400);
+    expect((await contents("path=README.md", mallory.token)).status).toBe(404);
+    const trpc = await call("GET", `/api/trpc/code.contents?input=${encodeURIComponent(JSON.stringify({ namespace: `@${project.namespace}`, slug: project.slug, path: "README.md" }))}`, { token: alice.token });
+    expect(trpc.status).toBe(200);
+    expect(JSON.stringify(trpc.body)).toContain('"content":"hi\\n"');
+  });
+
+  it("answers the archive's download URL (naming the commit) and its ETag, which the archive route answers with", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n" }, "public");
+    const link = await call("GET", `/api/projects/${project.path}/archive-link?format=zip`);
+    expect(link.status, JSON.stringify(link.body)).toBe(200);
+    expect(link.body).toMatchObject({ ref: "main", commit: project.commit, format: "zip", fileName: `${project.slug}-${project.commit.slice(0, 12)}.zip`, etag: `"${project.commit}.zip"` });
+    const url = new URL(link.body.url);
+    expect(url.pathname).toBe(`/api/projects/${project.path}/archive`);
+    expect(url.searchParams.get("ref")).toBe(project.commit);
+    const archive = await call("GET", `${url.pathname}${url.search}`, { headers: { "if-none-match": link.body.etag } });
+    expect(archive.status).toBe(304);
+    expect((await call("GET", `/api/projects/${project.path}/archive-link?ref=nope`)).status).toBe(404);
+    expect((await call("GET", `/api/projects/${project.path}/archive-link?format=rar`)).status).toBe(400);
   });
 });
 
