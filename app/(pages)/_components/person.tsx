@@ -37,3 +37,12 @@ export async function Person({ actor }: { actor: string | null }) {
   if (name?.username) return <UserLink username={name.username} />;
   return <>a deleted user</>;
 }
+
+/** Who wrote a change or a comment: the agent and its owner when an agent did, else the user. */
+export function AuthorOf({ author, agentId }: { author: { username: string | null } | null; agentId: string | null }) {
+  if (agentId) return <Person actor={`agent:${agentId}`} />;
+  return author?.username ? <UserLink username={author.username} /> : <>a deleted user</>;
+}
+
+/** The actors `AuthorOf` will ask names for, to preload. */
+export const agentActors = (rows: Array<{ agentId: string | null }>) => rows.flatMap((row) => (row.agentId ? [`agent:${row.agentId}`] : []));

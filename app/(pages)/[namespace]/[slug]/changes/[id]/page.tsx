@@ -14,6 +14,8 @@ import { TableHead } from "../../../../_components/table-head";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { CommitLink } from "../../../../_components/commit-link";
 import { projectTitle, segment } from "../../../../_lib/title";
+import { AuthorOf, UserLink, agentActors } from "../../../../_components/person";
+import { preloadNames } from "../../../../_lib/people";
 
 export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) => `Change ${segment(r.id).slice(0, 8)}`);
 
@@ -38,6 +40,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
     api.repository.branches({ namespace: loaded.namespace, slug: loaded.slug }),
   ]);
 
+  await preloadNames(agentActors([change, ...comments]));
   const self = `${base}/changes/${change.id}`;
   const pageUrl = `${self}?page=${page}`;
   const signedIn = identity.kind === "user";
@@ -64,7 +67,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="changes" canWrite={atLeast(loaded.level, "write")} />
       <h1>{change.title ?? `Change ${change.id.slice(0, 8)}`}</h1>
       <p>
-        <span className="badge">{change.status}</span> by {change.author?.username ?? (change.agentId ? `agent ${change.agentId.slice(0, 8)}` : "unknown")}
+        <span className="badge">{change.status}</span> by <AuthorOf author={change.author} agentId={change.agentId} />
         {change.workspace && (
           <>
             {" "}
@@ -138,7 +141,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
           <ul>
             {reviews.map((review) => (
               <li key={review.id}>
-                <strong>{review.reviewer.username ?? "someone"}</strong>: {review.verdict.replace("_", " ")}
+                <strong>{review.reviewer.username ? <UserLink username={review.reviewer.username} /> : "a deleted user"}</strong>: {review.verdict.replace("_", " ")}
                 {review.dismissed && <span className="muted"> (dismissed)</span>}
                 {review.comment && <> — {review.comment}</>}
               </li>
