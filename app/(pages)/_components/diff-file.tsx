@@ -49,6 +49,8 @@ interface Props {
   changeId: string;
   tipSha: string;
   actions: Parameters<typeof ThreadView>[0]["actions"];
+  /** Marked viewed by the reader: shown folded. */
+  viewed?: boolean;
 }
 
 /** A diff line's text, its changed words inside <ins>/<del> when it rewrites a paired line. */
@@ -70,13 +72,14 @@ function LineText({ line, parts }: { line: DiffLine; parts: LineParts | null }) 
  * open a comment form on a line, kept out of the tab order (a change has thousands); the form
  * under the file reaches any line from the keyboard.
  */
-export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions }: Props) {
+export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed = false }: Props) {
   const fileId = `file-${index}`;
   const commentHref = (side: string, line: number, rowId: string) => `${pageUrl}&comment=${encodeURIComponent(file.path)}&side=${side}&line=${line}#${rowId}`;
   return (
-    <details className="file" id={fileId} open>
+    <details className="file" id={fileId} open={!viewed}>
       <summary>
-        {file.path} <span className="badge">{file.status}</span>{" "}
+        <FileName file={file} /> <span className="badge">{file.status}</span>{" "}
+        {viewed && <span className="badge">viewed</span>}{" "}
         <span className="muted">
           +{file.additions} −{file.deletions}
         </span>
@@ -167,6 +170,16 @@ export function DiffFile({ file, index, threads, pageUrl, open, canComment, chan
       {canComment && file.hunks.length > 0 && <LinePicker file={file.path} fileId={fileId} pageUrl={pageUrl} />}
       {file.truncated && <p className="notice">This file&apos;s diff is long; the rest is not shown here. Clone the project to read it whole.</p>}
     </details>
+  );
+}
+
+/** A file's path; a renamed one as "old → new". */
+export function FileName({ file }: { file: Pick<DiffFileData, "path" | "previousPath" | "status"> }) {
+  if (file.status !== "renamed" || !file.previousPath) return <>{file.path}</>;
+  return (
+    <>
+      {file.previousPath} <span aria-label="renamed to">→</span> {file.path}
+    </>
   );
 }
 
