@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { api, createProject, createUser, expectAccessible, proposeChange, screenshot, signIn } from "./support";
+import { api, createProject, createUser, expectAccessible, screenshot, signIn } from "./support";
 
 // People, not ids: an agent's change names the agent and its owner, names link to profiles, the
 // profile page; the change's description, commits, a rename and per-file "viewed"; an issue's
