@@ -35,7 +35,7 @@ export function threadsOf(comments: ChangeComment[]): Thread[] {
 
 export const anchorKey = (file: string, side: string, line: number) => `${file}\u0000${side}\u0000${line}`;
 
-/** A comment's author as plain text, for labels: an agent's comment is its owner's (the API records the owner as author). */
+/** A comment's author as plain text, for labels and a folded thread's <summary> (no link may nest there): an agent's comment is its owner's (the API records the owner as author). */
 const who = (comment: ChangeComment) => (comment.agentId ? `an agent for ${comment.author?.username ?? "a deleted user"}` : (comment.author?.username ?? "a deleted user"));
 
 type Actions = { addComment: (form: FormData) => Promise<void>; setThreadResolved: (form: FormData) => Promise<void> };
@@ -47,7 +47,7 @@ export function ThreadView(props: { thread: Thread; changeId: string; back: stri
   return (
     <details className="thread resolved">
       <summary>
-        Resolved thread by <AuthorOf author={root.author} agentId={root.agentId} />
+        Resolved thread by {who(root)}
         {root.file && ` on ${root.file}${root.line !== null ? ` line ${root.line}` : ""}`} ({replies.length + 1} comment{replies.length === 0 ? "" : "s"})
       </summary>
       <ThreadBody {...props} />
