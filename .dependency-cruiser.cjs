@@ -22,7 +22,7 @@ const AREAS = {
   policy: ["git"],
   admin: ["audit", "auth", "backup", "http", "metrics", "projects", "trpc"],
   agents: ["audit", "auth", "http", "trpc"],
-  users: ["audit", "auth", "http", "secrets", "trpc"],
+  users: ["agents", "audit", "auth", "events", "http", "orgs", "projects", "secrets", "trpc"],
   events: ["auth", "jobs"],
   health: ["jobs", "trpc"],
   orgs: ["audit", "auth", "http", "trpc"],

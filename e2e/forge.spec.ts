@@ -85,7 +85,7 @@ test("alice opens an issue whose Markdown cannot inject HTML, and comments on it
   await expect(page.getByText("assigned to alice")).toBeVisible();
   await expectAccessible(page);
   await screenshot(page, "issue");
-  await page.getByRole("link", { name: "Label docs: show issues with it" }).click();
+  await page.getByRole("link", { name: "Label docs: show issues with it" }).first().click();
   await expect(page).toHaveURL(/label=docs/);
   await expect(page.getByRole("link", { name: "The README needs a usage section" })).toBeVisible();
   await expect(page.getByRole("link", { name: "1 open" })).toBeVisible();

@@ -13,6 +13,9 @@ export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 500;
 export const ACTIVITY_LIMIT_DEFAULT = 50;
 export const ACTIVITY_LIMIT_MAX = 200;
+/** Events on a profile page; actors a page may ask names for at once. */
+export const PROFILE_ACTIVITY_MAX = 30;
+export const ACTOR_NAMES_MAX = 500;
 export const COMMIT_LOG_DEPTH_DEFAULT = 20;
 export const BRANCH_LIST_CAP = 200;
 /** Blobs above this are reported as kind too_large by the content route. */

@@ -78,3 +78,11 @@ export async function deleteAgent(caller: UserIdentity, id: string) {
   if (!revoked) throw notFound("Agent not found");
   return { ...agentView(row), deleted: true as const };
 }
+
+/** Names of agents by id, revoked ones too (their past work still names them), with their owners' usernames. */
+export async function agentNames(ids: string[]): Promise<Array<{ id: string; name: string; ownerUsername: string }>> {
+  const wanted = ids.filter(isUuid);
+  if (wanted.length === 0) return [];
+  const rows = await (await db()).agent.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true, owner: { select: { username: true } } } });
+  return rows.map((row) => ({ id: row.id, name: row.name, ownerUsername: row.owner.username }));
+}

@@ -12,6 +12,7 @@ import { createChange, getChange, reevaluateChange, rejectChange } from "./servi
 import { pageOfChanges } from "./list-page";
 import { changeDiffPage } from "./diff-page";
 import { queueProcedures } from "./queue/procedures";
+import { viewedProcedures } from "./viewed/procedures";
 import { changeDiff } from "./change-diff";
 import { diffContextInput, diffFileOutput, diffPageInput, diffTotalsOutput } from "@/server/code";
 
@@ -46,6 +47,7 @@ function mergeOptionsOf(ctx: Context, body: { force?: unknown; strategy?: unknow
 
 export const changesRouter = router({
   ...queueProcedures,
+  ...viewedProcedures,
 
   create: authedProcedure
     .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] }, workspaceKey: true })

@@ -1,6 +1,7 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { DOMAIN_EVENT, publishAfterCommit, publishPendingEvents } from "./publish";
-export { findDomainEvent } from "./read";
+export { eventsAbout, eventsByActor, findDomainEvent } from "./read";
+export type { EventRow } from "./read";
 export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, trackRecordedEvents, whenRequestEnds } from "./record";
 export { onEventRecorded } from "./hooks";
 export type { EventHook, RecordedEvent } from "./hooks";

@@ -29,6 +29,10 @@ export const EVENT_KINDS = [
   "push",
   "issue.reopened",
   "issue.commented",
+  // An issue's timeline (labels, assignee, linked change changed): shown in activity, delivered to `*` webhooks.
+  "issue.labeled",
+  "issue.assigned",
+  "issue.linked",
   // Beyond the spec's list (contracts/provider.md): shown in activity, delivered to `*` webhooks.
   "import.failed",
   // The merge queue (contracts/queue.md): subscribable by name, shown in activity.
@@ -39,9 +43,8 @@ export const EVENT_KINDS = [
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** The kinds a webhook may name in its `events` list (the spec's Events section). `*` covers every kind. */
-export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter(
-  (kind) => kind !== "push" && kind !== "issue.reopened" && kind !== "issue.commented" && kind !== "import.failed",
-);
+const UNNAMED_KINDS: readonly EventKind[] = ["push", "issue.reopened", "issue.commented", "issue.labeled", "issue.assigned", "issue.linked", "import.failed"];
+export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter((kind) => !UNNAMED_KINDS.includes(kind));
 
 /**
  * Records a domain event in the outbox. Call it with the transaction that makes the change it

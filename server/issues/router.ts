@@ -9,9 +9,10 @@ import {
   listCommentsInput,
   listIssuesInput,
   patchIssueInput,
+  timelineOutput,
 } from "./schemas";
 import type { Identity } from "@/server/auth";
-import { createComment, createIssue, getIssue, issueReadVersion, listComments, listIssues, patchIssue, toggleIssue } from "./service";
+import { createComment, createIssue, getIssue, issueReadVersion, issueTimeline, listComments, listIssues, patchIssue, toggleIssue } from "./service";
 
 const BASE = "/projects/{namespace}/{slug}/issues";
 const tags = ["issues"];
@@ -86,4 +87,10 @@ export const issuesRouter = router({
       setPageHeaders(ctx, { total, limit: input.limit, offset: input.offset });
       return { comments };
     }),
+
+  // No REST route: the issue page reads it in-process (typed callers through /api/trpc).
+  timeline: publicProcedure
+    .input(issueRefInput())
+    .output(timelineOutput())
+    .query(async ({ input, ctx }) => ({ entries: await issueTimeline(ctx.identity, input, input.number) })),
 });

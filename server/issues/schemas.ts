@@ -80,3 +80,21 @@ export const commentOutput = namedSchema("IssueComment", () =>
 
 export type IssueView = z.infer<ReturnType<typeof issueOutput>>;
 export type CommentView = z.infer<ReturnType<typeof commentOutput>>;
+
+export const timelineOutput = () =>
+  z.object({
+    entries: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.enum(["issue.opened", "issue.closed", "issue.reopened", "issue.labeled", "issue.assigned", "issue.linked"]),
+        actor: z.string(),
+        occurredAt: z.string(),
+        added: z.array(z.string()),
+        removed: z.array(z.string()),
+        assignee: z.string().nullable(),
+        changeId: z.string().nullable(),
+      }),
+    ),
+  });
+
+export type TimelineEntry = z.infer<ReturnType<typeof timelineOutput>>["entries"][number];

@@ -2,9 +2,9 @@ import type { Issue, IssueComment } from "@/server/generated/prisma/client";
 import { database, db, isoTimestampSql, type Db, type DbOrTx, type Tx } from "@/server/db";
 import { actingIdentity, actorOf, type Identity } from "@/server/auth";
 import { assertNotDeleting, requireProject } from "@/server/projects";
-import { publishAfterCommit, recordEvent } from "@/server/events";
+import { eventsAbout, publishAfterCommit, recordEvent } from "@/server/events";
 import { invalid, conflict, notFound } from "@/server/errors";
-import type { CommentView, IssueView } from "./schemas";
+import type { CommentView, IssueView, TimelineEntry } from "./schemas";
 
 export interface ProjectRef {
   namespace: string;
@@ -112,6 +112,7 @@ export async function createIssue(
       },
     });
     await recordEvent(tx, { projectId: project.id, kind: "issue.opened", actor: actorOf(identity), data: eventData(created) });
+    if (created.linkedChangeId) await recordEvent(tx, { projectId: project.id, kind: "issue.linked", actor: actorOf(identity), data: { ...eventData(created), changeId: created.linkedChangeId, previous: null } });
     return created;
   });
   return issueView(issue);
@@ -229,7 +230,46 @@ export function patchIssue(identity: Identity, ref: ProjectRef, number: number, 
       },
     });
     if (step) await recordEvent(tx, { projectId, kind: step.kind, actor, data: eventData(updated) });
+    for (const edit of timelineEdits(current, updated)) await recordEvent(tx, { projectId, kind: edit.kind, actor, data: { ...eventData(updated), ...edit.data } });
     return updated;
+  });
+}
+
+/** What a patch changed that an issue's timeline shows: labels added or removed, the assignee, the linked change. */
+function timelineEdits(before: Issue, after: Issue) {
+  const edits: Array<{ kind: "issue.labeled" | "issue.assigned" | "issue.linked"; data: Record<string, unknown> }> = [];
+  const added = after.labels.filter((label) => !before.labels.includes(label));
+  const removed = before.labels.filter((label) => !after.labels.includes(label));
+  if (added.length > 0 || removed.length > 0) edits.push({ kind: "issue.labeled", data: { added, removed } });
+  if (before.assigneeId !== after.assigneeId) edits.push({ kind: "issue.assigned", data: { assignee: after.assigneeId, previous: before.assigneeId } });
+  if (before.linkedChangeId !== after.linkedChangeId) edits.push({ kind: "issue.linked", data: { changeId: after.linkedChangeId, previous: before.linkedChangeId } });
+  return edits;
+}
+
+const TIMELINE_KINDS = ["issue.opened", "issue.closed", "issue.reopened", "issue.labeled", "issue.assigned", "issue.linked"] as const;
+
+/**
+ * An issue's timeline from its domain events, oldest first: opened, closed (by whom; by a merged
+ * change), reopened, labels added and removed, assignee and linked change set or cleared.
+ */
+export async function issueTimeline(identity: Identity, ref: ProjectRef, number: number): Promise<TimelineEntry[]> {
+  const { project } = await requireProject(identity, projectRef(ref), "read", { cachedRow: true });
+  const issue = await findIssue(await db(), project.id, number);
+  const events = await eventsAbout(project.id, "issueId", issue.id, TIMELINE_KINDS);
+  return events.map((event) => {
+    const data = event.data;
+    const names = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
+    const id = (value: unknown) => (typeof value === "string" ? value : null);
+    return {
+      id: event.id,
+      kind: event.kind as TimelineEntry["kind"],
+      actor: event.actor,
+      occurredAt: event.occurredAt,
+      added: names(data.added),
+      removed: names(data.removed),
+      assignee: id(data.assignee),
+      changeId: id(data.changeId),
+    };
   });
 }
 

@@ -4,3 +4,4 @@ export type { OrgAccess } from "./membership";
 export { handOverSoleOwnership } from "./service";
 export { requireTeam } from "./teams";
 export { grantTeamProject, orgGrantsOn, orgReachOf, revokeTeamProject, teamProjectGrants } from "./grants";
+export { sharedOrgsOf } from "./shared";

@@ -5,6 +5,7 @@ export { commitAuthorship, userSignature } from "./authorship";
 export { assertFileMapWithinLimits } from "./file-map";
 export { fileMapInput, projectParams } from "./schemas";
 export { projectMetrics } from "./metrics";
+export { grantedProjectIds, projectsOwnedBy } from "./readable";
 export { projectRemote, workspaceRemote } from "./view";
 export { assertNotImporting, createImportTarget, setImportPending } from "./imported";
 export type { ImportTargetInput } from "./imported";

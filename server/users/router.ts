@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { authedProcedure, router, sessionProcedure, userProcedure } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, sessionProcedure, userProcedure } from "@/server/trpc";
 import { forbidden } from "@/server/errors";
 import { pathSegment, text, namedSchema } from "@/server/http";
-import { TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
+import { ACTOR_NAMES_MAX, TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 import { listApiTokens } from "@/server/auth";
+import { actorNames, userProfile } from "./people";
 import { createNamedToken, disableLegacyCredential, profileOf, revokeToken, rotateLegacyCredential } from "./service";
 
 const tokenSchema = namedSchema("Token", () =>
@@ -83,4 +84,28 @@ export const usersRouter = router({
       ctx.response.headers["Cache-Control"] = NO_STORE;
       return rotated;
     }),
+
+  // No REST routes: the pages read these in-process (typed callers through /api/trpc).
+  profile: publicProcedure
+    .input(z.object({ username: text().min(1).max(100) }))
+    .output(
+      z.object({
+        user: z.object({ id: z.string(), username: z.string(), createdAt: z.string() }),
+        projects: z.array(z.object({ path: z.string(), visibility: z.enum(["public", "private"]), updatedAt: z.string() })),
+        orgs: z.array(z.object({ slug: z.string(), name: z.string() })),
+        activity: z.array(z.object({ id: z.string(), kind: z.string(), project: z.string().nullable(), occurredAt: z.string(), data: z.record(z.string(), z.unknown()) })),
+      }),
+    )
+    .query(({ ctx, input }) => userProfile(ctx.identity, input.username)),
+
+  actors: publicProcedure
+    .input(z.object({ actors: z.array(text().max(100)).max(ACTOR_NAMES_MAX) }))
+    .output(
+      z.object({
+        actors: z.array(
+          z.object({ actor: z.string(), kind: z.enum(["user", "agent", "system", "unknown"]), username: z.string().nullable(), agentName: z.string().nullable() }),
+        ),
+      }),
+    )
+    .query(async ({ input }) => ({ actors: await actorNames(input.actors) })),
 });

@@ -52,6 +52,8 @@ interface Props {
   changeId: string;
   tipSha: string;
   actions: Parameters<typeof ThreadView>[0]["actions"];
+  /** Marked viewed by the reader: shown folded. */
+  viewed?: boolean;
 }
 
 /**
@@ -59,16 +61,17 @@ interface Props {
  * (+/- marks, changed words in <ins>/<del>, line numbers as links out of the tab order that open a
  * comment form for those who may comment), threads and the open comment form under their lines.
  */
-export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions }: Props) {
+export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed = false }: Props) {
   const isOpen = (anchor: { side: string; line: number }) => open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
   const blocks = diffBlocks(file.hunks, index, {
     href: canComment ? commentHref(pageUrl) : undefined,
     breakAfter: (anchor) => threads.has(anchorKey(file.path, anchor.side, anchor.line)) || isOpen(anchor),
   });
   return (
-    <details className="file" id={`file-${index}`} open>
+    <details className="file" id={`file-${index}`} open={!viewed}>
       <summary>
-        {file.path} <span className="badge">{file.status}</span>{" "}
+        <FileName file={file} /> <span className="badge">{file.status}</span>{" "}
+        {viewed && <span className="badge">viewed</span>}{" "}
         <span className="muted">
           +{file.additions} −{file.deletions}
         </span>
@@ -96,6 +99,16 @@ export function DiffFile({ file, index, threads, pageUrl, open, canComment, chan
       )}
       {file.truncated && <p className="notice">This file&apos;s diff is long; the rest is not shown here. Clone the project to read it whole.</p>}
     </details>
+  );
+}
+
+/** A file's path; a renamed one as "old → new". */
+export function FileName({ file }: { file: Pick<DiffFileData, "path" | "previousPath" | "status"> }) {
+  if (file.status !== "renamed" || !file.previousPath) return <>{file.path}</>;
+  return (
+    <>
+      {file.previousPath} <span aria-label="renamed to">→</span> {file.path}
+    </>
   );
 }
 

@@ -1,6 +1,7 @@
 import type { MarkdownContext } from "../_lib/markdown";
 import { Markdown } from "./markdown";
 import { RelativeTime } from "./relative-time";
+import { AuthorOf } from "./person";
 
 export interface ChangeComment {
   id: string;
@@ -34,7 +35,8 @@ export function threadsOf(comments: ChangeComment[]): Thread[] {
 
 export const anchorKey = (file: string, side: string, line: number) => `${file}\u0000${side}\u0000${line}`;
 
-const who = (comment: ChangeComment) => comment.author?.username ?? (comment.agentId ? `agent ${comment.agentId.slice(0, 8)}` : "someone");
+/** A comment's author as plain text, for labels and a folded thread's <summary> (no link may nest there): an agent's comment is its owner's (the API records the owner as author). */
+const who = (comment: ChangeComment) => (comment.agentId ? `an agent for ${comment.author?.username ?? "a deleted user"}` : (comment.author?.username ?? "a deleted user"));
 
 type Actions = { addComment: (form: FormData) => Promise<void>; setThreadResolved: (form: FormData) => Promise<void> };
 
@@ -67,7 +69,10 @@ function ThreadBody({ thread, changeId, back, canAct, actions, context }: { thre
       {[root, ...thread.replies].map((comment) => (
         <div key={comment.id}>
           <p>
-            <strong>{who(comment)}</strong> <RelativeTime iso={comment.createdAt} />
+            <strong>
+              <AuthorOf author={comment.author} agentId={comment.agentId} />
+            </strong>{" "}
+            <RelativeTime iso={comment.createdAt} />
           </p>
           <Markdown source={comment.body} context={context} />
         </div>

@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { CodeSearchForm } from "./code-search-form";
 import { CommitLink } from "./commit-link";
-import { actorLabel } from "../_lib/actor";
+import { Person } from "./person";
+import { preloadNames } from "../_lib/people";
 import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
 import { pathUrl } from "../_lib/tree";
@@ -24,6 +25,7 @@ export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; 
     api.repository.branches({ namespace, slug }),
     dir === "" ? api.activity.list({ namespace, slug, limit: 10 }) : null,
   ]);
+  if (activity) await preloadNames(activity.events.map((event) => event.actor));
   const pages = Math.max(1, Math.ceil(listing.total / listing.pageSize));
   const inDir = (name: string) => (dir === "" ? name : `${dir}/${name}`);
   const readmeContent = listing.readme === null ? null : await api.repository.content({ namespace, slug, path: inDir(listing.readme), ref: branch });
@@ -85,7 +87,7 @@ export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; 
             <ul>
               {activity.events.map((event) => (
                 <li key={event.id}>
-                  <code>{event.kind}</code> by {actorLabel(event.actor, loaded.identity)} <RelativeTime iso={event.occurredAt} />
+                  <code>{event.kind}</code> by <Person actor={event.actor} /> <RelativeTime iso={event.occurredAt} />
                 </li>
               ))}
             </ul>

@@ -356,6 +356,17 @@ CREATE TABLE "EvalRun" (
 );
 
 -- CreateTable
+CREATE TABLE "ViewedFile" (
+    "userId" UUID NOT NULL,
+    "changeId" UUID NOT NULL,
+    "path" TEXT NOT NULL,
+    "tipSha" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "ViewedFile_pkey" PRIMARY KEY ("userId","changeId","path")
+);
+
+-- CreateTable
 CREATE TABLE "Review" (
     "id" UUID NOT NULL,
     "changeId" UUID NOT NULL,
@@ -886,6 +897,9 @@ CREATE UNIQUE INDEX "DomainEvent_id_key" ON "DomainEvent"("id");
 CREATE INDEX "DomainEvent_projectId_seq_idx" ON "DomainEvent"("projectId", "seq");
 
 -- CreateIndex
+CREATE INDEX "DomainEvent_actor_seq_idx" ON "DomainEvent"("actor", "seq");
+
+-- CreateIndex
 CREATE INDEX "DomainEvent_dispatchedAt_seq_idx" ON "DomainEvent"("dispatchedAt", "seq");
 
 -- CreateIndex
@@ -1046,6 +1060,12 @@ ALTER TABLE "Evaluation" ADD CONSTRAINT "Evaluation_changeId_fkey" FOREIGN KEY (
 
 -- AddForeignKey
 ALTER TABLE "EvalRun" ADD CONSTRAINT "EvalRun_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ViewedFile" ADD CONSTRAINT "ViewedFile_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ViewedFile" ADD CONSTRAINT "ViewedFile_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "Review" ADD CONSTRAINT "Review_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { Flash } from "../../_components/flash";
+import { UserLink } from "../../_components/person";
 import { TableHead } from "../../_components/table-head";
 import { read, requireUser } from "../../_lib/session";
 import { addTeamMember, createTeam, deleteTeam, putOrgMember, removeOrgMember } from "./actions";
@@ -54,7 +55,7 @@ export default async function OrgPage({ params, searchParams }: Props) {
             <tbody>
               {members.map((member) => (
                 <tr key={member.user.id}>
-                  <td>{member.user.username}</td>
+                  <td>{member.user.username ? <UserLink username={member.user.username} /> : "a deleted user"}</td>
                   <td>{member.role}</td>
                   {isAdmin && (
                     <td>

@@ -1,3 +1,5 @@
+import { AuthorOf, agentActors } from "../../../_components/person";
+import { preloadNames } from "../../../_lib/people";
 import Link from "next/link";
 import { ProjectHeader } from "../../../_components/project-header";
 import { StatusFilter } from "../../../_components/status-filter";
@@ -19,6 +21,7 @@ export default async function ChangesPage({ params, searchParams }: Props) {
   const { api, namespace, slug, base, project } = loaded;
   const status = STATUSES.find((s) => s === query.status) as Status | undefined;
   const { changes } = await api.changes.list({ namespace, slug, status, limit: 100 });
+  await preloadNames(agentActors(changes));
   return (
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="changes" canWrite={atLeast(loaded.level, "write")} />
@@ -38,7 +41,9 @@ export default async function ChangesPage({ params, searchParams }: Props) {
                 <td>
                   <span className="badge">{change.status.replace("_", " ")}</span>
                 </td>
-                <td>{change.author?.username ?? (change.agentId ? "agent" : "")}</td>
+                <td>
+                  <AuthorOf author={change.author} agentId={change.agentId} />
+                </td>
                 <td>
                   <RelativeTime iso={change.createdAt} />
                 </td>

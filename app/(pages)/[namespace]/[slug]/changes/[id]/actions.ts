@@ -66,3 +66,8 @@ export async function setThreadResolved(form: FormData) {
 export async function resolveConflict(form: FormData) {
   await write(backTo(form), (api) => api.conflicts.resolve({ id: field(form, "conflictId"), strategy: field(form, "strategy") }));
 }
+
+/** Marks a file of the change viewed (folded on the next load) or not, for the signed-in reader. */
+export async function markViewed(form: FormData) {
+  await write(backTo(form), (api) => api.changes.setViewed({ id: field(form, "changeId"), path: field(form, "path"), viewed: field(form, "viewed") === "true" }));
+}

@@ -1,3 +1,6 @@
+import { Fragment } from "react";
+import { ChangeStory } from "./change-story";
+import { ViewedToggle } from "./viewed-toggle";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { DiffFile, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
@@ -8,12 +11,14 @@ import { anchorKey, threadsOf, ThreadView, type Thread } from "../../../../_comp
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
 import { pageNumber } from "../../../../_lib/tree";
-import { addComment, evaluateChange, mergeChange, queueChange, rejectChange, unqueueChange, resolveConflict, revertChange, setThreadResolved, submitReview } from "./actions";
+import { addComment, evaluateChange, markViewed, mergeChange, queueChange, rejectChange, unqueueChange, resolveConflict, revertChange, setThreadResolved, submitReview } from "./actions";
 import { mergeBlockers } from "../../../../_lib/merge-blockers";
 import { TableHead } from "../../../../_components/table-head";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { CommitLink } from "../../../../_components/commit-link";
 import { projectTitle, segment } from "../../../../_lib/title";
+import { AuthorOf, UserLink, agentActors } from "../../../../_components/person";
+import { preloadNames } from "../../../../_lib/people";
 
 export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) => `Change ${segment(r.id).slice(0, 8)}`);
 
@@ -31,13 +36,21 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const page = pageNumber(query.page);
   const { change, eval: evaluation, evalRuns, queue } = await read(() => api.changes.get({ id }));
   if (change.projectId !== project.id) notFound();
-  const [diff, { reviews }, { comments }, { branches, defaultBranch }] = await Promise.all([
+  const [diff, { reviews }, { comments }, { branches, defaultBranch }, commits, { paths: viewedPaths }] = await Promise.all([
     api.changes.diff({ id, page }),
     api.reviews.list({ id }),
     api.comments.list({ id }),
     api.repository.branches({ namespace: loaded.namespace, slug: loaded.slug }),
+    // Only the commits are shown: one file of the comparison's diff is the least it computes.
+    api.code
+      .compare({ namespace: loaded.namespace, slug: loaded.slug, base: change.baseSha, head: change.tipSha, limit: 1 })
+      .then((comparison) => comparison.commits)
+      .catch(() => null),
+    api.changes.viewedFiles({ id }),
   ]);
+  const viewed = new Set(viewedPaths);
 
+  await preloadNames(agentActors([change, ...comments]));
   const self = `${base}/changes/${change.id}`;
   const pageUrl = `${self}?page=${page}`;
   const signedIn = identity.kind === "user";
@@ -64,7 +77,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="changes" canWrite={atLeast(loaded.level, "write")} />
       <h1>{change.title ?? `Change ${change.id.slice(0, 8)}`}</h1>
       <p>
-        <span className="badge">{change.status}</span> by {change.author?.username ?? (change.agentId ? `agent ${change.agentId.slice(0, 8)}` : "unknown")}
+        <span className="badge">{change.status}</span> by <AuthorOf author={change.author} agentId={change.agentId} />
         {change.workspace && (
           <>
             {" "}
@@ -85,6 +98,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
         </p>
       )}
       <Flash query={query} />
+      <ChangeStory base={base} commits={commits} />
 
       <section aria-labelledby="evaluation">
         <h2 id="evaluation">Evaluation</h2>
@@ -138,7 +152,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
           <ul>
             {reviews.map((review) => (
               <li key={review.id}>
-                <strong>{review.reviewer.username ?? "someone"}</strong>: {review.verdict.replace("_", " ")}
+                <strong>{review.reviewer.username ? <UserLink username={review.reviewer.username} /> : "a deleted user"}</strong>: {review.verdict.replace("_", " ")}
                 {review.dismissed && <span className="muted"> (dismissed)</span>}
                 {review.comment && <> — {review.comment}</>}
               </li>
@@ -258,19 +272,27 @@ export default async function ChangePage({ params, searchParams }: Props) {
           Files changed <span className="muted">({diff.totalFiles})</span>
         </h2>
         <Pager page={page} pages={pages} label="Diff pages" href={(n) => `${self}?page=${n}`} />
+        {signedIn && (
+          <p className="muted">
+            {diff.files.filter((file) => viewed.has(file.path)).length} of {diff.files.length} files on this page viewed.
+          </p>
+        )}
         {diff.files.map((file, index) => (
-          <DiffFile
-            key={file.path}
-            file={file}
-            index={(page - 1) * diff.pageSize + index}
-            threads={onLines}
-            pageUrl={pageUrl}
-            open={open}
-            canComment={signedIn}
-            changeId={change.id}
-            tipSha={change.tipSha}
-            actions={actions}
-          />
+          <Fragment key={file.path}>
+            {signedIn && <ViewedToggle changeId={change.id} path={file.path} viewed={viewed.has(file.path)} back={`${pageUrl}#file-${(page - 1) * diff.pageSize + index}`} action={markViewed} />}
+            <DiffFile
+              file={file}
+              index={(page - 1) * diff.pageSize + index}
+              threads={onLines}
+              pageUrl={pageUrl}
+              open={open}
+              canComment={signedIn}
+              changeId={change.id}
+              tipSha={change.tipSha}
+              actions={actions}
+              viewed={viewed.has(file.path)}
+            />
+          </Fragment>
         ))}
         {signedIn && <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />}
         <Pager page={page} pages={pages} label="Diff pages, bottom" href={(n) => `${self}?page=${n}`} />

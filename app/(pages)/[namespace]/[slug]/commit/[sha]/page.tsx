@@ -1,3 +1,4 @@
+import { Person } from "../../../../_components/person";
 import Link from "next/link";
 import { CommitLink } from "../../../../_components/commit-link";
 import { ProjectHeader } from "../../../../_components/project-header";
@@ -44,6 +45,13 @@ export default async function CommitPage({ params }: { params: Promise<Route> })
           <>
             {" "}
             · from <Link href={`${base}/changes/${commit.provenance.changeId}`}>change {commit.provenance.changeId.slice(0, 8)}</Link>
+          </>
+        )}
+        {commit.provenance?.agentId && (
+          <>
+            {" "}
+            · written by <Person actor={`agent:${commit.provenance.agentId}`} />
+            {commit.provenance.model && <> ({commit.provenance.model})</>}
           </>
         )}
       </p>

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { DeploymentTable } from "../../../../_components/deployment-table";
 import { Flash } from "../../../../_components/flash";
 import { ProjectHeader } from "../../../../_components/project-header";
-import { actorLabel } from "../../../../_lib/actor";
+import { Person } from "../../../../_components/person";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
 import { RelativeTime } from "../../../../_components/relative-time";
@@ -35,12 +35,12 @@ export default async function DeploymentPage({ params, searchParams }: Props) {
       <DeploymentTable deployments={[deployment]} base={base} canWrite={canWrite} canApprove={canWrite && identity.kind === "user"} label="Deployment" />
       <dl>
         <dt>Requested by</dt>
-        <dd>{actorLabel(deployment.requestedBy, identity)}</dd>
+        <dd><Person actor={deployment.requestedBy} /></dd>
         {deployment.approvedBy && (
           <>
             <dt>Approved by</dt>
             <dd>
-              {actorLabel(deployment.approvedBy, identity)} <RelativeTime iso={deployment.approvedAt} fallback="—" />
+              <Person actor={deployment.approvedBy} /> <RelativeTime iso={deployment.approvedAt} fallback="—" />
             </dd>
           </>
         )}

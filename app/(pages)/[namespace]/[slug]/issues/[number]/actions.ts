@@ -16,7 +16,11 @@ export async function setIssueLabels(form: FormData) {
   await write(backTo(form), (api) => api.issues.patch({ ...issueRef(form), labels }));
 }
 
-/** Assigns the issue to the signed-in person, or unassigns (an empty `assignee`). */
+/** Assigns the issue to a person named by username (their id through their profile), or unassigns (an empty `assignee`). */
 export async function setIssueAssignee(form: FormData) {
-  await write(backTo(form), (api) => api.issues.patch({ ...issueRef(form), assignee: field(form, "assignee") || null }));
+  const username = field(form, "assignee").trim().replace(/^@/, "");
+  await write(backTo(form), async (api) => {
+    const assignee = username ? (await api.users.profile({ username })).user.id : null;
+    return api.issues.patch({ ...issueRef(form), assignee });
+  });
 }

@@ -4,7 +4,9 @@ import { Flash } from "../../../../_components/flash";
 import { ProjectFields } from "../../../../_components/hidden-fields";
 import { Markdown } from "../../../../_components/markdown";
 import { ProjectHeader } from "../../../../_components/project-header";
-import { actorLabel } from "../../../../_lib/actor";
+import { Person } from "../../../../_components/person";
+import { preloadNames } from "../../../../_lib/people";
+import { IssueTimeline } from "./timeline";
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
 import { commentOnIssue, setIssueAssignee, setIssueLabels } from "./actions";
@@ -23,7 +25,11 @@ export default async function IssuePage({ params, searchParams }: Props) {
   if (!Number.isInteger(number) || number < 1) notFound();
   const loaded = await loadProject(route);
   const { api, namespace, slug, base, project, identity } = loaded;
-  const [{ issue }, { comments }] = await Promise.all([read(() => api.issues.get({ namespace, slug, number })), read(() => api.issues.listComments({ namespace, slug, number, limit: 100 }))]);
+  const [{ issue }, { comments }, { entries }] = await read(() =>
+    Promise.all([api.issues.get({ namespace, slug, number }), api.issues.listComments({ namespace, slug, number, limit: 100 }), api.issues.timeline({ namespace, slug, number })]),
+  );
+  const assignee = issue.assignee ? `user:${issue.assignee}` : null;
+  await preloadNames([issue.author, assignee, ...comments.map((comment) => comment.author), ...entries.flatMap((entry) => [entry.actor, entry.assignee ? `user:${entry.assignee}` : null])]);
   const self = `${base}/issues/${number}`;
   const canWrite = identity.kind === "user" && atLeast(loaded.level, "write");
   const ref = (
@@ -39,7 +45,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
         {issue.title} <span className="muted">#{issue.number}</span>
       </h1>
       <p>
-        <span className="badge">{issue.status}</span> opened by {actorLabel(issue.author, identity)} <RelativeTime iso={issue.createdAt} />
+        <span className="badge">{issue.status}</span> opened by <Person actor={issue.author} /> <RelativeTime iso={issue.createdAt} />
         {issue.labels.length > 0 && (
           <>
             {" "}
@@ -49,7 +55,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
             ))}
           </>
         )}
-        {" "}· {issue.assignee ? <>assigned to {actorLabel(`user:${issue.assignee}`, identity)}</> : "no one assigned"}
+        {" "}· {assignee ? <>assigned to <Person actor={assignee} /></> : "no one assigned"}
         {issue.linkedChangeId && (
           <>
             {" "}
@@ -60,16 +66,8 @@ export default async function IssuePage({ params, searchParams }: Props) {
       <Flash query={query} />
       {issue.body ? <Markdown source={issue.body} label="Description" context={{ base }} /> : <p className="muted">No description.</p>}
       <section aria-labelledby="comments">
-        <h2 id="comments">Comments</h2>
-        {comments.length === 0 && <p className="muted">No comments yet.</p>}
-        {comments.map((comment) => (
-          <article className="thread" key={comment.id} aria-label={`Comment by ${actorLabel(comment.author, identity)}`}>
-            <p>
-              <strong>{actorLabel(comment.author, identity)}</strong> <RelativeTime iso={comment.createdAt} />
-            </p>
-            <Markdown source={comment.body} context={{ base }} />
-          </article>
-        ))}
+        <h2 id="comments">Timeline</h2>
+        <IssueTimeline entries={entries} comments={comments} base={base} />
         {identity.kind !== "anonymous" ? (
           <form action={commentOnIssue}>
             {ref}
@@ -95,10 +93,16 @@ export default async function IssuePage({ params, searchParams }: Props) {
             {identity.kind === "user" && (
               <form action={setIssueAssignee}>
                 {ref}
-                <input type="hidden" name="assignee" value={issue.assignee === identity.userId ? "" : identity.userId} />
+                <input type="hidden" name="assignee" value={issue.assignee === identity.userId ? "" : identity.username} />
                 <button type="submit">{issue.assignee === identity.userId ? "Unassign me" : "Assign to me"}</button>
               </form>
             )}
+            <form action={setIssueAssignee}>
+              {ref}
+              <label htmlFor="issue-assignee">Assignee (username; empty to unassign)</label>
+              <input id="issue-assignee" name="assignee" />{" "}
+              <button type="submit">Set assignee</button>
+            </form>
             <form action={setIssueLabels}>
               {ref}
               <label htmlFor="issue-labels">Labels (comma-separated)</label>

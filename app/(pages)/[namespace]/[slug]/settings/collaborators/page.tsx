@@ -1,4 +1,5 @@
 import { Flash } from "../../../../_components/flash";
+import { UserLink } from "../../../../_components/person";
 import { ProjectFields } from "../../../../_components/hidden-fields";
 import { ProjectHeader } from "../../../../_components/project-header";
 import { SettingsNav } from "../../../../_components/settings-nav";
@@ -33,7 +34,9 @@ export default async function CollaboratorsPage({ params, searchParams }: Props)
           <tbody>
             {collaborators.map(({ user, permission }) => (
               <tr key={user.id}>
-                <td>{user.username}</td>
+                <td>
+                  <UserLink username={user.username} />
+                </td>
                 <td>{permission}</td>
                 <td>
                   <form action={removeCollaborator}>

@@ -2,7 +2,8 @@ import { Flash } from "../../../../_components/flash";
 import { ProjectHeader } from "../../../../_components/project-header";
 import { SettingsNav } from "../../../../_components/settings-nav";
 import { TableHead } from "../../../../_components/table-head";
-import { actorLabel } from "../../../../_lib/actor";
+import { Person } from "../../../../_components/person";
+import { preloadNames } from "../../../../_lib/people";
 import type { ProjectRouteParams } from "../../../../_lib/project";
 import { loadSettings } from "../../../../_lib/settings";
 import { SECRET_VALUE_BYTES_MAX } from "@/server/limits";
@@ -24,8 +25,9 @@ const REFUSALS: Record<string, string> = {
 export default async function SecretsPage({ params, searchParams }: Props) {
   const loaded = await loadSettings(await params, "admin");
   const query = await searchParams;
-  const { api, namespace, slug, base, project, identity } = loaded;
+  const { api, namespace, slug, base, project } = loaded;
   const { secrets } = await api.secrets.list({ namespace, slug });
+  await preloadNames(secrets.map((secret) => secret.updatedBy));
   const code = typeof query.error === "string" ? query.error : undefined;
   const refusal = code ? { error: REFUSALS[code] ?? "The secret store refused", code } : {};
   const route = `/api/projects/${project.path}/secrets`;
@@ -68,7 +70,7 @@ export default async function SecretsPage({ params, searchParams }: Props) {
                   <td>
                     <RelativeTime iso={secret.updatedAt} />
                   </td>
-                  <td>{actorLabel(secret.updatedBy, identity)}</td>
+                  <td><Person actor={secret.updatedBy} /></td>
                   <td>
                     <form method="post" action={`${route}/${secret.name}/delete`}>
                       <button type="submit" className="danger" aria-label={`Delete ${secret.name}`}>

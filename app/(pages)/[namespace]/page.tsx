@@ -1,0 +1,105 @@
+import Link from "next/link";
+import { notFound, redirect } from "next/navigation";
+import { refusalOf } from "@/server/api";
+import { RelativeTime } from "../_components/relative-time";
+import { read, session } from "../_lib/session";
+
+type Props = { params: Promise<{ namespace: string }> };
+
+/** `/@alice` arrives as `%40alice`: anything else under one segment is no profile. */
+function usernameOf(segment: string): string {
+  const name = decodeURIComponent(segment);
+  if (!name.startsWith("@") || name.length < 2) notFound();
+  return name.slice(1);
+}
+
+export async function generateMetadata({ params }: Props) {
+  return { title: `@${usernameOf((await params).namespace)}` };
+}
+
+/** Where an event of the activity list points: the change or issue it is about, else the project. */
+function eventTarget(project: string, data: Record<string, unknown>): { href: string; text: string } {
+  if (typeof data.changeId === "string") return { href: `/${project}/changes/${data.changeId}`, text: `a change in ${project}` };
+  if (typeof data.number === "number") return { href: `/${project}/issues/${data.number}`, text: `${project}#${data.number}` };
+  return { href: `/${project}`, text: project };
+}
+
+/**
+ * A person's profile: the projects they own that you can read, the organizations you share with
+ * them, and what they did lately on projects you can read. An organization's name leads to its page.
+ */
+export default async function ProfilePage({ params }: Props) {
+  const username = usernameOf((await params).namespace);
+  const { api, identity } = await session();
+  let profile;
+  try {
+    profile = await api.users.profile({ username });
+  } catch (error) {
+    if (refusalOf(error).status !== 404) throw error;
+    // An organization's namespace: its page (members only; others get its 404).
+    if (identity.kind !== "user") notFound();
+    await read(() => api.orgs.get({ org: username }));
+    redirect(`/orgs/${encodeURIComponent(username)}`);
+  }
+  const { user, projects, orgs, activity } = profile;
+  return (
+    <>
+      <h1>@{user.username}</h1>
+      <p className="muted">
+        Joined <RelativeTime iso={user.createdAt} />
+      </p>
+      <section aria-labelledby="projects">
+        <h2 id="projects">Projects</h2>
+        {projects.length === 0 ? (
+          <p>No projects you can see.</p>
+        ) : (
+          <ul>
+            {projects.map((project) => (
+              <li key={project.path}>
+                <Link href={`/${project.path}`}>{project.path}</Link> <span className="badge">{project.visibility}</span> <span className="muted">updated <RelativeTime iso={project.updatedAt} /></span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="orgs">
+        <h2 id="orgs">Organizations</h2>
+        {orgs.length === 0 ? (
+          <p>No organizations you share.</p>
+        ) : (
+          <ul>
+            {orgs.map((org) => (
+              <li key={org.slug}>
+                <Link href={`/orgs/${encodeURIComponent(org.slug)}`}>{org.name}</Link> <span className="muted">@{org.slug}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="activity">
+        <h2 id="activity">Recent activity</h2>
+        {activity.length === 0 ? (
+          <p>Nothing you can see.</p>
+        ) : (
+          <ul>
+            {activity.map((event) => {
+              const target = event.project ? eventTarget(event.project, event.data) : null;
+              return (
+                <li key={event.id}>
+                  <code>{event.kind}</code>
+                  {target && (
+                    <>
+                      {" "}
+                      in <Link href={target.href}>{target.text}</Link>
+                    </>
+                  )}{" "}
+                  <RelativeTime iso={event.occurredAt} />
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,48 @@
+import Link from "next/link";
+import { actorName } from "../_lib/people";
+
+/** A user's name linked to their profile. */
+export function UserLink({ username }: { username: string }) {
+  return (
+    <Link href={`/@${encodeURIComponent(username)}`} className="person">
+      {username}
+    </Link>
+  );
+}
+
+/** An agent named with the person it works for: "agent fixer for alice". */
+export function AgentName({ name, owner }: { name: string | null; owner: string | null }) {
+  return (
+    <>
+      agent <strong>{name ?? "(removed)"}</strong>
+      {owner && (
+        <>
+          {" "}
+          for <UserLink username={owner} />
+        </>
+      )}
+    </>
+  );
+}
+
+/**
+ * Whoever an actor string ("user:<id>", "agent:<id>", "system") names, as a person reads it: a user
+ * by name linked to their profile, an agent with its owner, never an id.
+ */
+export async function Person({ actor }: { actor: string | null }) {
+  if (!actor) return <>someone</>;
+  if (actor === "system") return <>the system</>;
+  const name = await actorName(actor);
+  if (name?.kind === "agent") return <AgentName name={name.agentName} owner={name.username} />;
+  if (name?.username) return <UserLink username={name.username} />;
+  return <>a deleted user</>;
+}
+
+/** Who wrote a change or a comment: the agent and its owner when an agent did, else the user. */
+export function AuthorOf({ author, agentId }: { author: { username: string | null } | null; agentId: string | null }) {
+  if (agentId) return <Person actor={`agent:${agentId}`} />;
+  return author?.username ? <UserLink username={author.username} /> : <>a deleted user</>;
+}
+
+/** The actors `AuthorOf` will ask names for, to preload. */
+export const agentActors = (rows: Array<{ agentId: string | null }>) => rows.flatMap((row) => (row.agentId ? [`agent:${row.agentId}`] : []));
