@@ -1,3 +1,4 @@
+import { db } from "@/server/db";
 import type { BranchMoveHook } from "@/server/git";
 import { wakeQueue } from "./runner";
 
@@ -10,6 +11,7 @@ export const wakeQueueOnMove: BranchMoveHook = {
   name: "queue.wake",
   async afterCommit(move) {
     if (move.workspace !== null || move.cause === "queue" || move.ref !== `refs/heads/${move.project.defaultBranch}`) return;
-    wakeQueue(move.project.id);
+    // Most projects queue nothing: one indexed read spares them a turn here and a wake-up on every instance.
+    if (await (await db()).queueEntry.findFirst({ where: { projectId: move.project.id }, select: { id: true } })) wakeQueue(move.project.id);
   },
 };
