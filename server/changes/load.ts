@@ -21,6 +21,15 @@ export async function loadChange(identity: Identity, id: string, need: ProjectRo
   return { change, project, role };
 }
 
+/**
+ * Row locks on changes, in id order, until the transaction ends. Lock order: a transaction that
+ * touches both a change and its queue entry locks the change first (queueing does: lock, then
+ * insert the entry), or two of them wait on each other (PostgreSQL answers one with a deadlock).
+ */
+export async function lockChanges(tx: Tx, ids: string[]): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM "Change" WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`;
+}
+
 /** Re-reads a change holding its row lock until the transaction ends (status transitions serialize here). */
 export async function lockChange(tx: Tx, id: string): Promise<Change> {
   await tx.$queryRaw`SELECT id FROM "Change" WHERE id = ${id}::uuid FOR UPDATE`;

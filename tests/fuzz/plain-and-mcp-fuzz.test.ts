@@ -130,7 +130,7 @@ describe("fuzzing every MCP tool the server lists", () => {
           return status < 500;
         }),
         { numRuns: RUNS, endOnFailure: true },
-      );
+      ).catch(() => undefined); // the recorded failure names the tool and the answer; fast-check's message does not
     }
     expect(failures).toEqual([]);
   }, 600_000);

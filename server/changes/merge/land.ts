@@ -2,7 +2,7 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import type { DbOrTx, Tx } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import { branchRef, moveBranch, RefConflictError, type MoveCause, type Repo } from "@/server/git";
-import { invalid, conflict } from "@/server/errors";
+import { conflict, DomainError } from "@/server/errors";
 import { loadPolicy } from "@/server/policy";
 
 /**
@@ -50,6 +50,16 @@ export async function retryWhenBranchMoves<T>(attempts: number, attempt: (n: num
 }
 
 /**
+ * A change of the landing was merged or rejected by another writer after its gates were read (a
+ * direct merge racing the queue): the landing rolls back. A 400, as the gate that reads it first says.
+ */
+export class ChangeFinalMeanwhile extends DomainError {
+  constructor() {
+    super("invalid", "The change is already merged or rejected");
+  }
+}
+
+/**
  * The database side of merges, in the transaction that also moves the branch: each change becomes
  * merged (only from a non-final state, so a change never merges twice), provenance says who
  * produced each landed commit, change.merged per change (linked issues close in the move's hook).
@@ -74,7 +84,7 @@ export async function recordMerged(
        SET status = 'merged', "mergedSha" = v.sha, "mergedAt" = now(), "mergedById" = ${input.mergedById}::uuid, "updatedAt" = now()
       FROM unnest(${ids}::uuid[], ${merged.map((m) => m.commit)}::text[]) AS v(id, sha)
      WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected')`;
-  if (updated !== merged.length) throw invalid("The change is already merged or rejected");
+  if (updated !== merged.length) throw new ChangeFinalMeanwhile();
   await tx.provenance.createMany({
     data: merged.map(({ change, commit }) => ({
       projectId: project.id,

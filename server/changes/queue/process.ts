@@ -8,9 +8,10 @@ import { workspaceNames } from "@/server/workspaces";
 import { reviewStates } from "@/server/changes/reviews/rules";
 import { recordConflicts } from "../conflicts/record";
 import { projectHead, workspaceTip } from "../evaluation";
+import { lockChanges } from "../load";
 import { writeLandingCommit, type MergeStrategy } from "../merge/commit";
 import { hardProtectionReasons, protectionReasons } from "../merge/gates";
-import { agentModels, landOnDefaultBranch, recordMerged } from "../merge/land";
+import { agentModels, ChangeFinalMeanwhile, landOnDefaultBranch, recordMerged } from "../merge/land";
 import { MergeSession } from "../merge/merge-tree";
 import { removeEntries, type DequeueReason } from "./entries";
 import { evaluateProjected } from "./evaluate";
@@ -225,6 +226,7 @@ async function landBatch(project: Project, repo: Repo, head: string, ready: Entr
     repo,
     { head, commit, changeIds: landed.map((l) => l.entry.changeId), actor: actorFor(mover), cause: "queue" },
     async (tx) => {
+      await lockChanges(tx, [...landed.map((l) => l.entry.changeId), ...(culprit ? [culprit.entry.changeId] : [])]);
       const merged = landed.map((l) => ({ changeId: l.entry.changeId, reason: "merged" as const, extra: { commit: l.commit } }));
       if ((await removeEntries(tx, project.id, merged, actorFor(mover))).length !== landed.length) throw new BatchOvertaken();
       for (const run of runsOf(landed)) {
@@ -260,9 +262,9 @@ async function processRound(projectId: string): Promise<boolean> {
   try {
     await landBatch(project, repo, head, ready, batch);
   } catch (error) {
-    // The branch moved (a direct merge or push) or another processor got there first: the next
-    // round re-reads the queue and the head.
-    if (!(error instanceof RefConflictError) && !(error instanceof BatchOvertaken)) throw error;
+    // The branch moved (a direct merge or push), another processor got there first, or a change of
+    // the batch was merged directly meanwhile: the next round re-reads the queue and the head.
+    if (!(error instanceof RefConflictError || error instanceof BatchOvertaken || error instanceof ChangeFinalMeanwhile)) throw error;
   }
   return true;
 }
