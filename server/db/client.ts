@@ -13,6 +13,13 @@ export type Db = PrismaClient;
 
 const CONNECT_TIMEOUT_MS = 5_000;
 /**
+ * Prisma's defaults fail a transaction that waited 2 s to start (P2028) or ran 5 s: on PGlite's one
+ * connection a transaction queues behind every other one, so a busy moment (a queue landing, a
+ * loaded machine) turned waiting into 500s. A transaction waits its turn like any query; the
+ * timeout still ends a runaway one.
+ */
+const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
+/**
  * PostgreSQL's default shared_buffers (128 MB) lives inside PGlite's WebAssembly memory, which never
  * shrinks; the embedded database serves one process and reads its files through the OS page cache.
  */
@@ -57,7 +64,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
   // The embedded database is this process's alone: notifications made in its transactions
   // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener.
   await pglite.listen(CHANNEL, dispatchNotification);
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: TRANSACTION_OPTIONS });
   const raw: RawSql = {
     exec: async (sql) => void (await pglite.exec(sql)),
     query: async (sql, params) => (await pglite.query(sql, params)).rows as never[],
@@ -96,7 +103,7 @@ async function openPostgres(url: string): Promise<Database> {
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
   pool.on("error", (error) => console.error("[db] idle PostgreSQL connection failed:", error.message));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: TRANSACTION_OPTIONS });
   const raw: RawSql = {
     exec: async (sql) => void (await pool.query(sql)),
     query: async (sql, params) => (await pool.query(sql, params as unknown[])).rows,
