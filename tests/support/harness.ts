@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, inject } from "vitest";
 import { closeDatabase, openDatabase, useDatabase, type Database } from "@/server/db/client";
+import { queuesSettled } from "@/server/changes";
 import { registerBranchMoveSubscribers } from "@/server/runtime/subscribers";
 import { TEMPLATE_DB_NAME, adminUrl } from "./postgres";
 
@@ -65,6 +66,8 @@ export function useTestEnvironment(env: Record<string, string> = {}): TestEnviro
     useDatabase(opened.database);
   });
   afterAll(async () => {
+    // A queue run a test woke (a route, a branch move) finishes before its database closes.
+    await queuesSettled();
     await closeDatabase();
     await drop();
     fs.rmSync(state.dataDir, { recursive: true, force: true });
