@@ -147,5 +147,7 @@ export const WORKSPACE_KEY_NAME_MAX = 100;
 export const CHANGE_STREAM_KEEPALIVE_MS = 15_000;
 /** An MCP session (resource subscriptions) with no request and no open stream this long is closed. */
 export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
+/** Stream messages an MCP session keeps for a client that reconnects with Last-Event-ID. */
+export const MCP_SESSION_EVENTS_KEPT = 256;
 /** MCP sessions one credential holds on one instance: a new one beyond this closes its least recently used. */
 export const MCP_SESSIONS_PER_CREDENTIAL = 16;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { MCP_SESSION_IDLE_MS, MCP_SESSIONS_PER_CREDENTIAL } from "@/server/limits";
+import { SessionEventStore } from "./event-store";
 
 /**
  * MCP sessions of this instance (the SDK's stateful Streamable HTTP transport): what resource
@@ -71,6 +72,7 @@ export async function sessionTransport(credential: string, server: Server): Prom
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     enableJsonResponse: true,
+    eventStore: new SessionEventStore(),
     onsessioninitialized: (id) => register({ id, credential, transport, lastSeen: Date.now(), openStreams: 0 }),
   });
   await server.connect(transport);

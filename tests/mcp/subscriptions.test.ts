@@ -76,6 +76,31 @@ async function subscribedChange() {
   return { owner, project, change, uri, subscriber };
 }
 
+const readers = new WeakMap<Response, { reader: ReadableStreamDefaultReader<Uint8Array>; buffer: string }>();
+
+const closeStream = (stream: Response) => (readers.get(stream)?.reader ?? stream.body!).cancel();
+
+/** The next Server-Sent Event of `stream` carrying a JSON-RPC `method`, with its id. */
+async function nextStreamEvent(stream: Response, method: string): Promise<{ id: string; message: unknown }> {
+  if (!readers.has(stream)) readers.set(stream, { reader: stream.body!.getReader(), buffer: "" });
+  const state = readers.get(stream)!;
+  for (;;) {
+    const end = state.buffer.indexOf("\n\n");
+    if (end >= 0) {
+      const frame = state.buffer.slice(0, end);
+      state.buffer = state.buffer.slice(end + 2);
+      const field = (name: string) => frame.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+      const data = field("data");
+      const message = data ? JSON.parse(data) : null;
+      if (message?.method === method) return { id: field("id") ?? "", message };
+      continue;
+    }
+    const { value, done } = await state.reader.read();
+    if (done) throw new Error("The stream ended");
+    state.buffer += new TextDecoder().decode(value);
+  }
+}
+
 const comment = (token: string, changeId: string, body: string) => call("POST", `/api/changes/${changeId}/comments`, { token, body: { body } });
 
 describe("changes as MCP resources", { timeout: 180_000 }, () => {
@@ -128,6 +153,35 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
     await expect(client.subscribeResource({ uri: `svc://changes/${change.id}` })).rejects.toMatchObject({ code: -32002 });
     await expect(client.readResource({ uri: "svc://projects/x" })).rejects.toMatchObject({ code: -32002 });
     expect((await client.listResources()).resources).toEqual([]);
+  });
+
+  it("a client whose stream dropped gets what it missed by reconnecting with Last-Event-ID", async () => {
+    const { owner, change, subscriber } = await subscribedChange();
+    const sessionId = subscriber.sessionId()!;
+    const headers = { authorization: `Bearer ${owner.token}`, accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" };
+    // The SDK client's own stream is closed so this raw one can stand in for it (one GET stream per session).
+    await subscriber.client.transport?.close();
+    const updatedOn = async (stream: Response) => {
+      const event = await nextStreamEvent(stream, "notifications/resources/updated");
+      return { id: event.id, transition: (event.message as { params: { _meta: Record<string, string> } }).params._meta["svc-forge/transition"] };
+    };
+    const first = await fetch(new URL("/mcp", http.server.baseUrl), { headers });
+    expect(first.status).toBe(200);
+    expect((await comment(owner.token, change.id, "seen")).status).toBe(201);
+    const seen = await updatedOn(first);
+    expect(seen.transition).toBe("change.commented");
+    await closeStream(first);
+
+    expect((await comment(owner.token, change.id, "missed")).status).toBe(201);
+    expect((await merge(owner.token, change.id)).status).toBe(200);
+    const resumed = await fetch(new URL("/mcp", http.server.baseUrl), { headers: { ...headers, "last-event-id": seen.id } });
+    expect(resumed.status).toBe(200);
+    expect((await updatedOn(resumed)).transition).toBe("change.commented");
+    expect((await updatedOn(resumed)).transition).toBe("change.merged");
+    await closeStream(resumed);
+    const unknown = await fetch(new URL("/mcp", http.server.baseUrl), { headers: { ...headers, "last-event-id": "999999" } });
+    expect(unknown.status).toBe(400);
+    await unknown.body?.cancel();
   });
 
   it("a session is the credential's: another credential's requests, and ids after DELETE, are 404", async () => {
