@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { api, createProject, createUser, expectAccessible, proposeChange, signIn } from "./support";
 
@@ -98,7 +100,14 @@ test("the refusal pages and the pages of someone who may only read", async ({ pa
   await sweep(page, `${project}/issues/1`);
 });
 
-test("a profile page, where there is one", async ({ page }) => {
-  const response = await page.goto(`/@${owner}`);
-  await sweep(page, `/@${owner}`, response?.status() === 200 ? 200 : 404);
+test("a page the server fails to build: the 500 page in the site layout", async ({ page }) => {
+  // A real fault, not an injected one: the repository's objects are gone from the disk under it.
+  const id = await createProject(token, "broken", { "README.md": "# broken\n" });
+  fs.rmSync(path.join(process.env.E2E_DATA_DIR!, "repos", id, "project.git", "objects"), { recursive: true, force: true });
+  await sweep(page, `/@${owner}/broken/blob/main/README.md`, 500);
+  await expect(page.getByRole("heading", { name: "Something went wrong" })).toBeVisible();
+});
+
+test("a profile page", async ({ page }) => {
+  await sweep(page, `/@${owner}`);
 });
