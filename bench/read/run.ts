@@ -4,8 +4,9 @@
 //   a change diff of --diff files                            vs git diff -M base...tip
 //   an archive of that repository                            vs git archive
 //   blame of a --lines file with --history commits           vs git blame --porcelain
-// p50 wall time per call over --runs calls; then the process's peak RSS while a --big-mb archive
-// streams through the handler (read and dropped chunk by chunk).
+// p50 wall time per call over --runs calls, and CPU per call (this process and the git it waited
+// for: steadier than wall time on a loaded machine); then the process's peak RSS while a --big-mb
+// archive streams through the handler (read and dropped chunk by chunk).
 // Usage: npx tsx bench/read/run.ts [--files 5000] [--diff 500] [--lines 2000] [--history 200] [--runs 15] [--big-mb 100]
 import { execFileSync, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -64,26 +65,37 @@ function gitRun(gitdir: string, args: string[]): Promise<number> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** p50 ms of ours and of git's, alternating call by call so drift hits both alike. */
+const TICK_MS = 1000 / Number(execFileSync("getconf", ["CLK_TCK"]).toString());
+/** CPU ms used so far by this process and by the children it has waited for (git), from /proc/self/stat. */
+function cpuMs(): number {
+  const fields = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000 + (Number(fields[13]) + Number(fields[14])) * TICK_MS; // cutime, cstime
+}
+
+/** p50 wall ms and mean CPU ms of ours and of git's, alternating call by call so drift hits both alike. */
 async function pair(ours: () => Promise<number>, theirs: () => Promise<number>) {
   await ours();
   await theirs();
-  const a: number[] = [];
-  const b: number[] = [];
+  const wall = { ours: [] as number[], git: [] as number[] };
+  const cpu = { ours: 0, git: 0 };
+  const time = async (side: "ours" | "git", run: () => Promise<number>) => {
+    const [started, used] = [performance.now(), cpuMs()];
+    await run();
+    wall[side].push(performance.now() - started);
+    cpu[side] += (cpuMs() - used) / RUNS;
+  };
   for (let i = 0; i < RUNS; i++) {
-    let started = performance.now();
-    await ours();
-    a.push(performance.now() - started);
-    started = performance.now();
-    await theirs();
-    b.push(performance.now() - started);
+    await time("ours", ours);
+    await time("git", theirs);
   }
-  return { ours: median(a), git: median(b) };
+  return { ours: median(wall.ours), git: median(wall.git), cpu };
 }
 
-function report(name: string, target: number, result: { ours: number; git: number }) {
-  const ratio = result.ours / result.git;
-  console.log(`${name.padEnd(34)}${result.ours.toFixed(1).padStart(9)} ms${result.git.toFixed(1).padStart(10)} ms${ratio.toFixed(2).padStart(8)}x   (target <= ${target}x)`);
+function report(name: string, target: number, result: Awaited<ReturnType<typeof pair>>) {
+  const wall = `${result.ours.toFixed(1).padStart(9)} ms${result.git.toFixed(1).padStart(10)} ms${(result.ours / result.git).toFixed(2).padStart(8)}x`;
+  const cpu = `${result.cpu.ours.toFixed(0).padStart(7)} ms${result.cpu.git.toFixed(0).padStart(7)} ms${(result.cpu.ours / result.cpu.git).toFixed(2).padStart(7)}x`;
+  console.log(`${name.padEnd(34)}${wall}   (target <= ${target}x)${cpu}`);
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "bench-read-wt-"));
@@ -120,7 +132,7 @@ try {
 
   const P = `/projects/${project.path}`;
   console.log(`${FILES} files, a ${DIFF}-file change, blame of ${LINES} lines over ${HISTORY} commits; p50 of ${RUNS} calls; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log(`${"".padEnd(34)}${"ours".padStart(12)}${"git".padStart(13)}${"ratio".padStart(9)}`);
+  console.log(`${"".padEnd(34)}${"ours".padStart(12)}${"git".padStart(13)}${"ratio".padStart(9)}${"".padEnd(21)}${"CPU ours".padStart(10)}${"git".padStart(10)}${"ratio".padStart(8)}`);
   report("search, fixed string", 1.2, await pair(() => get(owner.token, `${P}/search?q=needle&limit=1000`), () => gitRun(gitdir, ["grep", "--null", "-n", "-I", "-F", "-i", "-e", "needle", main, "--"])));
   report("search, regex", 1.2, await pair(() => get(owner.token, `${P}/search?q=${encodeURIComponent("need(le|ed)[0-9]+")}&regex=true&limit=1000`), () => gitRun(gitdir, ["grep", "--null", "-n", "-I", "-E", "-i", "-e", "need(le|ed)[0-9]+", main, "--"])));
   report(`change diff, ${DIFF} files (limit 300)`, 1.2, await pair(() => get(owner.token, `/changes/${change.id}/diff?limit=300`), () => gitRun(gitdir, ["diff", "-M", `${change.baseSha}...${change.tipSha}`])));

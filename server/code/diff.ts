@@ -1,5 +1,5 @@
-import { GitCommandError, streamGit, type Repo } from "@/server/git";
-import { SectionReader, sectionPatch } from "./diff-sections";
+import { GitCommandError, runGitBytes, streamGit, type Repo } from "@/server/git";
+import { SectionReader, type Section } from "./diff-sections";
 import { SummaryReader, type SummaryFile } from "./diff-summary";
 import { gitReadable } from "./stream";
 
@@ -39,7 +39,8 @@ export interface DiffOptions {
 const STATUS: Record<string, DiffFile["status"]> = { A: "added", M: "modified", D: "deleted", T: "modified", R: "renamed" };
 
 /** git's own rename detection (50% similarity), no colour, no external drivers, paths unquoted. */
-const diffArgs = (revisions: string[], extra: string[]) => ["-c", "core.quotePath=false", "-c", "diff.noprefix=false", "diff", "-M", "--no-color", "--no-ext-diff", "--no-textconv", ...extra, ...revisions, "--"];
+const diffArgs = (revisions: string[], extra: string[], paths: string[] = []) =>
+  ["-c", "core.quotePath=false", "-c", "diff.noprefix=false", "diff", "-M", "--no-color", "--no-ext-diff", "--no-textconv", ...extra, ...revisions, "--", ...paths.map((path) => `:(literal)${path}`)];
 
 /** What a diff is taken between: two commits (or the empty tree), or `base...tip` (tip since it forked from base). */
 export const between = (from: string, to: string) => [from, to];
@@ -50,16 +51,17 @@ const sectionCount = (file: SummaryFile) => (file.status === "T" ? 2 : 1);
 
 /**
  * The diff of `revisions` (see between/sinceFork) as git computes it, one page of files with their
- * patches and the totals over every file, from one `git diff --raw --numstat -z -p` read as a
- * stream: the summary git prints first gives every file's status, paths and counts; of the patches
- * only the page's are decoded, earlier ones are skipped without per-line work, and git is stopped
- * once the page's last patch is read. Memory follows the page, not the diff.
+ * patches and the totals over every file, from one `git diff --raw -z -p` read as a stream: the
+ * summary git prints first gives every file's status and paths, every patch section is counted
+ * (lines starting with "+" or "-" in its hunks, found by native searches) and only the page's are
+ * decoded. Not `--numstat`: beside `-p` it makes git diff every file twice. Memory follows the
+ * page, not the diff.
  */
 export async function diffCommits(repo: Repo, revisions: string[], options: DiffOptions): Promise<DiffPage> {
-  const git = streamGit(diffArgs(revisions, ["--raw", "--numstat", "-z", "-p", "--no-abbrev", `-U${options.context}`]), { gitdir: repo.gitdir });
+  const git = streamGit(diffArgs(revisions, ["--raw", "-z", "-p", "--no-abbrev", `-U${options.context}`]), { gitdir: repo.gitdir });
   const summary = new SummaryReader();
   let sections: SectionReader | null = null;
-  let stopped = false;
+  let sameBlobs: Promise<Set<string>> | null = null;
   try {
     for await (const chunk of git.stdout) {
       let patches: Buffer | null = chunk;
@@ -67,19 +69,17 @@ export async function diffCommits(repo: Repo, revisions: string[], options: Diff
         patches = summary.feed(chunk);
         if (patches === null) continue;
         sections = pageSections(summary.files, options);
+        sameBlobs = binarySameBlobs(repo, revisions, summary.files.slice(options.offset, options.offset + options.limit));
       }
-      if (sections.feed(patches)) {
-        stopped = true;
-        break;
-      }
+      sections.feed(patches);
     }
-    if (!stopped) sections?.finish();
+    sections?.finish();
   } finally {
     git.kill();
   }
   const { exitCode, stderr } = await git.exit;
-  if (!stopped && exitCode !== 0) throw new GitCommandError(["diff"], exitCode, stderr);
-  return assemble(summary.files, sections?.kept ?? [], options);
+  if (exitCode !== 0) throw new GitCommandError(["diff"], exitCode, stderr);
+  return assemble(summary.files, sections?.sections ?? [], (await sameBlobs) ?? new Set(), options);
 }
 
 /** A reader keeping the sections of the page's files. */
@@ -91,20 +91,42 @@ function pageSections(files: SummaryFile[], options: DiffOptions): SectionReader
   return new SectionReader(first, end);
 }
 
-function assemble(summary: SummaryFile[], kept: (Buffer | null)[], options: DiffOptions): DiffPage {
-  const totals: DiffTotals = { files: summary.length, additions: 0, deletions: 0 };
-  for (const file of summary) {
-    totals.additions += file.additions;
-    totals.deletions += file.deletions;
-  }
+/**
+ * Which of `files` that are one blob on both sides (a pure rename, a mode change) git finds binary:
+ * their patch has no hunks to tell, and git (as `--numstat`, which answers "-" for them) reads the
+ * blob itself, attributes included. One `git diff --numstat` of those paths alone (no renames, so a
+ * renamed file is an addition at its path, of the same blob), started while the main diff streams.
+ */
+function binarySameBlobs(repo: Repo, revisions: string[], files: SummaryFile[]): Promise<Set<string>> | null {
+  const paths = files.filter((file) => file.sameBlob).map((file) => file.path);
+  if (paths.length === 0) return null;
+  const counted = runGitBytes(diffArgs(revisions, ["--no-renames", "--numstat", "-z"], paths), { gitdir: repo.gitdir }).then(({ stdout }) => {
+    const binary = new Set<string>();
+    for (const entry of stdout.toString("utf8").split("\0")) if (entry.startsWith("-\t-\t")) binary.add(entry.slice(4));
+    return binary;
+  });
+  counted.catch(() => undefined); // awaited only when the main diff succeeded
+  return counted;
+}
+
+function assemble(summary: SummaryFile[], sections: Section[], sameBlobBinary: Set<string>, options: DiffOptions): DiffPage {
   let next = 0;
+  const totals: DiffTotals = { files: summary.length, additions: 0, deletions: 0 };
+  const files: DiffFile[] = [];
   // git prints files in path order (a rename at its new path): the pages follow it.
-  const files = summary.slice(options.offset, options.offset + options.limit).map((file): DiffFile => {
-    const patches = kept.slice(next, next + sectionCount(file)).map(sectionPatch);
+  summary.forEach((file, index) => {
+    const own = sections.slice(next, next + sectionCount(file));
     next += sectionCount(file);
-    const tooLarge = !file.binary && patches.includes(null);
-    const patch = file.binary || tooLarge ? null : patches.join("");
-    return { path: file.path, previousPath: file.previousPath, status: STATUS[file.status] ?? "modified", additions: file.additions, deletions: file.deletions, binary: file.binary, patch, tooLarge };
+    const binary = own.some((section) => section.binary) || (file.sameBlob && sameBlobBinary.has(file.path));
+    const additions = binary ? 0 : own.reduce((sum, section) => sum + section.additions, 0);
+    const deletions = binary ? 0 : own.reduce((sum, section) => sum + section.deletions, 0);
+    totals.additions += additions;
+    totals.deletions += deletions;
+    if (index < options.offset || index >= options.offset + options.limit) return;
+    const patches = own.map((section) => section.patch ?? null);
+    const tooLarge = !binary && patches.includes(null);
+    const patch = binary || tooLarge ? null : patches.join("");
+    files.push({ path: file.path, previousPath: file.previousPath, status: STATUS[file.status] ?? "modified", additions, deletions, binary, patch, tooLarge });
   });
   return { totals, files };
 }
