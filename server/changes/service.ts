@@ -2,7 +2,7 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import { actingAgentId, actingIdentity, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
 import { findWorkspace } from "@/server/workspaces";
-import { recordEvent } from "@/server/events";
+import { recordEvent, recordEvents } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
@@ -56,8 +56,10 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
       },
     });
     const { evaluation, runs } = await persistEvaluation(tx, change, 1, prepared);
-    await recordEvent(tx, { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } });
-    await recordEvent(tx, { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } });
+    await recordEvents(tx, [
+      { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } },
+      { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } },
+    ]);
     return { change, evaluation, runs };
   });
   // A new change is in no queue yet: only a policy that queues accepted changes can put it there.

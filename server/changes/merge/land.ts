@@ -1,6 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import type { DbOrTx, Tx } from "@/server/db";
-import { recordEvent } from "@/server/events";
+import { recordEvents } from "@/server/events";
 import { branchRef, moveBranch, RefConflictError, type MoveCause, type Repo } from "@/server/git";
 import { conflict, DomainError } from "@/server/errors";
 import { loadPolicy } from "@/server/policy";
@@ -96,14 +96,15 @@ export async function recordMerged(
       model: change.agentId ? (input.agentModels.get(change.agentId) ?? null) : null,
     })),
   });
-  for (const { change, commit } of merged) {
-    await recordEvent(tx, {
+  await recordEvents(
+    tx,
+    merged.map(({ change, commit }) => ({
       projectId: project.id,
-      kind: "change.merged",
+      kind: "change.merged" as const,
       actor: input.actor,
       data: { changeId: change.id, commit, strategy: input.strategy, baseSha: change.baseSha, tipSha: change.tipSha },
-    });
-  }
+    })),
+  );
 }
 
 /** The models of the agents that produced a set of changes (for provenance), in one query. */

@@ -1,6 +1,6 @@
 import type { Change, QueueEntry } from "@/server/generated/prisma/client";
 import type { DbOrTx, Tx } from "@/server/db";
-import { recordEvent } from "@/server/events";
+import { recordEvent, recordEvents } from "@/server/events";
 import type { MergeStrategy } from "../merge/commit";
 
 /** Why an entry left the queue (`change.dequeued` `data.reason`). */
@@ -32,15 +32,16 @@ export async function addEntry(tx: Tx, change: Change, input: { strategy: MergeS
   return true;
 }
 
-/** Takes entries out with `change.dequeued` each; only the rows still there count (a second remover finds none). */
+/** Takes entries out with `change.dequeued` each (recorded together); only the rows still there count (a second remover finds none). */
 export async function removeEntries(tx: Tx, projectId: string, leaving: Array<{ changeId: string; reason: DequeueReason; extra?: Record<string, unknown> }>, actor: string): Promise<string[]> {
   if (leaving.length === 0) return [];
   const ids = leaving.map((l) => l.changeId);
   const removed = await tx.$queryRaw<Array<{ changeId: string }>>`DELETE FROM "QueueEntry" WHERE "changeId" = ANY(${ids}::uuid[]) RETURNING "changeId"::text AS "changeId"`;
   const gone = new Set(removed.map((r) => r.changeId));
-  for (const { changeId, reason, extra } of leaving) {
-    if (gone.has(changeId)) await recordEvent(tx, { projectId, kind: "change.dequeued", actor, data: { changeId, reason, ...extra } });
-  }
+  await recordEvents(
+    tx,
+    leaving.flatMap(({ changeId, reason, extra }) => (gone.has(changeId) ? [{ projectId, kind: "change.dequeued" as const, actor, data: { changeId, reason, ...extra } }] : [])),
+  );
   return [...gone];
 }
 
