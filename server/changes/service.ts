@@ -9,7 +9,8 @@ import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rul
 import { evaluateWorkspace, newChangeId, persistEvaluation, recordReevaluation } from "./evaluation";
 import { loadChange, lockChange, workspaceName } from "./load";
 import { removeEntries } from "./queue/entries";
-import { autoQueue, queueOfChange } from "./queue/service";
+import { autoQueue, autoQueueNew, queueOfChange } from "./queue/service";
+import { wakeQueue } from "./queue/runner";
 import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeNames, type ChangeStatus } from "./views";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
@@ -40,7 +41,7 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
   const prepared = await evaluateWorkspace(project, ws.name, id);
   const status: ChangeStatus = prepared.outcome.verdict === "passed" ? "accepted" : "needs_changes";
   const actor = actorOf(identity);
-  const { change, evaluation, runs } = await prisma.$transaction(async (tx) => {
+  const { change, evaluation, runs, queued } = await prisma.$transaction(async (tx) => {
     const change = await tx.change.create({
       data: {
         id,
@@ -56,14 +57,16 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
       },
     });
     const { evaluation, runs } = await persistEvaluation(tx, change, 1, prepared);
+    // A new change is in no queue yet: only a policy that queues accepted changes puts it there, at once.
+    const queued = await autoQueueNew(tx, project, change, prepared);
     await recordEvents(tx, [
       { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } },
       { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } },
+      ...(queued ? [queued] : []),
     ]);
-    return { change, evaluation, runs };
+    return { change, evaluation, runs, queued };
   });
-  // A new change is in no queue yet: only a policy that queues accepted changes can put it there.
-  if (prepared.policy.ok && prepared.policy.policy.merge.autoQueue) await autoQueue(project, change, prepared);
+  if (queued) wakeQueue(project.id);
   return { change: changeView(change, project, namesOfNew(identity, change, ws.name)), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
 

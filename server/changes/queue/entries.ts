@@ -1,6 +1,6 @@
 import type { Change, QueueEntry } from "@/server/generated/prisma/client";
 import type { DbOrTx, Tx } from "@/server/db";
-import { recordEvent, recordEvents } from "@/server/events";
+import { recordEvent, recordEvents, type EventInput } from "@/server/events";
 import type { MergeStrategy } from "../merge/commit";
 
 /** Why an entry left the queue (`change.dequeued` `data.reason`). */
@@ -13,22 +13,34 @@ export interface QueuePosition {
   enqueuedAt: Date;
 }
 
-/**
- * Puts a change at the back of its project's queue (the commit that lands is its evaluated tip
- * now) with `change.queued`; a change already queued stays where it is. Answers whether it was added.
- */
-export async function addEntry(tx: Tx, change: Change, input: { strategy: MergeStrategy; enqueuedById: string; actor: string; auto: boolean }): Promise<boolean> {
+interface EntryInput {
+  strategy: MergeStrategy;
+  enqueuedById: string;
+  actor: string;
+  auto: boolean;
+}
+
+/** The `change.queued` event of a change entering the queue (its evaluated tip is the commit that lands). */
+export function queuedEvent(change: Change, input: EntryInput): EventInput {
+  return { projectId: change.projectId, kind: "change.queued", actor: input.actor, data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto } };
+}
+
+/** Inserts a change's queue entry at the back; answers false when it was already queued. Its caller records `queuedEvent`. */
+export async function insertEntry(tx: Tx, change: Change, input: EntryInput): Promise<boolean> {
   const created = await tx.queueEntry.createMany({
     data: [{ projectId: change.projectId, changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, enqueuedById: input.enqueuedById }],
     skipDuplicates: true,
   });
-  if (created.count === 0) return false;
-  await recordEvent(tx, {
-    projectId: change.projectId,
-    kind: "change.queued",
-    actor: input.actor,
-    data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto },
-  });
+  return created.count > 0;
+}
+
+/**
+ * Puts a change at the back of its project's queue (the commit that lands is its evaluated tip
+ * now) with `change.queued`; a change already queued stays where it is. Answers whether it was added.
+ */
+export async function addEntry(tx: Tx, change: Change, input: EntryInput): Promise<boolean> {
+  if (!(await insertEntry(tx, change, input))) return false;
+  await recordEvent(tx, queuedEvent(change, input));
   return true;
 }
 
