@@ -6,6 +6,9 @@ import type { MergeStrategy } from "../merge/commit";
 /** Why an entry left the queue (`change.dequeued` `data.reason`). */
 export type DequeueReason = "merged" | "cancelled" | "evaluation_failed" | "conflict" | "stale_workspace" | "rejected";
 
+/** An entry leaving the queue, and why. */
+type Leaving = { changeId: string; reason: DequeueReason; extra?: Record<string, unknown> };
+
 /** A queue entry as the API shows it; `position` starts at 1 and is gapless. */
 export interface QueuePosition {
   position: number;
@@ -44,17 +47,24 @@ export async function addEntry(tx: Tx, change: Change, input: EntryInput): Promi
   return true;
 }
 
-/** Takes entries out with `change.dequeued` each (recorded together); only the rows still there count (a second remover finds none). */
-export async function removeEntries(tx: Tx, projectId: string, leaving: Array<{ changeId: string; reason: DequeueReason; extra?: Record<string, unknown> }>, actor: string): Promise<string[]> {
-  if (leaving.length === 0) return [];
+/**
+ * Deletes the leaving entries still there (a second remover finds none); answers their changes
+ * and the `change.dequeued` events for the caller to record in the same transaction.
+ */
+export async function takeEntries(tx: Tx, projectId: string, leaving: Leaving[], actor: string): Promise<{ gone: string[]; events: EventInput[] }> {
+  if (leaving.length === 0) return { gone: [], events: [] };
   const ids = leaving.map((l) => l.changeId);
   const removed = await tx.$queryRaw<Array<{ changeId: string }>>`DELETE FROM "QueueEntry" WHERE "changeId" = ANY(${ids}::uuid[]) RETURNING "changeId"::text AS "changeId"`;
   const gone = new Set(removed.map((r) => r.changeId));
-  await recordEvents(
-    tx,
-    leaving.flatMap(({ changeId, reason, extra }) => (gone.has(changeId) ? [{ projectId, kind: "change.dequeued" as const, actor, data: { changeId, reason, ...extra } }] : [])),
-  );
-  return [...gone];
+  const events = leaving.flatMap(({ changeId, reason, extra }) => (gone.has(changeId) ? [{ projectId, kind: "change.dequeued" as const, actor, data: { changeId, reason, ...extra } }] : []));
+  return { gone: [...gone], events };
+}
+
+/** Takes entries out with `change.dequeued` each (recorded together); only the rows still there count. */
+export async function removeEntries(tx: Tx, projectId: string, leaving: Leaving[], actor: string): Promise<string[]> {
+  const { gone, events } = await takeEntries(tx, projectId, leaving, actor);
+  await recordEvents(tx, events);
+  return gone;
 }
 
 /** The project's queue in landing order. */
