@@ -18,8 +18,8 @@ import { evaluateProjected } from "./evaluate";
 
 /**
  * Entries tested together at most (one projected tree, one evaluation when it passes). A batch
- * takes every ready entry up to this, so batches grow as the queue fills: a turn costs ~290 ms of
- * CPU whatever its size and ~25 ms per entry on PGlite (bench/fleet/queue.ts), and a fleet of 100
+ * takes every ready entry up to this, so batches grow as the queue fills: a turn costs ~200-250 ms
+ * of CPU whatever its size and ~12-15 ms per entry on PGlite (bench/fleet/queue.ts), and a fleet of 100
  * agents lands in one turn rather than two.
  */
 const BATCH_MAX = 100;
