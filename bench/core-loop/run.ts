@@ -4,16 +4,21 @@
 // repository (hash-object, update-index, write-tree, commit-tree, update-ref, diff-tree, merge-tree
 // --write-tree, commit-tree, update-ref), and the ratio of the two medians. CPU per step is this
 // process's (the server and its database run here; spawned git processes are not counted).
-// Usage: npx tsx bench/core-loop/run.ts [--cycles 40] [--only commit]
-// Profile: node --cpu-prof --import tsx bench/core-loop/run.ts; `--only commit` loops workspace
-// commits alone (and skips the plumbing), so the profile is about them.
+// Usage: npx tsx bench/core-loop/run.ts [--cycles 40] [--only commit] [--queue] [--profile FILE]
+// `--queue`: the fleet's path instead of the owner's merge: the policy says `merge.autoQueue: true`,
+// opening the change queues it and the step "merge" is the queue's turn that lands it.
+// `--profile FILE` writes a CPU profile of the measured cycles alone (summarize it with
+// `node bench/support/profile-summary.mjs FILE`); `--only commit` loops workspace commits alone
+// (and skips the plumbing), so the profile is about them.
+import fs from "node:fs";
+import { Session } from "node:inspector/promises";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { benchApi, benchEnvironment, finishBench, median, percentile } from "../support/in-process";
 import { counted, installCounters } from "../support/counters";
 import { plumbingCycles } from "../support/plumbing.mjs";
 
-const { values } = parseArgs({ options: { cycles: { type: "string", default: "40" }, warmup: { type: "string", default: "5" }, only: { type: "string" } } });
+const { values } = parseArgs({ options: { cycles: { type: "string", default: "40" }, warmup: { type: "string", default: "5" }, only: { type: "string" }, profile: { type: "string" }, queue: { type: "boolean", default: false } } });
 const CYCLES = Number(values.cycles);
 const WARMUP = Number(values.warmup);
 
@@ -46,6 +51,12 @@ async function timed<T>(step: Step | null, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
+// The queue's turn runs in this process, woken by the change's queueing; it has landed once it settled.
+async function landedByQueue(): Promise<void> {
+  const { queuesSettled } = await import("@/server/changes");
+  await queuesSettled();
+}
+
 const summary = (step: Step) => {
   const sorted = [...step.ms].sort((a, b) => a - b);
   const spawned = new Map<string, number>();
@@ -62,24 +73,33 @@ const summary = (step: Step) => {
 
 try {
   const { token } = await createUser("agent");
-  const project = (await benchApi("POST", "/projects", token, { name: "loop", visibility: "private", files: { "README.md": "loop\n" } })).body;
+  const policy = values.queue ? { ".svc/policy.yml": "merge:\n  autoQueue: true\n" } : {};
+  const project = (await benchApi("POST", "/projects", token, { name: "loop", visibility: "private", files: { "README.md": "loop\n", ...policy } })).body;
   const projectPath = `@${project.namespace ?? project.project?.namespace}/${project.slug ?? project.project?.slug}`;
   const projectId = project.id ?? project.project?.id;
   await benchApi("POST", `/workspaces/${projectPath}/workspaces`, token, { name: "agent" });
 
+  const profiler = values.profile ? new Session() : null;
   const cpuBefore = process.cpuUsage();
   for (let cycle = 0; cycle < WARMUP + CYCLES; cycle++) {
     const measure = cycle >= WARMUP;
+    if (profiler && cycle === WARMUP) {
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.start");
+    }
     const t0 = performance.now();
     const pick = (step: Step) => (measure ? step : null);
     await timed(pick(steps.commit), () => benchApi("POST", "/workspaces/agent/commit", token, { projectId, message: `cycle ${cycle}`, files: threeFiles(cycle) }));
     if (values.only === "commit") continue;
     const opened = await timed(pick(steps.open), () => benchApi("POST", `/projects/${projectPath}/changes`, token, { workspace: "agent" }));
     if (opened.body.change.status !== "accepted") throw new Error(`change not accepted: ${JSON.stringify(opened.body).slice(0, 400)}`);
-    await timed(pick(steps.merge), () => benchApi("POST", `/changes/${opened.body.change.id}/merge`, token));
+    if (values.queue) await timed(pick(steps.merge), landedByQueue);
+    else await timed(pick(steps.merge), () => benchApi("POST", `/changes/${opened.body.change.id}/merge`, token));
     if (measure) steps.cycle.ms.push(performance.now() - t0);
   }
   const cpu = process.cpuUsage(cpuBefore);
+  if (profiler) fs.writeFileSync(values.profile!, JSON.stringify((await profiler.post("Profiler.stop")).profile));
 
   if (values.only === "commit") {
     console.log(JSON.stringify({ cycles: CYCLES, load: os.loadavg().map((l) => +l.toFixed(2)), commit: summary(steps.commit) }, null, 2));

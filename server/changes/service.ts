@@ -2,14 +2,15 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import { actingAgentId, actingIdentity, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
 import { findWorkspace } from "@/server/workspaces";
-import { recordEvent } from "@/server/events";
+import { recordEvent, recordEvents } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
 import { evaluateWorkspace, newChangeId, persistEvaluation, recordReevaluation } from "./evaluation";
 import { loadChange, lockChange, workspaceName } from "./load";
 import { removeEntries } from "./queue/entries";
-import { autoQueue, queueOfChange } from "./queue/service";
+import { autoQueue, autoQueueNew, queueOfChange } from "./queue/service";
+import { wakeQueue } from "./queue/runner";
 import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeNames, type ChangeStatus } from "./views";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
@@ -40,7 +41,7 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
   const prepared = await evaluateWorkspace(project, ws.name, id);
   const status: ChangeStatus = prepared.outcome.verdict === "passed" ? "accepted" : "needs_changes";
   const actor = actorOf(identity);
-  const { change, evaluation, runs } = await prisma.$transaction(async (tx) => {
+  const { change, evaluation, runs, queued } = await prisma.$transaction(async (tx) => {
     const change = await tx.change.create({
       data: {
         id,
@@ -56,12 +57,16 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
       },
     });
     const { evaluation, runs } = await persistEvaluation(tx, change, 1, prepared);
-    await recordEvent(tx, { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } });
-    await recordEvent(tx, { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } });
-    return { change, evaluation, runs };
+    // A new change is in no queue yet: only a policy that queues accepted changes puts it there, at once.
+    const queued = await autoQueueNew(tx, project, change, prepared);
+    await recordEvents(tx, [
+      { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } },
+      { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } },
+      ...(queued ? [queued] : []),
+    ]);
+    return { change, evaluation, runs, queued };
   });
-  // A new change is in no queue yet: only a policy that queues accepted changes can put it there.
-  if (prepared.policy.ok && prepared.policy.policy.merge.autoQueue) await autoQueue(project, change, prepared);
+  if (queued) wakeQueue(project.id);
   return { change: changeView(change, project, namesOfNew(identity, change, ws.name)), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
 

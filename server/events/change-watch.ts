@@ -31,8 +31,15 @@ export const wakeFollowers = (changeId: string) => {
   for (const listener of watchers.get(changeId) ?? []) listener();
 };
 
+// A notification's key is the ids of the changes that moved, comma-separated (one per transaction).
+const SEPARATOR = ",";
+// pg_notify payloads are limited to 8000 bytes: 150 ids of 37 bytes fit with room to spare.
+const IDS_PER_NOTIFICATION = 150;
+
 onInvalidation(TOPIC, {
-  drop: wakeFollowers,
+  drop: (key) => {
+    for (const changeId of key.split(SEPARATOR)) wakeFollowers(changeId);
+  },
   // Notifications may have been missed while disconnected: every follower reads again.
   dropAll: () => {
     for (const changeId of watchers.keys()) wakeFollowers(changeId);
@@ -50,11 +57,16 @@ export function watchChange(changeId: string, listener: () => void): () => void 
   };
 }
 
-/** In the recording transaction: followers of the change hear of it when it commits; answers the change, if one moved. */
-export async function announceTransition(tx: DbOrTx, kind: string, data: Record<string, unknown>): Promise<string | null> {
-  if (!transitions.has(kind) || typeof data.changeId !== "string") return null;
-  await announceOnCommit(tx, TOPIC, data.changeId);
-  return data.changeId;
+/**
+ * In the recording transaction: followers of the changes the events moved hear of it when it
+ * commits (one notification for all of them); answers those changes.
+ */
+export async function announceTransitions(tx: DbOrTx, events: Array<{ kind: string; data: Record<string, unknown> }>): Promise<string[]> {
+  const moved = new Set<string>();
+  for (const { kind, data } of events) if (transitions.has(kind) && typeof data.changeId === "string") moved.add(data.changeId);
+  const ids = [...moved];
+  for (let i = 0; i < ids.length; i += IDS_PER_NOTIFICATION) await announceOnCommit(tx, TOPIC, ids.slice(i, i + IDS_PER_NOTIFICATION).join(SEPARATOR));
+  return ids;
 }
 
 export interface Transition {

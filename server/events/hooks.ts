@@ -9,8 +9,12 @@ export interface RecordedEvent {
   data: Record<string, unknown>;
 }
 
-/** Runs in the transaction that records the event: its writes commit or roll back with it. */
-export type EventHook = (tx: DbOrTx, event: RecordedEvent) => Promise<void>;
+/**
+ * Runs in the transaction that records the events: its writes commit or roll back with them. It gets
+ * every event of its kinds recorded together (a landing's merged changes), oldest first, so it can
+ * act on them set-based.
+ */
+export type EventHook = (tx: DbOrTx, events: RecordedEvent[]) => Promise<void>;
 
 // On globalThis: Next.js loads separate module copies per entry point; a hook registered by one
 // copy must run for events recorded by another.
@@ -30,6 +34,15 @@ export function onEventRecorded(kinds: string[], name: string, hook: EventHook):
   }
 }
 
-export async function runEventHooks(tx: DbOrTx, event: RecordedEvent): Promise<void> {
-  for (const hook of hooks.get(event.kind)?.values() ?? []) await hook(tx, event);
+/** Calls each hook once with the events of its kinds, in the order of the hooks' first event. */
+export async function runEventHooks(tx: DbOrTx, events: RecordedEvent[]): Promise<void> {
+  const calls = new Map<EventHook, RecordedEvent[]>();
+  for (const event of events) {
+    for (const hook of hooks.get(event.kind)?.values() ?? []) {
+      const batch = calls.get(hook);
+      if (batch) batch.push(event);
+      else calls.set(hook, [event]);
+    }
+  }
+  for (const [hook, batch] of calls) await hook(tx, batch);
 }

@@ -2,7 +2,8 @@
 export { DOMAIN_EVENT, publishAfterCommit, publishPendingEvents } from "./publish";
 export { eventsAbout, eventsByActor, findDomainEvent } from "./read";
 export type { EventRow } from "./read";
-export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, trackRecordedEvents, whenRequestEnds } from "./record";
+export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, recordEvents, trackRecordedEvents, whenRequestEnds } from "./record";
+export type { EventInput } from "./record";
 export { onEventRecorded } from "./hooks";
 export type { EventHook, RecordedEvent } from "./hooks";
 export { CHANGE_TRANSITIONS, FINAL_TRANSITIONS, transitionPosition, transitionsOf, watchChange } from "./change-watch";

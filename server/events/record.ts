@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import crypto from "node:crypto";
 import type { DbOrTx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
 import { runEventHooks } from "./hooks";
-import { announceTransition, wakeFollowers } from "./change-watch";
+import { announceTransitions, wakeFollowers } from "./change-watch";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
 export const EVENT_KINDS = [
@@ -46,10 +47,6 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 const UNNAMED_KINDS: readonly EventKind[] = ["push", "issue.reopened", "issue.commented", "issue.labeled", "issue.assigned", "issue.linked", "import.failed"];
 export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter((kind) => !UNNAMED_KINDS.includes(kind));
 
-/**
- * Records a domain event in the outbox. Call it with the transaction that makes the change it
- * describes, so the event exists exactly when the change does. `actor` is from `actorOf()` or "system".
- */
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcEventTracking?: AsyncLocalStorage<{ recorded: boolean; afterwards: Array<() => void> }> };
 const tracking = (holder.__svcEventTracking ??= new AsyncLocalStorage());
@@ -76,21 +73,46 @@ export function whenRequestEnds(task: () => void): void {
   else task();
 }
 
-export async function recordEvent(
-  client: DbOrTx,
-  event: { projectId: string | null; kind: EventKind; actor: string; data?: Record<string, unknown> },
-): Promise<{ id: string; seq: bigint }> {
+export interface EventInput {
+  projectId: string | null;
+  kind: EventKind;
+  actor: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Records domain events in the outbox, in order, in one statement (plus the hooks of their kinds
+ * and one notification for the changes they move). Call it with the transaction that makes the
+ * change they describe, so the events exist exactly when the change does. `actor` is from
+ * `actorOf()` or "system".
+ */
+export async function recordEvents(client: DbOrTx, events: EventInput[]): Promise<Array<{ id: string; seq: bigint }>> {
+  if (events.length === 0) return [];
   const store = tracking.getStore();
   if (store) store.recorded = true;
   const keyId = currentKeyId();
-  const data = keyId ? { ...event.data, keyId } : (event.data ?? {});
-  const row = await client.domainEvent.create({
-    data: { projectId: event.projectId, kind: event.kind, actor: event.actor, data: data as object },
+  const recorded = events.map((event) => ({
+    id: crypto.randomUUID(),
+    projectId: event.projectId,
+    kind: event.kind,
+    actor: event.actor,
+    data: keyId ? { ...event.data, keyId } : (event.data ?? {}),
+  }));
+  // One multi-row INSERT: PostgreSQL takes the rows' sequence numbers in the order they are listed.
+  const rows = await client.domainEvent.createManyAndReturn({
+    data: recorded.map((event) => ({ ...event, data: event.data as object })),
     select: { id: true, seq: true },
   });
-  await runEventHooks(client, { id: row.id, projectId: event.projectId, kind: event.kind, actor: event.actor, data });
-  const moved = await announceTransition(client, event.kind, data);
+  const seqOf = new Map(rows.map((row) => [row.id, row.seq]));
+  await runEventHooks(client, recorded);
+  const moved = await announceTransitions(client, recorded);
   // This instance's followers need not wait for the notification's round trip (nor a listener).
-  if (moved) whenRequestEnds(() => wakeFollowers(moved));
+  if (moved.length) whenRequestEnds(() => moved.forEach(wakeFollowers));
+  return recorded.map((event) => ({ id: event.id, seq: seqOf.get(event.id)! }));
+}
+
+/** Records one domain event (see `recordEvents`). */
+export async function recordEvent(client: DbOrTx, event: EventInput): Promise<{ id: string; seq: bigint }> {
+  const [row] = await recordEvents(client, [event]);
   return row;
 }

@@ -159,9 +159,12 @@ export async function revokeWorkspaceKey(identity: Identity, id: string) {
  * transaction that records it (events' hook; the integrator moves this onto the branch mover's
  * hooks with the queue).
  */
-onEventRecorded(["change.merged", "change.rejected"], "workspace-keys", async (tx, event) => {
-  const changeId = event.data.changeId;
-  if (typeof changeId !== "string") return;
-  const keys = await tx.workspaceKey.findMany({ where: { revokedAt: null, workspace: { changes: { some: { id: changeId } } } } });
-  await revokeKeys(tx, keys, event.kind === "change.merged" ? "merged" : "rejected");
+onEventRecorded(["change.merged", "change.rejected"], "workspace-keys", async (tx, events) => {
+  // One query per reason for all the changes a landing settles, the first event's reason first.
+  for (const kind of new Set(events.map((event) => event.kind))) {
+    const changeIds = events.flatMap((event) => (event.kind === kind && typeof event.data.changeId === "string" ? [event.data.changeId] : []));
+    if (changeIds.length === 0) continue;
+    const keys = await tx.workspaceKey.findMany({ where: { revokedAt: null, workspace: { changes: { some: { id: { in: changeIds } } } } } });
+    await revokeKeys(tx, keys, kind === "change.merged" ? "merged" : "rejected");
+  }
 });

@@ -1,6 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import type { DbOrTx, Tx } from "@/server/db";
-import { recordEvent } from "@/server/events";
+import { recordEvents, type EventInput } from "@/server/events";
 import { branchRef, moveBranch, RefConflictError, type MoveCause, type Repo } from "@/server/git";
 import { conflict, DomainError } from "@/server/errors";
 import { loadPolicy } from "@/server/policy";
@@ -59,25 +59,29 @@ export class ChangeFinalMeanwhile extends DomainError {
   }
 }
 
+interface MergedInput {
+  project: Project;
+  merged: Array<{ change: Change; commit: string }>;
+  mergedById: string;
+  strategy: string;
+  actor: string;
+  agentModels: Map<string, string | null>;
+}
+
 /**
  * The database side of merges, in the transaction that also moves the branch: each change becomes
  * merged (only from a non-final state, so a change never merges twice), provenance says who
  * produced each landed commit, change.merged per change (linked issues close in the move's hook).
  * Set-based, so a merge-batch costs a handful of queries.
  */
-export async function recordMerged(
-  tx: Tx,
-  input: {
-    project: Project;
-    merged: Array<{ change: Change; commit: string }>;
-    mergedById: string;
-    strategy: string;
-    actor: string;
-    agentModels: Map<string, string | null>;
-  },
-): Promise<void> {
+export async function recordMerged(tx: Tx, input: MergedInput): Promise<void> {
+  await recordEvents(tx, await markMerged(tx, input));
+}
+
+/** `recordMerged` but the `change.merged` events, answered for the caller to record with others of its transaction. */
+export async function markMerged(tx: Tx, input: MergedInput): Promise<EventInput[]> {
   const { project, merged } = input;
-  if (merged.length === 0) return;
+  if (merged.length === 0) return [];
   const ids = merged.map((m) => m.change.id);
   const updated = await tx.$executeRaw`
     UPDATE "Change" AS c
@@ -96,14 +100,12 @@ export async function recordMerged(
       model: change.agentId ? (input.agentModels.get(change.agentId) ?? null) : null,
     })),
   });
-  for (const { change, commit } of merged) {
-    await recordEvent(tx, {
-      projectId: project.id,
-      kind: "change.merged",
-      actor: input.actor,
-      data: { changeId: change.id, commit, strategy: input.strategy, baseSha: change.baseSha, tipSha: change.tipSha },
-    });
-  }
+  return merged.map(({ change, commit }) => ({
+    projectId: project.id,
+    kind: "change.merged" as const,
+    actor: input.actor,
+    data: { changeId: change.id, commit, strategy: input.strategy, baseSha: change.baseSha, tipSha: change.tipSha },
+  }));
 }
 
 /** The models of the agents that produced a set of changes (for provenance), in one query. */

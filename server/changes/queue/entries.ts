@@ -1,10 +1,13 @@
 import type { Change, QueueEntry } from "@/server/generated/prisma/client";
 import type { DbOrTx, Tx } from "@/server/db";
-import { recordEvent } from "@/server/events";
+import { recordEvent, recordEvents, type EventInput } from "@/server/events";
 import type { MergeStrategy } from "../merge/commit";
 
 /** Why an entry left the queue (`change.dequeued` `data.reason`). */
 export type DequeueReason = "merged" | "cancelled" | "evaluation_failed" | "conflict" | "stale_workspace" | "rejected";
+
+/** An entry leaving the queue, and why. */
+type Leaving = { changeId: string; reason: DequeueReason; extra?: Record<string, unknown> };
 
 /** A queue entry as the API shows it; `position` starts at 1 and is gapless. */
 export interface QueuePosition {
@@ -13,35 +16,55 @@ export interface QueuePosition {
   enqueuedAt: Date;
 }
 
-/**
- * Puts a change at the back of its project's queue (the commit that lands is its evaluated tip
- * now) with `change.queued`; a change already queued stays where it is. Answers whether it was added.
- */
-export async function addEntry(tx: Tx, change: Change, input: { strategy: MergeStrategy; enqueuedById: string; actor: string; auto: boolean }): Promise<boolean> {
+interface EntryInput {
+  strategy: MergeStrategy;
+  enqueuedById: string;
+  actor: string;
+  auto: boolean;
+}
+
+/** The `change.queued` event of a change entering the queue (its evaluated tip is the commit that lands). */
+export function queuedEvent(change: Change, input: EntryInput): EventInput {
+  return { projectId: change.projectId, kind: "change.queued", actor: input.actor, data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto } };
+}
+
+/** Inserts a change's queue entry at the back; answers false when it was already queued. Its caller records `queuedEvent`. */
+export async function insertEntry(tx: Tx, change: Change, input: EntryInput): Promise<boolean> {
   const created = await tx.queueEntry.createMany({
     data: [{ projectId: change.projectId, changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, enqueuedById: input.enqueuedById }],
     skipDuplicates: true,
   });
-  if (created.count === 0) return false;
-  await recordEvent(tx, {
-    projectId: change.projectId,
-    kind: "change.queued",
-    actor: input.actor,
-    data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto },
-  });
+  return created.count > 0;
+}
+
+/**
+ * Puts a change at the back of its project's queue (the commit that lands is its evaluated tip
+ * now) with `change.queued`; a change already queued stays where it is. Answers whether it was added.
+ */
+export async function addEntry(tx: Tx, change: Change, input: EntryInput): Promise<boolean> {
+  if (!(await insertEntry(tx, change, input))) return false;
+  await recordEvent(tx, queuedEvent(change, input));
   return true;
 }
 
-/** Takes entries out with `change.dequeued` each; only the rows still there count (a second remover finds none). */
-export async function removeEntries(tx: Tx, projectId: string, leaving: Array<{ changeId: string; reason: DequeueReason; extra?: Record<string, unknown> }>, actor: string): Promise<string[]> {
-  if (leaving.length === 0) return [];
+/**
+ * Deletes the leaving entries still there (a second remover finds none); answers their changes
+ * and the `change.dequeued` events for the caller to record in the same transaction.
+ */
+export async function takeEntries(tx: Tx, projectId: string, leaving: Leaving[], actor: string): Promise<{ gone: string[]; events: EventInput[] }> {
+  if (leaving.length === 0) return { gone: [], events: [] };
   const ids = leaving.map((l) => l.changeId);
   const removed = await tx.$queryRaw<Array<{ changeId: string }>>`DELETE FROM "QueueEntry" WHERE "changeId" = ANY(${ids}::uuid[]) RETURNING "changeId"::text AS "changeId"`;
   const gone = new Set(removed.map((r) => r.changeId));
-  for (const { changeId, reason, extra } of leaving) {
-    if (gone.has(changeId)) await recordEvent(tx, { projectId, kind: "change.dequeued", actor, data: { changeId, reason, ...extra } });
-  }
-  return [...gone];
+  const events = leaving.flatMap(({ changeId, reason, extra }) => (gone.has(changeId) ? [{ projectId, kind: "change.dequeued" as const, actor, data: { changeId, reason, ...extra } }] : []));
+  return { gone: [...gone], events };
+}
+
+/** Takes entries out with `change.dequeued` each (recorded together); only the rows still there count. */
+export async function removeEntries(tx: Tx, projectId: string, leaving: Leaving[], actor: string): Promise<string[]> {
+  const { gone, events } = await takeEntries(tx, projectId, leaving, actor);
+  await recordEvents(tx, events);
+  return gone;
 }
 
 /** The project's queue in landing order. */

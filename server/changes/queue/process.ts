@@ -1,6 +1,6 @@
 import type { Change, Project, QueueEntry } from "@/server/generated/prisma/client";
 import { database, db, type Tx } from "@/server/db";
-import { publishAfterCommit } from "@/server/events";
+import { publishAfterCommit, recordEvents } from "@/server/events";
 import { hasObject, openWorkspaceRepo, readCommit, RefConflictError, runGit, withProcessLock, type Repo } from "@/server/git";
 import { loadPolicy, type PolicyResult } from "@/server/policy";
 import { userSignature } from "@/server/projects";
@@ -11,15 +11,15 @@ import { projectHead, workspaceTip } from "../evaluation";
 import { lockChanges } from "../load";
 import { writeLandingCommit, type MergeStrategy } from "../merge/commit";
 import { hardProtectionReasons, protectionReasons } from "../merge/gates";
-import { agentModels, ChangeFinalMeanwhile, landOnDefaultBranch, recordMerged } from "../merge/land";
+import { agentModels, ChangeFinalMeanwhile, landOnDefaultBranch, markMerged } from "../merge/land";
 import { MergeSession } from "../merge/merge-tree";
-import { removeEntries, type DequeueReason } from "./entries";
+import { removeEntries, takeEntries, type DequeueReason } from "./entries";
 import { evaluateProjected } from "./evaluate";
 
 /**
  * Entries tested together at most (one projected tree, one evaluation when it passes). A batch
- * takes every ready entry up to this, so batches grow as the queue fills: a turn costs ~290 ms of
- * CPU whatever its size and ~25 ms per entry on PGlite (bench/fleet/queue.ts), and a fleet of 100
+ * takes every ready entry up to this, so batches grow as the queue fills: a turn costs ~200-250 ms
+ * of CPU whatever its size and ~12-15 ms per entry on PGlite (bench/fleet/queue.ts), and a fleet of 100
  * agents lands in one turn rather than two.
  */
 const BATCH_MAX = 100;
@@ -54,9 +54,9 @@ async function withQueueTurn(projectId: string, fn: () => Promise<void>): Promis
 export async function processQueue(projectId: string): Promise<void> {
   await withQueueTurn(projectId, async () => {
     for (let round = 0; round < ROUNDS_MAX; round++) {
-      const progressed = await processRound(projectId);
+      // A round that moved nothing recorded nothing to publish.
+      if (!(await processRound(projectId))) return;
       await publishAfterCommit();
-      if (!progressed) return;
     }
   });
 }
@@ -228,12 +228,15 @@ async function landBatch(project: Project, repo: Repo, head: string, ready: Entr
     async (tx) => {
       await lockChanges(tx, [...landed.map((l) => l.entry.changeId), ...(culprit ? [culprit.entry.changeId] : [])]);
       const merged = landed.map((l) => ({ changeId: l.entry.changeId, reason: "merged" as const, extra: { commit: l.commit } }));
-      if ((await removeEntries(tx, project.id, merged, actorFor(mover))).length !== landed.length) throw new BatchOvertaken();
+      const { gone, events } = await takeEntries(tx, project.id, merged, actorFor(mover));
+      if (gone.length !== landed.length) throw new BatchOvertaken();
       for (const run of runsOf(landed)) {
         const { entry } = run[0];
         const changes = run.map((l) => ({ change: { ...l.entry.change, tipSha: l.entry.tipSha }, commit: l.commit }));
-        await recordMerged(tx, { project, merged: changes, mergedById: entry.enqueuedById, strategy: entry.strategy, actor: actorFor(entry), agentModels: models });
+        events.push(...(await markMerged(tx, { project, merged: changes, mergedById: entry.enqueuedById, strategy: entry.strategy, actor: actorFor(entry), agentModels: models })));
       }
+      // The landing's events in one INSERT: every change.dequeued, then every change.merged.
+      await recordEvents(tx, events);
       if (culprit) await removeEntries(tx, project.id, [await recordCulprit(tx, project, culprit)], "system");
       const done = new Set([...landed.map((l) => l.entry.id), ...(culprit ? [culprit.entry.id] : [])]);
       const waiting = ready.filter((e) => !done.has(e.id)).map((e) => e.id);
@@ -248,8 +251,11 @@ async function processRound(projectId: string): Promise<boolean> {
   const prisma = await db();
   const project = await prisma.project.findUnique({ where: { id: projectId } });
   if (!project || project.deletingAt) return false;
-  const entries = await prisma.queueEntry.findMany({ where: { projectId }, orderBy: { seq: "asc" }, take: BATCH_MAX, include: { change: true } });
-  if (entries.length === 0) return false;
+  // Without `include`: Prisma would read the (no) changes of an empty queue too, and every turn ends on one.
+  const queued = await prisma.queueEntry.findMany({ where: { projectId }, orderBy: { seq: "asc" }, take: BATCH_MAX });
+  if (queued.length === 0) return false;
+  const changes = new Map((await prisma.change.findMany({ where: { id: { in: queued.map((e) => e.changeId) } } })).map((c) => [c.id, c]));
+  const entries: Entry[] = queued.map((entry) => ({ ...entry, change: changes.get(entry.changeId)! }));
   const { repo, head } = projectHead(project);
   const policy = await loadPolicy(repo, head);
   if (hardProtectionReasons(policy).length > 0) return false;

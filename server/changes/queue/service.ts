@@ -1,6 +1,7 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type Identity, type UserIdentity } from "@/server/auth";
-import { db } from "@/server/db";
+import { db, type Tx } from "@/server/db";
+import type { EventInput } from "@/server/events";
 import { conflict, notFound } from "@/server/errors";
 import { openProjectRepo } from "@/server/git";
 import { loadPolicy, type PolicyResult } from "@/server/policy";
@@ -9,8 +10,8 @@ import { reviewState } from "@/server/changes/reviews/rules";
 import { projectHead } from "../evaluation";
 import { loadChange, lockChange } from "../load";
 import type { MergeStrategy } from "../merge/commit";
-import { protectionReasons } from "../merge/gates";
-import { addEntry, positionOf, queuedEntries, removeEntries } from "./entries";
+import { protectionReasons, type GateInput } from "../merge/gates";
+import { addEntry, insertEntry, positionOf, queuedEntries, queuedEvent, removeEntries } from "./entries";
 import { wakeQueue } from "./runner";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
@@ -89,20 +90,42 @@ export async function queueOfChange(changeId: string) {
  */
 export async function autoQueue(project: Project, change: Change, known?: { head: string; policy: PolicyResult }): Promise<void> {
   if (await (await db()).queueEntry.findUnique({ where: { changeId: change.id }, select: { id: true } })) return wakeQueue(project.id);
-  if (change.status !== "accepted" && change.status !== "approved") return;
-  const enqueuedById = project.ownerUserId ?? change.authorId;
+  const enqueuedById = autoQueuer(project, change);
   if (!enqueuedById) return;
   const { repo, head } = known ? { repo: openProjectRepo(project.id), head: known.head } : projectHead(project);
   const policy = known?.policy ?? (await loadPolicy(repo, head));
-  if (!policy.ok || !policy.policy.merge.autoQueue) return;
   const prisma = await db();
-  const reviews = await reviewState(prisma, change);
-  const reasons = protectionReasons({ project, change, workspace: null, repo, head, policy, reviews, evaluationPassed: true, force: false });
-  if (reasons.length > 0) return;
+  if (!autoQueueAdmits({ project, change, repo, head, policy, reviews: await reviewState(prisma, change) })) return;
   const added = await prisma.$transaction(async (tx) => {
     const current = await lockChange(tx, change.id);
     if (current.status !== "accepted" && current.status !== "approved") return false;
-    return addEntry(tx, current, { strategy: "merge", enqueuedById, actor: "system", auto: true });
+    return addEntry(tx, current, autoEntry(enqueuedById));
   });
   if (added) wakeQueue(project.id);
+}
+
+/** Who queues an accepted or approved change under `merge.autoQueue` (the project's owner), or null. */
+const autoQueuer = (project: Project, change: Change): string | null =>
+  change.status === "accepted" || change.status === "approved" ? (project.ownerUserId ?? change.authorId) : null;
+
+const autoEntry = (enqueuedById: string) => ({ strategy: "merge" as const, enqueuedById, actor: "system", auto: true });
+
+function autoQueueAdmits(input: Pick<GateInput, "project" | "change" | "repo" | "head" | "policy" | "reviews">): boolean {
+  if (!input.policy.ok || !input.policy.policy.merge.autoQueue) return false;
+  return protectionReasons({ ...input, workspace: null, evaluationPassed: true, force: false }).length === 0;
+}
+
+/**
+ * `autoQueue` for a change being created, in its creating transaction (it has no reviews and no
+ * entry yet, and nobody else can have moved it): inserts its entry and answers the
+ * `change.queued` event for the caller to record with the change's own, or null. Wake the queue
+ * after the commit.
+ */
+export async function autoQueueNew(tx: Tx, project: Project, change: Change, known: { head: string; policy: PolicyResult }): Promise<EventInput | null> {
+  const enqueuedById = autoQueuer(project, change);
+  if (!enqueuedById) return null;
+  const reviews = { countableApprovals: 0, approvals: 0, changesRequested: false };
+  if (!autoQueueAdmits({ project, change, repo: openProjectRepo(project.id), head: known.head, policy: known.policy, reviews })) return null;
+  const entry = autoEntry(enqueuedById);
+  return (await insertEntry(tx, change, entry)) ? queuedEvent(change, entry) : null;
 }
