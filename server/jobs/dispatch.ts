@@ -53,7 +53,9 @@ function waitingRuns(tx: Tx, names: string[]): Promise<WaitingRun[]> {
   );
 }
 
-async function resolveWaits(tx: Tx, runs: WaitingRun[], event: RunEvent, seq: bigint, now: Date): Promise<void> {
+/** Resolves the waits `event` satisfies; answers how many parked runs it made due. */
+async function resolveWaits(tx: Tx, runs: WaitingRun[], event: RunEvent, seq: bigint, now: Date): Promise<number> {
+  let resumed = 0;
   for (const run of runs) {
     const resolved = run.pending.filter(
       (entry) =>
@@ -67,12 +69,16 @@ async function resolveWaits(tx: Tx, runs: WaitingRun[], event: RunEvent, seq: bi
     // Later events of the batch see the run as this one left it.
     run.pending = run.pending.filter((entry) => !resolved.includes(entry));
     const parked = run.status === "sleeping" || run.status === "waiting";
-    if (parked) run.status = "queued";
+    if (parked) {
+      run.status = "queued";
+      resumed++;
+    }
     await tx.jobRun.update({
       where: { id: run.id },
       data: { pending: asJson(run.pending), waitEvents: waitEventsOf(run.pending), ...(parked ? { status: "queued", availableAt: now } : {}) },
     });
   }
+  return resumed;
 }
 
 async function applyCancellations(tx: Tx, specs: FunctionSpec[], event: RunEvent, now: Date): Promise<void> {
@@ -117,7 +123,7 @@ export interface Dispatched {
   events: number;
   /** Runs created already leased to the claiming executor: drive them without another claim. */
   claimed: Array<{ id: string; functionId: string; event: RunEvent; maxAttempts: number }>;
-  /** Runs created queued, for a later claim. */
+  /** Runs created queued and parked runs a wait resumed, for a later claim. */
   queued: number;
 }
 
@@ -160,7 +166,7 @@ export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: D
         claimed.push({ id: run.id, functionId: spec.id, event, maxAttempts: spec.maxAttempts });
         runs.push({ ...run, status: "running" as const, leaseOwner: claim.owner, leaseExpiresAt: new Date(now.getTime() + claim.leaseMs), startedAt: now });
       }
-      await resolveWaits(tx, waiting, event, BigInt(row.seq), now);
+      queued += await resolveWaits(tx, waiting, event, BigInt(row.seq), now);
       if (specs.some((spec) => spec.cancel.some((rule) => rule.event === event.name))) {
         // A cancellation sees the runs the events before it started.
         await insertRuns();
