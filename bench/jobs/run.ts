@@ -9,7 +9,7 @@
 // statements and CPU per second; `--profile-idle FILE` profiles that phase.
 // PGlite in a throwaway DATA_DIR by default; DATABASE_URL=postgresql://... for PostgreSQL (use a
 // throwaway database: the bench migrates it and leaves its rows).
-// Usage: npx tsx bench/jobs/run.ts [--idle 10] [--latency 300] [--burst 2000] [--concurrency 8] [--profile FILE] [--profile-idle FILE]
+// Usage: npx tsx bench/jobs/run.ts [--idle 10] [--latency 300] [--burst 2000] [--concurrency N (the executor's default)] [--profile FILE] [--profile-idle FILE]
 import fs from "node:fs";
 import { Session } from "node:inspector/promises";
 import os from "node:os";
@@ -17,7 +17,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { idle: { type: "string", default: "10" }, latency: { type: "string", default: "300" }, burst: { type: "string", default: "2000" }, concurrency: { type: "string", default: "8" }, profile: { type: "string" }, "profile-idle": { type: "string" } },
+  options: { idle: { type: "string", default: "10" }, latency: { type: "string", default: "300" }, burst: { type: "string", default: "2000" }, concurrency: { type: "string" }, profile: { type: "string" }, "profile-idle": { type: "string" } },
 });
 const LATENCY_SAMPLES = Number(values.latency);
 const BURST = Number(values.burst);
@@ -64,7 +64,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 // The executor's timers are unref'd (a server's socket keeps it alive): this keeps the bench alive.
 const keepAlive = setInterval(() => undefined, 1000);
 const db = await database();
-const executor = new EmbeddedExecutor({ functions: [oneStep, yearly], concurrency: Number(values.concurrency) });
+const executor = new EmbeddedExecutor({ functions: [oneStep, yearly], ...(values.concurrency ? { concurrency: Number(values.concurrency) } : {}) });
 await executor.start();
 
 // Warm-up (JIT, prepared plans), then one event at a time.

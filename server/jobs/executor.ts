@@ -65,13 +65,17 @@ export interface ExecutorSettings {
    */
   pollMs?: number;
   leaseMs?: number;
-  /** Runs driven at once by this executor. */
+  /** Runs driven at once by this executor (DEFAULT_CONCURRENCY). */
   concurrency?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
 }
 
 const DISPATCH_BATCH = 100;
+// Runs in flight wait mostly on the database and on HTTP (webhooks, providers); the git-heavy
+// functions limit themselves per key. More runs in flight make bigger group commits and claims:
+// a one-step run costs 5.4 ms of CPU at 32 against 8.7 at 8 (bench/jobs, docs/performance.md).
+const DEFAULT_CONCURRENCY = 32;
 const IDLE_POLL_MS = 5000;
 // Runs a claim left behind (a concurrency key at its limit, rows another instance holds) are due
 // again about this soon: the loop looks again then rather than at the next poll.
@@ -230,7 +234,7 @@ export class EmbeddedExecutor implements LocalExecutor {
   private async pass(): Promise<boolean> {
     if (this.stopping || this.dead) return false;
     const specs = [...this.specs.values()];
-    const concurrency = this.options.concurrency ?? 8;
+    const concurrency = this.options.concurrency ?? DEFAULT_CONCURRENCY;
     let busy = false;
     if (this.probe) {
       this.probe = false;
