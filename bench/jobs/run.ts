@@ -130,7 +130,7 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 const result = {
   database: db.kind,
   load: os.loadavg().map((load) => +load.toFixed(2)),
-  idle: {
+  idle: IDLE_SECONDS && {
     seconds: IDLE_SECONDS,
     statementsPerSecond: +(idleStatements / IDLE_SECONDS).toFixed(2),
     cpuMsPerSecond: +((idleCpu.user + idleCpu.system) / 1000 / IDLE_SECONDS).toFixed(2),
