@@ -10,7 +10,7 @@ export interface QueueHealth {
 
 /** Work due this long ago and still not picked up means the executor is stalled. */
 export const STALL_AFTER_MS = 2 * 60_000;
-/** The executor's loop runs at least every poll interval (1 s); this much silence means it hangs. */
+/** The executor's loop runs at least every idle poll (5 s); this much silence means it hangs. */
 const LOOP_SILENCE_MS = 30_000;
 
 /**
