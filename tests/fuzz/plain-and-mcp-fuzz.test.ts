@@ -130,7 +130,10 @@ describe("fuzzing every MCP tool the server lists", () => {
           return status < 500;
         }),
         { numRuns: RUNS, endOnFailure: true },
-      ).catch(() => undefined); // the recorded failure names the tool and the answer; fast-check's message does not
+      ).catch((error: Error) => {
+        // A 5xx is recorded above with the tool and its answer (fast-check's message names neither); anything else thrown is a failure too.
+        if (!failures.some((failure) => failure.startsWith(`${tool.name} `))) failures.push(`${tool.name}: ${error.message.split("\n")[0]}`);
+      });
     }
     expect(failures).toEqual([]);
   }, 600_000);

@@ -6,7 +6,7 @@ import { conflict, notFound } from "@/server/errors";
 import { openProjectRepo } from "@/server/git";
 import { loadPolicy, type PolicyResult } from "@/server/policy";
 import { assertNotDeleting, projectPath, requireProject } from "@/server/projects";
-import { reviewState } from "@/server/changes/reviews/rules";
+import { reviewState, reviewStateOf } from "@/server/changes/reviews/rules";
 import { projectHead } from "../evaluation";
 import { loadChange, lockChange } from "../load";
 import type { MergeStrategy } from "../merge/commit";
@@ -124,8 +124,7 @@ function autoQueueAdmits(input: Pick<GateInput, "project" | "change" | "repo" | 
 export async function autoQueueNew(tx: Tx, project: Project, change: Change, known: { head: string; policy: PolicyResult }): Promise<EventInput | null> {
   const enqueuedById = autoQueuer(project, change);
   if (!enqueuedById) return null;
-  const reviews = { countableApprovals: 0, approvals: 0, changesRequested: false };
-  if (!autoQueueAdmits({ project, change, repo: openProjectRepo(project.id), head: known.head, policy: known.policy, reviews })) return null;
+  if (!autoQueueAdmits({ project, change, repo: openProjectRepo(project.id), head: known.head, policy: known.policy, reviews: reviewStateOf(change, []) })) return null;
   const entry = autoEntry(enqueuedById);
   return (await insertEntry(tx, change, entry)) ? queuedEvent(change, entry) : null;
 }
