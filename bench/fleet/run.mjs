@@ -12,7 +12,9 @@
 // cycle (hash-object, update-index, write-tree, commit-tree, update-ref, diff-tree, merge-tree
 // --write-tree, commit-tree, update-ref) timed in the same invocation as the baseline.
 // Usage: node bench/fleet/run.mjs [--agents 10] [--seconds 60] [--mode autoQueue|owner] [--instances 1]
-//                                 [--postgres] [--app <built copy> | --skip-build] [--port 3931]
+//                                 [--postgres] [--app <built copy> | --skip-build] [--port 3931] [--profile DIR]
+// --profile DIR: each server writes a CPU profile of its whole life into DIR (node --cpu-prof);
+// `node bench/support/profile-summary.mjs FILE` sums one by package and function.
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     "skip-build": { type: "boolean", default: false },
     port: { type: "string", default: "3931" },
     "plumbing-cycles": { type: "string", default: "30" },
+    profile: { type: "string" },
   },
 });
 const AGENTS = Number(values.agents);
@@ -145,7 +148,7 @@ const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} file ${i
 try {
   // One at a time: concurrent start-ups would race to apply the migrations to the one database.
   for (const port of ports) {
-    const server = startNext(app, port, { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` });
+    const server = startNext(app, port, { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` }, { profileDir: values.profile && path.resolve(values.profile) });
     servers.push(server);
     await waitForServer(port, server, "/api/health", 300_000);
   }

@@ -61,9 +61,11 @@ export const SERVER_ENV = { MALLOC_ARENA_MAX: "2" };
  * own, so `process.kill(-child.pid, "SIGKILL")` takes down the whole server at once (a crash).
  * `logFile` keeps its request log (stdout); otherwise it is dropped.
  */
-export function startNext(app, port, env, { detached = false, logFile } = {}) {
+export function startNext(app, port, env, { detached = false, logFile, profileDir } = {}) {
   const stdout = logFile ? fs.openSync(logFile, "w") : "ignore";
-  return spawn(process.execPath, ["server.mjs"], {
+  // A CPU profile is written when the process exits normally, and SIGTERM would end it without one.
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--import", `data:text/javascript,process.once("SIGTERM",()=>process.exit(0))`] : [];
+  return spawn(process.execPath, [...profile, "server.mjs"], {
     cwd: app,
     env: { ...benchEnv, ...SERVER_ENV, PORT: String(port), HOST: "127.0.0.1", ...env },
     stdio: ["ignore", stdout, "inherit"],

@@ -17,7 +17,7 @@ const cat = (url) => {
   if (url.includes("node_modules/zod")) return "zod";
   if (url.startsWith("node:") ) return "node:" + url.split(/[:/]/)[1];
   if (url.includes("/server/jobs")) return "server/jobs";
-  if (url.includes("node_modules")) return "nm:" + url.split("node_modules/")[1].split("/")[0];
+  if (url.includes("node_modules/")) return "nm:" + url.split("node_modules/")[1].split("/")[0];
   return url.split("/").slice(-2).join("/");
 };
 const byCat = new Map(); const byFn = new Map();

@@ -66,13 +66,15 @@ async function openStream(req: Request, identity: Identity, id: string): Promise
   let ended = false;
   if (resumed !== null) cursor = resumed;
   else {
+    // Cleared before the reads: a transition committed while they run wakes the loop below, which
+    // sends what came after `cursor` (clearing it afterwards lost a merge that landed mid-read).
+    pending = false;
     const seen = await transitionsOf(change);
     const latest = seen.at(-1);
     cursor = latest?.seq ?? 0n;
     const state = await getChange(identity, change.id);
     opening = frame(latest?.id ?? change.id, "change.state", state);
     ended = FINAL_STATUSES.includes(state.change.status);
-    pending = false;
   }
 
   let stopKeepalive: (() => void) | undefined;

@@ -65,6 +65,25 @@ describe("GET /api/changes/{id}/events", () => {
     expect(await stream.next()).toBeNull();
   });
 
+  it("ends with the final transition even when it commits while the stream is opening", async () => {
+    const owner = await createTestUser();
+    const project = await projectWith(owner.token, { "README.md": "hi\n" });
+    // The rejection races the stream's first reads (its transitions, then the change): whichever
+    // order they take, the stream must send the rejection and end, never wait for a wake-up it missed.
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const { change } = await changeWith(owner.token, project, { [`a${attempt}.txt`]: "a\n" });
+      const rejectLater = async () => {
+        for (let tick = 0; tick < attempt * 25; tick++) await Promise.resolve();
+        return call("POST", `/api/changes/${change.id}/reject`, { token: owner.token });
+      };
+      const [stream, rejected] = await Promise.all([openEvents(change.id, owner.token), rejectLater()]);
+      expect(rejected.status).toBe(200);
+      const frames: Frame[] = [];
+      for (let frame = await stream.next(); frame; frame = await stream.next()) frames.push(frame);
+      expect(frames.at(-1)!.data.change.status).toBe("rejected");
+    }
+  });
+
   it("resumes after Last-Event-ID without losing what happened while disconnected", async () => {
     const owner = await createTestUser();
     const project = await projectWith(owner.token, { "README.md": "hi\n" });
