@@ -14,6 +14,18 @@ const AGENTS = Number(values.agents);
 const SECONDS = Number(values.seconds);
 const dataDir = benchEnvironment("fleet-in-process");
 await installCounters();
+const compiled = new Map<string, number>();
+if (process.env.BENCH_COUNT_COMPILES) {
+  const { QueryCompiler } = await import("@prisma/client/runtime/query_compiler_small_bg.postgresql.mjs" as string);
+  for (const name of ["compile", "compileBatch"]) {
+    const original = QueryCompiler.prototype[name];
+    QueryCompiler.prototype[name] = function (this: unknown, request: string) {
+      const shape = request.replace(/"(?:[^"\\]|\\.)*"/g, (m) => (m.length > 40 ? '"…"' : m)).slice(0, Number(process.env.BENCH_COUNT_COMPILES) > 1 ? 2000 : 160);
+      compiled.set(shape, (compiled.get(shape) ?? 0) + 1);
+      return original.call(this, request);
+    };
+  }
+}
 /** CPU ms of this process's reaped children (git), from /proc/self/stat (cutime + cstime, in ticks of 10 ms). */
 const childCpuMs = () => {
   const fields = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
@@ -94,6 +106,7 @@ try {
   for (const name of counts.spawned.slice(spawned0)) spawned.set(name, (spawned.get(name) ?? 0) + 1);
   const perLanded = (n: number) => +(n / landed).toFixed(2);
   const p50 = (xs: number[]) => Math.round(median(xs));
+  if (compiled.size) for (const [shape, n] of [...compiled].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.error(String(n).padStart(5), shape);
   console.log(JSON.stringify({ agents: AGENTS, load: os.loadavg().map((l) => +l.toFixed(2)), landed, perSecond: +(landed / elapsed).toFixed(2), cpuMsPerLanded: Math.round((cpu.user + cpu.system) / 1000 / landed), gitCpuMsPerLanded: Math.round(childMs / landed), statementsPerLanded: perLanded(counts.statements - statements0), spawnsPerLanded: Object.fromEntries([...spawned].map(([name, n]) => [name, perLanded(n)])), stepP50Ms: { commit: p50(steps.commit), open: p50(steps.open), land: p50(steps.land) } }));
 } finally {
   await finishBench(dataDir);

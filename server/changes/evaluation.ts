@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Change, Project } from "@/server/generated/prisma/client";
-import type { Tx } from "@/server/db";
+import type { Change, EvalRun, Project } from "@/server/generated/prisma/client";
+import { insertRowsSql, type Tx } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import type { ChangeStatus } from "@/server/generated/prisma/enums";
 import {
@@ -90,26 +90,48 @@ export async function evaluateWorkspace(project: Project, workspaceName: string,
 
 export const newChangeId = () => randomUUID();
 
+const INSERT_EVAL_RUNS = insertRowsSql(
+  "EvalRun",
+  {
+    id: "uuid",
+    changeId: "uuid",
+    round: "int",
+    evaluator: "text",
+    status: '"EvalRunStatus"',
+    findings: "jsonb",
+    durationMs: "int",
+    costUsd: "double precision",
+    inputTokens: "int",
+    outputTokens: "int",
+    baseSha: "text",
+    tipSha: "text",
+    createdAt: "timestamp(3)",
+  },
+  "RETURNING *",
+);
+
 /** Stores an evaluation round: the change's one evaluation result (replaced) and one run per evaluator. */
 export async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, round: number, prepared: PreparedEvaluation) {
   const { outcome, head, tip } = prepared;
   const data = { round, verdict: outcome.verdict, baseSha: head, tipSha: tip, summary: outcome.summary, issues: outcome.issues, createdAt: new Date() };
   const evaluation = await tx.evaluation.upsert({ where: { changeId: change.id }, create: { changeId: change.id, ...data }, update: data });
-  const runs = await tx.evalRun.createManyAndReturn({
-    data: outcome.runs.map((run) => ({
-      changeId: change.id,
-      round,
-      evaluator: run.evaluator,
-      status: run.status,
-      findings: run.findings as object[],
-      durationMs: run.durationMs,
-      costUsd: run.costUsd ?? null,
-      inputTokens: run.inputTokens ?? null,
-      outputTokens: run.outputTokens ?? null,
-      baseSha: head,
-      tipSha: tip,
-    })),
-  });
+  const createdAt = new Date();
+  const rows = outcome.runs.map((run) => ({
+    id: randomUUID(),
+    changeId: change.id,
+    round,
+    evaluator: run.evaluator,
+    status: run.status,
+    findings: run.findings,
+    durationMs: run.durationMs,
+    costUsd: run.costUsd ?? null,
+    inputTokens: run.inputTokens ?? null,
+    outputTokens: run.outputTokens ?? null,
+    baseSha: head,
+    tipSha: tip,
+    createdAt,
+  }));
+  const runs = await tx.$queryRawUnsafe<EvalRun[]>(INSERT_EVAL_RUNS, JSON.stringify(rows));
   return { evaluation, runs };
 }
 

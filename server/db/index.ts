@@ -1,6 +1,6 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { closeDatabase, database, db } from "./client";
-export { isoTimestampSql } from "./sql";
+export { insertRowsSql, isoTimestampSql } from "./sql";
 export type { Database, Db, DbOrTx, Tx } from "./client";
 export { announceInvalidation, announceOnCommit, startInvalidationListener } from "./invalidation";
 export { onInvalidation } from "./topics";

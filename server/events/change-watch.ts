@@ -77,11 +77,13 @@ export interface Transition {
 
 /** The change's transitions after `afterSeq` (all of them without), oldest first. */
 export async function transitionsOf(change: { id: string; projectId: string }, afterSeq?: bigint): Promise<Transition[]> {
-  return (await db()).domainEvent.findMany({
-    where: { projectId: change.projectId, kind: { in: [...CHANGE_TRANSITIONS] }, data: { path: ["changeId"], equals: change.id }, ...(afterSeq !== undefined ? { seq: { gt: afterSeq } } : {}) },
-    orderBy: { seq: "asc" },
-    select: { id: true, seq: true, kind: true },
-  });
+  // Raw: Prisma's query compiler compiled the JSON-path filter anew on every call (a stream reads
+  // this on every wake-up).
+  return (await db()).$queryRaw<Transition[]>`
+    SELECT id::text AS id, seq, kind FROM "DomainEvent"
+     WHERE "projectId" = ${change.projectId}::uuid AND kind = ANY(${[...CHANGE_TRANSITIONS]}::text[])
+       AND data->>'changeId' = ${change.id} AND seq > ${afterSeq ?? 0n}
+     ORDER BY seq`;
 }
 
 /** The position of one of the change's events (a Last-Event-ID), or null when it is not one. */

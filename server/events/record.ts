@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import crypto from "node:crypto";
-import type { DbOrTx } from "@/server/db";
+import { insertRowsSql, type DbOrTx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
 import { runEventHooks } from "./hooks";
 import { announceTransitions, wakeFollowers } from "./change-watch";
@@ -80,6 +80,13 @@ export interface EventInput {
   data?: Record<string, unknown>;
 }
 
+// Sequence numbers are taken in the order listed (see insertRowsSql).
+const INSERT_EVENTS = insertRowsSql(
+  "DomainEvent",
+  { id: "uuid", projectId: "uuid", kind: "text", actor: "text", data: "jsonb", occurredAt: "timestamp(3)" },
+  "RETURNING id::text AS id, seq",
+);
+
 /**
  * Records domain events in the outbox, in order, in one statement (plus the hooks of their kinds
  * and one notification for the changes they move). Call it with the transaction that makes the
@@ -98,11 +105,8 @@ export async function recordEvents(client: DbOrTx, events: EventInput[]): Promis
     actor: event.actor,
     data: keyId ? { ...event.data, keyId } : (event.data ?? {}),
   }));
-  // One multi-row INSERT: PostgreSQL takes the rows' sequence numbers in the order they are listed.
-  const rows = await client.domainEvent.createManyAndReturn({
-    data: recorded.map((event) => ({ ...event, data: event.data as object })),
-    select: { id: true, seq: true },
-  });
+  const occurredAt = new Date();
+  const rows = await client.$queryRawUnsafe<Array<{ id: string; seq: bigint }>>(INSERT_EVENTS, JSON.stringify(recorded.map((event) => ({ ...event, occurredAt }))));
   const seqOf = new Map(rows.map((row) => [row.id, row.seq]));
   await runEventHooks(client, recorded);
   const moved = await announceTransitions(client, recorded);

@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import type { Change, Project } from "@/server/generated/prisma/client";
-import type { DbOrTx, Tx } from "@/server/db";
+import { insertRowsSql, type DbOrTx, type Tx } from "@/server/db";
 import { recordEvents, type EventInput } from "@/server/events";
 import { branchRef, moveBranch, RefConflictError, type MoveCause, type Repo } from "@/server/git";
 import { conflict, DomainError } from "@/server/errors";
@@ -78,6 +79,18 @@ export async function recordMerged(tx: Tx, input: MergedInput): Promise<void> {
   await recordEvents(tx, await markMerged(tx, input));
 }
 
+const INSERT_PROVENANCE = insertRowsSql("Provenance", {
+  id: "uuid",
+  projectId: "uuid",
+  changeId: "uuid",
+  commitSha: "text",
+  authorId: "uuid",
+  agentId: "uuid",
+  keyId: "uuid",
+  model: "text",
+  createdAt: "timestamp(3)",
+});
+
 /** `recordMerged` but the `change.merged` events, answered for the caller to record with others of its transaction. */
 export async function markMerged(tx: Tx, input: MergedInput): Promise<EventInput[]> {
   const { project, merged } = input;
@@ -89,17 +102,19 @@ export async function markMerged(tx: Tx, input: MergedInput): Promise<EventInput
       FROM unnest(${ids}::uuid[], ${merged.map((m) => m.commit)}::text[]) AS v(id, sha)
      WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected')`;
   if (updated !== merged.length) throw new ChangeFinalMeanwhile();
-  await tx.provenance.createMany({
-    data: merged.map(({ change, commit }) => ({
-      projectId: project.id,
-      changeId: change.id,
-      commitSha: commit,
-      authorId: change.authorId,
-      agentId: change.agentId,
-      keyId: change.keyId,
-      model: change.agentId ? (input.agentModels.get(change.agentId) ?? null) : null,
-    })),
-  });
+  const createdAt = new Date();
+  const provenance = merged.map(({ change, commit }) => ({
+    id: randomUUID(),
+    projectId: project.id,
+    changeId: change.id,
+    commitSha: commit,
+    authorId: change.authorId,
+    agentId: change.agentId,
+    keyId: change.keyId,
+    model: change.agentId ? (input.agentModels.get(change.agentId) ?? null) : null,
+    createdAt,
+  }));
+  await tx.$executeRawUnsafe(INSERT_PROVENANCE, JSON.stringify(provenance));
   return merged.map(({ change, commit }) => ({
     projectId: project.id,
     kind: "change.merged" as const,

@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import type { Change, QueueEntry } from "@/server/generated/prisma/client";
-import type { DbOrTx, Tx } from "@/server/db";
+import { insertRowsSql, type DbOrTx, type Tx } from "@/server/db";
 import { recordEvent, recordEvents, type EventInput } from "@/server/events";
 import type { MergeStrategy } from "../merge/commit";
 
@@ -28,13 +29,16 @@ export function queuedEvent(change: Change, input: EntryInput): EventInput {
   return { projectId: change.projectId, kind: "change.queued", actor: input.actor, data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto } };
 }
 
+const INSERT_ENTRY = insertRowsSql(
+  "QueueEntry",
+  { id: "uuid", projectId: "uuid", changeId: "uuid", tipSha: "text", strategy: "text", enqueuedById: "uuid", enqueuedAt: "timestamp(3)" },
+  'ON CONFLICT ("changeId") DO NOTHING',
+);
+
 /** Inserts a change's queue entry at the back; answers false when it was already queued. Its caller records `queuedEvent`. */
 export async function insertEntry(tx: Tx, change: Change, input: EntryInput): Promise<boolean> {
-  const created = await tx.queueEntry.createMany({
-    data: [{ projectId: change.projectId, changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, enqueuedById: input.enqueuedById }],
-    skipDuplicates: true,
-  });
-  return created.count > 0;
+  const entry = { id: randomUUID(), projectId: change.projectId, changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, enqueuedById: input.enqueuedById, enqueuedAt: new Date() };
+  return (await tx.$executeRawUnsafe(INSERT_ENTRY, JSON.stringify([entry]))) > 0;
 }
 
 /**
