@@ -1,6 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import type { Identity } from "@/server/auth";
-import { db, type DbOrTx, type Tx } from "@/server/db";
+import { database, db, type DbOrTx, type Tx } from "@/server/db";
 import { workspaceNames } from "@/server/workspaces";
 import { notFound } from "@/server/errors";
 import { type ProjectRole, requireProject } from "@/server/projects";
@@ -19,6 +19,21 @@ export async function loadChange(identity: Identity, id: string, need: ProjectRo
   if (!change) throw notFound();
   const { project, role } = await requireProject(identity, { id: change.projectId }, need, options);
   return { change, project, role };
+}
+
+/** What a read of a change's diff needs: which commits, in which project. */
+export type ChangeCommits = Pick<Change, "id" | "projectId" | "baseSha" | "tipSha">;
+
+/**
+ * `loadChange` for the diff reads: only the change's commits, in one indexed read through the
+ * driver (on PGlite the query engine costs more than the read: ~7 ms of CPU against ~3 ms).
+ */
+export async function loadChangeCommits(identity: Identity, id: string): Promise<{ change: ChangeCommits; project: Project }> {
+  if (!isUuid(id)) throw notFound();
+  const [change] = await (await database()).raw.query<ChangeCommits>(`SELECT "id", "projectId", "baseSha", "tipSha" FROM "Change" WHERE "id" = $1`, [id]);
+  if (!change) throw notFound();
+  const { project } = await requireProject(identity, { id: change.projectId }, "read", { cachedRow: true });
+  return { change, project };
 }
 
 /**

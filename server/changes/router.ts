@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Identity } from "@/server/auth";
 import { authedProcedure, publicProcedure, router, setPageHeaders, userProcedure, type Context } from "@/server/trpc";
 import { booleanish, boundedInt, nameSlug, pathSegment, text } from "@/server/http";
 import { MERGE_BATCH_MAX, TEXT_BODY_MAX } from "@/server/limits";
@@ -13,10 +14,12 @@ import { pageOfChanges } from "./list-page";
 import { changeDiffPage } from "./diff-page";
 import { queueProcedures } from "./queue/procedures";
 import { viewedProcedures } from "./viewed/procedures";
-import { changeDiff } from "./change-diff";
+import { changeDiff, changeDiffVersion } from "./change-diff";
 import { diffContextInput, diffFileOutput, diffPageInput, diffTotalsOutput } from "@/server/code";
 
 const tags = ["changes"];
+/** The ETag of a change's diff: the change and its two commits (with the URL, so the page and context). */
+const diffVersion = (identity: Identity, input: { id: string }) => changeDiffVersion(identity, input.id);
 const BY_PATH = "/projects/{namespace}/{slug}/changes";
 // `{name}` may also be the project's id (one segment). GET by id shares its pattern with
 // GET /projects/{namespace}/{slug}; server/api/shadowed-routes.ts tells them apart.
@@ -132,12 +135,12 @@ export const changesRouter = router({
   // Accept: text/x-diff (or ?format=patch) is answered before routing, by the plain route
   // app/api/changes/[id]/diff (server/api/code-endpoints.ts).
   diffFiles: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/changes/{id}/diff", tags, summary: "A change's diff as git computes it (renames, binary files), a page of files; Accept: text/x-diff or ?format=patch for the whole unified diff" }, etag: true, list: true })
+    .meta({ openapi: { method: "GET", path: "/changes/{id}/diff", tags, summary: "A change's diff as git computes it (renames, binary files), a page of files; Accept: text/x-diff or ?format=patch for the whole unified diff" }, etag: diffVersion, list: true })
     .input(z.object({ id: changeIdParam(), ...diffPageInput(), context: diffContextInput(), format: z.enum(["json", "patch"]).optional() }))
     .output(z.object({ changeId: z.string(), baseSha: z.string(), tipSha: z.string(), totals: diffTotalsOutput(), files: z.array(diffFileOutput()) }))
     .query(async ({ input, ctx }) => {
       const page = { limit: input.limit!, offset: input.offset! };
-      const diff = await changeDiff(ctx.identity, input.id, { ...page, context: input.context! });
+      const diff = await changeDiff(ctx.identity, input.id, { ...page, context: input.context! }, ctx.setVersion);
       setPageHeaders(ctx, { total: diff.totals.files, ...page });
       return diff;
     }),

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
-import { changeWith, projectWith } from "@/server/changes/test-fixtures";
+import { changeWith, commitTo, projectWith } from "@/server/changes/test-fixtures";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { cloneOf } from "./worktree";
 
@@ -60,6 +60,31 @@ describe("GET /api/changes/{id}/diff", () => {
     execFileSync("git", ["apply", patchFile], { cwd: clone.dir });
     expect(fs.readFileSync(path.join(clone.dir, "b/c.txt"), "utf8")).toBe("c\n");
     fs.rmSync(patchFile);
+  });
+
+  it("revalidates by the change's commits and the page asked: 304 while they stand, 200 once the tip moves, never 304 to a non-reader", async () => {
+    const alice = await createTestUser();
+    const mallory = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n" });
+    const { change, workspace } = await changeWith(alice.token, project, { "a.txt": "b\n" });
+    const url = `/api/changes/${change.id}/diff`;
+    const first = await call("GET", url, { token: alice.token });
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const held = await call("GET", url, { token: alice.token, headers: { "if-none-match": etag } });
+    expect(held.status).toBe(304);
+    expect(held.headers.get("etag")).toBe(etag);
+    expect((await call("GET", `${url}?context=0`, { token: alice.token })).headers.get("etag")).not.toBe(etag);
+    expect((await call("GET", url, { token: mallory.token, headers: { "if-none-match": etag } })).status).toBe(404);
+
+    await commitTo(alice.token, project, workspace, { "a.txt": "c\n" });
+    expect((await call("POST", `/api/changes/${change.id}/evaluate`, { token: alice.token })).status).toBe(200);
+    const moved = await call("GET", url, { token: alice.token, headers: { "if-none-match": etag } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.tipSha).not.toBe(change.tipSha);
+    expect(moved.body.files[0].patch).toBe("@@ -1 +1 @@\n-a\n+c\n");
+    expect(moved.headers.get("etag")).not.toBe(etag);
+    expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": moved.headers.get("etag")! } })).status).toBe(304);
   });
 
   it("is 404 for callers who cannot read the project (both forms), and 400 for a bad page or context", async () => {
