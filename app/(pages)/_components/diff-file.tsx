@@ -1,16 +1,9 @@
 import { Fragment } from "react";
 import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
+import { diffFileHtml, summaryHtml, TRUNCATED, viewedButtonHtml, type DiffFileHead } from "../_lib/diff-html";
 import { anchorKey, ThreadView, type Thread } from "./thread";
 
-export interface DiffFileData {
-  path: string;
-  /** The old path of a renamed file. */
-  previousPath?: string | null;
-  status: "added" | "modified" | "deleted" | "renamed";
-  binary: boolean;
-  additions: number;
-  deletions: number;
-  truncated: boolean;
+export interface DiffFileData extends DiffFileHead {
   hunks: Array<{ header: string; lines: DiffLine[] }>;
 }
 
@@ -31,11 +24,11 @@ export function openLine(query: Record<string, string | string[] | undefined>): 
   return parseLineId(query.c) ?? parseLineId(picked) ?? undefined;
 }
 
-/** A comment link's address (HTML-escaped): the page's own query (its ?page=, left out when 1) and `c`. */
+/** A comment link's address: the page's own query (its ?page=, left out when 1) and `c`. */
 function commentHref(pageUrl: string): (id: string) => string {
   const query = new URL(pageUrl, "http://page").searchParams;
   if (query.get("page") === "1") query.delete("page");
-  const keep = query.size === 0 ? "" : `${query.toString().replaceAll("&", "&amp;")}&amp;`;
+  const keep = query.size === 0 ? "" : `${query}&`;
   return (id) => `?${keep}c=${id}`;
 }
 
@@ -54,31 +47,30 @@ interface Props {
   actions: Parameters<typeof ThreadView>[0]["actions"];
   /** Marked viewed by the reader: shown folded. */
   viewed?: boolean;
+  /** The reader may mark it viewed: it gets a "Viewed" button of the page's VIEWED_FORM. */
+  markable?: boolean;
 }
 
 /**
  * One file of a unified diff, collapsible (<details>): its lines are HTML made by diffBlocks
  * (+/- marks, changed words in <ins>/<del>, line numbers as links out of the tab order that open a
  * comment form for those who may comment), threads and the open comment form under their lines.
+ * A file with nothing between its lines is one HTML string, its <details> included.
  */
-export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed = false }: Props) {
+export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed = false, markable = false }: Props) {
   const isOpen = (anchor: { side: string; line: number }) => open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
   const blocks = diffBlocks(file.hunks, index, {
     href: canComment ? commentHref(pageUrl) : undefined,
     breakAfter: (anchor) => threads.has(anchorKey(file.path, anchor.side, anchor.line)) || isOpen(anchor),
   });
+  if (blocks.every((block) => block.after === null)) {
+    return <div dangerouslySetInnerHTML={{ __html: diffFileHtml(file, index, blocks[0]?.html ?? "", { viewed, markable }) }} />;
+  }
   return (
-    <details className="file" id={`file-${index}`} open={!viewed}>
-      <summary>
-        <FileName file={file} /> <span className="badge">{file.status}</span>{" "}
-        {viewed && <span className="badge">viewed</span>}{" "}
-        <span className="muted">
-          +{file.additions} −{file.deletions}
-        </span>
-      </summary>
-      {file.binary && <p className="notice">Binary file; not shown.</p>}
-      {!file.binary && file.hunks.length === 0 && <p className="muted">No text changes.</p>}
-      {blocks.length > 0 && (
+    <>
+      {markable && <div dangerouslySetInnerHTML={{ __html: viewedButtonHtml(index, file.path, viewed) }} />}
+      <details className="file" id={`file-${index}`} open={!viewed}>
+        <summary dangerouslySetInnerHTML={{ __html: summaryHtml(file, viewed) }} />
         <div className="scroll code diff" role="group" aria-label={`Diff of ${file.path}`} tabIndex={0}>
           <div className="lines">
             {blocks.map(({ html, after }, b) => (
@@ -96,18 +88,8 @@ export function DiffFile({ file, index, threads, pageUrl, open, canComment, chan
             ))}
           </div>
         </div>
-      )}
-      {file.truncated && <p className="notice">This file&apos;s diff is long; the rest is not shown here. Clone the project to read it whole.</p>}
-    </details>
-  );
-}
-
-/** A file's path; a renamed one as "old → new". */
-export function FileName({ file }: { file: Pick<DiffFileData, "path" | "previousPath" | "status"> }) {
-  if (file.status !== "renamed" || !file.previousPath) return <>{file.path}</>;
-  return (
-    <>
-      {file.previousPath} <span aria-label="renamed to">→</span> {file.path}
+        {file.truncated && <p className="notice">{TRUNCATED}</p>}
+      </details>
     </>
   );
 }
