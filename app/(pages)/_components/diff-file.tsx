@@ -1,4 +1,4 @@
-import { Fragment } from "react";
+import { Fragment, type ReactElement } from "react";
 import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
 import { diffFileHtml, summaryHtml, TRUNCATED, viewedButtonHtml, type DiffFileHead } from "../_lib/diff-html";
 import { anchorKey, ThreadView, type Thread } from "./thread";
@@ -33,9 +33,10 @@ function commentHref(pageUrl: string): (id: string) => string {
 }
 
 interface Props {
-  file: DiffFileData;
-  /** The file's place in the whole diff (not the page): line ids and comment links name it. */
-  index: number;
+  /** The files of this page of the diff. */
+  files: DiffFileData[];
+  /** The first file's place in the whole diff (not the page): line ids and comment links name it. */
+  firstIndex: number;
   threads: Map<string, Thread[]>;
   /** The page's address (with its ?page=), for links that open the comment form on a line. */
   pageUrl: string;
@@ -45,27 +46,40 @@ interface Props {
   changeId: string;
   tipSha: string;
   actions: Parameters<typeof ThreadView>[0]["actions"];
-  /** Marked viewed by the reader: shown folded. */
-  viewed?: boolean;
-  /** The reader may mark it viewed: it gets a "Viewed" button of the page's VIEWED_FORM. */
+  /** The paths the reader marked viewed: shown folded. */
+  viewed?: Set<string>;
+  /** The reader may mark files viewed: each gets a "Viewed" button of the page's VIEWED_FORM. */
   markable?: boolean;
 }
 
+const NOTHING_VIEWED = new Set<string>();
+
 /**
- * One file of a unified diff, collapsible (<details>): its lines are HTML made by diffBlocks
+ * Files of a unified diff, each collapsible (<details>): their lines are HTML made by diffBlocks
  * (+/- marks, changed words in <ins>/<del>, line numbers as links out of the tab order that open a
  * comment form for those who may comment), threads and the open comment form under their lines.
- * A file with nothing between its lines is one HTML string, its <details> included.
+ * A run of files with nothing between their lines is one HTML string, their <details> included.
  */
-export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed = false, markable = false }: Props) {
+export function DiffFiles({ files, firstIndex, viewed = NOTHING_VIEWED, ...rest }: Props) {
+  const parts: Array<string | ReactElement> = [];
+  files.forEach((file, i) => {
+    const part = diffFile({ ...rest, file, index: firstIndex + i, viewed: viewed.has(file.path) });
+    if (typeof part === "string" && typeof parts.at(-1) === "string") parts[parts.length - 1] += part;
+    else parts.push(part);
+  });
+  return parts.map((part, i) => (typeof part === "string" ? <div key={i} dangerouslySetInnerHTML={{ __html: part }} /> : <Fragment key={i}>{part}</Fragment>));
+}
+
+type FileProps = Omit<Props, "files" | "firstIndex" | "viewed"> & { file: DiffFileData; index: number; viewed: boolean };
+
+/** One file: its HTML when nothing goes between its lines, else elements with its threads and the open comment form. */
+function diffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed, markable = false }: FileProps): string | ReactElement {
   const isOpen = (anchor: { side: string; line: number }) => open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
   const blocks = diffBlocks(file.hunks, index, {
     href: canComment ? commentHref(pageUrl) : undefined,
     breakAfter: (anchor) => threads.has(anchorKey(file.path, anchor.side, anchor.line)) || isOpen(anchor),
   });
-  if (blocks.every((block) => block.after === null)) {
-    return <div dangerouslySetInnerHTML={{ __html: diffFileHtml(file, index, blocks[0]?.html ?? "", { viewed, markable }) }} />;
-  }
+  if (blocks.every((block) => block.after === null)) return diffFileHtml(file, index, blocks[0]?.html ?? "", { viewed, markable });
   return (
     <>
       {markable && <div dangerouslySetInnerHTML={{ __html: viewedButtonHtml(index, file.path, viewed) }} />}

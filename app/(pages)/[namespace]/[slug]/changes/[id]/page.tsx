@@ -1,7 +1,7 @@
 import { ChangeStory } from "./change-story";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { DiffFile, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
+import { DiffFiles, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
 import { VIEWED_FORM } from "../../../../_lib/diff-html";
 import { Flash } from "../../../../_components/flash";
 import { Pager } from "../../../../_components/pager";
@@ -283,22 +283,19 @@ export default async function ChangePage({ params, searchParams }: Props) {
             <input type="hidden" name="back" value={pageUrl} />
           </form>
         )}
-        {diff.files.map((file, index) => (
-          <DiffFile
-            key={file.path}
-            file={file}
-            index={(page - 1) * diff.pageSize + index}
-            threads={onLines}
-            pageUrl={pageUrl}
-            open={open}
-            canComment={signedIn}
-            changeId={change.id}
-            tipSha={change.tipSha}
-            actions={actions}
-            viewed={viewed.has(file.path)}
-            markable={signedIn}
-          />
-        ))}
+        <DiffFiles
+          files={diff.files}
+          firstIndex={(page - 1) * diff.pageSize}
+          threads={onLines}
+          pageUrl={pageUrl}
+          open={open}
+          canComment={signedIn}
+          changeId={change.id}
+          tipSha={change.tipSha}
+          actions={actions}
+          viewed={viewed}
+          markable={signedIn}
+        />
         {signedIn && <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />}
         <Pager page={page} pages={pages} label="Diff pages, bottom" href={(n) => `${self}?page=${n}`} />
       </section>
