@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { attribute, diffBlocks, escapeText, numberedLinesHtml, parseLineId, type DiffLine } from "@/app/(pages)/_lib/code-html";
-import { diffFileHtml, parseViewedValue } from "@/app/(pages)/_lib/diff-html";
+import { diffFileHtml, linePickerHtml, parseViewedValue } from "@/app/(pages)/_lib/diff-html";
 import { highlightLines } from "@/app/(pages)/_lib/highlight";
 
 /** Lines a diff or a file may hold that would run if they reached the page as markup. */
@@ -161,6 +161,13 @@ describe("a diff's file as HTML", () => {
       "<details class=file id=file-0 open><summary>b.png <span class=badge>added</span> <span class=muted>+1 −2</span></summary><p class=notice>Binary file; not shown.</p></details>",
     );
     expect(diffFileHtml({ ...file("c"), status: "modified", hunks: [], truncated: false }, 0, "", { viewed: false, markable: false })).toContain("<p class=muted>No text changes.</p></details>");
+  });
+
+  it.each(HOSTILE)("keeps a path %s inert in the line picker", (path) => {
+    const html = linePickerHtml([{ path, index: 3 }, { path: "b.ts", index: 4 }], 2, "/@a/b/changes/x");
+    expect(new Set(tagsOf(html))).toEqual(new Set(["form", "input", "div", "label", "/label", "select", "option", "/select", "/div", "button", "/button", "/form"]));
+    expect(html).toContain("<select id=pick-file name=f><option value=3>");
+    expect(html).toContain("<option value=4>b.ts</select>");
   });
 
   it("reads a Viewed button's value back, and nothing else", () => {

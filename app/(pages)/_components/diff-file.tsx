@@ -1,6 +1,6 @@
 import { Fragment, type ReactElement } from "react";
 import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
-import { diffFileHtml, summaryHtml, TRUNCATED, viewedButtonHtml, type DiffFileHead } from "../_lib/diff-html";
+import { diffFileHtml, linePickerHtml, summaryHtml, TRUNCATED, viewedButtonHtml, type DiffFileHead } from "../_lib/diff-html";
 import { anchorKey, ThreadView, type Thread } from "./thread";
 
 export interface DiffFileData extends DiffFileHead {
@@ -135,34 +135,5 @@ function CommentForm({ file, id, anchor, back, changeId, tipSha, action }: { fil
  */
 export function LinePicker({ files, firstIndex, page, action }: { files: DiffFileData[]; firstIndex: number; page: number; action: string }) {
   const shown = files.map((file, i) => ({ path: file.path, index: firstIndex + i, hunks: file.hunks.length })).filter((file) => file.hunks > 0);
-  if (shown.length === 0) return null;
-  return (
-    <form method="get" action={action} className="row line-picker" aria-label="Comment on a line">
-      <input type="hidden" name="page" value={page} />
-      <div>
-        <label htmlFor="pick-file">File</label>
-        <select id="pick-file" name="f">
-          {shown.map((file) => (
-            <option key={file.index} value={file.index}>
-              {file.path}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label htmlFor="pick-side">Side</label>
-        <select id="pick-side" name="s" defaultValue="new">
-          <option value="new">new line</option>
-          <option value="old">old line</option>
-        </select>
-      </div>
-      <div>
-        <label htmlFor="pick-line">Line number</label>
-        <input id="pick-line" name="l" type="number" min={1} required />
-      </div>
-      <div>
-        <button type="submit">Open comment form</button>
-      </div>
-    </form>
-  );
+  return shown.length === 0 ? null : <div dangerouslySetInnerHTML={{ __html: linePickerHtml(shown, page, action) }} />;
 }

@@ -65,3 +65,15 @@ export function diffFileHtml(file: DiffFileHead, index: number, linesHtml: strin
     `${file.truncated ? `<p class=notice>${TRUNCATED}</p>` : ""}</details>`
   );
 }
+
+/** The line picker (a GET form to `action`: file `f`, side `s`, line `l`, the page's `page`) for these files of the page. */
+export function linePickerHtml(files: Array<{ path: string; index: number }>, page: number, action: string): string {
+  const options = files.map((file) => `<option value=${file.index}>${escapeText(file.path)}`).join("");
+  return (
+    `<form method=get action=${attribute(action)} class="row line-picker" aria-label="Comment on a line"><input type=hidden name=page value=${page}>` +
+    `<div><label for=pick-file>File</label><select id=pick-file name=f>${options}</select></div>` +
+    "<div><label for=pick-side>Side</label><select id=pick-side name=s><option value=new selected>new line<option value=old>old line</select></div>" +
+    "<div><label for=pick-line>Line number</label><input id=pick-line name=l type=number min=1 required></div>" +
+    "<div><button type=submit>Open comment form</button></div></form>"
+  );
+}
