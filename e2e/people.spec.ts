@@ -64,6 +64,20 @@ test("a file marked viewed is folded and stays so for its reader", async ({ page
   await expect(page.getByRole("button", { name: "Viewed legend.txt" })).toHaveAttribute("aria-pressed", "false");
 });
 
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("a Viewed button still marks its file and returns to it (it submits the page's one form)", async ({ page }) => {
+    await signIn(page, owner);
+    await page.goto(`/${path}/changes/${changeId}`);
+    await page.getByRole("button", { name: "Viewed legend.txt" }).click();
+    await expect(page.getByRole("button", { name: "Viewed legend.txt" })).toHaveAttribute("aria-pressed", "true");
+    await expect(page).toHaveURL(/#file-\d+$/);
+    await page.getByRole("button", { name: "Viewed legend.txt" }).click();
+    await expect(page.getByRole("button", { name: "Viewed legend.txt" })).toHaveAttribute("aria-pressed", "false");
+  });
+});
+
 test("an issue's timeline shows labels, the assignee set by username, and who closed it", async ({ page }) => {
   const opened = await api<{ issue: { number: number } }>("POST", `/api/projects/${path}/issues`, { token, body: { title: "Charts need a legend" } });
   expect(opened.status).toBe(201);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { diffBlocks, escapeText, numberedLinesHtml, parseLineId, type DiffLine } from "@/app/(pages)/_lib/code-html";
+import { attribute, diffBlocks, escapeText, numberedLinesHtml, parseLineId, type DiffLine } from "@/app/(pages)/_lib/code-html";
+import { diffFileHtml, linePickerHtml, parseViewedValue } from "@/app/(pages)/_lib/diff-html";
 import { highlightLines } from "@/app/(pages)/_lib/highlight";
 
 /** Lines a diff or a file may hold that would run if they reached the page as markup. */
@@ -29,7 +30,7 @@ describe("diff lines as HTML", () => {
       { kind: "del", oldLine: 2, newLine: null, text: `${text} old` },
       { kind: "add", oldLine: null, newLine: 2, text: `${text} new` },
     ];
-    const html = diffBlocks(hunk(lines), 0, { href: (id) => `?page=2&amp;c=${id}`, breakAfter: () => false })
+    const html = diffBlocks(hunk(lines), 0, { href: (id) => `?page=2&c=${id}`, breakAfter: () => false })
       .map((block) => block.html)
       .join("");
     expect(tagsOk(html)).toBe(true);
@@ -37,6 +38,7 @@ describe("diff lines as HTML", () => {
     expect(textOf(html)).toContain(`${text}\n`);
     expect(textOf(html)).toContain(`${text} old`);
     expect(textOf(html)).toContain(`${text} new`);
+    expect(html).toContain('href="?page=2&amp;c=f0n1"');
   });
 
   it("marks lines by kind, numbers them with anchors out of the tab order, and marks the changed words", () => {
@@ -106,5 +108,70 @@ describe("file lines as HTML", () => {
 
   it("escapes only what starts markup in text", () => {
     expect(escapeText(`a < b && c > "d" 'e'`)).toBe(`a &lt; b &amp;&amp; c > "d" 'e'`);
+  });
+
+  it("leaves an attribute value unquoted only when nothing in it ends or escapes one", () => {
+    expect(attribute("f3n12")).toBe("f3n12");
+    expect(attribute("lib/a.ts")).toBe("lib/a.ts");
+    for (const [value, quoted] of [["?c=f1n2", '"?c=f1n2"'], ["a b", '"a b"'], ['x" onclick="y', '"x&quot; onclick=&quot;y"'], ["a&amp;b", '"a&amp;amp;b"'], ["a>b", '"a>b"'], ["", '""'], ["a'b", '"a\'b"'], ["a`b", '"a`b"']]) {
+      expect(attribute(value)).toBe(quoted);
+    }
+  });
+});
+
+/**
+ * The tags of the markup, read as a browser would: each `<` opens one of these tags, whose attribute
+ * values are unquoted words or quoted with `&` and `"` escaped (a `<` inside one is inert); null if
+ * anything else (input that escaped) is found.
+ */
+const TAG = /<(\/?[a-z]+)(?: [a-z-]+(?:=(?:[^\s"'=<>`&]+|"(?:[^"&]|&amp;|&quot;)*"))?)*>/y;
+function tagsOf(html: string): string[] | null {
+  const names: string[] = [];
+  for (let i = html.indexOf("<"); i !== -1; i = html.indexOf("<", TAG.lastIndex)) {
+    TAG.lastIndex = i;
+    const match = TAG.exec(html);
+    if (!match) return null;
+    names.push(match[1]);
+  }
+  return names;
+}
+
+describe("a diff's file as HTML", () => {
+  const file = (path: string) => ({ path, previousPath: `${path}.old`, status: "renamed" as const, binary: false, additions: 1, deletions: 2, truncated: true, hunks: [{}] });
+
+  it.each(HOSTILE)("keeps a path %s inert in the summary, the Viewed button and the labels", (path) => {
+    const html = diffFileHtml(file(path), 4, "<p class=a>x", { viewed: false, markable: true });
+    expect(new Set(tagsOf(html))).toEqual(new Set(["button", "/button", "details", "summary", "span", "/span", "/summary", "div", "p", "/p", "/div", "/details"]));
+    const [, value] = /<button [^>]*value=("[^"]*"|\S+) /.exec(html)!;
+    const decoded = value.startsWith('"') ? value.slice(1, -1).replace(/&quot;/g, '"').replace(/&amp;/g, "&") : value;
+    expect(parseViewedValue(decoded)).toEqual({ index: 4, viewed: true, path });
+  });
+
+  it("shows a viewed file folded with its badge and a pressed button that unmarks it", () => {
+    const html = diffFileHtml({ ...file("a.ts"), status: "modified", truncated: false }, 7, "<p>x", { viewed: true, markable: true });
+    expect(html).toBe(
+      "<button form=viewed name=file value=\"7 false a.ts\" class=viewed-toggle aria-pressed=true aria-label=\"Viewed a.ts\">Viewed</button>" +
+        "<details class=file id=file-7><summary>a.ts <span class=badge>modified</span> <span class=badge>viewed</span> <span class=muted>+1 −2</span></summary>" +
+        "<div class=\"scroll code diff\" role=group aria-label=\"Diff of a.ts\" tabindex=0><div class=lines><p>x</div></div></details>",
+    );
+  });
+
+  it("says when a file is binary or has no text changes, and has no button for a reader who cannot mark", () => {
+    expect(diffFileHtml({ ...file("b.png"), status: "added", binary: true, hunks: [], truncated: false }, 0, "", { viewed: false, markable: false })).toBe(
+      "<details class=file id=file-0 open><summary>b.png <span class=badge>added</span> <span class=muted>+1 −2</span></summary><p class=notice>Binary file; not shown.</p></details>",
+    );
+    expect(diffFileHtml({ ...file("c"), status: "modified", hunks: [], truncated: false }, 0, "", { viewed: false, markable: false })).toContain("<p class=muted>No text changes.</p></details>");
+  });
+
+  it.each(HOSTILE)("keeps a path %s inert in the line picker", (path) => {
+    const html = linePickerHtml([{ path, index: 3 }, { path: "b.ts", index: 4 }], 2, "/@a/b/changes/x");
+    expect(new Set(tagsOf(html))).toEqual(new Set(["form", "input", "div", "label", "/label", "select", "option", "/select", "/div", "button", "/button", "/form"]));
+    expect(html).toContain("<select id=pick-file name=f><option value=3>");
+    expect(html).toContain("<option value=4>b.ts</select>");
+  });
+
+  it("reads a Viewed button's value back, and nothing else", () => {
+    expect(parseViewedValue("12 true dir/a b.ts")).toEqual({ index: 12, viewed: true, path: "dir/a b.ts" });
+    for (const bad of ["", "x true a", "1 yes a", "1 true ", "1true a"]) expect(parseViewedValue(bad)).toBeNull();
   });
 });

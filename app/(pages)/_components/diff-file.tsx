@@ -1,16 +1,9 @@
-import { Fragment } from "react";
+import { Fragment, type ReactElement } from "react";
 import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
+import { diffFileHtml, linePickerHtml, summaryHtml, TRUNCATED, viewedButtonHtml, type DiffFileHead } from "../_lib/diff-html";
 import { anchorKey, ThreadView, type Thread } from "./thread";
 
-export interface DiffFileData {
-  path: string;
-  /** The old path of a renamed file. */
-  previousPath?: string | null;
-  status: "added" | "modified" | "deleted" | "renamed";
-  binary: boolean;
-  additions: number;
-  deletions: number;
-  truncated: boolean;
+export interface DiffFileData extends DiffFileHead {
   hunks: Array<{ header: string; lines: DiffLine[] }>;
 }
 
@@ -31,18 +24,19 @@ export function openLine(query: Record<string, string | string[] | undefined>): 
   return parseLineId(query.c) ?? parseLineId(picked) ?? undefined;
 }
 
-/** A comment link's address (HTML-escaped): the page's own query (its ?page=, left out when 1) and `c`. */
+/** A comment link's address: the page's own query (its ?page=, left out when 1) and `c`. */
 function commentHref(pageUrl: string): (id: string) => string {
   const query = new URL(pageUrl, "http://page").searchParams;
   if (query.get("page") === "1") query.delete("page");
-  const keep = query.size === 0 ? "" : `${query.toString().replaceAll("&", "&amp;")}&amp;`;
+  const keep = query.size === 0 ? "" : `${query}&`;
   return (id) => `?${keep}c=${id}`;
 }
 
 interface Props {
-  file: DiffFileData;
-  /** The file's place in the whole diff (not the page): line ids and comment links name it. */
-  index: number;
+  /** The files of this page of the diff. */
+  files: DiffFileData[];
+  /** The first file's place in the whole diff (not the page): line ids and comment links name it. */
+  firstIndex: number;
   threads: Map<string, Thread[]>;
   /** The page's address (with its ?page=), for links that open the comment form on a line. */
   pageUrl: string;
@@ -52,33 +46,45 @@ interface Props {
   changeId: string;
   tipSha: string;
   actions: Parameters<typeof ThreadView>[0]["actions"];
-  /** Marked viewed by the reader: shown folded. */
-  viewed?: boolean;
+  /** The paths the reader marked viewed: shown folded. */
+  viewed?: Set<string>;
+  /** The reader may mark files viewed: each gets a "Viewed" button of the page's VIEWED_FORM. */
+  markable?: boolean;
 }
 
+const NOTHING_VIEWED = new Set<string>();
+
 /**
- * One file of a unified diff, collapsible (<details>): its lines are HTML made by diffBlocks
+ * Files of a unified diff, each collapsible (<details>): their lines are HTML made by diffBlocks
  * (+/- marks, changed words in <ins>/<del>, line numbers as links out of the tab order that open a
  * comment form for those who may comment), threads and the open comment form under their lines.
+ * A run of files with nothing between their lines is one HTML string, their <details> included.
  */
-export function DiffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed = false }: Props) {
+export function DiffFiles({ files, firstIndex, viewed = NOTHING_VIEWED, ...rest }: Props) {
+  const parts: Array<string | ReactElement> = [];
+  files.forEach((file, i) => {
+    const part = diffFile({ ...rest, file, index: firstIndex + i, viewed: viewed.has(file.path) });
+    if (typeof part === "string" && typeof parts.at(-1) === "string") parts[parts.length - 1] += part;
+    else parts.push(part);
+  });
+  return parts.map((part, i) => (typeof part === "string" ? <div key={i} dangerouslySetInnerHTML={{ __html: part }} /> : <Fragment key={i}>{part}</Fragment>));
+}
+
+type FileProps = Omit<Props, "files" | "firstIndex" | "viewed"> & { file: DiffFileData; index: number; viewed: boolean };
+
+/** One file: its HTML when nothing goes between its lines, else elements with its threads and the open comment form. */
+function diffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed, markable = false }: FileProps): string | ReactElement {
   const isOpen = (anchor: { side: string; line: number }) => open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
   const blocks = diffBlocks(file.hunks, index, {
     href: canComment ? commentHref(pageUrl) : undefined,
     breakAfter: (anchor) => threads.has(anchorKey(file.path, anchor.side, anchor.line)) || isOpen(anchor),
   });
+  if (blocks.every((block) => block.after === null)) return diffFileHtml(file, index, blocks[0]?.html ?? "", { viewed, markable });
   return (
-    <details className="file" id={`file-${index}`} open={!viewed}>
-      <summary>
-        <FileName file={file} /> <span className="badge">{file.status}</span>{" "}
-        {viewed && <span className="badge">viewed</span>}{" "}
-        <span className="muted">
-          +{file.additions} −{file.deletions}
-        </span>
-      </summary>
-      {file.binary && <p className="notice">Binary file; not shown.</p>}
-      {!file.binary && file.hunks.length === 0 && <p className="muted">No text changes.</p>}
-      {blocks.length > 0 && (
+    <>
+      {markable && <div dangerouslySetInnerHTML={{ __html: viewedButtonHtml(index, file.path, viewed) }} />}
+      <details className="file" id={`file-${index}`} open={!viewed}>
+        <summary dangerouslySetInnerHTML={{ __html: summaryHtml(file, viewed) }} />
         <div className="scroll code diff" role="group" aria-label={`Diff of ${file.path}`} tabIndex={0}>
           <div className="lines">
             {blocks.map(({ html, after }, b) => (
@@ -96,18 +102,8 @@ export function DiffFile({ file, index, threads, pageUrl, open, canComment, chan
             ))}
           </div>
         </div>
-      )}
-      {file.truncated && <p className="notice">This file&apos;s diff is long; the rest is not shown here. Clone the project to read it whole.</p>}
-    </details>
-  );
-}
-
-/** A file's path; a renamed one as "old → new". */
-export function FileName({ file }: { file: Pick<DiffFileData, "path" | "previousPath" | "status"> }) {
-  if (file.status !== "renamed" || !file.previousPath) return <>{file.path}</>;
-  return (
-    <>
-      {file.previousPath} <span aria-label="renamed to">→</span> {file.path}
+        {file.truncated && <p className="notice">{TRUNCATED}</p>}
+      </details>
     </>
   );
 }
@@ -139,34 +135,5 @@ function CommentForm({ file, id, anchor, back, changeId, tipSha, action }: { fil
  */
 export function LinePicker({ files, firstIndex, page, action }: { files: DiffFileData[]; firstIndex: number; page: number; action: string }) {
   const shown = files.map((file, i) => ({ path: file.path, index: firstIndex + i, hunks: file.hunks.length })).filter((file) => file.hunks > 0);
-  if (shown.length === 0) return null;
-  return (
-    <form method="get" action={action} className="row line-picker" aria-label="Comment on a line">
-      <input type="hidden" name="page" value={page} />
-      <div>
-        <label htmlFor="pick-file">File</label>
-        <select id="pick-file" name="f">
-          {shown.map((file) => (
-            <option key={file.index} value={file.index}>
-              {file.path}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label htmlFor="pick-side">Side</label>
-        <select id="pick-side" name="s" defaultValue="new">
-          <option value="new">new line</option>
-          <option value="old">old line</option>
-        </select>
-      </div>
-      <div>
-        <label htmlFor="pick-line">Line number</label>
-        <input id="pick-line" name="l" type="number" min={1} required />
-      </div>
-      <div>
-        <button type="submit">Open comment form</button>
-      </div>
-    </form>
-  );
+  return shown.length === 0 ? null : <div dangerouslySetInnerHTML={{ __html: linePickerHtml(shown, page, action) }} />;
 }

@@ -1,5 +1,5 @@
 import { patchHunks, type PageCaller } from "@/server/api";
-import { DiffFile } from "./diff-file";
+import { DiffFiles } from "./diff-file";
 
 type Totals = { files: number; additions: number; deletions: number };
 type ReadDiffFileData = Awaited<ReturnType<PageCaller["code"]["commit"]>>["files"][number];
@@ -15,19 +15,16 @@ export function ReadDiff({ totals, files }: { totals: Totals; files: ReadDiffFil
         Files changed <span className="muted">({totals.files}, +{totals.additions} −{totals.deletions})</span>
       </h2>
       {totals.files > files.length && <p className="muted">The first {files.length} files are shown.</p>}
-      {files.map((file, index) => (
-        <DiffFile
-          key={file.path}
-          file={{ ...file, ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)) }}
-          index={index}
-          threads={NO_THREADS}
-          pageUrl=""
-          canComment={false}
-          changeId=""
-          tipSha=""
-          actions={NO_ACTIONS}
-        />
-      ))}
+      <DiffFiles
+        files={files.map((file) => ({ ...file, ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)) }))}
+        firstIndex={0}
+        threads={NO_THREADS}
+        pageUrl=""
+        canComment={false}
+        changeId=""
+        tipSha=""
+        actions={NO_ACTIONS}
+      />
     </section>
   );
 }

@@ -34,8 +34,11 @@ export function parseLineId(value: unknown): { fileIndex: number; side: "old" | 
   return match ? { fileIndex: Number(match[1]), side: match[2] === "o" ? "old" : "new", line: Number(match[3]) } : null;
 }
 
-/** An attribute value made here (never input): unquoted unless it holds a character that ends one (`=` in a query). */
-const attribute = (value: string) => (/[\s"'=<>`]/.test(value) ? `"${value}"` : value);
+/**
+ * An attribute value: unquoted when it has nothing that ends or escapes one, else quoted with `&`
+ * and `"` escaped (all that ends a quoted value or starts a reference in it).
+ */
+export const attribute = (value: string): string => (/^[^\s"'=<>`&]+$/.test(value) ? value : `"${value.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}"`);
 
 const LINE_CLASS = { add: " class=a", del: " class=d", context: "" } as const;
 
@@ -54,7 +57,7 @@ export interface DiffBlock {
 /**
  * A file's hunks as HTML blocks, cut after each line `breakAfter` names (a thread or the comment
  * form goes there). Each line's number on its anchor side is a link out of the tab order (a
- * change has thousands): to `href(id)` (the comment form; `&` escaped) or else to the line itself.
+ * change has thousands): to `href(id)` (the comment form) or else to the line itself.
  */
 export function diffBlocks(
   hunks: Array<{ header: string; lines: DiffLine[] }>,

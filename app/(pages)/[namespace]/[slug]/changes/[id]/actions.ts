@@ -2,6 +2,7 @@
 
 import { backTo, field, optionalField } from "../../../../_lib/form";
 import { write } from "../../../../_lib/session";
+import { parseViewedValue } from "../../../../_lib/diff-html";
 
 // The change page's forms. Each calls the same procedure as its /api route and returns to the page.
 
@@ -67,7 +68,12 @@ export async function resolveConflict(form: FormData) {
   await write(backTo(form), (api) => api.conflicts.resolve({ id: field(form, "conflictId"), strategy: field(form, "strategy") }));
 }
 
-/** Marks a file of the change viewed (folded on the next load) or not, for the signed-in reader. */
+/**
+ * Marks a file of the change viewed (folded on the next load) or not, for the signed-in reader:
+ * the pressed button's `file` names the file, the mark and the file's place (the page returns there).
+ */
 export async function markViewed(form: FormData) {
-  await write(backTo(form), (api) => api.changes.setViewed({ id: field(form, "changeId"), path: field(form, "path"), viewed: field(form, "viewed") === "true" }));
+  const mark = parseViewedValue(field(form, "file"));
+  const back = backTo(form);
+  await write(mark ? `${back}#file-${mark.index}` : back, (api) => api.changes.setViewed({ id: field(form, "changeId"), path: mark?.path ?? "", viewed: mark?.viewed ?? true }));
 }

@@ -1,9 +1,8 @@
-import { Fragment } from "react";
 import { ChangeStory } from "./change-story";
-import { ViewedToggle } from "./viewed-toggle";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { DiffFile, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
+import { DiffFiles, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
+import { VIEWED_FORM } from "../../../../_lib/diff-html";
 import { Flash } from "../../../../_components/flash";
 import { Pager } from "../../../../_components/pager";
 import { ProjectHeader } from "../../../../_components/project-header";
@@ -277,23 +276,26 @@ export default async function ChangePage({ params, searchParams }: Props) {
             {diff.files.filter((file) => viewed.has(file.path)).length} of {diff.files.length} files on this page viewed.
           </p>
         )}
-        {diff.files.map((file, index) => (
-          <Fragment key={file.path}>
-            {signedIn && <ViewedToggle changeId={change.id} path={file.path} viewed={viewed.has(file.path)} back={`${pageUrl}#file-${(page - 1) * diff.pageSize + index}`} action={markViewed} />}
-            <DiffFile
-              file={file}
-              index={(page - 1) * diff.pageSize + index}
-              threads={onLines}
-              pageUrl={pageUrl}
-              open={open}
-              canComment={signedIn}
-              changeId={change.id}
-              tipSha={change.tipSha}
-              actions={actions}
-              viewed={viewed.has(file.path)}
-            />
-          </Fragment>
-        ))}
+        {signedIn && (
+          // The files' "Viewed" buttons submit this form (<button form>): one form, not one a file.
+          <form id={VIEWED_FORM} action={markViewed}>
+            <input type="hidden" name="changeId" value={change.id} />
+            <input type="hidden" name="back" value={pageUrl} />
+          </form>
+        )}
+        <DiffFiles
+          files={diff.files}
+          firstIndex={(page - 1) * diff.pageSize}
+          threads={onLines}
+          pageUrl={pageUrl}
+          open={open}
+          canComment={signedIn}
+          changeId={change.id}
+          tipSha={change.tipSha}
+          actions={actions}
+          viewed={viewed}
+          markable={signedIn}
+        />
         {signedIn && <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />}
         <Pager page={page} pages={pages} label="Diff pages, bottom" href={(n) => `${self}?page=${n}`} />
       </section>
