@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import crypto from "node:crypto";
-import type { DbOrTx } from "@/server/db";
+import type { DbOrTx, Tx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
+import { sendInTransaction } from "@/server/jobs";
+import { domainJobEvent, noteUndispatched } from "./publish";
 import { runEventHooks } from "./hooks";
 import { announceTransitions, wakeFollowers } from "./change-watch";
 
@@ -73,6 +75,11 @@ export function whenRequestEnds(task: () => void): void {
   else task();
 }
 
+// Prisma's interactive-transaction clients carry their scope under this symbol; the top-level
+// client does not. Should it ever be missing, events take the publisher's path: slower, not lost.
+const TRANSACTION_SCOPE = Symbol.for("prisma.client.transaction.scope_context");
+const inTransaction = (client: DbOrTx): client is Tx => (client as unknown as Record<symbol, unknown>)[TRANSACTION_SCOPE] !== undefined;
+
 export interface EventInput {
   projectId: string | null;
   kind: EventKind;
@@ -98,9 +105,14 @@ export async function recordEvents(client: DbOrTx, events: EventInput[]): Promis
     actor: event.actor,
     data: keyId ? { ...event.data, keyId } : (event.data ?? {}),
   }));
+  // In a transaction the job events commit with the rows (embedded mode): they are dispatched as
+  // they are written, with no publish after the commit. Otherwise the publisher sends and marks them.
+  const sent = inTransaction(client) && (await sendInTransaction(client, recorded.map(domainJobEvent)));
+  if (!sent) noteUndispatched();
+  const dispatchedAt = sent ? new Date() : null;
   // One multi-row INSERT: PostgreSQL takes the rows' sequence numbers in the order they are listed.
   const rows = await client.domainEvent.createManyAndReturn({
-    data: recorded.map((event) => ({ ...event, data: event.data as object })),
+    data: recorded.map((event) => ({ ...event, data: event.data as object, dispatchedAt })),
     select: { id: true, seq: true },
   });
   const seqOf = new Map(rows.map((row) => [row.id, row.seq]));

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { db, type DbOrTx } from "@/server/db";
+import { db, type DbOrTx, type Tx } from "@/server/db";
+import { inngestConfigured } from "./mode";
 
 const eventSchema = z.object({
   id: z.string().min(1).optional(),
@@ -32,4 +33,16 @@ export async function storeEvents(payloads: unknown[], client?: DbOrTx): Promise
   });
   if (events.length) await (client ?? (await db())).$executeRawUnsafe(INSERT_EVENTS, JSON.stringify(events));
   return events.map((event) => event.id);
+}
+
+/**
+ * Sends events as part of `tx`: embedded, they are stored with it, so they exist exactly when what
+ * they describe does (nothing to publish after the commit, nothing lost to a crash in between);
+ * wake the executors once it commits (`wakeExecutors`). Answers false, storing nothing, when
+ * Inngest is configured: then they are sent after the commit.
+ */
+export async function sendInTransaction(tx: Tx, events: EventPayload[]): Promise<boolean> {
+  if (inngestConfigured()) return false;
+  await storeEvents(events, tx);
+  return true;
 }
