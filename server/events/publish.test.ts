@@ -47,6 +47,24 @@ describe("outbox publishing", () => {
     expect(await sentEvents()).toHaveLength(before);
   });
 
+  it("events recorded in a transaction are stored for the executor with it: nothing is left to publish", async () => {
+    const prisma = await db();
+    const before = (await sentEvents()).length;
+    const rows = await prisma.$transaction(async (tx) => [await recordEvent(tx, { projectId: null, kind: "issue.opened", actor: "system", data: { tx: 1 } })]);
+    const sent = await sentEvents();
+    expect(sent.slice(before).map((event) => [event.id, event.data])).toEqual([[`domain-${rows[0].id}`, { eventId: rows[0].id, projectId: null, kind: "issue.opened" }]]);
+    expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
+    expect(await publishPendingEvents()).toBe(0);
+
+    await expect(
+      prisma.$transaction(async (tx) => {
+        await recordEvent(tx, { projectId: null, kind: "issue.opened", actor: "system", data: { tx: 2 } });
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await sentEvents()).toHaveLength(before + 1);
+  });
+
   it("the five-minute sweep publishes stragglers", async () => {
     const prisma = await db();
     // The next tick five minutes from the test clock's now, so a real-time tick boundary the run

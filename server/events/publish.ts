@@ -1,4 +1,4 @@
-import { inngest } from "@/server/jobs";
+import { inngest, wakeExecutors } from "@/server/jobs";
 import { database, type Database } from "@/server/db";
 
 /** The Inngest event every outbox row becomes; webhooks and other consumers subscribe to it. */
@@ -13,9 +13,11 @@ interface OutboxRow {
   kind: string;
 }
 
-// The event id is derived from the row, so a re-send after a crash (sent, not yet marked) is
-// deduplicated by Inngest and by the embedded event store alike.
-const toEvent = (row: OutboxRow) => ({ id: `domain-${row.id}`, name: DOMAIN_EVENT, data: { eventId: row.id, projectId: row.projectId, kind: row.kind } });
+/**
+ * The job event of an outbox row. Its id is derived from the row, so a re-send after a crash (sent,
+ * not yet marked) is deduplicated by Inngest and by the embedded event store alike.
+ */
+export const domainJobEvent = (row: Pick<OutboxRow, "id" | "projectId" | "kind">) => ({ id: `domain-${row.id}`, name: DOMAIN_EVENT, data: { eventId: row.id, projectId: row.projectId, kind: row.kind } });
 
 const SELECT_PENDING = `SELECT seq, id, "projectId", kind FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH}`;
 
@@ -32,7 +34,7 @@ async function publishBatch(db: Database): Promise<number> {
       async (tx) => {
         const rows = await tx.$queryRawUnsafe<OutboxRow[]>(`${SELECT_PENDING} FOR UPDATE SKIP LOCKED`);
         if (rows.length) {
-          await inngest.send(rows.map(toEvent));
+          await inngest.send(rows.map(domainJobEvent));
           await tx.domainEvent.updateMany(mark(rows));
         }
         return rows.length;
@@ -42,13 +44,26 @@ async function publishBatch(db: Database): Promise<number> {
   }
   const rows = await db.prisma.$queryRawUnsafe<OutboxRow[]>(SELECT_PENDING);
   if (rows.length) {
-    await inngest.send(rows.map(toEvent));
+    await inngest.send(rows.map(domainJobEvent));
     await db.prisma.domainEvent.updateMany(mark(rows));
   }
   return rows.length;
 }
 
-const holder = globalThis as unknown as { __svcOutbox?: { running: Promise<number> | null; queued: Promise<number> | null } };
+interface OutboxState {
+  running: Promise<number> | null;
+  queued: Promise<number> | null;
+  /** Rows this process recorded undispatched (outside a transaction, or for an Inngest server), or left from before it started. */
+  undispatched: boolean;
+}
+
+const holder = globalThis as unknown as { __svcOutbox?: OutboxState };
+const outbox = () => (holder.__svcOutbox ??= { running: null, queued: null, undispatched: true });
+
+/** Recording left rows for the publisher: the next `publishAfterCommit` sends them. */
+export function noteUndispatched(): void {
+  outbox().undispatched = true;
+}
 
 /**
  * Sends one `svc/domain.event` {eventId, projectId, kind} per undispatched DomainEvent, in order,
@@ -56,7 +71,7 @@ const holder = globalThis as unknown as { __svcOutbox?: { running: Promise<numbe
  * made while one is waiting share it.
  */
 export function publishPendingEvents(): Promise<number> {
-  const state = (holder.__svcOutbox ??= { running: null, queued: null });
+  const state = outbox();
   if (state.queued) return state.queued;
   const queued: Promise<number> = (state.running ?? Promise.resolve(0))
     .catch(() => 0)
@@ -77,13 +92,20 @@ export function publishPendingEvents(): Promise<number> {
 
 /**
  * Call right after a transaction that recorded events commits: dispatches them now instead of at
- * the next sweep. Never throws (the sweep retries what fails); await it so the work is done when
- * the request ends.
+ * the next sweep. Events recorded in a transaction in embedded mode were stored for the executor
+ * with it, so this only wakes the executor; rows left undispatched are sent and marked. Never
+ * throws (the sweep retries what fails); await it so the work is done when the request ends.
  */
 export async function publishAfterCommit(): Promise<void> {
+  const state = outbox();
   try {
-    await publishPendingEvents();
+    if (state.undispatched) {
+      state.undispatched = false;
+      await publishPendingEvents();
+    }
   } catch (error) {
+    state.undispatched = true;
     console.error("[events] publishing the outbox failed; the sweep will retry", error);
   }
+  wakeExecutors();
 }

@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import crypto from "node:crypto";
-import { insertRowsSql, type DbOrTx } from "@/server/db";
+import { db, insertRowsSql, type DbOrTx, type Tx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
+import { sendInTransaction } from "@/server/jobs";
+import { domainJobEvent, noteUndispatched } from "./publish";
 import { runEventHooks } from "./hooks";
 import { announceTransitions, wakeFollowers } from "./change-watch";
 
@@ -73,6 +75,9 @@ export function whenRequestEnds(task: () => void): void {
   else task();
 }
 
+/** A transaction's client: anything but the one top-level client. */
+const transactionOf = async (client: DbOrTx): Promise<Tx | null> => (client === (await db()) ? null : (client as Tx));
+
 export interface EventInput {
   projectId: string | null;
   kind: EventKind;
@@ -83,7 +88,7 @@ export interface EventInput {
 // Sequence numbers are taken in the order listed (see insertRowsSql).
 const INSERT_EVENTS = insertRowsSql(
   "DomainEvent",
-  { id: "uuid", projectId: "uuid", kind: "text", actor: "text", data: "jsonb", occurredAt: "timestamp(3)" },
+  { id: "uuid", projectId: "uuid", kind: "text", actor: "text", data: "jsonb", occurredAt: "timestamp(3)", dispatchedAt: "timestamp(3)" },
   "RETURNING id::text AS id, seq",
 );
 
@@ -105,8 +110,14 @@ export async function recordEvents(client: DbOrTx, events: EventInput[]): Promis
     actor: event.actor,
     data: keyId ? { ...event.data, keyId } : (event.data ?? {}),
   }));
+  // In a transaction the job events commit with the rows (embedded mode): they are dispatched as
+  // they are written, with no publish after the commit. Otherwise the publisher sends and marks them.
+  const tx = await transactionOf(client);
+  const sent = tx !== null && (await sendInTransaction(tx, recorded.map(domainJobEvent)));
+  if (!sent) noteUndispatched();
   const occurredAt = new Date();
-  const rows = await client.$queryRawUnsafe<Array<{ id: string; seq: bigint }>>(INSERT_EVENTS, JSON.stringify(recorded.map((event) => ({ ...event, occurredAt }))));
+  const dispatchedAt = sent ? occurredAt : null;
+  const rows = await client.$queryRawUnsafe<Array<{ id: string; seq: bigint }>>(INSERT_EVENTS, JSON.stringify(recorded.map((event) => ({ ...event, occurredAt, dispatchedAt }))));
   const seqOf = new Map(rows.map((row) => [row.id, row.seq]));
   await runEventHooks(client, recorded);
   const moved = await announceTransitions(client, recorded);

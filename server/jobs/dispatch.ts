@@ -59,13 +59,28 @@ interface WaitingRun {
   pending: PendingEntry[];
 }
 
-/** The active runs waiting for any of `names`, locked: one query for a whole batch of events. */
-function waitingRuns(tx: Tx, names: string[]): Promise<WaitingRun[]> {
-  return tx.$queryRawUnsafe<WaitingRun[]>(
-    `SELECT id, status, event, pending FROM "JobRun" WHERE "waitEvents" && $1::text[] AND status IN (${ACTIVE_LIST}) ORDER BY id FOR UPDATE`,
-    [...new Set(names)],
-  );
+interface TakenEvent {
+  seq: string;
+  id: string;
+  name: string;
+  data: Record<string, unknown> | null;
+  ts: string;
 }
+
+// One statement takes and marks up to `batch` events in order (the transaction keeps the mark only
+// with the runs they start) and locks the active runs waiting for any of their names.
+const takeEvents = (jobs: JobsDb, batch: number) => `
+WITH taken AS (
+  UPDATE "JobEvent" SET "processedAt" = $1::timestamp(3) WHERE seq IN (
+    SELECT seq FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)} ${skipLocked(jobs)}
+  ) RETURNING seq, id, name, data, ts
+), waiting AS (
+  SELECT id, status, event, pending FROM "JobRun"
+  WHERE EXISTS (SELECT 1 FROM taken) AND "waitEvents" && ARRAY(SELECT DISTINCT name FROM taken) AND status IN (${ACTIVE_LIST})
+  ORDER BY id FOR UPDATE
+)
+SELECT COALESCE((SELECT json_agg(json_build_object('seq', seq::text, 'id', id, 'name', name, 'data', data, 'ts', ts::text) ORDER BY seq) FROM taken), '[]'::json) AS events,
+       COALESCE((SELECT json_agg(w ORDER BY w.id) FROM waiting w), '[]'::json) AS waiting`;
 
 /** Resolves the waits `event` satisfies; answers how many parked runs it made due. */
 async function resolveWaits(tx: Tx, runs: WaitingRun[], event: RunEvent, seq: bigint, now: Date): Promise<number> {
@@ -149,17 +164,11 @@ export interface Dispatched {
  */
 export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number, claim?: ClaimOnCreate): Promise<Dispatched> {
   return transaction(jobs, async (tx) => {
-    // Taken and marked in one statement; the transaction keeps the mark only with the runs below.
-    const taken = await tx.$queryRawUnsafe<Array<{ seq: bigint; id: string; name: string; data: Record<string, unknown>; ts: bigint }>>(
-      `UPDATE "JobEvent" SET "processedAt" = $1::timestamp(3) WHERE seq IN (
-         SELECT seq FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)} ${skipLocked(jobs)}
-       ) RETURNING seq, id, name, data, ts`,
-      now.toISOString(),
-    );
-    const rows = taken.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+    const [taken] = await tx.$queryRawUnsafe<Array<{ events: TakenEvent[]; waiting: WaitingRun[] }>>(takeEvents(jobs, batch), now.toISOString());
+    const rows = taken?.events ?? [];
+    const waiting = taken?.waiting ?? [];
     const claimed: Dispatched["claimed"] = [];
     let queued = 0;
-    const waiting = rows.length ? await waitingRuns(tx, rows.map((row) => row.name)) : [];
     let runs: NewRun[] = [];
     const insertPending = async () => {
       await insertRuns(tx, runs);

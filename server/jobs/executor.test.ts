@@ -108,6 +108,15 @@ describe("embedded executor", () => {
     expect(stored).toMatchObject({ name: "test/nothing-listens", data: { n: 1 } });
   });
 
+  it("stores a batch in the order sent and an already stored id once", async () => {
+    const names = ["c", "a", "b"].map((suffix) => `test/ordered-${suffix}`);
+    await inngest.send(names.map((name) => ({ id: `ordered-${name}`, name, data: { name } })));
+    await inngest.send({ id: "ordered-test/ordered-a", name: "test/ordered-again", data: {} });
+    const stored = await prisma().jobEvent.findMany({ where: { id: { startsWith: "ordered-" } }, orderBy: { seq: "asc" } });
+    expect(stored.map((event) => event.name)).toEqual(names);
+    expect(stored.map((event) => event.data)).toEqual(names.map((name) => ({ name })));
+  });
+
   it("retries a step that fails twice, then memoizes its result", async () => {
     await inngest.send({ name: "test/flaky", data: {} });
     await drainJobs({ fastForward: true });

@@ -8,7 +8,7 @@ import { dueWork } from "./due";
 import { backoffMs, parseDuration, retryAfterMs, sleepUntil } from "./durations";
 import { compileExpression } from "./expressions";
 import { embeddedSigningKey, localExecutors, type LocalExecutor } from "./mode";
-import { GroupCommit } from "./group-commit";
+import { GroupCommit, type Claimer } from "./group-commit";
 import { inProcessInvoker } from "./in-process";
 import { errorText, readOutcome, runRequest, syncRequest, type Op, type Outcome, type RunCall } from "./protocol";
 import { readSyncAnswer, type FunctionSpec } from "./registry";
@@ -25,9 +25,9 @@ import {
   resolveDuePending,
   scheduleRetry,
   type Lease,
-  type RunState,
   type StepResult,
 } from "./runs";
+import type { RunState } from "./claim";
 import type { JobsDb, PendingEntry } from "./store";
 
 export type ServeHandler = (request: Request) => Promise<Response>;
@@ -123,6 +123,8 @@ export class EmbeddedExecutor implements LocalExecutor {
   /** The earliest cron tick the last look saw, and the earliest later time anything becomes due. */
   private cronAt: number | null = null;
   private nextDueAt: number | null = null;
+  /** Slots of claims in flight (folded into a group commit, or the loop's own). */
+  private claiming = 0;
   /** Real time (not the clock) of the last completed loop pass; health reports a stalled loop. */
   lastTickAt: number | null = null;
   lastTickError: string | null = null;
@@ -143,6 +145,45 @@ export class EmbeddedExecutor implements LocalExecutor {
     return this.options.leaseMs ?? 60_000;
   }
 
+  private get concurrency(): number {
+    return this.options.concurrency ?? DEFAULT_CONCURRENCY;
+  }
+
+  /** Slots free for more runs: what runs in flight and claims under way leave. */
+  private get free(): number {
+    return this.concurrency - this.active.size - this.claiming;
+  }
+
+  /**
+   * The claim folded into a group commit: while a backlog may exist, the statement that completes
+   * runs also leases as many due runs of functions without a concurrency limit as it frees slots.
+   */
+  private readonly claimer: Claimer = {
+    request: (completes) => {
+      const functionIds = [...this.specs.values()].filter((spec) => !spec.concurrency).map((spec) => spec.id);
+      // The completing runs are still in `active` until their write resolves.
+      const limit = this.free + completes;
+      if (!this.backlog || this.stopping || this.dead || !functionIds.length || limit <= 0) return null;
+      this.claiming += limit;
+      return { limit, functionIds, leaseMs: this.leaseMs };
+    },
+    claimed: (runs, request) => {
+      this.claiming -= request.limit;
+      // A failed batch claimed nothing: the loop claims instead.
+      if (runs === null) this.backlog = true;
+      // Limited functions are claimed only by the loop's claim.
+      else this.afterClaim(runs, request.limit, [...this.specs.values()].some((spec) => spec.concurrency));
+    },
+  };
+
+  /** Drives what a claim of `limit` leased; a short claim means nothing more is due now. */
+  private afterClaim(runs: RunState[], limit: number, more = false): void {
+    this.backlog = runs.length === limit || more;
+    // What the claim left behind (a key at its limit, rows another instance holds) is due soon.
+    if (runs.length < limit) this.nextDueAt = Math.min(this.nextDueAt ?? Infinity, this.clock.now() + RECHECK_MS);
+    for (const run of runs) this.startDriving(run);
+  }
+
   private now(): Date {
     return new Date(this.clock.now());
   }
@@ -160,7 +201,7 @@ export class EmbeddedExecutor implements LocalExecutor {
     if (!this.jobs) {
       const db = await database();
       this.jobs = this.options.jobs ?? { prisma: db.prisma, kind: db.kind };
-      this.commit = new GroupCommit(this.jobs, this.owner, () => this.now());
+      this.commit = new GroupCommit(this.jobs, this.owner, () => this.now(), this.claimer);
     }
     const response = await this.handler.PUT(syncRequest(this.serveUrl, this.signingKey));
     const body = await response.json().catch(() => null);
@@ -234,7 +275,6 @@ export class EmbeddedExecutor implements LocalExecutor {
   private async pass(): Promise<boolean> {
     if (this.stopping || this.dead) return false;
     const specs = [...this.specs.values()];
-    const concurrency = this.options.concurrency ?? DEFAULT_CONCURRENCY;
     let busy = false;
     if (this.probe) {
       this.probe = false;
@@ -247,8 +287,15 @@ export class EmbeddedExecutor implements LocalExecutor {
     }
     while (this.eventsMaybe && !this.stopping) {
       this.eventsMaybe = false;
-      const claim = { owner: this.owner, leaseMs: this.leaseMs, capacity: concurrency - this.active.size };
-      const result = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH, claim);
+      const capacity = Math.max(0, this.free);
+      const claim = { owner: this.owner, leaseMs: this.leaseMs, capacity };
+      this.claiming += capacity;
+      let result: Awaited<ReturnType<typeof dispatchEvents>>;
+      try {
+        result = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH, claim);
+      } finally {
+        this.claiming -= capacity;
+      }
       if (result.events === DISPATCH_BATCH) this.eventsMaybe = true;
       if (result.queued) this.backlog = true;
       if (result.events) busy = true;
@@ -262,13 +309,16 @@ export class EmbeddedExecutor implements LocalExecutor {
       // The schedules moved on (here or in another instance): the next pass reads their next tick.
       busy = this.probe = true;
     }
-    const free = concurrency - this.active.size;
+    const free = this.free;
     if (!this.backlog || free <= 0) return busy;
-    const claimed = await claimRuns(this.jobs, { owner: this.owner, specs: this.specs, now: this.now(), leaseMs: this.leaseMs, limit: free });
-    // Fewer than asked for: nothing else is due now, but what the claim left behind is soon.
-    this.backlog = claimed.length === free;
-    if (!this.backlog) this.nextDueAt = Math.min(this.nextDueAt ?? Infinity, this.clock.now() + RECHECK_MS);
-    for (const run of claimed) this.startDriving(run);
+    this.claiming += free;
+    let claimed: RunState[];
+    try {
+      claimed = await claimRuns(this.jobs, { owner: this.owner, specs: this.specs, now: this.now(), leaseMs: this.leaseMs, limit: free });
+    } finally {
+      this.claiming -= free;
+    }
+    this.afterClaim(claimed, free);
     return busy || claimed.length > 0;
   }
 

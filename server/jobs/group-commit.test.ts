@@ -13,10 +13,14 @@ afterAll(async () => {
 
 const jobs = () => ({ prisma: env.database.prisma, kind: env.database.kind });
 
-async function heldRun(id: string, owner: string) {
+async function heldRun(id: string, owner: string, leaseExpiresAt = new Date(Date.now() + 60_000)) {
   await env.database.prisma.jobRun.create({
-    data: { id, functionId: "svc-forge-t-batch", status: "running", event: {}, maxAttempts: 1, availableAt: new Date(), leaseOwner: owner, leaseExpiresAt: new Date(Date.now() + 60_000) },
+    data: { id, functionId: "svc-forge-t-batch", status: "running", event: {}, maxAttempts: 1, availableAt: new Date(), leaseOwner: owner, leaseExpiresAt },
   });
+}
+
+async function queuedRun(id: string, functionId: string, availableAt: Date) {
+  await env.database.prisma.jobRun.create({ data: { id, functionId, status: "queued", event: { id }, maxAttempts: 1, availableAt } });
 }
 
 describe("group commit of the executor's writes", () => {
@@ -40,6 +44,35 @@ describe("group commit of the executor's writes", () => {
       ["batch-done", "completed", null, { ok: true }],
       ["batch-held", "running", "owner-a", null],
       ["batch-lost", "running", "owner-b", null],
+    ]);
+  });
+
+  it("leases due runs in the statement that completes others, oldest first, never one it writes", async () => {
+    const minute = 60_000;
+    // Its own lease expired (so it is due), but it is in the batch: it is completed, not claimed.
+    await heldRun("claim-completing", "owner-c", new Date(Date.now() - minute));
+    await env.database.prisma.jobRun.update({ where: { id: "claim-completing" }, data: { availableAt: new Date(Date.now() - 10 * minute) } });
+    await queuedRun("claim-newer", "svc-forge-t-claim", new Date(Date.now() - minute));
+    await queuedRun("claim-oldest", "svc-forge-t-claim", new Date(Date.now() - 3 * minute));
+    await queuedRun("claim-older", "svc-forge-t-claim", new Date(Date.now() - 2 * minute));
+    await queuedRun("claim-later", "svc-forge-t-claim", new Date(Date.now() + minute));
+    await queuedRun("claim-other", "svc-forge-t-other", new Date(Date.now() - 4 * minute));
+    const claims: Array<string[] | null> = [];
+    const claimer = {
+      request: (completes: number) => ({ limit: completes + 1, functionIds: ["svc-forge-t-batch", "svc-forge-t-claim"], leaseMs: minute }),
+      claimed: (runs: Array<{ id: string; event: unknown; steps: unknown[] }> | null) => claims.push(runs && runs.map((run) => run.id)),
+    };
+    const commit = new GroupCommit(jobs(), "owner-c", () => new Date(), claimer);
+    expect(await commit.write({ runId: "claim-completing", kind: "complete", output: null })).toBe(true);
+    expect(claims).toEqual([["claim-oldest", "claim-older"]]);
+    const runs = await env.database.prisma.jobRun.findMany({ where: { id: { startsWith: "claim-" } }, orderBy: { id: "asc" } });
+    expect(runs.map((run) => [run.id, run.status, run.leaseOwner])).toEqual([
+      ["claim-completing", "completed", null],
+      ["claim-later", "queued", null],
+      ["claim-newer", "queued", null],
+      ["claim-older", "running", "owner-c"],
+      ["claim-oldest", "running", "owner-c"],
+      ["claim-other", "queued", null],
     ]);
   });
 

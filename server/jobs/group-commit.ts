@@ -1,3 +1,4 @@
+import { CLAIMED_RUNS, claimCtes, claimedRuns, type RunState } from "./claim";
 import type { JobsDb } from "./store";
 
 /** A finished step as memoized: data, or the error of a step that exhausted its attempts. */
@@ -15,6 +16,22 @@ export type RunWrite =
   | { runId: string; kind: "steps"; steps: StepRow[]; leaseExpiresAt: Date }
   | { runId: string; kind: "complete"; output: unknown };
 
+/** Runs to lease in the statement that completes others: the slots the completed runs free. */
+export interface ClaimRequest {
+  limit: number;
+  /** Functions without a concurrency limit (the others are admitted under their key's lock). */
+  functionIds: string[];
+  leaseMs: number;
+}
+
+/** The executor's side of the claim folded into a batch. */
+export interface Claimer {
+  /** Asked before writing a batch that completes `completes` runs; null claims nothing. */
+  request(completes: number): ClaimRequest | null;
+  /** The runs leased with the batch, in claim order; null when the batch failed and claimed nothing. */
+  claimed(runs: RunState[] | null, request: ClaimRequest): void;
+}
+
 interface Waiting {
   write: RunWrite;
   resolve(held: boolean): void;
@@ -25,8 +42,10 @@ const ts = (date: Date) => date.toISOString();
 
 // One statement for a whole batch: the runs still held by `owner` are updated (their lease checked
 // row by row), the steps of those runs inserted (the first result of a step wins), and the held ids
-// answered. A run whose lease is lost changes nothing, as in the single-run writes.
-const FLUSH = `
+// answered. A run whose lease is lost changes nothing, as in the single-run writes. The same
+// statement leases up to $7 due runs (0: none) for the slots the completed runs free, so a busy
+// executor needs no claim statement of its own; the runs it writes are never among them.
+const flushSql = (jobs: JobsDb) => `
 WITH w AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS w(id text, kind text, "leaseExpiresAt" text, output jsonb)
 ), held AS (
@@ -53,8 +72,8 @@ WITH w AS (
   JOIN held ON held.id = s."runId"
   ORDER BY s.ord
   ON CONFLICT DO NOTHING
-)
-SELECT id FROM held`;
+), ${claimCtes(jobs, { now: 3, owner: 2, leaseExpiresAt: 5, functionIds: 6, limit: 7 }, "w")}
+SELECT COALESCE((SELECT json_agg(id) FROM held), '[]'::json) AS held, ${CLAIMED_RUNS} AS claimed`;
 
 /**
  * Group commit of the executor's most frequent writes: the runs it drives memoize steps and
@@ -67,12 +86,16 @@ SELECT id FROM held`;
 export class GroupCommit {
   private queue: Waiting[] = [];
   private flushing: Promise<void> | null = null;
+  private readonly sql: string;
 
   constructor(
     private readonly jobs: JobsDb,
     private readonly owner: string,
     private readonly now: () => Date,
-  ) {}
+    private readonly claimer?: Claimer,
+  ) {
+    this.sql = flushSql(jobs);
+  }
 
   /** Answers whether the run was still held (false: nothing was written). */
   write(write: RunWrite): Promise<boolean> {
@@ -94,34 +117,45 @@ export class GroupCommit {
   }
 
   private async flush(batch: Waiting[]): Promise<void> {
+    const completes = batch.filter((waiting) => waiting.write.kind === "complete").length;
+    const claim = completes ? (this.claimer?.request(completes) ?? null) : null;
     try {
-      const held = await this.writeBatch(batch.map((waiting) => waiting.write));
+      const { held, claimed } = await this.writeBatch(
+        batch.map((waiting) => waiting.write),
+        claim,
+      );
+      if (claim) this.claimer!.claimed(claimed, claim);
       for (const waiting of batch) waiting.resolve(held.has(waiting.write.runId));
     } catch (error) {
+      if (claim) this.claimer!.claimed(null, claim);
       if (batch.length === 1) return batch[0].reject(error);
       for (const waiting of batch) {
-        await this.writeBatch([waiting.write]).then(
-          (held) => waiting.resolve(held.has(waiting.write.runId)),
+        await this.writeBatch([waiting.write], null).then(
+          ({ held }) => waiting.resolve(held.has(waiting.write.runId)),
           (single) => waiting.reject(single),
         );
       }
     }
   }
 
-  private async writeBatch(writes: RunWrite[]): Promise<Set<string>> {
+  private async writeBatch(writes: RunWrite[], claim: ClaimRequest | null): Promise<{ held: Set<string>; claimed: RunState[] }> {
     const runs = writes.map((write) =>
       write.kind === "steps"
         ? { id: write.runId, kind: write.kind, leaseExpiresAt: ts(write.leaseExpiresAt) }
         : { id: write.runId, kind: write.kind, output: write.output ?? null },
     );
     const steps = writes.flatMap((write) => (write.kind === "steps" ? write.steps.map((step) => ({ runId: write.runId, ...step })) : []));
-    const rows = await this.jobs.prisma.$queryRawUnsafe<Array<{ id: string }>>(
-      FLUSH,
+    const now = this.now();
+    const [row] = await this.jobs.prisma.$queryRawUnsafe<Array<{ held: string[]; claimed: unknown }>>(
+      this.sql,
       JSON.stringify(runs),
       this.owner,
-      ts(this.now()),
+      ts(now),
       JSON.stringify(steps.map((step, ord) => ({ ...step, data: step.data ?? null, error: step.error ?? null, ord }))),
+      ts(new Date(now.getTime() + (claim?.leaseMs ?? 0))),
+      claim?.functionIds ?? [],
+      claim?.limit ?? 0,
     );
-    return new Set(rows.map((row) => row.id));
+    return { held: new Set(row?.held ?? []), claimed: claimedRuns(row?.claimed) };
   }
 }

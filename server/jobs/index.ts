@@ -2,7 +2,8 @@
 export { inngest } from "./client";
 export { startEmbeddedExecutor } from "./embedded";
 export { queueHealth } from "./health";
-export { inngestConfigured } from "./mode";
+export { inngestConfigured, wakeLocalExecutors as wakeExecutors } from "./mode";
+export { sendInTransaction } from "./event-store";
 export { serveFunctions } from "./serve";
 export { jobMetrics } from "./metrics";
 export { hasLiveRun } from "./live";

@@ -2,6 +2,7 @@ import type { Tx } from "@/server/db";
 import type { Prisma } from "@/server/generated/prisma/client";
 import type { GroupCommit } from "./group-commit";
 import type { FunctionSpec } from "./registry";
+import { CLAIMED_RUNS, claimCtes, claimedRuns, due, type RunState } from "./claim";
 import { asJson, insertSteps, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
 
 /** How long a claimed run stays blocked when its concurrency key is at its limit. */
@@ -25,9 +26,6 @@ async function lockKeys(tx: Tx, jobs: JobsDb, keys: string[]): Promise<void> {
   }
 }
 
-const DUE = `((status IN ('queued', 'sleeping', 'waiting') AND "availableAt" <= $1::timestamp(3))
-           OR (status = 'running' AND "leaseExpiresAt" < $1::timestamp(3)))`;
-
 /**
  * Leases up to `limit` due runs of the given functions to `owner`: new and retried runs, ended
  * sleeps and waits, and runs whose previous owner's lease expired (crash recovery). Runs of
@@ -46,50 +44,17 @@ export async function claimRuns(jobs: JobsDb, options: ClaimOptions): Promise<Ru
   return [...claimed, ...loaded.filter((run): run is RunState => run !== null)];
 }
 
-interface ClaimedRow {
-  id: string;
-  functionId: string;
-  event: unknown;
-  attempt: number;
-  maxAttempts: number;
-  stepAttempts: Record<string, number> | null;
-  retryStepId: string | null;
-  pending: PendingEntry[] | null;
-  steps: RunState["steps"];
-}
-
 async function claimFree(jobs: JobsDb, functionIds: string[], options: ClaimOptions): Promise<RunState[]> {
   const { now } = options;
-  const rows = await jobs.prisma.$queryRawUnsafe<ClaimedRow[]>(
-    `WITH picked AS (
-       SELECT id FROM "JobRun" WHERE "functionId" = ANY($4::text[]) AND ${DUE}
-       ORDER BY "availableAt", "createdAt" LIMIT ${Number(options.limit)} ${skipLocked(jobs)}
-     ), claimed AS (
-       UPDATE "JobRun" AS r SET status = 'running', "leaseOwner" = $2, "leaseExpiresAt" = $3::timestamp(3),
-         "startedAt" = COALESCE(r."startedAt", $1::timestamp(3)), "updatedAt" = $1::timestamp(3)
-       FROM picked WHERE r.id = picked.id
-       RETURNING r.id, r."functionId", r.event, r.attempt, r."maxAttempts", r."stepAttempts", r."retryStepId", r.pending, r."availableAt", r."createdAt"
-     )
-     SELECT c.id, c."functionId", c.event, c.attempt, c."maxAttempts", c."stepAttempts", c."retryStepId", c.pending,
-       COALESCE((SELECT json_agg(json_build_object('stepId', s."stepId", 'type', s.type, 'data', s.data, 'error', s.error) ORDER BY s.seq)
-                 FROM "JobStep" s WHERE s."runId" = c.id), '[]'::json) AS steps
-     FROM claimed c ORDER BY c."availableAt", c."createdAt"`,
+  const [row] = await jobs.prisma.$queryRawUnsafe<Array<{ claimed: unknown }>>(
+    `WITH ${claimCtes(jobs, { now: 1, owner: 2, leaseExpiresAt: 3, functionIds: 4, limit: 5 })} SELECT ${CLAIMED_RUNS} AS claimed`,
     sqlTime(now),
     options.owner,
     sqlTime(new Date(now.getTime() + options.leaseMs)),
     functionIds,
+    options.limit,
   );
-  return rows.map((row) => ({
-    id: row.id,
-    functionId: row.functionId,
-    event: row.event,
-    attempt: row.attempt,
-    maxAttempts: row.maxAttempts,
-    stepAttempts: row.stepAttempts ?? {},
-    retryStepId: row.retryStepId,
-    pending: row.pending ?? [],
-    steps: row.steps,
-  }));
+  return claimedRuns(row?.claimed);
 }
 
 /** Claims runs of concurrency-limited functions, admitting each only while its key is under its limit. */
@@ -100,7 +65,7 @@ async function claimLimited(jobs: JobsDb, options: ClaimOptions): Promise<string
     const placeholders = functionIds.map((_, i) => `$${i + 2}`).join(",");
     const candidates = await tx.$queryRawUnsafe<Array<{ id: string; functionId: string; concurrencyKey: string | null }>>(
       `SELECT id, "functionId", "concurrencyKey" FROM "JobRun"
-       WHERE "functionId" IN (${placeholders}) AND ${DUE}
+       WHERE "functionId" IN (${placeholders}) AND ${due(1)}
        ORDER BY "availableAt", "createdAt" LIMIT ${Number(options.limit)} ${skipLocked(jobs)}`,
       sqlTime(now),
       ...functionIds,
@@ -142,19 +107,6 @@ async function claimLimited(jobs: JobsDb, options: ClaimOptions): Promise<string
     }
     return admitted;
   });
-}
-
-/** A run as one call of the handler needs it. */
-export interface RunState {
-  id: string;
-  functionId: string;
-  event: unknown;
-  attempt: number;
-  maxAttempts: number;
-  stepAttempts: Record<string, number>;
-  retryStepId: string | null;
-  pending: PendingEntry[];
-  steps: Array<{ stepId: string; type: "data" | "error"; data: unknown; error: unknown }>;
 }
 
 /** Loads a run this owner holds, with its steps in completion order; null once the lease is gone. */
