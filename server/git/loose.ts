@@ -16,14 +16,18 @@ function writeLoose(gitdir: string, type: "blob" | "tree" | "commit", content: U
   const dir = path.join(gitdir, "objects", oid.slice(0, 2));
   const file = path.join(dir, oid.slice(2));
   if (fs.existsSync(file)) return oid;
-  try {
-    fs.mkdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
   // Temp file and rename: a concurrent reader never sees half an object.
   const temp = path.join(dir, `.tmp-${randomBytes(6).toString("hex")}`);
-  fs.writeFileSync(temp, zlib.deflateSync(Buffer.concat([header, content]), { level: 1 }), { mode: 0o444 });
+  const deflated = zlib.deflateSync(Buffer.concat([header, content]), { level: 1 });
+  try {
+    fs.writeFileSync(temp, deflated, { mode: 0o444 });
+  } catch (error) {
+    // The fan-out directory is created on first need only: a mkdir before every write failed with
+    // EEXIST nearly always, a syscall and an exception per object.
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(temp, deflated, { mode: 0o444 });
+  }
   fs.renameSync(temp, file);
   return oid;
 }
