@@ -94,6 +94,17 @@ function compileWasmWithBaselineOnly(): void {
   v8.setFlagsFromString("--liftoff-only");
 }
 
+/**
+ * Columns hold UTC (`timestamp(3)`, as Prisma writes them), but a `now()` or a column default stored
+ * in one is the time in the session's zone, which is the server's `TimeZone` unless told: on a
+ * server not set to UTC, every time written by SQL (merges, events, queue entries, deployments) was
+ * off by its offset. A SET rather than a startup `options` parameter, which PgBouncer refuses; it
+ * is queued on the connection before any query the pool hands it out for.
+ */
+function inUtc(client: { query(sql: string): Promise<unknown> }): void {
+  client.query("SET TIME ZONE 'UTC'").catch((error: Error) => console.error("[db] could not set the session to UTC:", error.message));
+}
+
 async function openPostgres(url: string): Promise<Database> {
   compileWasmWithBaselineOnly();
   const pg = (await import("pg")).default;
@@ -103,6 +114,7 @@ async function openPostgres(url: string): Promise<Database> {
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
   pool.on("error", (error) => console.error("[db] idle PostgreSQL connection failed:", error.message));
+  pool.on("connect", inUtc);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: TRANSACTION_OPTIONS });
   const raw: RawSql = {
     exec: async (sql) => void (await pool.query(sql)),
