@@ -7,7 +7,7 @@ import { call } from "@/tests/support/http";
 import { connectMcp } from "@/tests/support/mcp";
 import { createTestSession } from "@/tests/support/sessions";
 import { createTestUser } from "@/tests/support/users";
-import { createAgentFor, projectWith, type TestProject } from "@/server/changes/test-fixtures";
+import { changeWith, createAgentFor, merge, projectWith, type TestProject } from "@/server/changes/test-fixtures";
 import { TOOLS } from "./index";
 
 useTestEnvironment();
@@ -217,6 +217,14 @@ describe("refusals", () => {
     expect(textOf(unknown)).toMatch(/^404/);
     expect(unknown.structuredContent).toMatchObject({ status: 404, error: expect.any(String) });
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it("a refusal's structuredContent.status is the HTTP status, whatever fields the refusal has", async () => {
+    const { change } = await changeWith(alice.token, project, { "queued-late.txt": "q\n" });
+    expect((await merge(alice.token, change.id)).status).toBe(200);
+    const refused = await tool(client, "queue_change", { change: change.id });
+    expect(textOf(refused)).toMatch(/^CHANGE_NOT_MERGEABLE \(409\): /);
+    expect(refused.structuredContent).toEqual({ status: 409, code: "CHANGE_NOT_MERGEABLE", error: expect.any(String), changeStatus: "merged" });
   });
 
   it("an agent may contribute and comment but never reviews or merges", async () => {

@@ -57,11 +57,15 @@ function toolLists() {
   return holder.__svcMcpToolLists;
 }
 
-/** A refusal or failure as a tool error whose text starts with the spec's code (or the status). */
+/**
+ * A refusal or failure as a tool error whose text starts with the spec's code (or the status), and
+ * whose `structuredContent` is the REST body with the HTTP `status` (which no field of a refusal's
+ * own may replace).
+ */
 function toolError(error: unknown): CallToolResult {
   const answered = toHttpError(error);
   const head = answered.code ? `${answered.code} (${answered.status})` : String(answered.status);
-  return { isError: true, content: [{ type: "text", text: `${head}: ${answered.message}` }], structuredContent: { status: answered.status, ...errorBody(answered) } };
+  return { isError: true, content: [{ type: "text", text: `${head}: ${answered.message}` }], structuredContent: { ...errorBody(answered), status: answered.status } };
 }
 
 async function callTool(req: Request, identity: Identity, tool: Tool, args: Record<string, unknown>, protocolVersion: string | undefined): Promise<CallToolResult> {

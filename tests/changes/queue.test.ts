@@ -75,7 +75,7 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const files = await call("GET", `/api/projects/${project.path}/files`, { token: alice.token });
     expect(files.body.files).toEqual(expect.arrayContaining(["a.txt", "b.txt", "c.txt"]));
     const merged = await queue(alice.token, changes[0]);
-    expect([merged.status, merged.body.code]).toEqual([409, "CHANGE_NOT_MERGEABLE"]);
+    expect([merged.status, merged.body.code, merged.body.changeStatus]).toEqual([409, "CHANGE_NOT_MERGEABLE", "merged"]);
   });
 
   it("cancels (DELETE and the form alias), 404 when not queued; agents get 401; readers 403; forms are redirected", async () => {

@@ -126,13 +126,16 @@ describe("fuzzing every MCP tool the server lists", () => {
         fc.asyncProperty(argumentsFor(tool.inputSchema), async (args) => {
           const res = await callTool(tool.name, args);
           const status = statusOf(res);
-          if (status >= 500) failures.push(`${tool.name} ${JSON.stringify(args).slice(0, 200)} -> ${status} ${res.text.slice(0, 200)}`);
+          if (!(status < 500)) failures.push(`${tool.name} ${JSON.stringify(args).slice(0, 200)} -> ${status} ${res.text.slice(0, 200)}`);
           return status < 500;
         }),
         { numRuns: RUNS, endOnFailure: true },
       ).catch((error: Error) => {
         // A 5xx is recorded above with the tool and its answer (fast-check's message names neither); anything else thrown is a failure too.
-        if (!failures.some((failure) => failure.startsWith(`${tool.name} `))) failures.push(`${tool.name}: ${error.message.split("\n")[0]}`);
+        // fast-check's message holds the counterexample; what the property threw is its cause.
+        const counterexample = error.message.split("\n").find((line) => line.startsWith("Counterexample")) ?? "";
+        const cause = error.cause instanceof Error ? (error.cause.stack ?? error.cause.message).split("\n").slice(0, 4).join(" | ") : String(error.cause);
+        if (!failures.some((failure) => failure.startsWith(`${tool.name} `))) failures.push(`${tool.name}: ${error.message.split("\n")[0]}; ${counterexample.slice(0, 400)}; threw ${cause.slice(0, 1000)}`);
       });
     }
     expect(failures).toEqual([]);

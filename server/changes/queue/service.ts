@@ -29,7 +29,7 @@ export async function queueChange(identity: UserIdentity, id: string, input: { s
   assertNotDeleting(project);
   const added = await (await db()).$transaction(async (tx) => {
     const change = await lockChange(tx, id);
-    if (NOT_QUEUEABLE.has(change.status)) throw conflict(`A ${change.status} change cannot be queued`, "CHANGE_NOT_MERGEABLE", { status: change.status });
+    if (NOT_QUEUEABLE.has(change.status)) throw conflict(`A ${change.status} change cannot be queued`, "CHANGE_NOT_MERGEABLE", { changeStatus: change.status });
     return addEntry(tx, change, { strategy: input.strategy, enqueuedById: identity.userId, actor: actorOf(identity), auto: false });
   });
   if (added) wakeQueue(project.id);
