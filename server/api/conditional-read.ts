@@ -1,4 +1,5 @@
 import type { Identity } from "@/server/auth";
+import type { Context } from "@/server/trpc";
 import { ifNoneMatchMatches, versionEtag } from "@/server/http";
 import { restInputOf, type RestProcedure } from "./procedures";
 
@@ -23,4 +24,16 @@ export async function notModifiedBeforeDispatch(req: Request, apiPath: string, q
   }
   const etag = versionEtag(req, parts);
   return ifNoneMatchMatches(req, etag) ? etag : undefined;
+}
+
+/**
+ * The answer of a public GET that declares its resolver (`meta.direct`), called here with the input
+ * its schema parsed, or undefined when the dispatch answers: input the schema refuses (the dispatch
+ * says why, as for every route) and a workspace key (whose scope the procedures' middleware checks).
+ */
+export async function answerDirectRead(req: Request, apiPath: string, query: URLSearchParams, procedure: RestProcedure | undefined, ctx: Context): Promise<{ body: unknown } | undefined> {
+  const direct = procedure?.meta.direct;
+  if (!direct || procedure?.meta.access !== "public" || req.method !== "GET" || ctx.identity.kind === "workspace-key") return undefined;
+  const input = await restInputOf(procedure, apiPath, query);
+  return input ? { body: await direct(ctx, input.value as never) } : undefined;
 }

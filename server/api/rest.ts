@@ -21,7 +21,7 @@ import { TRPCError } from "@trpc/server";
 import { methodsServing, procedureAt, type RestProcedure } from "./procedures";
 import { instrumentRequest } from "@/server/metrics";
 import { dispatchOpenApi } from "./openapi-dispatch";
-import { notModifiedBeforeDispatch } from "./conditional-read";
+import { answerDirectRead, notModifiedBeforeDispatch } from "./conditional-read";
 import { isFormRoute } from "./openapi";
 import { answerShadowedRoute } from "./shadowed-routes";
 import { recordRequest, type RequestTrace } from "./request-log";
@@ -159,8 +159,8 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
     const { body, isForm } = await readInput(req, url, procedure);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
     ctx.setVersion = (...parts) => void (ctx.response.headers.ETag = versionEtag(req, parts));
-    const shadowed = await answerShadowedRoute(req.method.toUpperCase(), apiPath, url.searchParams, ctx);
-    if (shadowed) return Response.json(shadowed.body, { headers: { ...baseHeaders, ...ctx.response.headers } });
+    const early = (await answerShadowedRoute(req.method.toUpperCase(), apiPath, url.searchParams, ctx)) ?? (await answerDirectRead(req, apiPath, url.searchParams, procedure, ctx));
+    if (early) return Response.json(early.body, { headers: { ...baseHeaders, ...ctx.response.headers } });
     const { value: result, recorded } = await trackRecordedEvents(() => dispatchOpenApi(req, apiPath, url.search, body, ctx));
     // Events the request's transactions recorded go out now rather than at the next outbox sweep.
     if (recorded) await publishAfterCommit();

@@ -20,6 +20,16 @@ import { diffContextInput, diffFileOutput, diffPageInput, diffTotalsOutput } fro
 const tags = ["changes"];
 /** The ETag of a change's diff: the change and its two commits (with the URL, so the page and context). */
 const diffVersion = (identity: Identity, input: { id: string }) => changeDiffVersion(identity, input.id);
+const diffFilesInput = () => z.object({ id: changeIdParam(), ...diffPageInput(), context: diffContextInput(), format: z.enum(["json", "patch"]).optional() });
+
+/** GET /changes/{id}/diff as JSON: a page of the diff's files with the page's headers (REST calls it directly: `meta.direct`). */
+async function diffFilesPage(ctx: Context, input: z.output<ReturnType<typeof diffFilesInput>>) {
+  const page = { limit: input.limit!, offset: input.offset! };
+  const diff = await changeDiff(ctx.identity, input.id, { ...page, context: input.context! }, ctx.setVersion);
+  setPageHeaders(ctx, { total: diff.totals.files, ...page });
+  return diff;
+}
+
 const BY_PATH = "/projects/{namespace}/{slug}/changes";
 // `{name}` may also be the project's id (one segment). GET by id shares its pattern with
 // GET /projects/{namespace}/{slug}; server/api/shadowed-routes.ts tells them apart.
@@ -135,15 +145,10 @@ export const changesRouter = router({
   // Accept: text/x-diff (or ?format=patch) is answered before routing, by the plain route
   // app/api/changes/[id]/diff (server/api/code-endpoints.ts).
   diffFiles: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/changes/{id}/diff", tags, summary: "A change's diff as git computes it (renames, binary files), a page of files; Accept: text/x-diff or ?format=patch for the whole unified diff" }, etag: diffVersion, list: true })
-    .input(z.object({ id: changeIdParam(), ...diffPageInput(), context: diffContextInput(), format: z.enum(["json", "patch"]).optional() }))
+    .meta({ openapi: { method: "GET", path: "/changes/{id}/diff", tags, summary: "A change's diff as git computes it (renames, binary files), a page of files; Accept: text/x-diff or ?format=patch for the whole unified diff" }, etag: diffVersion, list: true, direct: diffFilesPage })
+    .input(diffFilesInput())
     .output(z.object({ changeId: z.string(), baseSha: z.string(), tipSha: z.string(), totals: diffTotalsOutput(), files: z.array(diffFileOutput()) }))
-    .query(async ({ input, ctx }) => {
-      const page = { limit: input.limit!, offset: input.offset! };
-      const diff = await changeDiff(ctx.identity, input.id, { ...page, context: input.context! }, ctx.setVersion);
-      setPageHeaders(ctx, { total: diff.totals.files, ...page });
-      return diff;
-    }),
+    .query(({ input, ctx }) => diffFilesPage(ctx, input)),
 
   evaluate: userProcedure
     .meta({ openapi: { method: "POST", path: "/changes/{id}/evaluate", tags, summary: "Re-evaluate a change (users with write access)" }, errors: { 409: ["CONFLICT", "TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })

@@ -40,6 +40,11 @@ describe("GET /api/changes/{id}/diff", () => {
     expect(page.body.files[0].patch).toBe("@@ -2 +2 @@ one\n-two\n+TWO\n"); // git's hunk header names the line before, as git diff -U0 prints it
     expect(page.body.totals.files).toBe(3);
     expect(page.headers.get("link")).toContain('rel="next"');
+
+    // REST calls the procedure's resolver itself (meta.direct): the same body tRPC answers after its output check.
+    const input = encodeURIComponent(JSON.stringify({ id: change.id, limit: 1, offset: 1, context: 0 }));
+    const viaTrpc = await call("GET", `/api/trpc/changes.diffFiles?input=${input}`, { token: alice.token });
+    expect(viaTrpc.body.result.data).toEqual(page.body);
   });
 
   it("answers text/x-diff (Accept or ?format=patch) byte for byte as git diff, and git apply takes it", async () => {
