@@ -5,6 +5,7 @@
 import http from "node:http";
 import v8 from "node:v8";
 import next from "next";
+import { amendErrorShell } from "./error-shell.mjs";
 import { logPageRequest } from "./page-log.mjs";
 
 // V8's defaults favour throughput over resident memory, and a request allocates much and keeps
@@ -37,6 +38,7 @@ http
     // The peer's address for the audit log and the anonymous rate limit (server/http/client-address.ts); a client's own copy is replaced.
     req.headers["x-svc-peer-address"] = req.socket.remoteAddress ?? "";
     logPageRequest(req, res);
+    amendErrorShell(req, res);
     if (decodes(req.url ?? "/")) return handle(req, res);
     res.writeHead(400, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));

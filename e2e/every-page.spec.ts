@@ -100,12 +100,21 @@ test("the refusal pages and the pages of someone who may only read", async ({ pa
   await sweep(page, `${project}/issues/1`);
 });
 
-test("a page the server fails to build: the 500 page in the site layout", async ({ page }) => {
+test("a page the server fails to build: the 500 page in the site layout, with JavaScript or without", async ({ page, browser, baseURL }) => {
   // A real fault, not an injected one: the repository's objects are gone from the disk under it.
   const id = await createProject(token, "broken", { "README.md": "# broken\n" });
   fs.rmSync(path.join(process.env.E2E_DATA_DIR!, "repos", id, "project.git", "objects"), { recursive: true, force: true });
   await sweep(page, `/@${owner}/broken/blob/main/README.md`, 500);
   await expect(page.getByRole("heading", { name: "Something went wrong" })).toBeVisible();
+
+  // Next.js's error shell is empty until its JavaScript runs; server.mjs adds the page for browsers without it.
+  const noScript = await browser.newContext({ javaScriptEnabled: false, baseURL });
+  const plain = await noScript.newPage();
+  expect((await plain.goto(`/@${owner}/broken/blob/main/README.md`))?.status()).toBe(500);
+  await expect(plain.getByRole("heading", { name: "Something went wrong" })).toBeVisible();
+  expect(await plain.locator("main").textContent()).toMatch(/Error id \d+/);
+  await expect(plain.getByRole("link", { name: "Home" })).toBeVisible();
+  await noScript.close();
 });
 
 test("a profile page", async ({ page }) => {
