@@ -1,6 +1,7 @@
 import { Fragment, type ReactElement } from "react";
 import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
 import { diffFileHtml, linePickerHtml, summaryHtml, TRUNCATED, viewedButtonHtml, type DiffFileHead } from "../_lib/diff-html";
+import { ServerHtml } from "./server-html";
 import { anchorKey, ThreadView, type Thread } from "./thread";
 
 export interface DiffFileData extends DiffFileHead {
@@ -67,7 +68,7 @@ export function DiffFiles({ files, firstIndex, viewed = NOTHING_VIEWED, ...rest 
     if (typeof part === "string" && typeof parts.at(-1) === "string") parts[parts.length - 1] += part;
     else parts.push(part);
   });
-  return parts.map((part, i) => (typeof part === "string" ? <div key={i} dangerouslySetInnerHTML={{ __html: part }} /> : <Fragment key={i}>{part}</Fragment>));
+  return parts.map((part, i) => (typeof part === "string" ? <ServerHtml key={i} html={part} /> : <Fragment key={i}>{part}</Fragment>));
 }
 
 type FileProps = Omit<Props, "files" | "firstIndex" | "viewed"> & { file: DiffFileData; index: number; viewed: boolean };
@@ -89,7 +90,7 @@ function diffFile({ file, index, threads, pageUrl, open, canComment, changeId, t
           <div className="lines">
             {blocks.map(({ html, after }, b) => (
               <Fragment key={b}>
-                <div dangerouslySetInnerHTML={{ __html: html }} />
+                <ServerHtml html={html} />
                 {after && (
                   <div className="comments">
                     {(threads.get(anchorKey(file.path, after.side, after.line)) ?? []).map((thread) => (

@@ -6,6 +6,7 @@ import { LineRange } from "../../../../../_components/line-range";
 import { Markdown } from "../../../../../_components/markdown";
 import { Pager } from "../../../../../_components/pager";
 import { ProjectHeader } from "../../../../../_components/project-header";
+import { ServerHtml } from "../../../../../_components/server-html";
 import { numberedLinesHtml } from "../../../../../_lib/code-html";
 import { highlightLines } from "../../../../../_lib/highlight";
 import { atLeast, loadProject, projectAddress, type ProjectRouteParams } from "../../../../../_lib/project";
@@ -66,7 +67,7 @@ export default async function BlobPage({ params, searchParams }: Props) {
           <LineRange />
           <Pager page={page} pages={pages} label="Line pages" href={(n) => `?page=${n}`} />
           <div className="scroll code" role="group" aria-label={`Contents of ${path}`} tabIndex={0}>
-            <div className="lines" dangerouslySetInnerHTML={{ __html: numberedLinesHtml(lines.slice(first, first + BLOB_PAGE_LINES), first + 1, highlighted) }} />
+            <ServerHtml className="lines" html={numberedLinesHtml(lines.slice(first, first + BLOB_PAGE_LINES), first + 1, highlighted)} />
           </div>
           <Pager page={page} pages={pages} label="Line pages, bottom" href={(n) => `?page=${n}`} />
         </>
