@@ -37,6 +37,10 @@ http
   .createServer((req, res) => {
     // The peer's address for the audit log and the anonymous rate limit (server/http/client-address.ts); a client's own copy is replaced.
     req.headers["x-svc-peer-address"] = req.socket.remoteAddress ?? "";
+    // A page rendered for the framework's own fetch (navigation, prefetch) sends its server HTML in
+    // the payload: Next.js hides the RSC header from pages (app/(pages)/_lib/held-html.ts).
+    delete req.headers["x-svc-payload-request"];
+    if (req.headers.rsc !== undefined) req.headers["x-svc-payload-request"] = "1";
     logPageRequest(req, res);
     amendErrorShell(req, res);
     if (decodes(req.url ?? "/")) return handle(req, res);

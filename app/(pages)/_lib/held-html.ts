@@ -5,6 +5,9 @@
  * same tree (the router's back and forward). On globalThis: the server and client layers of Next.js
  * load their own copies of this module. Entries not taken (a render that failed first) go after a minute.
  */
+/** Set by server.mjs on the framework's own page fetches (its `RSC` header, which pages cannot see). */
+export const PAYLOAD_REQUEST_HEADER = "x-svc-payload-request";
+
 const holder = globalThis as unknown as { __svcHeldHtml?: Map<string, string> };
 const held = (holder.__svcHeldHtml ??= new Map());
 const UNTAKEN_MS = 60_000;
