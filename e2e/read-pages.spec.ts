@@ -69,6 +69,15 @@ test("a file shows Raw, Blame and History; blame names the commits", async ({ pa
   await expect(blame.locator("#L4")).toContainText("hyperion");
   await expect(blame.locator("#L4 a[href*='/commit/']")).toHaveCount(1);
   await check(page, "blame");
+
+  // The file's lines came once, in the page's HTML (server-html.tsx): back in the browser's history,
+  // the router renders the page from its own copy, and the lines are there again.
+  await page.goBack();
+  await expect(page).toHaveTitle(/^src\/books\.txt/);
+  await expect(page.getByRole("group", { name: "Contents of src/books.txt" })).toContainText("neuromancer");
+  await page.goForward();
+  await page.goBack();
+  await expect(page.getByRole("group", { name: "Contents of src/books.txt" })).toContainText("hyperion");
 });
 
 test("the search box finds a line and links to it", async ({ page }) => {
