@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import {
   RefConflictError,
@@ -12,6 +13,7 @@ import {
   createWorkspaceFork,
   deleteBranch,
   holdsOwnObjects,
+  initImportStaging,
   initProjectRepo,
   listFiles,
   listRefs,
@@ -21,6 +23,7 @@ import {
   readCommit,
   readFile,
   readRef,
+  removeImportStaging,
   resolveBranch,
   runGit,
   spawnGitLater,
@@ -248,6 +251,26 @@ describe("workspace forks", () => {
     const { id } = await newProject();
     await expect(createWorkspaceFork(id, "ws2", "main", async () => Promise.reject(new Error("taken")))).rejects.toThrow("taken");
     expect(fs.readdirSync(path.join(path.dirname(openProjectRepo(id).gitdir), "workspaces"))).toEqual([]);
+  });
+});
+
+describe("import staging", () => {
+  it("is removed whole while a runner that lost its import still writes into it, and the kept one stays", async () => {
+    const { id } = await newProject();
+    const lost = initImportStaging(id, "lost", "main");
+    const kept = initImportStaging(id, "kept", "main");
+    // Writes by absolute path, as the lost runner's `git fetch --git-dir=<absolute>` does.
+    const writer = spawn("sh", ["-c", 'i=0; while :; do i=$((i+1)); mkdir "$0/objects/d$i"; : > "$0/objects/d$i/o"; done 2>/dev/null', lost.gitdir], { stdio: "ignore" });
+    try {
+      await vi.waitFor(() => expect(fs.readdirSync(path.join(lost.gitdir, "objects")).length).toBeGreaterThan(50));
+      for (let round = 0; round < 3; round += 1) removeImportStaging(id, kept);
+      const left = fs.readdirSync(path.dirname(lost.gitdir));
+      expect(left.filter((name) => name.startsWith("import-"))).toEqual([path.basename(kept.gitdir)]);
+    } finally {
+      writer.kill();
+    }
+    removeImportStaging(id);
+    expect(fs.readdirSync(path.dirname(lost.gitdir)).filter((name) => name !== "project.git")).toEqual([]);
   });
 });
 

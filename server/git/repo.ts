@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { readTextIfPresent } from "./fs";
@@ -135,7 +136,12 @@ export function openImportStaging(projectId: string, runner: string): Repo | nul
   return fs.existsSync(gitdir) ? openRepo(gitdir, projectId) : null;
 }
 
-/** Removes import staging repositories of the project (all, or all but `keep`'s). */
+/**
+ * Removes import staging repositories of the project (all, or all but `keep`'s). A runner that lost
+ * its import may still have a `git fetch` writing into its staging: each is first renamed aside
+ * (that git's next write then fails, as its --git-dir is absolute), so removing it races nobody.
+ * A discarded directory that still cannot be removed is left for the next call, never an error.
+ */
 export function removeImportStaging(projectId: string, keep?: Repo): void {
   let names: string[];
   try {
@@ -145,7 +151,30 @@ export function removeImportStaging(projectId: string, keep?: Repo): void {
   }
   for (const name of names) {
     const gitdir = path.join(projectDir(projectId), name);
-    if (/^import-.+\.git$/.test(name) && gitdir !== keep?.gitdir) fs.rmSync(gitdir, { recursive: true, force: true });
+    if (gitdir === keep?.gitdir) continue;
+    if (/^import-.+\.git$/.test(name)) removeDiscarded(discard(gitdir));
+    else if (name.startsWith(DISCARDED_PREFIX)) removeDiscarded(gitdir);
+  }
+}
+
+const DISCARDED_PREFIX = "discarded-";
+
+function discard(gitdir: string): string {
+  const aside = path.join(path.dirname(gitdir), `${DISCARDED_PREFIX}${randomUUID()}`);
+  try {
+    fs.renameSync(gitdir, aside);
+    return aside;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return aside;
+    throw error;
+  }
+}
+
+function removeDiscarded(dir: string): void {
+  try {
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch (error) {
+    console.warn(`[git] left ${dir} for a later sweep: ${(error as Error).message}`);
   }
 }
 
