@@ -77,6 +77,8 @@ const schema = z.object({
   LLM_TIMEOUT_MS: integer(1).default(60_000),
   SANDBOX_ENABLED: flag().default(false),
   WEBHOOK_RETRY_BASE_MS: integer(1).default(5_000),
+  /** How long an idle merge queue waits after its first wake-up for more entries to test with it. */
+  QUEUE_GATHER_MS: integer(0, 10_000).default(0),
   WEBHOOK_TIMEOUT_MS: integer(1).default(10_000),
   ALLOW_PRIVATE_TARGETS: flag().default(false),
   GITHUB_URL: httpUrl().default("https://github.com"),
@@ -281,6 +283,9 @@ export const config = {
   /** First retry delay of a webhook delivery; later ones double up to a cap (server/webhooks/policy.ts). */
   get webhookRetryBaseMs(): number {
     return currentEnv().WEBHOOK_RETRY_BASE_MS;
+  },
+  get queueGatherMs(): number {
+    return currentEnv().QUEUE_GATHER_MS;
   },
   /** How long one webhook delivery attempt may take (connect, send, response head). */
   get webhookTimeoutMs(): number {

@@ -247,6 +247,10 @@ try {
   await merger;
   const serverCpu = servers.reduce((sum, s, i) => sum + usage(s.pid, { reaped: true }).cpu - cpuBefore[i], 0);
 
+  // A landing's changes share its transaction's mergedAt: the latest 500 merged changes tell the batch sizes.
+  const merged = (await ok("GET", `/api/projects/${projectPath}/changes?status=merged&limit=500`, owner.token)).changes;
+  const landings = new Set(merged.map((change) => change.mergedAt)).size;
+
   const plumbing = plumbingCycles(Number(values["plumbing-cycles"]), { files: (cycle) => Object.fromEntries([0, 1, 2].map((i) => [`agent/c${cycle}/f${i}.ts`, fileText(0, cycle, i)])) });
   const latencies = sorted(landed.map((l) => l.latency));
   const inWindow = landed.filter((l) => l.at <= SECONDS * 1000).length;
@@ -266,6 +270,7 @@ try {
         landedPerSecond: +(inWindow / SECONDS).toFixed(2),
         commitToMergedMs: { p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)) },
         stepP50Ms: { commit: p50(steps.commit), open: p50(steps.open), openToMerged: p50(steps.land) },
+        changesPerLanding: landings ? +(merged.length / landings).toFixed(2) : null,
         serverCpuMsPerLanded: landed.length ? round((serverCpu * 1000) / landed.length) : null,
         ...counters,
         gitPlumbingCycleMs: { p50: +percentile(plumbing, 0.5).toFixed(1) },

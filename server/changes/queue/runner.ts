@@ -1,3 +1,5 @@
+import { setTimeout } from "node:timers/promises";
+import { config } from "@/server/config";
 import { announceInvalidation, database, db, onInvalidation } from "@/server/db";
 import { processQueue } from "./process";
 
@@ -18,13 +20,20 @@ interface RunnerState {
 const holder = globalThis as unknown as { __svcQueueRunner?: RunnerState };
 const state: RunnerState = (holder.__svcQueueRunner ??= { running: new Map(), again: new Set() });
 
-/** Runs the project's queue in this process until nothing new arrived meanwhile (one run at a time per project). */
+/**
+ * Runs the project's queue in this process until nothing new arrived meanwhile (one run at a time
+ * per project). An idle queue first waits `QUEUE_GATHER_MS` (GitHub's "wait time to meet minimum
+ * group size"): a fleet's changes arrive in bursts, and a turn costs far more than an entry in it,
+ * so entries that arrive within the window are tested and landed together. Wake-ups during a turn
+ * start the next one right after it: the turn was their window.
+ */
 function runHere(projectId: string): void {
   if (state.running.has(projectId)) {
     state.again.add(projectId);
     return;
   }
   const run = (async () => {
+    if (config.queueGatherMs > 0) await setTimeout(config.queueGatherMs);
     do {
       state.again.delete(projectId);
       await processQueue(projectId).catch((error: unknown) => console.error(`[queue] processing ${projectId} failed`, error));
