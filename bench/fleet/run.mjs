@@ -15,6 +15,8 @@
 //                                 [--postgres] [--app <built copy> | --skip-build] [--port 3931] [--profile DIR]
 // --profile DIR: each server writes a CPU profile of its whole life into DIR (node --cpu-prof);
 // `node bench/support/profile-summary.mjs FILE` sums one by package and function.
+// --request-log PREFIX: each server logs its requests (LOG_LEVEL=info, one JSON line each, with the
+// handler's duration) into PREFIX.<port>.
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "3931" },
     "plumbing-cycles": { type: "string", default: "30" },
     profile: { type: "string" },
+    "request-log": { type: "string" },
   },
 });
 const AGENTS = Number(values.agents);
@@ -63,7 +66,7 @@ const ports = Array.from({ length: INSTANCES }, (_, i) => BASE_PORT + i);
 const env = {
   ADMIN_API_KEY: ADMIN_KEY,
   RATE_LIMIT_PER_MINUTE: "100000000",
-  LOG_LEVEL: "warn",
+  LOG_LEVEL: values["request-log"] ? "info" : "warn",
   SECRET_KEY: "bench-fleet-secret-key-of-at-least-32-chars",
   AUTH_SECRET: "bench-fleet-auth-secret-shared-by-every-instance",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOS_DIR: path.join(dataDir, "repos") } : {}),
@@ -148,7 +151,7 @@ const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} file ${i
 try {
   // One at a time: concurrent start-ups would race to apply the migrations to the one database.
   for (const port of ports) {
-    const server = startNext(app, port, { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` }, { profileDir: values.profile && path.resolve(values.profile) });
+    const server = startNext(app, port, { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` }, { profileDir: values.profile && path.resolve(values.profile), logFile: values["request-log"] && `${path.resolve(values["request-log"])}.${port}` });
     servers.push(server);
     await waitForServer(port, server, "/api/health", 300_000);
   }

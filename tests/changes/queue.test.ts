@@ -7,6 +7,7 @@ import { branchRef, headBranch, moveBranch, openProjectRepo, openWorkspaceRepo, 
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
+import { withEnv } from "@/tests/support/env";
 import { createTestUser } from "@/tests/support/users";
 
 useTestEnvironment();
@@ -185,6 +186,26 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const change = await (await db()).change.findUniqueOrThrow({ where: { id: created.body.change.id } });
     expect([change.status, change.mergedById]).toEqual(["merged", owner.id]);
     expect((await eventsOf(project.id, "change.queued")).map((e) => [e.actor, (e.data as { auto: boolean }).auto])).toEqual([["system", true]]);
+  });
+
+  it("an idle queue waits QUEUE_GATHER_MS for more entries: changes queued within the window land in one landing", async () => {
+    const owner = await createTestUser();
+    const agents = [await createAgentFor(owner.token), await createAgentFor(owner.token)];
+    const project = await projectWith(owner.token, { "README.md": "hi\n", [POLICY]: "merge:\n  autoQueue: true\n" });
+    const workspaces = await Promise.all(agents.map((agent) => workspaceOf(agent.token, project)));
+    await Promise.all(agents.map((agent, i) => commitTo(agent.token, project, workspaces[i], { [`agent${i}.txt`]: "work\n" })));
+    const ids = await withEnv({ QUEUE_GATHER_MS: "2000" }, async () => {
+      const first = (await propose(agents[0].token, project, workspaces[0])).body.change.id as string;
+      const second = (await propose(agents[1].token, project, workspaces[1])).body.change.id as string;
+      // Inside the window nothing has landed: the first entry waits for company.
+      expect((await call("GET", `/api/changes/${first}`, { token: owner.token })).body.queue).toMatchObject({ position: 1, state: "waiting" });
+      await queuesSettled();
+      return [first, second];
+    });
+    const merged = await (await db()).change.findMany({ where: { id: { in: ids } }, select: { status: true, mergedAt: true } });
+    expect(merged.map((change) => change.status)).toEqual(["merged", "merged"]);
+    // One landing: one transaction, one mergedAt.
+    expect(new Set(merged.map((change) => change.mergedAt!.getTime())).size).toBe(1);
   });
 
   it("an agent's change waits unqueued for the required approvals, then enters by itself", async () => {
