@@ -6,7 +6,7 @@ import { HOST_VERDICT_EVENT, promotedChangesMovedBy, pushPromotedTip, reevaluate
  * When a workspace moves (a `push` event: the commit route or a git push), each promoted change of
  * that workspace is re-evaluated (it stays promoted), its new tip pushed to `svc/<changeId>` on the
  * source, and the verdict posted to the pull request by the host-verdict job. One step per stage,
- * so a provider failure retries the push without evaluating again. Runs of one project serialize.
+ * so a provider failure retries the push without evaluating again. Runs of one workspace serialize.
  */
 export const promotedChangeFollow = inngest.createFunction(
   {
@@ -14,7 +14,8 @@ export const promotedChangeFollow = inngest.createFunction(
     name: "Re-evaluate promoted changes whose workspace moved",
     triggers: [{ event: DOMAIN_EVENT, if: "event.data.kind == 'push'" }],
     retries: 4,
-    concurrency: { limit: 1, key: "event.data.projectId" },
+    // One workspace's pushes in order; other workspaces' promoted changes are not theirs to wait for.
+    concurrency: { limit: 1, key: "event.data.projectId + ':' + event.data.workspace" },
   },
   async ({ event, step }) => {
     const changeIds = await step.run("find-promoted-changes", () => promotedChangesMovedBy(String(event.data.eventId)));

@@ -1,7 +1,7 @@
 import { inngest, wakeExecutors } from "@/server/jobs";
 import { database, type Database } from "@/server/db";
 
-/** The Inngest event every outbox row becomes; webhooks and other consumers subscribe to it. */
+/** The Inngest event every outbox row becomes ({eventId, projectId, kind, workspace}); webhooks and other consumers subscribe to it. */
 export const DOMAIN_EVENT = "svc/domain.event";
 
 const BATCH = 100;
@@ -11,15 +11,25 @@ interface OutboxRow {
   id: string;
   projectId: string | null;
   kind: string;
+  /** The workspace the event is about (a push to it), "" when none. */
+  workspace: string;
 }
 
 /**
  * The job event of an outbox row. Its id is derived from the row, so a re-send after a crash (sent,
- * not yet marked) is deduplicated by Inngest and by the embedded event store alike.
+ * not yet marked) is deduplicated by Inngest and by the embedded event store alike. `workspace` is
+ * always a string, so a concurrency key may concatenate it (CEL refuses a missing field).
  */
-export const domainJobEvent = (row: Pick<OutboxRow, "id" | "projectId" | "kind">) => ({ id: `domain-${row.id}`, name: DOMAIN_EVENT, data: { eventId: row.id, projectId: row.projectId, kind: row.kind } });
+export const domainJobEvent = (row: Pick<OutboxRow, "id" | "projectId" | "kind" | "workspace">) => ({
+  id: `domain-${row.id}`,
+  name: DOMAIN_EVENT,
+  data: { eventId: row.id, projectId: row.projectId, kind: row.kind, workspace: row.workspace },
+});
 
-const SELECT_PENDING = `SELECT seq, id, "projectId", kind FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH}`;
+/** The workspace an event's data names, "" when none (see `domainJobEvent`). */
+export const workspaceOf = (data: Record<string, unknown>): string => (typeof data.workspace === "string" ? data.workspace : "");
+
+const SELECT_PENDING = `SELECT seq, id, "projectId", kind, COALESCE(data->>'workspace', '') AS workspace FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH}`;
 
 /**
  * Sends and marks one batch. On PostgreSQL the rows stay locked (SKIP LOCKED for other instances)

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { changeWith, commitTo, createAgentFor } from "@/server/changes/test-fixtures";
+import { db } from "@/server/db/client";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { withEnv } from "@/tests/support/env";
 import { useTestEnvironment } from "@/tests/support/harness";
@@ -138,5 +139,9 @@ describe("a promoted change follows its workspace", { timeout: 120_000 }, () => 
     now = await changeNow(change.id);
     expect(now.change).toMatchObject({ status: "promoted", tipSha: pushed });
     expect(stub.current.requests.filter((r) => r.path.endsWith("/pulls"))).toHaveLength(2);
+    // The follow-ups of one workspace wait for each other, not for other workspaces' pushes.
+    const follows = await (await db()).jobRun.findMany({ where: { functionId: { endsWith: "promoted-change-follow" }, event: { path: ["data", "workspace"], equals: workspace } } });
+    expect(follows.length).toBeGreaterThanOrEqual(2);
+    for (const run of follows) expect(run.concurrencyKey).toBe(`${(run.event as { data: { projectId: string } }).data.projectId}:${workspace}`);
   });
 });
