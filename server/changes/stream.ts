@@ -95,9 +95,13 @@ async function openStream(req: Request, identity: Identity, id: string): Promise
           if (req.signal.aborted) break;
           pending = false;
           const next: Transition[] = await transitionsOf(change, cursor);
+          if (next.length === 0) continue;
+          // Read once for the transitions read together (a landing's dequeued and merged): every
+          // frame carries the state as of after all of them, as a read per frame would.
+          const state = await getChange(identity, change.id);
           for (const transition of next) {
             cursor = transition.seq;
-            controller.enqueue(frame(transition.id, transition.kind, await getChange(identity, change.id)));
+            controller.enqueue(frame(transition.id, transition.kind, state));
             if (FINAL_TRANSITIONS.includes(transition.kind)) ended = true;
           }
         }
