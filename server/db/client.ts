@@ -109,8 +109,11 @@ async function openPostgres(url: string): Promise<Database> {
   compileWasmWithBaselineOnly();
   const pg = (await import("pg")).default;
   const { PrismaPg } = await import("@prisma/adapter-pg");
-  // A bounded connect: an unreachable server fails a request (and /api/health) instead of hanging it.
-  const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // pg-pool bounds by one setting both a new connection's connect and a query's wait for a free one.
+  // Under load every connection can be busy for seconds (a fleet of 50 agents on one instance:
+  // requests failed with 500 after 5 s), so a query waits as long as a transaction waits for its
+  // turn; an unreachable server fails a request after that (/api/health has its own short bound).
+  const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize, connectionTimeoutMillis: TRANSACTION_OPTIONS.maxWait });
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
   pool.on("error", (error) => console.error("[db] idle PostgreSQL connection failed:", error.message));
