@@ -18,24 +18,12 @@ function hash32(key: string): number {
 }
 
 /**
- * Holds the PostgreSQL advisory lock of `key` while `fn` runs. Given the caller's transaction, the
- * lock is taken on it and held until it commits (one connection per landing, and the records and
- * the ref move are under one lock); otherwise a short transaction of its own holds it.
+ * Holds the PostgreSQL advisory lock of `key` on `tx` while `fn` runs; it is held until `tx` ends
+ * (one connection per landing, and the records and the ref move are under one lock).
  */
-async function withAdvisoryLock<T>(key: string, fn: () => Promise<T>, tx?: Tx): Promise<T> {
-  const current = await database();
-  if (current.kind !== "postgres") return fn();
-  if (tx) {
-    await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
-    return fn();
-  }
-  return current.prisma.$transaction(
-    async (tx) => {
-      await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
-      return fn();
-    },
-    { maxWait: 30_000, timeout: 120_000 },
-  );
+async function withAdvisoryLock<T>(key: string, fn: () => Promise<T>, tx: Tx): Promise<T> {
+  await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
+  return fn();
 }
 
 /** An in-process mutex: `fn` runs after every earlier holder of `key` in this process finished. */
@@ -60,8 +48,15 @@ export async function withProcessLock<T>(key: string, fn: () => Promise<T>): Pro
  * workspaces serialize here), in this process and, on PostgreSQL, across instances. Keep `fn`
  * short: it holds a database connection on PostgreSQL.
  */
-export function withRepoLock<T>(key: string, fn: () => Promise<T>, options: { tx?: Tx } = {}): Promise<T> {
-  return withProcessLock(`refs:${key}`, () => withAdvisoryLock(key, fn, options.tx));
+export async function withRepoLock<T>(key: string, fn: () => Promise<T>, options: { tx?: Tx } = {}): Promise<T> {
+  const current = await database();
+  if (current.kind !== "postgres") return withProcessLock(`refs:${key}`, fn);
+  // On PostgreSQL every path takes its connection before this process's lock: a caller in a
+  // transaction holds one while it waits here, so a lock holder that then waited for a connection
+  // could wait for ever (a fleet's commits and a change's pinned tip filled the pool that way).
+  const locked = (tx: Tx) => withProcessLock(`refs:${key}`, () => withAdvisoryLock(key, fn, tx));
+  if (options.tx) return locked(options.tx);
+  return current.prisma.$transaction(locked, { maxWait: 30_000, timeout: 120_000 });
 }
 
 /**
@@ -76,16 +71,18 @@ export async function withRepoLocksHeld<T>(keys: string[], fn: () => Promise<T>)
   const current = await database();
   if (current.kind !== "postgres") return fn();
   const sorted = [...new Set(keys)].sort();
-  const holdAdvisory = () =>
-    current.prisma.$transaction(
-      async (tx) => {
+  // The connection first, then the process locks (see withRepoLock), then the advisory locks.
+  return current.prisma.$transaction(
+    async (tx) => {
+      const nest = async (index: number): Promise<T> => {
+        if (index < sorted.length) return withProcessLock(`refs:${sorted[index]}`, () => nest(index + 1));
         for (const key of sorted) await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
         return fn();
-      },
-      { maxWait: 30_000, timeout: 600_000 },
-    );
-  const nest = (index: number): Promise<T> => (index === sorted.length ? holdAdvisory() : withProcessLock(`refs:${sorted[index]}`, () => nest(index + 1)));
-  return nest(0);
+      };
+      return nest(0);
+    },
+    { maxWait: 30_000, timeout: 600_000 },
+  );
 }
 
 /** Removals of repositories share this lock among themselves; a backup's read of the repositories holds it alone. */
