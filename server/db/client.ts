@@ -7,6 +7,7 @@ import { PrismaClient } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
 import { lockDataDir } from "./data-dir-lock";
+import { openPgliteThread, type PgliteThread } from "./pglite-thread";
 import { CHANNEL, dispatchNotification } from "./topics";
 
 export type Db = PrismaClient;
@@ -49,33 +50,25 @@ async function initPgliteDataDir(dataDir: string): Promise<void> {
 }
 
 async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Promise<Database> {
-  const { PGlite } = await import("@electric-sql/pglite");
-  const { PrismaPGlite } = await import("pglite-prisma-adapter");
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
-  let pglite: InstanceType<typeof PGlite>;
+  let thread: PgliteThread;
   try {
     if (dataDir) await initPgliteDataDir(dataDir);
-    pglite = new PGlite(dataDir ?? "memory://", { postgresqlconf: PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
-    await pglite.waitReady;
+    // The embedded database is this process's alone: notifications made in its transactions
+    // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener.
+    thread = await openPgliteThread({ dataDir, loadDataDir, settings: PGLITE_SETTINGS, channel: CHANNEL, onNotification: dispatchNotification });
   } catch (error) {
     unlock();
     throw error;
   }
-  // The embedded database is this process's alone: notifications made in its transactions
-  // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener.
-  await pglite.listen(CHANNEL, dispatchNotification);
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions: TRANSACTION_OPTIONS });
-  const raw: RawSql = {
-    exec: async (sql) => void (await pglite.exec(sql)),
-    query: async (sql, params) => (await pglite.query(sql, params)).rows as never[],
-  };
+  const prisma = new PrismaClient({ adapter: thread.adapter, transactionOptions: TRANSACTION_OPTIONS });
   return {
     prisma,
-    raw,
+    raw: thread.raw,
     kind: "pglite",
     async close() {
       await prisma.$disconnect();
-      await pglite.close();
+      await thread.close();
       unlock();
     },
   };
