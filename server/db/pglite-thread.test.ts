@@ -1,0 +1,92 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Prisma } from "@/server/generated/prisma/client";
+import { announceOnCommit, database, db, onInvalidation } from "@/server/db";
+import { openPgliteThread } from "./pglite-thread";
+import { useTestEnvironment } from "@/tests/support/harness";
+
+useTestEnvironment();
+
+// The embedded database's thread: on PostgreSQL there is none to test.
+describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database on its worker thread", () => {
+  it("answers Prisma's and raw statements, and brings database errors back as the driver raised them", async () => {
+    const prisma = await db();
+    await prisma.$executeRawUnsafe(`CREATE TABLE "ThreadProbe" ("id" int PRIMARY KEY, "note" text NOT NULL)`);
+    await prisma.$executeRaw`INSERT INTO "ThreadProbe" VALUES (1, 'one')`;
+    expect(await prisma.$queryRaw`SELECT "id", "note", now() AS "at" FROM "ThreadProbe"`).toEqual([{ id: 1, note: "one", at: expect.any(Date) }]);
+
+    // A driver error keeps its SQLSTATE across the thread, so Prisma maps it as it did in-thread.
+    const duplicate = await prisma.$executeRaw`INSERT INTO "ThreadProbe" VALUES (1, 'again')`.catch((error: unknown) => error);
+    expect(duplicate).toBeInstanceOf(Prisma.PrismaClientKnownRequestError);
+    expect(duplicate).toMatchObject({ code: "P2010", meta: { driverAdapterError: { cause: { kind: "UniqueConstraintViolation", originalCode: "23505" } } } });
+
+    const raw = (await database()).raw;
+    expect(await raw.query(`SELECT "note" FROM "ThreadProbe" WHERE "id" = $1`, [1])).toEqual([{ note: "one" }]);
+    await expect(raw.query(`SELECT * FROM "NoSuchTable"`)).rejects.toMatchObject({ code: "42P01", message: expect.stringContaining("NoSuchTable") });
+  });
+
+  it("keeps a transaction's statements on it: a rollback leaves nothing, and a second transaction waits for the first", async () => {
+    const prisma = await db();
+    await prisma.$executeRawUnsafe(`CREATE TABLE "ThreadOrder" ("n" int NOT NULL)`);
+    const failed = prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`INSERT INTO "ThreadOrder" VALUES (1)`;
+      throw new Error("changed my mind");
+    });
+    await expect(failed).rejects.toThrow("changed my mind");
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`INSERT INTO "ThreadOrder" VALUES (2)`;
+      await held;
+      await tx.$executeRaw`INSERT INTO "ThreadOrder" VALUES (3)`;
+    });
+    const second = prisma.$transaction(async (tx) => tx.$executeRaw`INSERT INTO "ThreadOrder" VALUES (4)`);
+    setTimeout(release, 200);
+    await Promise.all([first, second]);
+    const rows = await prisma.$queryRaw<Array<{ n: number }>>`SELECT "n" FROM "ThreadOrder" ORDER BY ctid`;
+    expect(rows.map((row) => row.n)).toEqual([2, 3, 4]);
+  });
+
+  it("delivers a notification made in a transaction once it commits, before the commit answers, and never after a rollback", async () => {
+    const heard: string[] = [];
+    onInvalidation("thread-probe", { drop: (key) => heard.push(key), dropAll: () => undefined });
+    const prisma = await db();
+    await prisma.$transaction(async (tx) => {
+      await announceOnCommit(tx, "thread-probe", "kept");
+      expect(heard).toEqual([]);
+    });
+    expect(heard).toEqual(["kept"]);
+    await prisma
+      .$transaction(async (tx) => {
+        await announceOnCommit(tx, "thread-probe", "dropped");
+        throw new Error("roll back");
+      })
+      .catch(() => undefined);
+    await prisma.$queryRaw`SELECT 1`;
+    expect(heard).toEqual(["kept"]);
+  });
+
+  it("fails to open, rather than waiting forever, when the database cannot start", async () => {
+    const opening = openPgliteThread({ loadDataDir: new Blob(["not a data directory"]), settings: [], channel: "probe", onNotification: () => undefined });
+    await expect(opening).rejects.toThrow();
+  });
+
+  it("does not keep a process alive that never closes it (a script ends when its work does)", () => {
+    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-")), "script.mts");
+    fs.writeFileSync(
+      script,
+      `import { openPgliteThread } from ${JSON.stringify(path.resolve("server/db/pglite-thread.ts"))};
+      const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => {} });
+      console.log(JSON.stringify(await thread.raw.query("SELECT 6 * 7 AS answer")));`,
+    );
+    const run = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", timeout: 60_000 });
+    fs.rmSync(path.dirname(script), { recursive: true });
+    expect(run.stderr).toBe("");
+    expect(run.stdout.trim()).toBe(JSON.stringify([{ answer: 42 }]));
+    expect(run.status).toBe(0);
+  }, 70_000);
+});
