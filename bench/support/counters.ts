@@ -1,24 +1,34 @@
-// Counts what a request costs beyond CPU: SQL statements sent to the embedded database (PGlite's
-// wire messages that start a statement: simple Query, or Parse of the extended protocol) and
-// processes spawned. Install before the app's modules load.
+// Counts what a request costs beyond CPU: SQL statements sent to the embedded database (each
+// statement the server's thread hands PGlite's worker thread: a Prisma query, a raw statement, a
+// transaction's BEGIN, COMMIT or ROLLBACK) and processes spawned. Install before the app's modules load.
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
+import { Worker } from "node:worker_threads";
 
 export const counts = { statements: 0, spawns: 0, spawned: [] as string[] };
 
+/** The worker protocol's operations that are one statement each (server/db/pglite-thread.ts). */
+const STATEMENTS: Record<string, (message: { query?: { sql: string }; sql?: string; script?: string }) => string> = {
+  query: (m) => m.query!.sql,
+  execute: (m) => m.query!.sql,
+  rawQuery: (m) => m.sql!,
+  rawExec: (m) => m.sql!,
+  script: (m) => m.script!,
+  begin: () => "BEGIN",
+  commit: () => "COMMIT",
+  rollback: () => "ROLLBACK",
+};
+
 export async function installCounters(): Promise<void> {
-  const { PGlite } = await import("@electric-sql/pglite");
-  const proto = PGlite.prototype as unknown as Record<string, (message: Uint8Array, ...rest: unknown[]) => unknown>;
-  for (const name of ["execProtocol", "execProtocolStream"]) {
-    const original = proto[name];
-    proto[name] = function (this: unknown, message: Uint8Array, ...rest: unknown[]) {
-      if (message[0] === 0x51 || message[0] === 0x50) {
-        counts.statements++; // 'Q' or 'P'
-        if (process.env.BENCH_LOG_SQL) console.error(`[sql] ${Buffer.from(message.subarray(5, 300)).toString("latin1").replace(/\0/g, " ").trim()}`);
-      }
-      return original.call(this, message, ...rest);
-    };
-  }
+  const postMessage = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
+    const statement = STATEMENTS[(message as { op?: string })?.op ?? ""];
+    if (statement) {
+      counts.statements++;
+      if (process.env.BENCH_LOG_SQL) console.error(`[sql] ${statement(message as never).slice(0, 300).replace(/\s+/g, " ")}`);
+    }
+    return (postMessage as (...args: unknown[]) => void).call(this, message, ...rest);
+  };
   const spawn = childProcess.spawn;
   childProcess.spawn = ((command: string, args: readonly string[], ...rest: unknown[]) => {
     counts.spawns++;
