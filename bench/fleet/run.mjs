@@ -183,6 +183,8 @@ try {
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
   const cpuBefore = servers.map((s) => usage(s.pid, { reaped: true }).cpu);
+  // The agents run in this process: on a machine they share with the server, their CPU is not the server's to spend.
+  const agentsCpuBefore = process.cpuUsage();
 
   // Owner mode: one merger takes opened changes in order.
   const mergeQueue = [];
@@ -249,6 +251,8 @@ try {
   wakeMerger?.();
   await merger;
   const serverCpu = servers.reduce((sum, s, i) => sum + usage(s.pid, { reaped: true }).cpu - cpuBefore[i], 0);
+  const { user, system } = process.cpuUsage(agentsCpuBefore);
+  const agentsCpuMs = (user + system) / 1000;
 
   // A landing's changes share its transaction's mergedAt: the latest 500 merged changes tell the batch sizes.
   const merged = (await ok("GET", `/api/projects/${projectPath}/changes?status=merged&limit=500`, owner.token)).changes;
@@ -275,6 +279,7 @@ try {
         stepP50Ms: { commit: p50(steps.commit), open: p50(steps.open), openToMerged: p50(steps.land) },
         changesPerLanding: landings ? +(merged.length / landings).toFixed(2) : null,
         serverCpuMsPerLanded: landed.length ? round((serverCpu * 1000) / landed.length) : null,
+        agentsCpuMsPerLanded: landed.length ? round(agentsCpuMs / landed.length) : null,
         ...counters,
         gitPlumbingCycleMs: { p50: +percentile(plumbing, 0.5).toFixed(1) },
         cycleRatioToPlumbing: latencies.length ? +(percentile(latencies, 0.5) / percentile(plumbing, 0.5)).toFixed(2) : null,
