@@ -6,9 +6,13 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 
 const { dataDir, settings, channel, loadDataDir } = workerData;
 
-/** Open Prisma transactions by id: each holds PGlite's one connection until its commit or rollback. */
+/**
+ * Prisma transactions by the id the server's thread gave them: each holds PGlite's one connection
+ * from its start until its commit or rollback. The start is not answered: the transaction's first
+ * statement follows it in the same message order, so the connection is not held idle for a round
+ * trip through the server's (busy) thread before any work; a failed start fails that statement.
+ */
 const transactions = new Map();
-let nextTransaction = 1;
 
 /** What crosses the thread: a driver error keeps the fields Prisma maps to its codes; any other error its message and fields. */
 function serializeError(error) {
@@ -18,22 +22,21 @@ function serializeError(error) {
   return { message: String(error?.message ?? error), fields };
 }
 
-function queryable(id) {
-  if (id === undefined) return adapter;
-  const transaction = transactions.get(id);
-  if (!transaction) throw new Error(`no open transaction ${id}`);
+async function queryable(tx) {
+  if (tx === undefined) return adapter;
+  const transaction = transactions.get(tx);
+  if (!transaction) throw new Error(`no open transaction ${tx}`);
   return transaction;
 }
 
 const operations = {
-  query: ({ tx, query }) => queryable(tx).queryRaw(query),
-  execute: ({ tx, query }) => queryable(tx).executeRaw(query),
+  query: async ({ tx, query }) => (await queryable(tx)).queryRaw(query),
+  execute: async ({ tx, query }) => (await queryable(tx)).executeRaw(query),
   script: ({ script }) => adapter.executeScript(script),
-  begin: async ({ isolationLevel }) => {
-    const transaction = await adapter.startTransaction(isolationLevel);
-    const id = nextTransaction++;
-    transactions.set(id, transaction);
-    return { id, options: transaction.options };
+  begin: ({ tx, isolationLevel }) => {
+    const starting = adapter.startTransaction(isolationLevel);
+    starting.catch(() => undefined); // reported to the statement that awaits it
+    transactions.set(tx, starting);
   },
   commit: ({ tx }) => finish(tx, "commit"),
   rollback: ({ tx }) => finish(tx, "rollback"),
@@ -42,9 +45,16 @@ const operations = {
   close: () => pglite.close(),
 };
 
-async function finish(id, how) {
-  const transaction = queryable(id);
-  transactions.delete(id);
+async function finish(tx, how) {
+  const starting = queryable(tx);
+  transactions.delete(tx);
+  let transaction;
+  try {
+    transaction = await starting;
+  } catch (error) {
+    if (how === "rollback") return; // nothing began, nothing to undo
+    throw error;
+  }
   await transaction[how]();
 }
 
@@ -61,6 +71,7 @@ try {
 }
 
 parentPort.on("message", async ({ id, op, ...args }) => {
+  if (id === undefined) return void operations[op](args);
   try {
     parentPort.postMessage({ id, value: await operations[op](args) });
   } catch (error) {
