@@ -17,8 +17,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * Prisma's defaults fail a transaction that waited 2 s to start (P2028) or ran 5 s: on PGlite's one
  * connection a transaction queues behind every other one, so a busy moment (a queue landing, a
  * loaded machine) turned waiting into 500s. A transaction waits its turn like any query; the
- * timeout still ends a runaway one. (On PGlite a transaction waits for the connection in its first
- * statement, pglite-thread.ts, so there the wait counts toward `timeout` rather than `maxWait`.)
+ * timeout still ends a runaway one.
  */
 const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
 /**

@@ -23,15 +23,11 @@ import type { RawSql } from "./migrate";
  * so transactions, locking and errors are PGlite's own; this side forwards Prisma's driver calls
  * and the raw statements, and brings errors back as the adapter raised them.
  *
- * Protocol: requests `{id, op, ...args}`; answers `{id, value}` or `{id, error}`. A transaction's
- * start (`begin`, with the id this side gave it) has no answer: its statements follow it in order,
- * and the first of them fails if it could not start. Unprompted
+ * Protocol: requests `{id, op, ...args}`; answers `{id, value}` or `{id, error}`; unprompted
  * `{notification}` (a NOTIFY on `channel`, sent before the answer of the statement that committed
  * it), `{ready}` or `{failed}` once at start.
  */
 const ADAPTER_NAME = "pglite-prisma-adapter";
-/** What the adapter's transactions answer (Prisma then commits and rolls back by call, not by statement). */
-const PGLITE_TRANSACTION_OPTIONS: TransactionOptions = { usePhantomQuery: true };
 
 type SerializedError = { driver: DriverAdapterError["cause"] } | { message: string; fields: Record<string, unknown> };
 type Answer = { id: number; value?: unknown; error?: SerializedError };
@@ -46,7 +42,6 @@ function toError(error: SerializedError): Error {
 class WorkerCalls {
   private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   private nextId = 1;
-  private nextTransaction = 1;
   private stopped: Error | undefined;
 
   constructor(private readonly worker: Worker) {}
@@ -59,13 +54,6 @@ class WorkerCalls {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       this.worker.postMessage({ id, op, ...args });
     });
-  }
-
-  /** Starts a transaction without waiting for it: the worker holds it for the statements that follow. */
-  begin(isolationLevel: IsolationLevel | undefined): number {
-    const tx = this.nextTransaction++;
-    if (!this.stopped) this.worker.postMessage({ op: "begin", tx, isolationLevel });
-    return tx;
   }
 
   answer({ id, value, error }: Answer): void {
@@ -127,7 +115,8 @@ class WorkerAdapter extends WorkerQueryable implements SqlDriverAdapter {
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-    return new WorkerTransaction(this.calls, this.calls.begin(isolationLevel), PGLITE_TRANSACTION_OPTIONS);
+    const { id, options } = await this.calls.call<{ id: number; options: TransactionOptions }>("begin", { isolationLevel });
+    return new WorkerTransaction(this.calls, id, options);
   }
 
   getConnectionInfo() {

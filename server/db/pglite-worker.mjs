@@ -6,13 +6,9 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 
 const { dataDir, settings, channel, loadDataDir } = workerData;
 
-/**
- * Prisma transactions by the id the server's thread gave them: each holds PGlite's one connection
- * from its start until its commit or rollback. The start is not answered: the transaction's first
- * statement follows it in the same message order, so the connection is not held idle for a round
- * trip through the server's (busy) thread before any work; a failed start fails that statement.
- */
+/** Open Prisma transactions by id: each holds PGlite's one connection until its commit or rollback. */
 const transactions = new Map();
+let nextTransaction = 1;
 
 /** What crosses the thread: a driver error keeps the fields Prisma maps to its codes; any other error its message and fields. */
 function serializeError(error) {
@@ -22,21 +18,22 @@ function serializeError(error) {
   return { message: String(error?.message ?? error), fields };
 }
 
-async function queryable(tx) {
-  if (tx === undefined) return adapter;
-  const transaction = transactions.get(tx);
-  if (!transaction) throw new Error(`no open transaction ${tx}`);
+function queryable(id) {
+  if (id === undefined) return adapter;
+  const transaction = transactions.get(id);
+  if (!transaction) throw new Error(`no open transaction ${id}`);
   return transaction;
 }
 
 const operations = {
-  query: async ({ tx, query }) => (await queryable(tx)).queryRaw(query),
-  execute: async ({ tx, query }) => (await queryable(tx)).executeRaw(query),
+  query: ({ tx, query }) => queryable(tx).queryRaw(query),
+  execute: ({ tx, query }) => queryable(tx).executeRaw(query),
   script: ({ script }) => adapter.executeScript(script),
-  begin: ({ tx, isolationLevel }) => {
-    const starting = adapter.startTransaction(isolationLevel);
-    starting.catch(() => undefined); // reported to the statement that awaits it
-    transactions.set(tx, starting);
+  begin: async ({ isolationLevel }) => {
+    const transaction = await adapter.startTransaction(isolationLevel);
+    const id = nextTransaction++;
+    transactions.set(id, transaction);
+    return { id, options: transaction.options };
   },
   commit: ({ tx }) => finish(tx, "commit"),
   rollback: ({ tx }) => finish(tx, "rollback"),
@@ -45,16 +42,9 @@ const operations = {
   close: () => pglite.close(),
 };
 
-async function finish(tx, how) {
-  const starting = queryable(tx);
-  transactions.delete(tx);
-  let transaction;
-  try {
-    transaction = await starting;
-  } catch (error) {
-    if (how === "rollback") return; // nothing began, nothing to undo
-    throw error;
-  }
+async function finish(id, how) {
+  const transaction = queryable(id);
+  transactions.delete(id);
   await transaction[how]();
 }
 
@@ -71,7 +61,6 @@ try {
 }
 
 parentPort.on("message", async ({ id, op, ...args }) => {
-  if (id === undefined) return void operations[op](args);
   try {
     parentPort.postMessage({ id, value: await operations[op](args) });
   } catch (error) {
