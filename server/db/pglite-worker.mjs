@@ -1,5 +1,6 @@
 // The embedded database on its own thread (started by pglite-thread.ts, which states the protocol).
-// Plain JavaScript: a worker needs a file on disk, and the server's route bundles are not one.
+// Plain JavaScript: it is started by its path, so it must run as it is under Node, vitest and tsx
+// (Turbopack bundles it into a chunk of its own for the production build).
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";

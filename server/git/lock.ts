@@ -22,8 +22,13 @@ function hash32(key: string): number {
  * (one connection per landing, and the records and the ref move are under one lock).
  */
 async function withAdvisoryLock<T>(key: string, fn: () => Promise<T>, tx: Tx): Promise<T> {
-  await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
+  await takeAdvisoryLock(tx, key);
   return fn();
+}
+
+/** Waits for `key`'s advisory lock on `tx`, held until `tx` ends. */
+async function takeAdvisoryLock(tx: Tx, key: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
 }
 
 /** An in-process mutex: `fn` runs after every earlier holder of `key` in this process finished. */
@@ -76,7 +81,7 @@ export async function withRepoLocksHeld<T>(keys: string[], fn: () => Promise<T>)
     async (tx) => {
       const nest = async (index: number): Promise<T> => {
         if (index < sorted.length) return withProcessLock(`refs:${sorted[index]}`, () => nest(index + 1));
-        for (const key of sorted) await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
+        for (const key of sorted) await takeAdvisoryLock(tx, key);
         return fn();
       };
       return nest(0);
@@ -129,7 +134,7 @@ async function withRemovalLock<T>(exclusive: boolean, fn: () => Promise<T>, time
     if (current.kind !== "postgres") return await fn();
     return await current.prisma.$transaction(
       async (tx) => {
-        if (exclusive) await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(REMOVAL_KEY)}::int)`;
+        if (exclusive) await takeAdvisoryLock(tx, REMOVAL_KEY);
         else await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock_shared(${ADVISORY_NAMESPACE}::int, ${hash32(REMOVAL_KEY)}::int)`;
         return fn();
       },
