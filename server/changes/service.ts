@@ -7,7 +7,7 @@ import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
 import { evaluateWorkspace, newChangeId, persistEvaluation, recordReevaluation } from "./evaluation";
-import { loadChange, lockChange, workspaceName } from "./load";
+import { isUuid, loadChange, lockChange, workspaceName } from "./load";
 import { removeEntries } from "./queue/entries";
 import { autoQueue, autoQueueNew, queueOfChange } from "./queue/service";
 import { wakeQueue } from "./queue/runner";
@@ -85,12 +85,15 @@ export async function listChanges(identity: Identity, ref: ProjectRef, filter: {
 
 /** A change with the runs of its latest evaluation and per-kind costs over all its runs. */
 export async function getChange(identity: Identity, id: string) {
+  // The queue before the change: a landing takes the entry and merges the change in one transaction,
+  // so in this order a reader sees the entry, the merged change or both, never a change that is in
+  // neither (the other order can read the change just before a landing and the queue just after).
+  const queue = isUuid(id) ? await queueOfChange(id) : null;
   const { change, project } = await loadChange(identity, id, "read");
   const prisma = await db();
-  const [evaluation, runs, queue] = await Promise.all([
+  const [evaluation, runs] = await Promise.all([
     prisma.evaluation.findUnique({ where: { changeId: id } }),
     prisma.evalRun.findMany({ where: { changeId: id }, orderBy: [{ round: "asc" }, { createdAt: "asc" }] }),
-    queueOfChange(id),
   ]);
   const latest = runs.filter((run) => run.round === evaluation?.round);
   return {

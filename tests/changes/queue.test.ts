@@ -272,6 +272,28 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     expect(await (await db()).queueEntry.count({ where: { projectId: project.id } })).toBe(0);
   });
 
+  it("a change read while the queue lands it shows it queued or merged, never neither", async () => {
+    const alice = await createTestUser();
+    const { project, release } = await heldProject(alice.token);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await changeWith(alice.token, project, { [`read${i}.txt`]: `${i}\n` })).change.id);
+    for (const id of ids) await queue(alice.token, id);
+    const seen: string[] = [];
+    let landing = true;
+    const readers = ids.map(async (id) => {
+      while (landing) {
+        const { body } = await call("GET", `/api/changes/${id}`, { token: alice.token });
+        seen.push(body.queue ? "queued" : body.change.status);
+      }
+    });
+    await release();
+    landing = false;
+    await Promise.all(readers);
+    for (const id of ids) expect(await statusOf(id)).toBe("merged");
+    expect(seen.length).toBeGreaterThan(ids.length);
+    expect(seen.filter((state) => state !== "queued" && state !== "merged")).toEqual([]);
+  });
+
   it("a direct merge racing the queue's landing: each change merges once, the queue's run rolls back and goes round (never fails), nobody sees a server error", async () => {
     const errors = vi.spyOn(console, "error");
     const alice = await createTestUser();
