@@ -11,7 +11,7 @@ import { createTestProject } from "@/server/projects/test-fixtures";
 import { startReceiver } from "@/server/webhooks/test-receiver";
 import { changeWith, merge } from "@/server/changes/test-fixtures";
 import { drainJobs, stopTestExecutor } from "@/tests/support/jobs";
-import { registerBranchMoveSubscribers } from "@/server/runtime/subscribers";
+import { registerSubscribers } from "@/server/runtime/subscribers";
 
 // A database on disk (not the harness's in-memory copy), so its files can be searched afterwards.
 let dataDir: string;
@@ -35,7 +35,7 @@ beforeAll(async () => {
   useDatabase(await openDatabase({ dataDir: path.join(dataDir, "db") }));
   // This file opens its own on-disk database instead of useTestEnvironment, so it subscribes the
   // areas that act on a branch move (deployments) itself, as the server's start-up does.
-  registerBranchMoveSubscribers();
+  registerSubscribers();
 });
 
 afterAll(async () => {

@@ -20,8 +20,8 @@ await installCounters();
 const { createUser } = await import("@/server/auth/users");
 const { commitToBranch, openProjectRepo } = await import("@/server/git");
 const { processQueue, queuesSettled } = await import("@/server/changes");
-const { registerBranchMoveSubscribers } = await import("@/server/runtime/subscribers");
-registerBranchMoveSubscribers();
+const { registerSubscribers } = await import("@/server/runtime/subscribers");
+registerSubscribers();
 
 const POLICY = ".svc/policy.yml";
 const files = (w: number) => Object.fromEntries([0, 1, 2].map((i) => [`w${w}/f${i}.ts`, `// workspace ${w} file ${i}\n${"// filler\n".repeat(30)}`]));

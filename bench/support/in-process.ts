@@ -12,7 +12,7 @@ let subscribed: Promise<void> | undefined;
 /** One REST call through the app's route handlers; anything but the expected status stops the run. */
 export async function rest(method: string, url: string, token: string | undefined, body: unknown, expected: number, headers: Record<string, string> = {}) {
   const { call } = await import("@/tests/support/http");
-  await (subscribed ??= import("@/server/runtime/subscribers").then(({ registerBranchMoveSubscribers }) => registerBranchMoveSubscribers()));
+  await (subscribed ??= import("@/server/runtime/subscribers").then(({ registerSubscribers }) => registerSubscribers()));
   const res = await call(method, url, { token, body, headers });
   if (res.status !== expected) throw new Error(`${method} ${url}: ${res.status} ${res.text}`);
   return res.body;

@@ -4,9 +4,13 @@ import { attemptDelivery, pruneDeliveryLogs, retryDelayMs, WEBHOOK_MAX_ATTEMPTS,
 /** One durable delivery job per (event, webhook); the event id is the delivery id, so a resent domain event starts no second job. */
 export const WEBHOOK_DELIVER_EVENT = "svc/webhook.deliver";
 
-/** For every domain event: one delivery job per active webhook of the project that subscribes to its kind. */
+/**
+ * For every domain event of a project with an active webhook (`webhooks` in the job event: see
+ * `domainJobEvent`): one delivery job per active webhook of the project that subscribes to its kind.
+ * `!= false`, not `== true`: an event handed over before the field existed still fans out.
+ */
 export const webhookFanOut = inngest.createFunction(
-  { id: "webhooks-fan-out", triggers: [{ event: "svc/domain.event" }], retries: 5 },
+  { id: "webhooks-fan-out", triggers: [{ event: "svc/domain.event", if: "event.data.webhooks != false" }], retries: 5 },
   async ({ event, step }) => {
     const eventId = String(event.data.eventId);
     // Not a step (one handler call fewer on the latency path): re-reading it on a replay is harmless,

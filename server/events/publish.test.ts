@@ -23,7 +23,7 @@ describe("outbox publishing", () => {
     const rows = await record(3);
     expect(await publishPendingEvents()).toBe(3);
     const sent = await sentEvents();
-    expect(sent.map((event) => event.data)).toEqual(rows.map((row) => ({ eventId: row.id, projectId: null, kind: "issue.opened", workspace: "" })));
+    expect(sent.map((event) => event.data)).toEqual(rows.map((row) => ({ eventId: row.id, projectId: null, kind: "issue.opened", workspace: "", webhooks: false })));
     const prisma = await db();
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
     expect(await publishPendingEvents()).toBe(0);
@@ -52,7 +52,7 @@ describe("outbox publishing", () => {
     const before = (await sentEvents()).length;
     const rows = await prisma.$transaction(async (tx) => [await recordEvent(tx, { projectId: null, kind: "issue.opened", actor: "system", data: { tx: 1 } })]);
     const sent = await sentEvents();
-    expect(sent.slice(before).map((event) => [event.id, event.data])).toEqual([[`domain-${rows[0].id}`, { eventId: rows[0].id, projectId: null, kind: "issue.opened", workspace: "" }]]);
+    expect(sent.slice(before).map((event) => [event.id, event.data])).toEqual([[`domain-${rows[0].id}`, { eventId: rows[0].id, projectId: null, kind: "issue.opened", workspace: "", webhooks: false }]]);
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
     expect(await publishPendingEvents()).toBe(0);
 

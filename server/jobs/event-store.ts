@@ -32,11 +32,11 @@ export async function storeEvents(payloads: unknown[], client?: DbOrTx): Promise
 /**
  * Sends events as part of `tx`: embedded, they are stored with it, so they exist exactly when what
  * they describe does (nothing to publish after the commit, nothing lost to a crash in between);
- * wake the executors once it commits (`wakeExecutors`). Answers false, storing nothing, when
- * Inngest is configured: then they are sent after the commit.
+ * wake the executors once it commits (`wakeExecutors`). Answers false, storing nothing and not
+ * calling `build`, when Inngest is configured: then they are sent after the commit.
  */
-export async function sendInTransaction(tx: Tx, events: EventPayload[]): Promise<boolean> {
+export async function sendInTransaction(tx: Tx, build: () => Promise<EventPayload[]>): Promise<boolean> {
   if (inngestConfigured()) return false;
-  await storeEvents(events, tx);
+  await storeEvents(await build(), tx);
   return true;
 }

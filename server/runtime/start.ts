@@ -4,7 +4,7 @@ import { closeDatabase, startInvalidationListener } from "@/server/db";
 import { connectAtStartup } from "./connect";
 import { assertInstanceKeysAgree } from "./keys";
 import { protectDataDir } from "./data-dir";
-import { registerBranchMoveSubscribers } from "./subscribers";
+import { registerSubscribers } from "./subscribers";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
 
@@ -35,7 +35,7 @@ export async function startServerRuntime(loadFunctions: LoadJobFunctions): Promi
   holder.__svcRuntimeStarted = true;
   validateConfig();
   protectDataDir();
-  registerBranchMoveSubscribers();
+  registerSubscribers();
   await connectAtStartup();
   await assertInstanceKeysAgree();
   await startJobs(loadFunctions);

@@ -43,6 +43,25 @@ describe("events recorded by a request", () => {
     expect(delivered[0].data).toMatchObject({ workspace: "ws1" });
   });
 
+  it("start the webhooks' fan-out only for a project with an active webhook", async () => {
+    const owner = await createTestUser();
+    const created = await call("POST", "/api/projects", { token: owner.token, body: { name: "quiet" } });
+    const workspace = (name: string) => call("POST", `/api/workspaces/${created.body.path}/workspaces`, { token: owner.token, body: { name } });
+    const fanOuts = async () =>
+      (await db()).jobRun.findMany({ where: { functionId: { endsWith: "webhooks-fan-out" }, event: { path: ["data", "projectId"], equals: created.body.id } }, select: { event: true } });
+    expect((await workspace("unheard")).status).toBe(201);
+    await drainJobs();
+    expect(await fanOuts()).toEqual([]);
+
+    const hook = await call("POST", `/api/projects/${created.body.path}/webhooks`, { token: owner.token, body: { url: receiver.url, events: "workspace.created" } });
+    expect(hook.status).toBe(201);
+    const before = receiver.received.length;
+    expect((await workspace("heard")).status).toBe(201);
+    await drainJobs();
+    expect((await fanOuts()).map((run) => (run.event as { data: { kind: string } }).data.kind)).toEqual(["workspace.created"]);
+    expect(receiver.received.slice(before).map((request) => JSON.parse(request.body).data.workspace)).toEqual(["heard"]);
+  });
+
   it("a request that fails records and publishes nothing", async () => {
     const owner = await createTestUser();
     const prisma = await db();

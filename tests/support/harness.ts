@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, inject } from "vitest";
 import { closeDatabase, openDatabase, useDatabase, type Database } from "@/server/db/client";
 import { queuesSettled } from "@/server/changes";
-import { registerBranchMoveSubscribers } from "@/server/runtime/subscribers";
+import { registerSubscribers } from "@/server/runtime/subscribers";
 import { TEMPLATE_DB_NAME, adminUrl } from "./postgres";
 
 export const TEST_ADMIN_KEY = "test-admin-key";
@@ -55,7 +55,7 @@ export function useTestEnvironment(env: Record<string, string> = {}): TestEnviro
   const state = {} as TestEnvironment;
   let drop: () => Promise<void> = async () => {};
   beforeAll(async () => {
-    registerBranchMoveSubscribers();
+    registerSubscribers();
     state.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-data-"));
     // In-process requests carry no client address: every anonymous request of a file shares one budget.
     Object.assign(process.env, { DATA_DIR: state.dataDir, ADMIN_API_KEY: TEST_ADMIN_KEY, BASE_URL: "http://svc.test", RATE_LIMIT_ANONYMOUS_PER_MINUTE: "1000000", LOG_LEVEL: "silent", ...env });
