@@ -1,9 +1,9 @@
 // Counts what a request costs beyond CPU: SQL statements sent to the embedded database (each
-// statement the server's thread hands PGlite's worker thread, on the worker or on the port a
-// transaction's statements take: a Prisma query, a raw statement, a transaction's BEGIN, COMMIT or ROLLBACK) and processes spawned. Install before the app's modules load.
+// statement the server's thread hands PGlite's worker thread: a Prisma query, a raw statement, a
+// transaction's BEGIN, COMMIT or ROLLBACK) and processes spawned. Install before the app's modules load.
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-import { MessagePort, Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 
 export const counts = { statements: 0, spawns: 0, spawned: [] as string[] };
 
@@ -20,17 +20,15 @@ const STATEMENTS: Record<string, (message: { query?: { sql: string }; sql?: stri
 };
 
 export async function installCounters(): Promise<void> {
-  for (const sender of [Worker.prototype, MessagePort.prototype]) {
-    const postMessage = sender.postMessage;
-    sender.postMessage = function (this: unknown, message: unknown, ...rest: unknown[]) {
-      const statement = STATEMENTS[(message as { op?: string })?.op ?? ""];
-      if (statement) {
-        counts.statements++;
-        if (process.env.BENCH_LOG_SQL) console.error(`[sql] ${statement(message as never).slice(0, 300).replace(/\s+/g, " ")}`);
-      }
-      return (postMessage as (...args: unknown[]) => void).call(this, message, ...rest);
-    };
-  }
+  const postMessage = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
+    const statement = STATEMENTS[(message as { op?: string })?.op ?? ""];
+    if (statement) {
+      counts.statements++;
+      if (process.env.BENCH_LOG_SQL) console.error(`[sql] ${statement(message as never).slice(0, 300).replace(/\s+/g, " ")}`);
+    }
+    return (postMessage as (...args: unknown[]) => void).call(this, message, ...rest);
+  };
   const spawn = childProcess.spawn;
   childProcess.spawn = ((command: string, args: readonly string[], ...rest: unknown[]) => {
     counts.spawns++;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 import {
   DriverAdapterError,
   type IsolationLevel,
@@ -26,14 +26,6 @@ import type { RawSql } from "./migrate";
  * Protocol: requests `{id, op, ...args}`; answers `{id, value}` or `{id, error}`; unprompted
  * `{notification}` (a NOTIFY on `channel`, sent before the answer of the statement that committed
  * it), `{ready}` or `{failed}` once at start.
- *
- * The statements of an open transaction go the same way on a second port, but this thread waits for
- * each answer (`Atomics.wait` on a shared word the worker sets): PGlite has one connection and a
- * transaction holds it from begin to commit, so an answer left in this thread's event loop behind
- * other requests' work held the connection idle (in a 50-agent fleet, two thirds of a transaction's
- * life). A statement costs this thread its own time, as in-thread, and nothing more. Begin (it may
- * wait for another transaction) and commit (its notifications come first, on the first port) stay
- * asynchronous.
  */
 const ADAPTER_NAME = "pglite-prisma-adapter";
 
@@ -81,43 +73,6 @@ class WorkerCalls {
   }
 }
 
-/** The shared word's states: the worker sets ANSWERED once the answer is on the port, EXITED as it ends. */
-const WAITING = 0;
-const EXITED = 2;
-/** A statement that has not answered by then is treated as lost (the thread is wedged). */
-const TRANSACTION_STATEMENT_TIMEOUT_MS = 120_000;
-
-/** Calls this thread waits for: the statements of an open transaction. */
-class WaitedCalls {
-  private readonly signal: Int32Array;
-  private nextSeq = 1;
-
-  constructor(
-    private readonly port: MessagePort,
-    signal: SharedArrayBuffer,
-  ) {
-    this.signal = new Int32Array(signal);
-  }
-
-  call<T>(op: string, args: Record<string, unknown>): T {
-    if (Atomics.exchange(this.signal, 0, WAITING) === EXITED) {
-      Atomics.store(this.signal, 0, EXITED);
-      throw new Error("the embedded database's thread exited");
-    }
-    const seq = this.nextSeq++;
-    this.port.postMessage({ seq, op, ...args });
-    const waited = Atomics.wait(this.signal, 0, WAITING, TRANSACTION_STATEMENT_TIMEOUT_MS);
-    // An answer left by a call that timed out earlier is skipped by its sequence number.
-    for (let received = receiveMessageOnPort(this.port); received; received = receiveMessageOnPort(this.port)) {
-      const answer = received.message as Answer & { seq: number };
-      if (answer.seq !== seq) continue;
-      if (answer.error) throw toError(answer.error);
-      return answer.value as T;
-    }
-    throw new Error(waited === "timed-out" ? `the embedded database did not answer within ${TRANSACTION_STATEMENT_TIMEOUT_MS} ms` : "the embedded database's thread exited");
-  }
-}
-
 class WorkerQueryable implements SqlQueryable {
   readonly provider = "postgres";
   readonly adapterName = ADAPTER_NAME;
@@ -139,19 +94,10 @@ class WorkerQueryable implements SqlQueryable {
 class WorkerTransaction extends WorkerQueryable implements Transaction {
   constructor(
     calls: WorkerCalls,
-    private readonly waited: WaitedCalls,
     private readonly id: number,
     readonly options: TransactionOptions,
   ) {
     super(calls, id);
-  }
-
-  override async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return this.waited.call("query", { tx: this.id, query });
-  }
-
-  override async executeRaw(query: SqlQuery): Promise<number> {
-    return this.waited.call("execute", { tx: this.id, query });
   }
 
   commit(): Promise<void> {
@@ -164,20 +110,13 @@ class WorkerTransaction extends WorkerQueryable implements Transaction {
 }
 
 class WorkerAdapter extends WorkerQueryable implements SqlDriverAdapter {
-  constructor(
-    calls: WorkerCalls,
-    private readonly waited: WaitedCalls,
-  ) {
-    super(calls);
-  }
-
   executeScript(script: string): Promise<void> {
     return this.calls.call("script", { script });
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
     const { id, options } = await this.calls.call<{ id: number; options: TransactionOptions }>("begin", { isolationLevel });
-    return new WorkerTransaction(this.calls, this.waited, id, options);
+    return new WorkerTransaction(this.calls, id, options);
   }
 
   getConnectionInfo() {
@@ -203,13 +142,9 @@ export async function openPgliteThread(options: {
 }): Promise<PgliteThread> {
   const file = path.join(process.cwd(), "server", "db", "pglite-worker.mjs");
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
-  const { port1: waitedPort, port2: workerWaitedPort } = new MessageChannel();
-  const signal = new SharedArrayBuffer(4);
   const worker = new Worker(/*turbopackIgnore: true*/ file, {
-    workerData: { dataDir: options.dataDir, settings: options.settings, channel: options.channel, loadDataDir, waitedPort: workerWaitedPort, signal },
-    transferList: [workerWaitedPort],
+    workerData: { dataDir: options.dataDir, settings: options.settings, channel: options.channel, loadDataDir },
   });
-  waitedPort.unref();
   const calls = new WorkerCalls(worker);
   await new Promise<void>((resolve, reject) => {
     worker.on("message", (message: Message) => {
@@ -227,7 +162,7 @@ export async function openPgliteThread(options: {
   });
   worker.once("exit", (code) => calls.stop(new Error(`the embedded database's thread exited (code ${code})`)));
   worker.unref();
-  const adapter = new WorkerAdapter(calls, new WaitedCalls(waitedPort, signal));
+  const adapter = new WorkerAdapter(calls);
   return {
     adapter: { provider: "postgres", adapterName: ADAPTER_NAME, connect: async () => adapter },
     raw: {
@@ -237,7 +172,6 @@ export async function openPgliteThread(options: {
     async close() {
       await calls.call("close").catch(() => undefined);
       await worker.terminate();
-      waitedPort.close();
     },
   };
 }

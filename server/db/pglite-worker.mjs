@@ -5,10 +5,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 
-const { dataDir, settings, channel, loadDataDir, waitedPort, signal } = workerData;
-const waitedWord = new Int32Array(signal);
-const ANSWERED = 1;
-const EXITED = 2;
+const { dataDir, settings, channel, loadDataDir } = workerData;
 
 /** Open Prisma transactions by id: each holds PGlite's one connection until its commit or rollback. */
 const transactions = new Map();
@@ -64,23 +61,11 @@ try {
   process.exit(1);
 }
 
-async function answer(op, args) {
+parentPort.on("message", async ({ id, op, ...args }) => {
   try {
-    return { value: await operations[op](args) };
+    parentPort.postMessage({ id, value: await operations[op](args) });
   } catch (error) {
-    return { error: serializeError(error) };
+    parentPort.postMessage({ id, error: serializeError(error) });
   }
-}
-
-parentPort.on("message", async ({ id, op, ...args }) => parentPort.postMessage({ id, ...(await answer(op, args)) }));
-// A transaction's statements: the server's thread is waiting on the shared word for each answer.
-waitedPort.on("message", async ({ seq, op, ...args }) => {
-  waitedPort.postMessage({ seq, ...(await answer(op, args)) });
-  Atomics.store(waitedWord, 0, ANSWERED);
-  Atomics.notify(waitedWord, 0);
-});
-process.on("exit", () => {
-  Atomics.store(waitedWord, 0, EXITED);
-  Atomics.notify(waitedWord, 0);
 });
 parentPort.postMessage({ ready: true });
