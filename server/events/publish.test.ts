@@ -12,7 +12,7 @@ const jobs = useTestJobs({ functions: [outboxSweep] });
 async function record(count: number) {
   const prisma = await db();
   const rows = [];
-  for (let i = 0; i < count; i++) rows.push(await recordEvent(prisma, { projectId: null, kind: "issue.opened", actor: "system", data: { i } }));
+  for (let i = 0; i < count; i++) rows.push(await recordEvent(prisma, { projectId: null, kind: "issue.opened", actor: "system", data: { i, ...(i === 1 ? { workspace: "ws-1" } : {}) } }));
   return rows;
 }
 
@@ -23,7 +23,8 @@ describe("outbox publishing", () => {
     const rows = await record(3);
     expect(await publishPendingEvents()).toBe(3);
     const sent = await sentEvents();
-    expect(sent.map((event) => event.data)).toEqual(rows.map((row) => ({ eventId: row.id, projectId: null, kind: "issue.opened", workspace: "", webhooks: false })));
+    // The workspace an event names is carried as a string, "" when it names none.
+    expect(sent.map((event) => event.data)).toEqual(rows.map((row, i) => ({ eventId: row.id, projectId: null, kind: "issue.opened", workspace: i === 1 ? "ws-1" : "", webhooks: false })));
     const prisma = await db();
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
     expect(await publishPendingEvents()).toBe(0);

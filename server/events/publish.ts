@@ -12,33 +12,32 @@ interface OutboxRow {
   id: string;
   projectId: string | null;
   kind: string;
-  /** The workspace the event is about (a push to it), "" when none. */
-  workspace: string;
+  data: Record<string, unknown>;
 }
+
+type OutgoingEvent = Pick<OutboxRow, "id" | "projectId" | "kind" | "data">;
 
 /**
  * The job event of an outbox row. Its id is derived from the row, so a re-send after a crash (sent,
- * not yet marked) is deduplicated by Inngest and by the embedded event store alike. `workspace` is
- * always a string, so a concurrency key may concatenate it (CEL refuses a missing field). `webhooks`:
- * whether the project had an active webhook when the event was handed over; the webhooks' fan-out
- * starts no run for an event nobody can hear (most of a fleet's events, six per landed change).
+ * not yet marked) is deduplicated by Inngest and by the embedded event store alike. `workspace`: the
+ * workspace the event is about (a push to it), always a string ("" when none), so a concurrency key
+ * may concatenate it (CEL refuses a missing field). `webhooks`: whether the project had an active
+ * webhook when the event was handed over; the webhooks' fan-out starts no run for an event nobody
+ * can hear (most of a fleet's events, six per landed change).
  */
-export const domainJobEvent = (row: Pick<OutboxRow, "id" | "projectId" | "kind" | "workspace">, webhooks: boolean) => ({
+const domainJobEvent = (row: OutgoingEvent, webhooks: boolean) => ({
   id: `domain-${row.id}`,
   name: DOMAIN_EVENT,
-  data: { eventId: row.id, projectId: row.projectId, kind: row.kind, workspace: row.workspace, webhooks },
+  data: { eventId: row.id, projectId: row.projectId, kind: row.kind, workspace: typeof row.data.workspace === "string" ? row.data.workspace : "", webhooks },
 });
 
 /** The job events of outbox rows (see `domainJobEvent`), read in `client`. */
-export async function domainJobEvents(client: DbOrTx, rows: Array<Pick<OutboxRow, "id" | "projectId" | "kind" | "workspace">>) {
+export async function domainJobEvents(client: DbOrTx, rows: OutgoingEvent[]) {
   const heard = await projectsHeard(client, rows.map((row) => row.projectId));
   return rows.map((row) => domainJobEvent(row, heard(row.projectId)));
 }
 
-/** The workspace an event's data names, "" when none (see `domainJobEvent`). */
-export const workspaceOf = (data: Record<string, unknown>): string => (typeof data.workspace === "string" ? data.workspace : "");
-
-const SELECT_PENDING = `SELECT seq, id, "projectId", kind, COALESCE(data->>'workspace', '') AS workspace FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH}`;
+const SELECT_PENDING = `SELECT seq, id, "projectId", kind, data FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH}`;
 
 /**
  * Sends and marks one batch. On PostgreSQL the rows stay locked (SKIP LOCKED for other instances)

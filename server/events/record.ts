@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import { db, insertRowsSql, type DbOrTx, type Tx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
 import { sendInTransaction } from "@/server/jobs";
-import { domainJobEvents, noteUndispatched, workspaceOf } from "./publish";
+import { domainJobEvents, noteUndispatched } from "./publish";
 import { runEventHooks } from "./hooks";
 import { announceTransitions, wakeFollowers } from "./change-watch";
 
@@ -113,7 +113,7 @@ export async function recordEvents(client: DbOrTx, events: EventInput[]): Promis
   // In a transaction the job events commit with the rows (embedded mode): they are dispatched as
   // they are written, with no publish after the commit. Otherwise the publisher sends and marks them.
   const tx = await transactionOf(client);
-  const sent = tx !== null && (await sendInTransaction(tx, () => domainJobEvents(tx, recorded.map((event) => ({ ...event, workspace: workspaceOf(event.data) })))));
+  const sent = tx !== null && (await sendInTransaction(tx, () => domainJobEvents(tx, recorded)));
   if (!sent) noteUndispatched();
   const occurredAt = new Date();
   const dispatchedAt = sent ? occurredAt : null;
