@@ -286,9 +286,12 @@ describe("the merge queue", { timeout: 120_000 }, () => {
         seen.push(body.queue ? "queued" : body.change.status);
       }
     });
-    await release();
-    landing = false;
-    await Promise.all(readers);
+    try {
+      await release();
+    } finally {
+      landing = false;
+      await Promise.all(readers);
+    }
     for (const id of ids) expect(await statusOf(id)).toBe("merged");
     expect(seen.length).toBeGreaterThan(ids.length);
     expect(seen.filter((state) => state !== "queued" && state !== "merged")).toEqual([]);
