@@ -2,7 +2,8 @@ import { expect, test } from "@playwright/test";
 import { api, createProject, createUser, signIn } from "./support";
 
 // Post/Redirect/Get: a create form lands on a page fetched with GET, so reloading it creates
-// nothing; the one-time secret comes as a flash that the reload no longer shows.
+// nothing; the one-time secret comes as a flash that the reload no longer shows. A save that stays
+// on its page re-renders the page in place instead, keeping what the reader typed in its other forms.
 test("creating a token, then reloading, leaves one token and shows its plaintext once", async ({ page }) => {
   await createUser("petra");
   await signIn(page, "petra");
@@ -41,4 +42,28 @@ test("creating a webhook lists it at once; reloading leaves one webhook and hide
   await expect(page.getByTestId("new-secret")).toHaveCount(0);
   const listed = await api<{ webhooks: unknown[] }>("GET", "/api/projects/@wendy/hooks/webhooks", { token });
   expect(listed.body.webhooks).toHaveLength(1);
+});
+
+test("a save that stays on its page keeps what the reader typed meanwhile in another form", async ({ page }) => {
+  const token = await createUser("tilda");
+  await createProject(token, "notes", { "a.txt": "a\n" });
+  const opened = await api<{ issue: { number: number } }>("POST", "/api/projects/@tilda/notes/issues", { token, body: { title: "Typed text survives" } });
+  const issuePage = `/@tilda/notes/issues/${opened.body.issue.number}`;
+  await signIn(page, "tilda");
+  await page.goto(issuePage);
+  // The labels' save is held in the browser until the comment is typed, as on a busy server.
+  let typed = () => {};
+  const commentTyped = new Promise<void>((resolve) => (typed = resolve));
+  await page.route(`**${issuePage}`, async (route) => {
+    if (route.request().method() === "POST") await commentTyped;
+    await route.continue();
+  });
+  await page.getByLabel("Labels (comma-separated)").fill("docs");
+  await page.getByRole("button", { name: "Save labels" }).click();
+  await page.getByLabel("Comment (Markdown)").fill("half a thought");
+  typed();
+  await expect(page.getByRole("list", { name: "Timeline" }).getByRole("listitem")).toHaveCount(2);
+  await expect(page.getByLabel("Labels (comma-separated)")).toHaveValue("docs");
+  await expect(page.getByLabel("Comment (Markdown)")).toHaveValue("half a thought");
+  await expect(page).toHaveURL(new RegExp(`${issuePage}$`));
 });

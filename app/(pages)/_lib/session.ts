@@ -62,10 +62,26 @@ export async function attempt<T>(run: (api: PageCaller, identity: Identity) => P
 }
 
 /**
- * A server action's write through the API; afterwards the browser goes to `back`, with the
- * refusal's message and code in the query string when the API refused.
+ * Whether the page's script sent this action from the page `target` names (its #fragment aside).
+ * Then a refresh shows the write in place; a redirect would not: Next.js answers an action's
+ * redirect by remounting the page (its redirect boundary), which drops what the reader was typing
+ * in the page's other forms meanwhile. A form posted without JavaScript always gets its redirect
+ * (post/redirect/get), and so does a browser that sends no Referer.
  */
-export async function write(back: string, run: (api: PageCaller, identity: Identity) => Promise<unknown>, done?: string): Promise<never> {
+async function showingAlready(target: string): Promise<boolean> {
+  const incoming = await headers();
+  const referer = incoming.get("referer");
+  if (!incoming.has("next-action") || !referer || !URL.canParse(referer)) return false;
+  const shown = new URL(referer);
+  const wanted = new URL(target, shown);
+  return wanted.origin === shown.origin && wanted.pathname === shown.pathname && wanted.search === shown.search;
+}
+
+/**
+ * A server action's write through the API; afterwards the browser shows `back` (or `done`), with
+ * the refusal's message and code in the query string when the API refused.
+ */
+export async function write(back: string, run: (api: PageCaller, identity: Identity) => Promise<unknown>, done?: string): Promise<void> {
   let target = done ?? back;
   try {
     await pageAction(await currentRequest("POST"), run);
@@ -81,8 +97,9 @@ export async function write(back: string, run: (api: PageCaller, identity: Ident
     const [path, hash] = back.split("#", 2);
     target = `${path}${path.includes("?") ? "&" : "?"}${query}${hash ? `#${hash}` : ""}`;
   }
-  // With JavaScript on, a redirect to the page already shown (only its #fragment differs) would
-  // just scroll: refresh makes the browser take the page as it is after the write.
+  // The browser takes the page as it is after the write, whether it stays on it (below) or is sent
+  // to it with another #fragment (a redirect that, with JavaScript on, would only scroll).
   refresh();
+  if (await showingAlready(target)) return;
   redirect(target);
 }
