@@ -8,7 +8,7 @@ import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
 import { lockDataDir } from "./data-dir-lock";
 import { openPgliteThread, type PgliteThread } from "./pglite-thread";
-import { CHANNEL, dispatchNotification } from "./topics";
+import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
 
 export type Db = PrismaClient;
 
@@ -55,8 +55,9 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
   try {
     if (dataDir) await initPgliteDataDir(dataDir);
     // The embedded database is this process's alone: notifications made in its transactions
-    // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener.
-    thread = await openPgliteThread({ dataDir, loadDataDir, settings: PGLITE_SETTINGS, channel: CHANNEL, onNotification: dispatchNotification });
+    // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener, and
+    // those a crashed thread had not delivered are made up for as after a lost listener.
+    thread = await openPgliteThread({ dataDir, loadDataDir, settings: PGLITE_SETTINGS, channel: CHANNEL, onNotification: dispatchNotification, onRestart: dropAllTopics });
   } catch (error) {
     unlock();
     throw error;

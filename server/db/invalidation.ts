@@ -1,6 +1,6 @@
 import { config } from "@/server/config";
 import { database, type DbOrTx } from "./client";
-import { CHANNEL, dispatchNotification, topics } from "./topics";
+import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
 
 /**
  * Instances keep small caches (credentials, access grants) that a write in another instance can
@@ -64,7 +64,7 @@ export async function startInvalidationListener(url = config.databaseUrl): Promi
     }
     if (stopped) return void (await next.end());
     client = next;
-    for (const topic of topics().values()) topic.dropAll();
+    dropAllTopics();
   };
   const schedule = () => {
     if (stopped || retry) return;

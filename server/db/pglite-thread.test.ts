@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Prisma } from "@/server/generated/prisma/client";
+import { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 import { announceOnCommit, database, db, onInvalidation } from "@/server/db";
 import { openPgliteThread } from "./pglite-thread";
 import { useTestEnvironment } from "@/tests/support/harness";
@@ -68,6 +68,52 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
       .catch(() => undefined);
     await prisma.$queryRaw`SELECT 1`;
     expect(heard).toEqual(["kept"]);
+  });
+
+  it("starts a crashed thread again on the next statement: what was in flight fails, what was committed stays", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-crash-"));
+    let restarts = 0;
+    const thread = await openPgliteThread({ dataDir, settings: [], channel: "probe", onNotification: () => undefined, onRestart: () => restarts++ });
+    const prisma = new PrismaClient({ adapter: thread.adapter });
+    try {
+      await prisma.$executeRawUnsafe(`CREATE TABLE "Kept" ("n" int NOT NULL)`);
+      await prisma.$executeRaw`INSERT INTO "Kept" VALUES (1)`;
+      let inTransaction!: () => void;
+      const begun = new Promise<void>((resolve) => (inTransaction = resolve));
+      let resume!: () => void;
+      const crashed = new Promise<void>((resolve) => (resume = resolve));
+      const open = prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`INSERT INTO "Kept" VALUES (2)`;
+        inTransaction();
+        await crashed;
+        await tx.$executeRaw`INSERT INTO "Kept" VALUES (3)`;
+      });
+      await begun;
+      const inFlight = thread.raw.query(`SELECT count(*) FROM generate_series(1, 50000000)`);
+      await thread.crash();
+      resume();
+      await expect(inFlight).rejects.toThrow(/thread exited/);
+      await expect(open).rejects.toThrow();
+
+      expect(await prisma.$queryRaw`SELECT "n" FROM "Kept" ORDER BY "n"`).toEqual([{ n: 1 }]);
+      expect(restarts).toBe(1);
+      await prisma.$transaction(async (tx) => tx.$executeRaw`INSERT INTO "Kept" VALUES (4)`);
+      expect(await thread.raw.query(`SELECT "n" FROM "Kept" ORDER BY "n"`)).toEqual([{ n: 1 }, { n: 4 }]);
+    } finally {
+      await prisma.$disconnect();
+      await thread.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("does not start a crashed thread of a database in memory again (it would come back empty): its statements fail", async () => {
+    let restarts = 0;
+    const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => undefined, onRestart: () => restarts++ });
+    await thread.raw.exec(`CREATE TABLE "Gone" ("n" int)`);
+    await thread.crash();
+    await expect(thread.raw.query(`SELECT * FROM "Gone"`)).rejects.toThrow(/thread exited/);
+    expect(restarts).toBe(0);
+    await thread.close();
   });
 
   it("fails to open, rather than waiting forever, when the database cannot start", async () => {

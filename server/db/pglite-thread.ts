@@ -38,37 +38,119 @@ function toError(error: SerializedError): Error {
   return Object.assign(new Error(error.message), error.fields);
 }
 
-/** Calls into the worker; keeps the process alive only while one is pending (scripts that never close still exit). */
+type WorkerOptions = { file: string; workerData: Record<string, unknown>; onNotification(payload: string): void };
+type Lifecycle = { restartable: boolean; onRestart(): void };
+
+/** Starts the worker and waits for its `{ready}`; answers and notifications go to `onMessage`. */
+function startWorker(options: WorkerOptions, onMessage: (message: Answer) => void): Promise<Worker> {
+  const worker = new Worker(/*turbopackIgnore: true*/ options.file, { workerData: options.workerData });
+  return new Promise<Worker>((resolve, reject) => {
+    worker.on("message", (message: Message) => {
+      if ("notification" in message) options.onNotification(message.notification);
+      else if ("ready" in message) resolve(worker);
+      else if ("failed" in message) reject(toError(message.failed));
+      else onMessage(message);
+    });
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the embedded database's thread exited (code ${code}) before it was ready`)));
+  });
+}
+
+/**
+ * Calls into the worker; keeps the process alive only while one is pending (scripts that never
+ * close still exit). A thread that ends unasked (a crash: WebAssembly out of memory, a bug) fails
+ * the calls it had and is started again by the next call, on the same data directory: PostgreSQL's
+ * recovery keeps what was committed. Its transactions ended with it, so their later statements
+ * fail (a transaction's id is the thread's own: a new thread hands the same ids out again). A
+ * database in memory is not started again (it would come back empty): its calls fail from then on.
+ */
 class WorkerCalls {
   private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   private nextId = 1;
-  private stopped: Error | undefined;
+  private worker: Worker | undefined;
+  private starting: Promise<void> | undefined;
+  private closed = false;
+  private lost: Error | undefined;
+  /** Which thread this is, counted from 1: a transaction belongs to the thread it began on. */
+  generation = 0;
 
-  constructor(private readonly worker: Worker) {}
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly lifecycle: Lifecycle,
+  ) {}
 
-  call<T>(op: string, args: Record<string, unknown> = {}): Promise<T> {
-    if (this.stopped) return Promise.reject(this.stopped);
+  /** Starts the first thread (its failure is the open's). */
+  open(): Promise<void> {
+    return this.start();
+  }
+
+  call<T>(op: string, args: Record<string, unknown> = {}, generation?: number): Promise<T> {
+    if (this.closed) return Promise.reject(new Error("the embedded database is closed"));
+    if (this.lost) return Promise.reject(this.lost);
+    if (generation !== undefined && generation !== this.generation) {
+      return Promise.reject(new Error("the embedded database's thread ended during this transaction; it was rolled back"));
+    }
+    const worker = this.worker;
+    if (!worker) return this.restart().then(() => this.call<T>(op, args, generation));
     const id = this.nextId++;
-    if (this.pending.size === 0) this.worker.ref();
+    if (this.pending.size === 0) worker.ref();
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, op, ...args });
+      worker.postMessage({ id, op, ...args });
     });
   }
 
-  answer({ id, value, error }: Answer): void {
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (worker) await this.call("close").catch(() => undefined);
+    this.closed = true;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+
+  /** Ends the thread as a crash would (tests: the next call starts another). */
+  async crash(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
+  private restart(): Promise<void> {
+    return this.start().then(() => {
+      console.error(`[db] the embedded database's thread was started again (thread ${this.generation})`);
+      this.lifecycle.onRestart();
+    });
+  }
+
+  private start(): Promise<void> {
+    this.starting ??= startWorker(this.options, (answer) => this.answer(answer))
+      .then((worker) => this.attach(worker))
+      .finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private attach(worker: Worker): void {
+    this.worker = worker;
+    this.generation++;
+    worker.on("error", (error) => this.ended(worker, error));
+    worker.once("exit", (code) => this.ended(worker, new Error(`the embedded database's thread exited (code ${code})`)));
+    worker.unref();
+  }
+
+  private answer({ id, value, error }: Answer): void {
     const call = this.pending.get(id);
     if (!call) return;
     this.pending.delete(id);
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0) this.worker?.unref();
     if (error) call.reject(toError(error));
     else call.resolve(value);
   }
 
-  /** The thread is gone: every pending and later call fails rather than waiting forever. */
-  stop(reason: Error): void {
-    this.stopped ??= reason;
-    for (const call of this.pending.values()) call.reject(this.stopped);
+  /** The thread is gone: its pending calls fail rather than wait forever; the next call starts another. */
+  private ended(worker: Worker, reason: Error): void {
+    if (worker !== this.worker) return;
+    this.worker = undefined;
+    if (!this.closed) console.error("[db] the embedded database's thread ended:", reason.message);
+    if (!this.lifecycle.restartable) this.lost ??= reason;
+    for (const call of this.pending.values()) call.reject(reason);
     this.pending.clear();
   }
 }
@@ -79,33 +161,33 @@ class WorkerQueryable implements SqlQueryable {
 
   constructor(
     protected readonly calls: WorkerCalls,
-    private readonly transaction?: number,
+    private readonly transaction?: { id: number; generation: number },
   ) {}
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return this.calls.call("query", { tx: this.transaction, query });
+    return this.calls.call("query", { tx: this.transaction?.id, query }, this.transaction?.generation);
   }
 
   executeRaw(query: SqlQuery): Promise<number> {
-    return this.calls.call("execute", { tx: this.transaction, query });
+    return this.calls.call("execute", { tx: this.transaction?.id, query }, this.transaction?.generation);
   }
 }
 
 class WorkerTransaction extends WorkerQueryable implements Transaction {
   constructor(
     calls: WorkerCalls,
-    private readonly id: number,
+    private readonly begun: { id: number; generation: number },
     readonly options: TransactionOptions,
   ) {
-    super(calls, id);
+    super(calls, begun);
   }
 
   commit(): Promise<void> {
-    return this.calls.call("commit", { tx: this.id });
+    return this.calls.call("commit", { tx: this.begun.id }, this.begun.generation);
   }
 
   rollback(): Promise<void> {
-    return this.calls.call("rollback", { tx: this.id });
+    return this.calls.call("rollback", { tx: this.begun.id }, this.begun.generation);
   }
 }
 
@@ -115,8 +197,9 @@ class WorkerAdapter extends WorkerQueryable implements SqlDriverAdapter {
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-    const { id, options } = await this.calls.call<{ id: number; options: TransactionOptions }>("begin", { isolationLevel });
-    return new WorkerTransaction(this.calls, id, options);
+    const generation = this.calls.generation;
+    const { id, options } = await this.calls.call<{ id: number; options: TransactionOptions }>("begin", { isolationLevel }, generation);
+    return new WorkerTransaction(this.calls, { id, generation }, options);
   }
 
   getConnectionInfo() {
@@ -130,38 +213,29 @@ export interface PgliteThread {
   adapter: SqlDriverAdapterFactory;
   raw: RawSql;
   close(): Promise<void>;
+  /** Ends the thread as a crash would; the next statement starts another (tests). */
+  crash(): Promise<void>;
 }
 
-/** Starts PGlite on a worker thread (`dataDir` must already exist; without one, in memory, from `loadDataDir` if given). */
+/**
+ * Starts PGlite on a worker thread (`dataDir` must already exist; without one, in memory, from
+ * `loadDataDir` if given). `onRestart` runs when the thread of a data directory, having ended
+ * unasked, has been started again (notifications it had not delivered are lost).
+ */
 export async function openPgliteThread(options: {
   dataDir?: string;
   loadDataDir?: Blob;
   settings: string[];
   channel: string;
   onNotification(payload: string): void;
+  onRestart?(): void;
 }): Promise<PgliteThread> {
   const file = path.join(process.cwd(), "server", "db", "pglite-worker.mjs");
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
-  const worker = new Worker(/*turbopackIgnore: true*/ file, {
-    workerData: { dataDir: options.dataDir, settings: options.settings, channel: options.channel, loadDataDir },
-  });
-  const calls = new WorkerCalls(worker);
-  await new Promise<void>((resolve, reject) => {
-    worker.on("message", (message: Message) => {
-      if ("notification" in message) options.onNotification(message.notification);
-      else if ("ready" in message) resolve();
-      else if ("failed" in message) reject(toError(message.failed));
-      else calls.answer(message);
-    });
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`the embedded database's thread exited (code ${code}) before it was ready`)));
-  });
-  worker.on("error", (error) => {
-    console.error("[db] the embedded database's thread failed:", error);
-    calls.stop(error);
-  });
-  worker.once("exit", (code) => calls.stop(new Error(`the embedded database's thread exited (code ${code})`)));
-  worker.unref();
+  const workerData = { dataDir: options.dataDir, settings: options.settings, channel: options.channel, loadDataDir };
+  const lifecycle = { restartable: Boolean(options.dataDir), onRestart: options.onRestart ?? (() => {}) };
+  const calls = new WorkerCalls({ file, workerData, onNotification: options.onNotification }, lifecycle);
+  await calls.open();
   const adapter = new WorkerAdapter(calls);
   return {
     adapter: { provider: "postgres", adapterName: ADAPTER_NAME, connect: async () => adapter },
@@ -169,9 +243,7 @@ export async function openPgliteThread(options: {
       exec: (sql) => calls.call("rawExec", { sql }),
       query: (sql, params) => calls.call("rawQuery", { sql, params }),
     },
-    async close() {
-      await calls.call("close").catch(() => undefined);
-      await worker.terminate();
-    },
+    close: () => calls.close(),
+    crash: () => calls.crash(),
   };
 }

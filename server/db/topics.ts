@@ -24,3 +24,8 @@ export function dispatchNotification(payload: string): void {
   if (newline < 0) return;
   topics().get(payload.slice(0, newline))?.drop(payload.slice(newline + 1));
 }
+
+/** Drops every cache and wakes every waiter: notifications may have been missed. */
+export function dropAllTopics(): void {
+  for (const topic of topics().values()) topic.dropAll();
+}
