@@ -97,7 +97,11 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
 
       expect(await prisma.$queryRaw`SELECT "n" FROM "Kept" ORDER BY "n"`).toEqual([{ n: 1 }]);
       expect(restarts).toBe(1);
+
+      // A crash with nothing in flight, then a transaction first: its BEGIN starts the thread again.
+      await thread.crash();
       await prisma.$transaction(async (tx) => tx.$executeRaw`INSERT INTO "Kept" VALUES (4)`);
+      expect(restarts).toBe(2);
       expect(await thread.raw.query(`SELECT "n" FROM "Kept" ORDER BY "n"`)).toEqual([{ n: 1 }, { n: 4 }]);
     } finally {
       await prisma.$disconnect();

@@ -197,9 +197,9 @@ class WorkerAdapter extends WorkerQueryable implements SqlDriverAdapter {
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-    const generation = this.calls.generation;
-    const { id, options } = await this.calls.call<{ id: number; options: TransactionOptions }>("begin", { isolationLevel }, generation);
-    return new WorkerTransaction(this.calls, { id, generation }, options);
+    const { id, options } = await this.calls.call<{ id: number; options: TransactionOptions }>("begin", { isolationLevel });
+    // The thread that answered: it cannot have been replaced between its answer and this line.
+    return new WorkerTransaction(this.calls, { id, generation: this.calls.generation }, options);
   }
 
   getConnectionInfo() {
