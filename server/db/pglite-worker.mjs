@@ -7,7 +7,13 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 
 const { dataDir, settings, channel, loadDataDir } = workerData;
 
-/** Open Prisma transactions by id: each holds PGlite's one connection until its commit or rollback. */
+/**
+ * Open Prisma transactions by id: each holds PGlite's one connection from its first statement until
+ * its commit or rollback. A transaction is begun by its first statement, not by Prisma's begin: the
+ * begin's answer waits its turn in the server thread's event loop, a busy one at that, and the
+ * connection held meanwhile served no one (PostgreSQL too takes a transaction's snapshot at its first
+ * statement, not at BEGIN). Each entry is the promise of the adapter's transaction.
+ */
 const transactions = new Map();
 let nextTransaction = 1;
 
@@ -19,22 +25,24 @@ function serializeError(error) {
   return { message: String(error?.message ?? error), fields };
 }
 
+/** What `tx` sends its statements to: the adapter outside a transaction, else the transaction, begun by the first. */
 function queryable(id) {
   if (id === undefined) return adapter;
-  const transaction = transactions.get(id);
-  if (!transaction) throw new Error(`no open transaction ${id}`);
-  return transaction;
+  const entry = transactions.get(id);
+  if (!entry) throw new Error(`no open transaction ${id}`);
+  entry.started ??= adapter.startTransaction(entry.isolationLevel);
+  return entry.started;
 }
 
 const operations = {
-  query: ({ tx, query }) => queryable(tx).queryRaw(query),
-  execute: ({ tx, query }) => queryable(tx).executeRaw(query),
+  query: async ({ tx, query }) => (await queryable(tx)).queryRaw(query),
+  execute: async ({ tx, query }) => (await queryable(tx)).executeRaw(query),
   script: ({ script }) => adapter.executeScript(script),
-  begin: async ({ isolationLevel }) => {
-    const transaction = await adapter.startTransaction(isolationLevel);
+  begin: ({ isolationLevel }) => {
     const id = nextTransaction++;
-    transactions.set(id, transaction);
-    return { id, options: transaction.options };
+    transactions.set(id, { isolationLevel, started: undefined });
+    // The adapter's own transactions' options: PGlite runs BEGIN itself (Prisma sends none).
+    return { id, options: { usePhantomQuery: true } };
   },
   commit: ({ tx }) => finish(tx, "commit"),
   rollback: ({ tx }) => finish(tx, "rollback"),
@@ -43,10 +51,12 @@ const operations = {
   close: () => pglite.close(),
 };
 
+/** Commits or rolls back; a transaction that ran no statement never began and has nothing to end. */
 async function finish(id, how) {
-  const transaction = queryable(id);
+  const entry = transactions.get(id);
+  if (!entry) throw new Error(`no open transaction ${id}`);
   transactions.delete(id);
-  await transaction[how]();
+  if (entry.started) await (await entry.started)[how]();
 }
 
 let pglite;
