@@ -7,13 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 
 const { dataDir, settings, channel, loadDataDir } = workerData;
 
-/**
- * Open Prisma transactions by id: each holds PGlite's one connection from its first statement until
- * its commit or rollback. A transaction is begun by its first statement, not by Prisma's begin: the
- * begin's answer waits its turn in the server thread's event loop, a busy one at that, and the
- * connection held meanwhile served no one (PostgreSQL too takes a transaction's snapshot at its first
- * statement, not at BEGIN). Each entry is the promise of the adapter's transaction.
- */
+/** Open Prisma transactions by id: each holds PGlite's one connection until its commit or rollback. */
 const transactions = new Map();
 let nextTransaction = 1;
 
@@ -25,24 +19,22 @@ function serializeError(error) {
   return { message: String(error?.message ?? error), fields };
 }
 
-/** What `tx` sends its statements to: the adapter outside a transaction, else the transaction, begun by the first. */
 function queryable(id) {
   if (id === undefined) return adapter;
-  const entry = transactions.get(id);
-  if (!entry) throw new Error(`no open transaction ${id}`);
-  entry.started ??= adapter.startTransaction(entry.isolationLevel);
-  return entry.started;
+  const transaction = transactions.get(id);
+  if (!transaction) throw new Error(`no open transaction ${id}`);
+  return transaction;
 }
 
 const operations = {
-  query: async ({ tx, query }) => (await queryable(tx)).queryRaw(query),
-  execute: async ({ tx, query }) => (await queryable(tx)).executeRaw(query),
+  query: ({ tx, query }) => queryable(tx).queryRaw(query),
+  execute: ({ tx, query }) => queryable(tx).executeRaw(query),
   script: ({ script }) => adapter.executeScript(script),
-  begin: ({ isolationLevel }) => {
+  begin: async ({ isolationLevel }) => {
+    const transaction = await adapter.startTransaction(isolationLevel);
     const id = nextTransaction++;
-    transactions.set(id, { isolationLevel, started: undefined });
-    // The adapter's own transactions' options: PGlite runs BEGIN itself (Prisma sends none).
-    return { id, options: { usePhantomQuery: true } };
+    transactions.set(id, transaction);
+    return { id, options: transaction.options };
   },
   commit: ({ tx }) => finish(tx, "commit"),
   rollback: ({ tx }) => finish(tx, "rollback"),
@@ -51,12 +43,10 @@ const operations = {
   close: () => pglite.close(),
 };
 
-/** Commits or rolls back; a transaction that ran no statement never began and has nothing to end. */
 async function finish(id, how) {
-  const entry = transactions.get(id);
-  if (!entry) throw new Error(`no open transaction ${id}`);
+  const transaction = queryable(id);
   transactions.delete(id);
-  if (entry.started) await (await entry.started)[how]();
+  await transaction[how]();
 }
 
 let pglite;
