@@ -98,9 +98,14 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
       expect(await prisma.$queryRaw`SELECT "n" FROM "Kept" ORDER BY "n"`).toEqual([{ n: 1 }]);
       expect(restarts).toBe(1);
 
-      // A crash with nothing in flight, then a transaction first: its BEGIN starts the thread again.
+      // A crash with nothing in flight, then a transaction first (its BEGIN starts the thread again)
+      // beside other statements: they share one new thread, announced once.
       await thread.crash();
-      await prisma.$transaction(async (tx) => tx.$executeRaw`INSERT INTO "Kept" VALUES (4)`);
+      const [, others] = await Promise.all([
+        prisma.$transaction(async (tx) => tx.$executeRaw`INSERT INTO "Kept" VALUES (4)`),
+        Promise.all([1, 2, 3].map(() => thread.raw.query(`SELECT 1 AS "one"`))),
+      ]);
+      expect(others).toEqual([[{ one: 1 }], [{ one: 1 }], [{ one: 1 }]]);
       expect(restarts).toBe(2);
       expect(await thread.raw.query(`SELECT "n" FROM "Kept" ORDER BY "n"`)).toEqual([{ n: 1 }, { n: 4 }]);
     } finally {

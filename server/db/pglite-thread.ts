@@ -91,7 +91,7 @@ class WorkerCalls {
       return Promise.reject(new Error("the embedded database's thread ended during this transaction; it was rolled back"));
     }
     const worker = this.worker;
-    if (!worker) return this.restart().then(() => this.call<T>(op, args, generation));
+    if (!worker) return this.start().then(() => this.call<T>(op, args, generation));
     const id = this.nextId++;
     if (this.pending.size === 0) worker.ref();
     return new Promise<T>((resolve, reject) => {
@@ -113,13 +113,7 @@ class WorkerCalls {
     await this.worker?.terminate();
   }
 
-  private restart(): Promise<void> {
-    return this.start().then(() => {
-      console.error(`[db] the embedded database's thread was started again (thread ${this.generation})`);
-      this.lifecycle.onRestart();
-    });
-  }
-
+  /** Starts a thread; calls that find none while one starts share it (and the restart is announced once). */
   private start(): Promise<void> {
     this.starting ??= startWorker(this.options, (answer) => this.answer(answer))
       .then((worker) => this.attach(worker))
@@ -133,6 +127,10 @@ class WorkerCalls {
     worker.on("error", (error) => this.ended(worker, error));
     worker.once("exit", (code) => this.ended(worker, new Error(`the embedded database's thread exited (code ${code})`)));
     worker.unref();
+    if (this.generation > 1) {
+      console.error(`[db] the embedded database's thread was started again (thread ${this.generation})`);
+      this.lifecycle.onRestart();
+    }
   }
 
   private answer({ id, value, error }: Answer): void {
