@@ -12,7 +12,9 @@ export const promotedChangeFollow = inngest.createFunction(
   {
     id: "promoted-change-follow",
     name: "Re-evaluate promoted changes whose workspace moved",
-    triggers: [{ event: DOMAIN_EVENT, if: "event.data.kind == 'push'" }],
+    // Pushes to a workspace of a project that has a promoted change (`!= false`: an event handed
+    // over before the field existed still runs).
+    triggers: [{ event: DOMAIN_EVENT, if: "event.data.kind == 'push' && event.data.workspace != '' && event.data.promotedChanges != false" }],
     retries: 4,
     // One workspace's pushes in order; other workspaces' promoted changes are not theirs to wait for.
     concurrency: { limit: 1, key: "event.data.projectId + ':' + event.data.workspace" },

@@ -10,7 +10,7 @@ import { patchHunks, type PatchFile } from "./diff/hunks";
  * shared diff service's files (what GET /api/changes/{id}/diff answers), their patches split into lines.
  */
 export async function changeDiffPage(identity: Identity, id: string, page: number) {
-  const { change, project } = await loadChange(identity, id, "read");
+  const { change, project } = await loadChange(identity, id, "read", { cachedRow: true });
   const offset = (page - 1) * DIFF_PAGE_FILES;
   const diff = await diffCommits(openProjectRepo(project.id), sinceFork(change.baseSha, change.tipSha), { context: 3, offset, limit: DIFF_PAGE_FILES });
   const files = diff.files.map(

@@ -10,8 +10,8 @@ export const isUuid = (value: string) => UUID.test(value);
 
 /**
  * A change and its project for the caller: 404 for an unknown change or one whose project the
- * caller cannot read; 403 below `need`. `cachedRow`: a read of the repository may take the project
- * row from the access cache (requireProject's option).
+ * caller cannot read; 403 below `need`. `cachedRow`: a read (of the change, its diff, its stream,
+ * the repository) may take the project row from the access cache (requireProject's option).
  */
 export async function loadChange(identity: Identity, id: string, need: ProjectRole = "read", options: { cachedRow?: boolean } = {}): Promise<{ change: Change; project: Project; role: ProjectRole }> {
   if (!isUuid(id)) throw notFound();

@@ -6,6 +6,9 @@ import { evaluateWorkspace, recordReevaluation, workspaceTip } from "./evaluatio
 import { pushTip, type HostPullRequest } from "./host-pr";
 import { lockChange, workspaceName } from "./load";
 
+/** The events area's interest `promotedChanges`: the project has a promoted change (a push to it starts no follow run otherwise). */
+export const projectHasPromotedChange = (project: string) => `EXISTS (SELECT 1 FROM "Change" WHERE "projectId" = ${project} AND status = 'promoted')`;
+
 /**
  * The promoted changes whose workspace a `push` event moved (a commit through the route or a git
  * push to the workspace); none for pushes to the project's own branches.

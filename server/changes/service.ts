@@ -89,7 +89,7 @@ export async function getChange(identity: Identity, id: string) {
   // so in this order a reader sees the entry, the merged change or both, never a change that is in
   // neither (the other order can read the change just before a landing and the queue just after).
   const queue = isUuid(id) ? await queueOfChange(id) : null;
-  const { change, project } = await loadChange(identity, id, "read");
+  const { change, project } = await loadChange(identity, id, "read", { cachedRow: true });
   const prisma = await db();
   const [evaluation, runs] = await Promise.all([
     prisma.evaluation.findUnique({ where: { changeId: id } }),

@@ -51,7 +51,7 @@ export async function changeEventsResponse(req: Request): Promise<Response> {
 }
 
 async function openStream(req: Request, identity: Identity, id: string): Promise<Response> {
-  const { change } = await loadChange(identity, id, "read");
+  const { change } = await loadChange(identity, id, "read", { cachedRow: true });
   let pending = true;
   let wakeUp: (() => void) | undefined;
   // Subscribed before anything is read, so a transition committed meanwhile still wakes the stream.

@@ -24,7 +24,7 @@ describe("outbox publishing", () => {
     expect(await publishPendingEvents()).toBe(3);
     const sent = await sentEvents();
     // The workspace an event names is carried as a string, "" when it names none.
-    expect(sent.map((event) => event.data)).toEqual(rows.map((row, i) => ({ eventId: row.id, projectId: null, kind: "issue.opened", workspace: i === 1 ? "ws-1" : "", webhooks: false })));
+    expect(sent.map((event) => event.data)).toEqual(rows.map((row, i) => ({ eventId: row.id, projectId: null, kind: "issue.opened", workspace: i === 1 ? "ws-1" : "", webhooks: false, promotedChanges: false })));
     const prisma = await db();
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
     expect(await publishPendingEvents()).toBe(0);
@@ -53,7 +53,7 @@ describe("outbox publishing", () => {
     const before = (await sentEvents()).length;
     const rows = await prisma.$transaction(async (tx) => [await recordEvent(tx, { projectId: null, kind: "issue.opened", actor: "system", data: { tx: 1 } })]);
     const sent = await sentEvents();
-    expect(sent.slice(before).map((event) => [event.id, event.data])).toEqual([[`domain-${rows[0].id}`, { eventId: rows[0].id, projectId: null, kind: "issue.opened", workspace: "", webhooks: false }]]);
+    expect(sent.slice(before).map((event) => [event.id, event.data])).toEqual([[`domain-${rows[0].id}`, { eventId: rows[0].id, projectId: null, kind: "issue.opened", workspace: "", webhooks: false, promotedChanges: false }]]);
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
     expect(await publishPendingEvents()).toBe(0);
 

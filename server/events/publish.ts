@@ -1,6 +1,6 @@
 import { inngest, wakeExecutors } from "@/server/jobs";
 import { database, type Database, type DbOrTx } from "@/server/db";
-import { projectsHeard } from "./listeners";
+import { projectInterests } from "./listeners";
 
 /** The Inngest event every outbox row becomes ({eventId, projectId, kind, workspace, webhooks}); webhooks and other consumers subscribe to it. */
 export const DOMAIN_EVENT = "svc/domain.event";
@@ -21,20 +21,22 @@ type OutgoingEvent = Pick<OutboxRow, "id" | "projectId" | "kind" | "data">;
  * The job event of an outbox row. Its id is derived from the row, so a re-send after a crash (sent,
  * not yet marked) is deduplicated by Inngest and by the embedded event store alike. `workspace`: the
  * workspace the event is about (a push to it), always a string ("" when none), so a concurrency key
- * may concatenate it (CEL refuses a missing field). `webhooks`: whether the project had an active
- * webhook when the event was handed over; the webhooks' fan-out starts no run for an event nobody
- * can hear (most of a fleet's events, six per landed change).
+ * may concatenate it (CEL refuses a missing field). Then one boolean per registered interest
+ * (listeners.ts), as it stood when the event was handed over: `webhooks` (the project has an active
+ * webhook: the webhooks' fan-out starts no run for an event nobody can hear, most of a fleet's
+ * events) and `promotedChanges` (the project has a promoted change: a workspace push starts no
+ * follow run otherwise, one per agent's commit).
  */
-const domainJobEvent = (row: OutgoingEvent, webhooks: boolean) => ({
+const domainJobEvent = (row: OutgoingEvent, interests: Record<string, boolean>) => ({
   id: `domain-${row.id}`,
   name: DOMAIN_EVENT,
-  data: { eventId: row.id, projectId: row.projectId, kind: row.kind, workspace: typeof row.data.workspace === "string" ? row.data.workspace : "", webhooks },
+  data: { eventId: row.id, projectId: row.projectId, kind: row.kind, workspace: typeof row.data.workspace === "string" ? row.data.workspace : "", ...interests },
 });
 
 /** The job events of outbox rows (see `domainJobEvent`), read in `client`. */
 export async function domainJobEvents(client: DbOrTx, rows: OutgoingEvent[]) {
-  const heard = await projectsHeard(client, rows.map((row) => row.projectId));
-  return rows.map((row) => domainJobEvent(row, heard(row.projectId)));
+  const interestsOf = await projectInterests(client, rows.map((row) => row.projectId));
+  return rows.map((row) => domainJobEvent(row, interestsOf(row.projectId)));
 }
 
 const SELECT_PENDING = `SELECT seq, id, "projectId", kind, data FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH}`;

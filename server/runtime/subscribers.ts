@@ -1,13 +1,13 @@
-import { wakeQueueOnMove } from "@/server/changes";
+import { projectHasPromotedChange, wakeQueueOnMove } from "@/server/changes";
 import { requestDeploymentsOnMove } from "@/server/deployments";
 import { onBranchMove } from "@/server/git";
 import { closeLinkedIssuesOnMove } from "@/server/issues";
-import { onProjectsWithListeners } from "@/server/events";
-import { projectsWithWebhooks } from "@/server/webhooks";
+import { onProjectInterest } from "@/server/events";
+import { projectHasActiveWebhook } from "@/server/webhooks";
 
 /**
  * Subscribes the areas that act on branch moves to the one door (`moveBranch`), in the order their
- * hooks run, and tells the events area which projects have webhooks. Every entry point calls it
+ * hooks run, and tells the events area which projects' events the webhooks and the promoted changes act on. Every entry point calls it
  * before it serves: the server's start-up (the registries are on globalThis, so every Next.js module
  * copy of the process sees them) and the test harness. A new subscriber is one line here.
  */
@@ -15,5 +15,6 @@ export function registerSubscribers(): void {
   onBranchMove(requestDeploymentsOnMove);
   onBranchMove(closeLinkedIssuesOnMove);
   onBranchMove(wakeQueueOnMove);
-  onProjectsWithListeners(projectsWithWebhooks);
+  onProjectInterest("webhooks", projectHasActiveWebhook);
+  onProjectInterest("promotedChanges", projectHasPromotedChange);
 }

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { unseal } from "@/server/keys";
 import http from "node:http";
 import https from "node:https";
-import { db, type DbOrTx } from "@/server/db";
+import { db } from "@/server/db";
 import { isUuid } from "@/server/auth";
 import { config } from "@/server/config";
 import { projectPath } from "@/server/projects";
@@ -42,12 +42,8 @@ export async function webhooksForEvent(eventId: string): Promise<Target[]> {
     .map((hook) => ({ webhookId: hook.id, deliveryId: deliveryIdFor(eventId, hook.id) }));
 }
 
-/** Of `projectIds`, those with an active webhook (events of the others start no fan-out run). */
-export async function projectsWithWebhooks(client: DbOrTx, projectIds: string[]): Promise<Set<string>> {
-  const rows = await client.$queryRaw<Array<{ projectId: string }>>`
-    SELECT DISTINCT "projectId"::text AS "projectId" FROM "Webhook" WHERE active AND "projectId" = ANY(${projectIds}::uuid[])`;
-  return new Set(rows.map((row) => row.projectId));
-}
+/** The events area's interest `webhooks`: the project has an active webhook (events of the others start no fan-out run). */
+export const projectHasActiveWebhook = (project: string) => `EXISTS (SELECT 1 FROM "Webhook" WHERE active AND "projectId" = ${project})`;
 
 /** The JSON body sent for an event: built from stored rows only, so every attempt sends the same bytes. */
 export async function buildPayload(eventId: string): Promise<{ kind: string; body: string } | null> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { changeWith, commitTo, projectWith } from "@/server/changes/test-fixtures";
 import { db } from "@/server/db/client";
 import { startReceiver, type Receiver } from "@/server/webhooks/test-receiver";
 import { useTestEnvironment } from "@/tests/support/harness";
@@ -60,6 +61,26 @@ describe("events recorded by a request", () => {
     await drainJobs();
     expect((await fanOuts()).map((run) => (run.event as { data: { kind: string } }).data.kind)).toEqual(["workspace.created"]);
     expect(receiver.received.slice(before).map((request) => JSON.parse(request.body).data.workspace)).toEqual(["heard"]);
+  });
+
+  it("start the promoted changes' follow-up for a workspace push only in a project with a promoted change", async () => {
+    const owner = await createTestUser();
+    const project = await projectWith(owner.token, { "a.txt": "a\n" });
+    const { change, workspace } = await changeWith(owner.token, project, { "b.txt": "b\n" });
+    const follows = async () =>
+      (await db()).jobRun.findMany({ where: { functionId: { endsWith: "promoted-change-follow" }, event: { path: ["data", "projectId"], equals: project.id } }, select: { event: true } });
+    await commitTo(owner.token, project, workspace, { "b.txt": "b2\n" });
+    await drainJobs();
+    expect(await follows()).toEqual([]);
+
+    // Promotion needs a hosting provider (tests/imports/host-pr.test.ts follows one end to end):
+    // here only the status matters.
+    await (await db()).change.update({ where: { id: change.id }, data: { status: "promoted" } });
+    await commitTo(owner.token, project, workspace, { "b.txt": "b3\n" });
+    await drainJobs();
+    expect((await follows()).map((run) => (run.event as { data: Record<string, unknown> }).data)).toEqual([
+      expect.objectContaining({ kind: "push", workspace, promotedChanges: true, webhooks: false }),
+    ]);
   });
 
   it("a request that fails records and publishes nothing", async () => {
