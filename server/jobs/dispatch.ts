@@ -69,7 +69,7 @@ interface TakenEvent {
 
 // One statement takes and marks up to `batch` events in order (the transaction keeps the mark only
 // with the runs they start) and locks the active runs waiting for any of their names.
-const takeEvents = (jobs: JobsDb, batch: number) => `
+const TAKE_EVENTS = (jobs: JobsDb, batch: number) => `
 WITH taken AS (
   UPDATE "JobEvent" SET "processedAt" = $1::timestamp(3) WHERE seq IN (
     SELECT seq FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)} ${skipLocked(jobs)}
@@ -156,15 +156,57 @@ export interface Dispatched {
   queued: number;
 }
 
+/** Whether `event` starts no run and cancels none (a run waiting for it is checked in SQL: `MARK_QUIET`). */
+const startsNothing = (specs: FunctionSpec[], event: RunEvent) =>
+  !specs.some(
+    (spec) =>
+      spec.cancel.some((rule) => rule.event === event.name) ||
+      spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event })),
+  );
+
+const PEEK_EVENTS = (batch: number) => `SELECT seq::text AS seq, id, name, data, ts::text AS ts FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)}`;
+
+// Marks events already read as processed unless an active run waits for one of their names (the
+// transaction's take resumes it then); one statement needs no transaction.
+const MARK_QUIET = `
+UPDATE "JobEvent" SET "processedAt" = $1::timestamp(3)
+WHERE seq = ANY($2::bigint[]) AND "processedAt" IS NULL
+  AND NOT EXISTS (SELECT 1 FROM "JobRun" WHERE "waitEvents" && $3::text[] AND status IN (${ACTIVE_LIST}))`;
+
 /**
- * Takes up to `batch` unprocessed events in order and, in one short transaction, starts the runs
- * they trigger, resumes the waits they satisfy and applies the cancellations they match. Runs of
- * functions without a concurrency limit are leased to `claim.owner` as they are created, up to its
- * capacity, which saves a claim round on the way from send() to the first step.
+ * Marks the leading unprocessed events that start, resume and cancel nothing (most of a fleet's:
+ * nobody listens to them) without a transaction, whose begin and commit would hold PGlite's one
+ * connection across two round trips for no run. Answers how many it marked and whether any
+ * unprocessed event it read is left for the transaction.
+ */
+async function markQuietEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number): Promise<{ marked: number; left: boolean }> {
+  const rows = await jobs.prisma.$queryRawUnsafe<TakenEvent[]>(PEEK_EVENTS(batch));
+  const end = rows.findIndex((row) => !startsNothing(specs, { id: row.id, name: row.name, data: row.data ?? {}, ts: Number(row.ts) }));
+  const quiet = end < 0 ? rows : rows.slice(0, end);
+  if (quiet.length === 0) return { marked: 0, left: rows.length > 0 };
+  const names = [...new Set(quiet.map((row) => row.name))];
+  const marked = await jobs.prisma.$executeRawUnsafe(MARK_QUIET, now.toISOString(), quiet.map((row) => row.seq), names);
+  return { marked, left: marked < rows.length };
+}
+
+/**
+ * Takes up to `batch` unprocessed events in order: those that start nothing are marked at once
+ * (`markQuietEvents`); the others, in one short transaction, start the runs they trigger, resume
+ * the waits they satisfy and apply the cancellations they match. Runs of functions without a
+ * concurrency limit are leased to `claim.owner` as they are created, up to its capacity, which
+ * saves a claim round on the way from send() to the first step.
  */
 export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number, claim?: ClaimOnCreate): Promise<Dispatched> {
+  const quiet = await markQuietEvents(jobs, specs, now, batch);
+  if (!quiet.left) return { events: quiet.marked, claimed: [], queued: 0 };
+  // Together at most `batch`, so a full batch still means more may be waiting.
+  const taken = await takeEvents(jobs, specs, now, batch - quiet.marked, claim);
+  return { ...taken, events: taken.events + quiet.marked };
+}
+
+async function takeEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number, claim?: ClaimOnCreate): Promise<Dispatched> {
   return transaction(jobs, async (tx) => {
-    const [taken] = await tx.$queryRawUnsafe<Array<{ events: TakenEvent[]; waiting: WaitingRun[] }>>(takeEvents(jobs, batch), now.toISOString());
+    const [taken] = await tx.$queryRawUnsafe<Array<{ events: TakenEvent[]; waiting: WaitingRun[] }>>(TAKE_EVENTS(jobs, batch), now.toISOString());
     const rows = taken?.events ?? [];
     const waiting = taken?.waiting ?? [];
     const claimed: Dispatched["claimed"] = [];

@@ -219,6 +219,32 @@ describe("embedded executor", () => {
     expect(await only("t-child")).toMatchObject({ status: "completed", output: "child of p1" });
   });
 
+  it("marks events that start nothing as processed, in order with those that start runs, and still hands one a run waits for", async () => {
+    const unprocessed = () => prisma().jobEvent.count({ where: { processedAt: null } });
+    const before = (await runsOf("t-parent")).length;
+    await inngest.send([
+      { name: "test/nobody-listens", data: {} },
+      { name: "test/parent", data: { go: false, name: "quiet" } },
+      { name: "test/parent", data: { go: true, name: "p2" } },
+      { name: "test/nobody-listens", data: {} },
+    ]);
+    await drainJobs();
+    expect(await unprocessed()).toBe(0);
+    expect((await runsOf("t-parent")).slice(before).map((run) => (run.event as { data: { name: string } }).data.name)).toEqual(["p2"]);
+
+    // Nothing triggers on test/approved, but a run waits for it: the waiter gets it.
+    await prisma().jobRun.deleteMany({ where: { functionId: "svc-forge-t-waiter" } });
+    await inngest.send({ name: "test/wait", data: { id: "w4" } });
+    await drainJobs();
+    await inngest.send([
+      { name: "test/nobody-listens", data: {} },
+      { name: "test/approved", data: { id: "w4", by: "carol" } },
+    ]);
+    await drainJobs();
+    expect(await only("t-waiter")).toMatchObject({ status: "completed", output: { approvedBy: "carol" } });
+    expect(await unprocessed()).toBe(0);
+  });
+
   it("keeps one run per concurrency key at a time", async () => {
     await inngest.send(["p1", "p1", "p1", "p2", "p2"].map((project) => ({ name: "test/limited", data: { project } })));
     await drainJobs({ fastForward: true });
