@@ -78,8 +78,10 @@ export function queuedEntries(client: DbOrTx, projectId: string, take: number) {
 
 /** Where a change stands in its project's queue, or null when it is not queued. */
 export async function positionOf(client: DbOrTx, changeId: string): Promise<QueuePosition | null> {
-  const entry = await client.queueEntry.findUnique({ where: { changeId } });
-  if (!entry) return null;
-  const ahead = await client.queueEntry.count({ where: { projectId: entry.projectId, seq: { lt: entry.seq } } });
-  return { position: ahead + 1, state: entry.state, enqueuedAt: entry.enqueuedAt };
+  // One read: every change read of a queued change asks (its event stream's frames included).
+  const [entry] = await client.$queryRaw<QueuePosition[]>`
+    SELECT e.state::text AS state, e."enqueuedAt",
+           (SELECT count(*) FROM "QueueEntry" a WHERE a."projectId" = e."projectId" AND a.seq < e.seq)::int + 1 AS position
+    FROM "QueueEntry" e WHERE e."changeId" = ${changeId}::uuid`;
+  return entry ?? null;
 }
