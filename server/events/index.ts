@@ -5,7 +5,7 @@ export type { EventRow } from "./read";
 export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, recordEvents, trackRecordedEvents, whenRequestEnds } from "./record";
 export type { EventInput } from "./record";
 export { onEventRecorded } from "./hooks";
-export { onProjectInterest } from "./listeners";
+export { onProjectInterest } from "./interests";
 export type { EventHook, RecordedEvent } from "./hooks";
 export { CHANGE_TRANSITIONS, FINAL_TRANSITIONS, transitionPosition, transitionsOf, watchChange } from "./change-watch";
 export type { Transition } from "./change-watch";

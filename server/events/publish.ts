@@ -1,8 +1,8 @@
 import { inngest, wakeExecutors } from "@/server/jobs";
 import { database, type Database, type DbOrTx } from "@/server/db";
-import { projectInterests } from "./listeners";
+import { projectInterests } from "./interests";
 
-/** The Inngest event every outbox row becomes ({eventId, projectId, kind, workspace, webhooks}); webhooks and other consumers subscribe to it. */
+/** The Inngest event every outbox row becomes (`domainJobEvent`); webhooks and other consumers subscribe to it. */
 export const DOMAIN_EVENT = "svc/domain.event";
 
 const BATCH = 100;
@@ -22,7 +22,7 @@ type OutgoingEvent = Pick<OutboxRow, "id" | "projectId" | "kind" | "data">;
  * not yet marked) is deduplicated by Inngest and by the embedded event store alike. `workspace`: the
  * workspace the event is about (a push to it), always a string ("" when none), so a concurrency key
  * may concatenate it (CEL refuses a missing field). Then one boolean per registered interest
- * (listeners.ts), as it stood when the event was handed over: `webhooks` (the project has an active
+ * (interests.ts), as it stood when the event was handed over: `webhooks` (the project has an active
  * webhook: the webhooks' fan-out starts no run for an event nobody can hear, most of a fleet's
  * events) and `promotedChanges` (the project has a promoted change: a workspace push starts no
  * follow run otherwise, one per agent's commit).
