@@ -154,6 +154,8 @@ export interface Dispatched {
   claimed: Array<{ id: string; functionId: string; event: RunEvent; maxAttempts: number }>;
   /** Runs created queued and parked runs a wait resumed, for a later claim. */
   queued: number;
+  /** Whether an event of this batch started nothing: the next dispatch tries `markQuietEvents` first. */
+  sawQuiet: boolean;
 }
 
 /** Whether `event` starts no run and cancels none (a run waiting for it is checked in SQL: `MARK_QUIET`). */
@@ -190,18 +192,26 @@ async function markQuietEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, b
 }
 
 /**
- * Takes up to `batch` unprocessed events in order: those that start nothing are marked at once
- * (`markQuietEvents`); the others, in one short transaction, start the runs they trigger, resume
- * the waits they satisfy and apply the cancellations they match. Runs of functions without a
- * concurrency limit are leased to `claim.owner` as they are created, up to its capacity, which
- * saves a claim round on the way from send() to the first step.
+ * Takes up to `batch` unprocessed events in order: with `markQuietFirst` (the last batch had an
+ * event that started nothing), those that start nothing are marked at once (`markQuietEvents`);
+ * the others, in one short transaction, start the runs they trigger, resume the waits they satisfy
+ * and apply the cancellations they match. Runs of functions without a concurrency limit are leased
+ * to `claim.owner` as they are created, up to its capacity, which saves a claim round on the way
+ * from send() to the first step.
  */
-export async function dispatchEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number, claim?: ClaimOnCreate): Promise<Dispatched> {
-  const quiet = await markQuietEvents(jobs, specs, now, batch);
-  if (!quiet.left) return { events: quiet.marked, claimed: [], queued: 0 };
+export async function dispatchEvents(
+  jobs: JobsDb,
+  specs: FunctionSpec[],
+  now: Date,
+  batch: number,
+  options: { claim?: ClaimOnCreate; markQuietFirst: boolean },
+): Promise<Dispatched> {
+  const { claim, markQuietFirst } = options;
+  const quiet = markQuietFirst ? await markQuietEvents(jobs, specs, now, batch) : { marked: 0, left: true };
+  if (!quiet.left) return { events: quiet.marked, claimed: [], queued: 0, sawQuiet: quiet.marked > 0 };
   // Together at most `batch`, so a full batch still means more may be waiting.
   const taken = await takeEvents(jobs, specs, now, batch - quiet.marked, claim);
-  return { ...taken, events: taken.events + quiet.marked };
+  return { ...taken, events: taken.events + quiet.marked, sawQuiet: taken.sawQuiet || quiet.marked > 0 };
 }
 
 async function takeEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number, claim?: ClaimOnCreate): Promise<Dispatched> {
@@ -211,6 +221,7 @@ async function takeEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch:
     const waiting = taken?.waiting ?? [];
     const claimed: Dispatched["claimed"] = [];
     let queued = 0;
+    let sawQuiet = false;
     let runs: NewRun[] = [];
     const insertPending = async () => {
       await insertRuns(tx, runs);
@@ -221,6 +232,8 @@ async function takeEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch:
       const triggered = specs.filter((spec) =>
         spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event })),
       );
+      const cancels = specs.some((spec) => spec.cancel.some((rule) => rule.event === event.name));
+      if (triggered.length === 0 && !cancels) sawQuiet = true;
       for (const spec of triggered) {
         const run = newRun(spec, event, now);
         if (!claim || spec.concurrency || claimed.length >= claim.capacity) {
@@ -232,14 +245,14 @@ async function takeEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch:
         runs.push({ ...run, status: "running" as const, leaseOwner: claim.owner, leaseExpiresAt: new Date(now.getTime() + claim.leaseMs), startedAt: now });
       }
       queued += await resolveWaits(tx, waiting, event, BigInt(row.seq), now);
-      if (specs.some((spec) => spec.cancel.some((rule) => rule.event === event.name))) {
+      if (cancels) {
         // A cancellation sees the runs the events before it started.
         await insertPending();
         await applyCancellations(tx, specs, event, now);
       }
     }
     await insertPending();
-    return { events: rows.length, claimed, queued };
+    return { events: rows.length, claimed, queued, sawQuiet };
   });
 }
 

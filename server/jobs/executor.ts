@@ -116,6 +116,8 @@ export class EmbeddedExecutor implements LocalExecutor {
   private commit!: GroupCommit;
   /** Events may be waiting for dispatch (one was sent, or the last look saw some). */
   private eventsMaybe = false;
+  /** The last dispatch saw an event that started nothing: the next one marks such events first, outside a transaction. */
+  private markQuietFirst = true;
   /** Due runs may be waiting for a claim beyond what this executor drives (it was full, or the last look saw some). */
   private backlog = false;
   /** The next pass first looks for due work (a timer ended, a run parked or failed, a cron tick fired). */
@@ -292,10 +294,11 @@ export class EmbeddedExecutor implements LocalExecutor {
       this.claiming += capacity;
       let result: Awaited<ReturnType<typeof dispatchEvents>>;
       try {
-        result = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH, claim);
+        result = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH, { claim, markQuietFirst: this.markQuietFirst });
       } finally {
         this.claiming -= capacity;
       }
+      this.markQuietFirst = result.sawQuiet;
       if (result.events === DISPATCH_BATCH) this.eventsMaybe = true;
       if (result.queued) this.backlog = true;
       if (result.events) busy = true;

@@ -78,7 +78,7 @@ export class ChangeSubscriptions {
     const entry = { stop: () => {} };
     const live = () => this.stops.get(uri) === entry;
     entry.stop = watchChange(watched.id, () => {
-      chain = chain.then(() => (live() ? this.deliver(uri, watched, cursor) : cursor)).then(
+      chain = chain.then(() => (live() ? this.deliver(uri, watched, cursor, live) : cursor)).then(
         (seen) => void (cursor = seen),
         () => {
           if (live()) this.unsubscribe(uri);
@@ -92,12 +92,17 @@ export class ChangeSubscriptions {
     await chain;
   }
 
-  /** Notifies the transitions after `cursor`; answers the new cursor. Throws when the change is no longer readable. */
-  private async deliver(uri: string, change: { id: string; projectId: string }, cursor: bigint | undefined): Promise<bigint | undefined> {
+  /**
+   * Notifies the transitions after `cursor` while the subscription is `live` (an unsubscribe during
+   * the reads below stops it: a transition committed after it is not the session's any more);
+   * answers the new cursor. Throws when the change is no longer readable.
+   */
+  private async deliver(uri: string, change: { id: string; projectId: string }, cursor: bigint | undefined, live: () => boolean): Promise<bigint | undefined> {
     if (cursor === undefined) return cursor;
     const { req, identity } = await this.host.caller();
     await readChange(req, identity, uri);
     for (const transition of await transitionsOf(change, cursor)) {
+      if (!live()) break;
       await this.host.notify(uri, transition);
       cursor = transition.seq;
     }

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ResourceUpdatedNotificationSchema, type CallToolResult, type ResourceUpdatedNotification } from "@modelcontextprotocol/sdk/types.js";
+import { admitRequest } from "@/server/auth";
 import { startInvalidationListener } from "@/server/db";
+import { ChangeSubscriptions, changeResourceUri } from "@/server/mcp/resources";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
@@ -141,6 +143,38 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
     expect((await merge(owner.token, change.id)).status).toBe(200);
     expect(await other.nextUpdate()).toMatchObject({ uri, _meta: { "svc-forge/transition": "change.merged" } });
     expect(subscriber.updates).toHaveLength(1);
+  });
+
+  it("an unsubscribe while a delivery reads stops it: what committed after it is not notified", async () => {
+    const owner = await createTestUser();
+    const project = await projectWith(owner.token, { "README.md": "hi\n" });
+    const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
+    const req = new Request(`${http.server.baseUrl}/mcp`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const { identity } = await admitRequest(req);
+    // The session's side, with the delivery held at its first step until the test lets it go.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let delivering!: () => void;
+    const started = new Promise<void>((resolve) => (delivering = resolve));
+    const notified: string[] = [];
+    const subscriptions = new ChangeSubscriptions({
+      caller: async () => {
+        delivering();
+        await held;
+        return { req, identity };
+      },
+      notify: async (_uri, transition) => void notified.push(transition.kind),
+    });
+    const uri = changeResourceUri(change.id);
+    await subscriptions.subscribe(req, identity, uri);
+    expect((await comment(owner.token, change.id, "first")).status).toBe(201);
+    await started;
+    subscriptions.unsubscribe(uri);
+    expect((await comment(owner.token, change.id, "second")).status).toBe(201);
+    release();
+    // Nothing to wait for when nothing is sent: a delivery that went on would have read and sent by then.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(notified).toEqual([]);
   });
 
   it("a change the caller cannot read is an error to read and to subscribe; a bad URI is not found", async () => {
