@@ -158,13 +158,19 @@ export interface Dispatched {
   sawQuiet: boolean;
 }
 
+/** The functions `event` starts a run of, and whether it may cancel runs (a run waiting for it is not known here). */
+function effectsOf(specs: FunctionSpec[], event: RunEvent): { triggered: FunctionSpec[]; cancels: boolean } {
+  return {
+    triggered: specs.filter((spec) => spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event }))),
+    cancels: specs.some((spec) => spec.cancel.some((rule) => rule.event === event.name)),
+  };
+}
+
 /** Whether `event` starts no run and cancels none (a run waiting for it is checked in SQL: `MARK_QUIET`). */
-const startsNothing = (specs: FunctionSpec[], event: RunEvent) =>
-  !specs.some(
-    (spec) =>
-      spec.cancel.some((rule) => rule.event === event.name) ||
-      spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event })),
-  );
+function startsNothing(specs: FunctionSpec[], event: RunEvent): boolean {
+  const { triggered, cancels } = effectsOf(specs, event);
+  return triggered.length === 0 && !cancels;
+}
 
 const PEEK_EVENTS = (batch: number) => `SELECT seq::text AS seq, id, name, data, ts::text AS ts FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)}`;
 
@@ -229,10 +235,7 @@ async function takeEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch:
     };
     for (const row of rows) {
       const event: RunEvent = { id: row.id, name: row.name, data: row.data ?? {}, ts: Number(row.ts) };
-      const triggered = specs.filter((spec) =>
-        spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event })),
-      );
-      const cancels = specs.some((spec) => spec.cancel.some((rule) => rule.event === event.name));
+      const { triggered, cancels } = effectsOf(specs, event);
       if (triggered.length === 0 && !cancels) sawQuiet = true;
       for (const spec of triggered) {
         const run = newRun(spec, event, now);
