@@ -2,6 +2,6 @@
 export { closeDatabase, database, db } from "./client";
 export { insertRowsSql, isoTimestampSql } from "./sql";
 export type { Database, Db, DbOrTx, Tx } from "./client";
-export { announceInvalidation, announceOnCommit, startInvalidationListener } from "./invalidation";
+export { announceInvalidation, announceOnCommit, announcement, announcementsSql, startInvalidationListener } from "./invalidation";
 export { onInvalidation } from "./topics";
 export type { InvalidationTopic } from "./topics";

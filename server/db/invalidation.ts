@@ -10,11 +10,14 @@ import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
  */
 const RECONNECT_MS = 1000;
 
+/** What `announceOnCommit(tx, topic, key)` sends, for a statement that announces it itself (`announcementsSql`). */
+export const announcement = (topic: string, key: string) => `${topic}\n${key}`;
+
 /** Tells the other instances to drop `key` of `topic` (call after the write has committed). */
 export async function announceInvalidation(topic: string, key: string): Promise<void> {
   try {
     const db = await database();
-    if (db.kind === "postgres") await db.raw.query("SELECT pg_notify($1, $2)", [CHANNEL, `${topic}\n${key}`]);
+    if (db.kind === "postgres") await db.raw.query("SELECT pg_notify($1, $2)", [CHANNEL, announcement(topic, key)]);
   } catch (error) {
     console.error(`[db] announcing a ${topic} invalidation failed:`, (error as Error).message);
   }
@@ -28,8 +31,14 @@ export async function announceInvalidation(topic: string, key: string): Promise<
  * transaction, a change's transition.
  */
 export async function announceOnCommit(tx: DbOrTx, topic: string, key: string): Promise<void> {
-  await tx.$executeRawUnsafe("SELECT pg_notify($1, $2)", CHANNEL, `${topic}\n${key}`);
+  await tx.$executeRawUnsafe("SELECT pg_notify($1, $2)", CHANNEL, announcement(topic, key));
 }
+
+/**
+ * SQL that announces each of `payloads` (an SQL text[] of `announcement`s) as `announceOnCommit`
+ * does, one row per payload: for a statement that writes and announces at once.
+ */
+export const announcementsSql = (payloads: string) => `SELECT pg_notify('${CHANNEL}', payload) FROM unnest(${payloads}) AS payload`;
 
 /**
  * On PostgreSQL, keeps one connection listening for other instances' invalidations. While it is

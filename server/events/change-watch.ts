@@ -1,4 +1,4 @@
-import { announceOnCommit, db, onInvalidation, type DbOrTx } from "@/server/db";
+import { announcement, db, onInvalidation } from "@/server/db";
 
 /**
  * A change's transitions, pushed to whoever follows it (the change event stream, MCP resource
@@ -58,15 +58,14 @@ export function watchChange(changeId: string, listener: () => void): () => void 
 }
 
 /**
- * In the recording transaction: followers of the changes the events moved hear of it when it
- * commits (one notification for all of them); answers those changes.
+ * The changes the events move and the announcements (`announcement`, one per 150 of them) that make
+ * their followers hear of it when the recording commits: the recording statement sends them.
  */
-export async function announceTransitions(tx: DbOrTx, events: Array<{ kind: string; data: Record<string, unknown> }>): Promise<string[]> {
-  const moved = new Set<string>();
-  for (const { kind, data } of events) if (transitions.has(kind) && typeof data.changeId === "string") moved.add(data.changeId);
-  const ids = [...moved];
-  for (let i = 0; i < ids.length; i += IDS_PER_NOTIFICATION) await announceOnCommit(tx, TOPIC, ids.slice(i, i + IDS_PER_NOTIFICATION).join(SEPARATOR));
-  return ids;
+export function transitionAnnouncements(events: Array<{ kind: string; data: Record<string, unknown> }>): { moved: string[]; announcements: string[] } {
+  const moved = [...new Set(events.flatMap(({ kind, data }) => (transitions.has(kind) && typeof data.changeId === "string" ? [data.changeId] : [])))];
+  const announcements: string[] = [];
+  for (let i = 0; i < moved.length; i += IDS_PER_NOTIFICATION) announcements.push(announcement(TOPIC, moved.slice(i, i + IDS_PER_NOTIFICATION).join(SEPARATOR)));
+  return { moved, announcements };
 }
 
 export interface Transition {

@@ -1,9 +1,7 @@
-import type { DbOrTx } from "@/server/db";
-
 /**
  * What an area acts on among a project's events, as an SQL condition on the project (`project` is
  * the SQL expression of its uuid): the webhooks area's active webhooks, the changes area's promoted
- * changes. Each registered interest becomes a boolean field of the job events (`domainJobEvent`), so
+ * changes. Each registered interest becomes a boolean field of the job events (`domainJobEventsSql`), so
  * a function whose trigger tests that field starts no run for an event nobody acts on; the areas'
  * conditions are read together, in one statement, without this area knowing their tables.
  */
@@ -21,23 +19,13 @@ export function onProjectInterest(field: string, condition: ProjectInterest): vo
   interests().set(field, condition);
 }
 
-export type InterestsOf = (projectId: string | null) => Record<string, boolean>;
-
 /**
- * Every registered interest of each project, read in `client` (the recording transaction, so a
- * webhook added by a transaction that committed first is seen). An event without a project
- * interests no one. A field nobody registered is absent, and a trigger's `!= false` then still runs.
+ * Every registered interest of the project `project` (an SQL expression of its uuid, read in the
+ * statement's snapshot, so a webhook added by a transaction that committed first is seen), as an
+ * SQL jsonb object of booleans. No project interests no one. A field nobody registered is absent,
+ * and a trigger's `!= false` then still runs.
  */
-export async function projectInterests(client: DbOrTx, projectIds: Array<string | null>): Promise<InterestsOf> {
-  const registered = [...interests()];
-  const none = Object.fromEntries(registered.map(([field]) => [field, false]));
-  const ids = [...new Set(projectIds.filter((id): id is string => id !== null))];
-  if (registered.length === 0 || ids.length === 0) return () => none;
-  const columns = registered.map(([field, condition]) => `(${condition("p.id")}) AS "${field}"`).join(", ");
-  const rows = await client.$queryRawUnsafe<Array<Record<string, boolean> & { projectId: string }>>(
-    `SELECT p.id::text AS "projectId", ${columns} FROM unnest($1::uuid[]) AS p(id)`,
-    ids,
-  );
-  const byProject = new Map(rows.map(({ projectId, ...fields }) => [projectId, fields]));
-  return (projectId) => (projectId === null ? none : (byProject.get(projectId) ?? none));
+export function interestsSql(project: string): string {
+  const fields = [...interests()].map(([field, condition]) => `'${field}', (${project} IS NOT NULL AND (${condition(project)}))`);
+  return fields.length ? `jsonb_build_object(${fields.join(", ")})` : `'{}'::jsonb`;
 }

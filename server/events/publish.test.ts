@@ -9,10 +9,13 @@ import { DOMAIN_EVENT, publishAfterCommit, publishPendingEvents } from "./publis
 useTestEnvironment();
 const jobs = useTestJobs({ functions: [outboxSweep] });
 
-async function record(count: number) {
+/** Outbox rows nobody has sent yet: recorded under Inngest (sent after the commit) or left from before a crash. */
+async function leaveUndispatched(count: number) {
   const prisma = await db();
   const rows = [];
-  for (let i = 0; i < count; i++) rows.push(await recordEvent(prisma, { projectId: null, kind: "issue.opened", actor: "system", data: { i, ...(i === 1 ? { workspace: "ws-1" } : {}) } }));
+  for (let i = 0; i < count; i++) {
+    rows.push(await prisma.domainEvent.create({ data: { projectId: null, kind: "issue.opened", actor: "system", data: { i, ...(i === 1 ? { workspace: "ws-1" } : {}) } }, select: { id: true } }));
+  }
   return rows;
 }
 
@@ -20,7 +23,7 @@ const sentEvents = async () => (await db()).jobEvent.findMany({ where: { name: D
 
 describe("outbox publishing", () => {
   it("sends one svc/domain.event per undispatched row, in order, and marks them", async () => {
-    const rows = await record(3);
+    const rows = await leaveUndispatched(3);
     expect(await publishPendingEvents()).toBe(3);
     const sent = await sentEvents();
     // The workspace an event names is carried as a string, "" when it names none.
@@ -32,7 +35,7 @@ describe("outbox publishing", () => {
 
   it("never sends a row twice when publishers run concurrently", async () => {
     const before = (await sentEvents()).length;
-    await record(150);
+    await leaveUndispatched(150);
     await Promise.all([publishPendingEvents(), publishPendingEvents(), publishAfterCommit(), publishPendingEvents()]);
     const sent = await sentEvents();
     expect(sent).toHaveLength(before + 150);
@@ -48,12 +51,16 @@ describe("outbox publishing", () => {
     expect(await sentEvents()).toHaveLength(before);
   });
 
-  it("events recorded in a transaction are stored for the executor with it: nothing is left to publish", async () => {
+  it("events are stored for the executor in the statement that records them, in a transaction or not: nothing is left to publish", async () => {
     const prisma = await db();
     const before = (await sentEvents()).length;
-    const rows = await prisma.$transaction(async (tx) => [await recordEvent(tx, { projectId: null, kind: "issue.opened", actor: "system", data: { tx: 1 } })]);
+    const alone = await recordEvent(prisma, { projectId: null, kind: "issue.opened", actor: "system", data: { workspace: "ws-2" } });
+    const inTransaction = await prisma.$transaction(async (tx) => recordEvent(tx, { projectId: null, kind: "issue.opened", actor: "system", data: { tx: 1 } }));
     const sent = await sentEvents();
-    expect(sent.slice(before).map((event) => [event.id, event.data])).toEqual([[`domain-${rows[0].id}`, { eventId: rows[0].id, projectId: null, kind: "issue.opened", workspace: "", webhooks: false, promotedChanges: false }]]);
+    expect(sent.slice(before).map((event) => [event.id, event.data])).toEqual([
+      [`domain-${alone.id}`, { eventId: alone.id, projectId: null, kind: "issue.opened", workspace: "ws-2", webhooks: false, promotedChanges: false }],
+      [`domain-${inTransaction.id}`, { eventId: inTransaction.id, projectId: null, kind: "issue.opened", workspace: "", webhooks: false, promotedChanges: false }],
+    ]);
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
     expect(await publishPendingEvents()).toBe(0);
 
@@ -63,7 +70,7 @@ describe("outbox publishing", () => {
         throw new Error("rolled back");
       }),
     ).rejects.toThrow("rolled back");
-    expect(await sentEvents()).toHaveLength(before + 1);
+    expect(await sentEvents()).toHaveLength(before + 2);
   });
 
   it("the five-minute sweep publishes stragglers", async () => {
@@ -71,7 +78,7 @@ describe("outbox publishing", () => {
     // The next tick five minutes from the test clock's now, so a real-time tick boundary the run
     // happens to cross cannot publish the rows early.
     await prisma.jobSchedule.update({ where: { functionId: "svc-forge-event-outbox-sweep" }, data: { nextAt: new Date(jobs.current.clock.now() + 5 * 60_000) } });
-    await record(2);
+    await leaveUndispatched(2);
     await drainJobs();
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(2);
     advanceJobClock(5 * 60_000);

@@ -1,45 +1,44 @@
 import { inngest, wakeExecutors } from "@/server/jobs";
-import { database, type Database, type DbOrTx } from "@/server/db";
-import { projectInterests } from "./interests";
+import { database, type Database } from "@/server/db";
+import { interestsSql } from "./interests";
 
-/** The Inngest event every outbox row becomes (`domainJobEvent`); webhooks and other consumers subscribe to it. */
+/** The Inngest event every outbox row becomes (`domainJobEventsSql`); webhooks and other consumers subscribe to it. */
 export const DOMAIN_EVENT = "svc/domain.event";
 
 const BATCH = 100;
 
-interface OutboxRow {
+/**
+ * The job events of the outbox rows of `rows` (an SQL relation with the columns of "DomainEvent"),
+ * one per row, as SQL yielding (id, name, data, position): what the executor or Inngest is handed.
+ * Its id is derived from the row, so a re-send after a crash (sent, not yet marked) is deduplicated
+ * by Inngest and by the embedded event store alike. `data`: `workspace`, the workspace the event is
+ * about (a push to it), always a string ("" when none), so a concurrency key may concatenate it (CEL
+ * refuses a missing field); then one boolean per registered interest (interests.ts), as it stood
+ * when the event was handed over: `webhooks` (the project has an active webhook: the webhooks'
+ * fan-out starts no run for an event nobody can hear, most of a fleet's events) and
+ * `promotedChanges` (the project has a promoted change: a workspace push starts no follow run
+ * otherwise, one per agent's commit). The interests are read once per project.
+ */
+export const domainJobEventsSql = (rows: string) => `
+SELECT 'domain-' || r.id::text AS id, '${DOMAIN_EVENT}' AS name,
+       jsonb_build_object('eventId', r.id::text, 'projectId', r."projectId"::text, 'kind', r.kind,
+                          'workspace', CASE WHEN jsonb_typeof(r.data->'workspace') = 'string' THEN r.data->>'workspace' ELSE '' END)
+         || i.fields AS data,
+       r.seq AS position
+  FROM ${rows} AS r
+  JOIN (SELECT p.id, ${interestsSql("p.id")} AS fields FROM (SELECT DISTINCT "projectId" AS id FROM ${rows}) AS p) AS i
+    ON i.id IS NOT DISTINCT FROM r."projectId"`;
+
+const pendingSql = (lock: string) => `
+WITH pending AS (SELECT seq, id, "projectId", kind, data FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH} ${lock})
+SELECT e.position AS seq, e.id, e.name, e.data FROM (${domainJobEventsSql("pending")}) AS e ORDER BY e.position`;
+
+interface PendingEvent {
   seq: bigint;
   id: string;
-  projectId: string | null;
-  kind: string;
+  name: string;
   data: Record<string, unknown>;
 }
-
-type OutgoingEvent = Pick<OutboxRow, "id" | "projectId" | "kind" | "data">;
-
-/**
- * The job event of an outbox row. Its id is derived from the row, so a re-send after a crash (sent,
- * not yet marked) is deduplicated by Inngest and by the embedded event store alike. `workspace`: the
- * workspace the event is about (a push to it), always a string ("" when none), so a concurrency key
- * may concatenate it (CEL refuses a missing field). Then one boolean per registered interest
- * (interests.ts), as it stood when the event was handed over: `webhooks` (the project has an active
- * webhook: the webhooks' fan-out starts no run for an event nobody can hear, most of a fleet's
- * events) and `promotedChanges` (the project has a promoted change: a workspace push starts no
- * follow run otherwise, one per agent's commit).
- */
-const domainJobEvent = (row: OutgoingEvent, interests: Record<string, boolean>) => ({
-  id: `domain-${row.id}`,
-  name: DOMAIN_EVENT,
-  data: { eventId: row.id, projectId: row.projectId, kind: row.kind, workspace: typeof row.data.workspace === "string" ? row.data.workspace : "", ...interests },
-});
-
-/** The job events of outbox rows (see `domainJobEvent`), read in `client`. */
-export async function domainJobEvents(client: DbOrTx, rows: OutgoingEvent[]) {
-  const interestsOf = await projectInterests(client, rows.map((row) => row.projectId));
-  return rows.map((row) => domainJobEvent(row, interestsOf(row.projectId)));
-}
-
-const SELECT_PENDING = `SELECT seq, id, "projectId", kind, data FROM "DomainEvent" WHERE "dispatchedAt" IS NULL ORDER BY seq LIMIT ${BATCH}`;
 
 /**
  * Sends and marks one batch. On PostgreSQL the rows stay locked (SKIP LOCKED for other instances)
@@ -48,26 +47,27 @@ const SELECT_PENDING = `SELECT seq, id, "projectId", kind, data FROM "DomainEven
  * transaction open across send(), which writes through the same single connection.
  */
 async function publishBatch(db: Database): Promise<number> {
-  const mark = (rows: OutboxRow[]) => ({ where: { seq: { in: rows.map((row) => row.seq) } }, data: { dispatchedAt: new Date() } });
+  const send = (events: PendingEvent[]) => inngest.send(events.map(({ id, name, data }) => ({ id, name, data })));
+  const mark = (events: PendingEvent[]) => ({ where: { seq: { in: events.map((event) => event.seq) } }, data: { dispatchedAt: new Date() } });
   if (db.kind === "postgres") {
     return db.prisma.$transaction(
       async (tx) => {
-        const rows = await tx.$queryRawUnsafe<OutboxRow[]>(`${SELECT_PENDING} FOR UPDATE SKIP LOCKED`);
-        if (rows.length) {
-          await inngest.send(await domainJobEvents(tx, rows));
-          await tx.domainEvent.updateMany(mark(rows));
+        const events = await tx.$queryRawUnsafe<PendingEvent[]>(pendingSql("FOR UPDATE SKIP LOCKED"));
+        if (events.length) {
+          await send(events);
+          await tx.domainEvent.updateMany(mark(events));
         }
-        return rows.length;
+        return events.length;
       },
       { maxWait: 30_000, timeout: 60_000 },
     );
   }
-  const rows = await db.prisma.$queryRawUnsafe<OutboxRow[]>(SELECT_PENDING);
-  if (rows.length) {
-    await inngest.send(await domainJobEvents(db.prisma, rows));
-    await db.prisma.domainEvent.updateMany(mark(rows));
+  const events = await db.prisma.$queryRawUnsafe<PendingEvent[]>(pendingSql(""));
+  if (events.length) {
+    await send(events);
+    await db.prisma.domainEvent.updateMany(mark(events));
   }
-  return rows.length;
+  return events.length;
 }
 
 interface OutboxState {
@@ -86,7 +86,7 @@ export function noteUndispatched(): void {
 }
 
 /**
- * Sends one `svc/domain.event` (`domainJobEvent`) per undispatched DomainEvent, in order,
+ * Sends one `svc/domain.event` (`domainJobEventsSql`) per undispatched DomainEvent, in order,
  * and marks them dispatched; answers how many. Calls in one process run one at a time, and calls
  * made while one is waiting share it.
  */

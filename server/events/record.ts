@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import crypto from "node:crypto";
-import { db, insertRowsSql, type DbOrTx, type Tx } from "@/server/db";
+import { announcementsSql, insertRowsSql, type DbOrTx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
-import { sendInTransaction } from "@/server/jobs";
-import { domainJobEvents, noteUndispatched } from "./publish";
+import { storedEventsSql } from "@/server/jobs";
+import { domainJobEventsSql, noteUndispatched } from "./publish";
 import { runEventHooks } from "./hooks";
-import { announceTransitions, wakeFollowers } from "./change-watch";
+import { transitionAnnouncements, wakeFollowers } from "./change-watch";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
 export const EVENT_KINDS = [
@@ -75,9 +75,6 @@ export function whenRequestEnds(task: () => void): void {
   else task();
 }
 
-/** A transaction's client: anything but the one top-level client. */
-const transactionOf = async (client: DbOrTx): Promise<Tx | null> => (client === (await db()) ? null : (client as Tx));
-
 export interface EventInput {
   projectId: string | null;
   kind: EventKind;
@@ -89,14 +86,24 @@ export interface EventInput {
 const INSERT_EVENTS = insertRowsSql(
   "DomainEvent",
   { id: "uuid", projectId: "uuid", kind: "text", actor: "text", data: "jsonb", occurredAt: "timestamp(3)", dispatchedAt: "timestamp(3)" },
-  "RETURNING id::text AS id, seq",
+  'RETURNING id, seq, "projectId", kind, data',
 );
 
 /**
- * Records domain events in the outbox, in order, in one statement (plus the hooks of their kinds
- * and one notification for the changes they move). Call it with the transaction that makes the
- * change they describe, so the events exist exactly when the change does. `actor` is from
- * `actorOf()` or "system".
+ * The one statement that records events: the outbox rows ($1), their job events when they are
+ * stored with them (`jobEvents`), and the announcements ($2) of the changes they move.
+ */
+const recordingSql = (jobEvents: string | null) => `
+WITH recorded AS (${INSERT_EVENTS}),
+${jobEvents ? `handed AS (${jobEvents}),` : ""}
+announced AS (${announcementsSql("$2::text[]")})
+SELECT r.id::text AS id, r.seq FROM recorded AS r CROSS JOIN (SELECT count(*) FROM announced) AS a`;
+
+/**
+ * Records domain events in the outbox, in order, in one statement that also stores their job
+ * events (embedded mode) and announces the changes they move; then runs the hooks of their kinds.
+ * Call it with the transaction that makes the change they describe, so the events exist exactly
+ * when the change does. `actor` is from `actorOf()` or "system".
  */
 export async function recordEvents(client: DbOrTx, events: EventInput[]): Promise<Array<{ id: string; seq: bigint }>> {
   if (events.length === 0) return [];
@@ -110,17 +117,20 @@ export async function recordEvents(client: DbOrTx, events: EventInput[]): Promis
     actor: event.actor,
     data: keyId ? { ...event.data, keyId } : (event.data ?? {}),
   }));
-  // In a transaction the job events commit with the rows (embedded mode): they are dispatched as
-  // they are written, with no publish after the commit. Otherwise the publisher sends and marks them.
-  const tx = await transactionOf(client);
-  const sent = tx !== null && (await sendInTransaction(tx, () => domainJobEvents(tx, recorded)));
-  if (!sent) noteUndispatched();
+  // Stored with the rows (embedded mode), the job events are dispatched as they are written, with
+  // no publish afterwards. Otherwise (Inngest) the publisher sends and marks them after the commit.
+  const jobEvents = storedEventsSql(domainJobEventsSql("recorded"));
+  if (!jobEvents) noteUndispatched();
   const occurredAt = new Date();
-  const dispatchedAt = sent ? occurredAt : null;
-  const rows = await client.$queryRawUnsafe<Array<{ id: string; seq: bigint }>>(INSERT_EVENTS, JSON.stringify(recorded.map((event) => ({ ...event, occurredAt, dispatchedAt }))));
+  const dispatchedAt = jobEvents ? occurredAt : null;
+  const { moved, announcements } = transitionAnnouncements(recorded);
+  const rows = await client.$queryRawUnsafe<Array<{ id: string; seq: bigint }>>(
+    recordingSql(jobEvents),
+    JSON.stringify(recorded.map((event) => ({ ...event, occurredAt, dispatchedAt }))),
+    announcements,
+  );
   const seqOf = new Map(rows.map((row) => [row.id, row.seq]));
   await runEventHooks(client, recorded);
-  const moved = await announceTransitions(client, recorded);
   // This instance's followers need not wait for the notification's round trip (nor a listener).
   if (moved.length) whenRequestEnds(() => moved.forEach(wakeFollowers));
   return recorded.map((event) => ({ id: event.id, seq: seqOf.get(event.id)! }));

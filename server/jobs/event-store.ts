@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { db, insertRowsSql, type DbOrTx, type Tx } from "@/server/db";
+import { db, insertRowsSql, type DbOrTx } from "@/server/db";
 import { inngestConfigured } from "./mode";
 
 const eventSchema = z.object({
@@ -30,13 +30,17 @@ export async function storeEvents(payloads: unknown[], client?: DbOrTx): Promise
 }
 
 /**
- * Sends events as part of `tx`: embedded, they are stored with it, so they exist exactly when what
- * they describe does (nothing to publish after the commit, nothing lost to a crash in between);
- * wake the executors once it commits (`wakeExecutors`). Answers false, storing nothing and not
- * calling `build`, when Inngest is configured: then they are sent after the commit.
+ * SQL that stores job events as part of a larger statement (one that records what they describe,
+ * so they exist exactly when it does: nothing to publish after the commit, nothing lost to a crash
+ * in between); wake the executors once it commits (`wakeExecutors`). `rows` is a query yielding
+ * (id, name, data, position); they take sequence numbers in `position` order, and an id already
+ * stored is skipped. Null when Inngest is configured: the events are then sent after the commit.
  */
-export async function sendInTransaction(tx: Tx, build: () => Promise<EventPayload[]>): Promise<boolean> {
-  if (inngestConfigured()) return false;
-  await storeEvents(await build(), tx);
-  return true;
+export function storedEventsSql(rows: string): string | null {
+  if (inngestConfigured()) return null;
+  return `INSERT INTO "JobEvent" ("id", "name", "data", "ts", "receivedAt")
+SELECT e.id, e.name, e.data, (extract(epoch FROM statement_timestamp()) * 1000)::bigint, statement_timestamp() AT TIME ZONE 'UTC'
+  FROM (${rows}) AS e(id, name, data, position)
+ ORDER BY e.position
+ON CONFLICT DO NOTHING`;
 }

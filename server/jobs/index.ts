@@ -3,7 +3,7 @@ export { inngest } from "./client";
 export { startEmbeddedExecutor } from "./embedded";
 export { queueHealth } from "./health";
 export { inngestConfigured, wakeLocalExecutors as wakeExecutors } from "./mode";
-export { sendInTransaction } from "./event-store";
+export { storedEventsSql } from "./event-store";
 export { serveFunctions } from "./serve";
 export { jobMetrics } from "./metrics";
 export { hasLiveRun } from "./live";
