@@ -25,8 +25,9 @@ export async function loadChange(identity: Identity, id: string, need: ProjectRo
 export type ChangeCommits = Pick<Change, "id" | "projectId" | "baseSha" | "tipSha">;
 
 /**
- * `loadChange` for the diff reads: only the change's commits, in one indexed read through the
- * driver (on PGlite the query engine costs more than the read: ~7 ms of CPU against ~3 ms).
+ * `loadChange` for the reads that need only the change's commits (its diff) or its identity (its
+ * event stream): one indexed read through the driver (on PGlite the query engine costs more than
+ * the read: ~7 ms of CPU against ~3 ms).
  */
 export async function loadChangeCommits(identity: Identity, id: string): Promise<{ change: ChangeCommits; project: Project }> {
   if (!isUuid(id)) throw notFound();

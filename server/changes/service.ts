@@ -1,4 +1,4 @@
-import type { Change, Project } from "@/server/generated/prisma/client";
+import type { Change } from "@/server/generated/prisma/client";
 import { actingAgentId, actingIdentity, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
 import { findWorkspace } from "@/server/workspaces";
@@ -9,15 +9,12 @@ import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rul
 import { evaluateWorkspace, newChangeId, persistEvaluation, recordReevaluation } from "./evaluation";
 import { isUuid, loadChange, lockChange, workspaceName } from "./load";
 import { removeEntries } from "./queue/entries";
-import { autoQueue, autoQueueNew, queueOfChange } from "./queue/service";
+import { autoQueue, autoQueueNew } from "./queue/service";
+import { readChangeState } from "./read";
 import { wakeQueue } from "./queue/runner";
 import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeNames, type ChangeStatus } from "./views";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
-
-async function viewOne(change: Change, project: Project) {
-  return changeView(change, project, await namesFor([change]));
-}
 
 /** The names a new change's view shows, all known to the request that creates it. */
 function namesOfNew(identity: Identity, change: Change, workspace: string): ChangeNames {
@@ -85,21 +82,18 @@ export async function listChanges(identity: Identity, ref: ProjectRef, filter: {
 
 /** A change with the runs of its latest evaluation and per-kind costs over all its runs. */
 export async function getChange(identity: Identity, id: string) {
-  // The queue before the change: a landing takes the entry and merges the change in one transaction,
-  // so in this order a reader sees the entry, the merged change or both, never a change that is in
-  // neither (the other order can read the change just before a landing and the queue just after).
-  const queue = isUuid(id) ? await queueOfChange(id) : null;
-  const { change, project } = await loadChange(identity, id, "read", { cachedRow: true });
-  const prisma = await db();
-  const [evaluation, runs] = await Promise.all([
-    prisma.evaluation.findUnique({ where: { changeId: id } }),
-    prisma.evalRun.findMany({ where: { changeId: id }, orderBy: [{ round: "asc" }, { createdAt: "asc" }] }),
-  ]);
-  const latest = runs.filter((run) => run.round === evaluation?.round);
+  const state = isUuid(id) ? await readChangeState(id) : null;
+  if (!state) throw notFound();
+  const { change, evaluation, runs, workspace, author, queue } = state;
+  const { project } = await requireProject(identity, { id: change.projectId }, "read", { cachedRow: true });
+  const names: ChangeNames = {
+    workspaces: new Map(workspace === null ? [] : [[change.workspaceId, workspace]]),
+    users: new Map(author === null || change.authorId === null ? [] : [[change.authorId, author]]),
+  };
   return {
-    change: await viewOne(change, project),
+    change: changeView(change, project, names),
     eval: evaluation ? evalView(evaluation) : null,
-    evalRuns: latest.map(evalRunView),
+    evalRuns: runs.filter((run) => run.round === evaluation?.round).map(evalRunView),
     costs: costsOf(runs),
     queue,
   };

@@ -3,7 +3,7 @@ import { CHANGE_STREAM_KEEPALIVE_MS } from "@/server/limits";
 import { FINAL_TRANSITIONS, transitionPosition, transitionsOf, watchChange, type Transition } from "@/server/events";
 import { errorResponse, pathSegment } from "@/server/http";
 import { getChange } from "./service";
-import { loadChange } from "./load";
+import { loadChangeCommits } from "./load";
 
 const encoder = new TextEncoder();
 const FINAL_STATUSES: readonly string[] = ["merged", "rejected"];
@@ -51,7 +51,7 @@ export async function changeEventsResponse(req: Request): Promise<Response> {
 }
 
 async function openStream(req: Request, identity: Identity, id: string): Promise<Response> {
-  const { change } = await loadChange(identity, id, "read", { cachedRow: true });
+  const { change } = await loadChangeCommits(identity, id);
   let pending = true;
   let wakeUp: (() => void) | undefined;
   // Subscribed before anything is read, so a transition committed meanwhile still wakes the stream.

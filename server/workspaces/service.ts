@@ -81,6 +81,9 @@ export async function findWorkspace(projectId: string, name: string): Promise<Wo
   return (await db()).workspace.findUnique({ where: { projectId_name: { projectId, name } } });
 }
 
+/** The name of the workspace `id` (an SQL expression of its id), as an SQL subquery: for a read that shows it with its own rows. */
+export const workspaceNameSql = (id: string) => `(SELECT w.name FROM "Workspace" AS w WHERE w.id = ${id})`;
+
 /** Workspace names by id, one query for any number (inside the caller's transaction when given). */
 export async function workspaceNames(ids: string[], client?: DbOrTx): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];

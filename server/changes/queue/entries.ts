@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Change, QueueEntry } from "@/server/generated/prisma/client";
-import { insertRowsSql, type DbOrTx, type Tx } from "@/server/db";
+import { insertRowsSql, isoTimestampSql, type DbOrTx, type Tx } from "@/server/db";
 import { recordEvent, recordEvents, type EventInput } from "@/server/events";
 import type { MergeStrategy } from "../merge/commit";
 
@@ -14,7 +14,8 @@ type Leaving = { changeId: string; reason: DequeueReason; extra?: Record<string,
 export interface QueuePosition {
   position: number;
   state: QueueEntry["state"];
-  enqueuedAt: Date;
+  /** ISO 8601, as `Date#toISOString()` gives it. */
+  enqueuedAt: string;
 }
 
 interface EntryInput {
@@ -76,12 +77,18 @@ export function queuedEntries(client: DbOrTx, projectId: string, take: number) {
   return client.queueEntry.findMany({ where: { projectId }, orderBy: { seq: "asc" }, take });
 }
 
+/**
+ * Where the change `changeId` (an SQL expression of its id) stands in its project's queue, as the
+ * jsonb `{position, state, enqueuedAt}` a change read shows, or NULL when it is not queued: read
+ * with the change itself, every change read of a queued change asks (its event stream's frames too).
+ */
+export const queuePositionSql = (changeId: string) => `(
+  SELECT jsonb_build_object('position', (SELECT count(*) FROM "QueueEntry" AS a WHERE a."projectId" = e."projectId" AND a.seq < e.seq)::int + 1,
+                            'state', e.state::text, 'enqueuedAt', ${isoTimestampSql("enqueuedAt")})
+    FROM "QueueEntry" AS e WHERE e."changeId" = ${changeId})`;
+
 /** Where a change stands in its project's queue, or null when it is not queued. */
 export async function positionOf(client: DbOrTx, changeId: string): Promise<QueuePosition | null> {
-  // One read: every change read of a queued change asks (its event stream's frames included).
-  const [entry] = await client.$queryRaw<QueuePosition[]>`
-    SELECT e.state::text AS state, e."enqueuedAt",
-           (SELECT count(*) FROM "QueueEntry" a WHERE a."projectId" = e."projectId" AND a.seq < e.seq)::int + 1 AS position
-    FROM "QueueEntry" e WHERE e."changeId" = ${changeId}::uuid`;
-  return entry ?? null;
+  const [row] = await client.$queryRawUnsafe<Array<{ queue: QueuePosition | null }>>(`SELECT ${queuePositionSql("$1::uuid")} AS queue`, changeId);
+  return row?.queue ?? null;
 }

@@ -74,12 +74,6 @@ export async function projectQueue(identity: Identity, ref: ProjectRef, limit: n
   };
 }
 
-/** The `queue` of a change read: its position, or null when it is not queued. */
-export async function queueOfChange(changeId: string) {
-  const position = await positionOf(await db(), changeId);
-  return position && { position: position.position, state: position.state, enqueuedAt: position.enqueuedAt.toISOString() };
-}
-
 /**
  * Call after a change's state changed (created, re-evaluated, reviewed; a caller that just
  * evaluated it passes the head and policy it read). A queued change wakes its queue (an approval

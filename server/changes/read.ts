@@ -1,0 +1,65 @@
+import type { Change, EvalRun, Evaluation } from "@/server/generated/prisma/client";
+import { database } from "@/server/db";
+import { workspaceNameSql } from "@/server/workspaces";
+import { queuePositionSql, type QueuePosition } from "./queue/entries";
+
+/** Everything a change read shows, as one snapshot of the database. */
+export interface ChangeState {
+  change: Change;
+  evaluation: Evaluation | null;
+  /** Every round's runs, oldest round first. */
+  runs: EvalRun[];
+  workspace: string | null;
+  author: string | null;
+  queue: QueuePosition | null;
+}
+
+// One statement, through the driver: a change read is the most frequent read of a fleet (the
+// event stream makes one per transition), and it was six (the change, its evaluation, its runs,
+// two names, its queue position). One snapshot also means a landing (which takes the queue entry
+// and merges the change in one transaction) is seen whole or not at all.
+const READ_CHANGE = `
+SELECT to_jsonb(c) AS change,
+       (SELECT to_jsonb(e) FROM "Evaluation" AS e WHERE e."changeId" = c.id) AS evaluation,
+       (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.round, r."createdAt"), '[]'::jsonb) FROM "EvalRun" AS r WHERE r."changeId" = c.id) AS runs,
+       ${workspaceNameSql('c."workspaceId"')} AS workspace,
+       (SELECT u.username FROM "User" AS u WHERE u.id = c."authorId") AS author,
+       ${queuePositionSql("c.id")} AS queue
+  FROM "Change" AS c
+ WHERE c.id = $1::uuid`;
+
+type Json<T, Dates extends keyof T> = Omit<T, Dates> & { [K in Dates]: T[K] extends Date ? string : string | null };
+
+// JSON shows a timestamp column (UTC, no zone) as ISO 8601 without the zone.
+const utc = (value: string) => new Date(`${value}Z`);
+const utcOrNull = (value: string | null) => (value === null ? null : utc(value));
+
+const changeOf = (row: Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "rejectedAt" | "revertedAt">): Change => ({
+  ...row,
+  createdAt: utc(row.createdAt),
+  updatedAt: utc(row.updatedAt),
+  mergedAt: utcOrNull(row.mergedAt),
+  rejectedAt: utcOrNull(row.rejectedAt),
+  revertedAt: utcOrNull(row.revertedAt),
+});
+
+/** A change and what its read shows, or null when there is no such change (`id` must be a uuid). */
+export async function readChangeState(id: string): Promise<ChangeState | null> {
+  const [row] = await (await database()).raw.query<{
+    change: Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "rejectedAt" | "revertedAt">;
+    evaluation: Json<Evaluation, "createdAt"> | null;
+    runs: Array<Json<EvalRun, "createdAt">>;
+    workspace: string | null;
+    author: string | null;
+    queue: QueuePosition | null;
+  }>(READ_CHANGE, [id]);
+  if (!row) return null;
+  return {
+    change: changeOf(row.change),
+    evaluation: row.evaluation && { ...row.evaluation, createdAt: utc(row.evaluation.createdAt) },
+    runs: row.runs.map((run) => ({ ...run, createdAt: utc(run.createdAt) })),
+    workspace: row.workspace,
+    author: row.author,
+    queue: row.queue,
+  };
+}
