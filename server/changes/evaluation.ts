@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Change, EvalRun, Project } from "@/server/generated/prisma/client";
+import type { Change, EvalRun, Evaluation, Project } from "@/server/generated/prisma/client";
 import { insertRowsSql, type Tx } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import type { ChangeStatus } from "@/server/generated/prisma/enums";
@@ -90,39 +90,19 @@ export async function evaluateWorkspace(project: Project, workspaceName: string,
 
 export const newChangeId = () => randomUUID();
 
-const INSERT_EVAL_RUNS = insertRowsSql(
-  "EvalRun",
-  {
-    id: "uuid",
-    changeId: "uuid",
-    round: "int",
-    evaluator: "text",
-    status: '"EvalRunStatus"',
-    findings: "jsonb",
-    durationMs: "int",
-    costUsd: "double precision",
-    inputTokens: "int",
-    outputTokens: "int",
-    baseSha: "text",
-    tipSha: "text",
-    createdAt: "timestamp(3)",
-  },
-  "RETURNING *",
-);
-
-/** Stores an evaluation round: the change's one evaluation result (replaced) and one run per evaluator. */
-export async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, round: number, prepared: PreparedEvaluation) {
+/** The rows of an evaluation round of the change `changeId`: its evaluation result and one run per evaluator. */
+export function evaluationRows(changeId: string, round: number, prepared: PreparedEvaluation): { evaluation: Evaluation; runs: EvalRun[] } {
   const { outcome, head, tip } = prepared;
-  const data = { round, verdict: outcome.verdict, baseSha: head, tipSha: tip, summary: outcome.summary, issues: outcome.issues, createdAt: new Date() };
-  const evaluation = await tx.evaluation.upsert({ where: { changeId: change.id }, create: { changeId: change.id, ...data }, update: data });
   const createdAt = new Date();
-  const rows = outcome.runs.map((run) => ({
+  const evaluation = { id: randomUUID(), changeId, round, verdict: outcome.verdict, baseSha: head, tipSha: tip, summary: outcome.summary, issues: outcome.issues, createdAt };
+  const runs = outcome.runs.map((run) => ({
     id: randomUUID(),
-    changeId: change.id,
+    changeId,
     round,
     evaluator: run.evaluator,
     status: run.status,
-    findings: run.findings,
+    // JSON, as stored (an interface, which TypeScript does not see as JSON).
+    findings: run.findings as unknown as EvalRun["findings"],
     durationMs: run.durationMs,
     costUsd: run.costUsd ?? null,
     inputTokens: run.inputTokens ?? null,
@@ -131,7 +111,50 @@ export async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, roun
     tipSha: tip,
     createdAt,
   }));
-  const runs = await tx.$queryRawUnsafe<EvalRun[]>(INSERT_EVAL_RUNS, JSON.stringify(rows));
+  return { evaluation, runs };
+}
+
+/** Inserts `evaluationRows`' evaluation (the JSON parameter `rows`, an array of it). */
+export const insertEvaluationsSql = (rows: string) =>
+  insertRowsSql(
+    "Evaluation",
+    { id: "uuid", changeId: "uuid", round: "int", verdict: '"Verdict"', baseSha: "text", tipSha: "text", summary: "text", issues: "jsonb", createdAt: "timestamp(3)" },
+    "",
+    rows,
+  );
+
+/** Inserts `evaluationRows`' runs (the JSON parameter `rows`). */
+export const insertEvalRunsSql = (rows: string) =>
+  insertRowsSql(
+    "EvalRun",
+    {
+      id: "uuid",
+      changeId: "uuid",
+      round: "int",
+      evaluator: "text",
+      status: '"EvalRunStatus"',
+      findings: "jsonb",
+      durationMs: "int",
+      costUsd: "double precision",
+      inputTokens: "int",
+      outputTokens: "int",
+      baseSha: "text",
+      tipSha: "text",
+      createdAt: "timestamp(3)",
+    },
+    "",
+    rows,
+  );
+
+const INSERT_EVAL_RUNS = insertEvalRunsSql("$1");
+
+/** Stores a further evaluation round: the change's one evaluation result (replaced) and one run per evaluator. */
+async function persistEvaluation(tx: Tx, change: Pick<Change, "id">, round: number, prepared: PreparedEvaluation) {
+  const { evaluation: row, runs } = evaluationRows(change.id, round, prepared);
+  const { id, changeId, ...stored } = row;
+  const data = { ...stored, issues: prepared.outcome.issues };
+  const evaluation = await tx.evaluation.upsert({ where: { changeId }, create: { id, changeId, ...data }, update: data });
+  await tx.$executeRawUnsafe(INSERT_EVAL_RUNS, JSON.stringify(runs));
   return { evaluation, runs };
 }
 

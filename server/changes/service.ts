@@ -1,15 +1,15 @@
 import type { Change } from "@/server/generated/prisma/client";
 import { actingAgentId, actingIdentity, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
-import { db } from "@/server/db";
+import { db, insertRowsSql } from "@/server/db";
 import { findWorkspace } from "@/server/workspaces";
 import { recordEvent, recordEvents } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
-import { evaluateWorkspace, newChangeId, persistEvaluation, recordReevaluation } from "./evaluation";
+import { evaluateWorkspace, evaluationRows, insertEvalRunsSql, insertEvaluationsSql, newChangeId, recordReevaluation } from "./evaluation";
 import { isUuid, loadChange, lockChange, workspaceName } from "./load";
-import { removeEntries } from "./queue/entries";
-import { autoQueue, autoQueueNew } from "./queue/service";
+import { insertEntriesSql, removeEntries } from "./queue/entries";
+import { autoQueue, autoQueueEntry } from "./queue/service";
 import { readChangeState } from "./read";
 import { wakeQueue } from "./queue/runner";
 import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeNames, type ChangeStatus } from "./views";
@@ -22,6 +22,33 @@ function namesOfNew(identity: Identity, change: Change, workspace: string): Chan
   const username = acting.kind === "user" ? acting.username : acting.kind === "agent" ? acting.ownerUsername : null;
   return { workspaces: new Map([[change.workspaceId, workspace]]), users: new Map(change.authorId && username ? [[change.authorId, username]] : []) };
 }
+
+// A new change with its first evaluation round and, under `merge.autoQueue`, its queue entry: one
+// statement (each row a JSON parameter), so its transaction holds the connection for two.
+const INSERT_NEW_CHANGE = `
+WITH change AS (${insertRowsSql(
+  "Change",
+  {
+    id: "uuid",
+    projectId: "uuid",
+    workspaceId: "uuid",
+    status: '"ChangeStatus"',
+    authorId: "uuid",
+    agentId: "uuid",
+    keyId: "uuid",
+    title: "text",
+    baseSha: "text",
+    tipSha: "text",
+    createdAt: "timestamp(3)",
+    updatedAt: "timestamp(3)",
+  },
+  "",
+  "$1",
+)}),
+evaluation AS (${insertEvaluationsSql("$2")}),
+runs AS (${insertEvalRunsSql("$3")}),
+entry AS (${insertEntriesSql("$4")})
+SELECT 1`;
 
 /**
  * Creates a change from a workspace: diffed against the default branch, evaluated synchronously,
@@ -38,30 +65,39 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
   const prepared = await evaluateWorkspace(project, ws.name, id);
   const status: ChangeStatus = prepared.outcome.verdict === "passed" ? "accepted" : "needs_changes";
   const actor = actorOf(identity);
-  const { change, evaluation, runs, queued } = await prisma.$transaction(async (tx) => {
-    const change = await tx.change.create({
-      data: {
-        id,
-        projectId: project.id,
-        workspaceId: ws.id,
-        status,
-        authorId: actingUserId(identity) ?? null,
-        agentId: actingAgentId(identity),
-        keyId: identity.kind === "workspace-key" ? identity.keyId : null,
-        title: prepared.title || null,
-        baseSha: prepared.head,
-        tipSha: prepared.tip,
-      },
-    });
-    const { evaluation, runs } = await persistEvaluation(tx, change, 1, prepared);
-    // A new change is in no queue yet: only a policy that queues accepted changes puts it there, at once.
-    const queued = await autoQueueNew(tx, project, change, prepared);
+  const now = new Date();
+  const change: Change = {
+    id,
+    projectId: project.id,
+    workspaceId: ws.id,
+    status,
+    authorId: actingUserId(identity) ?? null,
+    agentId: actingAgentId(identity),
+    keyId: identity.kind === "workspace-key" ? identity.keyId : null,
+    title: prepared.title || null,
+    baseSha: prepared.head,
+    tipSha: prepared.tip,
+    mergedSha: null,
+    mergedAt: null,
+    mergedById: null,
+    rejectedAt: null,
+    revertedSha: null,
+    revertedAt: null,
+    revertedById: null,
+    hostPullRequest: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const { evaluation, runs } = evaluationRows(id, 1, prepared);
+  // A new change is in no queue yet: only a policy that queues accepted changes puts it there, at once.
+  const queued = autoQueueEntry(project, change, prepared);
+  await prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(INSERT_NEW_CHANGE, JSON.stringify([change]), JSON.stringify([evaluation]), JSON.stringify(runs), JSON.stringify(queued ? [queued.entry] : []));
     await recordEvents(tx, [
       { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } },
       { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } },
-      ...(queued ? [queued] : []),
+      ...(queued ? [queued.event] : []),
     ]);
-    return { change, evaluation, runs, queued };
   });
   if (queued) wakeQueue(project.id);
   return { change: changeView(change, project, namesOfNew(identity, change, ws.name)), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };

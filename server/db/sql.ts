@@ -11,13 +11,14 @@ export const isoTimestampSql = (column: string) => `to_char("${column}", 'YYYY-M
  * follow it. Prisma's query compiler compiles every `createMany` and `createManyAndReturn` anew,
  * whatever its size (its plans are cached for other queries only): ~2 ms of CPU each on the hot
  * paths that record events and land changes. `columns` maps each column to its SQL type; `suffix`
- * is appended as is (`ON CONFLICT ...`, `RETURNING ...`).
+ * is appended as is (`ON CONFLICT ...`, `RETURNING ...`); `rows` is the parameter holding the JSON
+ * (another than `$1` when the INSERT is one of several in a statement).
  */
-export function insertRowsSql(table: string, columns: Record<string, string>, suffix = ""): string {
+export function insertRowsSql(table: string, columns: Record<string, string>, suffix = "", rows = "$1"): string {
   const names = Object.keys(columns).map((column) => `"${column}"`);
   const types = Object.entries(columns).map(([column, type]) => `"${column}" ${type}`);
   return `INSERT INTO "${table}" (${names.join(", ")})
 SELECT ${names.map((name) => `r.${name}`).join(", ")}
-FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (${types.join(", ")})) WITH ORDINALITY AS r(${names.join(", ")}, position)
+FROM ROWS FROM (jsonb_to_recordset(${rows}::jsonb) AS (${types.join(", ")})) WITH ORDINALITY AS r(${names.join(", ")}, position)
 ORDER BY r.position ${suffix}`;
 }

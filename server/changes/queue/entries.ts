@@ -18,7 +18,7 @@ export interface QueuePosition {
   enqueuedAt: string;
 }
 
-interface EntryInput {
+export interface EntryInput {
   strategy: MergeStrategy;
   enqueuedById: string;
   actor: string;
@@ -30,16 +30,33 @@ export function queuedEvent(change: Change, input: EntryInput): EventInput {
   return { projectId: change.projectId, kind: "change.queued", actor: input.actor, data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto } };
 }
 
-const INSERT_ENTRY = insertRowsSql(
-  "QueueEntry",
-  { id: "uuid", projectId: "uuid", changeId: "uuid", tipSha: "text", strategy: "text", enqueuedById: "uuid", enqueuedAt: "timestamp(3)" },
-  'ON CONFLICT ("changeId") DO NOTHING',
-);
+/** A queue entry as inserted: at the back of its project's queue, `waiting`. */
+export type EntryRow = Pick<QueueEntry, "id" | "projectId" | "changeId" | "tipSha" | "strategy" | "enqueuedById" | "enqueuedAt">;
+
+export const entryRow = (change: Change, input: EntryInput): EntryRow => ({
+  id: randomUUID(),
+  projectId: change.projectId,
+  changeId: change.id,
+  tipSha: change.tipSha,
+  strategy: input.strategy,
+  enqueuedById: input.enqueuedById,
+  enqueuedAt: new Date(),
+});
+
+/** Inserts `EntryRow`s (the JSON parameter `rows`); a change already queued keeps its entry. */
+export const insertEntriesSql = (rows: string) =>
+  insertRowsSql(
+    "QueueEntry",
+    { id: "uuid", projectId: "uuid", changeId: "uuid", tipSha: "text", strategy: "text", enqueuedById: "uuid", enqueuedAt: "timestamp(3)" },
+    'ON CONFLICT ("changeId") DO NOTHING',
+    rows,
+  );
+
+const INSERT_ENTRY = insertEntriesSql("$1");
 
 /** Inserts a change's queue entry at the back; answers false when it was already queued. Its caller records `queuedEvent`. */
 export async function insertEntry(tx: Tx, change: Change, input: EntryInput): Promise<boolean> {
-  const entry = { id: randomUUID(), projectId: change.projectId, changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, enqueuedById: input.enqueuedById, enqueuedAt: new Date() };
-  return (await tx.$executeRawUnsafe(INSERT_ENTRY, JSON.stringify([entry]))) > 0;
+  return (await tx.$executeRawUnsafe(INSERT_ENTRY, JSON.stringify([entryRow(change, input)]))) > 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type Identity, type UserIdentity } from "@/server/auth";
-import { db, type Tx } from "@/server/db";
+import { db } from "@/server/db";
 import type { EventInput } from "@/server/events";
 import { conflict, notFound } from "@/server/errors";
 import { openProjectRepo } from "@/server/git";
@@ -11,7 +11,7 @@ import { projectHead } from "../evaluation";
 import { loadChange, lockChange } from "../load";
 import type { MergeStrategy } from "../merge/commit";
 import { protectionReasons, type GateInput } from "../merge/gates";
-import { addEntry, insertEntry, positionOf, queuedEntries, queuedEvent, removeEntries } from "./entries";
+import { addEntry, entryRow, positionOf, queuedEntries, queuedEvent, removeEntries, type EntryRow } from "./entries";
 import { wakeQueue } from "./runner";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
@@ -110,15 +110,14 @@ function autoQueueAdmits(input: Pick<GateInput, "project" | "change" | "repo" | 
 }
 
 /**
- * `autoQueue` for a change being created, in its creating transaction (it has no reviews and no
- * entry yet, and nobody else can have moved it): inserts its entry and answers the
- * `change.queued` event for the caller to record with the change's own, or null. Wake the queue
- * after the commit.
+ * `autoQueue` for a change being created (it has no reviews and no entry yet, and nobody else can
+ * have moved it): the entry its creating statement inserts and the `change.queued` event it records
+ * with the change's own, or null. Wake the queue after the commit.
  */
-export async function autoQueueNew(tx: Tx, project: Project, change: Change, known: { head: string; policy: PolicyResult }): Promise<EventInput | null> {
+export function autoQueueEntry(project: Project, change: Change, known: { head: string; policy: PolicyResult }): { entry: EntryRow; event: EventInput } | null {
   const enqueuedById = autoQueuer(project, change);
   if (!enqueuedById) return null;
   if (!autoQueueAdmits({ project, change, repo: openProjectRepo(project.id), head: known.head, policy: known.policy, reviews: reviewStateOf(change, []) })) return null;
-  const entry = autoEntry(enqueuedById);
-  return (await insertEntry(tx, change, entry)) ? queuedEvent(change, entry) : null;
+  const input = autoEntry(enqueuedById);
+  return { entry: entryRow(change, input), event: queuedEvent(change, input) };
 }
