@@ -16,6 +16,26 @@ interface Node {
   flags: number;
 }
 
+type CommitHeader = Pick<Node, "date" | "parents">;
+
+// A commit never changes, so its date and parents serve every later walk of this process: a
+// fleet's walks cross the same recent history over and over (at 50 agents, ~300 commits read,
+// inflated and parsed per landed change, growing with the history). The oldest kept go first.
+const HEADERS_KEPT = 20_000;
+const headers = new Map<string, CommitHeader>();
+
+async function commitHeader(repo: Repo, oid: string): Promise<CommitHeader | null> {
+  const kept = headers.get(oid);
+  if (kept) return kept;
+  const parsed = await readObject(repo, oid);
+  if (parsed?.type !== "commit") return null;
+  const commit: CommitObject = parsed.object;
+  const header = { date: commit.committer.timestamp, parents: commit.parent };
+  if (headers.size >= HEADERS_KEPT) headers.delete(headers.keys().next().value!);
+  headers.set(oid, header);
+  return header;
+}
+
 /**
  * The merge base of two commits when there is exactly one, found in-process with git's own walk
  * (paint_down_to_common: newest commit first, painting each side's ancestors, stopping where only
@@ -29,10 +49,9 @@ export async function uniqueMergeBase(repo: Repo, one: string, two: string): Pro
     let node = nodes.get(oid);
     if (node) return node;
     if (nodes.size >= WALK_LIMIT) return null;
-    const parsed = await readObject(repo, oid);
-    if (parsed?.type !== "commit") return null;
-    const commit: CommitObject = parsed.object;
-    node = { oid, date: commit.committer.timestamp, parents: commit.parent, flags: 0 };
+    const header = await commitHeader(repo, oid);
+    if (!header) return null;
+    node = { oid, ...header, flags: 0 };
     nodes.set(oid, node);
     return node;
   };

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { commitToBranch, initProjectRepo, readCommit, runGit, uniqueMergeBase, writeCommitFromFiles, type Repo } from "@/server/git";
@@ -70,5 +72,15 @@ describe("uniqueMergeBase", () => {
     const x = await commit([a1, b1], "x");
     const y = await commit([b1, a1], "yy");
     expect(await uniqueMergeBase(repo, x, y)).toBeNull();
+  });
+
+  it("reads each commit once per process: a later walk over the same history reads no object", async () => {
+    const { repo, tip: fork } = await repoWith({ "README.md": "r\n" });
+    const { oid: mainTip } = await commitToBranch(repo, "main", { files: { "main.txt": "m\n" }, message: "main", author });
+    const { oid: tip } = await writeCommitFromFiles(repo, { parent: fork, files: { "topic.txt": "t\n" }, message: "t", author });
+    expect(await uniqueMergeBase(repo, mainTip, tip)).toBe(fork);
+    // The commits' files gone, the walk still answers from what it read the first time.
+    for (const oid of [fork, mainTip, tip]) fs.rmSync(path.join(repo.gitdir, "objects", oid.slice(0, 2), oid.slice(2)));
+    expect(await uniqueMergeBase(repo, mainTip, tip)).toBe(fork);
   });
 });
