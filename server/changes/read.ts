@@ -60,6 +60,7 @@ export async function readChangeState(id: string): Promise<ChangeState | null> {
     runs: row.runs.map((run) => ({ ...run, createdAt: utc(run.createdAt) })),
     workspace: row.workspace,
     author: row.author,
-    queue: row.queue,
+    // In the order the API has always shown them (jsonb orders keys by length).
+    queue: row.queue && { position: row.queue.position, state: row.queue.state, enqueuedAt: row.queue.enqueuedAt },
   };
 }
