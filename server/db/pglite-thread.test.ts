@@ -5,7 +5,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 import { announceOnCommit, database, db, onInvalidation } from "@/server/db";
-import { openPgliteThread } from "./pglite-thread";
+import { PGlite } from "@electric-sql/pglite";
+import type { IsolationLevel } from "@prisma/driver-adapter-utils";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { openPgliteThread, WORKER_TRANSACTION_OPTIONS } from "./pglite-thread";
 import { useTestEnvironment } from "@/tests/support/harness";
 
 useTestEnvironment();
@@ -49,6 +52,32 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     await Promise.all([first, second]);
     const rows = await prisma.$queryRaw<Array<{ n: number }>>`SELECT "n" FROM "ThreadOrder" ORDER BY ctid`;
     expect(rows.map((row) => row.n)).toEqual([2, 3, 4]);
+  });
+
+  it("sends a transaction's BEGIN ahead of its statements: a BEGIN that fails fails them and the commit, and leaves the connection free", async () => {
+    const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => undefined });
+    try {
+      const adapter = await thread.adapter.connect();
+      // An isolation level PostgreSQL cannot parse makes the adapter's start fail on the thread.
+      const transaction = await adapter.startTransaction("NO SUCH LEVEL" as IsolationLevel);
+      const query = { sql: "SELECT 1", args: [], argTypes: [] };
+      await expect(transaction.queryRaw(query)).rejects.toThrow(/syntax error/);
+      await expect(transaction.commit()).rejects.toThrow(/syntax error/);
+      const next = await adapter.startTransaction();
+      expect((await next.queryRaw({ sql: "SELECT 2 AS two", args: [], argTypes: [] })).rows).toEqual([[2]]);
+      await next.commit();
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it("answers for its transactions what the thread's adapter answers for them", async () => {
+    const pglite = new PGlite();
+    const adapter = await new PrismaPGlite(pglite).connect();
+    const transaction = await adapter.startTransaction();
+    expect(transaction.options).toEqual(WORKER_TRANSACTION_OPTIONS);
+    await transaction.commit();
+    await pglite.close();
   });
 
   it("delivers a notification made in a transaction once it commits, before the commit answers, and never after a rollback", async () => {

@@ -7,9 +7,12 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 
 const { dataDir, settings, channel, loadDataDir } = workerData;
 
-/** Open Prisma transactions by id: each holds PGlite's one connection until its commit or rollback. */
+/**
+ * Open Prisma transactions by the id the server's thread gave them, each as the promise of its
+ * start: the BEGIN is sent ahead of the statements, which wait for it here. Each holds PGlite's one
+ * connection from its start until its commit or rollback.
+ */
 const transactions = new Map();
-let nextTransaction = 1;
 
 /** What crosses the thread: a driver error keeps the fields Prisma maps to its codes; any other error its message and fields. */
 function serializeError(error) {
@@ -19,22 +22,23 @@ function serializeError(error) {
   return { message: String(error?.message ?? error), fields };
 }
 
-function queryable(id) {
-  if (id === undefined) return adapter;
+function started(id) {
   const transaction = transactions.get(id);
   if (!transaction) throw new Error(`no open transaction ${id}`);
   return transaction;
 }
 
+const queryable = (id) => (id === undefined ? adapter : started(id));
+
 const operations = {
-  query: ({ tx, query }) => queryable(tx).queryRaw(query),
-  execute: ({ tx, query }) => queryable(tx).executeRaw(query),
+  query: async ({ tx, query }) => (await queryable(tx)).queryRaw(query),
+  execute: async ({ tx, query }) => (await queryable(tx)).executeRaw(query),
   script: ({ script }) => adapter.executeScript(script),
-  begin: async ({ isolationLevel }) => {
-    const transaction = await adapter.startTransaction(isolationLevel);
-    const id = nextTransaction++;
-    transactions.set(id, transaction);
-    return { id, options: transaction.options };
+  // Synchronous up to the map: statements of the transaction may arrive right behind it.
+  begin: ({ tx, isolationLevel }) => {
+    const starting = adapter.startTransaction(isolationLevel);
+    transactions.set(tx, starting);
+    return starting.then((transaction) => transaction.options);
   },
   commit: ({ tx }) => finish(tx, "commit"),
   rollback: ({ tx }) => finish(tx, "rollback"),
@@ -44,9 +48,12 @@ const operations = {
 };
 
 async function finish(id, how) {
-  const transaction = queryable(id);
+  const starting = started(id);
   transactions.delete(id);
-  await transaction[how]();
+  const transaction = await starting.catch((error) => {
+    if (how === "commit") throw error;
+  });
+  await transaction?.[how]();
 }
 
 let pglite;
