@@ -2,7 +2,7 @@ import type { Change } from "@/server/generated/prisma/client";
 import { actingAgentId, actingIdentity, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db, insertRowsSql } from "@/server/db";
 import { findWorkspace } from "@/server/workspaces";
-import { recordEvent, recordEvents } from "@/server/events";
+import { recordEvent, recordEventsAlongside } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
@@ -23,10 +23,10 @@ function namesOfNew(identity: Identity, change: Change, workspace: string): Chan
   return { workspaces: new Map([[change.workspaceId, workspace]]), users: new Map(change.authorId && username ? [[change.authorId, username]] : []) };
 }
 
-// A new change with its first evaluation round and, under `merge.autoQueue`, its queue entry: one
-// statement (each row a JSON parameter), so its transaction holds the connection for two.
-const INSERT_NEW_CHANGE = `
-WITH change AS (${insertRowsSql(
+// A new change with its first evaluation round and, under `merge.autoQueue`, its queue entry (each
+// row a JSON parameter), written in the statement that records its events.
+const NEW_CHANGE_CTES = `
+change AS (${insertRowsSql(
   "Change",
   {
     id: "uuid",
@@ -47,8 +47,7 @@ WITH change AS (${insertRowsSql(
 )}),
 evaluation AS (${insertEvaluationsSql("$2")}),
 runs AS (${insertEvalRunsSql("$3")}),
-entry AS (${insertEntriesSql("$4")})
-SELECT 1`;
+entry AS (${insertEntriesSql("$4")})`;
 
 /**
  * Creates a change from a workspace: diffed against the default branch, evaluated synchronously,
@@ -58,7 +57,6 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
   const { project } = await requireProject(identity, ref, "write", { workspace });
   assertNotDeleting(project);
   assertNotImporting(project);
-  const prisma = await db();
   const ws = await findWorkspace(project.id, workspace);
   if (!ws) throw notFound(`Unknown workspace ${workspace}`);
   const id = newChangeId();
@@ -91,14 +89,12 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
   const { evaluation, runs } = evaluationRows(id, 1, prepared);
   // A new change is in no queue yet: only a policy that queues accepted changes puts it there, at once.
   const queued = autoQueueEntry(project, change, prepared);
-  await prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(INSERT_NEW_CHANGE, JSON.stringify([change]), JSON.stringify([evaluation]), JSON.stringify(runs), JSON.stringify(queued ? [queued.entry] : []));
-    await recordEvents(tx, [
-      { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } },
-      { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } },
-      ...(queued ? [queued.event] : []),
-    ]);
-  });
+  const rows = [[change], [evaluation], runs, queued ? [queued.entry] : []].map((list) => JSON.stringify(list));
+  await recordEventsAlongside({ ctes: NEW_CHANGE_CTES, params: rows }, [
+    { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } },
+    { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } },
+    ...(queued ? [queued.event] : []),
+  ]);
   if (queued) wakeQueue(project.id);
   return { change: changeView(change, project, namesOfNew(identity, change, ws.name)), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }

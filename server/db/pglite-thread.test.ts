@@ -54,7 +54,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     expect(rows.map((row) => row.n)).toEqual([2, 3, 4]);
   });
 
-  it("sends a transaction's BEGIN ahead of its statements: a BEGIN that fails fails them and the commit, and leaves the connection free", async () => {
+  it("sends a transaction's BEGIN with its first statement: a BEGIN that fails fails it and the commit, and leaves the connection free", async () => {
     const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => undefined });
     try {
       const adapter = await thread.adapter.connect();

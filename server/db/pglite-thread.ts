@@ -104,16 +104,12 @@ class WorkerCalls {
   }
 
   /**
-   * Begins a transaction without waiting for the thread's answer: the BEGIN travels ahead of the
-   * transaction's first statement, so the database's one connection is not held while that answer
-   * waits its turn in this thread's event loop (10-15 ms under a fleet's load, measured). A BEGIN
-   * that fails fails the transaction's statements and its commit (the thread's side).
+   * A new transaction of the current thread. Nothing is sent yet: its BEGIN travels with its first
+   * statement (see WorkerTransaction).
    */
-  async begin(isolationLevel?: IsolationLevel): Promise<{ id: number; generation: number }> {
+  async transaction(): Promise<{ id: number; generation: number }> {
     if (!this.worker) await this.start();
-    const transaction = { id: this.nextTransaction++, generation: this.generation };
-    this.call("begin", { tx: transaction.id, isolationLevel }, transaction.generation).catch(() => undefined);
-    return transaction;
+    return { id: this.nextTransaction++, generation: this.generation };
   }
 
   async close(): Promise<void> {
@@ -173,35 +169,60 @@ class WorkerQueryable implements SqlQueryable {
   readonly provider = "postgres";
   readonly adapterName = ADAPTER_NAME;
 
-  constructor(
-    protected readonly calls: WorkerCalls,
-    private readonly transaction?: { id: number; generation: number },
-  ) {}
+  constructor(protected readonly calls: WorkerCalls) {}
 
   queryRaw(query: SqlQuery): Promise<SqlResultSet> {
-    return this.calls.call("query", { tx: this.transaction?.id, query }, this.transaction?.generation);
+    return this.calls.call("query", { query });
   }
 
   executeRaw(query: SqlQuery): Promise<number> {
-    return this.calls.call("execute", { tx: this.transaction?.id, query }, this.transaction?.generation);
+    return this.calls.call("execute", { query });
   }
 }
 
-class WorkerTransaction extends WorkerQueryable implements Transaction {
+/**
+ * A transaction begins on the thread with its first statement (the message carries the BEGIN), so
+ * PGlite's one connection is held from that statement on, never while the server's thread does
+ * other work first or while a BEGIN's answer waits its turn in its event loop (10-15 ms under a
+ * fleet's load, measured). One that sends no statement sends nothing at all. A BEGIN that fails
+ * fails that first statement.
+ */
+class WorkerTransaction implements Transaction {
+  readonly provider = "postgres";
+  readonly adapterName = ADAPTER_NAME;
+  private begun = false;
+
   constructor(
-    calls: WorkerCalls,
-    private readonly begun: { id: number; generation: number },
+    private readonly calls: WorkerCalls,
+    private readonly transaction: { id: number; generation: number },
+    private readonly isolationLevel: IsolationLevel | undefined,
     readonly options: TransactionOptions,
-  ) {
-    super(calls, begun);
+  ) {}
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return this.statement("query", query);
+  }
+
+  executeRaw(query: SqlQuery): Promise<number> {
+    return this.statement("execute", query);
   }
 
   commit(): Promise<void> {
-    return this.calls.call("commit", { tx: this.begun.id }, this.begun.generation);
+    return this.finish("commit");
   }
 
   rollback(): Promise<void> {
-    return this.calls.call("rollback", { tx: this.begun.id }, this.begun.generation);
+    return this.finish("rollback");
+  }
+
+  private statement<T>(op: "query" | "execute", query: SqlQuery): Promise<T> {
+    const begin = this.begun ? undefined : { isolationLevel: this.isolationLevel };
+    this.begun = true;
+    return this.calls.call(op, { tx: this.transaction.id, begin, query }, this.transaction.generation);
+  }
+
+  private async finish(op: "commit" | "rollback"): Promise<void> {
+    if (this.begun) await this.calls.call(op, { tx: this.transaction.id }, this.transaction.generation);
   }
 }
 
@@ -211,7 +232,7 @@ class WorkerAdapter extends WorkerQueryable implements SqlDriverAdapter {
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-    return new WorkerTransaction(this.calls, await this.calls.begin(isolationLevel), WORKER_TRANSACTION_OPTIONS);
+    return new WorkerTransaction(this.calls, await this.calls.transaction(), isolationLevel, WORKER_TRANSACTION_OPTIONS);
   }
 
   getConnectionInfo() {

@@ -9,8 +9,8 @@ const { dataDir, settings, channel, loadDataDir } = workerData;
 
 /**
  * Open Prisma transactions by the id the server's thread gave them, each as the promise of its
- * start: the BEGIN is sent ahead of the statements, which wait for it here. Each holds PGlite's one
- * connection from its start until its commit or rollback.
+ * start: a transaction's first statement carries its BEGIN (`begin`), and the statements behind it
+ * wait for that start. Each holds PGlite's one connection from its start until its commit or rollback.
  */
 const transactions = new Map();
 
@@ -28,18 +28,19 @@ function started(id) {
   return transaction;
 }
 
-const queryable = (id) => (id === undefined ? adapter : started(id));
+/** Where a statement runs: outside any transaction, or in `tx`, begun first when the statement carries the BEGIN. */
+function queryable({ tx, begin }) {
+  if (tx === undefined) return adapter;
+  if (!begin) return started(tx);
+  const starting = adapter.startTransaction(begin.isolationLevel);
+  transactions.set(tx, starting);
+  return starting;
+}
 
 const operations = {
-  query: async ({ tx, query }) => (await queryable(tx)).queryRaw(query),
-  execute: async ({ tx, query }) => (await queryable(tx)).executeRaw(query),
+  query: async (args) => (await queryable(args)).queryRaw(args.query),
+  execute: async (args) => (await queryable(args)).executeRaw(args.query),
   script: ({ script }) => adapter.executeScript(script),
-  // Synchronous up to the map: statements of the transaction may arrive right behind it.
-  begin: ({ tx, isolationLevel }) => {
-    const starting = adapter.startTransaction(isolationLevel);
-    transactions.set(tx, starting);
-    return starting.then((transaction) => transaction.options);
-  },
   commit: ({ tx }) => finish(tx, "commit"),
   rollback: ({ tx }) => finish(tx, "rollback"),
   rawQuery: async ({ sql, params }) => (await pglite.query(sql, params)).rows,

@@ -34,6 +34,9 @@ export function onEventRecorded(kinds: string[], name: string, hook: EventHook):
   }
 }
 
+/** Whether any hook acts on events of these kinds. */
+export const hasEventHooks = (kinds: string[]): boolean => kinds.some((kind) => (hooks.get(kind)?.size ?? 0) > 0);
+
 /** Calls each hook once with the events of its kinds, in the order of the hooks' first event. */
 export async function runEventHooks(tx: DbOrTx, events: RecordedEvent[]): Promise<void> {
   const calls = new Map<EventHook, RecordedEvent[]>();

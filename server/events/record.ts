@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import crypto from "node:crypto";
-import { announcementsSql, insertRowsSql, type DbOrTx } from "@/server/db";
+import { announcementsSql, db, insertRowsSql, type DbOrTx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
 import { storedEventsSql } from "@/server/jobs";
 import { domainJobEventsSql, noteUndispatched } from "./publish";
-import { runEventHooks } from "./hooks";
+import { hasEventHooks, runEventHooks } from "./hooks";
 import { transitionAnnouncements, wakeFollowers } from "./change-watch";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
@@ -83,20 +83,34 @@ export interface EventInput {
 }
 
 // Sequence numbers are taken in the order listed (see insertRowsSql).
-const INSERT_EVENTS = insertRowsSql(
-  "DomainEvent",
-  { id: "uuid", projectId: "uuid", kind: "text", actor: "text", data: "jsonb", occurredAt: "timestamp(3)", dispatchedAt: "timestamp(3)" },
-  'RETURNING id, seq, "projectId", kind, data',
-);
+const insertEventsSql = (rows: string) =>
+  insertRowsSql(
+    "DomainEvent",
+    { id: "uuid", projectId: "uuid", kind: "text", actor: "text", data: "jsonb", occurredAt: "timestamp(3)", dispatchedAt: "timestamp(3)" },
+    'RETURNING id, seq, "projectId", kind, data',
+    rows,
+  );
 
 /**
- * The one statement that records events: the outbox rows ($1), their job events when they are
- * stored with them (`jobEvents`), and the announcements ($2) of the changes they move.
+ * The write a caller makes in the statement that records its events: data-modifying CTEs (`name AS
+ * (INSERT ...)`, comma-separated) over the parameters `params` ($1 on), recorded atomically with
+ * the events and without a transaction.
  */
-const recordingSql = (jobEvents: string | null) => `
-WITH recorded AS (${INSERT_EVENTS}),
+export interface Alongside {
+  ctes: string;
+  params: unknown[];
+}
+
+/**
+ * The one statement that records events: the caller's write (`alongside`), the outbox rows, their
+ * job events when they are stored with them (`jobEvents`), and the announcements of the changes
+ * they move. The events' parameters follow the caller's (`first`: the rows, then the announcements).
+ */
+const recordingSql = (jobEvents: string | null, alongside: string | null, first: number) => `
+WITH ${alongside ? `${alongside},` : ""}
+recorded AS (${insertEventsSql(`$${first}`)}),
 ${jobEvents ? `handed AS (${jobEvents}),` : ""}
-announced AS (${announcementsSql("$2::text[]")})
+announced AS (${announcementsSql(`$${first + 1}::text[]`)})
 SELECT r.id::text AS id, r.seq FROM recorded AS r CROSS JOIN (SELECT count(*) FROM announced) AS a`;
 
 /**
@@ -106,9 +120,24 @@ SELECT r.id::text AS id, r.seq FROM recorded AS r CROSS JOIN (SELECT count(*) FR
  * when the change does. `actor` is from `actorOf()` or "system".
  */
 export async function recordEvents(client: DbOrTx, events: EventInput[]): Promise<Array<{ id: string; seq: bigint }>> {
-  if (events.length === 0) return [];
+  return writeEvents(client, events, null);
+}
+
+/**
+ * Records events and the write they describe (`alongside`) in one statement, which needs no
+ * transaction: the connection is held for that statement alone. When hooks of these kinds are
+ * registered, the statement and the hooks run in one transaction instead.
+ */
+export async function recordEventsAlongside(alongside: Alongside, events: EventInput[]): Promise<Array<{ id: string; seq: bigint }>> {
+  const prisma = await db();
+  if (!hasEventHooks(events.map((event) => event.kind))) return writeEvents(prisma, events, alongside);
+  return prisma.$transaction((tx) => writeEvents(tx, events, alongside));
+}
+
+async function writeEvents(client: DbOrTx, events: EventInput[], alongside: Alongside | null): Promise<Array<{ id: string; seq: bigint }>> {
+  if (events.length === 0 && !alongside) return [];
   const store = tracking.getStore();
-  if (store) store.recorded = true;
+  if (store && events.length > 0) store.recorded = true;
   const keyId = currentKeyId();
   const recorded = events.map((event) => ({
     id: crypto.randomUUID(),
@@ -120,12 +149,14 @@ export async function recordEvents(client: DbOrTx, events: EventInput[]): Promis
   // Stored with the rows (embedded mode), the job events are dispatched as they are written, with
   // no publish afterwards. Otherwise (Inngest) the publisher sends and marks them after the commit.
   const jobEvents = storedEventsSql(domainJobEventsSql("recorded"));
-  if (!jobEvents) noteUndispatched();
+  if (!jobEvents && events.length > 0) noteUndispatched();
   const occurredAt = new Date();
   const dispatchedAt = jobEvents ? occurredAt : null;
   const { moved, announcements } = transitionAnnouncements(recorded);
+  const before = alongside?.params ?? [];
   const rows = await client.$queryRawUnsafe<Array<{ id: string; seq: bigint }>>(
-    recordingSql(jobEvents),
+    recordingSql(jobEvents, alongside?.ctes ?? null, before.length + 1),
+    ...before,
     JSON.stringify(recorded.map((event) => ({ ...event, occurredAt, dispatchedAt }))),
     announcements,
   );

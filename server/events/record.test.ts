@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { db } from "@/server/db";
+import { useTestEnvironment } from "@/tests/support/harness";
+import { onEventRecorded } from "./hooks";
+import { recordEventsAlongside } from "./record";
+
+useTestEnvironment();
+
+// A write of the test's own: a table no area owns, so nothing else reads or hooks it.
+const NOTE_CTES = `noted AS (INSERT INTO "RecordProbe" ("note") SELECT * FROM jsonb_array_elements_text($1::jsonb))`;
+const notes = async () => (await (await db()).$queryRawUnsafe<Array<{ note: string }>>(`SELECT "note" FROM "RecordProbe" ORDER BY "note"`)).map((row) => row.note);
+const eventsOf = async (kind: string) => (await db()).domainEvent.findMany({ where: { kind }, orderBy: { seq: "asc" } });
+
+describe("recording events alongside the write they describe", () => {
+  it("writes both in one statement, with the events' job events, or neither", async () => {
+    const prisma = await db();
+    await prisma.$executeRawUnsafe(`CREATE TABLE "RecordProbe" ("note" text PRIMARY KEY)`);
+    const [recorded] = await recordEventsAlongside({ ctes: NOTE_CTES, params: [JSON.stringify(["a", "b"])] }, [{ projectId: null, kind: "issue.opened", actor: "system", data: { n: 1 } }]);
+    expect(await notes()).toEqual(["a", "b"]);
+    const [event] = await eventsOf("issue.opened");
+    expect(event).toMatchObject({ id: recorded.id, seq: recorded.seq, data: { n: 1 } });
+    expect(event.dispatchedAt).not.toBeNull();
+    expect(await prisma.jobEvent.count({ where: { data: { path: ["eventId"], equals: recorded.id } } })).toBe(1);
+
+    // The write fails (a duplicate key): no event either.
+    const failed = recordEventsAlongside({ ctes: NOTE_CTES, params: [JSON.stringify(["c", "a"])] }, [{ projectId: null, kind: "issue.opened", actor: "system", data: { n: 2 } }]);
+    await expect(failed).rejects.toThrow();
+    expect(await notes()).toEqual(["a", "b"]);
+    expect(await eventsOf("issue.opened")).toHaveLength(1);
+  });
+
+  it("runs the hooks of the events' kinds in a transaction with the write: a hook that throws undoes both", async () => {
+    const prisma = await db();
+    await prisma.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS "RecordProbe" ("note" text PRIMARY KEY)`);
+    const seen: string[] = [];
+    onEventRecorded(["issue.closed"], "record-test", async (tx, events) => {
+      // The hook sees the write: it runs in the statement's transaction.
+      seen.push(...(await tx.$queryRawUnsafe<Array<{ note: string }>>(`SELECT "note" FROM "RecordProbe" WHERE "note" LIKE 'hooked%'`)).map((row) => row.note));
+      if (events.some((event) => event.data.refuse)) throw new Error("refused by the hook");
+    });
+    await recordEventsAlongside({ ctes: NOTE_CTES, params: [JSON.stringify(["hooked-1"])] }, [{ projectId: null, kind: "issue.closed", actor: "system" }]);
+    expect(seen).toEqual(["hooked-1"]);
+    const refused = recordEventsAlongside({ ctes: NOTE_CTES, params: [JSON.stringify(["hooked-2"])] }, [{ projectId: null, kind: "issue.closed", actor: "system", data: { refuse: true } }]);
+    await expect(refused).rejects.toThrow("refused by the hook");
+    expect((await notes()).filter((note) => note.startsWith("hooked"))).toEqual(["hooked-1"]);
+    expect(await eventsOf("issue.closed")).toHaveLength(1);
+  });
+});
