@@ -3,7 +3,8 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { createTestUser } from "@/tests/support/users";
 import { db } from "@/server/db";
 import { changeWith, merge, projectWith } from "./test-fixtures";
-import { readChangeState } from "./read";
+import { transitionsOf } from "@/server/events";
+import { readChangeAndTransitions, readChangeState } from "./read";
 
 useTestEnvironment();
 
@@ -45,5 +46,22 @@ describe("a change's state in one read", () => {
 
     await (await db()).change.update({ where: { id: change.id }, data: { authorId: null } });
     expect((await readChangeState(change.id))!.author).toBeNull();
+  });
+
+  it("reads the change's transitions after a cursor with its state, as the outbox lists them", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n" });
+    const { change } = await changeWith(alice.token, project, { "c.txt": "c\n" });
+    const all = await transitionsOf(change);
+    expect(all.map((t) => t.kind)).toEqual(["change.evaluated"]);
+    expect((await readChangeAndTransitions(change.id, 0n))!.transitions).toEqual(all);
+
+    expect((await merge(alice.token, change.id)).status).toBe(200);
+    const after = await readChangeAndTransitions(change.id, all[0].seq);
+    expect(after!.transitions).toEqual(await transitionsOf(change, all[0].seq));
+    expect(after!.transitions.map((t) => t.kind)).toEqual(["change.merged"]);
+    expect(after!.state).toEqual(await readChangeState(change.id));
+    expect((await readChangeAndTransitions(change.id, after!.transitions[0].seq))!.transitions).toEqual([]);
+    expect(await readChangeAndTransitions("00000000-0000-4000-8000-000000000000", 0n)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import type { Change, EvalRun, Evaluation } from "@/server/generated/prisma/client";
 import { database } from "@/server/db";
+import { transitionsFromJson, transitionsSql, type Transition } from "@/server/events";
 import { workspaceNameSql } from "@/server/workspaces";
 import { queuePositionSql, type QueuePosition } from "./queue/entries";
 
@@ -17,16 +18,20 @@ export interface ChangeState {
 // One statement, through the driver: a change read is the most frequent read of a fleet (the
 // event stream makes one per transition), and it was six (the change, its evaluation, its runs,
 // two names, its queue position). One snapshot also means a landing (which takes the queue entry
-// and merges the change in one transaction) is seen whole or not at all.
-const READ_CHANGE = `
+// and merges the change in one transaction) is seen whole or not at all. The stream reads the
+// change's transitions after its cursor ($2) in the same snapshot.
+const readChangeSql = (withTransitions: boolean) => `
 SELECT to_jsonb(c) AS change,
        (SELECT to_jsonb(e) FROM "Evaluation" AS e WHERE e."changeId" = c.id) AS evaluation,
        (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.round, r."createdAt"), '[]'::jsonb) FROM "EvalRun" AS r WHERE r."changeId" = c.id) AS runs,
        ${workspaceNameSql('c."workspaceId"')} AS workspace,
        (SELECT u.username FROM "User" AS u WHERE u.id = c."authorId") AS author,
        ${queuePositionSql("c.id")} AS queue
+       ${withTransitions ? `, ${transitionsSql("c.id", 'c."projectId"', "$2::bigint")} AS transitions` : ""}
   FROM "Change" AS c
  WHERE c.id = $1::uuid`;
+const READ_CHANGE = readChangeSql(false);
+const READ_CHANGE_AND_TRANSITIONS = readChangeSql(true);
 
 type Json<T, Dates extends keyof T> = Omit<T, Dates> & { [K in Dates]: T[K] extends Date ? string : string | null };
 
@@ -43,24 +48,33 @@ const changeOf = (row: Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "re
   revertedAt: utcOrNull(row.revertedAt),
 });
 
+type StateRow = {
+  change: Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "rejectedAt" | "revertedAt">;
+  evaluation: Json<Evaluation, "createdAt"> | null;
+  runs: Array<Json<EvalRun, "createdAt">>;
+  workspace: string | null;
+  author: string | null;
+  queue: QueuePosition | null;
+};
+
+const stateOf = (row: StateRow): ChangeState => ({
+  change: changeOf(row.change),
+  evaluation: row.evaluation && { ...row.evaluation, createdAt: utc(row.evaluation.createdAt) },
+  runs: row.runs.map((run) => ({ ...run, createdAt: utc(run.createdAt) })),
+  workspace: row.workspace,
+  author: row.author,
+  // In the order the API has always shown them (jsonb orders keys by length).
+  queue: row.queue && { position: row.queue.position, state: row.queue.state, enqueuedAt: row.queue.enqueuedAt },
+});
+
 /** A change and what its read shows, or null when there is no such change (`id` must be a uuid). */
 export async function readChangeState(id: string): Promise<ChangeState | null> {
-  const [row] = await (await database()).raw.query<{
-    change: Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "rejectedAt" | "revertedAt">;
-    evaluation: Json<Evaluation, "createdAt"> | null;
-    runs: Array<Json<EvalRun, "createdAt">>;
-    workspace: string | null;
-    author: string | null;
-    queue: QueuePosition | null;
-  }>(READ_CHANGE, [id]);
-  if (!row) return null;
-  return {
-    change: changeOf(row.change),
-    evaluation: row.evaluation && { ...row.evaluation, createdAt: utc(row.evaluation.createdAt) },
-    runs: row.runs.map((run) => ({ ...run, createdAt: utc(run.createdAt) })),
-    workspace: row.workspace,
-    author: row.author,
-    // In the order the API has always shown them (jsonb orders keys by length).
-    queue: row.queue && { position: row.queue.position, state: row.queue.state, enqueuedAt: row.queue.enqueuedAt },
-  };
+  const [row] = await (await database()).raw.query<StateRow>(READ_CHANGE, [id]);
+  return row ? stateOf(row) : null;
+}
+
+/** `readChangeState` and the change's transitions after `afterSeq`, oldest first, in one snapshot. */
+export async function readChangeAndTransitions(id: string, afterSeq: bigint): Promise<{ state: ChangeState; transitions: Transition[] } | null> {
+  const [row] = await (await database()).raw.query<StateRow & { transitions: Array<{ id: string; seq: string; kind: string }> }>(READ_CHANGE_AND_TRANSITIONS, [id, afterSeq.toString()]);
+  return row ? { state: stateOf(row), transitions: transitionsFromJson(row.transitions) } : null;
 }

@@ -10,7 +10,7 @@ import { evaluateWorkspace, evaluationRows, insertEvalRunsSql, insertEvaluations
 import { isUuid, loadChange, lockChange, workspaceName } from "./load";
 import { insertEntriesSql, removeEntries } from "./queue/entries";
 import { autoQueue, autoQueueEntry } from "./queue/service";
-import { readChangeState } from "./read";
+import { readChangeState, type ChangeState } from "./read";
 import { wakeQueue } from "./queue/runner";
 import { changeView, costsOf, evalRunView, evalView, namesFor, type ChangeNames, type ChangeStatus } from "./views";
 
@@ -116,6 +116,11 @@ export async function listChanges(identity: Identity, ref: ProjectRef, filter: {
 export async function getChange(identity: Identity, id: string) {
   const state = isUuid(id) ? await readChangeState(id) : null;
   if (!state) throw notFound();
+  return changeReadOf(identity, state);
+}
+
+/** What a change read answers for a state read of the change (404 when the caller cannot read its project). */
+export async function changeReadOf(identity: Identity, state: ChangeState) {
   const { change, evaluation, runs, workspace, author, queue } = state;
   const { project } = await requireProject(identity, { id: change.projectId }, "read", { cachedRow: true });
   const names: ChangeNames = {

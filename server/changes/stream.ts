@@ -1,9 +1,11 @@
 import { admitRequest, type Identity } from "@/server/auth";
 import { CHANGE_STREAM_KEEPALIVE_MS } from "@/server/limits";
-import { FINAL_TRANSITIONS, transitionPosition, transitionsOf, watchChange, type Transition } from "@/server/events";
+import { FINAL_TRANSITIONS, transitionPosition, watchChange } from "@/server/events";
+import { notFound } from "@/server/errors";
 import { errorResponse, pathSegment } from "@/server/http";
-import { getChange } from "./service";
-import { loadChangeCommits } from "./load";
+import { changeReadOf } from "./service";
+import { isUuid } from "./load";
+import { readChangeAndTransitions } from "./read";
 
 const encoder = new TextEncoder();
 const FINAL_STATUSES: readonly string[] = ["merged", "rejected"];
@@ -51,30 +53,38 @@ export async function changeEventsResponse(req: Request): Promise<Response> {
 }
 
 async function openStream(req: Request, identity: Identity, id: string): Promise<Response> {
-  const { change } = await loadChangeCommits(identity, id);
-  let pending = true;
+  if (!isUuid(id)) throw notFound();
+  // Cleared before the first read, and subscribed before it: a transition committed while it runs
+  // wakes the loop below, which sends what came after `cursor` (clearing it afterwards lost a merge
+  // that landed mid-read).
+  let pending = false;
   let wakeUp: (() => void) | undefined;
-  // Subscribed before anything is read, so a transition committed meanwhile still wakes the stream.
-  const unwatch = watchChange(change.id, () => {
+  const unwatch = watchChange(id, () => {
     pending = true;
     wakeUp?.();
   });
-  const resumeFrom = req.headers.get("last-event-id");
-  const resumed = resumeFrom ? await transitionPosition(change, resumeFrom.trim()) : null;
   let cursor: bigint;
   let opening: Uint8Array | undefined;
   let ended = false;
-  if (resumed !== null) cursor = resumed;
-  else {
-    // Cleared before the reads: a transition committed while they run wakes the loop below, which
-    // sends what came after `cursor` (clearing it afterwards lost a merge that landed mid-read).
-    pending = false;
-    const seen = await transitionsOf(change);
-    const latest = seen.at(-1);
-    cursor = latest?.seq ?? 0n;
-    const state = await getChange(identity, change.id);
-    opening = frame(latest?.id ?? change.id, "change.state", state);
-    ended = FINAL_STATUSES.includes(state.change.status);
+  try {
+    // The state and every transition so far, in one snapshot; the access check reads the project.
+    const first = await readChangeAndTransitions(id, 0n);
+    if (!first) throw notFound();
+    const state = await changeReadOf(identity, first.state);
+    const resumeFrom = req.headers.get("last-event-id");
+    const resumed = resumeFrom ? await transitionPosition(first.state.change, resumeFrom.trim()) : null;
+    if (resumed !== null) {
+      cursor = resumed;
+      pending = true;
+    } else {
+      const latest = first.transitions.at(-1);
+      cursor = latest?.seq ?? 0n;
+      opening = frame(latest?.id ?? id, "change.state", state);
+      ended = FINAL_STATUSES.includes(state.change.status);
+    }
+  } catch (error) {
+    unwatch();
+    throw error;
   }
 
   let stopKeepalive: (() => void) | undefined;
@@ -94,12 +104,13 @@ async function openStream(req: Request, identity: Identity, id: string): Promise
           if (!pending) await new Promise<void>((resolve) => (wakeUp = resolve));
           if (req.signal.aborted) break;
           pending = false;
-          const next: Transition[] = await transitionsOf(change, cursor);
-          if (next.length === 0) continue;
-          // Read once for the transitions read together (a landing's dequeued and merged): every
-          // frame carries the state as of after all of them, as a read per frame would.
-          const state = await getChange(identity, change.id);
-          for (const transition of next) {
+          // The transitions and the state after all of them, in one snapshot: every frame of the
+          // transitions read together (a landing's dequeued and merged) carries it.
+          const read = await readChangeAndTransitions(id, cursor);
+          if (!read) break;
+          if (read.transitions.length === 0) continue;
+          const state = await changeReadOf(identity, read.state);
+          for (const transition of read.transitions) {
             cursor = transition.seq;
             controller.enqueue(frame(transition.id, transition.kind, state));
             if (FINAL_TRANSITIONS.includes(transition.kind)) ended = true;

@@ -74,16 +74,33 @@ export interface Transition {
   kind: string;
 }
 
+// The kinds are constants of this module, never input: inlined, they keep the fragment parameter-free.
+const TRANSITION_KINDS_SQL = `ARRAY[${CHANGE_TRANSITIONS.map((kind) => `'${kind}'`).join(", ")}]`;
+const transitionRowsSql = (changeId: string, projectId: string, afterSeq: string) => `
+  FROM "DomainEvent" AS d
+ WHERE d."projectId" = ${projectId} AND d.kind = ANY(${TRANSITION_KINDS_SQL}) AND d.data->>'changeId' = ${changeId}::text AND d.seq > ${afterSeq}`;
+
 /** The change's transitions after `afterSeq` (all of them without), oldest first. */
 export async function transitionsOf(change: { id: string; projectId: string }, afterSeq?: bigint): Promise<Transition[]> {
   // Raw: Prisma's query compiler compiled the JSON-path filter anew on every call (a stream reads
   // this on every wake-up).
-  return (await db()).$queryRaw<Transition[]>`
-    SELECT id::text AS id, seq, kind FROM "DomainEvent"
-     WHERE "projectId" = ${change.projectId}::uuid AND kind = ANY(${[...CHANGE_TRANSITIONS]}::text[])
-       AND data->>'changeId' = ${change.id} AND seq > ${afterSeq ?? 0n}
-     ORDER BY seq`;
+  return (await db()).$queryRawUnsafe<Transition[]>(
+    `SELECT d.id::text AS id, d.seq, d.kind ${transitionRowsSql("$1::uuid", "$2::uuid", "$3::bigint")} ORDER BY d.seq`,
+    change.id,
+    change.projectId,
+    afterSeq ?? 0n,
+  );
 }
+
+/**
+ * The transitions of the change `changeId` of project `projectId` (SQL expressions) after `afterSeq`,
+ * as an SQL subquery of one JSON array (seq as text), oldest first: for a read that shows them with
+ * the change in one snapshot. `transitionsFromJson` turns it back into Transitions.
+ */
+export const transitionsSql = (changeId: string, projectId: string, afterSeq: string) =>
+  `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', d.id::text, 'seq', d.seq::text, 'kind', d.kind) ORDER BY d.seq), '[]'::jsonb) ${transitionRowsSql(changeId, projectId, afterSeq)})`;
+
+export const transitionsFromJson = (rows: Array<{ id: string; seq: string; kind: string }>): Transition[] => rows.map((row) => ({ ...row, seq: BigInt(row.seq) }));
 
 /** The position of one of the change's events (a Last-Event-ID), or null when it is not one. */
 export async function transitionPosition(change: { id: string; projectId: string }, eventId: string): Promise<bigint | null> {
