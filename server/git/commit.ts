@@ -75,21 +75,21 @@ const BLOB_MODES = new Set(["100644", "100755"]);
 async function applyChanges(repo: Repo, treeOid: string | null, node: ChangeNode, isRoot: boolean): Promise<string | null> {
   const entries = new Map<string, TreeEntry>();
   if (treeOid) for (const entry of await readTree(repo, treeOid)) entries.set(entry.path, entry);
-  // The level's blobs and subtrees are written side by side (each file's creation waits on the disk).
-  const blobs = [...node.files].map(async ([name, content]) => {
-    if (content === null) return () => entries.delete(name);
+  for (const [name, content] of node.files) {
+    if (content === null) {
+      entries.delete(name);
+      continue;
+    }
     const existing = entries.get(name);
     const mode = existing && BLOB_MODES.has(existing.mode) ? existing.mode : "100644";
-    const oid = await writeBlob(repo, toBytes(content));
-    return () => entries.set(name, { mode, path: name, type: "blob", oid });
-  });
-  const trees = [...node.dirs].map(async ([name, child]) => {
+    entries.set(name, { mode, path: name, type: "blob", oid: await writeBlob(repo, toBytes(content)) });
+  }
+  for (const [name, child] of node.dirs) {
     const existing = entries.get(name);
     const oid = await applyChanges(repo, existing?.type === "tree" ? existing.oid : null, child, false);
-    return () => (oid ? entries.set(name, { mode: "040000", path: name, type: "tree", oid }) : entries.delete(name));
-  });
-  // Applied in the order the map lists them, once all are written.
-  for (const apply of await Promise.all([...blobs, ...trees])) apply();
+    if (oid) entries.set(name, { mode: "040000", path: name, type: "tree", oid });
+    else entries.delete(name);
+  }
   if (entries.size === 0 && !isRoot) return null;
   return writeTree(repo, [...entries.values()]);
 }
