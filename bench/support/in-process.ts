@@ -69,5 +69,6 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
 export async function finishBench(dataDir: string) {
   const { closeDatabase } = await import("@/server/db/client");
   await closeDatabase();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  // Retried: a request still in flight when the bench ends may write one more object meanwhile.
+  fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
 }

@@ -1,5 +1,5 @@
 import type { Change, EvalRun, Evaluation } from "@/server/generated/prisma/client";
-import { database } from "@/server/db";
+import { database, dateFromJson } from "@/server/db";
 import { transitionsFromJson, transitionsSql, type Transition } from "@/server/events";
 import { workspaceNameSql } from "@/server/workspaces";
 import { queuePositionSql, type QueuePosition } from "./queue/entries";
@@ -35,9 +35,8 @@ const READ_CHANGE_AND_TRANSITIONS = readChangeSql(true);
 
 type Json<T, Dates extends keyof T> = Omit<T, Dates> & { [K in Dates]: T[K] extends Date ? string : string | null };
 
-// JSON shows a timestamp column (UTC, no zone) as ISO 8601 without the zone.
-const utc = (value: string) => new Date(`${value}Z`);
-const utcOrNull = (value: string | null) => (value === null ? null : utc(value));
+const utc = dateFromJson;
+const utcOrNull = (value: string | null) => (value === null ? null : dateFromJson(value));
 
 const changeOf = (row: Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "rejectedAt" | "revertedAt">): Change => ({
   ...row,

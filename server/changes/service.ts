@@ -1,7 +1,7 @@
 import type { Change } from "@/server/generated/prisma/client";
 import { actingAgentId, actingIdentity, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db, insertRowsSql } from "@/server/db";
-import { findWorkspace } from "@/server/workspaces";
+import { workspaceAlongside } from "@/server/workspaces";
 import { recordEvent, recordEventsAlongside } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
@@ -54,10 +54,9 @@ entry AS (${insertEntriesSql("$4")})`;
  * recorded `accepted` or `needs_changes` with one eval run per evaluator. Writers (users and agents).
  */
 export async function createChange(identity: Identity, ref: ProjectRef, workspace: string) {
-  const { project } = await requireProject(identity, ref, "write", { workspace });
+  const { project, alongside: ws } = await requireProject(identity, ref, "write", { workspace, alongside: workspaceAlongside(workspace) });
   assertNotDeleting(project);
   assertNotImporting(project);
-  const ws = await findWorkspace(project.id, workspace);
   if (!ws) throw notFound(`Unknown workspace ${workspace}`);
   const id = newChangeId();
   const prepared = await evaluateWorkspace(project, ws.name, id);

@@ -1,6 +1,6 @@
 // The area's front door: other areas import from here, never from inside the area.
 export { closeDatabase, database, db } from "./client";
-export { insertRowsSql, isoTimestampSql } from "./sql";
+export { dateFromJson, insertRowsSql, isoTimestampSql } from "./sql";
 export type { Database, Db, DbOrTx, Tx } from "./client";
 export { announceInvalidation, announceOnCommit, announcement, announcementsSql, startInvalidationListener } from "./invalidation";
 export { onInvalidation } from "./topics";

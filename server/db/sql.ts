@@ -22,3 +22,6 @@ SELECT ${names.map((name) => `r.${name}`).join(", ")}
 FROM ROWS FROM (jsonb_to_recordset(${rows}::jsonb) AS (${types.join(", ")})) WITH ORDINALITY AS r(${names.join(", ")}, position)
 ORDER BY r.position ${suffix}`;
 }
+
+/** A timestamp column as `to_jsonb` shows it (UTC without a zone: `2026-01-02T03:04:05.123`) as the client's Date. */
+export const dateFromJson = (value: string) => new Date(`${value}Z`);

@@ -1,5 +1,5 @@
 import type { Project } from "@/server/generated/prisma/client";
-import { db, type DbOrTx } from "@/server/db";
+import { database, dateFromJson, db, type DbOrTx } from "@/server/db";
 import { actingUserId, type Identity, type WorkspaceKeyIdentity } from "@/server/auth";
 import { conflict, forbidden, notFound, unauthenticated } from "@/server/errors";
 import { atLeast, cachedGrants, highest, type AccessLevel, type GrantedLevel } from "@/server/access";
@@ -105,19 +105,49 @@ function findProjectForRead(ref: { namespace: string; slug: string } | { id: str
 }
 
 /**
+ * A row of another area read with the project in one statement: `sql` is a subquery over the
+ * project's id (the SQL expression `projectId`) answering one JSON value, its parameters named by
+ * `param`; `fromJson` turns that value into the row.
+ */
+export interface ProjectAlongside<T> {
+  sql(projectId: string, param: (value: unknown) => string): string;
+  fromJson(value: unknown): T;
+}
+
+type ProjectJson = Omit<Project, "createdAt" | "updatedAt" | "deletingAt"> & { createdAt: string; updatedAt: string; deletingAt: string | null };
+
+/** findProject and a row read with it (`alongside`), in one statement through the driver. */
+export async function findProjectAlongside<T>(ref: { namespace: string; slug: string } | { id: string }, alongside: ProjectAlongside<T>): Promise<{ project: Project | null; alongside: T | null }> {
+  if ("id" in ref && !/^[0-9a-f-]{36}$/i.test(ref.id)) return { project: null, alongside: null };
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const where = "id" in ref ? `p.id = ${param(ref.id)}::uuid` : `p.namespace = ${param(ref.namespace)} AND p.slug = ${param(ref.slug)}`;
+  const sql = `SELECT to_jsonb(p) AS project, ${alongside.sql("p.id", param)} AS alongside FROM "Project" AS p WHERE ${where}`;
+  const [row] = await (await database()).raw.query<{ project: ProjectJson; alongside: unknown }>(sql, params);
+  if (!row) return { project: null, alongside: null };
+  const { createdAt, updatedAt, deletingAt, ...rest } = row.project;
+  const project: Project = { ...rest, createdAt: dateFromJson(createdAt), updatedAt: dateFromJson(updatedAt), deletingAt: deletingAt === null ? null : dateFromJson(deletingAt) };
+  return { project, alongside: row.alongside === null ? null : alongside.fromJson(row.alongside) };
+}
+
+/**
  * Loads a project for the caller. Anyone who cannot read it gets 404 (indistinguishable from a
  * missing project). Below `need`, the caller gets `deniedStatus` (403 by default, 404 where the spec
  * says non-writers must not learn more). `cachedRow`: a read that may take the row from the access
  * cache (above); writes always read the row itself. `workspace`: the write goes to that workspace
- * (a workspace key may make it there).
+ * (a workspace key may make it there). `alongside`: a row of another area, read with the project's
+ * own row (never the cache) in one statement.
  */
-export async function requireProject(
+export async function requireProject<T = never>(
   identity: Identity,
   ref: { namespace: string; slug: string } | { id: string },
   need: ProjectRole = "read",
-  options: { deniedStatus?: 403 | 404; client?: DbOrTx; cachedRow?: boolean; workspace?: string } = {},
-): Promise<ProjectAccess> {
-  const project = options.cachedRow && !options.client ? await findProjectForRead(ref) : await findProject(ref, options.client);
+  options: { deniedStatus?: 403 | 404; client?: DbOrTx; cachedRow?: boolean; workspace?: string; alongside?: ProjectAlongside<T> } = {},
+): Promise<ProjectAccess & { alongside: T | null }> {
+  let alongside: T | null = null;
+  let project: Project | null;
+  if (options.alongside && !options.client) ({ project, alongside } = await findProjectAlongside(ref, options.alongside));
+  else project = options.cachedRow && !options.client ? await findProjectForRead(ref) : await findProject(ref, options.client);
   if (!project) throw notFound();
   const role = await projectRole(identity, project, options.client);
   if (role === "none") throw notFound();
@@ -125,12 +155,12 @@ export async function requireProject(
     // The creator can write (keyRole checked): a key may write where its workspace is the target.
     if (need !== "write" || options.workspace === undefined) throw scopeRefusal();
     assertWorkspaceScope(identity, { name: options.workspace });
-    return { project, role: "write" };
+    return { project, role: "write", alongside };
   }
   if (!atLeast(role, need)) {
     throw options.deniedStatus === 404 ? notFound() : forbidden(`This needs ${need} access to the project`);
   }
-  return { project, role };
+  return { project, role, alongside };
 }
 
 /** Writes that race a deletion are refused. */

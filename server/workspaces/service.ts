@@ -1,6 +1,6 @@
 import type { Project, Workspace } from "@/server/generated/prisma/client";
 import { actingAgentId, actingUserId, actorOf, type Identity } from "@/server/auth";
-import { db, type DbOrTx } from "@/server/db";
+import { dateFromJson, db, type DbOrTx } from "@/server/db";
 import { recordEvent } from "@/server/events";
 import {
   branchRef,
@@ -16,7 +16,7 @@ import {
   type RecordMove,
 } from "@/server/git";
 import { conflict, internal, notFound } from "@/server/errors";
-import { assertFileMapWithinLimits, assertNotDeleting, assertNotImporting, assertWorkspaceScope, atLeast, commitAuthorship, findProject, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
+import { assertFileMapWithinLimits, assertNotDeleting, assertNotImporting, assertWorkspaceScope, atLeast, commitAuthorship, findProjectAlongside, type ProjectAlongside, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -81,6 +81,15 @@ export async function findWorkspace(projectId: string, name: string): Promise<Wo
   return (await db()).workspace.findUnique({ where: { projectId_name: { projectId, name } } });
 }
 
+/** The workspace `name`, read with its project in one statement (`requireProject`'s `alongside`). */
+export const workspaceAlongside = (name: string): ProjectAlongside<Workspace> => ({
+  sql: (projectId, param) => `(SELECT to_jsonb(w) FROM "Workspace" AS w WHERE w."projectId" = ${projectId} AND w.name = ${param(name)})`,
+  fromJson: (value) => {
+    const row = value as Omit<Workspace, "createdAt"> & { createdAt: string };
+    return { ...row, createdAt: dateFromJson(row.createdAt) };
+  },
+});
+
 /** The name of the workspace `id` (an SQL expression of its id), as an SQL subquery: for a read that shows it with its own rows. */
 export const workspaceNameSql = (id: string) => `(SELECT w.name FROM "Workspace" AS w WHERE w.id = ${id})`;
 
@@ -110,10 +119,9 @@ export function canWriteWorkspace(identity: Identity, role: ProjectRole, workspa
  * creator (an agent counts as its owner) or a project admin.
  */
 async function writableWorkspace(identity: Identity, projectId: string, name: string) {
-  const project = await findProject({ id: projectId });
+  const { project, alongside: workspace } = await findProjectAlongside({ id: projectId }, workspaceAlongside(name));
   if (!project) throw notFound();
   const role = await projectRole(identity, project);
-  const workspace = await findWorkspace(project.id, name);
   if (workspace && role !== "none") assertWorkspaceScope(identity, { id: workspace.id });
   if (!workspace || !canWriteWorkspace(identity, role, workspace)) throw notFound();
   assertNotDeleting(project);

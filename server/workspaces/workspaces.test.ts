@@ -5,7 +5,9 @@ import { createTestUser } from "@/tests/support/users";
 import { db } from "@/server/db/client";
 import { branchRef, listFiles, log, openProjectRepo, openWorkspaceRepo, readCommit, readFile, readRef } from "@/server/git";
 import { WORKSPACE_COMMIT_BYTES_MAX } from "@/server/limits";
+import { findProjectAlongside } from "@/server/projects";
 import { createTestProject, grantCollaborator } from "@/server/projects/test-fixtures";
+import { workspaceAlongside } from "./service";
 
 useTestEnvironment();
 
@@ -185,5 +187,22 @@ describe("POST /api/workspaces/{name}/commit", () => {
     await call("DELETE", `/api/projects/@${owner.username}/proj`, { token: owner.token, body: { confirm: project.path } });
     const res = await call("POST", "/api/workspaces/late/commit", { token: owner.token, body: { projectId: project.id, message: "m", files: { "a.txt": "a" } } });
     expect(res).toMatchObject({ status: 409, body: { code: "TARGET_DELETING" } });
+  });
+});
+
+// Commits and new changes read the project and the workspace in one statement: the rows must be the client's.
+describe("a project and its workspace read together", () => {
+  it("gives both rows exactly as the client reads them, by id or by path; null for what does not exist", async () => {
+    const { owner, project, collection } = await setup();
+    const name = await createWorkspace(collection, owner.token, "together");
+    const prisma = await db();
+    // Every timestamp column set, one of them on a whole second (JSON drops its fraction).
+    await prisma.project.update({ where: { id: project.id }, data: { deletingAt: new Date("2026-01-02T03:04:05.000Z") } });
+    const expected = { project: await prisma.project.findUniqueOrThrow({ where: { id: project.id } }), alongside: await prisma.workspace.findUniqueOrThrow({ where: { projectId_name: { projectId: project.id, name } } }) };
+    expect(await findProjectAlongside({ id: project.id }, workspaceAlongside(name))).toEqual(expected);
+    expect(await findProjectAlongside({ namespace: owner.username, slug: "proj" }, workspaceAlongside(name))).toEqual(expected);
+    expect(await findProjectAlongside({ id: project.id }, workspaceAlongside("missing"))).toEqual({ project: expected.project, alongside: null });
+    expect(await findProjectAlongside({ id: "00000000-0000-4000-8000-000000000000" }, workspaceAlongside(name))).toEqual({ project: null, alongside: null });
+    expect(await findProjectAlongside({ id: "not-a-uuid" }, workspaceAlongside(name))).toEqual({ project: null, alongside: null });
   });
 });
