@@ -30,6 +30,8 @@ export interface UserIdentity {
 export interface AgentIdentity {
   kind: "agent";
   agentId: string;
+  /** Fixed for the agent's life (there is no rename): its commits' author name. */
+  agentName: string;
   ownerId: string;
   ownerUsername: string;
 }

@@ -23,7 +23,7 @@ async function loadCredential(token: string, hash: string): Promise<CachedCreden
     if (!agent || agent.revokedAt || agent.owner.deletingAt || !sameHash(agent.tokenHash, hash)) return undefined;
     noteLastUsed(agent.id, agent.lastUsedAt);
     return {
-      identity: { kind: "agent", agentId: agent.id, ownerId: agent.ownerId, ownerUsername: agent.owner.username },
+      identity: { kind: "agent", agentId: agent.id, agentName: agent.name, ownerId: agent.ownerId, ownerUsername: agent.owner.username },
       userId: agent.ownerId,
       expiresAt: null,
       usage: { table: "agent", id: agent.id },

@@ -17,7 +17,7 @@ const include = {
 
 type KeyRow = NonNullable<Awaited<ReturnType<Awaited<ReturnType<typeof db>>["workspaceKey"]["findUnique"]>>> & {
   createdBy: { id: string; username: string; isAdmin: boolean; deletingAt: Date | null; legacyTokenDisabledAt: Date | null };
-  createdByAgent: { id: string; ownerId: string; revokedAt: Date | null } | null;
+  createdByAgent: { id: string; name: string; ownerId: string; revokedAt: Date | null } | null;
   project: { deletingAt: Date | null };
 };
 
@@ -39,7 +39,7 @@ export async function deadKeyReason(row: KeyRow, now = new Date()): Promise<KeyR
 
 function creatorOf(row: KeyRow): UserIdentity | AgentIdentity {
   const user = row.createdBy;
-  if (row.createdByAgentId) return { kind: "agent", agentId: row.createdByAgentId, ownerId: user.id, ownerUsername: user.username };
+  if (row.createdByAgentId) return { kind: "agent", agentId: row.createdByAgentId, agentName: row.createdByAgent?.name ?? "agent", ownerId: user.id, ownerUsername: user.username };
   const via = row.creatorVia as UserIdentity["via"];
   return { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via, scope: "read_write", ...(row.creatorTokenId ? { tokenId: row.creatorTokenId } : {}) };
 }

@@ -85,7 +85,7 @@ async function resolveTarget(repo: Repo, target: string): Promise<string> {
 }
 
 async function writeTagObject(repo: Repo, identity: Identity, name: string, commit: string, message: string): Promise<string> {
-  const { committer } = await commitAuthorship(identity);
+  const { committer } = commitAuthorship(identity);
   const seconds = Math.floor(Date.now() / 1000);
   const body = `object ${commit}\ntype commit\ntag ${name}\ntagger ${committer.name} <${committer.email}> ${seconds} +0000\n\n${message.endsWith("\n") || message === "" ? message : `${message}\n`}`;
   const { stdout } = await runGit(["mktag"], { gitdir: repo.gitdir, input: body });

@@ -66,7 +66,7 @@ async function newScope(files: Record<string, string> = { "a.txt": "a\n" }): Pro
 }
 
 describe("applyPush", () => {
-  const identity = { kind: "agent" as const, agentId: randomUUID(), ownerId: randomUUID(), ownerUsername: "owner" };
+  const identity = { kind: "agent" as const, agentId: randomUUID(), agentName: "probe", ownerId: randomUUID(), ownerUsername: "owner" };
 
   it("refuses a command whose old value is stale and keeps the other write", async () => {
     const scope = await newScope();

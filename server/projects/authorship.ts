@@ -1,6 +1,5 @@
 import { actingIdentity, type Identity } from "@/server/auth";
 import { config } from "@/server/config";
-import { db } from "@/server/db";
 import type { Signature } from "@/server/git";
 import { unauthenticated } from "@/server/errors";
 
@@ -11,16 +10,15 @@ export const userSignature = (username: string): Signature => ({ name: username,
  * Who a commit written for the caller records: a user is author and committer; an agent is the
  * author and its owning user the committer, so both stay visible in history.
  */
-export async function commitAuthorship(caller: Identity): Promise<{ author: Signature; committer: Signature }> {
+export function commitAuthorship(caller: Identity): { author: Signature; committer: Signature } {
   const identity = actingIdentity(caller);
   if (identity.kind === "user") {
     const signature = userSignature(identity.username);
     return { author: signature, committer: signature };
   }
   if (identity.kind === "agent") {
-    const agent = await (await db()).agent.findUnique({ where: { id: identity.agentId }, select: { name: true } });
     return {
-      author: { name: `${agent?.name ?? "agent"} (agent of ${identity.ownerUsername})`, email: `agent-${identity.agentId}@agents.noreply.${noreplyHost()}` },
+      author: { name: `${identity.agentName} (agent of ${identity.ownerUsername})`, email: `agent-${identity.agentId}@agents.noreply.${noreplyHost()}` },
       committer: userSignature(identity.ownerUsername),
     };
   }

@@ -60,7 +60,7 @@ export async function createProject(identity: Identity, input: CreateProjectInpu
   const prisma = await db();
   const taken = () => conflict(`Project ${projectPath({ namespace: owner.namespace, slug: input.name })} already exists`, "CONFLICT");
   if (await prisma.project.findUnique({ where: { namespace_slug: { namespace: owner.namespace, slug: input.name } } })) throw taken();
-  const { author, committer } = await commitAuthorship(identity);
+  const { author, committer } = commitAuthorship(identity);
   const id = randomUUID();
   const repo = initProjectRepo(id, DEFAULT_BRANCH);
   try {

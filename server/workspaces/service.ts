@@ -136,7 +136,7 @@ export async function commitToWorkspace(identity: Identity, input: { projectId: 
   const repo = openWorkspaceRepo(project.id, workspace.name);
   const branch = repoExists(repo) ? headBranch(repo) : null;
   if (!branch) throw internal(`Workspace ${workspace.name} has no repository`, "GIT_ERROR");
-  const { author, committer } = await commitAuthorship(identity);
+  const { author, committer } = commitAuthorship(identity);
   // The same signal as a git push to the workspace (promoted changes follow it), recorded in the
   // transaction that moves the branch, with the branch-move subscribers' hooks.
   const actor = actorOf(identity);

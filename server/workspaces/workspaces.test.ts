@@ -111,7 +111,7 @@ describe("POST /api/workspaces/{name}/commit", () => {
     const res = await call("POST", `/api/workspaces/${name}/commit`, { token: agent.body.token, body: { projectId: project.id, message: "by agent", files: { "a.txt": "a" } } });
     expect(res.status).toBe(201);
     const commit = await readCommit(openWorkspaceRepo(project.id, "aw"), res.body.commit);
-    expect(commit.author.name).toContain("robo");
+    expect(commit.author.name).toBe(`robo (agent of ${owner.username})`);
     expect(commit.author.email).toContain(agent.body.agent.id);
     expect(commit.committer.name).toBe(owner.username);
   });

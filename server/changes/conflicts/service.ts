@@ -51,7 +51,7 @@ export async function resolveConflict(
   assertNotDeleting(project);
   const change = await prisma.change.findUnique({ where: { id: record.changeId } });
   if (!change || change.status === "merged" || change.status === "rejected") throw gone("The conflict's change is no longer open");
-  const { author } = await commitAuthorship(identity);
+  const { author } = commitAuthorship(identity);
 
   let head: string;
   let repo;

@@ -34,7 +34,7 @@ const since = (start: number) => Math.round((performance.now() - start) * 100) /
 export async function mergeBatch(identity: UserIdentity, ref: ProjectRef, input: { changeIds: string[]; force: boolean }) {
   const started = performance.now();
   const { project } = await requireProject(identity, ref, "write");
-  const { author } = await commitAuthorship(identity);
+  const { author } = commitAuthorship(identity);
   return retryWhenBranchMoves(BATCH_ATTEMPTS_MAX, () => attemptBatch(identity, project, input, author, started));
 }
 

@@ -32,7 +32,7 @@ function assertRevertible(change: Change): asserts change is Change & { mergedSh
  */
 export async function revertChange(identity: UserIdentity, id: string) {
   const { change: loaded, project } = await loadChange(identity, id, "write");
-  const { author } = await commitAuthorship(identity);
+  const { author } = commitAuthorship(identity);
   return retryWhenBranchMoves(REVERT_ATTEMPTS_MAX, async (attempt) => {
     const change = attempt === 1 ? loaded : await (await db()).change.findUniqueOrThrow({ where: { id } });
     assertRevertible(change);

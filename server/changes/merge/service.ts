@@ -45,7 +45,7 @@ async function gateInput(project: Project, change: Change, force: boolean): Prom
  */
 export async function mergeChange(identity: UserIdentity, id: string, options: { force: boolean; strategy: MergeStrategy }) {
   const { project } = await loadChange(identity, id, "write");
-  const { author } = await commitAuthorship(identity);
+  const { author } = commitAuthorship(identity);
   // Merges of one project queue in this process: racing each other they would mostly recompute
   // onto a head that moves again (24 racing merges lost two thirds of their races, bench/scale).
   // Instances still race each other, which the optimistic retries absorb.
