@@ -35,7 +35,7 @@ const AREAS = {
   code: ["auth", "events", "git", "http", "projects", "trpc"],
   secrets: ["audit", "auth", "http", "projects", "trpc"],
   deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
-  changes: ["auth", "code", "deployments", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "trpc", "workspaces"],
+  changes: ["agents", "auth", "code", "deployments", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "trpc", "workspaces"],
   deletion: ["audit", "auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
   backup: ["audit", "auth", "git", "jobs", "secrets"],
   providers: [],

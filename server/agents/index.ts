@@ -1,2 +1,2 @@
 // The area's front door: other areas import from here, never from inside the area.
-export { agentNames } from "./service";
+export { agentModelSql, agentNames } from "./service";

@@ -14,6 +14,9 @@ export const publicUser = (user: { id: string; username: string }) => ({ id: use
 export const publicUserOutput = namedSchema("User", () => z.object({ id: z.string(), username: z.string() }));
 
 /** Creates a user with a freshly minted legacy credential; the plaintext is returned once. */
+/** The username of the user `id` (an SQL expression), as an SQL subquery: for a read that shows it with its own rows. */
+export const usernameSql = (id: string) => `(SELECT u.username FROM "User" AS u WHERE u.id = ${id})`;
+
 export async function createUser(username: string, client?: DbOrTx, options: { isAdmin?: boolean } = {}) {
   const prisma = client ?? (await db());
   const legacy = mintToken(USER_TOKEN_PREFIX);

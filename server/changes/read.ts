@@ -1,4 +1,5 @@
 import type { Change, EvalRun, Evaluation } from "@/server/generated/prisma/client";
+import { usernameSql } from "@/server/auth";
 import { database, dateFromJson } from "@/server/db";
 import { transitionsFromJson, transitionsSql, type Transition } from "@/server/events";
 import { workspaceNameSql } from "@/server/workspaces";
@@ -25,7 +26,7 @@ SELECT to_jsonb(c) AS change,
        (SELECT to_jsonb(e) FROM "Evaluation" AS e WHERE e."changeId" = c.id) AS evaluation,
        (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.round, r."createdAt"), '[]'::jsonb) FROM "EvalRun" AS r WHERE r."changeId" = c.id) AS runs,
        ${workspaceNameSql('c."workspaceId"')} AS workspace,
-       (SELECT u.username FROM "User" AS u WHERE u.id = c."authorId") AS author,
+       ${usernameSql('c."authorId"')} AS author,
        ${queuePositionSql("c.id")} AS queue
        ${withTransitions ? `, ${transitionsSql("c.id", 'c."projectId"', "$2::bigint")} AS transitions` : ""}
   FROM "Change" AS c
@@ -38,7 +39,9 @@ type Json<T, Dates extends keyof T> = Omit<T, Dates> & { [K in Dates]: T[K] exte
 const utc = dateFromJson;
 const utcOrNull = (value: string | null) => (value === null ? null : dateFromJson(value));
 
-const changeOf = (row: Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "rejectedAt" | "revertedAt">): Change => ({
+export type ChangeJson = Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "rejectedAt" | "revertedAt">;
+
+export const changeFromJson = (row: ChangeJson): Change => ({
   ...row,
   createdAt: utc(row.createdAt),
   updatedAt: utc(row.updatedAt),
@@ -57,7 +60,7 @@ type StateRow = {
 };
 
 const stateOf = (row: StateRow): ChangeState => ({
-  change: changeOf(row.change),
+  change: changeFromJson(row.change),
   evaluation: row.evaluation && { ...row.evaluation, createdAt: utc(row.evaluation.createdAt) },
   runs: row.runs.map((run) => ({ ...run, createdAt: utc(run.createdAt) })),
   workspace: row.workspace,

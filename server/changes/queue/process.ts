@@ -1,20 +1,19 @@
-import type { Change, Project, QueueEntry } from "@/server/generated/prisma/client";
+import type { Change, Project } from "@/server/generated/prisma/client";
 import { database, db, type Tx } from "@/server/db";
 import { publishAfterCommit, recordEvents } from "@/server/events";
 import { hasObject, openWorkspaceRepo, readCommit, RefConflictError, runGit, withProcessLock, type Repo } from "@/server/git";
 import { loadPolicy, type PolicyResult } from "@/server/policy";
-import { userSignature } from "@/server/projects";
-import { workspaceNames } from "@/server/workspaces";
-import { reviewStates } from "@/server/changes/reviews/rules";
+import { findProjectAlongside, userSignature } from "@/server/projects";
 import { recordConflicts } from "../conflicts/record";
 import { projectHead, workspaceTip } from "../evaluation";
 import { lockChanges } from "../load";
 import { writeLandingCommit, type MergeStrategy } from "../merge/commit";
 import { hardProtectionReasons, protectionReasons } from "../merge/gates";
-import { agentModels, ChangeFinalMeanwhile, landOnDefaultBranch, markMerged } from "../merge/land";
+import { ChangeFinalMeanwhile, landOnDefaultBranch, markMerged } from "../merge/land";
 import { MergeSession } from "../merge/merge-tree";
 import { removeEntries, takeEntries, type DequeueReason } from "./entries";
 import { evaluateProjected } from "./evaluate";
+import { queueHeadAlongside, type HeadEntry } from "./head";
 
 /**
  * Entries tested together at most (one projected tree, one evaluation when it passes). A batch
@@ -26,7 +25,6 @@ const BATCH_MAX = 100;
 /** Rounds per turn; each lands or removes something, so this bounds only a branch that never holds still. */
 const ROUNDS_MAX = 1000;
 
-type Entry = QueueEntry & { change: Change };
 
 /** Another processor landed or removed entries of this batch first: nothing of this round is recorded. */
 class BatchOvertaken extends Error {}
@@ -73,7 +71,7 @@ const checkedAt = new Map<string, string>();
 const CHECKED_MAX = 10_000;
 
 /** Whether the workspace still holds the queued commit: its tip, or an ancestor of its tip. */
-async function inWorkspaceHistory(project: Project, repo: Repo, workspace: string | null, entry: Entry): Promise<boolean> {
+async function inWorkspaceHistory(project: Project, repo: Repo, workspace: string | null, entry: HeadEntry): Promise<boolean> {
   const tip = workspace ? workspaceTip(project, workspace) : null;
   if (!tip) return false;
   if (checkedAt.get(entry.id) === tip) return true;
@@ -107,51 +105,39 @@ const LEAVES_AS: Partial<Record<Change["status"], DequeueReason>> = { merged: "m
  * elsewhere, failed a re-evaluation, or its workspace no longer holds the queued commit) and
  * entries ready to land now. An entry still short of approvals or a passed evaluation waits.
  */
-async function triage(project: Project, repo: Repo, head: string, policy: PolicyResult, entries: Entry[]) {
-  const prisma = await db();
-  const changes = entries.map((e) => e.change);
-  const [names, reviews, evaluations] = await Promise.all([
-    workspaceNames(changes.map((c) => c.workspaceId), prisma),
-    reviewStates(prisma, changes),
-    prisma.evaluation.findMany({ where: { changeId: { in: changes.map((c) => c.id) } }, select: { changeId: true, verdict: true } }),
-  ]);
-  const passed = new Set(evaluations.filter((e) => e.verdict === "passed").map((e) => e.changeId));
+async function triage(project: Project, repo: Repo, head: string, policy: PolicyResult, entries: HeadEntry[]) {
   const leaving: Leaving[] = [];
-  const ready: Entry[] = [];
+  const ready: HeadEntry[] = [];
   for (const entry of entries) {
-    const { change } = entry;
+    const { change, workspace } = entry;
     const leavesAs = LEAVES_AS[change.status];
     if (leavesAs) {
       leaving.push({ changeId: change.id, reason: leavesAs });
       continue;
     }
-    const workspace = names.get(change.workspaceId) ?? null;
     if (!(await inWorkspaceHistory(project, repo, workspace, entry))) {
       leaving.push({ changeId: change.id, reason: "stale_workspace", extra: { tipSha: entry.tipSha } });
       continue;
     }
-    const gate = { project, change, workspace, repo, head, policy, reviews: reviews.get(change.id)!, evaluationPassed: passed.has(change.id), force: false };
+    const gate = { project, change, workspace, repo, head, policy, reviews: entry.reviews, evaluationPassed: entry.evaluationPassed, force: false };
     if (protectionReasons(gate).length === 0) ready.push(entry);
   }
-  return { leaving, ready, names };
+  return { leaving, ready };
 }
 
 interface Projected {
-  entry: Entry;
+  entry: HeadEntry;
   commit: string;
 }
 
-type Culprit = { kind: "evaluation"; entry: Entry; issues: string[] } | { kind: "conflict"; entry: Entry; head: string; files: string[] };
+type Culprit = { kind: "evaluation"; entry: HeadEntry; issues: string[] } | { kind: "conflict"; entry: HeadEntry; head: string; files: string[] };
 
 /**
  * Merges the ready entries one after the other on top of the head (one projected tree), stopping at
  * the first that conflicts, then evaluates the projected tree once. When it fails, bisects the
  * prefixes (the smallest failing prefix ends with the culprit): what is ahead of the culprit lands.
  */
-async function buildBatch(project: Project, repo: Repo, head: string, policy: PolicyResult, ready: Entry[], names: Map<string, string>) {
-  const prisma = await db();
-  const users = await prisma.user.findMany({ where: { id: { in: [...new Set(ready.map((e) => e.enqueuedById))] } }, select: { id: true, username: true } });
-  const signatures = new Map(users.map((u) => [u.id, userSignature(u.username)]));
+async function buildBatch(project: Project, repo: Repo, head: string, policy: PolicyResult, ready: HeadEntry[]) {
   const projected: Projected[] = [];
   let conflicted: Culprit | null = null;
   let current = head;
@@ -163,9 +149,9 @@ async function buildBatch(project: Project, repo: Repo, head: string, policy: Po
         conflicted = { kind: "conflict", entry, head: current, files: outcome.conflictingFiles };
         break;
       }
-      const signature = signatures.get(entry.enqueuedById) ?? userSignature("svc-forge");
+      const signature = userSignature(entry.enqueuer ?? "svc-forge");
       const change = { ...entry.change, tipSha: entry.tipSha };
-      current = await writeLandingCommit(repo, { tree: outcome.tree, head: current, change, workspace: names.get(entry.change.workspaceId) ?? null, strategy: entry.strategy as MergeStrategy, signature });
+      current = await writeLandingCommit(repo, { tree: outcome.tree, head: current, change, workspace: entry.workspace, strategy: entry.strategy as MergeStrategy, signature });
       projected.push({ entry, commit: current });
     }
   } finally {
@@ -214,12 +200,11 @@ async function recordCulprit(tx: Tx, project: Project, culprit: Culprit): Promis
  * round is void), their changes become merged as if their enqueuers merged them, the culprit
  * leaves with its reason, and the rest wait again, in the transaction that moves the branch.
  */
-async function landBatch(project: Project, repo: Repo, head: string, ready: Entry[], batch: { landed: Projected[]; culprit: Culprit | null }) {
+async function landBatch(project: Project, repo: Repo, head: string, ready: HeadEntry[], batch: { landed: Projected[]; culprit: Culprit | null }) {
   const { landed, culprit } = batch;
-  const prisma = await db();
-  const models = await agentModels(prisma, landed.map((l) => l.entry.change));
+  const models = new Map(landed.flatMap(({ entry }) => (entry.change.agentId ? [[entry.change.agentId, entry.agentModel] as const] : [])));
   const commit = landed.at(-1)?.commit ?? head;
-  const actorFor = (entry: Entry) => `user:${entry.enqueuedById}`;
+  const actorFor = (entry: HeadEntry) => `user:${entry.enqueuedById}`;
   const mover = landed[0]?.entry ?? culprit?.entry ?? ready[0];
   await landOnDefaultBranch(
     project,
@@ -249,21 +234,16 @@ async function landBatch(project: Project, repo: Repo, head: string, ready: Entr
 /** One batch of the project's queue. Answers whether anything changed (so another round may follow). */
 async function processRound(projectId: string): Promise<boolean> {
   const prisma = await db();
-  const project = await prisma.project.findUnique({ where: { id: projectId } });
-  if (!project || project.deletingAt) return false;
-  // Without `include`: Prisma would read the (no) changes of an empty queue too, and every turn ends on one.
-  const queued = await prisma.queueEntry.findMany({ where: { projectId }, orderBy: { seq: "asc" }, take: BATCH_MAX });
-  if (queued.length === 0) return false;
-  const changes = new Map((await prisma.change.findMany({ where: { id: { in: queued.map((e) => e.changeId) } } })).map((c) => [c.id, c]));
-  const entries: Entry[] = queued.map((entry) => ({ ...entry, change: changes.get(entry.changeId)! }));
+  const { project, alongside: entries } = await findProjectAlongside({ id: projectId }, queueHeadAlongside(BATCH_MAX));
+  if (!project || project.deletingAt || !entries?.length) return false;
   const { repo, head } = projectHead(project);
   const policy = await loadPolicy(repo, head);
   if (hardProtectionReasons(policy).length > 0) return false;
-  const { leaving, ready, names } = await triage(project, repo, head, policy, entries);
+  const { leaving, ready } = await triage(project, repo, head, policy, entries);
   if (leaving.length > 0) await prisma.$transaction((tx) => removeEntries(tx, projectId, leaving, "system"));
   if (ready.length === 0) return leaving.length > 0;
   await prisma.queueEntry.updateMany({ where: { id: { in: ready.map((e) => e.id) } }, data: { state: "testing" } });
-  const batch = await buildBatch(project, repo, head, policy, ready, names);
+  const batch = await buildBatch(project, repo, head, policy, ready);
   if (batch.landed.length > 0) await prisma.queueEntry.updateMany({ where: { id: { in: batch.landed.map((l) => l.entry.id) } }, data: { state: "merging" } });
   try {
     await landBatch(project, repo, head, ready, batch);
