@@ -62,9 +62,11 @@ export async function createTag(identity: Identity, ref: ProjectRef, input: { na
   const commit = await resolveTarget(repo, input.target ?? project.defaultBranch);
   const object = input.message === undefined ? commit : await writeTagObject(repo, identity, input.name, commit, input.message);
   try {
+    // Recorded first: the transaction holds the database from its first statement, so the tag moves
+    // while it does (a backup's snapshot sees both or neither), and a lost race undoes the event.
     await (await db()).$transaction(async (tx) => {
-      await updateRef(repo, tagRef(input.name), object, null, { tx });
       await recordEvent(tx, { projectId: project.id, kind: "tag.created", actor: actorOf(identity), data: { tag: input.name, commit, annotated: object !== commit } });
+      await updateRef(repo, tagRef(input.name), object, null, { tx });
     });
   } catch (error) {
     if (error instanceof RefConflictError) throw conflict(`Tag ${input.name} already exists`, "TAG_EXISTS");
@@ -99,9 +101,10 @@ export async function deleteTag(identity: Identity, ref: ProjectRef, name: strin
   const repo = openProjectRepo(project.id);
   const oid = isValidBranchName(name) ? readRef(repo, tagRef(name)) : null;
   if (!oid) throw notFound(`Unknown tag ${name}`);
+  // Recorded first, as a creation is.
   await (await db()).$transaction(async (tx) => {
-    await deleteRef(repo, tagRef(name), oid, { tx });
     await recordEvent(tx, { projectId: project.id, kind: "tag.deleted", actor: actorOf(identity), data: { tag: name, object: oid } });
+    await deleteRef(repo, tagRef(name), oid, { tx });
   });
   return { deleted: true as const, name };
 }

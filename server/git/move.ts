@@ -77,7 +77,11 @@ export interface MoveOptions {
 export async function moveBranch(repo: Repo, move: BranchMove, record?: (tx: Tx) => Promise<unknown>, options: MoveOptions = {}): Promise<void> {
   const moving = move.from !== move.to;
   await (await db()).$transaction(async (tx) => {
+    // The ref moves once the transaction holds the database: the embedded one's single connection is
+    // taken by a transaction's first statement, and a backup's snapshot counts on no ref moving
+    // while it holds it (withRepoLocksHeld). A mover's record is that statement; without one, a probe.
     if (record) await record(tx);
+    else if (moving) await tx.$queryRaw`SELECT 1`;
     if (!moving) return;
     if (move.to !== null) await updateRef(repo, move.ref, move.to, move.from, { tx });
     else if (move.from !== null) await deleteRef(repo, move.ref, move.from, { tx });
