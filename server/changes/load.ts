@@ -21,6 +21,14 @@ export async function loadChange(identity: Identity, id: string, need: ProjectRo
   return { change, project, role };
 }
 
+/** The project of a change (404 for an unknown id), through the driver: what a caller needs before it takes its project's lock. */
+export async function changeProjectId(id: string): Promise<string> {
+  if (!isUuid(id)) throw notFound();
+  const [row] = await (await database()).raw.query<{ projectId: string }>(`SELECT "projectId" FROM "Change" WHERE "id" = $1`, [id]);
+  if (!row) throw notFound();
+  return row.projectId;
+}
+
 /** What a read of a change's diff needs: which commits, in which project. */
 export type ChangeCommits = Pick<Change, "id" | "projectId" | "baseSha" | "tipSha">;
 

@@ -2,7 +2,7 @@
 export { DOMAIN_EVENT, publishAfterCommit, publishPendingEvents } from "./publish";
 export { eventsAbout, eventsByActor, findDomainEvent } from "./read";
 export type { EventRow } from "./read";
-export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, recordEvents, recordEventsAlongside, trackRecordedEvents, whenRequestEnds } from "./record";
+export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, recordEvents, recordEventsAlongside, recordEventsWith, trackRecordedEvents, whenRequestEnds } from "./record";
 export type { Alongside, EventInput } from "./record";
 export { onEventRecorded } from "./hooks";
 export { onProjectInterest } from "./interests";

@@ -99,19 +99,22 @@ const insertEventsSql = (rows: string) =>
 export interface Alongside {
   ctes: string;
   params: unknown[];
+  /** A SQL expression over the CTEs that the statement answers (how many rows a CTE changed, say). */
+  answer?: string;
 }
 
 /**
  * The one statement that records events: the caller's write (`alongside`), the outbox rows, their
  * job events when they are stored with them (`jobEvents`), and the announcements of the changes
  * they move. The events' parameters follow the caller's (`first`: the rows, then the announcements).
+ * One row per event, or one with a null id when there are none: each carries the alongside's answer.
  */
-const recordingSql = (jobEvents: string | null, alongside: string | null, first: number) => `
-WITH ${alongside ? `${alongside},` : ""}
+const recordingSql = (jobEvents: string | null, alongside: Alongside | null, first: number) => `
+WITH ${alongside ? `${alongside.ctes},` : ""}
 recorded AS (${insertEventsSql(`$${first}`)}),
 ${jobEvents ? `handed AS (${jobEvents}),` : ""}
 announced AS (${announcementsSql(`$${first + 1}::text[]`)})
-SELECT r.id::text AS id, r.seq FROM recorded AS r CROSS JOIN (SELECT count(*) FROM announced) AS a`;
+SELECT r.id::text AS id, r.seq, ${alongside?.answer ?? "NULL"} AS answer FROM (SELECT count(*) FROM announced) AS a LEFT JOIN recorded AS r ON true`;
 
 /**
  * Records domain events in the outbox, in order, in one statement that also stores their job
@@ -120,7 +123,15 @@ SELECT r.id::text AS id, r.seq FROM recorded AS r CROSS JOIN (SELECT count(*) FR
  * when the change does. `actor` is from `actorOf()` or "system".
  */
 export async function recordEvents(client: DbOrTx, events: EventInput[]): Promise<Array<{ id: string; seq: bigint }>> {
-  return writeEvents(client, events, null);
+  return (await writeEvents(client, events, null)).recorded;
+}
+
+/**
+ * `recordEvents` with the write they describe (`alongside`) in the same statement, in the caller's
+ * transaction; answers the alongside's `answer`.
+ */
+export async function recordEventsWith(tx: DbOrTx, alongside: Alongside, events: EventInput[]): Promise<unknown> {
+  return (await writeEvents(tx, events, alongside)).answer;
 }
 
 /**
@@ -130,12 +141,15 @@ export async function recordEvents(client: DbOrTx, events: EventInput[]): Promis
  */
 export async function recordEventsAlongside(alongside: Alongside, events: EventInput[]): Promise<Array<{ id: string; seq: bigint }>> {
   const prisma = await db();
-  if (!hasEventHooks(events.map((event) => event.kind))) return writeEvents(prisma, events, alongside);
-  return prisma.$transaction((tx) => writeEvents(tx, events, alongside));
+  const write = async (client: DbOrTx) => (await writeEvents(client, events, alongside)).recorded;
+  if (!hasEventHooks(events.map((event) => event.kind))) return write(prisma);
+  return prisma.$transaction(write);
 }
 
-async function writeEvents(client: DbOrTx, events: EventInput[], alongside: Alongside | null): Promise<Array<{ id: string; seq: bigint }>> {
-  if (events.length === 0 && !alongside) return [];
+type Written = { recorded: Array<{ id: string; seq: bigint }>; answer: unknown };
+
+async function writeEvents(client: DbOrTx, events: EventInput[], alongside: Alongside | null): Promise<Written> {
+  if (events.length === 0 && !alongside) return { recorded: [], answer: null };
   const store = tracking.getStore();
   if (store && events.length > 0) store.recorded = true;
   const keyId = currentKeyId();
@@ -154,8 +168,8 @@ async function writeEvents(client: DbOrTx, events: EventInput[], alongside: Alon
   const dispatchedAt = jobEvents ? occurredAt : null;
   const { moved, announcements } = transitionAnnouncements(recorded);
   const before = alongside?.params ?? [];
-  const rows = await client.$queryRawUnsafe<Array<{ id: string; seq: bigint }>>(
-    recordingSql(jobEvents, alongside?.ctes ?? null, before.length + 1),
+  const rows = await client.$queryRawUnsafe<Array<{ id: string | null; seq: bigint | null; answer: unknown }>>(
+    recordingSql(jobEvents, alongside, before.length + 1),
     ...before,
     JSON.stringify(recorded.map((event) => ({ ...event, occurredAt, dispatchedAt }))),
     announcements,
@@ -164,7 +178,7 @@ async function writeEvents(client: DbOrTx, events: EventInput[], alongside: Alon
   await runEventHooks(client, recorded);
   // This instance's followers need not wait for the notification's round trip (nor a listener).
   if (moved.length) whenRequestEnds(() => moved.forEach(wakeFollowers));
-  return recorded.map((event) => ({ id: event.id, seq: seqOf.get(event.id)! }));
+  return { recorded: recorded.map((event) => ({ id: event.id, seq: seqOf.get(event.id)! })), answer: rows[0]?.answer ?? null };
 }
 
 /** Records one domain event (see `recordEvents`). */

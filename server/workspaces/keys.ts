@@ -72,8 +72,17 @@ async function revokeKeys(tx: DbOrTx, keys: WorkspaceKey[], reason: KeyRevocatio
   const revoked: WorkspaceKey[] = [];
   for (const key of keys) {
     const { count } = await tx.workspaceKey.updateMany({ where: { id: key.id, revokedAt: null }, data: { revokedAt: new Date(), revokedReason: reason } });
-    if (count === 0) continue;
-    revoked.push(key);
+    if (count > 0) revoked.push(key);
+  }
+  await settleRevoked(tx, revoked, reason, identity);
+  return revoked;
+}
+
+type RevokedKey = Pick<WorkspaceKey, "id" | "projectId" | "workspaceName" | "createdById">;
+
+/** Audits keys just revoked and announces their creators on commit (every instance drops them from its credential cache). */
+async function settleRevoked(tx: DbOrTx, revoked: RevokedKey[], reason: KeyRevocationReason, identity?: Identity): Promise<void> {
+  for (const key of revoked) {
     await writeAudit(tx, { action: "workspace_key.revoked", identity, projectId: key.projectId, target: `workspace_key:${key.id}`, data: { reason, workspace: key.workspaceName } });
   }
   for (const userId of new Set(revoked.map((key) => key.createdById))) {
@@ -81,7 +90,6 @@ async function revokeKeys(tx: DbOrTx, keys: WorkspaceKey[], reason: KeyRevocatio
     // This instance need not wait for the notification to come back (nor for a listener to run).
     whenRequestEnds(() => forgetUserCredentials(userId));
   }
-  return revoked;
 }
 
 /**
@@ -160,11 +168,17 @@ export async function revokeWorkspaceKey(identity: Identity, id: string) {
  * hooks with the queue).
  */
 onEventRecorded(["change.merged", "change.rejected"], "workspace-keys", async (tx, events) => {
-  // One query per reason for all the changes a landing settles, the first event's reason first.
+  // One statement per reason for all the changes a landing settles, the first event's reason first;
+  // a landing's transaction holds the embedded database meanwhile, and nearly always no key matches.
   for (const kind of new Set(events.map((event) => event.kind))) {
     const changeIds = events.flatMap((event) => (event.kind === kind && typeof event.data.changeId === "string" ? [event.data.changeId] : []));
     if (changeIds.length === 0) continue;
-    const keys = await tx.workspaceKey.findMany({ where: { revokedAt: null, workspace: { changes: { some: { id: { in: changeIds } } } } } });
-    await revokeKeys(tx, keys, kind === "change.merged" ? "merged" : "rejected");
+    const reason: KeyRevocationReason = kind === "change.merged" ? "merged" : "rejected";
+    const revoked = await tx.$queryRaw<RevokedKey[]>`
+      UPDATE "WorkspaceKey" AS k SET "revokedAt" = now(), "revokedReason" = ${reason}
+        FROM "Change" AS c
+       WHERE c.id = ANY(${changeIds}::uuid[]) AND k."workspaceId" = c."workspaceId" AND k."revokedAt" IS NULL
+      RETURNING k.id, k."projectId", k."workspaceName", k."createdById"`;
+    await settleRevoked(tx, revoked, reason);
   }
 });

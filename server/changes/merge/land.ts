@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { insertRowsSql, type DbOrTx, type Tx } from "@/server/db";
-import { recordEvents, type EventInput } from "@/server/events";
+import { recordEventsWith, type Alongside, type EventInput } from "@/server/events";
 import { branchRef, moveBranch, RefConflictError, type MoveCause, type Repo } from "@/server/git";
 import { conflict, DomainError } from "@/server/errors";
 import { loadPolicy } from "@/server/policy";
@@ -73,35 +73,37 @@ interface MergedInput {
  * The database side of merges, in the transaction that also moves the branch: each change becomes
  * merged (only from a non-final state, so a change never merges twice), provenance says who
  * produced each landed commit, change.merged per change (linked issues close in the move's hook).
- * Set-based, so a merge-batch costs a handful of queries.
+ * One statement for any number of changes.
  */
 export async function recordMerged(tx: Tx, input: MergedInput): Promise<void> {
-  await recordEvents(tx, await markMerged(tx, input));
+  const { alongside, events } = mergedRows(input);
+  if (events.length === 0) return;
+  assertAllMerged(input, await recordEventsWith(tx, alongside, events));
 }
-
-const INSERT_PROVENANCE = insertRowsSql("Provenance", {
-  id: "uuid",
-  projectId: "uuid",
-  changeId: "uuid",
-  commitSha: "text",
-  authorId: "uuid",
-  agentId: "uuid",
-  keyId: "uuid",
-  model: "text",
-  createdAt: "timestamp(3)",
-});
 
 /** `recordMerged` but the `change.merged` events, answered for the caller to record with others of its transaction. */
 export async function markMerged(tx: Tx, input: MergedInput): Promise<EventInput[]> {
+  const { alongside, events } = mergedRows(input);
+  if (events.length === 0) return [];
+  const [row] = await tx.$queryRawUnsafe<Array<{ answer: unknown }>>(`WITH ${alongside.ctes} SELECT ${alongside.answer} AS answer`, ...alongside.params);
+  assertAllMerged(input, row?.answer);
+  return events;
+}
+
+function assertAllMerged(input: MergedInput, mergedCount: unknown): void {
+  if (Number(mergedCount) !== input.merged.length) throw new ChangeFinalMeanwhile();
+}
+
+const INSERT_PROVENANCE = insertRowsSql(
+  "Provenance",
+  { id: "uuid", projectId: "uuid", changeId: "uuid", commitSha: "text", authorId: "uuid", agentId: "uuid", keyId: "uuid", model: "text", createdAt: "timestamp(3)" },
+  "",
+  "$4",
+);
+
+/** The merges as data-modifying CTEs over $1-$4 (the changes' update, their provenance), answering how many changes became merged, and their events. */
+function mergedRows(input: MergedInput): { alongside: Alongside; events: EventInput[] } {
   const { project, merged } = input;
-  if (merged.length === 0) return [];
-  const ids = merged.map((m) => m.change.id);
-  const updated = await tx.$executeRaw`
-    UPDATE "Change" AS c
-       SET status = 'merged', "mergedSha" = v.sha, "mergedAt" = now(), "mergedById" = ${input.mergedById}::uuid, "updatedAt" = now()
-      FROM unnest(${ids}::uuid[], ${merged.map((m) => m.commit)}::text[]) AS v(id, sha)
-     WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected')`;
-  if (updated !== merged.length) throw new ChangeFinalMeanwhile();
   const createdAt = new Date();
   const provenance = merged.map(({ change, commit }) => ({
     id: randomUUID(),
@@ -114,13 +116,21 @@ export async function markMerged(tx: Tx, input: MergedInput): Promise<EventInput
     model: change.agentId ? (input.agentModels.get(change.agentId) ?? null) : null,
     createdAt,
   }));
-  await tx.$executeRawUnsafe(INSERT_PROVENANCE, JSON.stringify(provenance));
-  return merged.map(({ change, commit }) => ({
+  const ctes = `merged AS (
+    UPDATE "Change" AS c
+       SET status = 'merged', "mergedSha" = v.sha, "mergedAt" = now(), "mergedById" = $1::uuid, "updatedAt" = now()
+      FROM unnest($2::uuid[], $3::text[]) AS v(id, sha)
+     WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected')
+     RETURNING c.id),
+  provenance AS (${INSERT_PROVENANCE})`;
+  const params = [input.mergedById, merged.map((m) => m.change.id), merged.map((m) => m.commit), JSON.stringify(provenance)];
+  const events = merged.map(({ change, commit }) => ({
     projectId: project.id,
     kind: "change.merged" as const,
     actor: input.actor,
     data: { changeId: change.id, commit, strategy: input.strategy, baseSha: change.baseSha, tipSha: change.tipSha },
   }));
+  return { alongside: { ctes, params, answer: "(SELECT count(*) FROM merged)" }, events };
 }
 
 /** The models of the agents that produced a set of changes (for provenance), in one query. */

@@ -1,41 +1,20 @@
-import type { Change, Project } from "@/server/generated/prisma/client";
 import { actorOf, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
 import { withProcessLock, type Repo } from "@/server/git";
-import { conflict } from "@/server/errors";
+import { conflict, notFound } from "@/server/errors";
 import { loadPolicy } from "@/server/policy";
-import { commitAuthorship } from "@/server/projects";
-import { reviewStateOf, type LiveVerdict } from "@/server/changes/reviews/rules";
+import { commitAuthorship, requireProject } from "@/server/projects";
 import { projectHead } from "../evaluation";
-import { loadChange } from "../load";
+import { changeProjectId } from "../load";
 import { recordConflicts } from "../conflicts/record";
 import { writeLandingCommit, type MergeStrategy } from "./commit";
+import { changeFactsAlongside } from "./facts";
 import { firstGateFailure, type GateInput } from "./gates";
-import { agentModels, landOnDefaultBranch, postMergeCheck, recordMerged, retryWhenBranchMoves } from "./land";
+import { landOnDefaultBranch, postMergeCheck, recordMerged, retryWhenBranchMoves } from "./land";
 import { mergeCommits } from "./merge-tree";
-
-type Signature = Awaited<ReturnType<typeof commitAuthorship>>["author"];
 
 /** Attempts when the branch moves under a merge that does not require a fresh base. */
 const MERGE_ATTEMPTS_MAX = 5;
-
-/** What the gates read besides the change: its evaluation's verdict, its workspace's name, its live verdicts. One query. */
-async function changeFacts(change: Change): Promise<{ evaluationPassed: boolean; workspace: string | null; live: LiveVerdict[] }> {
-  const [row] = await (await db()).$queryRaw<Array<{ verdict: string | null; workspace: string | null; live: LiveVerdict[] }>>`
-    SELECT (SELECT e.verdict::text FROM "Evaluation" e WHERE e."changeId" = c.id) AS verdict,
-           (SELECT w.name FROM "Workspace" w WHERE w.id = c."workspaceId") AS workspace,
-           COALESCE((SELECT json_agg(json_build_object('changeId', r."changeId", 'reviewerId', r."reviewerId", 'verdict', r.verdict::text))
-                       FROM "Review" r
-                      WHERE r."changeId" = c.id AND r."dismissedAt" IS NULL AND r.verdict::text IN ('approve', 'request_changes')), '[]'::json) AS live
-      FROM "Change" c WHERE c.id = ${change.id}::uuid`;
-  return { evaluationPassed: row?.verdict === "passed", workspace: row?.workspace ?? null, live: row?.live ?? [] };
-}
-
-async function gateInput(project: Project, change: Change, force: boolean): Promise<GateInput & { repo: Repo }> {
-  const { repo, head } = projectHead(project);
-  const [policy, facts] = await Promise.all([loadPolicy(repo, head), changeFacts(change)]);
-  return { project, change, workspace: facts.workspace, repo, head, policy, reviews: reviewStateOf(change, facts.live), evaluationPassed: facts.evaluationPassed, force };
-}
 
 /**
  * Merges a change server-side: gates (protection and approvals, STALE_BASE, STALE_WORKSPACE,
@@ -44,31 +23,33 @@ async function gateInput(project: Project, change: Change, force: boolean): Prom
  * moves meanwhile is STALE_BASE under requireFreshBase, otherwise the merge is redone on top.
  */
 export async function mergeChange(identity: UserIdentity, id: string, options: { force: boolean; strategy: MergeStrategy }) {
-  const { project } = await loadChange(identity, id, "write");
-  const { author } = commitAuthorship(identity);
+  const projectId = await changeProjectId(id);
   // Merges of one project queue in this process: racing each other they would mostly recompute
   // onto a head that moves again (24 racing merges lost two thirds of their races, bench/scale).
   // Instances still race each other, which the optimistic retries absorb.
-  return withProcessLock(`merge:${project.id}`, () => mergeWithRetries({ identity, id, project, author, ...options }));
+  return withProcessLock(`merge:${projectId}`, () => mergeWithRetries({ identity, id, projectId, ...options }));
 }
 
-async function mergeWithRetries(input: { identity: UserIdentity; id: string; project: Project; author: Signature; force: boolean; strategy: MergeStrategy }) {
-  const { identity, id, project, author, ...options } = input;
+async function mergeWithRetries(input: { identity: UserIdentity; id: string; projectId: string; force: boolean; strategy: MergeStrategy }) {
+  const { identity, id, projectId, ...options } = input;
+  const { author } = commitAuthorship(identity);
   return retryWhenBranchMoves(MERGE_ATTEMPTS_MAX, async () => {
-    const prisma = await db();
-    // Read after the queue: the change may have moved on (merged, rejected) while this one waited.
-    const change = await prisma.change.findUniqueOrThrow({ where: { id } });
-    const input = await gateInput(project, change, options.force);
+    // Read after the queue, the project and the change in one statement: the change may have moved
+    // on (merged, rejected) while this one waited.
+    const { project, alongside: facts } = await requireProject(identity, { id: projectId }, "write", { alongside: changeFactsAlongside(id) });
+    if (!facts) throw notFound();
+    const { change } = facts;
+    const { repo, head } = projectHead(project);
+    const input: GateInput & { repo: Repo } = { ...facts, project, repo, head, policy: await loadPolicy(repo, head), force: options.force };
     const failure = await firstGateFailure(input);
     if (failure) throw failure;
-    const { repo, head } = input;
     const outcome = await mergeCommits(repo, head, change.tipSha);
     if (!outcome.clean) {
-      const [conflictId] = await recordConflicts(prisma, project.id, [{ change, head, files: outcome.conflictingFiles }]);
+      const [conflictId] = await recordConflicts(await db(), project.id, [{ change, head, files: outcome.conflictingFiles }]);
       throw conflict("The change conflicts with the default branch", "MERGE_CONFLICT", { conflictId, conflictingFiles: outcome.conflictingFiles });
     }
     const commit = await writeLandingCommit(repo, { tree: outcome.tree, head, change, workspace: input.workspace, strategy: options.strategy, signature: author });
-    const models = await agentModels(prisma, [change]);
+    const models = new Map(change.agentId ? [[change.agentId, facts.agentModel]] : []);
     await landOnDefaultBranch(project, repo, { head, commit, changeIds: [change.id], actor: actorOf(identity), cause: "merge" }, (tx) =>
       recordMerged(tx, { project, merged: [{ change, commit }], mergedById: identity.userId, strategy: options.strategy, actor: actorOf(identity), agentModels: models }),
     );

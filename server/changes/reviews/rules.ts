@@ -14,6 +14,11 @@ export interface ReviewState {
 /** A live (not dismissed) approve or request_changes verdict. */
 export type LiveVerdict = { changeId: string; reviewerId: string; verdict: string };
 
+/** A change's live verdicts as one JSON array (`LiveVerdict[]`), for a read that takes them with other rows. `changeId`: a SQL expression. */
+export const liveVerdictsSql = (changeId: string) => `(
+  SELECT coalesce(jsonb_agg(jsonb_build_object('changeId', r."changeId", 'reviewerId', r."reviewerId", 'verdict', r.verdict)), '[]'::jsonb)
+    FROM "Review" AS r WHERE r."changeId" = ${changeId} AND r."dismissedAt" IS NULL AND r.verdict IN ('approve', 'request_changes'))`;
+
 /** The review state of a change from its live verdicts, counted by the review rules. */
 export function reviewStateOf(change: Pick<Change, "id" | "authorId">, live: LiveVerdict[]): ReviewState {
   const mine = live.filter((r) => r.changeId === change.id);
