@@ -3,8 +3,8 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { createTestUser } from "@/tests/support/users";
 import { db } from "@/server/db";
 import { changeWith, merge, projectWith } from "./test-fixtures";
-import { transitionsOf } from "@/server/events";
-import { readChangeAndTransitions, readChangeState } from "./read";
+import { latestTransition, transitionsOf } from "@/server/events";
+import { readChangeAndLatestTransition, readChangeAndTransitions, readChangeState } from "./read";
 
 useTestEnvironment();
 
@@ -63,5 +63,22 @@ describe("a change's state in one read", () => {
     expect(after!.state).toEqual(await readChangeState(change.id));
     expect((await readChangeAndTransitions(change.id, after!.transitions[0].seq))!.transitions).toEqual([]);
     expect(await readChangeAndTransitions("00000000-0000-4000-8000-000000000000", 0n)).toBeNull();
+  });
+
+  it("reads the change's latest transition with its state, past newer events of other changes", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n" });
+    const { change: first } = await changeWith(alice.token, project, { "d.txt": "d\n" });
+    const { change: second } = await changeWith(alice.token, project, { "e.txt": "e\n" });
+    expect((await merge(alice.token, first.id)).status).toBe(200);
+
+    for (const change of [first, second]) {
+      const read = await readChangeAndLatestTransition(change.id);
+      expect(read!.latest).toEqual((await transitionsOf(change)).at(-1));
+      expect(read!.latest).toEqual(await latestTransition(change));
+      expect(read!.state).toEqual(await readChangeState(change.id));
+    }
+    expect((await readChangeAndLatestTransition(second.id))!.latest!.kind).toBe("change.evaluated");
+    expect(await readChangeAndLatestTransition("00000000-0000-4000-8000-000000000000")).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import type { Change, EvalRun, Evaluation } from "@/server/generated/prisma/client";
 import { usernameSql } from "@/server/auth";
 import { database, dateFromJson } from "@/server/db";
-import { transitionsFromJson, transitionsSql, type Transition } from "@/server/events";
+import { latestTransitionSql, transitionFromJson, transitionsFromJson, transitionsSql, type Transition } from "@/server/events";
 import { workspaceNameSql } from "@/server/workspaces";
 import { queuePositionSql, type QueuePosition } from "./queue/entries";
 
@@ -20,19 +20,20 @@ export interface ChangeState {
 // event stream makes one per transition), and it was six (the change, its evaluation, its runs,
 // two names, its queue position). One snapshot also means a landing (which takes the queue entry
 // and merges the change in one transaction) is seen whole or not at all. The stream reads the
-// change's transitions after its cursor ($2) in the same snapshot.
-const readChangeSql = (withTransitions: boolean) => `
+// change's transitions after its cursor ($2), or its latest one, in the same snapshot.
+const readChangeSql = (transitions: string | null) => `
 SELECT to_jsonb(c) AS change,
        (SELECT to_jsonb(e) FROM "Evaluation" AS e WHERE e."changeId" = c.id) AS evaluation,
        (SELECT coalesce(jsonb_agg(to_jsonb(r) ORDER BY r.round, r."createdAt"), '[]'::jsonb) FROM "EvalRun" AS r WHERE r."changeId" = c.id) AS runs,
        ${workspaceNameSql('c."workspaceId"')} AS workspace,
        ${usernameSql('c."authorId"')} AS author,
        ${queuePositionSql("c.id")} AS queue
-       ${withTransitions ? `, ${transitionsSql("c.id", 'c."projectId"', "$2::bigint")} AS transitions` : ""}
+       ${transitions ? `, ${transitions} AS transitions` : ""}
   FROM "Change" AS c
  WHERE c.id = $1::uuid`;
-const READ_CHANGE = readChangeSql(false);
-const READ_CHANGE_AND_TRANSITIONS = readChangeSql(true);
+const READ_CHANGE = readChangeSql(null);
+const READ_CHANGE_AND_TRANSITIONS = readChangeSql(transitionsSql("c.id", 'c."projectId"', "$2::bigint"));
+const READ_CHANGE_AND_LATEST_TRANSITION = readChangeSql(latestTransitionSql("c.id", 'c."projectId"'));
 
 type Json<T, Dates extends keyof T> = Omit<T, Dates> & { [K in Dates]: T[K] extends Date ? string : string | null };
 
@@ -79,4 +80,10 @@ export async function readChangeState(id: string): Promise<ChangeState | null> {
 export async function readChangeAndTransitions(id: string, afterSeq: bigint): Promise<{ state: ChangeState; transitions: Transition[] } | null> {
   const [row] = await (await database()).raw.query<StateRow & { transitions: Array<{ id: string; seq: string; kind: string }> }>(READ_CHANGE_AND_TRANSITIONS, [id, afterSeq.toString()]);
   return row ? { state: stateOf(row), transitions: transitionsFromJson(row.transitions) } : null;
+}
+
+/** `readChangeState` and the change's latest transition (null: none), in one snapshot. */
+export async function readChangeAndLatestTransition(id: string): Promise<{ state: ChangeState; latest: Transition | null } | null> {
+  const [row] = await (await database()).raw.query<StateRow & { transitions: { id: string; seq: string; kind: string } | null }>(READ_CHANGE_AND_LATEST_TRANSITION, [id]);
+  return row ? { state: stateOf(row), latest: row.transitions ? transitionFromJson(row.transitions) : null } : null;
 }

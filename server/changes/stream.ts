@@ -5,7 +5,7 @@ import { notFound } from "@/server/errors";
 import { errorResponse, pathSegment } from "@/server/http";
 import { changeReadOf } from "./service";
 import { isUuid } from "./load";
-import { readChangeAndTransitions } from "./read";
+import { readChangeAndLatestTransition, readChangeAndTransitions } from "./read";
 
 const encoder = new TextEncoder();
 const FINAL_STATUSES: readonly string[] = ["merged", "rejected"];
@@ -67,8 +67,8 @@ async function openStream(req: Request, identity: Identity, id: string): Promise
   let opening: Uint8Array | undefined;
   let ended = false;
   try {
-    // The state and every transition so far, in one snapshot; the access check reads the project.
-    const first = await readChangeAndTransitions(id, 0n);
+    // The state and the latest transition so far, in one snapshot; the access check reads the project.
+    const first = await readChangeAndLatestTransition(id);
     if (!first) throw notFound();
     const state = await changeReadOf(identity, first.state);
     const resumeFrom = req.headers.get("last-event-id");
@@ -77,7 +77,7 @@ async function openStream(req: Request, identity: Identity, id: string): Promise
       cursor = resumed;
       pending = true;
     } else {
-      const latest = first.transitions.at(-1);
+      const { latest } = first;
       cursor = latest?.seq ?? 0n;
       opening = frame(latest?.id ?? id, "change.state", state);
       ended = FINAL_STATUSES.includes(state.change.status);

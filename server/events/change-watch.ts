@@ -80,6 +80,12 @@ const transitionRowsSql = (changeId: string, projectId: string, afterSeq: string
   FROM "DomainEvent" AS d
  WHERE d."projectId" = ${projectId} AND d.kind = ANY(${TRANSITION_KINDS_SQL}) AND d.data->>'changeId' = ${changeId}::text AND d.seq > ${afterSeq}`;
 
+const TRANSITION_JSON = "jsonb_build_object('id', d.id::text, 'seq', d.seq::text, 'kind', d.kind)";
+
+type TransitionJson = { id: string; seq: string; kind: string };
+
+export const transitionFromJson = (row: TransitionJson): Transition => ({ ...row, seq: BigInt(row.seq) });
+
 /** The change's transitions after `afterSeq` (all of them without), oldest first. */
 export async function transitionsOf(change: { id: string; projectId: string }, afterSeq?: bigint): Promise<Transition[]> {
   // Raw: Prisma's query compiler compiled the JSON-path filter anew on every call (a stream reads
@@ -93,14 +99,29 @@ export async function transitionsOf(change: { id: string; projectId: string }, a
 }
 
 /**
+ * The change's latest transition (null: none yet), walking the project's events backwards from the
+ * newest and stopping at the first of the change's: a new change's costs a few rows, where reading
+ * every transition to take the last visited the project's whole history (every event of a fleet's
+ * project, on each stream's opening).
+ */
+export async function latestTransition(change: { id: string; projectId: string }): Promise<Transition | null> {
+  const [row] = await (await db()).$queryRawUnsafe<Array<{ latest: TransitionJson | null }>>(`SELECT ${latestTransitionSql("$1::uuid", "$2::uuid")} AS latest`, change.id, change.projectId);
+  return row?.latest ? transitionFromJson(row.latest) : null;
+}
+
+/** `latestTransition` as an SQL subquery of one JSON object or null, for a read that shows it with the change in one snapshot. */
+export const latestTransitionSql = (changeId: string, projectId: string) =>
+  `(SELECT ${TRANSITION_JSON} ${transitionRowsSql(changeId, projectId, "0")} ORDER BY d.seq DESC LIMIT 1)`;
+
+/**
  * The transitions of the change `changeId` of project `projectId` (SQL expressions) after `afterSeq`,
  * as an SQL subquery of one JSON array (seq as text), oldest first: for a read that shows them with
  * the change in one snapshot. `transitionsFromJson` turns it back into Transitions.
  */
 export const transitionsSql = (changeId: string, projectId: string, afterSeq: string) =>
-  `(SELECT coalesce(jsonb_agg(jsonb_build_object('id', d.id::text, 'seq', d.seq::text, 'kind', d.kind) ORDER BY d.seq), '[]'::jsonb) ${transitionRowsSql(changeId, projectId, afterSeq)})`;
+  `(SELECT coalesce(jsonb_agg(${TRANSITION_JSON} ORDER BY d.seq), '[]'::jsonb) ${transitionRowsSql(changeId, projectId, afterSeq)})`;
 
-export const transitionsFromJson = (rows: Array<{ id: string; seq: string; kind: string }>): Transition[] => rows.map((row) => ({ ...row, seq: BigInt(row.seq) }));
+export const transitionsFromJson = (rows: TransitionJson[]): Transition[] => rows.map(transitionFromJson);
 
 /** The position of one of the change's events (a Last-Event-ID), or null when it is not one. */
 export async function transitionPosition(change: { id: string; projectId: string }, eventId: string): Promise<bigint | null> {

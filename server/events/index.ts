@@ -7,5 +7,5 @@ export type { Alongside, EventInput } from "./record";
 export { onEventRecorded } from "./hooks";
 export { onProjectInterest } from "./interests";
 export type { EventHook, RecordedEvent } from "./hooks";
-export { CHANGE_TRANSITIONS, FINAL_TRANSITIONS, transitionPosition, transitionsFromJson, transitionsOf, transitionsSql, watchChange } from "./change-watch";
+export { CHANGE_TRANSITIONS, FINAL_TRANSITIONS, latestTransition, latestTransitionSql, transitionFromJson, transitionPosition, transitionsFromJson, transitionsOf, transitionsSql, watchChange } from "./change-watch";
 export type { Transition } from "./change-watch";

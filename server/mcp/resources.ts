@@ -1,6 +1,6 @@
 import { ErrorCode, McpError, type ReadResourceResult, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import type { Identity } from "@/server/auth";
-import { transitionsOf, watchChange, type Transition } from "@/server/events";
+import { latestTransition, transitionsOf, watchChange, type Transition } from "@/server/events";
 import { errorBody, toHttpError } from "@/server/http";
 import { apiCaller } from "./caller";
 
@@ -87,7 +87,7 @@ export class ChangeSubscriptions {
     });
     this.stops.set(uri, entry);
     chain = chain.then(async () => {
-      cursor ??= (await transitionsOf(watched)).at(-1)?.seq ?? 0n;
+      cursor ??= (await latestTransition(watched))?.seq ?? 0n;
     });
     await chain;
   }
