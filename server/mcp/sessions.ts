@@ -84,6 +84,13 @@ export async function sessionTransport(credential: string, server: Server): Prom
   return transport;
 }
 
+/**
+ * An SSE comment the stream starts with: Next.js sends a response's headers with its first chunk, so
+ * a notification stream with nothing to say yet left its client waiting for them until the first
+ * keep-alive (15 s). Clients skip comments.
+ */
+const STREAM_OPENED = new TextEncoder().encode(": open\n\n");
+
 /** Counts the session's open stream (an open stream keeps it from idling out) until it ends. */
 export function trackStream(session: McpSession, response: Response): Response {
   if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
@@ -97,6 +104,9 @@ export function trackStream(session: McpSession, response: Response): Response {
   };
   const reader = response.body.getReader();
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(STREAM_OPENED);
+    },
     async pull(controller) {
       const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
       if (next.done) {

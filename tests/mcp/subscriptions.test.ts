@@ -218,6 +218,24 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
     await unknown.body?.cancel();
   });
 
+  it("a notification stream opens with a comment, so its client sees it open before any notification", async () => {
+    const owner = await createTestUser();
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const opened = await fetch(new URL("/mcp", http.server.baseUrl), {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner.token}`, accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify(initialize),
+    });
+    expect(opened.status).toBe(200);
+    await opened.body?.cancel();
+    const headers = { authorization: `Bearer ${owner.token}`, accept: "text/event-stream", "mcp-session-id": opened.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-06-18" };
+    const stream = await fetch(new URL("/mcp", http.server.baseUrl), { headers });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe(": open\n\n");
+    await reader.cancel();
+  });
+
   it("a session is the credential's: another credential's requests, and ids after DELETE, are 404", async () => {
     const owner = await createTestUser();
     const other = await createTestUser();
