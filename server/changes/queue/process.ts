@@ -1,4 +1,4 @@
-import type { Change, Project, QueueState } from "@/server/generated/prisma/client";
+import type { Change, Project } from "@/server/generated/prisma/client";
 import { database, db, type Tx } from "@/server/db";
 import { publishAfterCommit, recordEvents } from "@/server/events";
 import { hasObject, openWorkspaceRepo, readCommit, RefConflictError, runGit, withProcessLock, type Repo } from "@/server/git";
@@ -231,27 +231,6 @@ async function landBatch(project: Project, repo: Repo, head: string, ready: Head
   );
 }
 
-/**
- * Marks entries with the state the queue list shows, without waiting here: on the embedded database
- * the statement waits behind a fleet's (100-200 ms a round, measured), and the round goes on beside
- * it (the batch builds, the landing's first statement queues behind it). Answers the failure, if
- * any, for `settledMark` (a rejection nobody awaits yet would end the process).
- */
-function markEntries(ids: string[], state: QueueState): Promise<{ error: unknown } | null> {
-  if (ids.length === 0) return Promise.resolve(null);
-  return db()
-    .then((prisma) => prisma.queueEntry.updateMany({ where: { id: { in: ids } }, data: { state } }))
-    .then(
-      () => null,
-      (error: unknown) => ({ error }),
-    );
-}
-
-async function settledMark(mark: Promise<{ error: unknown } | null>): Promise<void> {
-  const failed = await mark;
-  if (failed) throw failed.error;
-}
-
 /** One batch of the project's queue. Answers whether anything changed (so another round may follow). */
 async function processRound(projectId: string): Promise<boolean> {
   const prisma = await db();
@@ -263,10 +242,17 @@ async function processRound(projectId: string): Promise<boolean> {
   const { leaving, ready } = await triage(project, repo, head, policy, entries);
   if (leaving.length > 0) await prisma.$transaction((tx) => removeEntries(tx, projectId, leaving, "system"));
   if (ready.length === 0) return leaving.length > 0;
-  const testing = markEntries(ready.map((e) => e.id), "testing");
+  // Marked while the batch builds: the round does not wait for the statement (on the embedded
+  // database it waits behind a fleet's: 100-200 ms a round, measured), only for its end before the
+  // next mark. A failure is kept for that wait (a rejection nobody awaits yet would end the process).
+  const marking = prisma.queueEntry.updateMany({ where: { id: { in: ready.map((e) => e.id) } }, data: { state: "testing" } }).then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
   const batch = await buildBatch(project, repo, head, policy, ready);
-  await settledMark(testing);
-  const merging = markEntries(batch.landed.map((l) => l.entry.id), "merging");
+  const marked = await marking;
+  if (marked) throw marked.error;
+  if (batch.landed.length > 0) await prisma.queueEntry.updateMany({ where: { id: { in: batch.landed.map((l) => l.entry.id) } }, data: { state: "merging" } });
   try {
     await landBatch(project, repo, head, ready, batch);
   } catch (error) {
@@ -274,7 +260,5 @@ async function processRound(projectId: string): Promise<boolean> {
     // the batch was merged directly meanwhile: the next round re-reads the queue and the head.
     if (!(error instanceof RefConflictError || error instanceof BatchOvertaken || error instanceof ChangeFinalMeanwhile)) throw error;
   }
-  // Before the next round, which marks entries again.
-  await settledMark(merging);
   return true;
 }
