@@ -79,10 +79,10 @@ export async function deleteAgent(caller: UserIdentity, id: string) {
   return { ...agentView(row), deleted: true as const };
 }
 
-/** Names of agents by id, revoked ones too (their past work still names them), with their owners' usernames. */
 /** The model of the agent `id` (an SQL expression), as an SQL subquery: for a read that shows it with its own rows. */
 export const agentModelSql = (id: string) => `(SELECT a.model FROM "Agent" AS a WHERE a.id = ${id})`;
 
+/** Names of agents by id, revoked ones too (their past work still names them), with their owners' usernames. */
 export async function agentNames(ids: string[]): Promise<Array<{ id: string; name: string; ownerUsername: string }>> {
   const wanted = ids.filter(isUuid);
   if (wanted.length === 0) return [];

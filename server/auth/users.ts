@@ -13,10 +13,10 @@ export const publicUser = (user: { id: string; username: string }) => ({ id: use
 /** The output schema of publicUser (built per use: trpc-to-openapi mutates shared schemas). */
 export const publicUserOutput = namedSchema("User", () => z.object({ id: z.string(), username: z.string() }));
 
-/** Creates a user with a freshly minted legacy credential; the plaintext is returned once. */
 /** The username of the user `id` (an SQL expression), as an SQL subquery: for a read that shows it with its own rows. */
 export const usernameSql = (id: string) => `(SELECT u.username FROM "User" AS u WHERE u.id = ${id})`;
 
+/** Creates a user with a freshly minted legacy credential; the plaintext is returned once. */
 export async function createUser(username: string, client?: DbOrTx, options: { isAdmin?: boolean } = {}) {
   const prisma = client ?? (await db());
   const legacy = mintToken(USER_TOKEN_PREFIX);

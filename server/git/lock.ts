@@ -70,8 +70,9 @@ export async function withRepoLock<T>(key: string, fn: () => Promise<T>, options
  * transaction, every key's advisory lock (sorted, so two callers cannot deadlock). PGlite has one
  * connection, so a transaction of `fn`'s already waits for every writer's transaction and holds off
  * the next (a writer moves refs only after its transaction's first statement, which takes that
- * connection: moveBranch, commitToBranch and the tags record before they move); taking the process locks there would deadlock with a writer that holds the connection
- * while it waits for one of them.
+ * connection: moveBranch, commitToBranch and the tags record before they move); taking the
+ * process locks there would deadlock with a writer that holds the connection while it waits for
+ * one of them.
  */
 export async function withRepoLocksHeld<T>(keys: string[], fn: () => Promise<T>): Promise<T> {
   const current = await database();

@@ -25,7 +25,6 @@ const BATCH_MAX = 100;
 /** Rounds per turn; each lands or removes something, so this bounds only a branch that never holds still. */
 const ROUNDS_MAX = 1000;
 
-
 /** Another processor landed or removed entries of this batch first: nothing of this round is recorded. */
 class BatchOvertaken extends Error {}
 
