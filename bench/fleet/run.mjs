@@ -275,6 +275,8 @@ try {
         landed: landed.length,
         unmergedWithin30sAfterEnd: unmerged,
         landedPerSecond: +(inWindow / SECONDS).toFixed(2),
+        // Whether the rate holds over the run (history and tables grow) or only its start is fast.
+        landedPerSecondBy10s: Array.from({ length: Math.ceil(SECONDS / 10) }, (_, w) => landed.filter((l) => l.at > w * 10_000 && l.at <= Math.min(w + 1, SECONDS / 10) * 10_000).length / Math.min(10, SECONDS - w * 10)),
         commitToMergedMs: { p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)) },
         stepP50Ms: { commit: p50(steps.commit), open: p50(steps.open), openToMerged: p50(steps.land) },
         changesPerLanding: landings ? +(merged.length / landings).toFixed(2) : null,

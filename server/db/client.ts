@@ -25,6 +25,8 @@ const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
  * shrinks; the embedded database serves one process and reads its files through the OS page cache.
  */
 const PGLITE_SETTINGS = ["shared_buffers = 32MB"];
+/** How often the embedded database vacuums what needs it (it has no autovacuum): a few ms each time under a fleet. */
+const PGLITE_VACUUM_EVERY_MS = 5_000;
 /** The client handed to `db.$transaction(async (tx) => ...)` callbacks. */
 export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 /** Either the client or a transaction: services accept this so callers can compose transactions. */
@@ -57,7 +59,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
     // The embedded database is this process's alone: notifications made in its transactions
     // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener, and
     // those a crashed thread had not delivered are made up for as after a lost listener.
-    thread = await openPgliteThread({ dataDir, loadDataDir, settings: PGLITE_SETTINGS, channel: CHANNEL, onNotification: dispatchNotification, onRestart: dropAllTopics });
+    thread = await openPgliteThread({ dataDir, loadDataDir, settings: PGLITE_SETTINGS, channel: CHANNEL, onNotification: dispatchNotification, onRestart: dropAllTopics, vacuumEveryMs: PGLITE_VACUUM_EVERY_MS });
   } catch (error) {
     unlock();
     throw error;

@@ -159,6 +159,27 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     await expect(opening).rejects.toThrow();
   });
 
+  it("vacuums and analyzes, as autovacuum would, the tables left with dead rows (PGlite runs none of its own)", async () => {
+    const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => undefined, vacuumEveryMs: 100 });
+    try {
+      await thread.raw.exec(`CREATE TABLE "Churn" ("id" int PRIMARY KEY, "done" boolean NOT NULL DEFAULT false)`);
+      await thread.raw.exec(`INSERT INTO "Churn" SELECT g FROM generate_series(1, 2000) AS g`);
+      await thread.raw.exec(`UPDATE "Churn" SET "done" = true`);
+      const stats = () => thread.raw.query<{ dead: number; vacuums: number; analyzes: number }>(`SELECT n_dead_tup::int AS dead, (vacuum_count + autovacuum_count)::int AS vacuums, (analyze_count + autoanalyze_count)::int AS analyzes FROM pg_stat_user_tables WHERE relname = 'Churn'`);
+      const done = async () => {
+        const [row] = await stats();
+        return row.vacuums > 0 && row.analyzes > 0 && row.dead === 0;
+      };
+      await expect.poll(done, { timeout: 15_000, interval: 200 }).toBe(true);
+      const [after] = await stats();
+      // A table with nothing to do is left alone: no vacuum after the one it needed.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await stats())[0].vacuums).toBe(after.vacuums);
+    } finally {
+      await thread.close();
+    }
+  });
+
   it("does not keep a process alive that never closes it (a script ends when its work does)", () => {
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-")), "script.mts");
     fs.writeFileSync(

@@ -262,10 +262,12 @@ export async function openPgliteThread(options: {
   channel: string;
   onNotification(payload: string): void;
   onRestart?(): void;
+  /** How often the thread vacuums and analyzes the tables that need it (pglite-worker.mjs); never without. */
+  vacuumEveryMs?: number;
 }): Promise<PgliteThread> {
   const file = path.join(process.cwd(), "server", "db", "pglite-worker.mjs");
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
-  const workerData = { dataDir: options.dataDir, settings: options.settings, channel: options.channel, loadDataDir };
+  const workerData = { dataDir: options.dataDir, settings: options.settings, channel: options.channel, loadDataDir, vacuumEveryMs: options.vacuumEveryMs };
   const lifecycle = { restartable: Boolean(options.dataDir), onRestart: options.onRestart ?? (() => {}) };
   const calls = new WorkerCalls({ file, workerData, onNotification: options.onNotification }, lifecycle);
   await calls.open();
