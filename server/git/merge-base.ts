@@ -7,7 +7,7 @@ const STALE = 4;
 const RESULT = 8;
 
 /** Commits read before giving up (a long way from the common ancestor): the caller asks git instead. */
-const WALK_LIMIT = 2000;
+const WALK_LIMIT = 20_000;
 
 interface Node {
   oid: string;
@@ -21,7 +21,7 @@ type CommitHeader = Pick<Node, "date" | "parents">;
 // A commit never changes, so its date and parents serve every later walk of this process: a
 // fleet's walks cross the same recent history over and over (at 50 agents, ~300 commits read,
 // inflated and parsed per landed change, growing with the history). The oldest kept go first.
-const HEADERS_KEPT = 20_000;
+const HEADERS_KEPT = 50_000;
 const headers = new Map<string, CommitHeader>();
 
 async function commitHeader(repo: Repo, oid: string): Promise<CommitHeader | null> {
