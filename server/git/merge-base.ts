@@ -8,19 +8,22 @@ const RESULT = 8;
 
 /** Commits read before giving up (a long way from the common ancestor): the caller asks git instead. */
 const WALK_LIMIT = 20_000;
+/** Commits read, at most, to number a commit's generation; beyond, the walk goes by dates. */
+const GENERATION_READS_MAX = 20_000;
 
 interface Node {
   oid: string;
   date: number;
+  generation: number;
   parents: string[];
   flags: number;
 }
 
-type CommitHeader = Pick<Node, "date" | "parents">;
+/** A commit's date and parents, and once known its generation: 1 + the highest of its parents' (1 for a root). */
+type CommitHeader = { date: number; parents: string[]; generation?: number };
 
-// A commit never changes, so its date and parents serve every later walk of this process: a
-// fleet's walks cross the same recent history over and over (at 50 agents, ~300 commits read,
-// inflated and parsed per landed change, growing with the history). The oldest kept go first.
+// A commit never changes, so its date, parents and generation serve every later walk of this
+// process: a fleet's walks cross the same recent history over and over. The oldest kept go first.
 const HEADERS_KEPT = 50_000;
 const headers = new Map<string, CommitHeader>();
 
@@ -37,44 +40,97 @@ async function commitHeader(repo: Repo, oid: string): Promise<CommitHeader | nul
 }
 
 /**
+ * Numbers the generation of `oid` and of every commit below it not numbered yet (depth first, each
+ * once per process). Null when a commit is missing or the history below is longer than this
+ * process has read and may read now (GENERATION_READS_MAX).
+ */
+async function numberGeneration(repo: Repo, oid: string): Promise<number | null> {
+  const stack = [oid];
+  let reads = 0;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (!headers.has(top) && ++reads > GENERATION_READS_MAX) return null;
+    const header = await commitHeader(repo, top);
+    if (!header) return null;
+    if (header.generation !== undefined) {
+      stack.pop();
+      continue;
+    }
+    let highest = 0;
+    let numbered = true;
+    for (const parent of header.parents) {
+      const generation = headers.get(parent)?.generation;
+      if (generation === undefined) {
+        stack.push(parent);
+        numbered = false;
+      } else highest = Math.max(highest, generation);
+    }
+    if (numbered) {
+      header.generation = highest + 1;
+      stack.pop();
+    }
+  }
+  return headers.get(oid)?.generation ?? null;
+}
+
+/**
  * The merge base of two commits when there is exactly one, found in-process with git's own walk
- * (paint_down_to_common: newest commit first, painting each side's ancestors, stopping where only
- * stale commits remain). Null when git's answer would need more (several bases, a walk longer than
- * WALK_LIMIT, or unrelated histories): ask git then.
+ * (paint_down_to_common: painting each side's ancestors, stopping where only stale commits remain).
+ * Null when git's answer would need more (several bases, a walk longer than WALK_LIMIT, or
+ * unrelated histories): ask git then.
+ *
+ * By date, as git walks without a commit-graph, the walk only ends where every line of history
+ * meets the other side's: when the histories are many lines merged into one (a fleet's agents,
+ * each committing on its own workspace), that is the whole history, every time. By generation
+ * (highest first), a commit is walked only after every commit above it, so no side can paint a
+ * commit already walked: once no unwalked commit carries one side's paint, no common ancestor is
+ * left to find, and the walk stops there. Generations are numbered once per process; a history too
+ * long to number now is walked by date.
  */
 export async function uniqueMergeBase(repo: Repo, one: string, two: string): Promise<string | null> {
   if (one === two) return one;
+  const numbered = (await numberGeneration(repo, one)) !== null && (await numberGeneration(repo, two)) !== null;
+  if (numbered) {
+    const found = await paintDownToCommon(repo, one, two, true);
+    if (found !== undefined) return found;
+  }
+  return (await paintDownToCommon(repo, one, two, false)) ?? null;
+}
+
+/** The walk, by generation or by date; undefined when a generation it needed was no longer kept. */
+async function paintDownToCommon(repo: Repo, one: string, two: string, byGeneration: boolean): Promise<string | null | undefined> {
   const nodes = new Map<string, Node>();
+  let unnumbered = false;
   const load = async (oid: string): Promise<Node | null> => {
     let node = nodes.get(oid);
     if (node) return node;
     if (nodes.size >= WALK_LIMIT) return null;
     const header = await commitHeader(repo, oid);
     if (!header) return null;
-    node = { oid, ...header, flags: 0 };
+    if (byGeneration && header.generation === undefined) unnumbered = true;
+    node = { oid, date: header.date, parents: header.parents, generation: header.generation ?? 0, flags: 0 };
     nodes.set(oid, node);
     return node;
   };
   const queue: Node[] = [];
-  const push = (node: Node) => {
-    queue.push(node);
-  };
-  const popNewest = (): Node => {
+  const before = byGeneration ? (a: Node, b: Node) => a.generation > b.generation || (a.generation === b.generation && a.date > b.date) : (a: Node, b: Node) => a.date > b.date;
+  const popFirst = (): Node => {
     let best = 0;
-    for (let i = 1; i < queue.length; i++) if (queue[i].date > queue[best].date) best = i;
+    for (let i = 1; i < queue.length; i++) if (before(queue[i], queue[best])) best = i;
     return queue.splice(best, 1)[0];
   };
   const start = async (oid: string, flag: number) => {
     const node = await load(oid);
     if (!node) return false;
     node.flags |= flag;
-    push(node);
+    queue.push(node);
     return true;
   };
   if (!(await start(one, PARENT1)) || !(await start(two, PARENT2))) return null;
+  const painting = (side: number) => queue.some((node) => (node.flags & (side | STALE)) === side);
   const results: Node[] = [];
-  while (queue.some((node) => !(node.flags & STALE))) {
-    const commit = popNewest();
+  while (byGeneration ? painting(PARENT1) && painting(PARENT2) : painting(PARENT1) || painting(PARENT2)) {
+    const commit = popFirst();
     let flags = commit.flags & (PARENT1 | PARENT2 | STALE);
     if (flags === (PARENT1 | PARENT2)) {
       if (!(commit.flags & RESULT)) {
@@ -88,8 +144,9 @@ export async function uniqueMergeBase(repo: Repo, one: string, two: string): Pro
       if (!parent) return null;
       if ((parent.flags & flags) === flags) continue;
       parent.flags |= flags;
-      push(parent);
+      queue.push(parent);
     }
+    if (unnumbered) return undefined;
   }
   const bases = results.filter((node) => !(node.flags & STALE));
   return bases.length === 1 ? bases[0].oid : null;

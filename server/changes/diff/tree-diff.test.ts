@@ -74,6 +74,29 @@ describe("uniqueMergeBase", () => {
     expect(await uniqueMergeBase(repo, x, y)).toBeNull();
   });
 
+  it("agrees with git merge-base --all on random histories, skewed commit dates included", async () => {
+    const { repo, tip: root } = await repoWith({ "r": "r\n" });
+    const tree = (await readCommit(repo, root)).tree;
+    // A seeded generator: the same histories on every run.
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const commits = [root];
+    for (let i = 0; i < 60; i++) {
+      const first = commits[commits.length - 1 - random(Math.min(commits.length, 8))];
+      const second = random(3) === 0 ? commits[random(commits.length)] : null;
+      const parents = second && second !== first ? [first, second] : [first];
+      // Dates mostly rising, one in five out of order (clocks disagree, rebased or imported history).
+      const date = 1_700_000_000 + (random(5) === 0 ? random(200) : i * 10);
+      const args = ["commit-tree", tree, ...parents.flatMap((p) => ["-p", p]), "-m", `c${i}`];
+      commits.push((await runGit(args, { gitdir: repo.gitdir, env: { ...env, GIT_COMMITTER_DATE: `${date} +0000` } })).stdout.trim());
+    }
+    for (let pair = 0; pair < 40; pair++) {
+      const [x, y] = [commits[random(commits.length)], commits[random(commits.length)]];
+      const all = (await runGit(["merge-base", "--all", x, y], { gitdir: repo.gitdir })).stdout.trim().split("\n");
+      expect(await uniqueMergeBase(repo, x, y)).toBe(all.length === 1 ? all[0] : null);
+    }
+  });
+
   it("reads each commit once per process: a later walk over the same history reads no object", async () => {
     const { repo, tip: fork } = await repoWith({ "README.md": "r\n" });
     const { oid: mainTip } = await commitToBranch(repo, "main", { files: { "main.txt": "m\n" }, message: "main", author });
