@@ -75,15 +75,14 @@ const BLOB_MODES = new Set(["100644", "100755"]);
 async function applyChanges(repo: Repo, treeOid: string | null, node: ChangeNode, isRoot: boolean): Promise<string | null> {
   const entries = new Map<string, TreeEntry>();
   if (treeOid) for (const entry of await readTree(repo, treeOid)) entries.set(entry.path, entry);
-  const written = await Promise.all([...node.files].map(async ([name, content]) => [name, content === null ? null : await writeBlob(repo, toBytes(content))] as const));
-  for (const [name, oid] of written) {
-    if (oid === null) {
+  for (const [name, content] of node.files) {
+    if (content === null) {
       entries.delete(name);
       continue;
     }
     const existing = entries.get(name);
     const mode = existing && BLOB_MODES.has(existing.mode) ? existing.mode : "100644";
-    entries.set(name, { mode, path: name, type: "blob", oid });
+    entries.set(name, { mode, path: name, type: "blob", oid: await writeBlob(repo, toBytes(content)) });
   }
   for (const [name, child] of node.dirs) {
     const existing = entries.get(name);

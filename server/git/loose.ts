@@ -9,10 +9,8 @@ import type { CommitObject, TreeObject } from "isomorphic-git";
  * with Node's synchronous hash and deflate. isomorphic-git's writes hash through WebCrypto and
  * deflate through a CompressionStream, both asynchronous: several times the CPU for the small
  * objects of a commit. Objects are rendered exactly as isomorphic-git renders them (same ids).
- * The file itself is created off the server's thread: creating a file costs the kernel 0.1-0.8 ms
- * on this ext4 (25 us on tmpfs), the largest native cost in a fleet's profile while it was synchronous.
  */
-async function writeLoose(gitdir: string, type: "blob" | "tree" | "commit", content: Uint8Array): Promise<string> {
+function writeLoose(gitdir: string, type: "blob" | "tree" | "commit", content: Uint8Array): string {
   const header = Buffer.from(`${type} ${content.length}\0`);
   const oid = createHash("sha1").update(header).update(content).digest("hex");
   const dir = path.join(gitdir, "objects", oid.slice(0, 2));
@@ -22,15 +20,15 @@ async function writeLoose(gitdir: string, type: "blob" | "tree" | "commit", cont
   const temp = path.join(dir, `.tmp-${randomBytes(6).toString("hex")}`);
   const deflated = zlib.deflateSync(Buffer.concat([header, content]), { level: 1 });
   try {
-    await fs.promises.writeFile(temp, deflated, { mode: 0o444 });
+    fs.writeFileSync(temp, deflated, { mode: 0o444 });
   } catch (error) {
     // The fan-out directory is created on first need only: a mkdir before every write failed with
     // EEXIST nearly always, a syscall and an exception per object.
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    await fs.promises.mkdir(dir, { recursive: true });
-    await fs.promises.writeFile(temp, deflated, { mode: 0o444 });
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(temp, deflated, { mode: 0o444 });
   }
-  await fs.promises.rename(temp, file);
+  fs.renameSync(temp, file);
   return oid;
 }
 
@@ -39,7 +37,7 @@ export const writeLooseBlob = (gitdir: string, blob: Uint8Array) => writeLoose(g
 /** Git's tree order: names compared bytewise, a directory's as if it ended with "/". */
 export const treeOrderKey = (entry: TreeObject[number]) => Buffer.from(entry.mode === "040000" ? `${entry.path}/` : entry.path, "utf8");
 
-export function writeLooseTree(gitdir: string, tree: TreeObject): Promise<string> {
+export function writeLooseTree(gitdir: string, tree: TreeObject): string {
   const entries = tree.map((entry) => ({ entry, key: treeOrderKey(entry) })).sort((a, b) => Buffer.compare(a.key, b.key));
   const parts = entries.flatMap(({ entry }) => [Buffer.from(`${entry.mode.replace(/^0/, "")} ${entry.path}\0`, "utf8"), Buffer.from(entry.oid, "hex")]);
   return writeLoose(gitdir, "tree", Buffer.concat(parts));
@@ -58,7 +56,7 @@ const person = (p: CommitObject["author"]) => `${p.name} <${p.email}> ${p.timest
 const normalizeNewlines = (text: string) => `${text.replace(/\r/g, "").replace(/^\n+/, "").replace(/\n+$/, "")}\n`;
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
-export function writeLooseCommit(gitdir: string, commit: CommitObject): Promise<string> {
+export function writeLooseCommit(gitdir: string, commit: CommitObject): string {
   let text = `tree ${commit.tree || EMPTY_TREE}\n`;
   for (const parent of commit.parent ?? []) text += `parent ${parent}\n`;
   text += `author ${person(commit.author)}\ncommitter ${person(commit.committer ?? commit.author)}\n`;
