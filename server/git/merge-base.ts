@@ -19,8 +19,15 @@ interface Node {
   flags: number;
 }
 
-/** A commit's date and parents, and once known its generation: 1 + the highest of its parents' (1 for a root). */
+/**
+ * A commit's date and parents, and once known its generation: its corrected date (git's generation
+ * number v2), the commit's date or, when a parent's is not below it, just above that parent's; in
+ * microseconds, so that commits of one second (a fleet lands 25) rise by 1 each and stay at their
+ * second. Always above every parent's, whatever the clocks said, and close to the dates: walked in
+ * this order, a walk meets a merge commit's parents about when it would by date.
+ */
 type CommitHeader = { date: number; parents: string[]; generation?: number };
+const US_PER_SECOND = 1_000_000;
 
 // A commit never changes, so its date, parents and generation serve every later walk of this
 // process: a fleet's walks cross the same recent history over and over. The oldest kept go first.
@@ -56,7 +63,7 @@ async function numberGeneration(repo: Repo, oid: string): Promise<number | null>
       stack.pop();
       continue;
     }
-    let highest = 0;
+    let highest = -Infinity;
     let numbered = true;
     for (const parent of header.parents) {
       const generation = headers.get(parent)?.generation;
@@ -66,7 +73,7 @@ async function numberGeneration(repo: Repo, oid: string): Promise<number | null>
       } else highest = Math.max(highest, generation);
     }
     if (numbered) {
-      header.generation = highest + 1;
+      header.generation = Math.max(header.date * US_PER_SECOND, highest + 1);
       stack.pop();
     }
   }
@@ -84,8 +91,10 @@ async function numberGeneration(repo: Repo, oid: string): Promise<number | null>
  * each committing on its own workspace), that is the whole history, every time. By generation
  * (highest first), a commit is walked only after every commit above it, so no side can paint a
  * commit already walked: once no unwalked commit carries one side's paint, no common ancestor is
- * left to find, and the walk stops there. Generations are numbered once per process; a history too
- * long to number now is walked by date.
+ * left to find, and the walk stops there. A topological level would not do as the generation: an
+ * agent's line is short, so its commits' levels are below nearly the whole project's line, all of
+ * which would be walked first. Generations are numbered once per process; a history too long to
+ * number now is walked by date.
  */
 export async function uniqueMergeBase(repo: Repo, one: string, two: string): Promise<string | null> {
   if (one === two) return one;
