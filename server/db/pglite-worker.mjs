@@ -87,10 +87,11 @@ async function maintainTables() {
 }
 
 function maintainTablesEvery(ms) {
-  const tick = () =>
-    (closing ? Promise.resolve() : maintainTables())
-      .catch((error) => console.error("[db] vacuum of the embedded database failed:", error?.message ?? error))
-      .finally(() => setTimeout(tick, ms).unref());
+  const tick = async () => {
+    if (closing) return;
+    await maintainTables().catch((error) => console.error("[db] vacuum of the embedded database failed:", error?.message ?? error));
+    if (!closing) setTimeout(tick, ms).unref();
+  };
   setTimeout(tick, ms).unref();
 }
 

@@ -7,9 +7,14 @@ const STALE = 4;
 const RESULT = 8;
 
 /** Commits read before giving up (a long way from the common ancestor): the caller asks git instead. */
-const WALK_LIMIT = 20_000;
-/** Commits read, at most, to number a commit's generation; beyond, the walk goes by dates. */
-const GENERATION_READS_MAX = 20_000;
+const WALK_LIMIT = 2000;
+/**
+ * Commits read, at most, to number a commit's generation (a process's first walk in a repository
+ * numbers its whole history; later ones only what is new). Beyond, that repository's walks go by
+ * date for the rest of the process.
+ */
+const GENERATION_READS_MAX = 10_000;
+const tooLongToNumber = new Set<string>();
 
 interface Node {
   oid: string;
@@ -56,7 +61,10 @@ async function numberGeneration(repo: Repo, oid: string): Promise<number | null>
   let reads = 0;
   while (stack.length > 0) {
     const top = stack[stack.length - 1];
-    if (!headers.has(top) && ++reads > GENERATION_READS_MAX) return null;
+    if (!headers.has(top) && ++reads > GENERATION_READS_MAX) {
+      tooLongToNumber.add(repo.writeGitdir);
+      return null;
+    }
     const header = await commitHeader(repo, top);
     if (!header) return null;
     if (header.generation !== undefined) {
@@ -93,12 +101,12 @@ async function numberGeneration(repo: Repo, oid: string): Promise<number | null>
  * commit already walked: once no unwalked commit carries one side's paint, no common ancestor is
  * left to find, and the walk stops there. A topological level would not do as the generation: an
  * agent's line is short, so its commits' levels are below nearly the whole project's line, all of
- * which would be walked first. Generations are numbered once per process; a history too long to
- * number now is walked by date.
+ * which would be walked first. Generations are numbered once per process; a repository whose
+ * history is too long to number is walked by date, as before.
  */
 export async function uniqueMergeBase(repo: Repo, one: string, two: string): Promise<string | null> {
   if (one === two) return one;
-  const numbered = (await numberGeneration(repo, one)) !== null && (await numberGeneration(repo, two)) !== null;
+  const numbered = !tooLongToNumber.has(repo.writeGitdir) && (await numberGeneration(repo, one)) !== null && (await numberGeneration(repo, two)) !== null;
   if (numbered) {
     const found = await paintDownToCommon(repo, one, two, true);
     if (found !== undefined) return found;
