@@ -1,46 +1,73 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { threadId } from "node:worker_threads";
 import zlib from "node:zlib";
 import type { CommitObject, TreeObject } from "isomorphic-git";
 
-/**
- * Writes loose objects as git does (`<type> <size>\0<content>`, zlib-deflated, named by its SHA-1)
- * with Node's synchronous hash and deflate. isomorphic-git's writes hash through WebCrypto and
- * deflate through a CompressionStream, both asynchronous: several times the CPU for the small
- * objects of a commit. Objects are rendered exactly as isomorphic-git renders them (same ids).
- */
-function writeLoose(gitdir: string, type: "blob" | "tree" | "commit", content: Uint8Array): string {
-  const header = Buffer.from(`${type} ${content.length}\0`);
-  const oid = createHash("sha1").update(header).update(content).digest("hex");
-  const dir = path.join(gitdir, "objects", oid.slice(0, 2));
-  const file = path.join(dir, oid.slice(2));
-  if (fs.existsSync(file)) return oid;
-  // Temp file and rename: a concurrent reader never sees half an object.
-  const temp = path.join(dir, `.tmp-${randomBytes(6).toString("hex")}`);
-  const deflated = zlib.deflateSync(Buffer.concat([header, content]), { level: 1 });
-  try {
-    fs.writeFileSync(temp, deflated, { mode: 0o444 });
-  } catch (error) {
-    // The fan-out directory is created on first need only: a mkdir before every write failed with
-    // EEXIST nearly always, a syscall and an exception per object.
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(temp, deflated, { mode: 0o444 });
-  }
-  fs.renameSync(temp, file);
-  return oid;
+export type ObjectType = "blob" | "tree" | "commit";
+
+/** An object as read: a blob's bytes, or a tree, commit or tag parsed. */
+export type ParsedObject =
+  | { type: "blob"; object: Uint8Array }
+  | { type: "tree"; object: TreeObject }
+  | { type: "commit"; object: CommitObject }
+  | { type: "tag"; object: { object: string; type: string } };
+
+/** An object's id: the SHA-1 of `<type> <size>\0<content>`. */
+export function objectId(type: ObjectType, content: Uint8Array): string {
+  return createHash("sha1").update(`${type} ${content.length}\0`).update(content).digest("hex");
 }
 
-export const writeLooseBlob = (gitdir: string, blob: Uint8Array) => writeLoose(gitdir, "blob", blob);
+/**
+ * zlib stream of an object as stored (loose: with its header; packed: content only). Blobs at
+ * git's default loose level (1); trees and commits stored (level 0, as git's core.compression 0
+ * writes them): a tree is mostly 20-byte ids that do not compress, and zlib's set-up for level 1
+ * costs ~50 us per object, the most of a small object's write.
+ */
+export const deflateObject = (type: ObjectType, data: Uint8Array) => zlib.deflateSync(data, { level: type === "blob" ? 1 : 0 });
+
+let tempCount = 0;
+/** A name no other writer uses at once (process and thread differ; the count differs within one). */
+export const tempName = (dir: string, prefix: string) => path.join(dir, `${prefix}${process.pid}-${threadId}-${tempCount++}`);
+
+/**
+ * Writes a file whole under its final name: a temporary file, then a rename, so a concurrent reader
+ * never sees half of it. The directory is created on first need only (a mkdir before every write
+ * failed with EEXIST nearly always, a syscall and an exception per object).
+ */
+export function writeFileAtomically(file: string, data: Uint8Array, tempPrefix: string): void {
+  const dir = path.dirname(file);
+  const temp = tempName(dir, tempPrefix);
+  try {
+    fs.writeFileSync(temp, data, { mode: 0o444 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(temp, data, { mode: 0o444 });
+  }
+  fs.renameSync(temp, file);
+}
+
+/**
+ * Writes a loose object as git does (`<type> <size>\0<content>`, zlib-deflated, named by its SHA-1)
+ * with Node's synchronous hash and deflate. isomorphic-git's writes hash through WebCrypto and
+ * deflate through a CompressionStream, both asynchronous: several times the CPU for the small
+ * objects of a commit. Objects are encoded exactly as isomorphic-git encodes them (same ids).
+ */
+export function writeLoose(gitdir: string, type: ObjectType, content: Uint8Array, oid = objectId(type, content)): string {
+  const file = path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
+  if (fs.existsSync(file)) return oid;
+  writeFileAtomically(file, deflateObject(type, Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content])), ".tmp-");
+  return oid;
+}
 
 /** Git's tree order: names compared bytewise, a directory's as if it ended with "/". */
 export const treeOrderKey = (entry: TreeObject[number]) => Buffer.from(entry.mode === "040000" ? `${entry.path}/` : entry.path, "utf8");
 
-export function writeLooseTree(gitdir: string, tree: TreeObject): string {
+export function encodeTree(tree: TreeObject): Buffer {
   const entries = tree.map((entry) => ({ entry, key: treeOrderKey(entry) })).sort((a, b) => Buffer.compare(a.key, b.key));
-  const parts = entries.flatMap(({ entry }) => [Buffer.from(`${entry.mode.replace(/^0/, "")} ${entry.path}\0`, "utf8"), Buffer.from(entry.oid, "hex")]);
-  return writeLoose(gitdir, "tree", Buffer.concat(parts));
+  return Buffer.concat(entries.flatMap(({ entry }) => [Buffer.from(`${entry.mode.replace(/^0/, "")} ${entry.path}\0`, "utf8"), Buffer.from(entry.oid, "hex")]));
 }
 
 /** `+hhmm` from isomorphic-git's offset in minutes (west of UTC positive, as JavaScript's getTimezoneOffset). */
@@ -56,10 +83,10 @@ const person = (p: CommitObject["author"]) => `${p.name} <${p.email}> ${p.timest
 const normalizeNewlines = (text: string) => `${text.replace(/\r/g, "").replace(/^\n+/, "").replace(/\n+$/, "")}\n`;
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
-export function writeLooseCommit(gitdir: string, commit: CommitObject): string {
+export function encodeCommit(commit: CommitObject): Buffer {
   let text = `tree ${commit.tree || EMPTY_TREE}\n`;
   for (const parent of commit.parent ?? []) text += `parent ${parent}\n`;
   text += `author ${person(commit.author)}\ncommitter ${person(commit.committer ?? commit.author)}\n`;
   if (commit.gpgsig) throw new Error("Signed commits are not written in-process");
-  return writeLoose(gitdir, "commit", Buffer.from(`${text}\n${normalizeNewlines(commit.message)}`, "utf8"));
+  return Buffer.from(`${text}\n${normalizeNewlines(commit.message)}`, "utf8");
 }

@@ -4,8 +4,9 @@ import zlib from "node:zlib";
 import git from "isomorphic-git";
 import type { CommitObject, TreeEntry, TreeObject } from "isomorphic-git";
 import { gitFs } from "./fs";
-import { writeLooseBlob, writeLooseCommit, writeLooseTree } from "./loose";
+import { encodeCommit, encodeTree, writeLoose, type ObjectType, type ParsedObject } from "./loose";
 import { ensureObjectPool, type Repo } from "./repo";
+import { ObjectStage } from "./stage";
 
 export type { CommitObject, TreeEntry, TreeObject };
 
@@ -49,11 +50,7 @@ export function parseTreeContent(content: Uint8Array): TreeObject {
   return entries;
 }
 
-type Parsed =
-  | { type: "blob"; object: Uint8Array }
-  | { type: "tree"; object: TreeObject }
-  | { type: "commit"; object: CommitObject }
-  | { type: "tag"; object: { object: string; type: string } };
+export type { ParsedObject };
 
 /**
  * A commit's headers and message as isomorphic-git parses them: `tree` first, the `parent` lines
@@ -94,7 +91,7 @@ function parsePerson(text: string): CommitObject["author"] {
  * through WebCrypto (asynchronous, most of a small read's CPU); git itself does not verify on read.
  * Tags and packed objects go through isomorphic-git.
  */
-function readLoose(gitdir: string, oid: string): Parsed | null {
+function readLoose(gitdir: string, oid: string): ParsedObject | null {
   const file = path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
   if (!fs.existsSync(file)) return null;
   const raw = zlib.inflateSync(fs.readFileSync(file));
@@ -112,7 +109,15 @@ function readLoose(gitdir: string, oid: string): Parsed | null {
  * Loose objects of every store first (a workspace's new objects are loose in its project's pool),
  * then isomorphic-git (packs, tags).
  */
-export async function readObject(repo: Repo, oid: string): Promise<Parsed | null> {
+export async function readObject(repo: Repo, oid: string): Promise<ParsedObject | null> {
+  const staged = repo.stage?.get(oid);
+  if (staged) return staged;
+  const parsed = await readStoredObject(repo, oid);
+  if (parsed) repo.stage?.keep(oid, parsed);
+  return parsed;
+}
+
+async function readStoredObject(repo: Repo, oid: string): Promise<ParsedObject | null> {
   for (const gitdir of repo.objectGitdirs) {
     const loose = readLoose(gitdir, oid);
     if (loose) return loose;
@@ -120,7 +125,7 @@ export async function readObject(repo: Repo, oid: string): Promise<Parsed | null
   for (const gitdir of repo.objectGitdirs) {
     try {
       const result = await git.readObject({ fs: gitFs, gitdir, oid, format: "parsed", cache: cacheFor(gitdir) });
-      return { type: result.type, object: result.object } as Parsed;
+      return { type: result.type, object: result.object } as ParsedObject;
     } catch (error) {
       if (errorCode(error) === "UnsafeFilepathError") {
         const raw = await git.readObject({ fs: gitFs, gitdir, oid, format: "content", cache: cacheFor(gitdir) });
@@ -168,6 +173,20 @@ function writeTarget(repo: Repo): string {
   return repo.writeGitdir;
 }
 
-export const writeBlob = async (repo: Repo, blob: Uint8Array) => writeLooseBlob(writeTarget(repo), blob);
-export const writeTree = async (repo: Repo, tree: TreeObject) => writeLooseTree(writeTarget(repo), tree);
-export const writeCommitObject = async (repo: Repo, commit: CommitObject) => writeLooseCommit(writeTarget(repo), commit);
+function writeObject(repo: Repo, type: ObjectType, content: Uint8Array, parsed: ParsedObject): string {
+  return repo.stage ? repo.stage.add(type, content, parsed) : writeLoose(writeTarget(repo), type, content);
+}
+
+export const writeBlob = async (repo: Repo, blob: Uint8Array) => writeObject(repo, "blob", blob, { type: "blob", object: blob });
+export const writeTree = async (repo: Repo, tree: TreeObject) => writeObject(repo, "tree", encodeTree(tree), { type: "tree", object: tree });
+export const writeCommitObject = async (repo: Repo, commit: CommitObject) => writeObject(repo, "commit", encodeCommit(commit), { type: "commit", object: commit });
+
+/**
+ * `repo` with its writes held in memory (an ObjectStage) until `flushStagedObjects`; reads see them.
+ * For a chain of in-process merges: git spawned on it sees only what was flushed.
+ */
+export const withObjectStage = (repo: Repo): Repo => ({ ...repo, stage: new ObjectStage() });
+
+export function flushStagedObjects(repo: Repo): void {
+  repo.stage?.flush(writeTarget(repo));
+}

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { readTextIfPresent } from "./fs";
+import type { ObjectStage } from "./stage";
 import { projectDir, projectRepoPath, workspaceRepoPath } from "./paths";
 
 /**
@@ -20,6 +21,8 @@ export interface Repo {
    * GitLab's object pools): a change opened from the workspace then copies no object.
    */
   writeGitdir: string;
+  /** Set on a repository whose in-process writes are held in memory until flushed (objects.ts `withObjectStage`). */
+  stage?: ObjectStage;
 }
 
 function alternateGitdirs(gitdir: string): string[] {

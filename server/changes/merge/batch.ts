@@ -99,9 +99,10 @@ async function attemptBatch(
           continue;
         }
         const workspace = workspaces.get(change.workspaceId) ?? null;
-        current = await writeLandingCommit(repo, { tree: outcome.tree, head: current, change, workspace, strategy: "merge", signature: author });
+        current = await writeLandingCommit(session.repo, { tree: outcome.tree, head: current, change, workspace, strategy: "merge", signature: author });
         merged.push({ change, commit: current });
       }
+      session.flush();
     } finally {
       session.close();
     }

@@ -1,6 +1,6 @@
 import { inheritedEnvironment } from "@/server/config";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readCommit, runGit, uniqueMergeBase, writeCommitObject, type Repo } from "@/server/git";
+import { flushStagedObjects, readCommit, runGit, uniqueMergeBase, withObjectStage, writeCommitObject, type Repo } from "@/server/git";
 import { mergeTreesInProcess } from "./tree-merge";
 
 /** One side of a conflicted path as merge-tree reports it (stage 1 base, 2 ours, 3 theirs). */
@@ -154,22 +154,34 @@ class GitMergeProcess {
 
 /**
  * Many merges, as `mergeCommits` merges them, one at a time in call order (each may name commits
- * written after the session started). Those git must decide go through one long-running
- * `git merge-tree --stdin`, started at the first of them: a merge-batch pays at most one spawn.
+ * written after the session started). The session's objects (merged trees, and the commits its
+ * caller writes through `session.repo`) are held in memory until `flush` (one pack for a large
+ * batch). Merges git must decide go through one long-running `git merge-tree --stdin`, started at
+ * the first of them (what is held is flushed first): a merge-batch pays at most one spawn.
  */
 export class MergeSession {
+  readonly repo: Repo;
   private git: GitMergeProcess | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly repo: Repo) {}
+  constructor(repo: Repo) {
+    this.repo = withObjectStage(repo);
+  }
 
   merge(ours: string, theirs: string): Promise<MergeOutcome> {
     const run = this.queue.then(async () => {
       const inProcess = await mergeCommitsInProcess(this.repo, ours, theirs);
-      return inProcess ?? (this.git ??= new GitMergeProcess(this.repo)).merge(ours, theirs);
+      if (inProcess) return inProcess;
+      this.flush();
+      return (this.git ??= new GitMergeProcess(this.repo)).merge(ours, theirs);
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Writes the objects held so far to the repository's store; they must be there before a ref names them. */
+  flush(): void {
+    flushStagedObjects(this.repo);
   }
 
   close(): void {

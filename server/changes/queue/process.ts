@@ -150,9 +150,10 @@ async function buildBatch(project: Project, repo: Repo, head: string, policy: Po
       }
       const signature = userSignature(entry.enqueuer ?? "svc-forge");
       const change = { ...entry.change, tipSha: entry.tipSha };
-      current = await writeLandingCommit(repo, { tree: outcome.tree, head: current, change, workspace: entry.workspace, strategy: entry.strategy as MergeStrategy, signature });
+      current = await writeLandingCommit(session.repo, { tree: outcome.tree, head: current, change, workspace: entry.workspace, strategy: entry.strategy as MergeStrategy, signature });
       projected.push({ entry, commit: current });
     }
+    session.flush();
   } finally {
     session.close();
   }

@@ -1,0 +1,50 @@
+import { objectId, writeLoose, type ObjectType, type ParsedObject } from "./loose";
+import { PACK_BYTES_MAX, writePack, type PackedObject } from "./pack";
+
+/** From this many objects a flush writes one pack; fewer are written loose (git's transfer.unpackLimit). */
+const PACK_FROM = 100;
+
+interface StagedObject extends PackedObject {
+  parsed: ParsedObject;
+}
+
+/**
+ * Objects written in memory and read back from there, then written to the store in one go: a chain
+ * of merges (a merge-batch, a queue round) reads back every tree and commit it just wrote, and
+ * writes hundreds of small objects that land together or not at all. Trees and commits read
+ * through the stage are kept too (a batch's merges read the same base trees). Lives as long as one
+ * chain; nothing outside it sees a staged object before `flush`.
+ */
+export class ObjectStage {
+  private readonly staged = new Map<string, StagedObject>();
+  private readonly kept = new Map<string, ParsedObject>();
+
+  get(oid: string): ParsedObject | undefined {
+    return this.staged.get(oid)?.parsed ?? this.kept.get(oid);
+  }
+
+  keep(oid: string, parsed: ParsedObject): void {
+    if (parsed.type === "tree" || parsed.type === "commit") this.kept.set(oid, parsed);
+  }
+
+  add(type: ObjectType, content: Uint8Array, parsed: ParsedObject): string {
+    const oid = objectId(type, content);
+    if (!this.staged.has(oid) && !this.kept.has(oid)) this.staged.set(oid, { oid, type, content, parsed });
+    return oid;
+  }
+
+  get pending(): number {
+    return this.staged.size;
+  }
+
+  /** Writes what is staged into the store of `gitdir` (one pack, or loose objects when few) and keeps it readable here. */
+  flush(gitdir: string): void {
+    const objects = [...this.staged.values()];
+    if (objects.length === 0) return;
+    const bytes = objects.reduce((sum, object) => sum + object.content.length, 0);
+    if (objects.length >= PACK_FROM && bytes < PACK_BYTES_MAX / 2) writePack(gitdir, objects);
+    else for (const object of objects) writeLoose(gitdir, object.type, object.content, object.oid);
+    for (const object of objects) this.keep(object.oid, object.parsed);
+    this.staged.clear();
+  }
+}
