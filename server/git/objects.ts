@@ -6,6 +6,7 @@ import type { CommitObject, TreeEntry, TreeObject } from "isomorphic-git";
 import { gitFs } from "./fs";
 import { encodeCommit, encodeTree, writeLoose, type ObjectType, type ParsedObject } from "./loose";
 import { ensureObjectPool, type Repo } from "./repo";
+import { keepParsed, keptParsed } from "./parsed-cache";
 import { ObjectStage } from "./stage";
 
 export type { CommitObject, TreeEntry, TreeObject };
@@ -94,14 +95,19 @@ function parsePerson(text: string): CommitObject["author"] {
 function readLoose(gitdir: string, oid: string): ParsedObject | null {
   const file = path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
   if (!fs.existsSync(file)) return null;
+  const kept = keptParsed(oid);
+  if (kept) return kept;
   const raw = zlib.inflateSync(fs.readFileSync(file));
   const space = raw.indexOf(0x20);
   const type = raw.toString("latin1", 0, space);
-  const content = raw.subarray(raw.indexOf(0, space) + 1);
-  if (type === "blob") return { type, object: content };
+  if (type !== "blob" && type !== "tree" && type !== "commit") return null;
+  return keepParsed(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)));
+}
+
+function parseContent(type: ObjectType, content: Uint8Array): ParsedObject {
   if (type === "tree") return { type, object: parseTreeContent(content) };
   if (type === "commit") return { type, object: parseCommitContent(content) };
-  return null;
+  return { type, object: content };
 }
 
 /**
@@ -112,12 +118,6 @@ function readLoose(gitdir: string, oid: string): ParsedObject | null {
 export async function readObject(repo: Repo, oid: string): Promise<ParsedObject | null> {
   const staged = repo.stage?.get(oid);
   if (staged) return staged;
-  const parsed = await readStoredObject(repo, oid);
-  if (parsed) repo.stage?.keep(oid, parsed);
-  return parsed;
-}
-
-async function readStoredObject(repo: Repo, oid: string): Promise<ParsedObject | null> {
   for (const gitdir of repo.objectGitdirs) {
     const loose = readLoose(gitdir, oid);
     if (loose) return loose;
@@ -173,13 +173,18 @@ function writeTarget(repo: Repo): string {
   return repo.writeGitdir;
 }
 
-function writeObject(repo: Repo, type: ObjectType, content: Uint8Array, parsed: ParsedObject): string {
-  return repo.stage ? repo.stage.add(type, content, parsed) : writeLoose(writeTarget(repo), type, content);
+/** Writes an object (held in memory when `repo` has a stage); a tree or commit is kept parsed as a read would return it. */
+function writeObject(repo: Repo, type: ObjectType, content: Uint8Array): string {
+  const parsed = parseContent(type, content);
+  if (repo.stage) return repo.stage.add(type, content, parsed);
+  const oid = writeLoose(writeTarget(repo), type, content);
+  keepParsed(oid, parsed);
+  return oid;
 }
 
-export const writeBlob = async (repo: Repo, blob: Uint8Array) => writeObject(repo, "blob", blob, { type: "blob", object: blob });
-export const writeTree = async (repo: Repo, tree: TreeObject) => writeObject(repo, "tree", encodeTree(tree), { type: "tree", object: tree });
-export const writeCommitObject = async (repo: Repo, commit: CommitObject) => writeObject(repo, "commit", encodeCommit(commit), { type: "commit", object: commit });
+export const writeBlob = async (repo: Repo, blob: Uint8Array) => writeObject(repo, "blob", blob);
+export const writeTree = async (repo: Repo, tree: TreeObject) => writeObject(repo, "tree", encodeTree(tree));
+export const writeCommitObject = async (repo: Repo, commit: CommitObject) => writeObject(repo, "commit", encodeCommit(commit));
 
 /**
  * `repo` with its writes held in memory (an ObjectStage) until `flushStagedObjects`; reads see them.

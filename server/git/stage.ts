@@ -1,4 +1,5 @@
 import { objectId, writeLoose, type ObjectType, type ParsedObject } from "./loose";
+import { keepParsed } from "./parsed-cache";
 import { PACK_BYTES_MAX, writePack, type PackedObject } from "./pack";
 
 /** From this many objects a flush writes one pack; fewer are written loose (git's transfer.unpackLimit). */
@@ -11,9 +12,9 @@ interface StagedObject extends PackedObject {
 /**
  * Objects written in memory and read back from there, then written to the store in one go: a chain
  * of merges (a merge-batch, a queue round) reads back every tree and commit it just wrote, and
- * writes hundreds of small objects that land together or not at all. Trees and commits read
- * through the stage are kept too (a batch's merges read the same base trees). Lives as long as one
- * chain; nothing outside it sees a staged object before `flush`.
+ * writes hundreds of small objects that land together or not at all. What it flushed stays
+ * readable here (a pack's objects are not in the process's parsed cache, which serves loose ones).
+ * Lives as long as one chain; nothing outside it sees a staged object before `flush`.
  */
 export class ObjectStage {
   private readonly staged = new Map<string, StagedObject>();
@@ -21,10 +22,6 @@ export class ObjectStage {
 
   get(oid: string): ParsedObject | undefined {
     return this.staged.get(oid)?.parsed ?? this.kept.get(oid);
-  }
-
-  keep(oid: string, parsed: ParsedObject): void {
-    if (parsed.type === "tree" || parsed.type === "commit") this.kept.set(oid, parsed);
   }
 
   add(type: ObjectType, content: Uint8Array, parsed: ParsedObject): string {
@@ -42,9 +39,12 @@ export class ObjectStage {
     const objects = [...this.staged.values()];
     if (objects.length === 0) return;
     const bytes = objects.reduce((sum, object) => sum + object.content.length, 0);
-    if (objects.length >= PACK_FROM && bytes < PACK_BYTES_MAX / 2) writePack(gitdir, objects);
-    else for (const object of objects) writeLoose(gitdir, object.type, object.content, object.oid);
-    for (const object of objects) this.keep(object.oid, object.parsed);
+    const packed = objects.length >= PACK_FROM && bytes < PACK_BYTES_MAX / 2;
+    if (packed) writePack(gitdir, objects);
+    for (const object of objects) {
+      if (!packed) keepParsed(writeLoose(gitdir, object.type, object.content, object.oid), object.parsed);
+      if (object.type !== "blob") this.kept.set(object.oid, object.parsed);
+    }
     this.staged.clear();
   }
 }
