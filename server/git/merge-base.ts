@@ -65,7 +65,7 @@ async function numberGeneration(repo: Repo, oid: string): Promise<number | null>
       tooLongToNumber.add(repo.writeGitdir);
       return null;
     }
-    const header = await commitHeader(repo, top);
+    const header = headers.get(top) ?? (await commitHeader(repo, top));
     if (!header) return null;
     if (header.generation !== undefined) {
       stack.pop();
@@ -118,16 +118,26 @@ export async function uniqueMergeBase(repo: Repo, one: string, two: string): Pro
 async function paintDownToCommon(repo: Repo, one: string, two: string, byGeneration: boolean): Promise<string | null | undefined> {
   const nodes = new Map<string, Node>();
   let unnumbered = false;
-  const load = async (oid: string): Promise<Node | null> => {
-    let node = nodes.get(oid);
-    if (node) return node;
-    if (nodes.size >= WALK_LIMIT) return null;
-    const header = await commitHeader(repo, oid);
-    if (!header) return null;
+  const addNode = (oid: string, header: CommitHeader): Node => {
     if (byGeneration && header.generation === undefined) unnumbered = true;
-    node = { oid, date: header.date, parents: header.parents, generation: header.generation ?? 0, flags: 0 };
+    const node = { oid, date: header.date, parents: header.parents, generation: header.generation ?? 0, flags: 0 };
     nodes.set(oid, node);
     return node;
+  };
+  // A commit walked or kept is loaded without an await (most of a walk's are; each await is a turn
+  // of the event loop); undefined when its header must be read.
+  const loadKept = (oid: string): Node | null | undefined => {
+    const node = nodes.get(oid);
+    if (node) return node;
+    if (nodes.size >= WALK_LIMIT) return null;
+    const header = headers.get(oid);
+    return header && addNode(oid, header);
+  };
+  const load = async (oid: string): Promise<Node | null> => {
+    const kept = loadKept(oid);
+    if (kept !== undefined) return kept;
+    const header = await commitHeader(repo, oid);
+    return header && addNode(oid, header);
   };
   const queue: Node[] = [];
   const before = byGeneration ? (a: Node, b: Node) => a.generation > b.generation || (a.generation === b.generation && a.date > b.date) : (a: Node, b: Node) => a.date > b.date;
@@ -157,7 +167,7 @@ async function paintDownToCommon(repo: Repo, one: string, two: string, byGenerat
       flags |= STALE;
     }
     for (const oid of commit.parents) {
-      const parent = await load(oid);
+      const parent = loadKept(oid) ?? (await load(oid));
       if (!parent) return null;
       if ((parent.flags & flags) === flags) continue;
       parent.flags |= flags;

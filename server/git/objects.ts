@@ -4,7 +4,7 @@ import zlib from "node:zlib";
 import git from "isomorphic-git";
 import type { CommitObject, TreeEntry, TreeObject } from "isomorphic-git";
 import { gitFs } from "./fs";
-import { encodeCommit, encodeTree, writeLoose, type ObjectType, type ParsedObject } from "./loose";
+import { MODE_TYPES, encodeCommit, encodeTree, writeLoose, type ObjectType, type ParsedObject } from "./loose";
 import { ensureObjectPool, type Repo } from "./repo";
 import { keepParsed, keptParsed } from "./parsed-cache";
 import { ObjectStage } from "./stage";
@@ -28,8 +28,6 @@ function cacheFor(gitdir: string): object {
 
 const errorCode = (error: unknown) => (error as { code?: string }).code;
 const isNotFound = (error: unknown) => errorCode(error) === "NotFoundError";
-
-const MODE_TYPES: Record<string, TreeEntry["type"]> = { "040000": "tree", "160000": "commit" };
 
 /**
  * Parses a raw tree object. isomorphic-git refuses a whole tree when one name is unsafe to check
@@ -174,8 +172,7 @@ function writeTarget(repo: Repo): string {
 }
 
 /** Writes an object (held in memory when `repo` has a stage); a tree or commit is kept parsed as a read would return it. */
-function writeObject(repo: Repo, type: ObjectType, content: Uint8Array): string {
-  const parsed = parseContent(type, content);
+function writeObject(repo: Repo, type: ObjectType, content: Uint8Array, parsed = parseContent(type, content)): string {
   if (repo.stage) return repo.stage.add(type, content, parsed);
   const oid = writeLoose(writeTarget(repo), type, content);
   keepParsed(oid, parsed);
@@ -183,8 +180,11 @@ function writeObject(repo: Repo, type: ObjectType, content: Uint8Array): string 
 }
 
 export const writeBlob = async (repo: Repo, blob: Uint8Array) => writeObject(repo, "blob", blob);
-export const writeTree = async (repo: Repo, tree: TreeObject) => writeObject(repo, "tree", encodeTree(tree));
 export const writeCommitObject = async (repo: Repo, commit: CommitObject) => writeObject(repo, "commit", encodeCommit(commit));
+export const writeTree = async (repo: Repo, tree: TreeObject) => {
+  const { content, entries } = encodeTree(tree);
+  return writeObject(repo, "tree", content, { type: "tree", object: entries });
+};
 
 /**
  * `repo` with its writes held in memory (an ObjectStage) until `flushStagedObjects`; reads see them.

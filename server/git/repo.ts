@@ -36,8 +36,17 @@ function alternateGitdirs(gitdir: string): string[] {
     .map((line) => path.dirname(path.resolve(objectsDir, line)));
 }
 
+/** A repository by its git dir; its alternates are read on the first object read (many uses read only refs). */
 export function openRepo(gitdir: string, lockKey: string, writeGitdir = gitdir): Repo {
-  return { gitdir, lockKey, objectGitdirs: [gitdir, ...alternateGitdirs(gitdir)], writeGitdir };
+  let objectGitdirs: string[] | undefined;
+  return {
+    gitdir,
+    lockKey,
+    writeGitdir,
+    get objectGitdirs() {
+      return (objectGitdirs ??= [gitdir, ...alternateGitdirs(gitdir)]);
+    },
+  };
 }
 
 export const openProjectRepo = (projectId: string): Repo => openRepo(projectRepoPath(projectId), projectId);
