@@ -93,8 +93,10 @@ export function writeFileAtomically(file: string, data: Uint8Array, tempPrefix: 
  * deflate through a CompressionStream, both asynchronous: several times the CPU for the small
  * objects of a commit. Objects are encoded exactly as isomorphic-git encodes them (same ids).
  */
+export const looseObjectPath = (gitdir: string, oid: string) => path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
+
 export function writeLoose(gitdir: string, type: ObjectType, content: Uint8Array, oid = objectId(type, content)): string {
-  const file = path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
+  const file = looseObjectPath(gitdir, oid);
   if (fs.existsSync(file)) return oid;
   writeFileAtomically(file, deflateObject(type, Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content])), ".tmp-");
   return oid;

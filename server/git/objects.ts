@@ -1,10 +1,9 @@
 import fs from "node:fs";
-import path from "node:path";
 import zlib from "node:zlib";
 import git from "isomorphic-git";
 import type { CommitObject, TreeEntry, TreeObject } from "isomorphic-git";
 import { gitFs } from "./fs";
-import { MODE_TYPES, encodeCommit, encodeTree, writeLoose, type ObjectType, type ParsedObject } from "./loose";
+import { MODE_TYPES, encodeCommit, encodeTree, looseObjectPath, writeLoose, type ObjectType, type ParsedObject } from "./loose";
 import { ensureObjectPool, type Repo } from "./repo";
 import { keepParsed, keptParsed } from "./parsed-cache";
 import { ObjectStage } from "./stage";
@@ -91,15 +90,13 @@ function parsePerson(text: string): CommitObject["author"] {
  * Tags and packed objects go through isomorphic-git.
  */
 function readLoose(gitdir: string, oid: string): ParsedObject | null {
-  const file = path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
+  const file = looseObjectPath(gitdir, oid);
   if (!fs.existsSync(file)) return null;
-  const kept = keptParsed(oid);
-  if (kept) return kept;
   const raw = zlib.inflateSync(fs.readFileSync(file));
   const space = raw.indexOf(0x20);
   const type = raw.toString("latin1", 0, space);
   if (type !== "blob" && type !== "tree" && type !== "commit") return null;
-  return keepParsed(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)));
+  return keepParsed(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)), file);
 }
 
 function parseContent(type: ObjectType, content: Uint8Array): ParsedObject {
@@ -114,8 +111,8 @@ function parseContent(type: ObjectType, content: Uint8Array): ParsedObject {
  * then isomorphic-git (packs, tags).
  */
 export async function readObject(repo: Repo, oid: string): Promise<ParsedObject | null> {
-  const staged = repo.stage?.get(oid);
-  if (staged) return staged;
+  const known = repo.stage?.get(oid) ?? keptParsed(oid, repo.objectGitdirs);
+  if (known) return known;
   for (const gitdir of repo.objectGitdirs) {
     const loose = readLoose(gitdir, oid);
     if (loose) return loose;
@@ -174,8 +171,9 @@ function writeTarget(repo: Repo): string {
 /** Writes an object (held in memory when `repo` has a stage); a tree or commit is kept parsed as a read would return it. */
 function writeObject(repo: Repo, type: ObjectType, content: Uint8Array, parsed = parseContent(type, content)): string {
   if (repo.stage) return repo.stage.add(type, content, parsed);
-  const oid = writeLoose(writeTarget(repo), type, content);
-  keepParsed(oid, parsed);
+  const target = writeTarget(repo);
+  const oid = writeLoose(target, type, content);
+  keepParsed(oid, parsed, looseObjectPath(target, oid));
   return oid;
 }
 

@@ -53,7 +53,7 @@ export const PACK_BYTES_MAX = 0x7fffffff;
 /**
  * Writes `objects` (no duplicates) into the store of `gitdir` as one pack without deltas and its
  * version-2 index, named by the pack's checksum as git names them. The pack is in place before
- * its index, so a reader that finds the index finds the pack.
+ * its index, so a reader that finds the index finds the pack. Answers the index's path.
  */
 export function writePack(gitdir: string, objects: PackedObject[]): string {
   const parts: Buffer[] = [Buffer.from("PACK"), uint32(2), uint32(objects.length)];
@@ -72,5 +72,5 @@ export function writePack(gitdir: string, objects: PackedObject[]): string {
   const name = path.join(gitdir, "objects", "pack", `pack-${packChecksum.toString("hex")}`);
   writeFileAtomically(`${name}.pack`, Buffer.concat([...parts, packChecksum]), "tmp_pack_");
   writeFileAtomically(`${name}.idx`, packIndex(entries, packChecksum), "tmp_idx_");
-  return packChecksum.toString("hex");
+  return `${name}.idx`;
 }

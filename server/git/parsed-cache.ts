@@ -1,15 +1,18 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { ParsedObject } from "./loose";
 
 /**
- * Parsed trees and commits by id, of this process's recent loose reads and writes. An id names its
- * content for ever, so nothing is ever stale; whether a repository holds the object is still asked
- * of its store every time (the caller finds the loose file first), so no repository reads another's
- * objects through here. A fleet's loop writes a commit's trees, then reads them back to open the
- * change, to merge it, and again for the next merge's base: each read was a file read, an inflate
- * and a parse. Entries are frozen: callers share them.
+ * Parsed trees and commits by id, of this process's recent reads and writes. An id names its
+ * content for ever, so nothing kept is ever stale; whether a repository holds the object is still
+ * asked of the file system every time: each is kept with the file that holds it (its loose file, or
+ * the index of the pack it was written into), answered only to a repository whose stores include
+ * that file, and only while the file exists. A fleet's loop writes a commit's trees, then reads
+ * them back to open the change, to merge it, and again for the next merge's base: each read was a
+ * file read, an inflate and a parse. Entries are frozen: callers share them.
  */
 const WEIGHT_KEPT = 200_000;
-const kept = new Map<string, { parsed: ParsedObject; weight: number }>();
+const kept = new Map<string, { parsed: ParsedObject; file: string; weight: number }>();
 let weight = 0;
 
 const weightOf = (parsed: ParsedObject) => 1 + (parsed.type === "tree" ? parsed.object.length : 0);
@@ -25,28 +28,38 @@ function freeze(parsed: ParsedObject): ParsedObject {
   return Object.freeze(parsed);
 }
 
-/** The parsed object kept for `oid`, most recently used last. */
-export function keptParsed(oid: string): ParsedObject | undefined {
+/** The parsed object kept for `oid` if a file of one of `gitdirs`' stores holds it, most recently used last. */
+export function keptParsed(oid: string, gitdirs: readonly string[]): ParsedObject | undefined {
   const found = kept.get(oid);
-  if (!found) return undefined;
+  if (!found || !gitdirs.some((gitdir) => found.file.startsWith(gitdir + path.sep))) return undefined;
+  if (!fs.existsSync(found.file)) {
+    forget(oid);
+    return undefined;
+  }
   kept.delete(oid);
   kept.set(oid, found);
   return found.parsed;
 }
 
-/** Keeps a tree or commit just read or written (blobs are not kept); returns what is kept. */
-export function keepParsed(oid: string, parsed: ParsedObject): ParsedObject {
+function forget(oid: string): void {
+  const found = kept.get(oid);
+  if (!found) return;
+  kept.delete(oid);
+  weight -= found.weight;
+}
+
+/** Keeps a tree or commit just read from or written to `file` (blobs are not kept); returns what is kept. */
+export function keepParsed(oid: string, parsed: ParsedObject, file: string): ParsedObject {
   if (parsed.type !== "tree" && parsed.type !== "commit") return parsed;
-  const already = kept.get(oid);
-  if (already) return already.parsed;
-  const entry = { parsed: freeze(parsed), weight: weightOf(parsed) };
-  if (entry.weight > WEIGHT_KEPT / 100) return entry.parsed;
+  const frozen = Object.isFrozen(parsed) ? parsed : freeze(parsed);
+  const entry = { parsed: frozen, file, weight: weightOf(parsed) };
+  if (entry.weight > WEIGHT_KEPT / 100) return frozen;
+  forget(oid);
   kept.set(oid, entry);
   weight += entry.weight;
-  for (const [oldest, { weight: dropped }] of kept) {
+  for (const [oldest] of kept) {
     if (weight <= WEIGHT_KEPT) break;
-    kept.delete(oldest);
-    weight -= dropped;
+    forget(oldest);
   }
-  return entry.parsed;
+  return frozen;
 }

@@ -1,4 +1,4 @@
-import { objectId, writeLoose, type ObjectType, type ParsedObject } from "./loose";
+import { looseObjectPath, objectId, writeLoose, type ObjectType, type ParsedObject } from "./loose";
 import { keepParsed } from "./parsed-cache";
 import { PACK_BYTES_MAX, writePack, type PackedObject } from "./pack";
 
@@ -12,21 +12,20 @@ interface StagedObject extends PackedObject {
 /**
  * Objects written in memory and read back from there, then written to the store in one go: a chain
  * of merges (a merge-batch, a queue round) reads back every tree and commit it just wrote, and
- * writes hundreds of small objects that land together or not at all. What it flushed stays
- * readable here (a pack's objects are not in the process's parsed cache, which serves loose ones).
- * Lives as long as one chain; nothing outside it sees a staged object before `flush`.
+ * writes hundreds of small objects that land together or not at all. Lives as long as one chain;
+ * nothing outside it sees a staged object before `flush` (then the process's parsed cache keeps
+ * the trees and commits, with the file that holds them).
  */
 export class ObjectStage {
   private readonly staged = new Map<string, StagedObject>();
-  private readonly kept = new Map<string, ParsedObject>();
 
   get(oid: string): ParsedObject | undefined {
-    return this.staged.get(oid)?.parsed ?? this.kept.get(oid);
+    return this.staged.get(oid)?.parsed;
   }
 
   add(type: ObjectType, content: Uint8Array, parsed: ParsedObject): string {
     const oid = objectId(type, content);
-    if (!this.staged.has(oid) && !this.kept.has(oid)) this.staged.set(oid, { oid, type, content, parsed });
+    if (!this.staged.has(oid)) this.staged.set(oid, { oid, type, content, parsed });
     return oid;
   }
 
@@ -34,16 +33,15 @@ export class ObjectStage {
     return this.staged.size;
   }
 
-  /** Writes what is staged into the store of `gitdir` (one pack, or loose objects when few) and keeps it readable here. */
+  /** Writes what is staged into the store of `gitdir`: one pack, or loose objects when few. */
   flush(gitdir: string): void {
     const objects = [...this.staged.values()];
     if (objects.length === 0) return;
     const bytes = objects.reduce((sum, object) => sum + object.content.length, 0);
-    const packed = objects.length >= PACK_FROM && bytes < PACK_BYTES_MAX / 2;
-    if (packed) writePack(gitdir, objects);
+    const index = objects.length >= PACK_FROM && bytes < PACK_BYTES_MAX / 2 ? writePack(gitdir, objects) : null;
     for (const object of objects) {
-      if (!packed) keepParsed(writeLoose(gitdir, object.type, object.content, object.oid), object.parsed);
-      if (object.type !== "blob") this.kept.set(object.oid, object.parsed);
+      const file = index ?? looseObjectPath(gitdir, writeLoose(gitdir, object.type, object.content, object.oid));
+      keepParsed(object.oid, object.parsed, file);
     }
     this.staged.clear();
   }
