@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { deflateObject, writeFileAtomically, type ObjectType } from "./loose";
+import { runGit } from "./spawn";
 
 export interface PackedObject {
   oid: string;
@@ -73,4 +75,23 @@ export function writePack(gitdir: string, objects: PackedObject[]): string {
   writeFileAtomically(`${name}.pack`, Buffer.concat([...parts, packChecksum]), "tmp_pack_");
   writeFileAtomically(`${name}.idx`, packIndex(entries, packChecksum), "tmp_idx_");
   return `${name}.idx`;
+}
+
+/** Packs a store holds before git is asked to consolidate them (git's gc.autoPackLimit). */
+const AUTO_PACK_LIMIT = 50;
+const consolidating = new Set<string>();
+
+/**
+ * Past AUTO_PACK_LIMIT packs in the store of `gitdir`, runs `git gc --auto` in the background, as
+ * receive-pack does after a push (git then repacks them into one; a project's store never prunes,
+ * see repo.ts). Every lookup of an object not loose reads each pack's index: their number must stay bounded.
+ */
+export function consolidatePacksWhenMany(gitdir: string): void {
+  if (consolidating.has(gitdir)) return;
+  const packs = fs.readdirSync(path.join(gitdir, "objects", "pack")).filter((name) => name.endsWith(".pack")).length;
+  if (packs <= AUTO_PACK_LIMIT) return;
+  consolidating.add(gitdir);
+  runGit(["gc", "--auto", "--quiet"], { gitdir })
+    .catch((error: Error) => console.warn(`[git] gc --auto in ${gitdir} failed: ${error.message}`))
+    .finally(() => consolidating.delete(gitdir));
 }

@@ -82,4 +82,25 @@ describe("objects held in a stage", () => {
     flushStagedObjects(staged);
     expect(await gitHas(repo, first)).toBe(true);
   });
+
+  it("past 50 packs in a store, have git consolidate them in the background, losing no object", async () => {
+    const { repo, tip } = await newProject();
+    let chainTip = tip;
+    const written: string[] = [];
+    for (let pack = 0; pack < 51; pack++) {
+      const staged = withObjectStage(repo);
+      const chain = await writeChain(staged, chainTip, 25, (i) => Buffer.from(`pack ${pack} blob ${i}\n`));
+      flushStagedObjects(staged);
+      chainTip = chain.tip;
+      written.push(...chain.written);
+    }
+    await runGit(["update-ref", "refs/heads/main", chainTip], { gitdir: repo.gitdir });
+    const deadline = Date.now() + 20_000;
+    while (packsOf(repo).filter((name) => name.endsWith(".pack")).length > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(packsOf(repo).filter((name) => name.endsWith(".pack")).length).toBe(1);
+    const present = await runGit(["cat-file", "--batch-check"], { gitdir: repo.gitdir, input: `${written.join("\n")}\n` });
+    expect(present.stdout).not.toContain("missing");
+    expect((await readCommit(repo, chainTip)).message).toBe("commit 24\n");
+  }, 60_000);
 });
+

@@ -1,6 +1,6 @@
 import { looseObjectPath, objectId, writeLoose, type ObjectType, type ParsedObject } from "./loose";
 import { keepParsed } from "./parsed-cache";
-import { PACK_BYTES_MAX, writePack, type PackedObject } from "./pack";
+import { consolidatePacksWhenMany, PACK_BYTES_MAX, writePack, type PackedObject } from "./pack";
 
 /** From this many objects a flush writes one pack; fewer are written loose (git's transfer.unpackLimit). */
 const PACK_FROM = 100;
@@ -39,6 +39,7 @@ export class ObjectStage {
     if (objects.length === 0) return;
     const bytes = objects.reduce((sum, object) => sum + object.content.length, 0);
     const index = objects.length >= PACK_FROM && bytes < PACK_BYTES_MAX / 2 ? writePack(gitdir, objects) : null;
+    if (index) consolidatePacksWhenMany(gitdir);
     for (const object of objects) {
       const file = index ?? looseObjectPath(gitdir, writeLoose(gitdir, object.type, object.content, object.oid));
       keepParsed(object.oid, object.parsed, file);
