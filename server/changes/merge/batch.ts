@@ -1,18 +1,16 @@
-import type { Change, Project } from "@/server/generated/prisma/client";
+import type { Change } from "@/server/generated/prisma/client";
 import { actorOf, type UserIdentity } from "@/server/auth";
-import { db } from "@/server/db";
 import { forbidden } from "@/server/errors";
 import { loadPolicy } from "@/server/policy";
 import { commitAuthorship, requireProject } from "@/server/projects";
-import { workspaceNames } from "@/server/workspaces";
-import { reviewStates } from "@/server/changes/reviews/rules";
 import { projectHead } from "../evaluation";
 import { isUuid } from "../load";
 import { recordConflicts } from "../conflicts/record";
 import { writeLandingCommit } from "./commit";
 import { firstGateFailure, skipReason } from "./gates";
-import { agentModels, landOnDefaultBranch, recordMerged, retryWhenBranchMoves } from "./land";
+import { landOnDefaultBranch, recordMerged, retryWhenBranchMoves } from "./land";
 import { MergeSession } from "./merge-tree";
+import { changesFactsAlongside, type ChangeFacts } from "./facts";
 
 type ProjectRef = { namespace: string; slug: string } | { id: string };
 
@@ -33,55 +31,39 @@ const since = (start: number) => Math.round((performance.now() - start) * 100) /
  */
 export async function mergeBatch(identity: UserIdentity, ref: ProjectRef, input: { changeIds: string[]; force: boolean }) {
   const started = performance.now();
-  const { project } = await requireProject(identity, ref, "write");
   const { author } = commitAuthorship(identity);
-  return retryWhenBranchMoves(BATCH_ATTEMPTS_MAX, () => attemptBatch(identity, project, input, author, started));
+  return retryWhenBranchMoves(BATCH_ATTEMPTS_MAX, () => attemptBatch(identity, ref, input, author, started));
 }
 
 async function attemptBatch(
   identity: UserIdentity,
-  project: Project,
+  ref: ProjectRef,
   input: { changeIds: string[]; force: boolean },
   author: { name: string; email: string },
   started: number,
 ) {
-  const prisma = await db();
   const resolveStart = performance.now();
   const ids = [...new Set(input.changeIds)];
+  // The project and every change's facts in one statement, read again on each attempt: a change
+  // may have moved on (merged, rejected) while the branch moved.
+  const { project, alongside } = await requireProject(identity, ref, "write", { alongside: changesFactsAlongside(ids.filter(isUuid)) });
+  const facts = new Map((alongside ?? []).map((fact) => [fact.change.id, fact]));
   const skipped: Skip[] = [];
   const { repo, head } = projectHead(project);
   const policy = await loadPolicy(repo, head);
   if (input.force && policy.ok && !policy.policy.merge.allowForce) {
     throw forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", { reasons: ["force needs merge.allowForce: true in the project policy"] });
   }
-  const found = await prisma.change.findMany({ where: { id: { in: ids.filter(isUuid) }, projectId: project.id } });
-  const byId = new Map(found.map((c) => [c.id, c]));
-  const [evaluations, workspaces, reviews] = await Promise.all([
-    prisma.evaluation.findMany({ where: { changeId: { in: found.map((c) => c.id) } }, select: { changeId: true, verdict: true } }),
-    workspaceNames(found.map((c) => c.workspaceId), prisma),
-    reviewStates(prisma, found),
-  ]);
-  const passed = new Set(evaluations.filter((e) => e.verdict === "passed").map((e) => e.changeId));
-  const eligible: Change[] = [];
+  const eligible: ChangeFacts[] = [];
   for (const id of ids) {
-    const change = byId.get(id);
-    if (!change) {
+    const fact = facts.get(id);
+    if (!fact) {
       skipped.push({ changeId: id, reason: "Not a change of this project" });
       continue;
     }
-    const failure = await firstGateFailure({
-      project,
-      change,
-      workspace: workspaces.get(change.workspaceId) ?? null,
-      repo,
-      head,
-      policy,
-      reviews: reviews.get(change.id)!,
-      evaluationPassed: passed.has(change.id),
-      force: input.force,
-    });
+    const failure = await firstGateFailure({ ...fact, project, repo, head, policy, force: input.force });
     if (failure) skipped.push({ changeId: id, reason: skipReason(failure) });
-    else eligible.push(change);
+    else eligible.push(fact);
   }
   const resolveMs = since(resolveStart);
 
@@ -92,13 +74,12 @@ async function attemptBatch(
   if (eligible.length > 0) {
     const session = new MergeSession(repo);
     try {
-      for (const change of eligible) {
+      for (const { change, workspace } of eligible) {
         const outcome = await session.merge(current, change.tipSha);
         if (!outcome.clean) {
           conflicted.push({ change, files: outcome.conflictingFiles, head: current });
           continue;
         }
-        const workspace = workspaces.get(change.workspaceId) ?? null;
         current = await writeLandingCommit(session.repo, { tree: outcome.tree, head: current, change, workspace, strategy: "merge", signature: author });
         merged.push({ change, commit: current });
       }
@@ -110,7 +91,7 @@ async function attemptBatch(
   const batchMs = since(batchStart);
 
   const persistStart = performance.now();
-  const models = await agentModels(prisma, merged.map((m) => m.change));
+  const models = new Map(merged.flatMap(({ change }) => (change.agentId ? [[change.agentId, facts.get(change.id)!.agentModel] as const] : [])));
   await landOnDefaultBranch(
     project,
     repo,

@@ -42,3 +42,11 @@ export const changeFactsAlongside = (changeId: string): ProjectAlongside<ChangeF
     FROM "Change" AS c WHERE c.id = ${param(changeId)}::uuid AND c."projectId" = ${projectId})`,
   fromJson: (value) => changeFactsFromJson(value as ChangeFactsJson),
 });
+
+/** The changes of the project among `changeIds` (uuids) and their facts, read with the project in one statement. */
+export const changesFactsAlongside = (changeIds: string[]): ProjectAlongside<ChangeFacts[]> => ({
+  sql: (projectId, param) => `(
+  SELECT coalesce(jsonb_agg(jsonb_build_object(${changeFactsPairsSql("c")})), '[]'::jsonb)
+    FROM "Change" AS c WHERE c.id = ANY(${param(changeIds)}::uuid[]) AND c."projectId" = ${projectId})`,
+  fromJson: (value) => (value as ChangeFactsJson[]).map(changeFactsFromJson),
+});
