@@ -111,14 +111,18 @@ const orderName = (entry: TreeEntry) => (entry.mode === "040000" || entry.mode =
 /** Git's tree order as a sort key: names compared bytewise, a directory's as if it ended with "/". */
 export const treeOrderKey = (entry: TreeEntry) => Buffer.from(orderName(entry), "utf8");
 
+const NON_ASCII = /[^\x00-\x7f]/;
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /**
  * Entries in git's tree order. Strings compare by UTF-16 code unit, which is UTF-8's byte order
- * except for characters beyond the BMP (surrogate pairs): names with those compare as bytes.
+ * except for characters beyond the BMP (surrogate pairs): names with those compare as bytes. A
+ * merge's levels come nearly sorted (the base's names, then the new ones).
  */
 function sortedForTree(tree: TreeObject): TreeEntry[] {
   const keyed = tree.map((entry) => ({ entry, name: orderName(entry) }));
   if (keyed.some(({ name }) => SURROGATE.test(name))) keyed.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
-  else keyed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  else if (keyed.some((item, i) => i > 0 && keyed[i - 1].name >= item.name)) keyed.sort(byName);
   return keyed.map(({ entry }) => entry);
 }
 
@@ -128,13 +132,14 @@ function sortedForTree(tree: TreeObject): TreeEntry[] {
  */
 export function encodeTree(tree: TreeObject): { content: Buffer; entries: TreeObject } {
   const sorted = sortedForTree(tree);
-  const heads = sorted.map((entry) => `${entry.mode.replace(/^0/, "")} ${entry.path}\0`);
-  let size = 0;
-  for (const head of heads) size += Buffer.byteLength(head) + 20;
+  const heads = sorted.map((entry) => `${entry.mode[0] === "0" ? entry.mode.slice(1) : entry.mode} ${entry.path}\0`);
+  const ascii = !heads.some((head) => NON_ASCII.test(head));
+  let size = 20 * heads.length;
+  for (const head of heads) size += ascii ? head.length : Buffer.byteLength(head);
   const content = Buffer.allocUnsafe(size);
   let at = 0;
   const entries = sorted.map((entry, i) => {
-    at += content.write(heads[i], at);
+    at += ascii ? content.write(heads[i], at, "latin1") : content.write(heads[i], at);
     at += content.write(entry.oid, at, "hex");
     const mode = entry.mode.padStart(6, "0");
     return { mode, path: entry.path, oid: entry.oid, type: MODE_TYPES[mode] ?? "blob" };

@@ -91,7 +91,8 @@ export function consolidatePacksWhenMany(gitdir: string): void {
   const packs = fs.readdirSync(path.join(gitdir, "objects", "pack")).filter((name) => name.endsWith(".pack")).length;
   if (packs <= AUTO_PACK_LIMIT) return;
   consolidating.add(gitdir);
-  runGit(["gc", "--auto", "--quiet"], { gitdir })
+  // Not detached (git's default for --auto): this process knows when it ended, and starts one at a time.
+  runGit(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], { gitdir })
     .catch((error: Error) => console.warn(`[git] gc --auto in ${gitdir} failed: ${error.message}`))
     .finally(() => consolidating.delete(gitdir));
 }
