@@ -67,7 +67,7 @@ export const deflateObject = (type: ObjectType, data: Uint8Array) => (type === "
 
 let tempCount = 0;
 /** A name no other writer uses at once (process and thread differ; the count differs within one). */
-export const tempName = (dir: string, prefix: string) => path.join(dir, `${prefix}${process.pid}-${threadId}-${tempCount++}`);
+export const tempName = (dir: string, prefix: string) => path.join(/*turbopackIgnore: true*/ dir, `${prefix}${process.pid}-${threadId}-${tempCount++}`);
 
 /**
  * Writes a file whole under its final name: a temporary file, then a rename, so a concurrent reader
