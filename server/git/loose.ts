@@ -78,13 +78,13 @@ export function writeFileAtomically(file: string, data: Uint8Array, tempPrefix: 
   const dir = path.dirname(file);
   const temp = tempName(dir, tempPrefix);
   try {
-    fs.writeFileSync(/*turbopackIgnore: true*/ temp, data, { mode: 0o444 });
+    fs.writeFileSync(temp, data, { mode: 0o444 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    fs.mkdirSync(/*turbopackIgnore: true*/ dir, { recursive: true });
-    fs.writeFileSync(/*turbopackIgnore: true*/ temp, data, { mode: 0o444 });
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(temp, data, { mode: 0o444 });
   }
-  fs.renameSync(/*turbopackIgnore: true*/ temp, /*turbopackIgnore: true*/ file);
+  fs.renameSync(temp, file);
 }
 
 /**
@@ -97,7 +97,7 @@ export const looseObjectPath = (gitdir: string, oid: string) => path.join(gitdir
 
 export function writeLoose(gitdir: string, type: ObjectType, content: Uint8Array, oid = objectId(type, content)): string {
   const file = looseObjectPath(gitdir, oid);
-  if (fs.existsSync(/*turbopackIgnore: true*/ file)) return oid;
+  if (fs.existsSync(file)) return oid;
   writeFileAtomically(file, deflateObject(type, Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content])), ".tmp-");
   return oid;
 }

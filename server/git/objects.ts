@@ -91,8 +91,8 @@ function parsePerson(text: string): CommitObject["author"] {
  */
 function readLoose(gitdir: string, oid: string): ParsedObject | null {
   const file = looseObjectPath(gitdir, oid);
-  if (!fs.existsSync(/*turbopackIgnore: true*/ file)) return null;
-  const raw = zlib.inflateSync(fs.readFileSync(/*turbopackIgnore: true*/ file));
+  if (!fs.existsSync(file)) return null;
+  const raw = zlib.inflateSync(fs.readFileSync(file));
   const space = raw.indexOf(0x20);
   const type = raw.toString("latin1", 0, space);
   if (type !== "blob" && type !== "tree" && type !== "commit") return null;

@@ -88,7 +88,7 @@ const consolidating = new Set<string>();
  */
 export function consolidatePacksWhenMany(gitdir: string): void {
   if (consolidating.has(gitdir)) return;
-  const packs = fs.readdirSync(path.join(/*turbopackIgnore: true*/ gitdir, "objects", "pack")).filter((name) => name.endsWith(".pack")).length;
+  const packs = fs.readdirSync(path.join(gitdir, "objects", "pack")).filter((name) => name.endsWith(".pack")).length;
   if (packs <= AUTO_PACK_LIMIT) return;
   consolidating.add(gitdir);
   // Not detached (git's default for --auto): this process knows when it ended, and starts one at a time.

@@ -32,7 +32,7 @@ function freeze(parsed: ParsedObject): ParsedObject {
 export function keptParsed(oid: string, gitdirs: readonly string[]): ParsedObject | undefined {
   const found = kept.get(oid);
   if (!found || !gitdirs.some((gitdir) => found.file.startsWith(gitdir + path.sep))) return undefined;
-  if (!fs.existsSync(/*turbopackIgnore: true*/ found.file)) {
+  if (!fs.existsSync(found.file)) {
     forget(oid);
     return undefined;
   }
