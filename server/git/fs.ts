@@ -1,6 +1,5 @@
 import fs from "node:fs";
-import path from "node:path";
-import { randomBytes } from "node:crypto";
+import { writeFileAtomically } from "./loose";
 
 /**
  * A small file's text, or null when it cannot be read. Absence is checked first: the refs and
@@ -25,11 +24,7 @@ const promises = {
   // isomorphic-git probes `readFile()` without a path twice per call to tell promise file systems
   // from callback ones; answering without throwing spares two captured stacks per object read.
   readFile: async (file: string, options?: { encoding?: BufferEncoding } | BufferEncoding) => (file === undefined ? null : fs.readFileSync(file, options as never)),
-  writeFile: async (file: string, data: string | Uint8Array, options?: { mode?: number }) => {
-    const temp = path.join(path.dirname(file), `.tmp-${randomBytes(6).toString("hex")}`);
-    fs.writeFileSync(temp, data, { mode: options?.mode ?? 0o444 });
-    fs.renameSync(temp, file);
-  },
+  writeFile: async (file: string, data: string | Uint8Array, options?: { mode?: number }) => writeFileAtomically(file, data, ".tmp-", options?.mode),
   mkdir: async (dir: string) => {
     try {
       fs.mkdirSync(dir);

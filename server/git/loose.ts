@@ -67,22 +67,22 @@ export const deflateObject = (type: ObjectType, data: Uint8Array) => (type === "
 
 let tempCount = 0;
 /** A name no other writer uses at once (process and thread differ; the count differs within one). */
-export const tempName = (dir: string, prefix: string) => path.join(/*turbopackIgnore: true*/ dir, `${prefix}${process.pid}-${threadId}-${tempCount++}`);
+const tempName = (dir: string, prefix: string) => path.join(/*turbopackIgnore: true*/ dir, `${prefix}${process.pid}-${threadId}-${tempCount++}`);
 
 /**
  * Writes a file whole under its final name: a temporary file, then a rename, so a concurrent reader
  * never sees half of it. The directory is created on first need only (a mkdir before every write
  * failed with EEXIST nearly always, a syscall and an exception per object).
  */
-export function writeFileAtomically(file: string, data: Uint8Array, tempPrefix: string): void {
+export function writeFileAtomically(file: string, data: string | Uint8Array, tempPrefix: string, mode = 0o444): void {
   const dir = path.dirname(file);
   const temp = tempName(dir, tempPrefix);
   try {
-    fs.writeFileSync(temp, data, { mode: 0o444 });
+    fs.writeFileSync(temp, data, { mode });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(temp, data, { mode: 0o444 });
+    fs.writeFileSync(temp, data, { mode });
   }
   fs.renameSync(temp, file);
 }
