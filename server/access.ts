@@ -25,7 +25,7 @@ interface GrantCache {
 // On globalThis: Next.js loads separate module copies per entry point, and a grant change in one
 // copy must reach the lookups of the others.
 const holder = globalThis as unknown as { __svcGrantCache?: GrantCache };
-const cache = (holder.__svcGrantCache ??= { entries: new Map(), generation: 0 });
+const cache: GrantCache = (holder.__svcGrantCache ??= { entries: new Map(), generation: 0 });
 
 function dropAllGrants(): void {
   cache.generation++;

@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { attributedTo, type Identity, type UserIdentity } from "@/server/auth";
+import { attributedTo, type Identity } from "@/server/auth";
 import { DomainError, type ErrorCode, forbidden, unauthenticated } from "@/server/errors";
 import { HttpError, paginationHeaders, toHttpError } from "@/server/http";
 import { config } from "@/server/config";
@@ -172,7 +172,7 @@ export const authedProcedure = publicProcedure.meta({ access: "authed" }).use(({
 /** A user identity (agent tokens refused with 401, per the spec's user-only operations). */
 export const userProcedure = publicProcedure.meta({ access: "user" }).use(({ ctx, next }) => {
   if (ctx.identity.kind !== "user") throw unauthenticated("A user identity is required");
-  return next({ ctx: { ...ctx, identity: ctx.identity as UserIdentity } });
+  return next({ ctx: { ...ctx, identity: ctx.identity } });
 });
 
 /** Token-management routes: the browser session only; any token (agents' too) gets 403 SESSION_REQUIRED. */

@@ -16,6 +16,7 @@ const dataDir = benchEnvironment("fleet-in-process");
 await installCounters();
 const compiled = new Map<string, number>();
 if (process.env.BENCH_COUNT_COMPILES) {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the cast keeps tsc from resolving a module without types
   const { QueryCompiler } = await import("@prisma/client/runtime/query_compiler_small_bg.postgresql.mjs" as string);
   for (const name of ["compile", "compileBatch"]) {
     const original = QueryCompiler.prototype[name];

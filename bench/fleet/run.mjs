@@ -89,7 +89,9 @@ async function api(method, url, token, body) {
   let json = null;
   try {
     json = JSON.parse(res.body);
-  } catch {}
+  } catch {
+    // not JSON: counted by status only
+  }
   if (json?.code === "STALE_BASE") counters.staleBase++;
   return { status: res.status, body: json };
 }

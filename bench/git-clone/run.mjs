@@ -79,7 +79,7 @@ try {
   const { id, remote } = JSON.parse(project.body);
   const authed = remote.replace("http://", `http://git:${token}@`);
 
-  let started = Date.now();
+  const started = Date.now();
   const generated = path.join(work, "generated.git");
   generateRepository(generated);
   console.log(`generated ${FILES} files, ${COMMITS} commits in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -85,7 +85,9 @@ const treeOf = (pid) => {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
       if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(...treeOf(Number(entry)));
-    } catch {}
+    } catch {
+      // the process ended while it was read
+    }
   }
   return [pid, ...children];
 };
@@ -102,7 +104,9 @@ export function usage(pid, { reaped = false } = {}) {
       const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
       ticks += Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
       rss += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"))[1]) * 1024;
-    } catch {}
+    } catch {
+      // the process ended while it was read
+    }
   }
   return { cpu: ticks / CLK_TCK, rss };
 }

@@ -14,7 +14,7 @@ export interface CliConfig {
 export function loadConfig(): CliConfig {
   let saved: Partial<CliConfig> = {};
   try {
-    saved = JSON.parse(fs.readFileSync(configPath(), "utf8"));
+    saved = JSON.parse(fs.readFileSync(configPath(), "utf8")) as Partial<CliConfig>;
   } catch {
     // No login yet.
   }

@@ -29,7 +29,7 @@ function buildHandler() {
       const call = calls.get(req);
       if (call) call.failure = error;
     },
-  } as never) as unknown as (req: object, res: object) => Promise<void>;
+  }) as unknown as (req: object, res: object) => Promise<void>;
 }
 
 const holder = globalThis as unknown as { __svcOpenApiHandler?: ReturnType<typeof buildHandler> };
@@ -50,8 +50,8 @@ export function dispatchOpenApi(request: Request, apiPath: string, search: strin
       if (prop === "query") return query;
       if (prop === "body") return body;
       if (prop === "headers") return headers;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
     set(_target, prop, value) {
       if (prop === "url") {

@@ -32,7 +32,7 @@ function collectRestProcedures(): RestProcedure[] {
       }
     }
   };
-  visit(appRouter._def.record as Record<string, unknown>, "");
+  visit(appRouter._def.record, "");
   return out;
 }
 

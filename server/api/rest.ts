@@ -89,7 +89,7 @@ async function readInput(req: Request, url: URL, procedure: RestProcedure | unde
   const payload = isForm ? formToObject(text) : parseJsonBody(text);
   if (method === "DELETE") {
     for (const [key, value] of Object.entries(payload)) {
-      if (value !== undefined && value !== null && typeof value !== "object") url.searchParams.set(key, String(value));
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") url.searchParams.set(key, String(value));
     }
     return { body: undefined, isForm };
   }

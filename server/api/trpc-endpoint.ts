@@ -53,7 +53,7 @@ async function answerTrpcRequest(req: Request): Promise<{ response: Response; id
       },
       responseMeta: ({ errors, info }) => {
         const causes = errors.flatMap((error) => answeredError(error.cause) ?? []);
-        const headers = Object.assign({}, admission?.headers, ctx.response.headers, ...causes.map((cause) => cause.headers));
+        const headers = Object.assign({}, admission?.headers, ctx.response.headers, ...causes.map((cause) => cause.headers)) as Record<string, string>;
         // One failed call answers its domain status exactly (410 has no tRPC code of its own).
         const status = !info?.isBatchCall && causes.length === 1 ? causes[0].status : undefined;
         return { headers, status };

@@ -32,7 +32,7 @@ async function createUserFromProfile(name: string | null | undefined) {
  */
 export async function authAdapter(): Promise<Adapter> {
   const prisma = await db();
-  const base = PrismaAdapter(prisma as never);
+  const base = PrismaAdapter(prisma);
   return {
     ...base,
     async createUser(user) {

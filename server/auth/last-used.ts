@@ -4,7 +4,7 @@ import { db } from "@/server/db";
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 const holder = globalThis as unknown as { __svcLastUsed?: Map<string, number> };
-const lastWritten = () => (holder.__svcLastUsed ??= new Map());
+const lastWritten = () => (holder.__svcLastUsed ??= new Map<string, number>());
 
 /** Seeds the tracker from a freshly loaded row, so a recent write by any instance is not repeated. */
 export function noteLastUsed(id: string, lastUsedAt: Date | null): void {

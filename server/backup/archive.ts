@@ -71,7 +71,7 @@ export async function unpackArchive(source: NodeJS.ReadableStream, dir: string, 
     const target = path.join(dir, header.name);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     members.push(header.name);
-    pipeline(stream, fs.createWriteStream(target)).then(() => next(), (error) => extract.destroy(error));
+    pipeline(stream, fs.createWriteStream(target)).then(() => next(), (error: Error) => extract.destroy(error));
   });
   await pipeline(source, extract);
   return members;

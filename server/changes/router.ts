@@ -24,8 +24,8 @@ const diffFilesInput = () => z.object({ id: changeIdParam(), ...diffPageInput(),
 
 /** GET /changes/{id}/diff as JSON: a page of the diff's files with the page's headers (REST calls it directly: `meta.direct`). */
 async function diffFilesPage(ctx: Context, input: z.output<ReturnType<typeof diffFilesInput>>) {
-  const page = { limit: input.limit!, offset: input.offset! };
-  const diff = await changeDiff(ctx.identity, input.id, { ...page, context: input.context! }, ctx.setVersion);
+  const page = { limit: input.limit, offset: input.offset };
+  const diff = await changeDiff(ctx.identity, input.id, { ...page, context: input.context }, ctx.setVersion);
   setPageHeaders(ctx, { total: diff.totals.files, ...page });
   return diff;
 }
@@ -140,7 +140,7 @@ export const changesRouter = router({
         ),
       }),
     )
-    .query(({ input, ctx }) => changeDiffPage(ctx.identity, input.id, input.page!)),
+    .query(({ input, ctx }) => changeDiffPage(ctx.identity, input.id, input.page)),
 
   // Accept: text/x-diff (or ?format=patch) is answered before routing, by the plain route
   // app/api/changes/[id]/diff (server/api/code-endpoints.ts).

@@ -5,14 +5,13 @@
 export async function* records(stream: AsyncIterable<Buffer>, separator = 10): AsyncGenerator<Buffer> {
   let pending: Buffer | null = null;
   for await (const chunk of stream) {
-    let data: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
+    const data: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
     let start = 0;
     for (let end = data.indexOf(separator, start); end !== -1; end = data.indexOf(separator, start)) {
       yield data.subarray(start, end);
       start = end + 1;
     }
     pending = start < data.length ? Buffer.from(data.subarray(start)) : null;
-    data = Buffer.alloc(0);
   }
   if (pending) yield pending;
 }

@@ -26,7 +26,7 @@ export const codeRouter = router({
     .input(z.object({ ...projectParams(), sha: pathSegment(), ...diffPageInput() }))
     .output(z.object({ commit: commitLogEntryOutput().extend({ provenance: z.object({ changeId: z.string().nullable(), agentId: z.string().nullable(), model: z.string().nullable() }).optional() }), totals: diffTotalsOutput(), files: z.array(diffFileOutput()) }))
     .query(async ({ input, ctx }) => {
-      const page = { limit: input.limit!, offset: input.offset! };
+      const page = { limit: input.limit, offset: input.offset };
       const detail = await commitDetail(ctx.identity, input, input.sha, page);
       setPageHeaders(ctx, { total: detail.totals.files, ...page });
       return detail;
@@ -48,7 +48,7 @@ export const codeRouter = router({
       }),
     )
     .query(async ({ input, ctx }) => {
-      const page = { limit: input.limit!, offset: input.offset! };
+      const page = { limit: input.limit, offset: input.offset };
       const comparison = await compareRefs(ctx.identity, input, input, page);
       setPageHeaders(ctx, { total: comparison.totals.files, ...page });
       return comparison;
@@ -68,7 +68,7 @@ export const codeRouter = router({
       }),
     )
     .output(z.object({ ref: z.string(), commit: z.string(), matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string() })), truncated: z.boolean() }))
-    .query(({ input, ctx }) => searchCode(ctx.identity, input, { q: input.q, ref: input.ref, path: input.path, regex: input.regex === "true", caseSensitive: input.case === "true", limit: input.limit! })),
+    .query(({ input, ctx }) => searchCode(ctx.identity, input, { q: input.q, ref: input.ref, path: input.path, regex: input.regex === "true", caseSensitive: input.case === "true", limit: input.limit })),
 
   blame: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/blame`, tags, summary: "Which commit last changed each line of a file (git blame)" }, etag: true, errors: ambiguous })
@@ -112,7 +112,7 @@ export const codeRouter = router({
     .input(z.object({ ...projectParams(), limit: listLimit(), offset: listOffset() }))
     .output(z.object({ tags: z.array(tagOutput()) }))
     .query(async ({ input, ctx }) => {
-      const page = { limit: input.limit!, offset: input.offset! };
+      const page = { limit: input.limit, offset: input.offset };
       const { total, tags: list } = await listTags(ctx.identity, input, page);
       setPageHeaders(ctx, { total, ...page });
       return { tags: list };

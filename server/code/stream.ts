@@ -2,12 +2,12 @@ import { streamGit, type GitStream } from "@/server/git";
 
 interface Started {
   git: GitStream;
-  chunks: AsyncIterator<Buffer>;
+  chunks: AsyncIterator<Buffer, undefined>;
 }
 
 function start(args: string[], gitdir: string): Started {
   const git = streamGit(args, { gitdir });
-  return { git, chunks: git.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer> };
+  return { git, chunks: git.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined> };
 }
 
 const view = (chunk: Buffer) => new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);

@@ -117,7 +117,7 @@ async function openPostgres(url: string): Promise<Database> {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: TRANSACTION_OPTIONS });
   const raw: RawSql = {
     exec: async (sql) => void (await pool.query(sql)),
-    query: async (sql, params) => (await pool.query(sql, params as unknown[])).rows,
+    query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
   };
   return {
     prisma,
@@ -142,7 +142,7 @@ async function migrate(database: Database, url: string | undefined): Promise<voi
   try {
     await applyMigrations({
       exec: async (sql) => void (await client.query(sql)),
-      query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+      query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
     });
   } finally {
     await client.end();

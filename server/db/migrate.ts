@@ -58,7 +58,7 @@ export async function applyMigrations(sql: RawSql, dir = migrationsDir()): Promi
         await sql.exec("COMMIT");
       } catch (error) {
         await sql.exec("ROLLBACK");
-        throw new Error(`migration ${name} failed: ${(error as Error).message}`);
+        throw new Error(`migration ${name} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(name);
     }

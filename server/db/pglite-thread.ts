@@ -40,8 +40,8 @@ function toError(error: SerializedError): Error {
   return Object.assign(new Error(error.message), error.fields);
 }
 
-type WorkerOptions = { file: string; workerData: Record<string, unknown>; onNotification(payload: string): void };
-type Lifecycle = { restartable: boolean; onRestart(): void };
+type WorkerOptions = { file: string; workerData: Record<string, unknown>; onNotification: (payload: string) => void };
+type Lifecycle = { restartable: boolean; onRestart: () => void };
 
 /** Starts the worker and waits for its `{ready}`; answers and notifications go to `onMessage`. */
 function startWorker(options: WorkerOptions, onMessage: (message: Answer) => void): Promise<Worker> {
@@ -98,7 +98,7 @@ class WorkerCalls {
     const id = this.nextId++;
     if (this.pending.size === 0) worker.ref();
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.pending.set(id, { resolve: resolve, reject });
       worker.postMessage({ id, op, ...args });
     });
   }
@@ -260,8 +260,8 @@ export async function openPgliteThread(options: {
   loadDataDir?: Blob;
   settings: string[];
   channel: string;
-  onNotification(payload: string): void;
-  onRestart?(): void;
+  onNotification: (payload: string) => void;
+  onRestart?: () => void;
   /** How often the thread vacuums and analyzes the tables that need it (pglite-worker.mjs); never without. */
   vacuumEveryMs?: number;
 }): Promise<PgliteThread> {

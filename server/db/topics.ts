@@ -11,7 +11,7 @@ export interface InvalidationTopic {
 // On globalThis: Next.js loads separate module copies per entry point (the listener starts in one,
 // caches register from others).
 const holder = globalThis as unknown as { __svcInvalidationTopics?: Map<string, InvalidationTopic> };
-export const topics = (): Map<string, InvalidationTopic> => (holder.__svcInvalidationTopics ??= new Map());
+export const topics = (): Map<string, InvalidationTopic> => (holder.__svcInvalidationTopics ??= new Map<string, InvalidationTopic>());
 
 /** Registers a cache's handlers under `topic` (at module load). */
 export function onInvalidation(topic: string, handlers: InvalidationTopic): void {

@@ -24,7 +24,7 @@ const transitions: ReadonlySet<string> = new Set(CHANGE_TRANSITIONS);
 
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcChangeWatchers?: Map<string, Set<() => void>> };
-const watchers = (holder.__svcChangeWatchers ??= new Map());
+const watchers = (holder.__svcChangeWatchers ??= new Map<string, Set<() => void>>());
 
 /** Wakes this instance's followers of the change (they read what they have not seen). */
 export const wakeFollowers = (changeId: string) => {

@@ -19,7 +19,7 @@ export type EventHook = (tx: DbOrTx, events: RecordedEvent[]) => Promise<void>;
 // On globalThis: Next.js loads separate module copies per entry point; a hook registered by one
 // copy must run for events recorded by another.
 const holder = globalThis as unknown as { __svcEventHooks?: Map<string, Map<string, EventHook>> };
-const hooks = (holder.__svcEventHooks ??= new Map());
+const hooks = (holder.__svcEventHooks ??= new Map<string, Map<string, EventHook>>());
 
 /**
  * Lets an area act on a kind of event without the recorder importing it (workspace keys are
@@ -29,7 +29,7 @@ const hooks = (holder.__svcEventHooks ??= new Map());
 export function onEventRecorded(kinds: string[], name: string, hook: EventHook): void {
   for (const kind of kinds) {
     let byName = hooks.get(kind);
-    if (!byName) hooks.set(kind, (byName = new Map()));
+    if (!byName) hooks.set(kind, (byName = new Map<string, EventHook>()));
     byName.set(name, hook);
   }
 }

@@ -11,7 +11,7 @@ const FIELD = /^[a-zA-Z]+$/;
 
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcProjectInterests?: Map<string, ProjectInterest> };
-const interests = () => (holder.__svcProjectInterests ??= new Map());
+const interests = () => (holder.__svcProjectInterests ??= new Map<string, ProjectInterest>());
 
 /** Registers the job events' field `field` (at start-up: server/runtime/subscribers.ts). */
 export function onProjectInterest(field: string, condition: ProjectInterest): void {

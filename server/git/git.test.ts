@@ -147,7 +147,7 @@ describe("refs", () => {
       ),
     );
     expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(1);
-    for (const failed of attempts.filter((a) => a.status === "rejected")) expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(RefConflictError);
+    for (const failed of attempts.filter((a) => a.status === "rejected")) expect((failed).reason).toBeInstanceOf(RefConflictError);
   });
 
   it("creates and deletes branches with the naming rules", async () => {

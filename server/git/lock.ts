@@ -33,7 +33,7 @@ async function takeAdvisoryLock(tx: Tx, key: string): Promise<void> {
 
 /** An in-process mutex: `fn` runs after every earlier holder of `key` in this process finished. */
 export async function withProcessLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const locks = (holder.__svcRepoLocks ??= new Map());
+  const locks = (holder.__svcRepoLocks ??= new Map<string, Promise<void>>());
   const previous = locks.get(key) ?? Promise.resolve();
   let release!: () => void;
   const mine = new Promise<void>((resolve) => (release = resolve));

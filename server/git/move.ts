@@ -37,7 +37,7 @@ export interface BranchMoveHook {
 // On globalThis: Next.js loads separate module copies per entry point; keyed by name, so
 // registering again (another copy, a second start-up) replaces rather than doubles.
 const holder = globalThis as unknown as { __svcBranchMoveHooks?: Map<string, BranchMoveHook> };
-const hooks = () => (holder.__svcBranchMoveHooks ??= new Map());
+const hooks = () => (holder.__svcBranchMoveHooks ??= new Map<string, BranchMoveHook>());
 
 /** Subscribes to every ref move (Gitea's notifier: the mover imports none of its subscribers). */
 export function onBranchMove(hook: BranchMoveHook): void {

@@ -72,7 +72,7 @@ function parseCommitContent(content: Uint8Array): CommitObject {
   for (; at < headers.length && keyOf(headers[at]) === "parent"; at++) parent.push(valueOf(headers[at]));
   commit.parent = parent;
   for (; at < headers.length; at++) if (!(keyOf(headers[at]) in commit)) commit[keyOf(headers[at])] = valueOf(headers[at]);
-  for (const role of ["author", "committer"]) if (typeof commit[role] === "string") commit[role] = parsePerson(commit[role] as string);
+  for (const role of ["author", "committer"]) if (typeof commit[role] === "string") commit[role] = parsePerson(commit[role]);
   return commit as unknown as CommitObject;
 }
 

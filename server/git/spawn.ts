@@ -47,7 +47,7 @@ function collectOutput(command: string, argv: string[], options: GitSpawnOptions
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", reject);
     child.on("close", (code) => {
-      if (killed.release()) reject(options.signal!.reason);
+      if (killed.release()) reject(options.signal!.reason as Error);
       else resolve({ exitCode: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
     });
     child.stdin.on("error", () => {}); // git killed before it read its input: the close above reports it

@@ -8,7 +8,7 @@ import { rateLimited, requestRateLimiter, type RateLimitResult } from "./rate-li
  * the count itself is shared, and each instance learns of the block at its next failure.
  */
 const holder = globalThis as unknown as { __svcAuthFailureBlocks?: Map<string, RateLimitResult> };
-const blocks = () => (holder.__svcAuthFailureBlocks ??= new Map());
+const blocks = () => (holder.__svcAuthFailureBlocks ??= new Map<string, RateLimitResult>());
 const keyOf = (address: string | null) => `auth-failed:${address ?? "unknown"}`;
 const MAX_BLOCKS = 100_000;
 

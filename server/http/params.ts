@@ -44,5 +44,5 @@ export const listOffset = () => boundedInt(0, Number.MAX_SAFE_INTEGER, 0);
  */
 export function namedSchema<T extends z.ZodType>(id: string, build: () => T): () => T {
   let schema: T | undefined;
-  return () => (schema ??= build().meta({ id }) as T);
+  return () => (schema ??= build().meta({ id }));
 }

@@ -93,7 +93,7 @@ export function requestRateLimiter(callers: "identified" | "anonymous" = "identi
   const token = config.redisRestToken;
   const windowMs = config.rateLimitWindowMs;
   const key = `${max}|${windowMs}|${url ?? ""}|${token ?? ""}`;
-  holder.__svcRateLimiters ??= new Map();
+  holder.__svcRateLimiters ??= new Map<string, { limiter: RateLimiter; key: string }>();
   const current = holder.__svcRateLimiters.get(callers);
   if (current?.key === key) return current.limiter;
   const limiter = url && token ? new UpstashRateLimiter(max, url, token, undefined, windowMs) : new MemoryRateLimiter(max, windowMs);
@@ -112,7 +112,7 @@ export function namedRateLimiter(name: string, max: number): RateLimiter {
   const token = config.redisRestToken;
   const windowMs = config.rateLimitWindowMs;
   const key = `${max}|${windowMs}|${url ?? ""}|${token ?? ""}`;
-  const limiters = (named.__svcNamedLimiters ??= new Map());
+  const limiters = (named.__svcNamedLimiters ??= new Map<string, { limiter: RateLimiter; key: string }>());
   const current = limiters.get(name);
   if (current?.key === key) return current.limiter;
   const limiter = url && token ? new UpstashRateLimiter(max, url, token, `svc:ratelimit:${name}`, windowMs) : new MemoryRateLimiter(max, windowMs);

@@ -143,7 +143,8 @@ async function checkAndFetchSource(staging: Repo, source: ProjectSource, heartbe
     () => null,
     (error: unknown) => {
       refused.abort();
-      return error;
+      // getRepository's refusals are DomainErrors; anything else is passed on as thrown.
+      return error as Error;
     },
   );
   let tip: string;

@@ -31,7 +31,7 @@ export function newRun(spec: FunctionSpec, event: RunEvent, now: Date) {
     functionId: spec.id,
     status: "queued" as const,
     event: asJson(event),
-    concurrencyKey: key === null || key === undefined ? null : String(key),
+    concurrencyKey: key === null || key === undefined ? null : typeof key === "string" ? key : JSON.stringify(key),
     maxAttempts: spec.maxAttempts,
     availableAt: now,
   };

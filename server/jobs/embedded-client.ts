@@ -16,7 +16,7 @@ async function embeddedFetch(input: string | URL | Request, init?: RequestInit):
   }
   let payloads: unknown;
   try {
-    payloads = JSON.parse(String(init?.body ?? "[]"));
+    payloads = JSON.parse(typeof init?.body === "string" ? init.body : "[]");
   } catch {
     return json(400, { status: 400, error: "events must be JSON" });
   }
@@ -32,5 +32,5 @@ async function embeddedFetch(input: string | URL | Request, init?: RequestInit):
  */
 export function embeddedClientOptions(): Partial<ClientOptions> {
   if (inngestConfigured()) return {};
-  return { isDev: false, signingKey: embeddedSigningKey(), eventKey: "embedded", fetch: embeddedFetch as typeof fetch };
+  return { isDev: false, signingKey: embeddedSigningKey(), eventKey: "embedded", fetch: embeddedFetch };
 }

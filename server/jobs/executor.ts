@@ -206,7 +206,7 @@ export class EmbeddedExecutor implements LocalExecutor {
       this.commit = new GroupCommit(this.jobs, this.owner, () => this.now(), this.claimer);
     }
     const response = await this.handler.PUT(syncRequest(this.serveUrl, this.signingKey));
-    const body = await response.json().catch(() => null);
+    const body: unknown = await response.json().catch(() => null);
     if (response.status !== 200) throw new Error(`syncing with the serve handler failed (${response.status}): ${JSON.stringify(body)}`);
     this.specs = new Map(readSyncAnswer(body).map((spec) => [spec.id, spec]));
     await syncSchedules(this.jobs, [...this.specs.values()], this.now());
@@ -438,7 +438,7 @@ export class EmbeddedExecutor implements LocalExecutor {
     }, Math.max(250, this.leaseMs / 3));
     heartbeat.unref();
     const started = performance.now();
-    let outcome: Outcome = { kind: "retry", error: "not called", retryAfter: null };
+    let outcome: Outcome;
     try {
       outcome = await this.invoke({
         serveUrl: this.serveUrl,
@@ -542,7 +542,7 @@ export class EmbeddedExecutor implements LocalExecutor {
         if (op.op === "Sleep") return { ...base, type: "sleep", at: sleepUntil(op.name ?? "", now) };
         const condition = typeof op.opts?.if === "string" ? op.opts.if : null;
         if (condition) compileExpression(condition);
-        return { ...base, type: "wait", at: now + parseDuration(String(op.opts?.timeout ?? "")), event: op.name, if: condition, afterSeq };
+        return { ...base, type: "wait", at: now + parseDuration(typeof op.opts?.timeout === "string" || typeof op.opts?.timeout === "number" ? String(op.opts.timeout) : ""), event: op.name, if: condition, afterSeq };
       });
     } catch (error) {
       await failRun(lease, { name: "NonRetriableError", message: (error as Error).message });

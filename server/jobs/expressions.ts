@@ -62,6 +62,9 @@ function compare(op: string, a: unknown, b: unknown): boolean {
   return a >= b;
 }
 
+/** A value as `+` joins it to a string: a string as itself, null and undefined as nothing, the rest as JSON (numbers, booleans as written). */
+const joined = (value: unknown): string => (typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value));
+
 function applyBinary(op: string, a: unknown, b: unknown): unknown {
   switch (op) {
     case "==":
@@ -69,7 +72,7 @@ function applyBinary(op: string, a: unknown, b: unknown): unknown {
     case "!=":
       return !equal(a, b);
     case "+":
-      return typeof a === "number" && typeof b === "number" ? a + b : `${a ?? ""}${b ?? ""}`;
+      return typeof a === "number" && typeof b === "number" ? a + b : joined(a) + joined(b);
     case "-":
       return Number(a) - Number(b);
     default:
@@ -88,7 +91,7 @@ export function compileExpression(source: string): Compiled {
   const tokens = tokenize(source);
   let pos = 0;
   const peek = () => tokens[pos];
-  const isOp = (value: string) => peek()?.kind === "op" && peek()!.value === value;
+  const isOp = (value: string) => peek()?.kind === "op" && peek().value === value;
   const expect = (value: string) => {
     if (!isOp(value)) throw new Error(`expected "${value}" in expression: ${source}`);
     pos++;
@@ -147,7 +150,7 @@ export function compileExpression(source: string): Compiled {
   function binary(level: number): Compiled {
     if (level === BINARY_PRECEDENCE.length) return postfix(primary());
     let left = binary(level + 1);
-    while (peek()?.kind === "op" && BINARY_PRECEDENCE[level].includes(peek()!.value)) {
+    while (peek()?.kind === "op" && BINARY_PRECEDENCE[level].includes(peek().value)) {
       const op = tokens[pos++].value;
       const right = binary(level + 1);
       const lhs = left;

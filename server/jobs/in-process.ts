@@ -1,4 +1,4 @@
-import type { InngestFunction } from "inngest";
+import type { Inngest, InngestFunction } from "inngest";
 import { InngestExecutionEngine, types } from "inngest/internals";
 import { errorText, type Op, type Outcome, type RunCall } from "./protocol";
 
@@ -12,7 +12,7 @@ interface Served {
 
 /** What went over the wire would have been JSON: the same values, without a serializer's round trip surprises. */
 function overTheWire<T>(value: T): T {
-  const text = JSON.stringify(value === undefined ? null : value, (_key, item) => (typeof item === "bigint" ? undefined : item));
+  const text = JSON.stringify(value === undefined ? null : value, (_key, item: unknown) => (typeof item === "bigint" ? undefined : item));
   return text === undefined ? (null as T) : (JSON.parse(text) as T);
 }
 
@@ -33,7 +33,8 @@ function retriableAfter(retriable: boolean | string | undefined): string | null 
 export function inProcessInvoker(functions: InngestFunction.Any[]): (call: RunCall) => Promise<Outcome> {
   const served = new Map<string, Served>();
   for (const fn of functions) {
-    const id = fn.id(fn["client"].id);
+    // The SDK keeps a function's client private; its execution engine is handed it all the same.
+    const id = fn.id((fn["client"] as Inngest.Any).id);
     served.set(id, { fn, handlerKind: "main" });
     if (fn["onFailureFn"]) served.set(`${id}${FAILURE_SUFFIX}`, { fn, handlerKind: "failure" });
   }
@@ -45,7 +46,7 @@ export function inProcessInvoker(functions: InngestFunction.Any[]): (call: RunCa
       call.steps.map((step) => [step.stepId, step.type === "data" ? { id: step.stepId, data: overTheWire(step.data) } : { id: step.stepId, error: overTheWire(step.error) }]),
     );
     const execution = InngestExecutionEngine.createExecutionEngine({
-      client: target.fn["client"],
+      client: target.fn["client"] as Inngest.Any,
       fn: target.fn,
       runId: call.runId,
       reqArgs: [],

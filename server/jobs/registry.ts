@@ -33,7 +33,7 @@ function compileOrRefuse(source: string, where: string): Compiled {
   try {
     return compileExpression(source);
   } catch (error) {
-    throw new Error(`${where}: ${(error as Error).message}`);
+    throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
   }
 }
 

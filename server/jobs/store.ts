@@ -38,7 +38,7 @@ export interface PendingEntry {
 
 /** A JSON column value; JSON null where the value is null (Prisma needs the marker). */
 export function asJson(value: unknown): Prisma.InputJsonValue | typeof Prisma.JsonNull {
-  return value === null || value === undefined ? Prisma.JsonNull : (value as Prisma.InputJsonValue);
+  return value === null || value === undefined ? Prisma.JsonNull : (value);
 }
 
 export function waitEventsOf(pending: PendingEntry[]): string[] {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { inferRouterInputs } from "@trpc/server";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { appRouter, type AppRouter } from "@/server/api";
 import { DomainError, invalid } from "@/server/errors";
 import { booleanish } from "@/server/http";
@@ -9,6 +9,7 @@ import { changeResourceUri } from "./resources";
 
 type Args = Record<string, unknown>;
 type RouterInputs = inferRouterInputs<AppRouter>;
+type RouterOutputs = inferRouterOutputs<AppRouter>;
 type Result = Record<string, unknown>;
 
 /**
@@ -33,7 +34,17 @@ export interface Tool {
 }
 
 /** "area.procedure" names of the root router, e.g. "changes.get". */
+// eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- tRPC's router record carries a string index beside the names
 type ProcedureName = { [A in keyof RouterInputs & string]: `${A}.${keyof RouterInputs[A] & string}` }[keyof RouterInputs & string];
+
+/** What the procedure `N` answers. */
+type OutputOf<N extends ProcedureName> = N extends `${infer A}.${infer P}`
+  ? A extends keyof RouterOutputs
+    ? P extends keyof RouterOutputs[A]
+      ? RouterOutputs[A][P]
+      : never
+    : never
+  : never;
 
 /** Which of a procedure's input fields a tool names differently, and how the tool's value becomes the field's. */
 type Rename = Partial<Record<"project" | "change" | "workspace", true>>;
@@ -99,20 +110,20 @@ function procedureArgs(args: Args, rename: Rename): Args {
 
 /** The caller's function for a procedure, e.g. "changes.get". */
 export function procedureOf(caller: ApiCaller, name: ProcedureName): (input: Args) => Promise<Result> {
-  return name.split(".").reduce<any>((node, key) => node[key], caller);
+  return name.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (input: Args) => Promise<Result>;
 }
 
-interface ProcedureTool {
+interface ProcedureTool<N extends ProcedureName> {
   description: string;
   readOnly?: boolean;
   destructive?: boolean;
   rename?: Rename;
   /** Extra fields of the listed schema where the procedure reads them outside its input (merge's query). */
   extra?: () => z.ZodRawShape;
-  summarize: (result: any) => string;
+  summarize: (result: OutputOf<N>) => string;
 }
 
-export function procedureTool(name: string, procedure: ProcedureName, spec: ProcedureTool): Tool {
+export function procedureTool<N extends ProcedureName>(name: string, procedure: N, spec: ProcedureTool<N>): Tool {
   const rename = spec.rename ?? {};
   return {
     name,
@@ -121,7 +132,7 @@ export function procedureTool(name: string, procedure: ProcedureName, spec: Proc
     destructive: spec.destructive ?? false,
     input: () => toolInput(procedure, rename, spec.extra?.()),
     run: (caller, args) => procedureOf(caller, procedure)(procedureArgs(args, rename)),
-    summarize: spec.summarize,
+    summarize: (result) => spec.summarize(result as OutputOf<N>),
   };
 }
 
@@ -144,7 +155,7 @@ async function workspaceFor(caller: ApiCaller, projectRef: Args, name: string | 
 /** Commits a file map to a workspace of a project given as `@ns/slug` (the REST route takes the project's id). */
 async function commitFiles(caller: ApiCaller, args: Args): Promise<Result> {
   const projectRef = projectParams(args.project);
-  const { id } = await caller.projects.get(projectRef as never);
+  const { id } = await caller.projects.get(projectRef);
   const name = typeof args.workspace === "string" ? encodeURIComponent(args.workspace) : args.workspace;
   return caller.workspaces.commit({ name, projectId: id, message: args.message, files: args.files } as never);
 }
@@ -163,11 +174,12 @@ async function submitChange(caller: ApiCaller, args: Args): Promise<Result> {
   submitInput().parse(args);
   const workspace = await workspaceFor(caller, projectRef, args.workspace as string | undefined);
   await commitFiles(caller, { ...args, workspace });
-  return caller.changes.create({ ...projectRef, workspace } as never);
+  return caller.changes.create({ ...projectRef, workspace });
 }
 
-const verdictOf = (result: any) => {
-  const findings = (result.evalRuns as Array<{ findings: unknown[] }>).reduce((sum, run) => sum + run.findings.length, 0);
+const verdictOf = (answer: Result) => {
+  const result = answer as { change: { id: string; status: string }; evalRuns: Array<{ findings: unknown[] }> };
+  const findings = result.evalRuns.reduce((sum, run) => sum + run.findings.length, 0);
   return `Change ${result.change.id} is ${result.change.status} (${count(result.evalRuns, "eval run")}, ${count(new Array(findings), "finding")})`;
 };
 
@@ -220,7 +232,7 @@ export const CORE_TOOLS: Tool[] = [
     destructive: false,
     input: commitInput,
     run: commitFiles,
-    summarize: (r) => `Committed ${count(new Array(r.files as number), "file")} to ${r.workspace}: ${r.commit}`,
+    summarize: (r) => `Committed ${count(new Array(r.files as number), "file")} to ${r.workspace as string}: ${r.commit as string}`,
   },
   procedureTool("create_change", "changes.create", {
     description: "Propose a workspace as a change; it is evaluated at once and the verdict returned.",
@@ -233,7 +245,7 @@ export const CORE_TOOLS: Tool[] = [
     rename: change,
     summarize: (r) => `Change ${r.change.id} is ${r.change.status}${r.queue ? `, queued at position ${r.queue.position}` : ""}`,
   }),
-  ...QUEUE_TOOL_SPECS.map((tool) => procedureTool(tool.name, tool.procedure, tool.spec)),
+  ...QUEUE_TOOL_SPECS.map((tool) => procedureTool(tool.name, tool.procedure, tool.spec as ProcedureTool<ProcedureName>)),
   procedureTool("list_changes", "changes.list", {
     description: "A project's changes, newest first.",
     readOnly: true,

@@ -18,7 +18,7 @@ export function parsePolicy(text: string | null): PolicyResult {
   if (doc.errors.length > 0) {
     return { ok: false, error: `${POLICY_PATH} is not valid YAML: ${doc.errors[0].message.split("\n")[0]}` };
   }
-  const value = doc.toJS() ?? {};
+  const value: unknown = doc.toJS() ?? {};
   if (typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, error: `${POLICY_PATH} must be a mapping of policy keys` };
   }

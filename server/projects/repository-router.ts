@@ -38,7 +38,7 @@ export const repositoryRouter = router({
         readme: z.string().nullable(),
       }),
     )
-    .query(({ input, ctx }) => projectDirectory(ctx.identity, input, input.path, input.page!, input.ref)),
+    .query(({ input, ctx }) => projectDirectory(ctx.identity, input, input.path, input.page, input.ref)),
 
   content: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
@@ -66,7 +66,7 @@ export const repositoryRouter = router({
         log: z.array(z.object({ sha: z.string(), message: z.string(), parents: z.array(z.string()), author: person(), committer: person() })),
       }),
     )
-    .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth!, input.ref, ctx.setVersion)),
+    .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth, input.ref, ctx.setVersion)),
 
   provenance: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/provenance`, tags, summary: "Which agent or model produced each merged commit" } })

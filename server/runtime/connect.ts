@@ -29,7 +29,7 @@ export async function connectAtStartup(options: { timeoutMs?: number } = {}): Pr
       const reason = (error as Error).message;
       const delay = Math.min(250 * 2 ** (attempt - 1), RETRY_DELAY_MAX_MS);
       if (Date.now() + delay > deadline) {
-        throw new Error(`cannot reach ${describeDatabase()} after ${attempt} attempts: ${reason}`);
+        throw new Error(`cannot reach ${describeDatabase()} after ${attempt} attempts: ${reason}`, { cause: error });
       }
       console.error(`[svc] ${describeDatabase()} is not reachable (attempt ${attempt}: ${reason}); retrying in ${delay} ms`);
       await new Promise((resolve) => setTimeout(resolve, delay));

@@ -170,7 +170,7 @@ describe("the svc-forge CLI against a running server", () => {
     const missing = await api("GET", "/no-such-page");
     await api("GET", "/api/health", { "x-request-id": "cli-e2e-page-api" });
     expect([login.status, missing.status]).toEqual([200, 404]);
-    const linesOf = (requestId: unknown) => serverOutput.split("\n").filter((entry) => entry.includes(`"requestId":"${requestId}"`)).map((entry) => JSON.parse(entry));
+    const linesOf = (requestId: string | string[] | undefined) => serverOutput.split("\n").filter((entry) => entry.includes(`"requestId":"${String(requestId)}"`)).map((entry) => JSON.parse(entry));
     const ids = [login.headers["x-request-id"], missing.headers["x-request-id"], "cli-e2e-page-api"];
     const deadline = Date.now() + 5000;
     while (ids.some((id) => linesOf(id).length === 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));

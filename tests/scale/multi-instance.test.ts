@@ -187,8 +187,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("three instances behind a proxy (d
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
-    child.stdout!.on("data", (chunk) => (output += chunk));
-    child.stderr!.on("data", (chunk) => (output += chunk));
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).not.toBe(0);
     expect(output).toMatch(/start-up failed: cannot reach PostgreSQL at 127\.0\.0\.1:\d+\/none/);

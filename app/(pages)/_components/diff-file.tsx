@@ -65,7 +65,8 @@ export function DiffFiles({ files, firstIndex, viewed = NOTHING_VIEWED, ...rest 
   const parts: Array<string | ReactElement> = [];
   files.forEach((file, i) => {
     const part = diffFile({ ...rest, file, index: firstIndex + i, viewed: viewed.has(file.path) });
-    if (typeof part === "string" && typeof parts.at(-1) === "string") parts[parts.length - 1] += part;
+    const last = parts.at(-1);
+    if (typeof part === "string" && typeof last === "string") parts[parts.length - 1] = last + part;
     else parts.push(part);
   });
   return parts.map((part, i) => (typeof part === "string" ? <ServerHtml key={i} html={part} /> : <Fragment key={i}>{part}</Fragment>));

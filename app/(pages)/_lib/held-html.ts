@@ -9,7 +9,7 @@
 export const PAYLOAD_REQUEST_HEADER = "x-svc-payload-request";
 
 const holder = globalThis as unknown as { __svcHeldHtml?: Map<string, string> };
-const held = (holder.__svcHeldHtml ??= new Map());
+const held = (holder.__svcHeldHtml ??= new Map<string, string>());
 const UNTAKEN_MS = 60_000;
 
 /** Holds `html` for this request's server render; its id. */

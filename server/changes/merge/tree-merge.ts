@@ -33,7 +33,7 @@ async function mergeLevel(repo: Repo, base: Entry | string | null, ours: Entry |
     } else if (same(inBase, inOurs)) pick = inTheirs;
     else if (same(inBase, inTheirs)) pick = inOurs;
     else if (isTree(inOurs) && isTree(inTheirs) && (inBase === undefined || isTree(inBase))) {
-      const oid = await mergeLevel(repo, inBase ?? null, inOurs!, inTheirs!, false);
+      const oid = await mergeLevel(repo, inBase ?? null, inOurs, inTheirs, false);
       pick = oid ? { mode: "040000", path: name, oid, type: "tree" } : undefined;
     } else throw new NeedsGit();
     if (pick) merged.push(pick);

@@ -32,7 +32,7 @@ describe("the head of a project's queue in one read", () => {
     const { project: row, alongside: head } = await findProjectAlongside({ id: project.id }, queueHeadAlongside(10));
     expect(row).toEqual(await prisma.project.findUniqueOrThrow({ where: { id: project.id } }));
     const entries = await prisma.queueEntry.findMany({ where: { projectId: project.id }, orderBy: { seq: "asc" }, include: { change: true } });
-    expect(head!.map(({ change, workspace, evaluationPassed, reviews, enqueuer, agentModel, ...entry }) => ({ ...entry, change }))).toEqual(entries);
+    expect(head!.map(({ change, workspace: _w, evaluationPassed: _e, reviews: _r, enqueuer: _q, agentModel: _m, ...entry }) => ({ ...entry, change }))).toEqual(entries);
     expect(head!.map((entry) => [entry.workspace, entry.evaluationPassed, entry.reviews, entry.enqueuer, entry.agentModel])).toEqual([
       [second.workspace, false, { approvals: 0, countableApprovals: 0, changesRequested: false }, alice.username, "model-x"],
       [first.workspace, true, { approvals: 2, countableApprovals: 1, changesRequested: false }, alice.username, null],

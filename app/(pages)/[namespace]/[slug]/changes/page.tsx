@@ -19,7 +19,7 @@ export default async function ChangesPage({ params, searchParams }: Props) {
   const query = await searchParams;
   const loaded = await loadProject(await params);
   const { api, namespace, slug, base, project } = loaded;
-  const status = STATUSES.find((s) => s === query.status) as Status | undefined;
+  const status = STATUSES.find<Status>((s): s is Status => s === query.status);
   const { changes } = await api.changes.list({ namespace, slug, status, limit: 100 });
   await preloadNames(agentActors(changes));
   return (

@@ -79,8 +79,8 @@ export async function IssueTimeline({ entries, comments, base }: { entries: Entr
             </article>
           </li>
         ) : (
-          <li key={entry!.id} className="event">
-            <Person actor={entry!.actor} /> <EventText entry={entry!} base={base} /> <RelativeTime iso={entry!.occurredAt} />
+          <li key={entry.id} className="event">
+            <Person actor={entry.actor} /> <EventText entry={entry} base={base} /> <RelativeTime iso={entry.occurredAt} />
           </li>
         ),
       )}
