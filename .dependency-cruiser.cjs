@@ -182,9 +182,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: ["node_modules", "^server/generated/"] },
-    // Build output and throwaway copies of the app; the fixtures that prove these rules fire
-    // (tests/platform/dependency-rules.test.ts runs this file on them).
-    exclude: { path: ["(^|/)\\.next/", "^bench/\\.work/", "^scripts/depcruise-fixtures/"] },
+    // Build output (the app's, the SDK package's) and throwaway copies of the app; the fixtures
+    // that prove these rules fire (tests/platform/dependency-rules.test.ts runs this file on them).
+    exclude: { path: ["(^|/)\\.next/", "^bench/\\.work/", "^client/dist/", "^scripts/depcruise-fixtures/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs"] },
