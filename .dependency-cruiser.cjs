@@ -138,6 +138,14 @@ module.exports = {
       to: { path: "^(server|app|inngest|scripts)/|^[^/]+\\.(ts|tsx|mjs|js|json)$" },
     },
     {
+      name: "client-package-dependencies",
+      severity: "error",
+      comment:
+        "client/ is its own npm package (@svc-forge/client): a package it imports is a dependency in client/package.json, not only the server's. cli/bin.mjs is the root package's launcher (through tsx) and is not packed.",
+      from: { path: "^client/", pathNot: "^client/cli/bin\\.mjs$" },
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown", "npm-dev"] },
+    },
+    {
       name: "production-imports-no-test-code",
       severity: "error",
       comment: "Test fixtures and helpers (test-*.ts, *.test.ts, tests/, e2e/, bench/) are for tests; production code never imports them.",
