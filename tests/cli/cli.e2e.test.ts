@@ -166,6 +166,9 @@ describe("the svc-forge CLI against a running server", () => {
     expect(cli(["clone", "@carol/demo", "demo-clone"]).status).toBe(0);
     expect(fs.readFileSync(path.join(work, "demo-clone/hello.txt"), "utf8")).toBe("hello from the CLI\n");
     expect(fs.readFileSync(path.join(work, "demo-clone/.git/config"), "utf8")).not.toContain(token);
+    // A private project: git fetches with the token the installed CLI's credential helper answers.
+    const fetched = spawnSync("git", ["-C", path.join(work, "demo-clone"), "fetch", "origin"], { env: { ...cliEnv(), GIT_TERMINAL_PROMPT: "0" }, encoding: "utf8" });
+    expect([fetched.status, fetched.stderr]).toEqual([0, ""]);
 
     expect(cli(["issue", "open", "@carol/demo", "--title", "a bug", "--body", "details"]).json.issue.number).toBe(1);
     expect(cli(["issue", "list", "@carol/demo", "--status", "open"]).json.issues.map((i: { title: string }) => i.title)).toEqual(["a bug"]);
