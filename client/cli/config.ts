@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 
 /**
- * Where `svc login` keeps the address and token (mode 0600): SVC_CONFIG, else
+ * Where `svc-forge login` keeps the address and token (mode 0600): SVC_CONFIG, else
  * $XDG_CONFIG_HOME/svc-forge/cli.json, else ~/.config/svc-forge/cli.json. A relative
  * XDG_CONFIG_HOME is ignored, as the XDG Base Directory specification says.
  */

@@ -5,7 +5,8 @@ import type { CliConfig } from "./config.js";
 
 /**
  * The `svc-forge` entry point beside this file, run by git through the credential helper: compiled
- * (the package's bin), main.js itself; run from the TypeScript sources, bin.mjs, which loads them through tsx.
+ * (the package's bin), main.js itself; from the TypeScript sources, bin.mjs, which loads them
+ * through tsx.
  */
 const here = fileURLToPath(import.meta.url);
 const binPath = path.join(path.dirname(here), path.extname(here) === ".ts" ? "bin.mjs" : "main.js");
