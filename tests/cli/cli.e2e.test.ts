@@ -192,9 +192,9 @@ describe("the svc-forge CLI against a running server", () => {
         `console.log(JSON.stringify({ path: data?.path, visibility, failure }));`,
       ].join("\n"),
     );
-    // The user's TypeScript finds the types through the package's exports (its schema.d.ts too),
-    // and Node runs what it emits, the SDK resolved by name.
-    const compiled = spawnSync(path.join(root, "node_modules/.bin/tsc"), ["--strict", "--module", "nodenext", "--target", "es2023", "--lib", "es2023,dom", "use.mts"], { cwd: sdk, encoding: "utf8" });
+    // The user's TypeScript finds the types through the package's exports (its schema.d.ts too:
+    // the wrong path above is an error), and Node runs what it emits, the SDK resolved by name.
+    const compiled = spawnSync(path.join(root, "node_modules/.bin/tsc"), ["--strict", "--skipLibCheck", "--module", "nodenext", "--target", "es2023", "--lib", "es2023,dom", "use.mts"], { cwd: sdk, encoding: "utf8" });
     expect(compiled.stdout + compiled.stderr).toBe("");
     const run = spawnSync(process.execPath, ["use.mjs"], { cwd: sdk, encoding: "utf8" });
     expect(run.stderr).toBe("");
