@@ -138,6 +138,14 @@ module.exports = {
       to: { path: "^(server|app|inngest|scripts)/|^[^/]+\\.(ts|tsx|mjs|js|json)$" },
     },
     {
+      name: "client-package-dependencies",
+      severity: "error",
+      comment:
+        "client/ is its own npm package (@svc-forge/client): a package it imports is a dependency in client/package.json, not only the server's. cli/bin.mjs is the root package's launcher (through tsx) and is not packed.",
+      from: { path: "^client/", pathNot: "^client/cli/bin\\.mjs$" },
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown", "npm-dev"] },
+    },
+    {
       name: "production-imports-no-test-code",
       severity: "error",
       comment: "Test fixtures and helpers (test-*.ts, *.test.ts, tests/, e2e/, bench/) are for tests; production code never imports them.",
@@ -182,9 +190,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: ["node_modules", "^server/generated/"] },
-    // Build output and throwaway copies of the app; the fixtures that prove these rules fire
-    // (tests/platform/dependency-rules.test.ts runs this file on them).
-    exclude: { path: ["(^|/)\\.next/", "^bench/\\.work/", "^scripts/depcruise-fixtures/"] },
+    // Build output (the app's, the SDK package's) and throwaway copies of the app; the fixtures
+    // that prove these rules fire (tests/platform/dependency-rules.test.ts runs this file on them).
+    exclude: { path: ["(^|/)\\.next/", "^bench/\\.work/", "^client/dist/", "^scripts/depcruise-fixtures/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs"] },

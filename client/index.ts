@@ -6,11 +6,11 @@
 //     params: { path: { namespace: "@alice", slug: "demo" } },
 //   });
 import createClient, { type Client } from "openapi-fetch";
-import type { components, paths } from "./schema";
+import type { components, paths } from "./schema.js";
 
 export type { components, paths };
-export { watchChange } from "./watch-change";
-export type { ChangeEvent, ChangeState, WatchChangeOptions } from "./watch-change";
+export { watchChange } from "./watch-change.js";
+export type { ChangeEvent, ChangeState, WatchChangeOptions } from "./watch-change.js";
 export type SvcClient = Client<paths>;
 /** The wire shape of every error: `{error, code?}` plus route-specific fields. */
 export type SvcError = components["schemas"]["Error"];

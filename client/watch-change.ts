@@ -1,4 +1,4 @@
-import type { paths } from "./schema";
+import type { paths } from "./schema.js";
 
 /** The JSON of GET /api/changes/{id}: what every event of a change's stream carries. */
 export type ChangeState = paths["/api/changes/{id}"]["get"]["responses"][200]["content"]["application/json"];

@@ -2,8 +2,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/** Where `svc login` keeps the address and token (mode 0600): SVC_CONFIG, else ~/.config/svc-forge/cli.json. */
-export const configPath = (): string => process.env.SVC_CONFIG ?? path.join(os.homedir(), ".config", "svc-forge", "cli.json");
+/**
+ * Where `svc-forge login` keeps the address and token (mode 0600): SVC_CONFIG, else
+ * $XDG_CONFIG_HOME/svc-forge/cli.json, else ~/.config/svc-forge/cli.json. A relative
+ * XDG_CONFIG_HOME is ignored, as the XDG Base Directory specification says.
+ */
+export function configPath(): string {
+  if (process.env.SVC_CONFIG) return process.env.SVC_CONFIG;
+  const xdg = process.env.XDG_CONFIG_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".config");
+  return path.join(base, "svc-forge", "cli.json");
+}
 
 export interface CliConfig {
   url: string;
@@ -22,6 +31,9 @@ export function loadConfig(): CliConfig {
 }
 
 export function saveConfig(config: CliConfig): void {
-  fs.mkdirSync(path.dirname(configPath()), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(configPath(), `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  const file = configPath();
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  // The mode above applies only to a new file: one saved by an older version (or by hand) is narrowed too.
+  fs.chmodSync(file, 0o600);
 }

@@ -1,10 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CliConfig } from "./config";
+import type { CliConfig } from "./config.js";
 
-/** The `svc-forge` entry point beside this file, run by git through the credential helper. */
-const binPath = path.join(path.dirname(fileURLToPath(import.meta.url)), "bin.mjs");
+/**
+ * The `svc-forge` entry point beside this file, run by git through the credential helper: compiled
+ * (the package's bin), main.js itself; from the TypeScript sources, bin.mjs, which loads them
+ * through tsx.
+ */
+const here = fileURLToPath(import.meta.url);
+const binPath = path.join(path.dirname(here), path.extname(here) === ".ts" ? "bin.mjs" : "main.js");
 
 const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 

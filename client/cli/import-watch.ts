@@ -1,4 +1,4 @@
-import type { components, paths, SvcClient } from "../index";
+import type { components, paths, SvcClient } from "../index.js";
 
 type ImportProgress = paths["/api/projects/{namespace}/{slug}/import/status"]["get"]["responses"][200]["content"]["application/json"];
 type SvcError = components["schemas"]["Error"];

@@ -1,14 +1,15 @@
+#!/usr/bin/env node
 // `npm run cli -- <command>` (or the `svc-forge` bin): the daily work of a person or an agent,
 // through the typed SDK. Every command prints JSON on stdout; a usage error prints the usage on
 // stderr with exit 2, a refusal or failure its reason on stderr with exit 1.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { createSvcClient, projectParams, watchChange } from "../index";
-import { loadConfig, saveConfig, type CliConfig } from "./config";
-import { answerGitCredential, credentialHelperCommand } from "./git-credential";
-import { watchImport } from "./import-watch";
-import { PRINTED, READ_USAGE, runReadCommand } from "./read";
+import { createSvcClient, projectParams, watchChange } from "../index.js";
+import { loadConfig, saveConfig, type CliConfig } from "./config.js";
+import { answerGitCredential, credentialHelperCommand } from "./git-credential.js";
+import { watchImport } from "./import-watch.js";
+import { PRINTED, READ_USAGE, runReadCommand } from "./read.js";
 
 const USAGE = `svc-forge <command>
 

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { projectParams, type SvcClient } from "../index";
+import { projectParams, type SvcClient } from "../index.js";
 
 export const READ_USAGE = `  change diff ID [--patch] [--limit N] [--offset N]
                                          a change's files and patches (--patch: the unified diff git apply takes)

@@ -18,9 +18,9 @@ const gitServer = useGitServer();
 const bin = path.resolve("client/cli/bin.mjs");
 
 /** The CLI as a child (asynchronous: the in-process server must answer while it runs), with git's isolated HOME. */
-function cli(args: string[], options: { cwd?: string; config?: string } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], options: { cwd?: string; config?: string; env?: Record<string, string> } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, SVC_URL: "", SVC_TOKEN: "", HOME: gitServer.git.home, SVC_CONFIG: options.config ?? path.join(gitServer.git.home, "cli.json"), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
+    const env = { ...process.env, SVC_URL: "", SVC_TOKEN: "", HOME: gitServer.git.home, SVC_CONFIG: options.config ?? path.join(gitServer.git.home, "cli.json"), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", ...options.env };
     const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? gitServer.git.home, env });
     let stdout = "";
     let stderr = "";
@@ -55,6 +55,33 @@ describe("the CLI's command line", () => {
     expect(unreachable.status).toBe(1);
     expect(unreachable.stderr.trim()).toBe(`svc-forge: cannot reach http://127.0.0.1:${closed}: connect ECONNREFUSED 127.0.0.1:${closed}`);
   }, 60_000);
+});
+
+describe("where svc-forge login keeps the token", () => {
+  it("$XDG_CONFIG_HOME/svc-forge/cli.json, else ~/.config/svc-forge/cli.json (a relative XDG_CONFIG_HOME is ignored), SVC_CONFIG first; always mode 0600", async () => {
+    const user = await createTestUser();
+    const home = fs.mkdtempSync(path.join(gitServer.git.home, "home-"));
+    const login = (env: Record<string, string>) => cli(["login", "--url", gitServer.server.baseUrl, "--token", user.token], { env: { HOME: home, SVC_CONFIG: "", XDG_CONFIG_HOME: "", ...env } });
+    const saved = (file: string) => ({ mode: fs.statSync(file).mode & 0o777, config: JSON.parse(fs.readFileSync(file, "utf8")) });
+    const expected = { mode: 0o600, config: { url: gitServer.server.baseUrl, token: user.token } };
+
+    const xdg = path.join(home, "xdg");
+    expect((await login({ XDG_CONFIG_HOME: xdg })).status).toBe(0);
+    expect(saved(path.join(xdg, "svc-forge/cli.json"))).toEqual(expected);
+    expect(fs.statSync(path.join(xdg, "svc-forge")).mode & 0o777).toBe(0o700);
+    // The saved login is read from there: whoami needs the token.
+    expect(JSON.parse((await cli(["whoami"], { env: { HOME: home, SVC_CONFIG: "", XDG_CONFIG_HOME: xdg } })).stdout).username).toBe(user.username);
+
+    expect((await login({ XDG_CONFIG_HOME: "relative/xdg" })).status).toBe(0);
+    expect(saved(path.join(home, ".config/svc-forge/cli.json"))).toEqual(expected);
+    expect(fs.existsSync(path.join(gitServer.git.home, "relative"))).toBe(false);
+
+    // A file made readable by others (by hand, or by an older version) is narrowed again.
+    const chosen = path.join(home, "chosen.json");
+    fs.writeFileSync(chosen, "{}\n", { mode: 0o644 });
+    expect((await login({ XDG_CONFIG_HOME: xdg, SVC_CONFIG: chosen })).status).toBe(0);
+    expect(saved(chosen)).toEqual(expected);
+  }, 120_000);
 });
 
 describe("svc-forge clone and its credential helper", () => {

@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
 import { benchEnv, sharedAppBuild, request, root, stopProcess } from "@/bench/support/next-app.mjs";
@@ -10,14 +11,19 @@ import { freePort } from "@/tests/support/ports";
 import { startStubProvider, type StubProvider } from "@/tests/support/provider-stub";
 
 /**
- * The CLI (and so the SDK) against the production server (`node server.mjs` of a build of HEAD):
- * from the first user to a merged change and a clone, the README's walkthrough (dev login, a
- * session, a token), the server's log lines (pages' too, written by server.mjs), and an import from the stub hosting provider.
- * SVC_E2E_APP=<dir> reuses a build made earlier (bench/.work/cli/app) instead of building HEAD again.
+ * The CLI (and so the SDK) as users install it, the packed @svc-forge/client, against the production
+ * server (`node server.mjs` of a build of HEAD): from the first user to a merged change and a clone,
+ * the README's walkthrough (dev login, a session, a token), the server's log lines (pages' too,
+ * written by server.mjs), and an import from the stub hosting provider.
+ * SVC_E2E_APP=<dir> reuses a build made earlier (bench/.work/cli/app) instead of building HEAD again;
+ * SVC_SDK_TARBALL=<file> a tarball packed earlier (.ci/run packs one for both test passes).
  */
 const ADMIN_KEY = "cli-admin-key";
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "svc-cli-"));
-const configFile = path.join(work, "cli.json");
+/** The empty directory the tarball is installed into, as a user's project. */
+const sdk = path.join(work, "sdk");
+/** Where the CLI keeps its login: $XDG_CONFIG_HOME/svc-forge/cli.json. */
+const configFile = path.join(work, "xdg/svc-forge/cli.json");
 let port: number;
 let base: string;
 let server: ChildProcess;
@@ -39,19 +45,43 @@ function api(method: string, urlPath: string, headers: Record<string, string> = 
   });
 }
 
-const cliArgs = (args: string[]) => [path.join(root, "client/cli/bin.mjs"), ...args];
-const cliEnv = () => ({ ...process.env, SVC_CONFIG: configFile, SVC_URL: "", SVC_TOKEN: "" });
+/** npm as a user runs it: without the npm_* variables of the `npm test` this may run under. */
+async function npm(args: string[], cwd: string): Promise<string> {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (/^npm_(package_|lifecycle_|command$|config_local_prefix$)/.test(name)) delete env[name];
+  try {
+    return (await promisify(execFile)("npm", args, { cwd, env, encoding: "utf8" })).stdout;
+  } catch (error) {
+    // The compiler's errors (client/'s prepack) are on stdout.
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`npm ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}${stderr ?? ""}`);
+  }
+}
+
+/** The tarball .ci/run packed, else one `npm pack` of client/ (its prepack builds dist/), installed from the registry. */
+async function installSdk(): Promise<void> {
+  const tarball = process.env.SVC_SDK_TARBALL
+    ? path.resolve(root, process.env.SVC_SDK_TARBALL)
+    : path.join(work, (await npm(["pack", "--silent", "--pack-destination", work], path.join(root, "client"))).trim().split("\n").at(-1)!);
+  fs.mkdirSync(sdk);
+  fs.writeFileSync(path.join(sdk, "package.json"), `${JSON.stringify({ name: "sdk-user", private: true, type: "module" })}\n`);
+  await npm(["install", "--no-audit", "--no-fund", tarball], sdk);
+}
+
+/** The installed bin itself (its shebang, its link), not node given a path. */
+const svcForge = path.join(sdk, "node_modules/.bin/svc-forge");
+const cliEnv = () => ({ ...process.env, HOME: work, XDG_CONFIG_HOME: path.join(work, "xdg"), SVC_CONFIG: "", SVC_URL: "", SVC_TOKEN: "" });
 const cliResult = (status: number | null, stdout: string, stderr: string) => ({ status, json: status === 0 ? JSON.parse(stdout) : undefined, stderr });
 
 function cli(args: string[], options: { cwd?: string } = {}) {
-  const result = spawnSync(process.execPath, cliArgs(args), { cwd: options.cwd ?? work, env: cliEnv(), encoding: "utf8" });
+  const result = spawnSync(svcForge, args, { cwd: options.cwd ?? work, env: cliEnv(), encoding: "utf8" });
   return cliResult(result.status, result.stdout, result.stderr);
 }
 
 /** `cli` without blocking this process: the stub provider, served from here, must answer while it runs. */
 function cliServing(args: string[]): Promise<ReturnType<typeof cli>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, cliArgs(args), { cwd: work, env: cliEnv() });
+    const child = spawn(svcForge, args, { cwd: work, env: cliEnv() });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -77,6 +107,9 @@ async function waitForStart(child: ChildProcess): Promise<void> {
 }
 
 beforeAll(async () => {
+  const installing = installSdk();
+  // Awaited below with the server's start; handled now, so a failure meanwhile is not reported as unhandled.
+  installing.catch(() => undefined);
   const app = sharedAppBuild(path.join(root, "bench/.work/cli"));
   port = await freePort();
   base = `http://127.0.0.1:${port}`;
@@ -88,7 +121,7 @@ beforeAll(async () => {
     stdio: ["ignore", "pipe", "inherit"],
   });
   server.stdout!.on("data", (chunk) => (serverOutput += chunk));
-  await waitForStart(server);
+  await Promise.all([installing, waitForStart(server)]);
 }, 1_200_000);
 
 afterAll(async () => {
@@ -133,6 +166,9 @@ describe("the svc-forge CLI against a running server", () => {
     expect(cli(["clone", "@carol/demo", "demo-clone"]).status).toBe(0);
     expect(fs.readFileSync(path.join(work, "demo-clone/hello.txt"), "utf8")).toBe("hello from the CLI\n");
     expect(fs.readFileSync(path.join(work, "demo-clone/.git/config"), "utf8")).not.toContain(token);
+    // A private project: git fetches with the token the installed CLI's credential helper answers.
+    const fetched = spawnSync("git", ["-C", path.join(work, "demo-clone"), "fetch", "origin"], { env: { ...cliEnv(), GIT_TERMINAL_PROMPT: "0" }, encoding: "utf8" });
+    expect([fetched.status, fetched.stderr]).toEqual([0, ""]);
 
     expect(cli(["issue", "open", "@carol/demo", "--title", "a bug", "--body", "details"]).json.issue.number).toBe(1);
     expect(cli(["issue", "list", "@carol/demo", "--status", "open"]).json.issues.map((i: { title: string }) => i.title)).toEqual(["a bug"]);
@@ -141,6 +177,29 @@ describe("the svc-forge CLI against a running server", () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain("404");
   }, 300_000);
+
+  it("the installed SDK, imported by its name, type-checks in a TypeScript project and reads the service", async () => {
+    fs.writeFileSync(
+      path.join(sdk, "use.mts"),
+      [
+        `import { createSvcClient, projectParams, type SvcError } from "@svc-forge/client";`,
+        `const svc = createSvcClient({ baseUrl: ${JSON.stringify(base)}, token: ${JSON.stringify(token)} });`,
+        `const { data, error } = await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: projectParams("@carol/demo") } });`,
+        `const failure: SvcError | undefined = error;`,
+        `const visibility: "public" | "private" | undefined = data?.visibility;`,
+        `// @ts-expect-error: a path the service does not have`,
+        `await svc.GET("/api/no-such-route");`,
+        `console.log(JSON.stringify({ path: data?.path, visibility, failure }));`,
+      ].join("\n"),
+    );
+    // The user's TypeScript finds the types through the package's exports (its schema.d.ts too:
+    // the wrong path above is an error), and Node runs what it emits, the SDK resolved by name.
+    const compiled = spawnSync(path.join(root, "node_modules/.bin/tsc"), ["--strict", "--skipLibCheck", "--module", "nodenext", "--target", "es2023", "--lib", "es2023,dom", "use.mts"], { cwd: sdk, encoding: "utf8" });
+    expect(compiled.stdout + compiled.stderr).toBe("");
+    const run = spawnSync(process.execPath, ["use.mjs"], { cwd: sdk, encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ path: "@carol/demo", visibility: "private" });
+  }, 120_000);
 
   it("follows the README: a dev-login session mints a token, the Origin header guards cookie writes", async () => {
     const login = await api("POST", "/api/auth/dev-login", { origin: base }, { username: "dave" });
