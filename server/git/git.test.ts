@@ -20,10 +20,12 @@ import {
   log,
   openProjectRepo,
   openRepo,
+  openWorkspaceRepo,
   readCommit,
   readFile,
   readRef,
   removeImportStaging,
+  repoExists,
   resolveBranch,
   runGit,
   spawnGitLater,
@@ -247,9 +249,15 @@ describe("workspace forks", () => {
     expect(await listFiles(project, pushed)).toEqual(["src/main.ts"]);
   });
 
-  it("a failed registration leaves no fork behind", async () => {
+  it("a failed registration leaves no fork behind, placed or not", async () => {
     const { id } = await newProject();
     await expect(createWorkspaceFork(id, "ws2", "main", async () => Promise.reject(new Error("taken")))).rejects.toThrow("taken");
+    const failAfterPlacing = async (_tip: string | null, place: () => void) => {
+      place();
+      expect(repoExists(openWorkspaceRepo(id, "ws2"))).toBe(true);
+      throw new Error("commit failed");
+    };
+    await expect(createWorkspaceFork(id, "ws2", "main", failAfterPlacing)).rejects.toThrow("commit failed");
     expect(fs.readdirSync(path.join(path.dirname(openProjectRepo(id).gitdir), "workspaces"))).toEqual([]);
   });
 });
