@@ -127,13 +127,18 @@ export function initProjectRepo(projectId: string, defaultBranch = "main"): Repo
 
 /**
  * Creates a workspace fork: a bare repository whose objects/info/alternates points (relatively, so
- * the data directory can move) at the project's object store. Refs are set by the caller.
+ * the data directory can move) at the project's object store, and whose history is cut where the
+ * project's is (a copy of a shallow project's `shallow` file: git reads only its own, and without it
+ * a clone of the fork walks past the project's last imported commit and fails). Refs are set by
+ * the caller.
  */
 export function initWorkspaceRepo(projectId: string, workspaceName: string, defaultBranch: string): Repo {
   const gitdir = workspaceRepoPath(projectId, workspaceName);
   const projectObjects = path.join(projectRepoPath(projectId), "objects");
   initBare(gitdir, defaultBranch, path.relative(path.join(gitdir, "objects"), projectObjects));
-  return openWorkspaceRepo(projectId, workspaceName);
+  const repo = openWorkspaceRepo(projectId, workspaceName);
+  writeShallowCommits(gitdir, shallowCommits(repo));
+  return repo;
 }
 
 export function removeRepo(repo: Repo): void {
