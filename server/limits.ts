@@ -21,7 +21,7 @@ export const BRANCH_LIST_CAP = 200;
 /** Blobs above this are reported as kind too_large by the content route. */
 export const CONTENT_VIEW_BYTES_MAX = 1024 * 1024;
 export const MERGE_BATCH_MAX = 80;
-/** GET .../queue: entries per answer (contracts/queue.md). */
+/** GET .../queue: entries per answer (docs/contracts.md#merge-queue). */
 export const QUEUE_LIST_LIMIT_DEFAULT = 100;
 export const QUEUE_LIST_LIMIT_MAX = 500;
 export const WORKSPACE_COMMIT_FILES_MAX = 2000;
@@ -39,7 +39,7 @@ export const GIT_PUSH_BYTES_MAX = 2 * 1024 * 1024 * 1024;
 /** Git smart HTTP: a fetch negotiation body after gunzip (wants and haves, not packs). */
 export const GIT_NEGOTIATION_BYTES_MAX = 64 * 1024 * 1024;
 
-// ---------------------------------------------------------------- admin (contracts/admin.md)
+// ---------------------------------------------------------------- admin (docs/contracts.md#administration)
 /** Audit list page size: default and maximum. */
 export const AUDIT_LIST_LIMIT_DEFAULT = 50;
 export const AUDIT_LIST_LIMIT_MAX = 200;
@@ -98,7 +98,7 @@ export const OAUTH_REFRESH_TOKEN_TTL_DAYS = 30;
 /** Dynamic client registration: redirect URIs per client, and the length of each. */
 export const OAUTH_REDIRECT_URIS_MAX = 10;
 export const OAUTH_REDIRECT_URI_LENGTH_MAX = 2000;
-// Web pages (contracts/web.md): large inputs are paginated or collapsed, never sent whole.
+// Web pages (docs/contracts.md#web-pages): large inputs are paginated or collapsed, never sent whole.
 /** Files of a change's diff shown per page. */
 export const DIFF_PAGE_FILES = 50;
 /** Diff lines shown for one file; a longer file diff is collapsed with a note. */
@@ -120,7 +120,7 @@ export const RESTORE_ARCHIVE_BYTES_MAX = 64 * 1024 ** 3;
  */
 export const RESTORE_PUSH_TIMEOUT_MS = 30 * 60_000;
 
-// Reading code (contracts/read.md).
+// Reading code (docs/contracts.md#reading-code).
 /** A file's patch over this many bytes is withheld (`patch: null, tooLarge: true`). */
 export const DIFF_PATCH_BYTES_MAX = 1024 * 1024;
 export const DIFF_FILES_DEFAULT = 100;
@@ -138,7 +138,7 @@ export const SEARCH_MATCHES_MAX = 1000;
 export const SEARCH_LINE_CHARS_MAX = 1000;
 /** A search still running after this long is stopped and answered 422 SEARCH_TIMEOUT (default of SEARCH_TIME_LIMIT_MS). */
 export const SEARCH_TIME_LIMIT_MS = 10_000;
-/** A workspace key's life in minutes (contracts/agents.md): at most a day, an hour by default. */
+/** A workspace key's life in minutes (docs/contracts.md#agents): at most a day, an hour by default. */
 export const WORKSPACE_KEY_TTL_MINUTES_MAX = 1440;
 export const WORKSPACE_KEY_TTL_MINUTES_DEFAULT = 60;
 /** A workspace key's display name. */

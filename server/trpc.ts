@@ -145,7 +145,7 @@ const withDomainErrors = t.middleware(async ({ next }) => {
 });
 
 /**
- * What a workspace key may reach (contracts/agents.md): never an identity route (users, tokens,
+ * What a workspace key may reach (docs/contracts.md#agents): never an identity route (users, tokens,
  * agents), a session, admin or user-only read (401, as for a credential that is not a user's); of
  * the writes only those marked `workspaceKey` (else 403 TOKEN_SCOPE_INSUFFICIENT). Events recorded
  * for a key name it.

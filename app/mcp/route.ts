@@ -1,7 +1,7 @@
 import { handleMcpRequest } from "@/server/mcp";
 import { traced } from "@/server/api";
 
-// MCP Streamable HTTP for agents (contracts/mcp.md, docs/agents.md): JSON responses; a session's GET
+// MCP Streamable HTTP for agents (docs/contracts.md#mcp, docs/agents.md): JSON responses; a session's GET
 // stream carries resource notifications, DELETE ends the session.
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-// Pushed outcomes and workspace keys (contracts/agents.md), in-process (the route handlers in this
+// Pushed outcomes and workspace keys (docs/contracts.md#agents), in-process (the route handlers in this
 // process, no server):
 // 1. A transition to its event on an open change event stream: from the start of the request that
 //    makes it (a comment; a merge) to the frame read off the stream, p50/p99, beside the request's

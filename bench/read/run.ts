@@ -1,4 +1,4 @@
-// Reading code (contracts/read.md) through the route handlers in-process, each against the git
+// Reading code (docs/contracts.md#reading-code) through the route handlers in-process, each against the git
 // command it wraps, on the same bare repository, in one run:
 //   search (fixed string, regex) over a --files repository   vs git grep
 //   a change diff of --diff files                            vs git diff -M base...tip

@@ -1,4 +1,4 @@
-// The reading commands (contracts/read.md): diffs, commits, compare, search, blame, tags, archives.
+// The reading commands (docs/contracts.md#reading-code): diffs, commits, compare, search, blame, tags, archives.
 import fs from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";

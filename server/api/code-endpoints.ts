@@ -6,7 +6,7 @@ import { assertWellFormedUrl, errorResponse, ifNoneMatchMatches, namespaceSegmen
 import { instrumentRequest } from "@/server/metrics";
 import { handleRestRequest } from "./rest";
 
-// Reads whose bodies are not JSON (contracts/read.md): an archive streamed from git archive, a raw
+// Reads whose bodies are not JSON (docs/contracts.md#reading-code): an archive streamed from git archive, a raw
 // file, and a change's diff as text/x-diff. Plain route handlers behind the same admission gate
 // as the REST routes; a project the caller cannot read is a 404 here too.
 

@@ -4,7 +4,7 @@ export type Identity =
   | UserIdentity
   | AgentIdentity
   | {
-      /** A workspace key (contracts/agents.md): its creator's access, narrowed to one workspace. */
+      /** A workspace key (docs/contracts.md#agents): its creator's access, narrowed to one workspace. */
       kind: "workspace-key";
       keyId: string;
       projectId: string;

@@ -3,7 +3,7 @@ import type { AgentIdentity, UserIdentity } from "./identity";
 import type { CachedCredential } from "./credential-cache";
 import { sameHash } from "./tokens";
 
-/** Workspace keys (contracts/agents.md): one workspace's credential, acting as its creator. */
+/** Workspace keys (docs/contracts.md#agents): one workspace's credential, acting as its creator. */
 export const WORKSPACE_KEY_PREFIX = "svc_ws_";
 
 /** Why a key stopped working; the same words as the key list and the audit log. */

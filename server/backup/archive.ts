@@ -12,6 +12,8 @@ export interface ManifestRepository {
   head: string;
   /** Every ref as read at the snapshot, refs/svc/* included. */
   refs: Record<string, string>;
+  /** Where its history is cut (a shallow import and its forks), read with the refs; absent when whole. */
+  shallow?: string[];
   /** The bundle's path in the archive, or null when the fork has no object of its own. */
   bundle: string | null;
   sha256: string | null;

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { db, type Tx } from "@/server/db";
-import { allRefs, bundleRepository, headBranch, openProjectRepo, openWorkspaceRepo, withRepoLocksHeld, withRepositoriesKept } from "@/server/git";
+import { allRefs, bundleRepository, headBranch, openProjectRepo, openWorkspaceRepo, shallowCommits, withRepoLocksHeld, withRepositoriesKept, type Repo } from "@/server/git";
 import { MANIFEST, MANIFEST_FORMAT, packArchive, type Manifest, type ManifestRepository } from "./archive";
 import { quoteIdent, tablesInDependencyOrder } from "./tables";
 import { serviceVersion } from "./version";
@@ -19,7 +19,10 @@ interface Snapshot {
 async function readRepositories(tx: Tx): Promise<Snapshot["repositories"]> {
   const projects = await tx.$queryRawUnsafe<Array<{ id: string }>>(`SELECT id::text AS id FROM "Project" ORDER BY id`);
   const workspaces = await tx.$queryRawUnsafe<Array<{ projectId: string; name: string }>>(`SELECT "projectId"::text AS "projectId", name FROM "Workspace" ORDER BY "projectId", name`);
-  const read = (repo: ReturnType<typeof openProjectRepo>) => ({ head: headBranch(repo) ?? "main", refs: Object.fromEntries(allRefs(repo)) });
+  const read = (repo: Repo) => {
+    const shallow = shallowCommits(repo);
+    return { head: headBranch(repo) ?? "main", refs: Object.fromEntries(allRefs(repo)), ...(shallow.length > 0 ? { shallow } : {}) };
+  };
   return [
     ...projects.map(({ id }) => ({ projectId: id, ...read(openProjectRepo(id)) })),
     ...workspaces.map(({ projectId, name }) => ({ projectId, workspace: name, ...read(openWorkspaceRepo(projectId, name)) })),
@@ -81,7 +84,7 @@ async function bundleAll(dir: string, repositories: Snapshot["repositories"]): P
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const repo = repository.workspace ? openWorkspaceRepo(repository.projectId, repository.workspace) : openProjectRepo(repository.projectId);
     const exclude = repository.workspace ? (projectTips.get(repository.projectId) ?? []) : [];
-    const written = await bundleRepository(repo, repository.refs, file, exclude);
+    const written = await bundleRepository(repo, repository.refs, file, { exclude, shallow: repository.shallow });
     out.push({ ...repository, bundle: written ? name : null, sha256: written ? await sha256Of(file) : null });
   }
   return out;

@@ -34,6 +34,7 @@ const manifestSchema = z.object({
       workspace: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
       head: z.string().refine(isValidBranchName, "head is not a valid branch name"),
       refs: z.record(z.string().refine((ref) => ref.startsWith("refs/") && isValidBranchName(ref.slice(5)), "not a valid ref name"), oid()),
+      shallow: z.array(oid()).optional(),
       bundle: z.string().nullable(),
       sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
     }),

@@ -36,7 +36,7 @@ function keepAlive(ping: () => void): () => void {
 }
 
 /**
- * GET /api/changes/{id}/events (contracts/agents.md): the change's current state first (as the
+ * GET /api/changes/{id}/events (docs/contracts.md#agents): the change's current state first (as the
  * event `change.state`, id = its latest transition), then one event per transition, each carrying
  * the same JSON as GET /api/changes/{id}; ends after change.merged or change.rejected. With
  * Last-Event-ID it resumes after that event instead (nothing missed: the outbox is the log).

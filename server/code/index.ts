@@ -1,4 +1,4 @@
-// Reading code without cloning (contracts/read.md): diffs, commits, compare, search, blame, tags,
+// Reading code without cloning (docs/contracts.md#reading-code): diffs, commits, compare, search, blame, tags,
 // archives, raw files, one branch. The area's front door.
 export { between, diffCommits, sinceFork, unifiedDiffStream, EMPTY_TREE } from "./diff";
 export type { DiffFile, DiffOptions, DiffPage, DiffTotals } from "./diff";

@@ -25,7 +25,7 @@ export const EVENT_KINDS = [
   "deployment.requested",
   "deployment.succeeded",
   "deployment.failed",
-  // Beyond the spec's list (contracts/read.md), subscribable by name.
+  // Beyond the spec's list (docs/contracts.md#reading-code), subscribable by name.
   "tag.created",
   "tag.deleted",
   // Not subscribable by name in the spec's list, but shown in activity.
@@ -36,9 +36,9 @@ export const EVENT_KINDS = [
   "issue.labeled",
   "issue.assigned",
   "issue.linked",
-  // Beyond the spec's list (contracts/provider.md): shown in activity, delivered to `*` webhooks.
+  // Beyond the spec's list (docs/contracts.md#hosting-provider): shown in activity, delivered to `*` webhooks.
   "import.failed",
-  // The merge queue (contracts/queue.md): subscribable by name, shown in activity.
+  // The merge queue (docs/contracts.md#merge-queue): subscribable by name, shown in activity.
   "change.queued",
   "change.dequeued",
 ] as const;

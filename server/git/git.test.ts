@@ -20,10 +20,12 @@ import {
   log,
   openProjectRepo,
   openRepo,
+  openWorkspaceRepo,
   readCommit,
   readFile,
   readRef,
   removeImportStaging,
+  repoExists,
   resolveBranch,
   runGit,
   spawnGitLater,
@@ -247,9 +249,27 @@ describe("workspace forks", () => {
     expect(await listFiles(project, pushed)).toEqual(["src/main.ts"]);
   });
 
-  it("a failed registration leaves no fork behind", async () => {
+  it("of a shallow project cut their history where the project's is, so git can clone them", async () => {
+    const { id, repo: project, tip: first } = await newProject({ "a.txt": "1\n" });
+    const { oid: second } = await commitToBranch(project, "main", { files: { "a.txt": "2\n" }, message: "second", author });
+    // What an import with depth 1 leaves: the last commit, marked shallow, without its parent.
+    fs.writeFileSync(path.join(project.gitdir, "shallow"), `${second}\n`);
+    fs.rmSync(path.join(project.gitdir, "objects", first.slice(0, 2), first.slice(2)));
+    const { repo: ws } = await createWorkspaceFork(id, "shallow-ws", "main", async () => null);
+    const clone = path.join(path.dirname(project.gitdir), "clone.git");
+    await runGit(["clone", "--quiet", "--bare", `file://${ws.gitdir}`, clone]);
+    expect((await runGit(["log", "--format=%s", "main"], { gitdir: clone })).stdout).toBe("second\n");
+  });
+
+  it("a failed registration leaves no fork behind, placed or not", async () => {
     const { id } = await newProject();
     await expect(createWorkspaceFork(id, "ws2", "main", async () => Promise.reject(new Error("taken")))).rejects.toThrow("taken");
+    const failAfterPlacing = async (_tip: string | null, place: () => void) => {
+      place();
+      expect(repoExists(openWorkspaceRepo(id, "ws2"))).toBe(true);
+      throw new Error("commit failed");
+    };
+    await expect(createWorkspaceFork(id, "ws2", "main", failAfterPlacing)).rejects.toThrow("commit failed");
     expect(fs.readdirSync(path.join(path.dirname(openProjectRepo(id).gitdir), "workspaces"))).toEqual([]);
   });
 });

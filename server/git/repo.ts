@@ -89,6 +89,24 @@ export function holdsOwnObjects(repo: Repo): boolean {
 
 export const repoExists = (repo: Repo): boolean => fs.existsSync(path.join(repo.gitdir, "HEAD"));
 
+/**
+ * Where the repository's history is cut: the commits of git's `shallow` file (an import with a
+ * depth), its own and those of the stores it borrows from (a fork of a shallow project). Git walking
+ * that history needs them: it takes them as commits without parents, whose parents are not there.
+ */
+export function shallowCommits(repo: Repo): string[] {
+  const commits = new Set<string>();
+  for (const gitdir of repo.objectGitdirs) {
+    for (const line of (readTextIfPresent(path.join(gitdir, "shallow")) ?? "").split("\n")) if (line.trim()) commits.add(line.trim());
+  }
+  return [...commits].sort();
+}
+
+/** Cuts the history of a new repository (its git dir) where `commits` say (see shallowCommits), before objects arrive. */
+export function writeShallowCommits(gitdir: string, commits: string[]): void {
+  if (commits.length > 0) fs.writeFileSync(path.join(gitdir, "shallow"), commits.map((oid) => `${oid}\n`).join(""));
+}
+
 /** Writes an empty bare repository (what `git init --bare` writes, minus hooks and samples). */
 function initBare(gitdir: string, defaultBranch: string, alternates?: string): void {
   if (fs.existsSync(gitdir)) throw new Error(`Repository already exists: ${gitdir}`);
@@ -109,13 +127,18 @@ export function initProjectRepo(projectId: string, defaultBranch = "main"): Repo
 
 /**
  * Creates a workspace fork: a bare repository whose objects/info/alternates points (relatively, so
- * the data directory can move) at the project's object store. Refs are set by the caller.
+ * the data directory can move) at the project's object store, and whose history is cut where the
+ * project's is (a copy of a shallow project's `shallow` file: git reads only its own, and without it
+ * a clone of the fork walks past the project's last imported commit and fails). Refs are set by
+ * the caller.
  */
 export function initWorkspaceRepo(projectId: string, workspaceName: string, defaultBranch: string): Repo {
   const gitdir = workspaceRepoPath(projectId, workspaceName);
   const projectObjects = path.join(projectRepoPath(projectId), "objects");
   initBare(gitdir, defaultBranch, path.relative(path.join(gitdir, "objects"), projectObjects));
-  return openWorkspaceRepo(projectId, workspaceName);
+  const repo = openWorkspaceRepo(projectId, workspaceName);
+  writeShallowCommits(gitdir, shallowCommits(repo));
+  return repo;
 }
 
 export function removeRepo(repo: Repo): void {

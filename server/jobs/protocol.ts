@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 
 /**
  * The Inngest serve protocol as the embedded executor speaks it to the SDK's handler (see
- * RECIPES.md, "Inngest without a server"). Pinned to this SDK version by the contract test: an SDK
+ * docs/contracts.md#job-protocol). Pinned to this SDK version by the contract test: an SDK
  * upgrade must be checked against it before the pin moves.
  */
 export const PROTOCOL_SDK_VERSION = "4.24.0";

@@ -112,7 +112,7 @@ describe("tools", () => {
         "list_projects", "get_project", "list_files", "read_file", "get_log", "list_branches", "create_workspace", "commit_files",
         "create_change", "get_change", "list_changes", "comment_on_change", "review_change", "merge_change", "list_issues",
         "get_issue", "create_issue", "update_issue", "comment_on_issue", "list_deployments", "submit_change", "queue_change", "get_queue",
-        // contracts/read.md (server/mcp/read-tools.ts)
+        // docs/contracts.md#reading-code (server/mcp/read-tools.ts)
         "get_change_diff", "get_commit", "compare", "search_code", "blame", "list_tags",
       ].sort(),
     );

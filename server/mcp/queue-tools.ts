@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The merge queue's tools (contracts/queue.md), as procedure-tool specs that tools.ts builds like
+ * The merge queue's tools (docs/contracts.md#merge-queue), as procedure-tool specs that tools.ts builds like
  * its own. `get_change` shows the queue position through the change read's `queue`.
  */
 export const QUEUE_TOOL_SPECS = [

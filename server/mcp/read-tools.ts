@@ -2,7 +2,7 @@ import { count, procedureTool, type Tool } from "./tools";
 
 const project = { project: true } as const;
 
-/** The read-only tools of contracts/read.md: each is one REST route, its body in structuredContent. */
+/** The read-only tools of docs/contracts.md#reading-code: each is one REST route, its body in structuredContent. */
 export const READ_TOOLS: Tool[] = [
   procedureTool("get_change_diff", "changes.diffFiles", {
     description: "A change's diff as git computes it: files (renames, binary marked) with their unified patches, a page at a time (limit, offset).",

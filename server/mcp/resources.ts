@@ -8,7 +8,7 @@ import { apiCaller } from "./caller";
 const RESOURCE_NOT_FOUND = -32002;
 const CHANGE_URI_PREFIX = "svc://changes/";
 
-/** A change as an MCP resource (contracts/agents.md). */
+/** A change as an MCP resource (docs/contracts.md#agents). */
 export const changeResourceUri = (changeId: string) => `${CHANGE_URI_PREFIX}${changeId}`;
 
 export const CHANGE_RESOURCE_TEMPLATE: ResourceTemplate = {

@@ -14,7 +14,7 @@ type Result = Record<string, unknown>;
 
 /**
  * One MCP tool. Most tools are one tRPC procedure: the tool's arguments are that procedure's input
- * schema with its path parameters named as contracts/mcp.md names them (`project` = `@ns/slug`,
+ * schema with its path parameters named as docs/contracts.md#mcp names them (`project` = `@ns/slug`,
  * `change` = a change id, `workspace` = a workspace name), and the procedure runs through a
  * server-side caller, so authorization, validation and output are the REST route's own.
  */
@@ -183,7 +183,7 @@ const verdictOf = (answer: Result) => {
   return `Change ${result.change.id} is ${result.change.status} (${count(result.evalRuns, "eval run")}, ${count(new Array(findings), "finding")})`;
 };
 
-/** The tools of contracts/mcp.md (server/mcp/registry.ts adds the other contracts' modules). */
+/** The tools of docs/contracts.md#mcp (server/mcp/registry.ts adds the other contracts' modules). */
 export const CORE_TOOLS: Tool[] = [
   procedureTool("list_projects", "projects.list", {
     description: "Projects you can read.",

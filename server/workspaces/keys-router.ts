@@ -23,7 +23,7 @@ const keyOutput = namedSchema("WorkspaceKey", () =>
     revokedReason: z.enum(["merged", "rejected", "expired", "deleted", "access_lost", "revoked"]).nullable(),
   }));
 
-/** Workspace keys (contracts/agents.md): one workspace's credential, handed to a worker. */
+/** Workspace keys (docs/contracts.md#agents): one workspace's credential, handed to a worker. */
 export const workspaceKeysRouter = router({
   create: authedProcedure
     .meta({ openapi: { method: "POST", path: KEYS, tags, summary: "Mint a key scoped to this workspace; plaintext shown once (writers, users or agents)" }, successStatus: 201 })

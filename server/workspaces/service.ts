@@ -37,12 +37,13 @@ export function workspaceView(project: Project, workspace: Workspace) {
 
 async function forkOnce(identity: Identity, project: Project, name: string): Promise<Workspace> {
   const prisma = await db();
-  const { registered } = await createWorkspaceFork(project.id, name, project.defaultBranch, (tip) =>
+  const { registered } = await createWorkspaceFork(project.id, name, project.defaultBranch, (tip, place) =>
     prisma.$transaction(async (tx) => {
       const workspace = await tx.workspace.create({
         data: { projectId: project.id, name, createdById: actingUserId(identity) ?? null, createdByAgentId: actingAgentId(identity) },
       });
       await recordEvent(tx, { projectId: project.id, kind: "workspace.created", actor: actorOf(identity), data: { workspace: name, commit: tip } });
+      place();
       return workspace;
     }),
   );

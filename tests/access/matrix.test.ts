@@ -42,7 +42,7 @@ interface Row {
   denied?: 403 | 404;
   /** The success status when it is not the document's 2xx (a form route's 302). */
   success?: number;
-  /** A write a workspace key of the change's workspace may make (contracts/agents.md). */
+  /** A write a workspace key of the change's workspace may make (docs/contracts.md#agents). */
   keyMay?: boolean;
   /** Builds the request; `succeeds` says whether this caller is expected to get through. */
   request: (fixture: Fixture, succeeds: boolean) => Promise<Request> | Request;
@@ -99,7 +99,7 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
       return { path: P(f, `/branches/${name}`) };
     },
   },
-  // contracts/read.md
+  // docs/contracts.md#reading-code
   "GET /api/projects/{namespace}/{slug}/branches/{name}": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/branches/main") }) },
   "GET /api/projects/{namespace}/{slug}/commits/{sha}": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/commits/${f.project.commit}`) }) },
   "GET /api/projects/{namespace}/{slug}/compare": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/compare?base=${f.project.commit}&head=main`) }) },

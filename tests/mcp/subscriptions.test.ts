@@ -12,7 +12,7 @@ import { rejectElsewhere } from "@/tests/support/other-instance";
 import { useGitServer } from "@/tests/git/support";
 import { changeWith, merge, projectWith } from "@/server/changes/test-fixtures";
 
-/** MCP resource subscriptions (contracts/agents.md) with the SDK's own client, over real HTTP. */
+/** MCP resource subscriptions (docs/contracts.md#agents) with the SDK's own client, over real HTTP. */
 const env = useTestEnvironment();
 const http = useGitServer();
 

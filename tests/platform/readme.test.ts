@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -41,6 +42,12 @@ describe("the README and docs/", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("are what the repository cites for the rules beyond the specification (docs/contracts.md), not notes kept outside it", () => {
+    const found = spawnSync("git", ["grep", "-nE", "contracts/[a-z-]+\\.md|RECIPES\\.md", "--", "."], { encoding: "utf8" });
+    expect(found.stdout).toBe("");
+    expect(found.status).toBe(1);
   });
 
   it("say how to reproduce every benchmark", () => {

@@ -17,7 +17,7 @@ function answer<T>(ctx: Context, result: { page: string; answer: T }): T {
   return result.answer;
 }
 
-/** The merge queue's routes (contracts/queue.md), mounted in the changes router. */
+/** The merge queue's routes (docs/contracts.md#merge-queue), mounted in the changes router. */
 export const queueProcedures = {
   queue: userProcedure
     .meta({
