@@ -77,7 +77,7 @@ export async function watchChange(id: string, options: WatchChangeOptions): Prom
       for (;;) {
         const chunk = await reader.read();
         if (chunk.done) break;
-        const parsed = parseBlocks(buffer + decoder.decode(chunk.value, { stream: true }));
+        const parsed = parseBlocks(buffer + decoder.decode(chunk.value as Uint8Array, { stream: true }));
         buffer = parsed.rest;
         for (const event of parsed.events) {
           last = event;

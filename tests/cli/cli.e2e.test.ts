@@ -54,7 +54,7 @@ async function npm(args: string[], cwd: string): Promise<string> {
   } catch (error) {
     // The compiler's errors (client/'s prepack) are on stdout.
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`npm ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}${stderr ?? ""}`);
+    throw new Error(`npm ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}${stderr ?? ""}`, { cause: error });
   }
 }
 
