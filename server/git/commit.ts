@@ -167,13 +167,13 @@ async function commitOnBranch(repo: Repo, branch: string, input: CommitToBranchI
     return made;
   };
   if (expectedTip !== undefined) return landed(await buildThenSwap());
-  return withProcessLock(`build:${repo.gitdir}`, async () => {
+  const made = await withProcessLock(`build:${repo.gitdir}`, async () => {
     try {
-      return await landed(await buildThenSwap());
+      return await buildThenSwap();
     } catch (error) {
       if (!(error instanceof RefConflictError)) throw error;
     }
-    const made = await inTransaction((tx) =>
+    return inTransaction((tx) =>
       withRepoLock(
         repo.lockKey,
         async () => {
@@ -184,8 +184,9 @@ async function commitOnBranch(repo: Repo, branch: string, input: CommitToBranchI
         { tx },
       ),
     );
-    return landed(made);
   });
+  // Outside the turn: the next writer of this repository need not wait for the subscribers.
+  return landed(made);
 }
 
 /** The door's commit: `commitOnBranch` with who moves the branch and why, so every subscriber hears of it. */
