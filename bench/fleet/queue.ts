@@ -18,7 +18,8 @@ const ROUNDS = Number(values.rounds);
 const dataDir = benchEnvironment("queue");
 await installCounters();
 const { createUser } = await import("@/server/auth/users");
-const { commitToBranch, openProjectRepo } = await import("@/server/git");
+const { openProjectRepo } = await import("@/server/git");
+const { commitUnhooked } = await import("@/server/git/commit");
 const { processQueue, queuesSettled } = await import("@/server/changes");
 const { registerSubscribers } = await import("@/server/runtime/subscribers");
 registerSubscribers();
@@ -43,7 +44,7 @@ try {
         await benchApi("POST", `/changes/${change.id}/queue`, token, {});
       }
       await queuesSettled();
-      await commitToBranch(openProjectRepo(created.id), "main", { files: { [POLICY]: "requiredApprovals: 0\n" }, message: "unlock", author: { name: "b", email: "b@example.com" } });
+      await commitUnhooked(openProjectRepo(created.id), "main", { files: { [POLICY]: "requiredApprovals: 0\n" }, message: "unlock", author: { name: "b", email: "b@example.com" } });
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
       const { statements, spawns } = await counted(() => processQueue(created.id));

@@ -14,7 +14,7 @@ import {
   readCommit,
   readRef,
   repoExists,
-  updateRef,
+  pinRef,
   type Repo,
 } from "@/server/git";
 import { DomainError, conflict, invalid, upstreamFailed } from "@/server/errors";
@@ -44,9 +44,7 @@ export function workspaceTip(project: Project, workspaceName: string): string | 
 
 /** Keeps an evaluated tip reachable in the project repository (refs/svc/changes/<id>), safe from gc. */
 async function pinTip(repo: Repo, changeId: string, tip: string): Promise<void> {
-  const ref = `refs/svc/changes/${changeId}`;
-  const current = readRef(repo, ref);
-  if (current !== tip) await updateRef(repo, ref, tip, current);
+  await pinRef(repo, `refs/svc/changes/${changeId}`, tip);
 }
 
 export interface PreparedEvaluation {

@@ -1,7 +1,7 @@
 import type { Change } from "@/server/generated/prisma/client";
 import { actingAgentId, actingIdentity, actingUserId, actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db, insertRowsSql } from "@/server/db";
-import { workspaceAlongside } from "@/server/workspaces";
+import { revokeKeysOfChanges, workspaceAlongside } from "@/server/workspaces";
 import { recordEvent, recordEventsAlongside } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
@@ -167,6 +167,7 @@ export async function rejectChange(identity: UserIdentity, id: string) {
     if (current.status === "rejected") return;
     await tx.change.update({ where: { id }, data: { status: "rejected", rejectedAt: new Date() } });
     await recordEvent(tx, { projectId: project.id, kind: "change.rejected", actor: actorOf(identity), data: { changeId: id, from: current.status } });
+    await revokeKeysOfChanges(tx, [id], "rejected");
     await removeEntries(tx, project.id, [{ changeId: id, reason: "rejected" }], actorOf(identity));
   });
   return { rejected: true, changeId: id };

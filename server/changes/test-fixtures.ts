@@ -52,8 +52,9 @@ export async function eventsOf(projectId: string, kind?: string) {
 
 /** Moves the project's default branch with a direct commit (as a push would). */
 export async function advanceProject(project: TestProject, files: Record<string, string | null>) {
-  const { commitToBranch, openProjectRepo } = await import("@/server/git");
-  return (await commitToBranch(openProjectRepo(project.id), "main", { files, message: "direct", author: { name: "x", email: "x@example.com" } })).oid;
+  const { openProjectRepo } = await import("@/server/git");
+  const { commitUnhooked } = await import("@/server/git/commit");
+  return (await commitUnhooked(openProjectRepo(project.id), "main", { files, message: "direct", author: { name: "x", email: "x@example.com" } })).oid;
 }
 
 export const POLICY = ".svc/policy.yml";

@@ -1,9 +1,8 @@
 import type { Identity } from "@/server/auth";
-import { db } from "@/server/db";
 import { conflict, invalid, notFound } from "@/server/errors";
 import { recordEvent } from "@/server/events";
 import { actorOf } from "@/server/auth";
-import { deleteRef, isValidBranchName, openProjectRepo, readRef, RefConflictError, runGit, updateRef, type Repo } from "@/server/git";
+import { isValidBranchName, moveTag, openProjectRepo, readRef, RefConflictError, runGit, type BranchMove, type Repo } from "@/server/git";
 import { assertNotDeleting, commitAuthorship, requireProject } from "@/server/projects";
 import { readableRepo, resolveCommit, type ProjectRef } from "./at";
 
@@ -17,6 +16,18 @@ export interface Tag {
 
 const FORMAT = ["%(refname:lstrip=2)", "%(objecttype)", "%(objectname)", "%(*objectname)", "%(taggername)", "%(taggeremail)", "%(taggerdate:unix)", "%(contents)"];
 const tagRef = (name: string) => `refs/tags/${name}`;
+
+/** A tag's creation (from null) or deletion (to null) through the door, with its event as the record. */
+const tagMove = (project: BranchMove["project"], identity: Identity, name: string, from: string | null, to: string | null): BranchMove => ({
+  project,
+  workspace: null,
+  ref: tagRef(name),
+  from,
+  to,
+  actor: actorOf(identity),
+  cause: "tag",
+  changeIds: [],
+});
 
 /** Every tag, newest first (an annotated tag's date is its tagger's, a lightweight one's its commit's). */
 async function allTags(repo: Repo): Promise<Tag[]> {
@@ -62,12 +73,9 @@ export async function createTag(identity: Identity, ref: ProjectRef, input: { na
   const commit = await resolveTarget(repo, input.target ?? project.defaultBranch);
   const object = input.message === undefined ? commit : await writeTagObject(repo, identity, input.name, commit, input.message);
   try {
-    // Recorded first: the transaction holds the database from its first statement, so the tag moves
-    // while it does (a backup's snapshot sees both or neither), and a lost race undoes the event.
-    await (await db()).$transaction(async (tx) => {
-      await recordEvent(tx, { projectId: project.id, kind: "tag.created", actor: actorOf(identity), data: { tag: input.name, commit, annotated: object !== commit } });
-      await updateRef(repo, tagRef(input.name), object, null, { tx });
-    });
+    await moveTag(repo, tagMove(project, identity, input.name, null, object), (tx) =>
+      recordEvent(tx, { projectId: project.id, kind: "tag.created", actor: actorOf(identity), data: { tag: input.name, commit, annotated: object !== commit } }),
+    );
   } catch (error) {
     if (error instanceof RefConflictError) throw conflict(`Tag ${input.name} already exists`, "TAG_EXISTS");
     throw error;
@@ -101,10 +109,8 @@ export async function deleteTag(identity: Identity, ref: ProjectRef, name: strin
   const repo = openProjectRepo(project.id);
   const oid = isValidBranchName(name) ? readRef(repo, tagRef(name)) : null;
   if (!oid) throw notFound(`Unknown tag ${name}`);
-  // Recorded first, as a creation is.
-  await (await db()).$transaction(async (tx) => {
-    await recordEvent(tx, { projectId: project.id, kind: "tag.deleted", actor: actorOf(identity), data: { tag: name, object: oid } });
-    await deleteRef(repo, tagRef(name), oid, { tx });
-  });
+  await moveTag(repo, tagMove(project, identity, name, oid, null), (tx) =>
+    recordEvent(tx, { projectId: project.id, kind: "tag.deleted", actor: actorOf(identity), data: { tag: name, object: oid } }),
+  );
   return { deleted: true as const, name };
 }

@@ -4,13 +4,14 @@ import { requestDeployments } from "./request";
 
 const BRANCH_PREFIX = "refs/heads/";
 
+// A project's first commit ("init") is its creation, not a release: deployments start with the first move after it.
 const deploysFrom = (move: BranchMove) =>
-  move.workspace === null && move.to !== null && move.ref.startsWith(BRANCH_PREFIX);
+  move.workspace === null && move.to !== null && move.cause !== "init" && move.ref.startsWith(BRANCH_PREFIX);
 
 /**
- * Every move of a project branch (merge, batch, queue, revert, resolution, push, sync) requests the
- * policy's deployments of that branch in the move's transaction (carrying the change that landed
- * last), and hands them to the deploy queue once it commits.
+ * Every move of a project branch to a commit (merge, batch, queue, revert, resolution, push, sync,
+ * a branch created over the API) requests the policy's deployments of that branch in the move's
+ * transaction (carrying the change that landed last), and hands them to the deploy queue once it commits.
  */
 export const requestDeploymentsOnMove: BranchMoveHook = {
   name: "deployments.request",

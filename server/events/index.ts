@@ -4,8 +4,6 @@ export { eventsAbout, eventsByActor, findDomainEvent } from "./read";
 export type { EventRow } from "./read";
 export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, recordEvents, recordEventsAlongside, recordEventsWith, trackRecordedEvents, whenRequestEnds } from "./record";
 export type { Alongside, EventInput } from "./record";
-export { onEventRecorded } from "./hooks";
 export { onProjectInterest } from "./interests";
-export type { EventHook, RecordedEvent } from "./hooks";
 export { CHANGE_TRANSITIONS, FINAL_TRANSITIONS, latestTransition, latestTransitionSql, transitionFromJson, transitionPosition, transitionsFromJson, transitionsOf, transitionsSql, watchChange } from "./change-watch";
 export type { Transition } from "./change-watch";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db";
 import { useTestEnvironment } from "@/tests/support/harness";
-import { onEventRecorded } from "./hooks";
 import { recordEventsAlongside } from "./record";
 
 useTestEnvironment();
@@ -27,22 +26,5 @@ describe("recording events alongside the write they describe", () => {
     await expect(failed).rejects.toThrow();
     expect(await notes()).toEqual(["a", "b"]);
     expect(await eventsOf("issue.opened")).toHaveLength(1);
-  });
-
-  it("runs the hooks of the events' kinds in a transaction with the write: a hook that throws undoes both", async () => {
-    const prisma = await db();
-    await prisma.$executeRawUnsafe(`CREATE TABLE IF NOT EXISTS "RecordProbe" ("note" text PRIMARY KEY)`);
-    const seen: string[] = [];
-    onEventRecorded(["issue.closed"], "record-test", async (tx, events) => {
-      // The hook sees the write: it runs in the statement's transaction.
-      seen.push(...(await tx.$queryRawUnsafe<Array<{ note: string }>>(`SELECT "note" FROM "RecordProbe" WHERE "note" LIKE 'hooked%'`)).map((row) => row.note));
-      if (events.some((event) => event.data.refuse)) throw new Error("refused by the hook");
-    });
-    await recordEventsAlongside({ ctes: NOTE_CTES, params: [JSON.stringify(["hooked-1"])] }, [{ projectId: null, kind: "issue.closed", actor: "system" }]);
-    expect(seen).toEqual(["hooked-1"]);
-    const refused = recordEventsAlongside({ ctes: NOTE_CTES, params: [JSON.stringify(["hooked-2"])] }, [{ projectId: null, kind: "issue.closed", actor: "system", data: { refuse: true } }]);
-    await expect(refused).rejects.toThrow("refused by the hook");
-    expect((await notes()).filter((note) => note.startsWith("hooked"))).toEqual(["hooked-1"]);
-    expect(await eventsOf("issue.closed")).toHaveLength(1);
   });
 });

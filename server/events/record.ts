@@ -4,7 +4,6 @@ import { announcementsSql, db, insertRowsSql, type DbOrTx } from "@/server/db";
 import { currentKeyId } from "@/server/auth";
 import { storedEventsSql } from "@/server/jobs";
 import { domainJobEventsSql, noteUndispatched } from "./publish";
-import { hasEventHooks, runEventHooks } from "./hooks";
 import { transitionAnnouncements, wakeFollowers } from "./change-watch";
 
 /** Every event kind the service emits; webhooks subscribe to these names. */
@@ -118,7 +117,7 @@ SELECT r.id::text AS id, r.seq, ${alongside?.answer ?? "NULL"} AS answer FROM (S
 
 /**
  * Records domain events in the outbox, in order, in one statement that also stores their job
- * events (embedded mode) and announces the changes they move; then runs the hooks of their kinds.
+ * events (embedded mode) and announces the changes they move.
  * Call it with the transaction that makes the change they describe, so the events exist exactly
  * when the change does. `actor` is from `actorOf()` or "system".
  */
@@ -136,14 +135,10 @@ export async function recordEventsWith(tx: DbOrTx, alongside: Alongside, events:
 
 /**
  * Records events and the write they describe (`alongside`) in one statement, which needs no
- * transaction: the connection is held for that statement alone. When hooks of these kinds are
- * registered, the statement and the hooks run in one transaction instead.
+ * transaction: the connection is held for that statement alone.
  */
 export async function recordEventsAlongside(alongside: Alongside, events: EventInput[]): Promise<Array<{ id: string; seq: bigint }>> {
-  const prisma = await db();
-  const write = async (client: DbOrTx) => (await writeEvents(client, events, alongside)).recorded;
-  if (!hasEventHooks(events.map((event) => event.kind))) return write(prisma);
-  return prisma.$transaction(write);
+  return (await writeEvents(await db(), events, alongside)).recorded;
 }
 
 type Written = { recorded: Array<{ id: string; seq: bigint }>; answer: unknown };
@@ -175,7 +170,6 @@ async function writeEvents(client: DbOrTx, events: EventInput[], alongside: Alon
     announcements,
   );
   const seqOf = new Map(rows.map((row) => [row.id, row.seq]));
-  await runEventHooks(client, recorded);
   // This instance's followers need not wait for the notification's round trip (nor a listener).
   if (moved.length) whenRequestEnds(() => moved.forEach(wakeFollowers));
   return { recorded: recorded.map((event) => ({ id: event.id, seq: seqOf.get(event.id)! })), answer: rows[0]?.answer ?? null };

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { config } from "@/server/config";
+import { GC_LEAVES_REFS_CONFIG } from "@/server/git";
 import { FLUSH_PKT, PktLineReader, pktLine } from "./pkt-line";
 
 /**
@@ -54,6 +55,8 @@ export const receivePackConfig = (): Record<string, string> => ({
   "receive.fsckObjects": "true",
   "core.protectNTFS": "true",
   "core.protectHFS": "true",
+  // The gc receive-pack starts after a push (receive.autogc) runs outside the project's ref lock.
+  ...GC_LEAVES_REFS_CONFIG,
 });
 
 const ZERO_OID = /^0{40}$/;

@@ -3,7 +3,8 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { createTestUser } from "@/tests/support/users";
-import { branchRef, commitToBranch, initProjectRepo, readRef, runGit } from "@/server/git";
+import { branchRef, initProjectRepo, readRef, runGit } from "@/server/git";
+import { commitUnhooked } from "@/server/git/commit";
 import { db } from "@/server/db/client";
 import { PktLineReader, pktLine } from "./pkt-line";
 import { parseCommand } from "./proc-receive";
@@ -61,7 +62,7 @@ async function newScope(files: Record<string, string> = { "a.txt": "a\n" }): Pro
   const alice = await createTestUser();
   const project = await (await db()).project.create({ data: { namespace: alice.username, slug: `p${randomUUID().slice(0, 8)}`, ownerUserId: alice.id } });
   const repo = initProjectRepo(project.id, "main");
-  const { oid } = await commitToBranch(repo, "main", { files, message: "initial", author, expectedTip: null });
+  const { oid } = await commitUnhooked(repo, "main", { files, message: "initial", author, expectedTip: null });
   return { project, repo, defaultBranch: "main", tip: oid };
 }
 
@@ -70,8 +71,8 @@ describe("applyPush", () => {
 
   it("refuses a command whose old value is stale and keeps the other write", async () => {
     const scope = await newScope();
-    const { oid: moved } = await commitToBranch(scope.repo, "main", { files: { "b.txt": "b\n" }, message: "api write", author });
-    const { oid: pushed } = await commitToBranch(scope.repo, "side", { files: { "c.txt": "c\n" }, message: "pushed", author, expectedTip: null });
+    const { oid: moved } = await commitUnhooked(scope.repo, "main", { files: { "b.txt": "b\n" }, message: "api write", author });
+    const { oid: pushed } = await commitUnhooked(scope.repo, "side", { files: { "c.txt": "c\n" }, message: "pushed", author, expectedTip: null });
     const results = await applyPush(identity, scope, [{ ref: "refs/heads/main", oldOid: scope.tip, newOid: pushed }]);
     expect(results).toEqual([{ ref: "refs/heads/main", ok: false, reason: expect.stringMatching(/^stale info/) }]);
     expect(readRef(scope.repo, branchRef("main"))).toBe(moved);
@@ -79,8 +80,8 @@ describe("applyPush", () => {
 
   it("of two pushes racing from the same old value exactly one lands", async () => {
     const scope = await newScope();
-    const one = (await commitToBranch(scope.repo, "one", { files: { "1.txt": "1" }, message: "one", author, expectedTip: null })).oid;
-    const two = (await commitToBranch(scope.repo, "two", { files: { "2.txt": "2" }, message: "two", author, expectedTip: null })).oid;
+    const one = (await commitUnhooked(scope.repo, "one", { files: { "1.txt": "1" }, message: "one", author, expectedTip: null })).oid;
+    const two = (await commitUnhooked(scope.repo, "two", { files: { "2.txt": "2" }, message: "two", author, expectedTip: null })).oid;
     const results = await Promise.all(
       [one, two].map((newOid) => applyPush(identity, scope, [{ ref: "refs/heads/main", oldOid: scope.tip, newOid }])),
     );
@@ -94,7 +95,7 @@ describe("applyPush", () => {
 
   it("decides each ref on its own: creations, deletions, refusals side by side", async () => {
     const scope = await newScope();
-    await commitToBranch(scope.repo, "old", { files: { "o.txt": "o" }, message: "old", author, expectedTip: null });
+    await commitUnhooked(scope.repo, "old", { files: { "o.txt": "o" }, message: "old", author, expectedTip: null });
     const oldTip = readRef(scope.repo, branchRef("old"))!;
     const results = await applyPush(identity, scope, [
       { ref: "refs/heads/new", oldOid: null, newOid: scope.tip },
@@ -126,7 +127,7 @@ describe("findSubmodule", () => {
     const outer = (await git(["mktree"], `040000 tree ${inner}\tdeps\n`)).stdout.trim();
     const withLink = (await git(["commit-tree", outer, "-m", "gitlink"])).stdout.trim();
     expect(await findSubmodule(scope.repo, withLink)).toBe("deps/lib");
-    const { oid: modules } = await commitToBranch(scope.repo, "main", { files: { ".gitmodules": "[submodule]\n" }, message: "m", author });
+    const { oid: modules } = await commitUnhooked(scope.repo, "main", { files: { ".gitmodules": "[submodule]\n" }, message: "m", author });
     expect(await findSubmodule(scope.repo, modules)).toBe(".gitmodules");
   });
 });

@@ -4,6 +4,7 @@ import { readCommit, readTree, writeBlob, writeCommitObject, writeTree, type Tre
 import type { Repo } from "./repo";
 import { withProcessLock, withRepoLock } from "./lock";
 import { segmentProblem } from "./path-rules";
+import { runAfterMoveHooks, runMoveHooks, type BranchMove, type MoveContext } from "./move";
 import { branchRef, readRef, RefConflictError, updateRef, updateRefWhileLocked } from "./refs";
 
 /** New file contents by path; null deletes the path (a whole directory when it names one). */
@@ -114,69 +115,82 @@ export async function writeCommitFromFiles(repo: Repo, input: CommitInput): Prom
 }
 
 /** A branch move a commit made; `parent` is the tip it replaced. */
-export interface BranchMove {
+export interface CommitMove {
   oid: string;
   parent: string | null;
 }
 
 /** Runs in the transaction that moves the branch, before the move (an event recorded with it). */
-export type RecordMove = (tx: Tx, move: BranchMove) => Promise<unknown>;
+export type RecordMove = (tx: Tx, move: CommitMove) => Promise<unknown>;
 
 // The rebuild after a lost race writes the commit's objects inside the transaction.
 const MOVE_TRANSACTION = { maxWait: 30_000, timeout: 120_000 };
 
-/** `work` inside one transaction when there is a move to record (`record` records it there), else as is. */
-async function inMoveTransaction<T>(recordMove: RecordMove | undefined, work: (tx: Tx | undefined, record: (move: BranchMove) => Promise<unknown>) => Promise<T>): Promise<T> {
-  if (!recordMove) return work(undefined, async () => {});
-  return (await db()).$transaction((tx) => work(tx, (move) => recordMove(tx, move)), MOVE_TRANSACTION);
-}
+export type CommitToBranchInput = Omit<CommitInput, "parent"> & { expectedTip?: string | null; recordMove?: RecordMove };
 
 /**
  * Commits a file map on top of a branch and moves the branch by compare-and-swap. With `expectedTip`
  * the commit must land on exactly that tip (a moved branch is a RefConflictError). Without it,
  * writers of one repository in this process take turns (so no work is wasted on lost races), and a
  * race lost to another instance is rebuilt on the new tip under the project's lock: every writer
- * lands and none starves. `recordMove` runs in the transaction that moves the branch, so what it
- * records commits exactly when the branch moved.
+ * lands and none starves. With `move` (who and why), the move is one of the door's: `recordMove`,
+ * the swap and every subscriber's hook in one transaction, their after-commit hooks once it
+ * committed. Without it (tests and benchmarks that build a history: `commitUnhooked`) no
+ * transaction is opened unless `recordMove` asks for one.
  */
-export async function commitToBranch(
-  repo: Repo,
-  branch: string,
-  input: Omit<CommitInput, "parent"> & { expectedTip?: string | null; recordMove?: RecordMove },
-): Promise<BranchMove> {
-  const { expectedTip, recordMove, ...commit } = input;
+async function commitOnBranch(repo: Repo, branch: string, input: CommitToBranchInput & { move?: MoveContext }): Promise<CommitMove> {
+  const { expectedTip, recordMove, move: context, ...commit } = input;
   const ref = branchRef(branch);
-  const build = async (): Promise<BranchMove> => {
+  const moveOf = (made: CommitMove): BranchMove => ({ ...context!, ref, from: made.parent, to: made.oid });
+  const inTransaction = <T>(work: (tx: Tx | undefined) => Promise<T>): Promise<T> =>
+    recordMove || context ? db().then((prisma) => prisma.$transaction((tx) => work(tx), MOVE_TRANSACTION)) : work(undefined);
+  /** The record before the swap and the subscribers' hooks after it, in the move's transaction. */
+  const around = async (tx: Tx | undefined, made: CommitMove, swap: () => Promise<void>) => {
+    // The first statement takes the embedded database's connection before the ref moves (see moveBranch).
+    if (tx && recordMove) await recordMove(tx, made);
+    else if (tx) await tx.$queryRaw`SELECT 1`;
+    await swap();
+    if (tx && context) await runMoveHooks(tx, moveOf(made));
+  };
+  const build = async (): Promise<CommitMove> => {
     const parent = expectedTip !== undefined ? expectedTip : readRef(repo, ref);
     const { oid } = await writeCommitFromFiles(repo, { ...commit, parent });
     return { oid, parent };
   };
   const buildThenSwap = async () => {
-    const move = await build();
-    await inMoveTransaction(recordMove, async (tx, record) => {
-      await record(move);
-      await updateRef(repo, ref, move.oid, move.parent, { tx });
-    });
-    return move;
+    const made = await build();
+    await inTransaction((tx) => around(tx, made, () => updateRef(repo, ref, made.oid, made.parent, { tx })));
+    return made;
   };
-  if (expectedTip !== undefined) return buildThenSwap();
-  return withProcessLock(`build:${repo.gitdir}`, async () => {
+  const landed = async (made: CommitMove) => {
+    if (context) await runAfterMoveHooks([moveOf(made)]);
+    return made;
+  };
+  if (expectedTip !== undefined) return landed(await buildThenSwap());
+  const made = await withProcessLock(`build:${repo.gitdir}`, async () => {
     try {
       return await buildThenSwap();
     } catch (error) {
       if (!(error instanceof RefConflictError)) throw error;
     }
-    return inMoveTransaction(recordMove, (tx, record) =>
+    return inTransaction((tx) =>
       withRepoLock(
         repo.lockKey,
         async () => {
-          const move = await build();
-          await record(move);
-          await updateRefWhileLocked(repo, ref, move.oid, move.parent);
-          return move;
+          const rebuilt = await build();
+          await around(tx, rebuilt, () => updateRefWhileLocked(repo, ref, rebuilt.oid, rebuilt.parent));
+          return rebuilt;
         },
         { tx },
       ),
     );
   });
+  // Outside the turn: the next writer of this repository need not wait for the subscribers.
+  return landed(made);
 }
+
+/** The door's commit: `commitOnBranch` with who moves the branch and why, so every subscriber hears of it. */
+export const commitToBranch = (repo: Repo, branch: string, input: CommitToBranchInput & { move: MoveContext }): Promise<CommitMove> => commitOnBranch(repo, branch, input);
+
+/** A commit that moves a branch without telling anyone: only for tests and benchmarks building a history. */
+export const commitUnhooked = (repo: Repo, branch: string, input: CommitToBranchInput): Promise<CommitMove> => commitOnBranch(repo, branch, input);

@@ -1,9 +1,9 @@
 import { db, type Tx } from "@/server/db";
-import { deleteRef, updateRef } from "./refs";
+import { deleteRef, readRef, updateRef } from "./refs";
 import type { Repo } from "./repo";
 
 /** What moved a ref: subscribers may treat causes differently (the queue ignores its own landings). */
-export type MoveCause = "merge" | "batch" | "queue" | "revert" | "resolve" | "push" | "sync" | "commit";
+export type MoveCause = "merge" | "batch" | "queue" | "revert" | "resolve" | "push" | "sync" | "commit" | "init" | "branch" | "tag";
 
 /** One ref move of a project's repository or of one of its workspaces. */
 export interface BranchMove {
@@ -22,9 +22,12 @@ export interface BranchMove {
   changeIds: string[];
 }
 
+/** Who moves a ref and why: a move before its ref and tips are known (a commit's, see commitToBranch). */
+export type MoveContext = Omit<BranchMove, "ref" | "from" | "to">;
+
 /**
- * A subscriber of branch moves. `inTransaction` runs in the transaction that moves the ref, after
- * the mover's own records and the compare-and-swap, so what it writes exists exactly when the move
+ * A subscriber of ref moves. `inTransaction` runs in the transaction that moves the ref, after the
+ * mover's own records and the compare-and-swap, so what it writes exists exactly when the move
  * does (a throw undoes the move). `afterCommit` runs once the move is committed (hand work to
  * queues, wake waiters); its failures are logged, never the mover's.
  */
@@ -47,7 +50,7 @@ export function onBranchMove(hook: BranchMoveHook): void {
 /** The names of the registered subscribers, in registration order. */
 export const branchMoveHookNames = (): string[] => [...hooks().keys()];
 
-/** Runs the subscribers' in-transaction part for a move the caller made in `tx`. */
+/** Runs the subscribers' in-transaction part for a move made in `tx` (only the movers of this area call it). */
 export async function runMoveHooks(tx: Tx, move: BranchMove): Promise<void> {
   for (const hook of hooks().values()) if (hook.inTransaction) await hook.inTransaction(tx, move);
 }
@@ -68,11 +71,12 @@ export interface MoveOptions {
 }
 
 /**
- * The one door that moves a branch: in one transaction, `record` (the mover's own rows and its
- * domain event), the compare-and-swap of `move.ref` from `move.from` to `move.to` under the
- * project's lock (RefConflictError when it moved meanwhile: nothing is recorded then), and every
- * subscriber's in-transaction hook; then their after-commit hooks. `from === to` records without
- * moving and runs no hook.
+ * The one door that moves a branch (or any ref a push names): in one transaction, `record` (the
+ * mover's own rows and its domain event), the compare-and-swap of `move.ref` from `move.from` to
+ * `move.to` under the project's lock (RefConflictError when it moved meanwhile: nothing is
+ * recorded then; a new name that collides with an existing one, `a` beside `a/b`, is 409
+ * BRANCH_NAME_CONFLICT), and every subscriber's in-transaction hook; then their after-commit
+ * hooks. `from === to` records without moving and runs no hook.
  */
 export async function moveBranch(repo: Repo, move: BranchMove, record?: (tx: Tx) => Promise<unknown>, options: MoveOptions = {}): Promise<void> {
   const moving = move.from !== move.to;
@@ -88,4 +92,24 @@ export async function moveBranch(repo: Repo, move: BranchMove, record?: (tx: Tx)
     await runMoveHooks(tx, move);
   }, options);
   if (moving) await runAfterMoveHooks([move]);
+}
+
+/** `moveBranch` for a tag (`refs/tags/...`): the same compare-and-swap, event and subscribers. */
+export function moveTag(repo: Repo, move: BranchMove, record?: (tx: Tx) => Promise<unknown>): Promise<void> {
+  if (!move.ref.startsWith("refs/tags/")) throw new Error(`Not a tag: ${move.ref}`);
+  return moveBranch(repo, move, record);
+}
+
+/** The internal refs the server keeps objects reachable with; no branch, no event, no subscriber. */
+const INTERNAL_REF = /^refs\/svc\/[^\s]+$/;
+
+/**
+ * Points an internal ref (`refs/svc/changes/<id>`: an evaluated tip kept safe from gc) at `oid`,
+ * by the same compare-and-swap under the project's lock; nothing when it already does. A lost race
+ * is a RefConflictError.
+ */
+export async function pinRef(repo: Repo, ref: string, oid: string): Promise<void> {
+  if (!INTERNAL_REF.test(ref)) throw new Error(`Not an internal ref: ${ref}`);
+  const current = readRef(repo, ref);
+  if (current !== oid) await updateRef(repo, ref, oid, current);
 }

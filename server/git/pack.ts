@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { deflateObject, writeFileAtomically, type ObjectType } from "./loose";
+import { GC_LEAVES_REFS_CONFIG } from "./gc";
 import { runGit } from "./spawn";
 
 export interface PackedObject {
@@ -84,15 +85,18 @@ const consolidating = new Set<string>();
 /**
  * Past AUTO_PACK_LIMIT packs in the store of `gitdir`, runs `git gc --auto` in the background, as
  * receive-pack does after a push (git then repacks them into one; a project's store never prunes,
- * see repo.ts). Every lookup of an object not loose reads each pack's index: their number must stay bounded.
+ * and gc leaves refs alone: it runs outside the project's ref lock, see gc.ts); settles when gc
+ * ended. Every lookup of an object not loose reads each pack's index: their number must stay bounded.
  */
-export function consolidatePacksWhenMany(gitdir: string): void {
-  if (consolidating.has(gitdir)) return;
+export function consolidatePacksWhenMany(gitdir: string): Promise<void> {
+  if (consolidating.has(gitdir)) return Promise.resolve();
   const packs = fs.readdirSync(path.join(gitdir, "objects", "pack")).filter((name) => name.endsWith(".pack")).length;
-  if (packs <= AUTO_PACK_LIMIT) return;
+  if (packs <= AUTO_PACK_LIMIT) return Promise.resolve();
   consolidating.add(gitdir);
+  const leaveRefs = Object.entries(GC_LEAVES_REFS_CONFIG).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
   // Not detached (git's default for --auto): this process knows when it ended, and starts one at a time.
-  runGit(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], { gitdir })
+  return runGit([...leaveRefs, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], { gitdir })
+    .then(() => undefined)
     .catch((error: Error) => console.warn(`[git] gc --auto in ${gitdir} failed: ${error.message}`))
     .finally(() => consolidating.delete(gitdir));
 }

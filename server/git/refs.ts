@@ -105,9 +105,10 @@ export class RefConflictError extends DomainError {
 }
 
 /**
- * Every writer of a project's refs holds the project lock (`withRepoLock`), so a `<ref>.lock` or
- * `packed-refs.lock` found by a holder was left by a writer that died between creating and renaming
- * it. Left in place it would refuse every later merge and push on every instance.
+ * Every writer of a project's refs holds the project lock (`withRepoLock`), and git's gc never
+ * touches refs here (gc.ts), so a `<ref>.lock` or `packed-refs.lock` found by a holder was left by
+ * a writer that died between creating and renaming it. Left in place it would refuse every later
+ * merge and push on every instance.
  */
 function clearStaleRefLocks(repo: Repo, ref: string): void {
   for (const lockPath of [path.join(repo.gitdir, `${ref}.lock`), path.join(repo.gitdir, "packed-refs.lock")]) {
@@ -170,7 +171,21 @@ export async function updateRef(repo: Repo, ref: string, newOid: string, expecte
 
 /** updateRef for a caller already inside `withRepoLock(repo.lockKey, ...)` (the lock is not reentrant). */
 export async function updateRefWhileLocked(repo: Repo, ref: string, newOid: string, expectedOld: string | null): Promise<void> {
+  if (expectedOld === null) refuseNameClash(repo, ref);
   swapLooseRef(repo, ref, newOid, expectedOld);
+}
+
+/**
+ * A new ref may not be a prefix of an existing one nor have one as its prefix (`a` beside `a/b`):
+ * git could not store both. The loose files refuse it themselves; a packed ref does not.
+ */
+function refuseNameClash(repo: Repo, ref: string): void {
+  const namespace = ref.split("/").slice(0, 2).join("/");
+  const refs = readPackedRefs(repo);
+  walkLoose(repo, namespace, refs);
+  for (const existing of refs.keys()) {
+    if (existing.startsWith(`${ref}/`) || ref.startsWith(`${existing}/`)) throw conflict(`${ref} collides with existing ref ${existing}`, "BRANCH_NAME_CONFLICT");
+  }
 }
 
 /** Deletes `ref` if it still points at `expectedOld` (git update-ref -d handles packed refs too). */
@@ -183,8 +198,8 @@ export async function deleteRef(repo: Repo, ref: string, expectedOld: string, op
   }, options);
 }
 
-/** Where a new branch starts: a branch name or a full 40-hex commit id the repository holds. */
-async function resolveStartPoint(repo: Repo, startPoint: string): Promise<string> {
+/** Where a new branch starts: a branch name or a full 40-hex commit id the repository holds (400 otherwise). */
+export async function resolveStartPoint(repo: Repo, startPoint: string): Promise<string> {
   if (isFullOid(startPoint)) {
     if ((await readObject(repo, startPoint))?.type !== "commit") throw invalid(`Start point ${startPoint} is not a commit in this repository`);
     return startPoint;
@@ -192,38 +207,6 @@ async function resolveStartPoint(repo: Repo, startPoint: string): Promise<string
   const oid = isValidBranchName(startPoint) ? readRef(repo, branchRef(startPoint)) : null;
   if (!oid) throw invalid(`Start point ${startPoint} is not a branch or a full commit id`);
   return oid;
-}
-
-/**
- * Creates a branch. Errors: 400 invalid name or unresolvable start point; 409 BRANCH_EXISTS,
- * BRANCH_NAME_CONFLICT ("a" vs "a/b"), NO_DEFAULT_BRANCH (no start point and no default branch).
- */
-export async function createBranch(repo: Repo, options: { name: string; startPoint?: string; defaultBranch: string }): Promise<RefEntry> {
-  const { name } = options;
-  if (!isValidBranchName(name)) throw invalid(`Invalid branch name ${JSON.stringify(name)}`);
-  let oid: string;
-  if (options.startPoint !== undefined) {
-    oid = await resolveStartPoint(repo, options.startPoint);
-  } else {
-    const tip = readRef(repo, branchRef(options.defaultBranch));
-    if (!tip) throw conflict(`The default branch ${options.defaultBranch} does not exist`, "NO_DEFAULT_BRANCH");
-    oid = tip;
-  }
-  await withRepoLock(repo.lockKey, async () => {
-    const branches = listBranches(repo);
-    if (branches.some((branch) => branch.name === name)) throw conflict(`Branch ${name} already exists`, "BRANCH_EXISTS");
-    const clash = branches.find((branch) => branch.name.startsWith(`${name}/`) || name.startsWith(`${branch.name}/`));
-    if (clash) throw conflict(`Branch ${name} collides with existing branch ${clash.name}`, "BRANCH_NAME_CONFLICT");
-    swapLooseRef(repo, branchRef(name), oid, null);
-  });
-  return { name, oid };
-}
-
-/** Deletes a branch; the caller refuses the default branch (DEFAULT_BRANCH_PROTECTED). 404 when absent. */
-export async function deleteBranch(repo: Repo, name: string): Promise<void> {
-  const oid = isValidBranchName(name) ? readRef(repo, branchRef(name)) : null;
-  if (!oid) throw notFound(`Unknown branch ${name}`);
-  await deleteRef(repo, branchRef(name), oid);
 }
 
 /** Every ref of the repository (branches, tags, refs/svc/* and the rest), packed and loose. */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { readTextIfPresent } from "./fs";
+import { GC_LEAVES_REFS } from "./gc";
 import type { ObjectStage } from "./stage";
 import { projectDir, projectRepoPath, workspaceRepoPath } from "./paths";
 
@@ -58,14 +59,16 @@ export const openWorkspaceRepo = (projectId: string, workspaceName: string): Rep
  * workspace's refs reach, so git's gc there (`gc --auto` after a fetch or a push) must never prune
  * unreachable objects. Every repository gets it (an import's staging repository becomes the project's).
  */
-const NEVER_PRUNE = "[gc]\n\tpruneExpire = never\n";
+const NEVER_PRUNE = "\tpruneExpire = never\n";
 const pools = new Set<string>();
 
-/** Gives a repository made before pools existed the never-prune setting, once per process. */
+/** Gives a repository made before pools existed the never-prune and leave-refs settings, once per process. */
 export function ensureObjectPool(gitdir: string): void {
   if (pools.has(gitdir)) return;
   const file = path.join(gitdir, "config");
-  if (!/pruneexpire\s*=\s*never/i.test(readTextIfPresent(file) ?? "")) fs.appendFileSync(file, NEVER_PRUNE);
+  const config = readTextIfPresent(file) ?? "";
+  if (!/pruneexpire\s*=\s*never/i.test(config)) fs.appendFileSync(file, `[gc]\n${NEVER_PRUNE}`);
+  if (!/packrefs\s*=\s*false/i.test(config)) fs.appendFileSync(file, `[gc]\n${GC_LEAVES_REFS}`);
   pools.add(gitdir);
 }
 
@@ -114,7 +117,7 @@ function initBare(gitdir: string, defaultBranch: string, alternates?: string): v
     fs.mkdirSync(path.join(/*turbopackIgnore: true*/ gitdir, dir), { recursive: true });
   }
   fs.writeFileSync(path.join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`);
-  fs.writeFileSync(path.join(gitdir, "config"), `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n${NEVER_PRUNE}`);
+  fs.writeFileSync(path.join(gitdir, "config"), `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n${NEVER_PRUNE}${GC_LEAVES_REFS}`);
   fs.writeFileSync(path.join(gitdir, "description"), "svc-forge repository\n");
   if (alternates) fs.writeFileSync(path.join(gitdir, "objects", "info", "alternates"), `${alternates}\n`);
 }

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
-import { commitToBranch, flushStagedObjects, initProjectRepo, readBlob, readCommit, readTree, runGit, withObjectStage, writeBlob, writeCommitObject, writeTree, type Repo } from "@/server/git";
+import { flushStagedObjects, initProjectRepo, readBlob, readCommit, readTree, runGit, withObjectStage, writeBlob, writeCommitObject, writeTree, type Repo } from "@/server/git";
+import { commitUnhooked } from "./commit";
 
 useTestEnvironment();
 
@@ -11,7 +12,7 @@ const person = { name: "A", email: "a@x", timestamp: 1700000000, timezoneOffset:
 
 async function newProject(): Promise<{ repo: Repo; tip: string }> {
   const repo = initProjectRepo(randomUUID(), "main");
-  const { oid } = await commitToBranch(repo, "main", { files: { "README.md": "hello\n" }, message: "initial", author: person, expectedTip: null });
+  const { oid } = await commitUnhooked(repo, "main", { files: { "README.md": "hello\n" }, message: "initial", author: person, expectedTip: null });
   return { repo, tip: oid };
 }
 

@@ -39,7 +39,7 @@ export class ObjectStage {
     if (objects.length === 0) return;
     const bytes = objects.reduce((sum, object) => sum + object.content.length, 0);
     const index = objects.length >= PACK_FROM && bytes < PACK_BYTES_MAX / 2 ? writePack(gitdir, objects) : null;
-    if (index) consolidatePacksWhenMany(gitdir);
+    if (index) void consolidatePacksWhenMany(gitdir);
     for (const object of objects) {
       const file = index ?? looseObjectPath(gitdir, writeLoose(gitdir, object.type, object.content, object.oid));
       keepParsed(object.oid, object.parsed, file);

@@ -16,7 +16,7 @@ import {
   resetProjectRepo,
   spawnGit,
   spawnGitLater,
-  spawnGitWatched,
+  fetchIntoRef,
   GitCommandError,
   type GitOutput,
   withRepoLock,
@@ -111,18 +111,15 @@ function storageFailure(error: unknown): ProviderError | null {
 /** Fetches the source branch (and the tags pointing into it) into the staging repository; `signal` kills git. */
 async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat, signal: AbortSignal): Promise<string> {
   const depth = source.depth ? ["--depth", String(source.depth)] : [];
-  const result = await spawnGitWatched(
-    ["fetch", "--progress", "--no-write-fetch-head", "--no-auto-gc", ...depth, sourceGitUrl(source), `+${branchRef(source.branch)}:${branchRef(source.branch)}`],
-    {
-      gitdir: staging.gitdir,
-      env: providerGitEnv(),
-      signal,
-      onStderrLine: (line) => {
-        const progress = parseFetchProgress(line, heartbeat.progress);
-        if (progress) heartbeat.progress = progress;
-      },
+  const result = await fetchIntoRef(staging, sourceGitUrl(source), branchRef(source.branch), branchRef(source.branch), {
+    args: ["--progress", ...depth],
+    env: providerGitEnv(),
+    signal,
+    onStderrLine: (line) => {
+      const progress = parseFetchProgress(line, heartbeat.progress);
+      if (progress) heartbeat.progress = progress;
     },
-  );
+  });
   heartbeat.assertHeld();
   if (result.exitCode !== 0) throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
   heartbeat.progress = completedProgress(heartbeat.progress);

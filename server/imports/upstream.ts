@@ -1,19 +1,18 @@
 import type { ProjectSource } from "@/server/generated/prisma/client";
-import { branchRef, readRef, runGit, spawnGitWatched, type Repo } from "@/server/git";
+import { branchRef, fetchIntoRef, readRef, runGit, spawnGitWatched, type Repo } from "@/server/git";
 import { ProviderError, classifyGitFailure, compareCommits, gitFailureMessage, providerGitEnv, sourceGitUrl } from "@/server/providers";
 
 /** Where a project keeps the source branch's last fetched tip. */
 export const upstreamRef = (source: Pick<ProjectSource, "branch">) => `refs/svc/upstream/${source.branch}`;
 
-async function providerGit(repo: Repo | null, args: string[]): Promise<string> {
-  const result = await spawnGitWatched(args, { gitdir: repo?.gitdir, env: providerGitEnv() });
+function providerOutput(result: { exitCode: number; stdout: Buffer; stderr: string }): string {
   if (result.exitCode !== 0) throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
   return result.stdout.toString("utf8");
 }
 
 /** The source branch's tip as the provider advertises it (`git ls-remote`, nothing fetched). */
 export async function remoteTip(source: ProjectSource): Promise<string> {
-  const out = await providerGit(null, ["ls-remote", sourceGitUrl(source), branchRef(source.branch)]);
+  const out = providerOutput(await spawnGitWatched(["ls-remote", sourceGitUrl(source), branchRef(source.branch)], { env: providerGitEnv() }));
   const tip = out.split("\t", 1)[0].trim();
   if (!/^[0-9a-f]{40}$/.test(tip)) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
   return tip;
@@ -23,7 +22,7 @@ export async function remoteTip(source: ProjectSource): Promise<string> {
 export async function fetchUpstream(repo: Repo, source: ProjectSource, options: { deepen?: number | "all" } = {}): Promise<string> {
   const deepen = options.deepen === "all" ? ["--unshallow"] : options.deepen ? [`--deepen=${options.deepen}`] : [];
   // --no-show-forced-updates: the forced-update check walks history for nothing (the ref is ours and forced).
-  await providerGit(repo, ["fetch", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--no-show-forced-updates", ...deepen, sourceGitUrl(source), `+${branchRef(source.branch)}:${upstreamRef(source)}`]);
+  providerOutput(await fetchIntoRef(repo, sourceGitUrl(source), branchRef(source.branch), upstreamRef(source), { args: ["--no-tags", "--no-show-forced-updates", ...deepen], env: providerGitEnv() }));
   const tip = readRef(repo, upstreamRef(source));
   if (!tip) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
   return tip;

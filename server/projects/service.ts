@@ -49,8 +49,8 @@ async function owningNamespace(identity: Identity, org: string | undefined) {
 }
 
 /**
- * Creates a project: repository with its first commit, then the row and `project.created` in one
- * transaction. The database's unique (namespace, slug) decides a race between two creations; the
+ * Creates a project: its repository, then in one transaction the row, `project.created` and the
+ * first commit's move of the default branch. The database's unique (namespace, slug) decides a race between two creations; the
  * loser's repository (under its own id) is removed.
  */
 export async function createProject(identity: Identity, input: CreateProjectInput): Promise<{ project: Project; commit: string }> {
@@ -64,13 +64,23 @@ export async function createProject(identity: Identity, input: CreateProjectInpu
   const id = randomUUID();
   const repo = initProjectRepo(id, DEFAULT_BRANCH);
   try {
-    const { oid } = await commitToBranch(repo, DEFAULT_BRANCH, { files, message: "Initial commit", author, committer, expectedTip: null });
-    const project = await prisma.$transaction(async (tx) => {
-      const created = await tx.project.create({
-        data: { id, namespace: owner.namespace, slug: input.name, ownerUserId: owner.ownerUserId, ownerOrgId: owner.ownerOrgId, visibility: input.visibility, defaultBranch: DEFAULT_BRANCH },
-      });
-      await recordEvent(tx, { projectId: id, kind: "project.created", actor: actorOf(identity), data: { path: projectPath(created), commit: oid, visibility: created.visibility } });
-      return created;
+    // The first commit moves the default branch through the door: the row and `project.created` are
+    // the move's record, so subscribers (a policy's deployments of main) see the project exist.
+    let project!: Project;
+    const actor = actorOf(identity);
+    const { oid } = await commitToBranch(repo, DEFAULT_BRANCH, {
+      files,
+      message: "Initial commit",
+      author,
+      committer,
+      expectedTip: null,
+      move: { project: { id, defaultBranch: DEFAULT_BRANCH }, workspace: null, actor, cause: "init", changeIds: [] },
+      recordMove: async (tx, move) => {
+        project = await tx.project.create({
+          data: { id, namespace: owner.namespace, slug: input.name, ownerUserId: owner.ownerUserId, ownerOrgId: owner.ownerOrgId, visibility: input.visibility, defaultBranch: DEFAULT_BRANCH },
+        });
+        await recordEvent(tx, { projectId: id, kind: "project.created", actor, data: { path: projectPath(project), commit: move.oid, visibility: project.visibility } });
+      },
     });
     return { project, commit: oid };
   } catch (error) {

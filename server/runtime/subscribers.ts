@@ -3,6 +3,7 @@ import { requestDeploymentsOnMove } from "@/server/deployments";
 import { onBranchMove } from "@/server/git";
 import { closeLinkedIssuesOnMove } from "@/server/issues";
 import { onProjectInterest } from "@/server/events";
+import { revokeKeysOnMove } from "@/server/workspaces";
 import { projectHasActiveWebhook } from "@/server/webhooks";
 
 /**
@@ -16,6 +17,7 @@ export function registerSubscribers(): void {
   onBranchMove(requestDeploymentsOnMove);
   onBranchMove(closeLinkedIssuesOnMove);
   onBranchMove(wakeQueueOnMove);
+  onBranchMove(revokeKeysOnMove);
   onProjectInterest("webhooks", projectHasActiveWebhook);
   onProjectInterest("promotedChanges", projectHasPromotedChange);
 }

@@ -3,7 +3,8 @@ import { WORKSPACE_KEY_PREFIX, actingAgentId, actingUserId, deadKeyReason, forge
 import { writeAudit } from "@/server/audit";
 import { announceOnCommit, db, type DbOrTx } from "@/server/db";
 import { forbidden, notFound } from "@/server/errors";
-import { onEventRecorded, whenRequestEnds } from "@/server/events";
+import { whenRequestEnds } from "@/server/events";
+import type { BranchMoveHook } from "@/server/git";
 import { highest } from "@/server/access";
 import { atLeast, projectGrants, requireProject } from "@/server/projects";
 import { canWriteWorkspace, findWorkspace } from "./service";
@@ -164,21 +165,23 @@ export async function revokeWorkspaceKey(identity: Identity, id: string) {
 
 /**
  * A key dies with its work: when a change from its workspace is merged or rejected, in the
- * transaction that records it (events' hook; the integrator moves this onto the branch mover's
- * hooks with the queue).
+ * transaction that records it. One statement for all the changes a landing settles; a landing's
+ * transaction holds the embedded database meanwhile, and nearly always no key matches.
  */
-onEventRecorded(["change.merged", "change.rejected"], "workspace-keys", async (tx, events) => {
-  // One statement per reason for all the changes a landing settles, the first event's reason first;
-  // a landing's transaction holds the embedded database meanwhile, and nearly always no key matches.
-  for (const kind of new Set(events.map((event) => event.kind))) {
-    const changeIds = events.flatMap((event) => (event.kind === kind && typeof event.data.changeId === "string" ? [event.data.changeId] : []));
-    if (changeIds.length === 0) continue;
-    const reason: KeyRevocationReason = kind === "change.merged" ? "merged" : "rejected";
-    const revoked = await tx.$queryRaw<RevokedKey[]>`
-      UPDATE "WorkspaceKey" AS k SET "revokedAt" = now(), "revokedReason" = ${reason}
-        FROM "Change" AS c
-       WHERE c.id = ANY(${changeIds}::uuid[]) AND k."workspaceId" = c."workspaceId" AND k."revokedAt" IS NULL
-      RETURNING k.id, k."projectId", k."workspaceName", k."createdById"`;
-    await settleRevoked(tx, revoked, reason);
-  }
-});
+export async function revokeKeysOfChanges(tx: DbOrTx, changeIds: string[], reason: "merged" | "rejected"): Promise<void> {
+  const revoked = await tx.$queryRaw<RevokedKey[]>`
+    UPDATE "WorkspaceKey" AS k SET "revokedAt" = now(), "revokedReason" = ${reason}
+      FROM "Change" AS c
+     WHERE c.id = ANY(${changeIds}::uuid[]) AND k."workspaceId" = c."workspaceId" AND k."revokedAt" IS NULL
+    RETURNING k.id, k."projectId", k."workspaceName", k."createdById"`;
+  await settleRevoked(tx, revoked, reason);
+}
+
+/** A move that lands changes (merge, batch, queue, resolution; a revert lands none of its own) revokes their workspaces' keys. */
+export const revokeKeysOnMove: BranchMoveHook = {
+  name: "workspaces.keys",
+  async inTransaction(tx, move) {
+    if (move.workspace !== null || move.cause === "revert" || move.changeIds.length === 0) return;
+    await revokeKeysOfChanges(tx, move.changeIds, "merged");
+  },
+};

@@ -9,9 +9,6 @@ import {
   headBranch,
   openWorkspaceRepo,
   repoExists,
-  runAfterMoveHooks,
-  runMoveHooks,
-  type BranchMove,
   type FileMap,
   type RecordMove,
 } from "@/server/git";
@@ -141,21 +138,9 @@ export async function commitToWorkspace(identity: Identity, input: { projectId: 
   // The same signal as a git push to the workspace (promoted changes follow it), recorded in the
   // transaction that moves the branch, with the branch-move subscribers' hooks.
   const actor = actorOf(identity);
-  const moved = (move: { parent: string | null; oid: string }): BranchMove => ({
-    project,
-    workspace: workspace.name,
-    ref: branchRef(branch),
-    from: move.parent,
-    to: move.oid,
-    actor,
-    cause: "commit",
-    changeIds: [],
-  });
-  const recordMove: RecordMove = async (tx, move) => {
-    await recordEvent(tx, { projectId: project.id, kind: "push", actor, data: { ref: branchRef(branch), before: move.parent, after: move.oid, workspace: workspace.name } });
-    await runMoveHooks(tx, moved(move));
-  };
-  const { oid, parent } = await commitToBranch(repo, branch, { files: input.files, message: input.message, author, committer, recordMove });
-  await runAfterMoveHooks([moved({ parent, oid })]);
+  const recordMove: RecordMove = (tx, move) =>
+    recordEvent(tx, { projectId: project.id, kind: "push", actor, data: { ref: branchRef(branch), before: move.parent, after: move.oid, workspace: workspace.name } });
+  const move = { project, workspace: workspace.name, actor, cause: "commit" as const, changeIds: [] };
+  const { oid, parent } = await commitToBranch(repo, branch, { files: input.files, message: input.message, author, committer, recordMove, move });
   return { workspace: workspace.name, projectId: project.id, path: projectPath(project), branch, commit: oid, parent, files: Object.keys(input.files).length };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { actorOf } from "@/server/auth";
 import { db } from "@/server/db/client";
 import { advanceProject, changeWith, eventsOf, merge, POLICY, projectWith } from "@/server/changes/test-fixtures";
-import { branchRef, openProjectRepo, readRef, writeCommitFromFiles } from "@/server/git";
+import { branchRef, openProjectRepo, readRef, runGit, writeCommitFromFiles } from "@/server/git";
 import { applyPush } from "@/server/git-http/push";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
@@ -85,5 +85,65 @@ describe("every path that moves a deployed branch requests deployments", () => {
     expect(await deploymentRows(project.id)).toHaveLength(1);
     await mergeChange(owner.token, project, { [POLICY]: deploysPolicy(entry({ provider: "ftp" })) });
     expect(await deploymentRows(project.id)).toHaveLength(1);
+  });
+});
+
+describe("a branch created or deleted over the API moves through the same door as a push", () => {
+  it("POST .../branches on a branch an entry names requests its deployment, as a push does; another branch requests none", async () => {
+    const owner = await createTestUser();
+    const project = await projectDeploying(owner.token, entry({ name: "release", branch: "release" }));
+    const head = readRef(openProjectRepo(project.id), branchRef("main"))!;
+    const other = await call("POST", `/api/projects/${project.path}/branches`, { token: owner.token, body: { name: "feature" } });
+    expect(other.status, other.text).toBe(201);
+    expect(await deploymentRows(project.id)).toHaveLength(0);
+    const created = await call("POST", `/api/projects/${project.path}/branches`, { token: owner.token, body: { name: "release" } });
+    expect(created.status, created.text).toBe(201);
+    const rows = await deploymentRows(project.id);
+    expect(rows.map((row) => [row.name, row.branch, row.commit, row.changeId, row.requestedBy])).toEqual([["release", "release", head, null, `user:${owner.id}`]]);
+    expect(await eventsOf(project.id, "deployment.requested")).toHaveLength(1);
+  });
+
+  it("each creation and deletion records the push event a git push records: a deletion's `after` is null, over REST or a push", async () => {
+    const owner = await createTestUser();
+    const project = await projectWith(owner.token, { "README.md": "hi\n" });
+    const repo = openProjectRepo(project.id);
+    const head = readRef(repo, branchRef("main"))!;
+    const pushes = async () => (await eventsOf(project.id, "push")).map((event) => event.data);
+
+    expect((await call("POST", `/api/projects/${project.path}/branches`, { token: owner.token, body: { name: "topic" } })).status).toBe(201);
+    expect((await call("DELETE", `/api/projects/${project.path}/branches/topic`, { token: owner.token })).status).toBe(200);
+    expect(readRef(repo, branchRef("topic"))).toBeNull();
+    expect(await pushes()).toEqual([
+      { ref: "refs/heads/topic", before: null, after: head },
+      { ref: "refs/heads/topic", before: head, after: null },
+    ]);
+
+    const prisma = await db();
+    const row = await prisma.project.findUniqueOrThrow({ where: { id: project.id } });
+    const identity = { kind: "user" as const, userId: owner.id, username: owner.username, isAdmin: false, via: "legacy" as const, scope: "read_write" as const };
+    const scope = { project: row, repo, defaultBranch: "main" };
+    expect(await applyPush(identity, scope, [{ ref: "refs/heads/pushed", oldOid: null, newOid: head }])).toEqual([{ ref: "refs/heads/pushed", ok: true }]);
+    expect(await applyPush(identity, scope, [{ ref: "refs/heads/pushed", oldOid: head, newOid: null }])).toEqual([{ ref: "refs/heads/pushed", ok: true }]);
+    expect((await pushes()).slice(2)).toEqual([
+      { ref: "refs/heads/pushed", before: null, after: head },
+      { ref: "refs/heads/pushed", before: head, after: null },
+    ]);
+  });
+
+  it("the API keeps the naming rules: an existing branch, a name beside a packed one, the default branch", async () => {
+    const owner = await createTestUser();
+    const project = await projectWith(owner.token, { "README.md": "hi\n" });
+    const post = (body: Record<string, unknown>) => call("POST", `/api/projects/${project.path}/branches`, { token: owner.token, body });
+    expect((await post({ name: "feature/x" })).status).toBe(201);
+    expect((await post({ name: "feature/x" })).body.code).toBe("BRANCH_EXISTS");
+    await runGit(["pack-refs", "--all"], { gitdir: openProjectRepo(project.id).gitdir });
+    expect((await post({ name: "feature" })).body.code).toBe("BRANCH_NAME_CONFLICT");
+    expect((await post({ name: "feature/x/y" })).body.code).toBe("BRANCH_NAME_CONFLICT");
+    for (const bad of ["-x", "a..b", "x.lock", "a/.b", "HEAD", "end/"]) expect((await post({ name: bad })).status).toBe(400);
+    expect((await post({ name: "y", startPoint: "f".repeat(40) })).status).toBe(400);
+    expect((await call("DELETE", `/api/projects/${project.path}/branches/main`, { token: owner.token })).body.code).toBe("DEFAULT_BRANCH_PROTECTED");
+    expect((await call("DELETE", `/api/projects/${project.path}/branches/nope`, { token: owner.token })).status).toBe(404);
+    expect((await call("DELETE", `/api/projects/${project.path}/branches/feature%2Fx`, { token: owner.token })).status).toBe(200);
+    expect((await post({ name: "feature" })).status).toBe(201);
   });
 });

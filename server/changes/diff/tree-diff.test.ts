@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
-import { commitToBranch, initProjectRepo, readCommit, runGit, uniqueMergeBase, writeCommitFromFiles, type Repo } from "@/server/git";
+import { initProjectRepo, readCommit, runGit, uniqueMergeBase, writeCommitFromFiles, type Repo } from "@/server/git";
+import { commitUnhooked } from "@/server/git/commit";
 import { diffTrees, diffTreesWithGit } from "./tree-diff";
 
 useTestEnvironment();
@@ -13,7 +14,7 @@ const env = { GIT_AUTHOR_NAME: "A", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME:
 
 async function repoWith(files: Record<string, string>): Promise<{ repo: Repo; tip: string }> {
   const repo = initProjectRepo(randomUUID(), "main");
-  const { oid } = await commitToBranch(repo, "main", { files, message: "initial", author, expectedTip: null });
+  const { oid } = await commitUnhooked(repo, "main", { files, message: "initial", author, expectedTip: null });
   return { repo, tip: oid };
 }
 
@@ -31,7 +32,7 @@ async function withRootEntry(repo: Repo, parent: string, entry: { mode: string; 
 describe("in-process tree diff", () => {
   it("lists what git diff base...tip lists, in git's order, for adds, edits, deletes, file/directory swaps, mode and type changes", async () => {
     const { repo, tip: base } = await repoWith({ "a.txt": "a\n", "a/b.txt": "b\n", "dir/x": "x\n", "dir/y/z": "z\n", "gone.txt": "g\n", "f": "file\n", "l": "l\n", "ü.md": "u\n" });
-    const { oid: step } = await commitToBranch(repo, "main", {
+    const { oid: step } = await commitUnhooked(repo, "main", {
       files: { "a.txt": "a2\n", "a-b": "new\n", "gone.txt": null, "f": null, "f/inside.txt": "now a dir\n", "dir/y/z": "z2\n", "new/deep/file": "d\n", "ü.md": "u2\n" },
       message: "change",
       author,
@@ -48,7 +49,7 @@ describe("in-process tree diff", () => {
 
   it("diffs against the merge base, as git does, when the base moved on", async () => {
     const { repo, tip: fork } = await repoWith({ "README.md": "r\n" });
-    const { oid: mainTip } = await commitToBranch(repo, "main", { files: { "main.txt": "m\n" }, message: "main", author });
+    const { oid: mainTip } = await commitUnhooked(repo, "main", { files: { "main.txt": "m\n" }, message: "main", author });
     const { oid: tip } = await writeCommitFromFiles(repo, { parent: fork, files: { "topic.txt": "t\n" }, message: "t", author });
     expect(await uniqueMergeBase(repo, mainTip, tip)).toBe(fork);
     expect(await diffTrees(repo, mainTip, tip)).toEqual(await diffTreesWithGit(repo, mainTip, tip));
@@ -99,7 +100,7 @@ describe("uniqueMergeBase", () => {
 
   it("reads each commit once per process: a later walk over the same history reads no object", async () => {
     const { repo, tip: fork } = await repoWith({ "README.md": "r\n" });
-    const { oid: mainTip } = await commitToBranch(repo, "main", { files: { "main.txt": "m\n" }, message: "main", author });
+    const { oid: mainTip } = await commitUnhooked(repo, "main", { files: { "main.txt": "m\n" }, message: "main", author });
     const { oid: tip } = await writeCommitFromFiles(repo, { parent: fork, files: { "topic.txt": "t\n" }, message: "t", author });
     expect(await uniqueMergeBase(repo, mainTip, tip)).toBe(fork);
     // The commits' files gone, the walk still answers from what it read the first time.
