@@ -246,7 +246,7 @@ describe("workspace forks", () => {
 
   it("of a shallow project cut their history where the project's is, so git can clone them", async () => {
     const { id, repo: project, tip: first } = await newProject({ "a.txt": "1\n" });
-    const { oid: second } = await commitToBranch(project, "main", { files: { "a.txt": "2\n" }, message: "second", author });
+    const { oid: second } = await commitUnhooked(project, "main", { files: { "a.txt": "2\n" }, message: "second", author });
     // What an import with depth 1 leaves: the last commit, marked shallow, without its parent.
     fs.writeFileSync(path.join(project.gitdir, "shallow"), `${second}\n`);
     fs.rmSync(path.join(project.gitdir, "objects", first.slice(0, 2), first.slice(2)));
