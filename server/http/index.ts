@@ -5,6 +5,7 @@ export { assertSameOrigin, isSafeMethod } from "./csrf";
 export { HttpError, errorBody, errorResponse, toHttpError } from "./errors";
 export { booleanish, boundedInt, listLimit, listOffset, nameSlug, namedSchema, namespaceSegment, pathSegment, text } from "./params";
 export { namedRateLimiter, rateLimited, rateLimitHeaders, requestRateLimiter } from "./rate-limit";
+export { sharedRedis } from "./shared-redis";
 export { assertAuthenticationAllowed, countFailedAuthentication } from "./auth-failures";
 export { assertWellFormedUrl } from "./url";
 export { corsHeaders, preflightHeaders } from "./cors";
