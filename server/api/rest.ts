@@ -106,7 +106,7 @@ function answerOptions(req: Request): Response {
 
 /**
  * A 200 read of a route whose ETag is its body's digest (`meta.etag: true`): the ETag, and 304 when
- * the caller holds it. A versioned read has set its ETag, and a caller holding it was answered before dispatch.
+ * the caller holds it (the request is then given back to the caller's rate budget). A versioned read has set its ETag, and a caller holding it was answered before dispatch.
  */
 function withValidator(req: Request, response: Response, body: string, procedure: RestProcedure | undefined): Response {
   if (procedure?.meta.etag !== true || response.status !== 200) return response;
@@ -155,7 +155,7 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
     trace.identity = admission.identity.kind;
     baseHeaders = admission.headers;
     const heldEtag = await notModifiedBeforeDispatch(req, apiPath, url.searchParams, procedure, admission.identity);
-    if (heldEtag) return notModifiedResponse(heldEtag, baseHeaders);
+    if (heldEtag) return notModifiedResponse(heldEtag, await admission.refund());
     const { body, isForm } = await readInput(req, url, procedure);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
     ctx.setVersion = (...parts) => void (ctx.response.headers.ETag = versionEtag(req, parts));
@@ -169,8 +169,9 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
     if (ctx.isForm && ctx.response.redirect) {
       return new Response(null, { status: ctx.response.status && ctx.response.status >= 300 && ctx.response.status < 400 ? ctx.response.status : 302, headers: { ...headers, Location: ctx.response.redirect } });
     }
-    const response = new Response(result.body, { status: ctx.response.status ?? result.status, headers: { "content-type": "application/json", ...headers } });
-    return withValidator(req, response, result.body, procedure);
+    const response = withValidator(req, new Response(result.body, { status: ctx.response.status ?? result.status, headers: { "content-type": "application/json", ...headers } }), result.body, procedure);
+    if (response.status === 304) for (const [name, value] of Object.entries(await admission.refund())) response.headers.set(name, value);
+    return response;
   } catch (error) {
     return failureResponse(error, baseHeaders);
   }
