@@ -2737,7 +2737,8 @@ export interface operations {
                                 labels: {
                                     [key: string]: string;
                                 };
-                                value: number;
+                                /** @description null for NaN (e.g. event-loop lag before its first sample) */
+                                value: number | null;
                             }[];
                         }[];
                     };

@@ -49,7 +49,7 @@ const metricFamilyOutput = () =>
     name: z.string(),
     type: z.string(),
     help: z.string(),
-    samples: z.array(z.object({ name: z.string().optional(), labels: z.record(z.string(), z.string()), value: z.number() })),
+    samples: z.array(z.object({ name: z.string().optional(), labels: z.record(z.string(), z.string()), value: z.number().nullable().describe("null for NaN (e.g. event-loop lag before its first sample)") })),
   });
 
 export const adminRouter = router({

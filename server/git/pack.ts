@@ -4,6 +4,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { deflateObject, writeFileAtomically, type ObjectType } from "./loose";
 import { runGit } from "./spawn";
+import { log } from "@/server/log";
 
 export interface PackedObject {
   oid: string;
@@ -93,6 +94,6 @@ export function consolidatePacksWhenMany(gitdir: string): void {
   consolidating.add(gitdir);
   // Not detached (git's default for --auto): this process knows when it ended, and starts one at a time.
   runGit(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], { gitdir })
-    .catch((error: Error) => console.warn(`[git] gc --auto in ${gitdir} failed: ${error.message}`))
+    .catch((error: Error) => log().warn({ gitdir, err: error.message }, "git: gc --auto failed"))
     .finally(() => consolidating.delete(gitdir));
 }
