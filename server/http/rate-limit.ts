@@ -72,6 +72,7 @@ export class MemoryRateLimiter implements RateLimiter {
  */
 export class SharedRateLimiter implements RateLimiter {
   private readonly ratelimit: Ratelimit;
+  private failing = false;
 
   constructor(
     private readonly max: number,
@@ -90,13 +91,21 @@ export class SharedRateLimiter implements RateLimiter {
   }
 
   async limit(key: string): Promise<RateLimitResult> {
+    let failure: string;
     try {
       const { success, limit, remaining, reset, reason } = await this.ratelimit.limit(key);
-      if (reason !== "timeout") return { success, limit, remaining, reset, policy: this.policy, windowMs: this.windowMs };
-      log().warn({ policy: this.policy }, "rate limiter timed out; letting the request through");
+      if (reason !== "timeout") {
+        if (this.failing) log().info({ policy: this.policy }, "rate limiter answering again");
+        this.failing = false;
+        return { success, limit, remaining, reset, policy: this.policy, windowMs: this.windowMs };
+      }
+      failure = "no answer within 1 s";
     } catch (error) {
-      log().warn({ policy: this.policy, err: error instanceof Error ? error.message : String(error) }, "rate limiter unavailable; letting the request through");
+      failure = error instanceof Error ? error.message : String(error);
     }
+    // Once per outage, not once per request.
+    if (!this.failing) log().warn({ policy: this.policy, err: failure }, "rate limiter unavailable; letting requests through");
+    this.failing = true;
     return this.open();
   }
 

@@ -98,7 +98,7 @@ describe("log lines written inside a request", () => {
         const res = await call("GET", "/api/users/me", { token: alice.token, headers: { "x-request-id": "deep-line-1" } });
         expect(res.status).toBe(200);
         const deep = lines.filter((line) => line.msg !== "request" && line.requestId === "deep-line-1");
-        expect(deep.map((line) => line.msg)).toContain("rate limiter unavailable; letting the request through");
+        expect(deep.map((line) => line.msg)).toContain("rate limiter unavailable; letting requests through");
         expect(deep.every((line) => line.level === 40)).toBe(true);
         const after = lines.length;
         log().warn("a line after the request");
