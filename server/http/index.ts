@@ -10,7 +10,7 @@ export { assertAuthenticationAllowed, countFailedAuthentication } from "./auth-f
 export { assertWellFormedUrl } from "./url";
 export { corsHeaders, preflightHeaders } from "./cors";
 export { ifNoneMatchMatches, strongEtag, versionEtag } from "./etag";
-export { paginationHeaders } from "./pagination";
+export { cursorHeaders, paginationHeaders } from "./pagination";
 export { requestIdOf } from "./request-id";
 export { headFromGet } from "./head";
 export { noteIdentity, noteTool, withTraceNotes, type TraceNotes } from "./request-trace";
