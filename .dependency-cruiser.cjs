@@ -24,7 +24,7 @@ const AREAS = {
   agents: ["audit", "auth", "http", "trpc"],
   users: ["agents", "audit", "auth", "events", "http", "orgs", "projects", "secrets", "trpc"],
   events: ["auth", "jobs"],
-  health: ["jobs", "trpc"],
+  health: ["http", "jobs", "trpc"],
   orgs: ["audit", "auth", "http", "trpc"],
   projects: ["audit", "auth", "events", "git", "http", "orgs", "trpc"],
   workspaces: ["audit", "auth", "events", "git", "http", "projects", "trpc"],

@@ -14,7 +14,8 @@ const NOT_PAGES = /^\/(api|mcp|oauth|\.well-known|health|logout|too-many-request
 const SESSION_COOKIE = /(^|;\s*)svc_session=/;
 
 let logger;
-const log = () => (logger ??= pino({ level: process.env.LOG_LEVEL || "info", base: { service: "svc-forge" } }));
+/** The front's own structured log (server.mjs's lines too): the same JSON lines as server/log.ts. */
+export const log = () => (logger ??= pino({ level: process.env.LOG_LEVEL || "info", base: { service: "svc-forge" } }));
 
 /** Logs one line when the answer to a page request has been sent; other requests are left alone. */
 export function logPageRequest(req, res) {

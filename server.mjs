@@ -6,7 +6,7 @@ import http from "node:http";
 import v8 from "node:v8";
 import next from "next";
 import { amendErrorShell } from "./error-shell.mjs";
-import { logPageRequest } from "./page-log.mjs";
+import { log, logPageRequest } from "./page-log.mjs";
 
 // V8's defaults favour throughput over resident memory, and a request allocates much and keeps
 // little. Left alone, the old generation grows to several times the live heap (868 MB resident after
@@ -47,4 +47,4 @@ http
     res.writeHead(400, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));
   })
-  .listen(port, host, () => console.log(`[svc] listening on ${host ?? "every interface"}, port ${port}`));
+  .listen(port, host, () => log().info({ host: host ?? "every interface", port }, "listening"));

@@ -62,7 +62,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id) */
+        /** Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id: Link rel=next) */
         get: operations["admin-audit"];
         put?: never;
         post?: never;
@@ -1244,7 +1244,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Background-job runs, newest first, with filters */
+        /** Background-job runs, newest first, with filters; `before` a run's createdAt pages on (Link rel=next) */
         get: operations["jobs-list"];
         put?: never;
         post?: never;
@@ -2541,6 +2541,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2737,7 +2739,8 @@ export interface operations {
                                 labels: {
                                     [key: string]: string;
                                 };
-                                value: number;
+                                /** @description null for NaN (e.g. event-loop lag before its first sample) */
+                                value: number | null;
                             }[];
                         }[];
                     };
@@ -4353,7 +4356,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description How many items match, over every page */
                     "X-Total-Count"?: number;
-                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -4952,7 +4955,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description How many items match, over every page */
                     "X-Total-Count"?: number;
-                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -10821,7 +10824,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description How many items match, over every page */
                     "X-Total-Count"?: number;
-                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -11056,7 +11059,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description How many items match, over every page */
                     "X-Total-Count"?: number;
-                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -11683,7 +11686,7 @@ export interface operations {
                     ETag?: string;
                     /** @description How many items match, over every page */
                     "X-Total-Count"?: number;
-                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -13296,6 +13299,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13883,6 +13888,10 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description How many items match, over every page */
+                    "X-Total-Count"?: number;
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15992,6 +16001,10 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description How many items match, over every page */
+                    "X-Total-Count"?: number;
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16109,7 +16122,7 @@ export interface operations {
                     ETag?: string;
                     /** @description How many items match, over every page */
                     "X-Total-Count"?: number;
-                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -16243,7 +16256,7 @@ export interface operations {
                     ETag?: string;
                     /** @description How many items match, over every page */
                     "X-Total-Count"?: number;
-                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -16840,7 +16853,7 @@ export interface operations {
                     ETag?: string;
                     /** @description How many items match, over every page */
                     "X-Total-Count"?: number;
-                    /** @description RFC 8288 links to the rel="next" and rel="prev" pages */
+                    /** @description RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist) */
                     Link?: string;
                     [name: string]: unknown;
                 };

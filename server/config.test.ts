@@ -12,6 +12,8 @@ describe("configuration", () => {
     ["BASE_URL", "not a url", /BASE_URL must be an http\(s\) URL/],
     ["BASE_URL", "ftp://forge.example", /BASE_URL must be an http\(s\) URL/],
     ["DATABASE_URL", "mysql://x", /DATABASE_URL must be a postgresql:\/\/ URL/],
+    ["REDIS_URL", "http://redis.internal:6379", /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+    ["REDIS_URL", "redis.internal:6379", /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
     ["SECRET_KEY", "too-short", /SECRET_KEY must be at least 32 characters/],
     ["LLM_COST_PER_MTOK_INPUT", "-1", /LLM_COST_PER_MTOK_INPUT must be a non-negative number/],
   ])("%s=%j stops the start with a message naming it", (name, value, message) =>
@@ -22,6 +24,12 @@ describe("configuration", () => {
 
   it("never repeats a secret's value in the message", () =>
     withEnv({ SECRET_KEY: "short-secret-value" }, async () => expect(() => validateConfig()).not.toThrow(/short-secret-value/)));
+
+  it("takes redis:// and rediss:// URLs, credentials included", () =>
+    withEnv({ REDIS_URL: "rediss://default:pass@redis.internal:6380/2" }, async () => {
+      expect(() => validateConfig()).not.toThrow();
+      expect(config.redisUrl).toBe("rediss://default:pass@redis.internal:6380/2");
+    }));
 
   it("reads defaults and changes at run time", async () => {
     await withEnv({ PORT: undefined, BASE_URL: undefined, RATE_LIMIT_PER_MINUTE: "" }, async () => {

@@ -22,6 +22,7 @@ const httpUrl = () => z.url({ protocol: /^https?$/, message: "must be an http(s)
 /** A key of exactly 32 bytes in base64 (AES-256). */
 const base64Key32 = () =>
   z.string().refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32, "must be 32 bytes in base64 (e.g. openssl rand -base64 32)");
+const redisUrl = () => z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" });
 const postgresUrl = () => z.string().regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgresql:// URL");
 
 const schema = z.object({
@@ -64,6 +65,8 @@ const schema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/, message: "must be comma-separated http(s) origins" })))
     .default([]),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "must be fatal, error, warn, info, debug, trace or silent" }).default("info"),
+  /** Shared rate limits through a Redis server (redis://, or rediss:// for TLS); wins over the Upstash REST pair. */
+  REDIS_URL: redisUrl().optional(),
   UPSTASH_REDIS_REST_URL: httpUrl().optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   INNGEST_EVENT_KEY: z.string().optional(),
@@ -240,6 +243,9 @@ export const config = {
   },
   get logLevel(): string {
     return currentEnv().LOG_LEVEL;
+  },
+  get redisUrl(): string | undefined {
+    return currentEnv().REDIS_URL;
   },
   get redisRestUrl(): string | undefined {
     return currentEnv().UPSTASH_REDIS_REST_URL;

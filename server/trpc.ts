@@ -2,7 +2,7 @@ import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { attributedTo, type Identity } from "@/server/auth";
 import { DomainError, type ErrorCode, forbidden, unauthenticated } from "@/server/errors";
-import { HttpError, paginationHeaders, toHttpError } from "@/server/http";
+import { cursorHeaders, HttpError, paginationHeaders, toHttpError } from "@/server/http";
 import { config } from "@/server/config";
 
 export interface ResponseControl {
@@ -60,8 +60,12 @@ export type Meta = OpenApiMeta<{
    * pipeline answers a conditional GET with 304 before dispatching the procedure.
    */
   etag?: true | ReadVersion;
-  /** A list answered with X-Total-Count and Link (rel="next"/"prev") from its limit/offset. */
-  list?: boolean;
+  /**
+   * A list: `true` for limit/offset with X-Total-Count and Link (first, prev, next, last;
+   * `setPageHeaders`), `"cursor"` for an unbounded list paged by `before` (Link first and next;
+   * `setCursorHeaders`). docs/api.md lists every list operation.
+   */
+  list?: true | "cursor";
   /**
    * A public GET's resolver (the procedure's must call the same function), which the REST pipeline
    * calls with the input the procedure's schema parsed, without tRPC's dispatch: its middleware
@@ -90,9 +94,14 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const mergeRouters = t.mergeRouters;
 
-/** List routes (`meta.list`): X-Total-Count and Link (rel="next"/"prev") for the page answered. */
+/** Limit/offset list routes (`meta.list: true`): X-Total-Count and Link (first, prev, next, last) for the page answered. */
 export function setPageHeaders(ctx: Context, page: { total: number; limit: number; offset: number }): void {
   Object.assign(ctx.response.headers, paginationHeaders(ctx.req.url, config.baseUrl, page));
+}
+
+/** Cursor list routes (`meta.list: "cursor"`): Link first, and next (`before` the page's last item) while pages are full. */
+export function setCursorHeaders(ctx: Context, page: { limit: number; count: number; nextBefore?: string }): void {
+  Object.assign(ctx.response.headers, cursorHeaders(ctx.req.url, config.baseUrl, page));
 }
 
 /** Applies a route's declared success status (meta.successStatus) to the response. */

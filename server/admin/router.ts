@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminProcedure, router } from "@/server/trpc";
+import { adminProcedure, router, setCursorHeaders } from "@/server/trpc";
 import { publicUserOutput, usernameSchema } from "@/server/auth";
 import { boundedInt, listLimit, text } from "@/server/http";
 import { verifyAudit } from "@/server/audit";
@@ -49,7 +49,7 @@ const metricFamilyOutput = () =>
     name: z.string(),
     type: z.string(),
     help: z.string(),
-    samples: z.array(z.object({ name: z.string().optional(), labels: z.record(z.string(), z.string()), value: z.number() })),
+    samples: z.array(z.object({ name: z.string().optional(), labels: z.record(z.string(), z.string()), value: z.number().nullable().describe("null for NaN (e.g. event-loop lag before its first sample)") })),
   });
 
 export const adminRouter = router({
@@ -64,7 +64,7 @@ export const adminRouter = router({
     }),
 
   audit: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/audit", tags: ["admin"], summary: "Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id)" }, errors: { 404: [] } })
+    .meta({ openapi: { method: "GET", path: "/admin/audit", tags: ["admin"], summary: "Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id: Link rel=next)" }, errors: { 404: [] }, list: "cursor" })
     .input(
       z.object({
         action: text().max(100).optional(),
@@ -75,7 +75,11 @@ export const adminRouter = router({
       }),
     )
     .output(z.object({ entries: z.array(auditEntryOutput()) }))
-    .query(async ({ input }) => ({ entries: await auditEntries(input) })),
+    .query(async ({ input, ctx }) => {
+      const entries = await auditEntries(input);
+      setCursorHeaders(ctx, { limit: input.limit, count: entries.length, nextBefore: entries.at(-1)?.id });
+      return { entries };
+    }),
 
   verifyAudit: adminProcedure
     .meta({ openapi: { method: "GET", path: "/admin/audit/verify", tags: ["admin"], summary: "Recompute the audit hash chain" } })

@@ -48,8 +48,9 @@ const ERROR_SCHEMA = {
 const REQUEST_ID_HEADER = { description: "The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line", schema: { type: "string" } };
 const LIST_HEADERS = {
   "X-Total-Count": { description: "How many items match, over every page", schema: { type: "integer" } },
-  Link: { description: 'RFC 8288 links to the rel="next" and rel="prev" pages', schema: { type: "string" } },
+  Link: { description: 'RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist)', schema: { type: "string" } },
 };
+const CURSOR_HEADERS = { Link: { description: 'RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item)', schema: { type: "string" } } };
 const ETAG_HEADER = { ETag: { description: "A strong validator of this representation; send it back in If-None-Match", schema: { type: "string" } } };
 
 export const isFormRoute = (meta: Meta): boolean => meta.openapi?.contentTypes?.includes("application/x-www-form-urlencoded") ?? false;
@@ -82,7 +83,7 @@ function moveToQuery(operation: Operation, names: string[]): void {
 function completeOperation(operation: Operation, method: string, path: string, name: string, meta: Meta): void {
   const success = operation.responses["200"];
   const status = meta.successStatus ?? 200;
-  success.headers = { "X-Request-Id": REQUEST_ID_HEADER, ...(meta.etag ? ETAG_HEADER : {}), ...(meta.list ? LIST_HEADERS : {}) };
+  success.headers = { "X-Request-Id": REQUEST_ID_HEADER, ...(meta.etag ? ETAG_HEADER : {}), ...(meta.list === "cursor" ? CURSOR_HEADERS : meta.list ? LIST_HEADERS : {}) };
   const responses: Record<string, Response> = { [status]: success };
   if (status === 302) success.headers.Location = { description: "Where the caller is sent", schema: { type: "string" } };
   else if (isFormRoute(meta)) responses["302"] = { description: "A form caller is redirected (Location)", headers: { Location: { schema: { type: "string" } } } };

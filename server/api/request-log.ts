@@ -1,4 +1,4 @@
-import { log } from "@/server/log";
+import { log, withRequestLog } from "@/server/log";
 import { requestIdOf, withTraceNotes, type TraceNotes } from "@/server/http";
 
 /** What the pipeline knows about one request when it ends: the hook for logs (and metrics). */
@@ -46,7 +46,7 @@ export function traced(route: string | ((req: Request) => string), handler: Hand
     const notes: TraceNotes = {};
     let status = 500;
     try {
-      const response = withRequestId(await withTraceNotes(notes, () => handler(req)), requestId);
+      const response = withRequestId(await withRequestLog(requestId, async () => withTraceNotes(notes, () => handler(req))), requestId);
       status = response.status;
       return response;
     } finally {

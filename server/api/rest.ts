@@ -1,6 +1,7 @@
 import { answeredError, type Context } from "@/server/trpc";
 import { admitRequest } from "@/server/auth";
 import { withRequestConfig } from "@/server/config";
+import { withRequestLog } from "@/server/log";
 import {
   assertWellFormedUrl,
   bodyLimitFor,
@@ -106,7 +107,7 @@ function answerOptions(req: Request): Response {
 
 /**
  * A 200 read of a route whose ETag is its body's digest (`meta.etag: true`): the ETag, and 304 when
- * the caller holds it. A versioned read has set its ETag, and a caller holding it was answered before dispatch.
+ * the caller holds it (the request is then given back to the caller's rate budget). A versioned read has set its ETag, and a caller holding it was answered before dispatch.
  */
 function withValidator(req: Request, response: Response, body: string, procedure: RestProcedure | undefined): Response {
   if (procedure?.meta.etag !== true || response.status !== 200) return response;
@@ -129,12 +130,14 @@ async function answerRequest(req: Request): Promise<Response> {
   const started = performance.now();
   const method = req.method.toUpperCase();
   const trace: RequestTrace = { requestId: requestIdOf(req), method, identity: "anonymous", status: 0, durationMs: 0 };
-  const response = await instrumentRequest(req, () => trace.route ?? "unmatched", async () => {
-    if (method === "OPTIONS") return answerOptions(req);
-    if (method !== "HEAD") return answerRestRequest(req, trace);
-    const full = await answerRestRequest(new Request(req, { method: "GET" }), trace);
-    return new Response(null, { status: full.status, headers: full.headers });
-  });
+  const response = await instrumentRequest(req, () => trace.route ?? "unmatched", () =>
+    withRequestLog(trace.requestId, async () => {
+      if (method === "OPTIONS") return answerOptions(req);
+      if (method !== "HEAD") return answerRestRequest(req, trace);
+      const full = await answerRestRequest(new Request(req, { method: "GET" }), trace);
+      return new Response(null, { status: full.status, headers: full.headers });
+    }),
+  );
   response.headers.set("X-Request-Id", trace.requestId);
   for (const [name, value] of Object.entries(corsHeaders(req))) if (!response.headers.has(name)) response.headers.set(name, value);
   recordRequest({ ...trace, status: response.status, durationMs: performance.now() - started });
@@ -155,7 +158,7 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
     trace.identity = admission.identity.kind;
     baseHeaders = admission.headers;
     const heldEtag = await notModifiedBeforeDispatch(req, apiPath, url.searchParams, procedure, admission.identity);
-    if (heldEtag) return notModifiedResponse(heldEtag, baseHeaders);
+    if (heldEtag) return notModifiedResponse(heldEtag, await admission.refund());
     const { body, isForm } = await readInput(req, url, procedure);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
     ctx.setVersion = (...parts) => void (ctx.response.headers.ETag = versionEtag(req, parts));
@@ -169,8 +172,9 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
     if (ctx.isForm && ctx.response.redirect) {
       return new Response(null, { status: ctx.response.status && ctx.response.status >= 300 && ctx.response.status < 400 ? ctx.response.status : 302, headers: { ...headers, Location: ctx.response.redirect } });
     }
-    const response = new Response(result.body, { status: ctx.response.status ?? result.status, headers: { "content-type": "application/json", ...headers } });
-    return withValidator(req, response, result.body, procedure);
+    const response = withValidator(req, new Response(result.body, { status: ctx.response.status ?? result.status, headers: { "content-type": "application/json", ...headers } }), result.body, procedure);
+    if (response.status === 304) for (const [name, value] of Object.entries(await admission.refund())) response.headers.set(name, value);
+    return response;
   } catch (error) {
     return failureResponse(error, baseHeaders);
   }

@@ -6,8 +6,13 @@ import { assertAuthenticationAllowed, assertSameOrigin, clientAddress, countFail
 
 export interface Admission {
   identity: Identity;
-  /** Headers every response to this request carries (X-RateLimit-*). */
+  /** Headers every response to this request carries (X-RateLimit-*, RateLimit-Policy, RateLimit). */
   headers: Record<string, string>;
+  /**
+   * Gives the request back to the caller's budget (a conditional read answered 304 costs nothing,
+   * as on GitHub) and answers the headers for the answer.
+   */
+  refund(): Promise<Record<string, string>>;
 }
 
 export interface AdmissionOptions {
@@ -39,8 +44,14 @@ export async function admitRequest(req: Request, options: AdmissionOptions = {})
   }
   if (identity.kind === "user" && identity.via === "session" && !isSafeMethod(method)) assertSameOrigin(req);
   // Anonymous callers share one budget per address.
-  const key = rateLimitKey(identity);
-  const result = key ? await requestRateLimiter().limit(key) : await requestRateLimiter("anonymous").limit(`ip:${address ?? "unknown"}`);
+  const identityKey = rateLimitKey(identity);
+  const limiter = identityKey ? requestRateLimiter() : requestRateLimiter("anonymous");
+  const key = identityKey ?? `ip:${address ?? "unknown"}`;
+  const result = await limiter.limit(key);
   if (!result.success) throw rateLimited(result);
-  return { identity, headers: rateLimitHeaders(result) };
+  const refund = async () => {
+    await limiter.refund(key);
+    return rateLimitHeaders({ ...result, remaining: Math.min(result.limit, result.remaining + 1) });
+  };
+  return { identity, headers: rateLimitHeaders(result), refund };
 }

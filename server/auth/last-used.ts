@@ -1,4 +1,5 @@
 import { db } from "@/server/db";
+import { log } from "@/server/log";
 
 /** lastUsedAt is written at most this often per credential, so requests rarely write. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -30,6 +31,6 @@ export async function touchLastUsed(usage: { table: "apiToken" | "agent"; id: st
     else await prisma.agent.updateMany({ where, data });
   } catch (error) {
     // Bookkeeping only: a failed write must not fail the request it describes.
-    console.error("[svc] recording lastUsedAt failed", error);
+    log().error({ err: error }, "auth: recording lastUsedAt failed");
   }
 }

@@ -5,6 +5,7 @@ import { findWorkspace } from "@/server/workspaces";
 import { evaluateWorkspace, recordReevaluation, workspaceTip } from "./evaluation";
 import { pushTip, type HostPullRequest } from "./host-pr";
 import { lockChange, workspaceName } from "./load";
+import { log } from "@/server/log";
 
 /** The events area's interest `promotedChanges`: the project has a promoted change (a push to it starts no follow run otherwise). */
 export const projectHasPromotedChange = (project: string) => `EXISTS (SELECT 1 FROM "Change" WHERE "projectId" = ${project} AND status = 'promoted')`;
@@ -43,7 +44,7 @@ export async function reevaluatePromotedChange(changeId: string): Promise<Promot
     prepared = await evaluateWorkspace(change.project, name, change.id);
   } catch (error) {
     if (!isRefusal(error)) throw error;
-    console.warn(`[changes] promoted change ${changeId} was not re-evaluated: ${(error as Error).message}`);
+    log().warn({ changeId, err: (error as Error).message }, "changes: a promoted change was not re-evaluated");
     return "skipped";
   }
   return prisma.$transaction(async (tx) => {

@@ -9,6 +9,7 @@ import { applyMigrations, type RawSql } from "./migrate";
 import { lockDataDir } from "./data-dir-lock";
 import { openPgliteThread, type PgliteThread } from "./pglite-thread";
 import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
+import { log } from "@/server/log";
 
 export type Db = PrismaClient;
 
@@ -98,7 +99,7 @@ function compileWasmWithBaselineOnly(): void {
  * is queued on the connection before any query the pool hands it out for.
  */
 function inUtc(client: { query(sql: string): Promise<unknown> }): void {
-  client.query("SET TIME ZONE 'UTC'").catch((error: Error) => console.error("[db] could not set the session to UTC:", error.message));
+  client.query("SET TIME ZONE 'UTC'").catch((error: Error) => log().error({ err: error.message }, "db: could not set the session to UTC"));
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -112,7 +113,7 @@ async function openPostgres(url: string): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize, connectionTimeoutMillis: TRANSACTION_OPTIONS.maxWait });
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
-  pool.on("error", (error) => console.error("[db] idle PostgreSQL connection failed:", error.message));
+  pool.on("error", (error) => log().error({ err: error.message }, "db: an idle PostgreSQL connection failed"));
   pool.on("connect", inUtc);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: TRANSACTION_OPTIONS });
   const raw: RawSql = {

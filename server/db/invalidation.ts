@@ -1,6 +1,7 @@
 import { config } from "@/server/config";
 import { database, type DbOrTx } from "./client";
 import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
+import { log } from "@/server/log";
 
 /**
  * Instances keep small caches (credentials, access grants) that a write in another instance can
@@ -19,7 +20,7 @@ export async function announceInvalidation(topic: string, key: string): Promise<
     const db = await database();
     if (db.kind === "postgres") await db.raw.query("SELECT pg_notify($1, $2)", [CHANNEL, announcement(topic, key)]);
   } catch (error) {
-    console.error(`[db] announcing a ${topic} invalidation failed:`, (error as Error).message);
+    log().error({ topic, err: (error as Error).message }, "db: announcing an invalidation failed");
   }
 }
 
@@ -57,7 +58,7 @@ export async function startInvalidationListener(url = config.databaseUrl): Promi
       if (message.channel === CHANNEL && message.payload) dispatchNotification(message.payload);
     });
     next.on("error", (error) => {
-      console.error("[db] invalidation listener lost its connection:", error.message);
+      log().error({ err: error.message }, "db: the invalidation listener lost its connection");
       void next.end().catch(() => undefined);
       if (client === next) client = undefined;
       schedule();
@@ -66,7 +67,7 @@ export async function startInvalidationListener(url = config.databaseUrl): Promi
       await next.connect();
       await next.query(`LISTEN ${CHANNEL}`);
     } catch (error) {
-      console.error("[db] invalidation listener could not connect:", (error as Error).message);
+      log().error({ err: (error as Error).message }, "db: the invalidation listener could not connect");
       void next.end().catch(() => undefined);
       schedule();
       return;

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { log } from "@/server/log";
 
 /** The raw-driver surface the migrator needs; PGlite and pg both fit behind it. */
 export interface RawSql {
@@ -43,7 +44,7 @@ export async function applyMigrations(sql: RawSql, dir = migrationsDir()): Promi
       const checksum = crypto.createHash("sha256").update(script).digest("hex");
       const recorded = doneByName.get(name);
       if (recorded !== undefined) {
-        if (recorded !== checksum) console.warn(`[migrate] ${name} was modified after it was applied`);
+        if (recorded !== checksum) log().warn({ migration: name }, "migrate: a migration was modified after it was applied");
         continue;
       }
       const id = crypto.randomUUID();

@@ -12,6 +12,7 @@ import {
   type TransactionOptions,
 } from "@prisma/driver-adapter-utils";
 import type { RawSql } from "./migrate";
+import { log } from "@/server/log";
 
 /**
  * The embedded database on a worker thread. PGlite runs every statement synchronously on the thread
@@ -33,7 +34,7 @@ export const WORKER_TRANSACTION_OPTIONS: TransactionOptions = { usePhantomQuery:
 
 type SerializedError = { driver: DriverAdapterError["cause"] } | { message: string; fields: Record<string, unknown> };
 type Answer = { id: number; value?: unknown; error?: SerializedError };
-type Message = Answer | { notification: string } | { ready: true } | { failed: SerializedError };
+type Message = Answer | { notification: string } | { ready: true } | { failed: SerializedError } | { warning: { msg: string; err: string } };
 
 function toError(error: SerializedError): Error {
   if ("driver" in error) return new DriverAdapterError(error.driver);
@@ -49,6 +50,7 @@ function startWorker(options: WorkerOptions, onMessage: (message: Answer) => voi
   return new Promise<Worker>((resolve, reject) => {
     worker.on("message", (message: Message) => {
       if ("notification" in message) options.onNotification(message.notification);
+      else if ("warning" in message) log().warn({ err: message.warning.err }, message.warning.msg);
       else if ("ready" in message) resolve(worker);
       else if ("failed" in message) reject(toError(message.failed));
       else onMessage(message);
@@ -140,7 +142,7 @@ class WorkerCalls {
     worker.once("exit", (code) => this.ended(worker, new Error(`the embedded database's thread exited (code ${code})`)));
     worker.unref();
     if (this.generation > 1) {
-      console.error(`[db] the embedded database's thread was started again (thread ${this.generation})`);
+      log().error({ thread: this.generation }, "db: the embedded database's thread was started again");
       this.lifecycle.onRestart();
     }
   }
@@ -158,7 +160,7 @@ class WorkerCalls {
   private ended(worker: Worker, reason: Error): void {
     if (worker !== this.worker) return;
     this.worker = undefined;
-    if (!this.closed) console.error("[db] the embedded database's thread ended:", reason.message);
+    if (!this.closed) log().error({ err: reason.message }, "db: the embedded database's thread ended");
     if (!this.lifecycle.restartable) this.lost ??= reason;
     for (const call of this.pending.values()) call.reject(reason);
     this.pending.clear();

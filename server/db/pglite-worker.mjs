@@ -90,7 +90,8 @@ async function maintainTables() {
 function maintainTablesEvery(ms) {
   const tick = async () => {
     if (closing) return;
-    await maintainTables().catch((error) => console.error("[db] vacuum of the embedded database failed:", error?.message ?? error));
+    // The server's thread writes the line (its structured log): this thread has no logger of its own.
+    await maintainTables().catch((error) => parentPort.postMessage({ warning: { msg: "db: vacuum of the embedded database failed", err: String(error?.message ?? error) } }));
     if (!closing) setTimeout(tick, ms).unref();
   };
   setTimeout(tick, ms).unref();

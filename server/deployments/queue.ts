@@ -2,6 +2,7 @@ import { config } from "@/server/config";
 import { db } from "@/server/db";
 import { unavailable } from "@/server/errors";
 import { inngest } from "@/server/jobs";
+import { log } from "@/server/log";
 
 /** The deploy queue's event: one per queued deployment (the job in inngest/functions/deploy.ts). */
 export const DEPLOYMENT_REQUESTED_EVENT = "svc/deployment.requested";
@@ -30,7 +31,7 @@ export async function enqueueDeployments(scope: { projectId?: string; ids?: stri
   try {
     await inngest.send(rows.map((row) => ({ id: `deployment-${row.id}`, name: DEPLOYMENT_REQUESTED_EVENT, data: { deploymentId: row.id, projectId: row.projectId, name: row.name } })));
   } catch (error) {
-    console.error(`deploy queue: sending ${rows.length} deployment(s) failed; the outbox sweep will retry: ${(error as Error).message}`);
+    log().error({ deployments: rows.length, err: (error as Error).message }, "deployments: sending to the deploy queue failed; the outbox sweep will retry");
     return 0;
   }
   await prisma.deployment.updateMany({ where: { id: { in: rows.map((row) => row.id) }, enqueuedAt: null }, data: { enqueuedAt: new Date() } });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DomainError } from "@/server/errors";
 import { boundedInt, listOffset, namespaceSegment, pathSegment, text } from "@/server/http";
 import { DEPLOYMENTS_LIMIT_DEFAULT, DEPLOYMENTS_LIMIT_MAX } from "@/server/limits";
-import { authedProcedure, publicProcedure, router, userProcedure, FORM_OR_JSON, type Context } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, setPageHeaders, userProcedure, FORM_OR_JSON, type Context } from "@/server/trpc";
 import { approveDeployment, getDeployment, listDeployments, retryDeployment } from "./service";
 import { DEPLOYMENT_STATUSES, type DeploymentView } from "./view";
 
@@ -53,7 +53,7 @@ async function answerForm(ctx: Context, id: string, work: () => Promise<Deployme
 
 export const deploymentsRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/projects/{namespace}/{slug}/deployments", tags, summary: "The project's deployments, newest first" } })
+    .meta({ openapi: { method: "GET", path: "/projects/{namespace}/{slug}/deployments", tags, summary: "The project's deployments, newest first" }, list: true })
     .input(
       z.object({
         namespace: namespaceSegment(),
@@ -65,7 +65,11 @@ export const deploymentsRouter = router({
       }),
     )
     .output(z.object({ deployments: z.array(deploymentOutput()), total: z.number().int() }))
-    .query(({ input, ctx }) => listDeployments(ctx.identity, input, input)),
+    .query(async ({ input, ctx }) => {
+      const page = await listDeployments(ctx.identity, input, input);
+      setPageHeaders(ctx, { total: page.total, limit: input.limit, offset: input.offset });
+      return page;
+    }),
 
   get: publicProcedure
     .meta({ openapi: { method: "GET", path: "/deployments/{id}", tags, summary: "One deployment" } })

@@ -1,6 +1,7 @@
 import { inngest, wakeExecutors } from "@/server/jobs";
 import { database, type Database } from "@/server/db";
 import { interestsSql } from "./interests";
+import { log } from "@/server/log";
 
 /** The Inngest event every outbox row becomes (`domainJobEventsSql`); webhooks and other consumers subscribe to it. */
 export const DOMAIN_EVENT = "svc/domain.event";
@@ -125,7 +126,7 @@ export async function publishAfterCommit(): Promise<void> {
     }
   } catch (error) {
     state.undispatched = true;
-    console.error("[events] publishing the outbox failed; the sweep will retry", error);
+    log().error({ err: error }, "events: publishing the outbox failed; the sweep will retry");
   }
   wakeExecutors();
 }

@@ -7,6 +7,7 @@ import { runGit } from "@/server/git";
 import { GitHttpError } from "./errors";
 import { FLUSH_PKT, pktLine } from "./pkt-line";
 import type { GitService } from "./target";
+import { log } from "@/server/log";
 
 /**
  * The git side of smart HTTP: `git upload-pack` / `git receive-pack` in stateless-rpc mode, with
@@ -51,10 +52,10 @@ function spawnService(service: GitService, gitdir: string, args: string[], optio
   });
   child.on("close", (code, signal) => {
     if (code !== 0 && signal !== "SIGTERM") {
-      console.error(`[svc] git ${service} exited with ${code ?? signal}: ${Buffer.concat(stderr).toString("utf8").trim().slice(0, 2000)}`);
+      log().error({ service, exit: code ?? signal, stderr: Buffer.concat(stderr).toString("utf8").trim().slice(0, 2000) }, "git-http: git exited with a failure");
     }
   });
-  child.on("error", (error) => console.error(`[svc] git ${service} could not start`, error));
+  child.on("error", (error) => log().error({ service, err: error }, "git-http: git could not start"));
   return child;
 }
 
@@ -164,7 +165,7 @@ export function rpc(service: GitService, gitdir: string, req: Request, options: 
   const child = spawnService(service, gitdir, [], options, Boolean(options.onHookChannel));
   pipeline([...requestStages(req, options.maxRequestBytes), child.stdin!]).catch((error) => {
     // The child stops reading on its own errors (it reports them to the client); only log ours.
-    if ((error as NodeJS.ErrnoException).code !== "EPIPE") console.error(`[svc] git ${service} request body failed`, error);
+    if ((error as NodeJS.ErrnoException).code !== "EPIPE") log().error({ service, err: error }, "git-http: passing the request body to git failed");
     child.stdin!.destroy();
   });
   if (options.onHookChannel) {
@@ -172,7 +173,7 @@ export function rpc(service: GitService, gitdir: string, req: Request, options: 
     // EPIPE/ECONNRESET when receive-pack went away: the conversation below sees the stream end.
     channel.on("error", () => {});
     options.onHookChannel(channel).catch((error) => {
-      console.error("[svc] proc-receive channel failed", error);
+      log().error({ err: error }, "git-http: the proc-receive channel failed");
       channel.destroy();
     });
   }

@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import { config } from "@/server/config";
 import { GC_LEAVES_REFS_CONFIG } from "@/server/git";
 import { FLUSH_PKT, PktLineReader, pktLine } from "./pkt-line";
+import { log } from "@/server/log";
 
 /**
  * Pushes go through receive-pack's proc-receive hook (`receive.procReceiveRefs=refs`): receive-pack
@@ -97,7 +98,7 @@ export async function serveProcReceive(channel: Duplex, decide: (commands: RefCo
   try {
     results = await decide(commands);
   } catch (error) {
-    console.error("[svc] push failed", error);
+    log().error({ err: error }, "git-http: push failed");
     results = commands.map((command) => ({ ref: command.ref, ok: false, reason: "internal error" }));
   }
   const packets = results.map((result) => pktLine(result.ok ? `ok ${result.ref}` : `ng ${result.ref} ${oneLine(result.reason)}`));

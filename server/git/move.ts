@@ -1,6 +1,7 @@
 import { db, type Tx } from "@/server/db";
 import { deleteRef, readRef, updateRef } from "./refs";
 import type { Repo } from "./repo";
+import { log } from "@/server/log";
 
 /** What moved a ref: subscribers may treat causes differently (the queue ignores its own landings). */
 export type MoveCause = "merge" | "batch" | "queue" | "revert" | "resolve" | "push" | "sync" | "commit" | "init" | "branch" | "tag";
@@ -60,7 +61,7 @@ export async function runAfterMoveHooks(moves: BranchMove[]): Promise<void> {
   for (const hook of hooks().values()) {
     if (!hook.afterCommit) continue;
     for (const move of moves) {
-      await hook.afterCommit(move).catch((error: unknown) => console.error(`[git] branch-move hook ${hook.name} failed after commit`, error));
+      await hook.afterCommit(move).catch((error: unknown) => log().error({ hook: hook.name, err: error }, "git: a branch-move hook failed after commit"));
     }
   }
 }

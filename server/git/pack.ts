@@ -5,6 +5,7 @@ import zlib from "node:zlib";
 import { deflateObject, writeFileAtomically, type ObjectType } from "./loose";
 import { GC_LEAVES_REFS_CONFIG } from "./gc";
 import { runGit } from "./spawn";
+import { log } from "@/server/log";
 
 export interface PackedObject {
   oid: string;
@@ -97,6 +98,6 @@ export function consolidatePacksWhenMany(gitdir: string): Promise<void> {
   // Not detached (git's default for --auto): this process knows when it ended, and starts one at a time.
   return runGit([...leaveRefs, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], { gitdir })
     .then(() => undefined)
-    .catch((error: Error) => console.warn(`[git] gc --auto in ${gitdir} failed: ${error.message}`))
+    .catch((error: Error) => log().warn({ gitdir, err: error.message }, "git: gc --auto failed"))
     .finally(() => consolidating.delete(gitdir));
 }

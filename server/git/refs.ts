@@ -7,6 +7,7 @@ import { withRepoLock } from "./lock";
 import { readObject } from "./objects";
 import type { Repo } from "./repo";
 import { runGit } from "./spawn";
+import { log } from "@/server/log";
 
 export interface RefEntry {
   name: string;
@@ -114,7 +115,7 @@ function clearStaleRefLocks(repo: Repo, ref: string): void {
   for (const lockPath of [path.join(repo.gitdir, `${ref}.lock`), path.join(repo.gitdir, "packed-refs.lock")]) {
     if (!fs.existsSync(/*turbopackIgnore: true*/ lockPath)) continue;
     fs.rmSync(lockPath, { force: true });
-    console.warn(`[git] removed stale lock ${lockPath} (left by a writer that stopped mid-update)`);
+    log().warn({ lockPath }, "git: removed a stale lock (left by a writer that stopped mid-update)");
   }
 }
 

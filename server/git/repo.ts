@@ -5,6 +5,7 @@ import { readTextIfPresent } from "./fs";
 import { GC_LEAVES_REFS } from "./gc";
 import type { ObjectStage } from "./stage";
 import { projectDir, projectRepoPath, workspaceRepoPath } from "./paths";
+import { log } from "@/server/log";
 
 /**
  * A bare repository and where its objects can be read from: its own object store first, then the
@@ -212,7 +213,7 @@ function removeDiscarded(dir: string): void {
   try {
     fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   } catch (error) {
-    console.warn(`[git] left ${dir} for a later sweep: ${(error as Error).message}`);
+    log().warn({ dir, err: (error as Error).message }, "git: left a directory for a later sweep");
   }
 }
 

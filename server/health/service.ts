@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { config } from "@/server/config";
 import { db } from "@/server/db";
+import { sharedRedis } from "@/server/http";
 import { queueHealth } from "@/server/jobs";
 
 export const SERVICE_NAME = "svc-forge";
@@ -28,11 +29,10 @@ async function checkArtifactStorage(): Promise<void> {
 }
 
 async function checkKeyValueStore(): Promise<string> {
-  if (!config.redisRestUrl) return "in-memory";
-  const { Redis } = await import("@upstash/redis");
-  const redis = new Redis({ url: config.redisRestUrl, token: config.redisRestToken ?? "" });
+  const redis = sharedRedis();
+  if (!redis) return "in-memory";
   await redis.ping();
-  return "redis";
+  return redis.kind;
 }
 
 async function checkQueue(): Promise<string> {

@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { DomainError, type ErrorKind } from "@/server/errors";
+import { log } from "@/server/log";
 
 /** An error on the wire: status, the spec's {error, code?, ...extra} and any headers it needs. */
 export class HttpError extends Error {
@@ -75,7 +76,7 @@ export function toHttpError(error: unknown): HttpError {
     const mapped = fromTrpcError(error);
     if (mapped) return mapped;
   }
-  console.error("[svc] unexpected error", error);
+  log().error({ err: error }, "unexpected error");
   return new HttpError(500, "Internal server error", "INTERNAL_ERROR");
 }
 

@@ -7,7 +7,7 @@ import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { withEnv } from "@/tests/support/env";
 import { PEER_ADDRESS_HEADER } from "./client-address";
-import { MemoryRateLimiter, UpstashRateLimiter, requestRateLimiter } from "./rate-limit";
+import { MemoryRateLimiter, SharedRateLimiter, requestRateLimiter } from "./rate-limit";
 
 useTestEnvironment();
 
@@ -15,6 +15,8 @@ describe("MemoryRateLimiter", () => {
   it("counts per key and reports the window's reset", async () => {
     const limiter = new MemoryRateLimiter(2, 60_000);
     const first = await limiter.limit("a");
+    await limiter.refund("a");
+    expect((await limiter.limit("a")).remaining).toBe(1);
     expect(first).toMatchObject({ success: true, limit: 2, remaining: 1 });
     expect(first.reset).toBeGreaterThan(Date.now());
     expect((await limiter.limit("a")).remaining).toBe(0);
@@ -51,7 +53,7 @@ describe("Upstash rate limiter", () => {
     const user = await createTestUser();
     process.env.UPSTASH_REDIS_REST_URL = url;
     process.env.UPSTASH_REDIS_REST_TOKEN = "stub-token";
-    expect(requestRateLimiter()).toBeInstanceOf(UpstashRateLimiter);
+    expect(requestRateLimiter()).toBeInstanceOf(SharedRateLimiter);
     const res = await call("GET", "/api/users/me", { token: user.token });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-ratelimit-limit")).toBe("1000");

@@ -1,6 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
-import { Redis } from "@upstash/redis";
 import { config } from "@/server/config";
+import { log } from "@/server/log";
+import { sharedRedis, type ScriptRunner } from "./shared-redis";
 import { HttpError } from "./errors";
 
 export interface RateLimitResult {
@@ -9,10 +10,18 @@ export interface RateLimitResult {
   remaining: number;
   /** Unix ms when the window resets. */
   reset: number;
+  /** The quota policy that counted the request, and its window. */
+  policy: string;
+  windowMs: number;
 }
 
 export interface RateLimiter {
+  /** The quota policy's name in the RateLimit-Policy and RateLimit fields. */
+  readonly policy: string;
+  readonly windowMs: number;
   limit(key: string): Promise<RateLimitResult>;
+  /** Gives back one request counted by `limit` (a 304 does not spend the budget). */
+  refund(key: string): Promise<void>;
 }
 
 /**
@@ -24,7 +33,8 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(
     private readonly max: number,
-    private readonly windowMs = config.rateLimitWindowMs,
+    readonly windowMs = config.rateLimitWindowMs,
+    readonly policy = "default",
   ) {}
 
   async limit(key: string): Promise<RateLimitResult> {
@@ -39,10 +49,15 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     const overlap = 1 - (now - start) / this.windowMs;
     const used = Math.floor(entry.previous * overlap) + entry.current;
-    const reset = start + this.windowMs;
-    if (used >= this.max) return { success: false, limit: this.max, remaining: 0, reset };
+    const counted = { limit: this.max, reset: start + this.windowMs, policy: this.policy, windowMs: this.windowMs };
+    if (used >= this.max) return { success: false, remaining: 0, ...counted };
     entry.current += 1;
-    return { success: true, limit: this.max, remaining: Math.max(0, this.max - used - 1), reset };
+    return { success: true, remaining: Math.max(0, this.max - used - 1), ...counted };
+  }
+
+  async refund(key: string): Promise<void> {
+    const entry = this.windows.get(key);
+    if (entry && entry.current > 0) entry.current -= 1;
   }
 
   private evictStale(currentStart: number): void {
@@ -51,18 +66,24 @@ export class MemoryRateLimiter implements RateLimiter {
 }
 
 /**
- * Shared limits for several instances through Upstash (or any Redis behind its REST API). When
- * Redis does not answer within a second, or fails, the request is let through (fail open): a Redis
- * outage must not take the API down.
+ * Limits shared by several instances: @upstash/ratelimit's sliding window over a Redis (REDIS_URL)
+ * or Upstash's REST endpoint (`sharedRedis()`). When Redis does not answer within a second, fails,
+ * or is down, the request is let through (fail open): a Redis outage must not take the API down.
  */
-export class UpstashRateLimiter implements RateLimiter {
+export class SharedRateLimiter implements RateLimiter {
   private readonly ratelimit: Ratelimit;
-  private readonly max: number;
+  private failing = false;
 
-  constructor(max: number, url: string, token: string, prefix = "svc:ratelimit", private readonly windowMs = config.rateLimitWindowMs) {
-    this.max = max;
+  constructor(
+    private readonly max: number,
+    redis: ScriptRunner,
+    prefix = "svc:ratelimit",
+    readonly windowMs = config.rateLimitWindowMs,
+    readonly policy = "default",
+  ) {
     this.ratelimit = new Ratelimit({
-      redis: new Redis({ url, token, retry: false }),
+      // The library types its client as @upstash/redis, but calls only evalsha and eval (ScriptRunner).
+      redis: redis as unknown as ConstructorParameters<typeof Ratelimit>[0]["redis"],
       limiter: Ratelimit.slidingWindow(max, `${windowMs} ms`),
       prefix,
       timeout: 1000,
@@ -70,61 +91,77 @@ export class UpstashRateLimiter implements RateLimiter {
   }
 
   async limit(key: string): Promise<RateLimitResult> {
+    let failure: string;
     try {
-      const { success, limit, remaining, reset } = await this.ratelimit.limit(key);
-      return { success, limit, remaining, reset };
+      const { success, limit, remaining, reset, reason } = await this.ratelimit.limit(key);
+      if (reason !== "timeout") {
+        if (this.failing) log().info({ policy: this.policy }, "rate limiter answering again");
+        this.failing = false;
+        return { success, limit, remaining, reset, policy: this.policy, windowMs: this.windowMs };
+      }
+      failure = "no answer within 1 s";
     } catch (error) {
-      console.error("[svc] rate limiter unavailable; letting the request through", error);
-      return { success: true, limit: this.max, remaining: this.max, reset: Date.now() + this.windowMs };
+      failure = error instanceof Error ? error.message : String(error);
     }
+    // Once per outage, not once per request.
+    if (!this.failing) log().warn({ policy: this.policy, err: failure }, "rate limiter unavailable; letting requests through");
+    this.failing = true;
+    return this.open();
+  }
+
+  async refund(key: string): Promise<void> {
+    // A refund that fails leaves one request counted: nothing to let through.
+    await this.ratelimit.limit(key, { rate: -1 }).catch(() => undefined);
+  }
+
+  private open(): RateLimitResult {
+    return { success: true, limit: this.max, remaining: this.max, reset: Date.now() + this.windowMs, policy: this.policy, windowMs: this.windowMs };
   }
 }
 
-const holder = globalThis as unknown as { __svcRateLimiters?: Map<string, { limiter: RateLimiter; key: string }> };
+type LimiterCache = Map<string, { limiter: RateLimiter; key: string }>;
+const holder = globalThis as unknown as { __svcRateLimiters?: LimiterCache };
+
+/** The limiter of one policy, shared through Redis when configured, in-memory otherwise (rebuilt when the configuration changes). */
+function limiterFor(policy: string, max: number, prefix: string): RateLimiter {
+  const redis = sharedRedis();
+  const windowMs = config.rateLimitWindowMs;
+  const key = `${max}|${windowMs}|${redis?.key ?? ""}`;
+  const limiters = (holder.__svcRateLimiters ??= new Map());
+  const current = limiters.get(policy);
+  if (current?.key === key) return current.limiter;
+  const limiter = redis ? new SharedRateLimiter(max, redis.scripts, prefix, windowMs, policy) : new MemoryRateLimiter(max, windowMs, policy);
+  limiters.set(policy, { limiter, key });
+  return limiter;
+}
 
 /**
  * A process-wide limiter: for identities (RATE_LIMIT_PER_MINUTE) or for anonymous callers by
- * address (RATE_LIMIT_ANONYMOUS_PER_MINUTE). Upstash when UPSTASH_REDIS_REST_URL and _TOKEN are
- * set, in-memory otherwise (rebuilt when the configuration changes).
+ * address (RATE_LIMIT_ANONYMOUS_PER_MINUTE).
  */
 export function requestRateLimiter(callers: "identified" | "anonymous" = "identified"): RateLimiter {
-  const max = callers === "anonymous" ? config.rateLimitAnonymousPerMinute : config.rateLimitPerMinute;
-  const url = config.redisRestUrl;
-  const token = config.redisRestToken;
-  const windowMs = config.rateLimitWindowMs;
-  const key = `${max}|${windowMs}|${url ?? ""}|${token ?? ""}`;
-  holder.__svcRateLimiters ??= new Map<string, { limiter: RateLimiter; key: string }>();
-  const current = holder.__svcRateLimiters.get(callers);
-  if (current?.key === key) return current.limiter;
-  const limiter = url && token ? new UpstashRateLimiter(max, url, token, undefined, windowMs) : new MemoryRateLimiter(max, windowMs);
-  holder.__svcRateLimiters.set(callers, { limiter, key });
-  return limiter;
+  return callers === "anonymous" ? limiterFor("anonymous", config.rateLimitAnonymousPerMinute, "svc:ratelimit") : limiterFor("default", config.rateLimitPerMinute, "svc:ratelimit");
 }
 
-const named = globalThis as unknown as { __svcNamedLimiters?: Map<string, { limiter: RateLimiter; key: string }> };
+/** A limiter of its own for one kind of request (e.g. imports: 3 per minute per user). */
+export function namedRateLimiter(name: string, max: number): RateLimiter {
+  return limiterFor(name, max, `svc:ratelimit:${name}`);
+}
 
 /**
- * A limiter of its own for one kind of request (e.g. imports: 3 per minute per user), shared by
- * instances through Upstash when configured, in-memory otherwise.
+ * The answer's rate-limit fields: GitHub's X-RateLimit-* (Limit, Remaining, Used, Reset as Unix
+ * seconds) and the IETF's RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers:
+ * quota `q` over a window `w`, remaining `r`, seconds to reset `t`).
  */
-export function namedRateLimiter(name: string, max: number): RateLimiter {
-  const url = config.redisRestUrl;
-  const token = config.redisRestToken;
-  const windowMs = config.rateLimitWindowMs;
-  const key = `${max}|${windowMs}|${url ?? ""}|${token ?? ""}`;
-  const limiters = (named.__svcNamedLimiters ??= new Map<string, { limiter: RateLimiter; key: string }>());
-  const current = limiters.get(name);
-  if (current?.key === key) return current.limiter;
-  const limiter = url && token ? new UpstashRateLimiter(max, url, token, `svc:ratelimit:${name}`, windowMs) : new MemoryRateLimiter(max, windowMs);
-  limiters.set(name, { limiter, key });
-  return limiter;
-}
-
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
+  const policy = `"${result.policy}"`;
   return {
     "X-RateLimit-Limit": String(result.limit),
     "X-RateLimit-Remaining": String(result.remaining),
+    "X-RateLimit-Used": String(Math.max(0, result.limit - result.remaining)),
     "X-RateLimit-Reset": String(Math.ceil(result.reset / 1000)),
+    "RateLimit-Policy": `${policy};q=${result.limit};w=${Math.ceil(result.windowMs / 1000)}`,
+    RateLimit: `${policy};r=${result.remaining};t=${Math.max(0, Math.ceil((result.reset - Date.now()) / 1000))}`,
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, setPageHeaders } from "@/server/trpc";
 import { projectParams } from "@/server/projects";
 import {
   importActionOutput,
@@ -69,8 +69,12 @@ export const importsRouter = router({
     .mutation(({ input, ctx }) => updateSyncSettings(ctx.identity, refOf(input), { autoSyncEnabled: input.autoSyncEnabled, syncFrequency: input.syncFrequency })),
 
   syncHistory: authedProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/sync/history`, tags, summary: "Sync runs, newest first" }, errors: { 403: [] } })
+    .meta({ openapi: { method: "GET", path: `${PROJECT}/sync/history`, tags, summary: "Sync runs, newest first" }, errors: { 403: [] }, list: true })
     .input(z.object({ ...projectParams(), ...syncHistoryInput() }))
     .output(syncHistoryOutput())
-    .query(({ input, ctx }) => syncHistory(ctx.identity, refOf(input), { limit: input.limit, offset: input.offset })),
+    .query(async ({ input, ctx }) => {
+      const { history, total } = await syncHistory(ctx.identity, refOf(input), { limit: input.limit, offset: input.offset });
+      setPageHeaders(ctx, { total, limit: input.limit, offset: input.offset });
+      return { history };
+    }),
 });

@@ -26,6 +26,7 @@ import { IMPORT_HEARTBEAT_MS } from "@/server/limits";
 import { setImportPending } from "@/server/projects";
 import { ProviderError, classifyGitFailure, getRepository, gitFailureMessage, providerGitEnv, sourceGitUrl, type FailureCategory } from "@/server/providers";
 import { completedProgress, parseFetchProgress, type TransferProgress } from "./progress";
+import { log } from "@/server/log";
 
 /** The runner no longer holds the import (a re-run took it over, or stall recovery re-queued it). */
 class LostClaim extends Error {}
@@ -66,7 +67,7 @@ class Heartbeat {
       this.reason = await fateOf(this.importId, this.runner);
       this.controller.abort();
     })()
-      .catch((error) => console.error("[imports] heartbeat failed", error))
+      .catch((error) => log().error({ err: error }, "imports: heartbeat failed"))
       .finally(() => (this.beating = null));
     await this.beating;
   }
@@ -268,7 +269,7 @@ async function concludeFailure(row: ProjectImport, runner: string, error: unknow
     return { status: "cancelled", category: "CANCELLED" };
   }
   const failure = error instanceof ProviderError ? error : (storageFailure(error) ?? new ProviderError("UNKNOWN_ERROR", (error as Error).message));
-  if (failure.category === "UNKNOWN_ERROR") console.error("[imports] import failed unexpectedly", error);
+  if (failure.category === "UNKNOWN_ERROR") log().error({ importId: row.id, err: error }, "imports: import failed unexpectedly");
   await endImport(row, runner, "failed", failure.category, failure.message);
   await publishAfterCommit();
   return { status: "failed", category: failure.category };

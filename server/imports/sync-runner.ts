@@ -5,6 +5,7 @@ import { RefConflictError, branchRef, moveBranch, openProjectRepo, readRef, runG
 import { SYNC_CAS_ATTEMPTS, SYNC_DEEPEN_ATTEMPTS, SYNC_DEEPEN_STEP } from "@/server/limits";
 import { ProviderError } from "@/server/providers";
 import { countCommits, fetchUpstream, isShallow, mergeBase } from "./upstream";
+import { log } from "@/server/log";
 
 /** A sync that cannot reconcile the two histories: nothing moved. */
 class SyncDiverged extends Error {}
@@ -103,7 +104,7 @@ export async function runSync(syncRunId: string): Promise<{ status: string; code
         : error instanceof ProviderError
           ? [error.category, error.message]
           : ["GIT_ERROR", (error as Error).message];
-    if (code === "GIT_ERROR") console.error("[imports] sync failed", error);
+    if (code === "GIT_ERROR") log().error({ err: error }, "imports: sync failed");
     await failSync(run, code, message);
     return { status: "failed", code };
   }

@@ -114,8 +114,13 @@ export async function updateSyncSettings(identity: Identity, ref: ProjectRef, in
 export async function syncHistory(identity: Identity, ref: ProjectRef, page: { limit: number; offset: number }) {
   if (identity.kind === "anonymous") throw unauthenticated();
   const { project } = await connectedProject(identity, ref, "write");
-  const runs = await (await db()).syncRun.findMany({ where: { projectId: project.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: page.limit, skip: page.offset });
+  const prisma = await db();
+  const [runs, total] = await Promise.all([
+    prisma.syncRun.findMany({ where: { projectId: project.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: page.limit, skip: page.offset }),
+    prisma.syncRun.count({ where: { projectId: project.id } }),
+  ]);
   return {
+    total,
     history: runs.map((run) => ({
       id: run.id,
       trigger: run.trigger,

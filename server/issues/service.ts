@@ -5,6 +5,7 @@ import { assertNotDeleting, requireProject } from "@/server/projects";
 import { eventsAbout, publishAfterCommit, recordEvent } from "@/server/events";
 import { invalid, conflict, notFound } from "@/server/errors";
 import type { CommentView, IssueView, TimelineEntry } from "./schemas";
+import { log } from "@/server/log";
 
 export interface ProjectRef {
   namespace: string;
@@ -319,7 +320,7 @@ export async function closeIssuesLinkedToChange(client: DbOrTx, target: { projec
       await tx.$executeRawUnsafe("RELEASE SAVEPOINT close_linked_issue");
     } catch (error) {
       await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT close_linked_issue");
-      console.error(`[issues] could not close issue #${number} linked to change ${target.changeId}`, error);
+      log().error({ issue: number, changeId: target.changeId, err: error }, "issues: could not close an issue linked to a merged change");
     }
   }
   return closed;

@@ -259,7 +259,7 @@ export class EmbeddedExecutor implements LocalExecutor {
         this.lastTickError = null;
       } catch (error) {
         this.lastTickError = (error as Error).message;
-        console.error("[jobs] executor pass failed", error);
+        log().error({ err: error }, "jobs: executor pass failed");
       } finally {
         this.lastTickAt = Date.now();
         this.ticking = null;
@@ -327,7 +327,7 @@ export class EmbeddedExecutor implements LocalExecutor {
 
   private startDriving(run: RunState): void {
     const driving = this.drive(run)
-      .catch((error) => console.error(`[jobs] driving run ${run.id} failed`, error))
+      .catch((error) => log().error({ runId: run.id, err: error }, "jobs: driving a run failed"))
       .then((ended) => {
         // A failed run sent inngest/function.failed; a retry, a sleep or a wait is due later: look.
         if (ended !== "completed") this.probe = true;

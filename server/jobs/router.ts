@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { router, adminProcedure } from "@/server/trpc";
+import { router, adminProcedure, setCursorHeaders } from "@/server/trpc";
 import { listLimit } from "@/server/http";
 import { JobRunStatus, cancelRun, getRun, listRuns } from "./admin";
 
@@ -31,7 +31,7 @@ const runId = () => z.object({ id: z.string().min(1).max(100) });
 /** Background-job runs for administrators (embedded executor; with Inngest, its dashboard has them). */
 export const jobsRouter = router({
   list: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/jobs", tags: ["admin"], summary: "Background-job runs, newest first, with filters" } })
+    .meta({ openapi: { method: "GET", path: "/admin/jobs", tags: ["admin"], summary: "Background-job runs, newest first, with filters; `before` a run's createdAt pages on (Link rel=next)" }, list: "cursor" })
     .input(
       z.object({
         status: z.enum(JobRunStatus).optional(),
@@ -41,9 +41,11 @@ export const jobsRouter = router({
       }),
     )
     .output(z.object({ runs: z.array(runSchema()) }))
-    .query(async ({ input }) => ({
-      runs: await listRuns({ ...input, before: input.before ? new Date(input.before) : undefined }),
-    })),
+    .query(async ({ input, ctx }) => {
+      const runs = await listRuns({ ...input, before: input.before ? new Date(input.before) : undefined });
+      setCursorHeaders(ctx, { limit: input.limit, count: runs.length, nextBefore: runs.at(-1)?.createdAt });
+      return { runs };
+    }),
   get: adminProcedure
     .meta({ openapi: { method: "GET", path: "/admin/jobs/{id}", tags: ["admin"], summary: "One run with its steps" } })
     .input(runId())

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { authMetrics } from "@/server/auth";
 import { changeMetrics } from "@/server/changes";
 import { issueMetrics } from "@/server/issues";
@@ -44,6 +44,9 @@ export async function refreshDatabaseFamilies(): Promise<void> {
 
 function createMetrics() {
   const registry = new Registry();
+  // prom-client's process_* and nodejs_* families (CPU, memory, handles, event-loop lag, GC, heap spaces):
+  // what every Grafana dashboard for Node reads. Once per process, since the registry is.
+  collectDefaultMetrics({ register: registry });
   return {
     registry,
     database: databaseFamilies(registry),

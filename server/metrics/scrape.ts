@@ -19,7 +19,8 @@ export async function metricsAsJson() {
     samples: (family.values as Array<(typeof family.values)[number] & { metricName?: string }>).map((sample) => ({
       ...(sample.metricName && sample.metricName !== family.name ? { name: sample.metricName } : {}),
       labels: Object.fromEntries(Object.entries(sample.labels).map(([key, value]) => [key, String(value)])),
-      value: sample.value,
+      // JSON has no NaN (prom-client's event-loop lag statistics are NaN until sampled).
+      value: Number.isNaN(sample.value) ? null : sample.value,
     })),
   }));
 }

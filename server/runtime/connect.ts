@@ -1,5 +1,6 @@
 import { config } from "@/server/config";
 import { database, type Database } from "@/server/db";
+import { log } from "@/server/log";
 
 const RETRY_DELAY_MAX_MS = 5_000;
 
@@ -31,7 +32,7 @@ export async function connectAtStartup(options: { timeoutMs?: number } = {}): Pr
       if (Date.now() + delay > deadline) {
         throw new Error(`cannot reach ${describeDatabase()} after ${attempt} attempts: ${reason}`, { cause: error });
       }
-      console.error(`[svc] ${describeDatabase()} is not reachable (attempt ${attempt}: ${reason}); retrying in ${delay} ms`);
+      log().error({ attempt, err: reason, retryInMs: delay }, `${describeDatabase()} is not reachable; retrying`);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

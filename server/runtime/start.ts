@@ -5,6 +5,7 @@ import { connectAtStartup } from "./connect";
 import { assertInstanceKeysAgree } from "./keys";
 import { protectDataDir } from "./data-dir";
 import { registerSubscribers } from "./subscribers";
+import { log } from "@/server/log";
 
 const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
 
@@ -24,7 +25,7 @@ export async function startServerRuntimeOrExit(loadFunctions: LoadJobFunctions):
   try {
     await startServerRuntime(loadFunctions);
   } catch (error) {
-    console.error(`[svc] start-up failed: ${(error as Error).message}`);
+    log().fatal(`start-up failed: ${(error as Error).message}`);
     process.exit(1);
   }
 }
@@ -48,11 +49,11 @@ export async function startServerRuntime(loadFunctions: LoadJobFunctions): Promi
   const invalidations = await startInvalidationListener();
   onShutdown(() => invalidations.stop());
   const shutdown = async (signal: string) => {
-    console.log(`[svc] ${signal}: shutting down`);
+    log().info({ signal }, "shutting down");
     for (const hook of holder.__svcShutdownHooks ?? []) {
-      await hook().catch((error) => console.error("[svc] shutdown hook failed", error));
+      await hook().catch((error) => log().error({ err: error }, "a shutdown hook failed"));
     }
-    await closeDatabase().catch((error) => console.error("[svc] closing the database failed", error));
+    await closeDatabase().catch((error) => log().error({ err: error }, "closing the database failed"));
     process.exit(0);
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));

@@ -87,6 +87,18 @@ describe("GET /api/admin/metrics", () => {
     expect(res.text).toMatch(/^svc_imports_failed_total\{category="GIT_ERROR"\} 0$/m);
   });
 
+  it("carries the process and Node.js families a Node dashboard reads (prom-client's defaults)", async () => {
+    const res = await call("GET", "/api/admin/metrics", { headers: ADMIN });
+    for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_start_time_seconds", "process_open_fds", "nodejs_heap_size_used_bytes", "nodejs_eventloop_lag_seconds", "nodejs_active_handles_total"]) {
+      expect(res.text, name).toMatch(new RegExp(`^${name}(\\{[^}]*\\})? [0-9.e+-]+$`, "m"));
+    }
+    expect(res.text).toMatch(new RegExp(`^nodejs_version_info\\{version="${process.version}",.*\\} 1$`, "m"));
+    const families = await scrapeJson();
+    expect(sample(families.get("process_resident_memory_bytes"), {})).toBeGreaterThan(0);
+    // One registry per process however many module copies ask for it: each family is there once.
+    expect(res.text.match(/^# TYPE process_cpu_seconds_total /gm)).toHaveLength(1);
+  });
+
   it("is for administrators' direct credentials only", async () => {
     expect((await call("GET", "/api/admin/metrics")).status).toBe(401);
     const plain = await createTestUser();

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { processQueue, queuesSettled, wakeQueue } from "@/server/changes";
 import { advanceProject, changeWith, commitTo, createAgentFor, eventsOf, merge, POLICY, projectWith, propose, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
@@ -8,6 +8,7 @@ import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { withEnv } from "@/tests/support/env";
+import { withLogLines } from "@/tests/support/log-lines";
 import { createTestUser } from "@/tests/support/users";
 
 useTestEnvironment();
@@ -298,25 +299,25 @@ describe("the merge queue", { timeout: 120_000 }, () => {
   });
 
   it("a direct merge racing the queue's landing: each change merges once, the queue's run rolls back and goes round (never fails), nobody sees a server error", async () => {
-    const errors = vi.spyOn(console, "error");
-    const alice = await createTestUser();
-    const project = await projectWith(alice.token, { "README.md": "hi\n" });
-    const statuses: number[] = [];
-    const ids: string[] = [];
-    for (let i = 0; i < 6; i++) {
-      const { change } = await changeWith(alice.token, project, { [`race${i}.txt`]: `${i}\n` });
-      ids.push(change.id);
-      // Queueing wakes the processor; queueing again and the direct merges race its landing of the same change.
-      const calls = [queue, queue, merge, queue, queue, merge, queue, queue];
-      const answers = await Promise.all(calls.map((send) => send(alice.token, change.id)));
-      statuses.push(...answers.map((a) => a.status));
-      await queuesSettled();
-    }
-    expect(statuses.filter((s) => s >= 500)).toEqual([]);
-    expect(await (await db()).queueEntry.count({ where: { projectId: project.id } })).toBe(0);
-    const merged = (await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId: string }).changeId);
-    expect(merged.sort()).toEqual([...ids].sort());
-    expect(errors.mock.calls.filter(([line]) => String(line).startsWith("[queue]"))).toEqual([]);
-    errors.mockRestore();
+    await withLogLines(async (lines) => {
+      const alice = await createTestUser();
+      const project = await projectWith(alice.token, { "README.md": "hi\n" });
+      const statuses: number[] = [];
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const { change } = await changeWith(alice.token, project, { [`race${i}.txt`]: `${i}\n` });
+        ids.push(change.id);
+        // Queueing wakes the processor; queueing again and the direct merges race its landing of the same change.
+        const calls = [queue, queue, merge, queue, queue, merge, queue, queue];
+        const answers = await Promise.all(calls.map((send) => send(alice.token, change.id)));
+        statuses.push(...answers.map((a) => a.status));
+        await queuesSettled();
+      }
+      expect(statuses.filter((s) => s >= 500)).toEqual([]);
+      expect(await (await db()).queueEntry.count({ where: { projectId: project.id } })).toBe(0);
+      const merged = (await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId: string }).changeId);
+      expect(merged.sort()).toEqual([...ids].sort());
+      expect(lines.filter((line) => String(line.msg).startsWith("queue:"))).toEqual([]);
+    });
   });
 });

@@ -3,6 +3,9 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { withLogLines } from "@/tests/support/log-lines";
 import { createTestUser } from "@/tests/support/users";
+import { withEnv } from "@/tests/support/env";
+import { log } from "@/server/log";
+import { sharedRedis } from "@/server/http";
 import { projectWith } from "@/server/changes/test-fixtures";
 
 /**
@@ -82,6 +85,26 @@ describe("X-Request-Id and the request log on every surface", () => {
       const res = await call("GET", "/api/projects/@someone/thing/files", { token: "svc_user_not-a-real-token", headers: { "x-request-id": "trace-401" } });
       expect(res.status).toBe(401);
       expect(lineOf(lines, "trace-401")).toEqual([expect.objectContaining({ route: "/api/projects/{namespace}/{slug}/files", status: 401 })]);
+    });
+  });
+});
+
+describe("log lines written inside a request", () => {
+  it("name the request's id; once the request has ended, what it started names none", async () => {
+    const alice = await createTestUser();
+    await withLogLines(async (lines) => {
+      // A Redis that refuses connections: the shared limiter logs from inside the admission gate and lets the request through.
+      await withEnv({ REDIS_URL: "redis://127.0.0.1:1" }, async () => {
+        const res = await call("GET", "/api/users/me", { token: alice.token, headers: { "x-request-id": "deep-line-1" } });
+        expect(res.status).toBe(200);
+        const deep = lines.filter((line) => line.msg !== "request" && line.requestId === "deep-line-1");
+        expect(deep.map((line) => line.msg)).toContain("rate limiter unavailable; letting requests through");
+        expect(deep.every((line) => line.level === 40)).toBe(true);
+        const after = lines.length;
+        log().warn("a line after the request");
+        expect(lines.slice(after)).toEqual([expect.not.objectContaining({ requestId: expect.anything() })]);
+        await sharedRedis()?.close();
+      });
     });
   });
 });

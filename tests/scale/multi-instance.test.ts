@@ -8,7 +8,7 @@ import { benchEnv, sharedAppBuild, root, startNext, startRoundRobinProxy, waitFo
 import { useTestEnvironment } from "@/tests/support/harness";
 import { freePort } from "@/tests/support/ports";
 import { GitClient, withToken } from "@/tests/git/support";
-import { redisServerInstalled, startUpstashRedis, type UpstashRedis } from "@/tests/support/upstash-redis";
+import { redisServerInstalled, startRedisServer, type RedisServer } from "@/tests/support/redis-server";
 
 /**
  * What docs/deploy.md says, run: three production servers (`node server.mjs`, as `npm start` runs
@@ -29,7 +29,7 @@ interface Instance {
 
 let app: string;
 let proxy: { url: string; close(): Promise<void> };
-let redis: UpstashRedis | undefined;
+let redis: RedisServer | undefined;
 const instances: Instance[] = [{ port: 0 }, { port: 0 }, { port: 0 }];
 const git = new GitClient();
 
@@ -43,7 +43,7 @@ function instanceEnv(baseUrl: string) {
     SECRET_KEY: "scale-test-secret-key-of-at-least-32-characters",
     AUTH_SECRET: "scale-test-auth-secret-of-at-least-32-characters",
     RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-    ...(redis ? { UPSTASH_REDIS_REST_URL: redis.url, UPSTASH_REDIS_REST_TOKEN: redis.token } : {}),
+    ...(redis ? { REDIS_URL: redis.url } : {}),
   };
 }
 
@@ -63,7 +63,7 @@ async function newUser(name: string) {
 describe.runIf(process.env.TEST_DATABASE_URL)("three instances behind a proxy (docs/deploy.md)", () => {
   beforeAll(async () => {
     app = sharedAppBuild(path.join(root, "bench/.work/scale"));
-    if (redisServerInstalled) redis = await startUpstashRedis();
+    if (redisServerInstalled) redis = await startRedisServer();
     for (const instance of instances) instance.port = await freePort();
     const balancer = await startRoundRobinProxy(instances.map((instance) => instance.port));
     proxy = { url: `http://127.0.0.1:${balancer.port}`, close: balancer.close };

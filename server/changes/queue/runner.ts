@@ -2,6 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import { config } from "@/server/config";
 import { announceInvalidation, database, db, onInvalidation } from "@/server/db";
 import { processQueue } from "./process";
+import { log } from "@/server/log";
 
 /**
  * Who processes a project's queue, and when. Work is pushed, never polled: a queue or a landing
@@ -36,7 +37,7 @@ function runHere(projectId: string): void {
     if (config.queueGatherMs > 0) await setTimeout(config.queueGatherMs);
     do {
       state.again.delete(projectId);
-      await processQueue(projectId).catch((error: unknown) => console.error(`[queue] processing ${projectId} failed`, error));
+      await processQueue(projectId).catch((error: unknown) => log().error({ projectId, err: error }, "queue: processing failed"));
     } while (state.again.has(projectId));
   })().finally(() => state.running.delete(projectId));
   state.running.set(projectId, run);
@@ -64,7 +65,7 @@ export async function startQueueRunner(): Promise<{ stop(): Promise<void> }> {
   onInvalidation(TOPIC, { drop: runHere, dropAll: () => void wakeAll().catch(() => undefined) });
   await database();
   await wakeAll();
-  state.sweep = setInterval(() => void wakeAll().catch((error: unknown) => console.error("[queue] sweep failed", error)), SWEEP_MS);
+  state.sweep = setInterval(() => void wakeAll().catch((error: unknown) => log().error({ err: error }, "queue: sweep failed")), SWEEP_MS);
   state.sweep.unref();
   return {
     async stop() {
