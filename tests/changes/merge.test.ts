@@ -28,7 +28,11 @@ describe("POST /api/changes/{id}/merge", () => {
     expect(res.body).toMatchObject({ merged: true, changeId: change.id, project: project.path, workspace: expect.any(String), postMerge: { status: "passed" } });
     const head = headOf(project.id);
     expect(res.body.commit).toBe(head);
-    expect((await readCommit(openProjectRepo(project.id), head)).parent).toEqual([project.commit, change.tipSha]);
+    const landed = await readCommit(openProjectRepo(project.id), head);
+    expect(landed.parent).toEqual([project.commit, change.tipSha]);
+    // The change's title is the subject (what a one-line log shows); the body names the change and its workspace.
+    expect(change.title).toBeTruthy();
+    expect(landed.message).toBe(`${change.title}\n\nMerged change ${change.id} from workspace ${res.body.workspace}.\n`);
     expect(showFile(project.id, head, "a.txt")).toBe("a\n");
 
     const got = await call("GET", `/api/changes/${change.id}`, { token: alice.token });
@@ -48,7 +52,9 @@ describe("POST /api/changes/{id}/merge", () => {
     const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
     const res = await merge(alice.token, change.id, "?strategy=squash");
     expect(res.status).toBe(200);
-    expect((await readCommit(openProjectRepo(project.id), res.body.commit)).parent).toEqual([project.commit]);
+    const landed = await readCommit(openProjectRepo(project.id), res.body.commit);
+    expect(landed.parent).toEqual([project.commit]);
+    expect(landed.message).toBe(`${change.title}\n\nSquashed change ${change.id} from workspace ${res.body.workspace}.\n`);
     expect((await merge(alice.token, change.id)).status).toBe(400);
   });
 
