@@ -43,15 +43,30 @@ async function get(query: string, init: { method?: string; gzip?: boolean } = {}
   return { status: res.statusCode, encoding: res.headers["content-encoding"], text: (res.headers["content-encoding"] === "gzip" ? zlib.gunzipSync(raw) : raw).toString() };
 }
 
-describe("the no-JavaScript 500 page added to Next.js's error shell (server.mjs)", () => {
+describe("Next.js's error shell amended by server.mjs: the no-JavaScript 500 page, the static 404 page", () => {
   it("adds the page with the error id before </body>, compressed or not", async () => {
     for (const gzip of [false, true]) {
       const res = await get("status=500", { gzip });
       expect(res.status).toBe(500);
       expect(res.encoding).toBe(gzip ? "gzip" : undefined);
-      expect(res.text.startsWith(SHELL.slice(0, SHELL.indexOf("</body>")))).toBe(true);
+      expect(res.text.startsWith(SHELL.slice(0, SHELL.indexOf("</body>")).replace('<html id="__next_error__">', '<html id="__next_error__" lang="en">'))).toBe(true);
       expect(res.text).toMatch(/<noscript>.*<h1>Something went wrong<\/h1>.*Error id <code>3677510603<\/code>.*<\/noscript><\/body><\/html>$/);
     }
+  });
+
+  it("answers a 404 shell with the not-found page itself: lang, one <main>, a title that says so, compressed or not", async () => {
+    for (const gzip of [false, true]) {
+      const res = await get("status=404", { gzip });
+      expect(res.status).toBe(404);
+      expect(res.encoding).toBe(gzip ? "gzip" : undefined);
+      expect(res.text).toMatch(/^<!DOCTYPE html><html lang="en">/);
+      expect(res.text).toContain("<title>Not found · svc-forge</title>");
+      expect(res.text.match(/<main[ >]/g)).toHaveLength(1);
+      expect(res.text).toContain("<h1>Not found</h1>");
+      // Static: Next's scripts (which would render the page's own title over it) are gone.
+      expect(res.text).not.toContain("<script");
+    }
+    expect((await get("status=404&body=page")).text).toBe("<!DOCTYPE html><html><body><main>fine</main></body></html>");
   });
 
   it("leaves every other answer as it was written: a 200, a 500 that is not HTML or not the shell, a HEAD", async () => {
