@@ -1,12 +1,12 @@
 // A page whose server render fails, or that finds nothing to show (notFound()), is answered by
-// Next.js with an "error shell": an empty <body> (no lang, no <main>) that the browser's JavaScript
-// fills with app/error.tsx or app/not-found.tsx; with JavaScript the not-found tree even keeps the
-// page's own <title> ("@nobody · svc-forge"). So server.mjs amends what it sends: a 500 shell gets
-// the same message in a <noscript>; a 404 shell is answered with the not-found page itself, whole
-// and static (lang, the site's header and footer around one <main>, "Not found" as its title).
-// Only 500 and 404 HTML answers are held (whole, then sent at once); everything else streams as
-// Next.js writes it. Next.js compresses below this hook, so the held shell is decoded, amended and
-// encoded again with the same coding.
+// Next.js with an "error shell": an empty <body> that the browser's JavaScript fills with
+// app/error.tsx or app/not-found.tsx in the site's layout. Without JavaScript that is a blank page
+// (no lang, no <main>), and with it a 404 even keeps the page's own title ("@nobody · svc-forge",
+// from its generateMetadata, in the shell's payload). So server.mjs amends the shell: `lang`, the
+// same page in a <noscript>, and for a 404 the payload's title made "Not found · svc-forge". Only 500
+// and 404 HTML answers are held (whole, then sent at once); everything else streams as Next.js
+// writes it. Next.js compresses below this hook, so the held shell is decoded, amended and encoded
+// again with the same coding.
 import zlib from "node:zlib";
 
 const SHELL = '<html id="__next_error__">';
@@ -23,23 +23,28 @@ function noScriptPage(shell) {
   return `<noscript><link rel="stylesheet" href="/style.css"/><main id="content"><div class="status-page"><p class="status-code" aria-hidden="true">500</p><h1>Something went wrong</h1><p>The server could not show this page. Try again in a moment.</p>${digest ? `<p class="muted">Error id <code>${digest}</code></p>` : ""}<p><a href="/">Home</a></p></div></main></noscript>`;
 }
 
-/** app/not-found.tsx in the layout of app/layout.tsx, as static HTML. */
+/** app/not-found.tsx, for browsers without JavaScript. */
 const NOT_FOUND_PAGE =
-  '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/>' +
-  '<title>Not found · svc-forge</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"/><link rel="stylesheet" href="/style.css"/></head>' +
-  '<body><a class="skip" href="#content">Skip to content</a><header class="site"><nav aria-label="Site"><ul><li><a href="/">svc-forge</a></li></ul></nav></header>' +
-  '<main id="content"><div class="status-page"><p class="status-code" aria-hidden="true">404</p><h1>Not found</h1><p>There is nothing here, or you cannot see it.</p>' +
-  '<p><a href="/">Home</a> · <a href="/login">Sign in</a></p></div></main>' +
-  '<footer class="site">svc-forge · <a href="/api/openapi.json">API description</a></footer></body></html>';
+  '<noscript><link rel="stylesheet" href="/style.css"/><main id="content"><div class="status-page"><p class="status-code" aria-hidden="true">404</p><h1>Not found</h1>' +
+  '<p>There is nothing here, or you cannot see it.</p><p><a href="/">Home</a> · <a href="/login">Sign in</a></p></div></main></noscript>';
+
+const NOT_FOUND_TITLE = "Not found · svc-forge";
+
+// The title element in the shell's inline payload (JSON within a script's string: quotes escaped).
+const PAYLOAD_TITLE = /(\\"title\\",(?:null|\\"[^\\"]*\\"),\{\\"children\\":\\")(.*?)(\\"\})/g;
 
 /**
- * A 404 shell: the not-found page; a 500 shell: the shell with `lang` and the no-JavaScript page
- * before </body>. Any other body is answered unchanged.
+ * A 500 or 404 shell with `lang` and its page for browsers without JavaScript before </body>; a 404's
+ * titles (the shell's and its payload's) say "Not found". Any other body is answered unchanged.
  */
 export function amendShell(html, status = 500) {
   if (!html.includes(SHELL) || !html.includes("</body>")) return html;
-  if (status === 404) return NOT_FOUND_PAGE;
-  return html.replace(SHELL, `<html id="__next_error__" lang="en">`).replace("</body>", `${noScriptPage(html)}</body>`);
+  const shell = html.replace(SHELL, `<html id="__next_error__" lang="en">`);
+  if (status !== 404) return shell.replace("</body>", `${noScriptPage(html)}</body>`);
+  return shell
+    .replace(/<title>[^<]*<\/title>/, `<title>${NOT_FOUND_TITLE}</title>`)
+    .replace(PAYLOAD_TITLE, (_, before, _title, after) => `${before}${NOT_FOUND_TITLE}${after}`)
+    .replace("</body>", `${NOT_FOUND_PAGE}</body>`);
 }
 
 /** Holds a 500 or 404 HTML answer to `req` and sends it amended (see amendShell). */

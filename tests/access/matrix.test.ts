@@ -111,6 +111,15 @@ async function mergedChange(fixture: Fixture): Promise<string> {
   return id;
 }
 
+/** A new comment of the owner on the fixture's change, resolved or not. */
+async function ownersComment(fixture: Fixture, resolved: boolean): Promise<string> {
+  const comment = await asOwner("POST", `/api/changes/${fixture.changeId}/comments`, { body: "a thread" });
+  expect(comment.status, JSON.stringify(comment.body)).toBe(201);
+  const id = comment.body.comment.id as string;
+  if (resolved) expect((await asOwner("POST", `/api/changes/${fixture.changeId}/comments/${id}/resolve`)).status).toBe(200);
+  return id;
+}
+
 /** A new key of the owner for the fixture's workspace "matrix". */
 async function ownersKey(fixture: Fixture): Promise<string> {
   const key = await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces/matrix/keys`, {});
@@ -279,6 +288,9 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "write",
     request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await queuedChange(f) : f.changeId}/queue/delete`, body: {} }),
   },
+  // Threads: writers, or the comment's author (here the owner, a writer anyway).
+  "POST /api/changes/{id}/comments/{commentId}/resolve": { kind: "authed", need: "write", request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, false)}/resolve` }) },
+  "POST /api/changes/{id}/comments/{commentId}/unresolve": { kind: "authed", need: "write", request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, true)}/unresolve` }) },
   // Event streams (contracts/agents.md): read access, as GET /api/changes/{id}.
   "GET /api/changes/{id}/events": { kind: "public", need: "read", stream: true, request: (f) => ({ path: `/api/changes/${f.changeId}/events` }) },
   // Workspace keys (contracts/agents.md): the fixture's workspace "matrix" is the owner's, so a
@@ -309,8 +321,6 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   // Access that turns on more than a level on one project.
   "POST /api/projects/{namespace}/{slug}/changes": { coveredBy: "tests/changes/changes.test.ts (the workspace's creator or a project admin proposes)" },
   "POST /api/projects/{projectId}/changes": { coveredBy: "tests/changes/changes.test.ts" },
-  "POST /api/changes/{id}/comments/{commentId}/resolve": { coveredBy: "tests/changes/reviews-comments.test.ts (writers or the comment's author)" },
-  "POST /api/changes/{id}/comments/{commentId}/unresolve": { coveredBy: "tests/changes/reviews-comments.test.ts" },
   "POST /api/projects/conflicts/{id}/resolve": { coveredBy: "tests/changes/conflicts.test.ts" },
   "POST /api/workspaces/{name}/commit": { coveredBy: "server/workspaces tests (the workspace's creator or a project admin)" },
   "POST /api/changes/{id}/host-pr": { coveredBy: "tests/imports/host-pr.test.ts (needs a project imported from the provider)" },
