@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-/** Holds a 500 HTML answer to `req` and sends it with the no-JavaScript page added. */
+/** Holds a 500 or 404 HTML answer to `req` and sends it amended (see amendShell). */
 export function amendErrorShell(req: IncomingMessage, res: ServerResponse): void;
-/** The shell with the no-JavaScript page before </body>, or the body unchanged when it is not a shell. */
-export function withNoScriptPage(html: string): string;
+/** A 404 shell: the static not-found page; a 500 shell: with lang and the no-JavaScript page before </body>; any other body unchanged. */
+export function amendShell(html: string, status?: number): string;

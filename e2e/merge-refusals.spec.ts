@@ -1,12 +1,13 @@
 import { expect, test } from "@playwright/test";
 import { api, createProject, createUser, expectAccessible, proposeChange, screenshot, signIn } from "./support";
 
-// The change page says why a merge is refused, each time on the page itself (never the API's
-// JSON): PROTECTION_BLOCKED with its reasons, STALE_BASE, and a conflict with the way to resolve it.
+// The change page says why a merge cannot go, on the page itself (never the API's JSON): before the
+// click, the merge box lists what the merge's own gates refuse (changes requested, a base the
+// default branch moved past) with Merge disabled; after it, a conflict with the way to resolve it.
 // Two changes edit the same line; the first merges, the second meets every refusal in turn.
 test.describe.configure({ mode: "serial" });
 
-test("a refused merge comes back to the change page with why, up to resolving the conflict", async ({ page }) => {
+test("the merge box lists what blocks the merge, then a refused merge comes back with why, up to resolving the conflict", async ({ page }) => {
   const token = await createUser("mira");
   const id = await createProject(token, "clash", { "notes.txt": "one\ntwo\nthree\n" });
   const project = { path: "@mira/clash", id };
@@ -20,31 +21,30 @@ test("a refused merge comes back to the change page with why, up to resolving th
   // The page's refusal, not Next.js's route announcer (also an alert).
   const refusal = page.getByRole("alert").filter({ hasText: "Refused" });
   const merge = page.getByRole("button", { name: "Merge", exact: true });
+  const blockers = page.getByRole("list", { name: "Merge blockers" });
 
-  // Changes requested: branch protection refuses, with its reasons listed.
+  // Changes requested: branch protection's reason is listed and Merge cannot be pressed.
   await page.getByLabel("Request changes").check();
   await page.getByRole("textbox", { name: "Comment", exact: true }).first().fill("Not this wording.");
   await page.getByRole("button", { name: "Submit review" }).click();
   await expect(page.getByRole("region", { name: "Reviews" })).toContainText("Not this wording.");
-  await merge.click();
-  await expect(refusal).toContainText("PROTECTION_BLOCKED");
-  await expect(refusal.getByRole("list", { name: "Reasons" })).toContainText("A reviewer requested changes");
-  await expect(page).toHaveURL(/code=PROTECTION_BLOCKED/);
+  await expect(blockers).toContainText("A reviewer requested changes");
+  await expect(merge).toBeDisabled();
   await expectAccessible(page);
-  await screenshot(page, "change-refused-protection");
+  await screenshot(page, "change-blocked-protection");
 
-  // Approved, but the default branch moved under it: STALE_BASE says to re-evaluate.
+  // Approved, but the default branch moved under it: the box says to re-evaluate.
   await page.getByLabel("Approve").check();
   await page.getByRole("button", { name: "Submit review" }).click();
-  await expect(refusal).toHaveCount(0);
-  await merge.click();
-  await expect(refusal).toContainText("STALE_BASE");
-  await expect(refusal).toContainText("re-evaluate");
+  await expect(blockers).not.toContainText("A reviewer requested changes");
+  await expect(blockers).toContainText("re-evaluate");
+  await expect(merge).toBeDisabled();
   await expectAccessible(page);
 
   // Re-evaluated on the new base, the merge meets the first change's edit: the conflict, its file and the way to resolve it.
   await page.getByRole("button", { name: "Re-evaluate" }).click();
   await expect(refusal).toHaveCount(0);
+  await expect(blockers).toHaveCount(0);
   await merge.click();
   await expect(refusal).toContainText("MERGE_CONFLICT");
   await expect(refusal).toContainText("notes.txt");

@@ -1,5 +1,6 @@
 import { config } from "@/server/config";
 import { announceInvalidation, onInvalidation } from "@/server/db";
+import { log } from "@/server/log";
 
 /** The access levels of the spec, lowest first; the effective level is the highest grant. */
 export const ACCESS_LEVELS = ["none", "read", "write", "admin", "owner"] as const;
@@ -53,11 +54,38 @@ export async function cachedGrants<T>(key: string, load: () => Promise<T>, keep:
   return grants;
 }
 
+/** Whose access a grant change may have ended: these users anywhere, anyone on these projects or on the projects of these organizations. */
+export interface AccessLoss {
+  userIds?: string[];
+  projectIds?: string[];
+  orgIds?: string[];
+}
+
+type AccessLossListener = (loss: AccessLoss) => Promise<void>;
+
+// On globalThis, as the cache: a listener registered by one module copy must hear the changes of another.
+const listeners = ((globalThis as unknown as { __svcAccessLoss?: Map<string, AccessLossListener> }).__svcAccessLoss ??= new Map<string, AccessLossListener>());
+
+/**
+ * Lets an area settle what lived on someone's access when a grant change may have ended it
+ * (workspace keys record `access_lost`), without the area that changed the grant importing it.
+ * `name` makes registration idempotent across module copies.
+ */
+export function onAccessLoss(name: string, listener: AccessLossListener): void {
+  listeners.set(name, listener);
+}
+
 /**
  * Call after any grant change has committed (members, teams, team grants, collaborators): this
  * instance forgets every cached grant at once and, on PostgreSQL, every other instance does too.
+ * With `loss` (the change may have taken access away), the listeners settle it before this answers;
+ * a listener's failure is logged, not thrown: the grant change itself has committed.
  */
-export function forgetGrants(): void {
+export async function forgetGrants(loss?: AccessLoss): Promise<void> {
   dropAllGrants();
   void announceInvalidation(TOPIC, "*");
+  if (!loss) return;
+  for (const [name, listener] of listeners) {
+    await listener(loss).catch((error: unknown) => log().error({ err: error, listener: name }, "settling a loss of access failed"));
+  }
 }

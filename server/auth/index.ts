@@ -7,7 +7,7 @@ export { forgetUserCredentials } from "./credential-invalidation";
 export { handleDevLogin, handleLogout } from "./dev-login-endpoint";
 export { actingAgentId, actingIdentity, actingUserId, actorOf, anonymous } from "./identity";
 export type { AgentIdentity, Identity, UserIdentity, WorkspaceKeyIdentity } from "./identity";
-export { WORKSPACE_KEY_PREFIX, deadKeyReason } from "./workspace-keys";
+export { WORKSPACE_KEY_PREFIX, deadKeyReason, onDeadKeyPresented } from "./workspace-keys";
 export { attributedTo, currentKeyId } from "./attribution";
 export type { KeyRevocationReason } from "./workspace-keys";
 export { isUuid } from "./ids";

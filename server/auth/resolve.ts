@@ -7,7 +7,7 @@ import { SESSION_COOKIE, readCookie } from "./session-cookie";
 import { findSession } from "./session-store";
 import { cacheCredential, cachedCredential, type CachedCredential } from "./credential-cache";
 import { noteLastUsed, touchLastUsed } from "./last-used";
-import { WORKSPACE_KEY_PREFIX, loadWorkspaceKey } from "./workspace-keys";
+import { WORKSPACE_KEY_PREFIX, deadKeyPresented, loadWorkspaceKey } from "./workspace-keys";
 
 const sessionExpired = () => unauthenticated("Session expired", "SESSION_EXPIRED");
 const invalidToken = () => unauthenticated("Invalid or expired token");
@@ -66,7 +66,10 @@ async function identityFromToken(token: string): Promise<Identity> {
     if (!credential) throw invalidToken();
     cacheCredential(hash, credential, readAt);
   }
-  if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw invalidToken();
+  if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) {
+    if (credential.identity.kind === "workspace-key") await deadKeyPresented(credential.identity.keyId);
+    throw invalidToken();
+  }
   if (credential.usage) await touchLastUsed(credential.usage);
   return credential.identity;
 }

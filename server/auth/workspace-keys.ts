@@ -1,4 +1,5 @@
 import { db } from "@/server/db";
+import { log } from "@/server/log";
 import type { AgentIdentity, UserIdentity } from "./identity";
 import type { CachedCredential } from "./credential-cache";
 import { sameHash } from "./tokens";
@@ -44,6 +45,24 @@ function creatorOf(row: KeyRow): UserIdentity | AgentIdentity {
   return { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via, scope: "read_write", ...(row.creatorTokenId ? { tokenId: row.creatorTokenId } : {}) };
 }
 
+type DeadKeyListener = (keyId: string) => Promise<void>;
+
+// On globalThis: a listener registered by one module copy must hear the keys another copy refuses.
+const deadKeyListeners = ((globalThis as unknown as { __svcDeadKeyListeners?: Map<string, DeadKeyListener> }).__svcDeadKeyListeners ??= new Map<string, DeadKeyListener>());
+
+/** Lets workspaces record why a key ended (the key list, the audit log) when one is presented dead; `name` makes registration idempotent. */
+export function onDeadKeyPresented(name: string, listener: DeadKeyListener): void {
+  deadKeyListeners.set(name, listener);
+}
+
+/** A key not yet marked revoked was refused (its TTL passed, mostly): its end is recorded before the 401. */
+export async function deadKeyPresented(keyId: string): Promise<void> {
+  for (const [name, listener] of deadKeyListeners) {
+    // The refusal stands either way: the sweep records what a failure here left unrecorded.
+    await listener(keyId).catch((error: unknown) => log().error({ err: error, listener: name }, "recording a dead workspace key failed"));
+  }
+}
+
 /**
  * Loads a live workspace key by its hash, for the credential resolver. It is cached under its
  * creator, so everything that revokes the creator's credentials (or the key: workspaces/keys.ts
@@ -51,7 +70,11 @@ function creatorOf(row: KeyRow): UserIdentity | AgentIdentity {
  */
 export async function loadWorkspaceKey(hash: string): Promise<CachedCredential | undefined> {
   const row = (await (await db()).workspaceKey.findUnique({ where: { tokenHash: hash }, include })) as KeyRow | null;
-  if (!row || row.revokedAt || !sameHash(row.tokenHash, hash) || (await deadKeyReason(row))) return undefined;
+  if (!row || row.revokedAt || !sameHash(row.tokenHash, hash)) return undefined;
+  if (await deadKeyReason(row)) {
+    await deadKeyPresented(row.id);
+    return undefined;
+  }
   return {
     identity: { kind: "workspace-key", keyId: row.id, projectId: row.projectId, workspaceId: row.workspaceId!, workspace: row.workspaceName, creator: creatorOf(row) },
     userId: row.createdById,

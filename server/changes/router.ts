@@ -7,7 +7,7 @@ import { promoteChange } from "./host-pr";
 import { projectParams } from "@/server/projects";
 import { mergeBatch } from "./merge/batch";
 import { revertChange } from "./merge/revert";
-import { mergeChange } from "./merge/service";
+import { mergeBlockers, mergeChange } from "./merge/service";
 import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput, mergeStrategy } from "./schemas";
 import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
 import { pageOfChanges } from "./list-page";
@@ -171,6 +171,12 @@ export const changesRouter = router({
       }),
     )
     .mutation(({ input, ctx }) => mergeChange(ctx.identity, input.id, mergeOptionsOf(ctx, input))),
+
+  // No REST route: the change page's merge box (typed callers through /api/trpc); the merge answers the same reasons.
+  mergeBlockers: publicProcedure
+    .input(z.object({ id: changeIdParam() }))
+    .output(z.object({ blockers: z.array(z.string()) }))
+    .query(({ input, ctx }) => mergeBlockers(ctx.identity, input.id)),
 
   revert: userProcedure
     .meta({ openapi: { method: "POST", path: "/changes/{id}/revert", tags, summary: "Revert a merged change with one commit on the default branch" }, errors: { 403: ["PROTECTION_BLOCKED"], 409: ["MERGE_CONFLICT", "CONFLICT"] } })

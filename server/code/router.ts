@@ -15,7 +15,7 @@ import { createTag, deleteTag, listTags } from "./tags";
 
 const tags = ["code"];
 const PROJECT = "/projects/{namespace}/{slug}";
-const refName = () => z.string().min(1).max(1000);
+const refName = () => text().min(1).max(1000);
 /** A query-string flag (GET inputs must be strings, numbers or booleans for trpc-to-openapi: booleanish() is a union). */
 const flag = () => z.enum(["true", "false"]).default("false");
 const ambiguous = { 409: ["AMBIGUOUS_REF" as const] };

@@ -15,8 +15,16 @@ export const pathSegment = () =>
     }
   });
 
-/** A string PostgreSQL can store: text columns refuse the NUL character (it would be a 500). */
-export const text = () => z.string().refine((value) => !value.includes("\u0000"), "must not contain the NUL character");
+/**
+ * A NUL, or a UTF-16 surrogate without its pair (JSON's "\udc00"): PostgreSQL refuses both (a text
+ * column the NUL, a jsonb value the escaped surrogate) and a file name or UTF-8 cannot hold the latter.
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const isStorableText = (value: string) => !UNSTORABLE.test(value);
+
+/** A string PostgreSQL can store, and git as a name (it would otherwise be a 500 or a name silently changed). */
+export const text = () => z.string().refine(isStorableText, "must not contain NUL or unpaired surrogate characters");
 
 /** `@alice` in a `{namespace}` segment: returns `alice`. */
 export const namespaceSegment = () =>

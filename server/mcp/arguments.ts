@@ -1,7 +1,5 @@
 import { invalid } from "@/server/errors";
-
-/** A NUL, or a UTF-16 surrogate without its pair (JSON's "\ud800"): no procedure can store or send either. */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+import { isStorableText } from "@/server/http";
 
 /**
  * Refuses a tool call whose arguments hold, anywhere (keys or values, at any depth), a string no
@@ -10,7 +8,7 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
  */
 export function assertStorableArguments(value: unknown, path: string[] = []): void {
   if (typeof value === "string") {
-    if (UNSTORABLE.test(value)) throw invalid(`Invalid input: ${path.join(".") || "arguments"}: must not contain NUL or unpaired surrogate characters`, "VALIDATION_ERROR");
+    if (!isStorableText(value)) throw invalid(`Invalid input: ${path.join(".") || "arguments"}: must not contain NUL or unpaired surrogate characters`, "VALIDATION_ERROR");
     return;
   }
   if (Array.isArray(value)) {

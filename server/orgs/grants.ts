@@ -38,7 +38,7 @@ export async function grantTeamProject(identity: UserIdentity, input: { org: { s
     });
     await writeAudit(tx, { action: "org.team.project.granted", identity, projectId: input.projectId, target: `org:${input.org.slug}`, data: { team: input.team.slug, permission: input.permission } });
   });
-  forgetGrants();
+  await forgetGrants({ projectIds: [input.projectId] });
 }
 
 /** Removes a team's grant; false when it had none. */
@@ -50,7 +50,7 @@ export async function revokeTeamProject(identity: UserIdentity, input: { org: { 
     await writeAudit(tx, { action: "org.team.project.revoked", identity, projectId: input.projectId, target: `org:${input.org.slug}`, data: { team: input.team.slug } });
     return true;
   });
-  forgetGrants();
+  await forgetGrants({ projectIds: [input.projectId] });
   return revoked;
 }
 

@@ -33,7 +33,7 @@ export async function createOrg(identity: UserIdentity, input: { slug: string; n
     if (error.code === "P2002") throw conflict(`The namespace ${input.slug} is taken`, "NAMESPACE_TAKEN");
     throw error;
   });
-  forgetGrants();
+  await forgetGrants();
   return orgView(org);
 }
 
@@ -90,14 +90,14 @@ export async function putMember(identity: UserIdentity, input: { org: string; us
     }
     return saved;
   });
-  forgetGrants();
+  await forgetGrants({ userIds: [member.userId] });
   return memberView(member);
 }
 
 /** Removes a member (admins, or the member themself) with their team memberships in the organization. */
 export async function removeMember(identity: UserIdentity, input: { org: string; username: string }) {
   const prisma = await db();
-  await prisma.$transaction(async (tx) => {
+  const userId = await prisma.$transaction(async (tx) => {
     const self = input.username === identity.username;
     const { org, role: callerRole } = await requireOrg(identity, input.org, self ? "read" : "admin", tx);
     const user = await findUserByUsername(input.username, tx);
@@ -111,8 +111,9 @@ export async function removeMember(identity: UserIdentity, input: { org: string;
     await tx.teamMember.deleteMany({ where: { userId: user.id, team: { orgId: org.id } } });
     await tx.orgMember.delete({ where: { orgId_userId: { orgId: org.id, userId: user.id } } });
     await writeAudit(tx, { action: "org.member.removed", identity, target: `org:${org.slug}`, data: { userId: user.id, username: user.username, role: current.role } });
+    return user.id;
   });
-  forgetGrants();
+  await forgetGrants({ userIds: [userId] });
 }
 
 /**
@@ -132,5 +133,5 @@ export async function handOverSoleOwnership(userId: string): Promise<void> {
       await tx.orgMember.update({ where: { orgId_userId: { orgId, userId: heir.userId } }, data: { role: "owner" } });
     });
   }
-  forgetGrants();
+  await forgetGrants();
 }

@@ -54,7 +54,7 @@ export async function deleteTeam(identity: UserIdentity, input: { org: string; t
     await tx.team.delete({ where: { id: team.id } });
     await writeAudit(tx, { action: "org.team.deleted", identity, target: `org:${org.slug}`, data: { team: team.slug } });
   });
-  forgetGrants();
+  await forgetGrants({ orgIds: [org.id] });
 }
 
 export async function listTeamMembers(identity: Identity, input: { org: string; team: string }) {
@@ -79,7 +79,7 @@ export async function addTeamMember(identity: UserIdentity, input: { org: string
     await tx.teamMember.create({ data: { teamId: team.id, userId: user.id } });
     await writeAudit(tx, { action: "org.team.member.added", identity, target: `org:${org.slug}`, data: { team: team.slug, userId: user.id, username: user.username } });
   });
-  forgetGrants();
+  await forgetGrants();
   return { user: publicUser(user) };
 }
 
@@ -87,10 +87,11 @@ export async function removeTeamMember(identity: UserIdentity, input: { org: str
   const { org, team } = await requireTeam(identity, input, "admin");
   const prisma = await db();
   const user = await findUserByUsername(input.username);
+  if (!user) throw notFound(`${input.username} is not in team ${team.slug}`);
   await prisma.$transaction(async (tx) => {
-    const removed = user ? await tx.teamMember.deleteMany({ where: { teamId: team.id, userId: user.id } }) : { count: 0 };
-    if (!user || removed.count === 0) throw notFound(`${input.username} is not in team ${team.slug}`);
+    const removed = await tx.teamMember.deleteMany({ where: { teamId: team.id, userId: user.id } });
+    if (removed.count === 0) throw notFound(`${input.username} is not in team ${team.slug}`);
     await writeAudit(tx, { action: "org.team.member.removed", identity, target: `org:${org.slug}`, data: { team: team.slug, userId: user.id, username: user.username } });
   });
-  forgetGrants();
+  await forgetGrants({ userIds: [user.id] });
 }

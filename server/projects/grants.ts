@@ -38,20 +38,21 @@ export async function putCollaborator(identity: UserIdentity, input: ProjectRef 
       data: { username: user.username, permission: input.permission, ...(current ? { previousPermission: current.role } : {}) },
     });
   });
-  forgetGrants();
+  await forgetGrants({ userIds: [user.id] });
   return { user: publicUser(user), permission: input.permission };
 }
 
 export async function removeCollaborator(identity: UserIdentity, input: ProjectRef & { username: string }) {
   const { project } = await requireProject(identity, input, "admin");
   const user = await findUserByUsername(input.username);
+  if (!user) throw notFound(`${input.username} is not a collaborator`);
   const prisma = await db();
   await prisma.$transaction(async (tx) => {
-    const removed = user ? await tx.projectCollaborator.deleteMany({ where: { projectId: project.id, userId: user.id } }) : { count: 0 };
-    if (!user || removed.count === 0) throw notFound(`${input.username} is not a collaborator`);
+    const removed = await tx.projectCollaborator.deleteMany({ where: { projectId: project.id, userId: user.id } });
+    if (removed.count === 0) throw notFound(`${input.username} is not a collaborator`);
     await writeAudit(tx, { action: "project.collaborator.removed", identity, projectId: project.id, target: `user:${user.id}`, data: { username: user.username } });
   });
-  forgetGrants();
+  await forgetGrants({ userIds: [user.id] });
 }
 
 /**

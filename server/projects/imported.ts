@@ -66,5 +66,5 @@ export async function createImportTarget<T>(identity: Identity, input: ImportTar
  */
 export async function setImportPending(tx: Tx, projectId: string, pending: boolean, defaultBranch?: string): Promise<void> {
   await tx.project.update({ where: { id: projectId }, data: { importPending: pending, ...(defaultBranch ? { defaultBranch } : {}) } });
-  forgetGrants();
+  await forgetGrants();
 }

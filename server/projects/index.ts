@@ -3,6 +3,7 @@ export { assertNotDeleting, assertWorkspaceScope, atLeast, findProject, findProj
 export type { ProjectAlongside } from "./access";
 export type { Grant, ProjectRole } from "./access";
 export { commitAuthorship, userSignature } from "./authorship";
+export { resolveBranchName, resolveCommit } from "./commit-names";
 export { assertFileMapWithinLimits } from "./file-map";
 export { fileMapInput, projectParams } from "./schemas";
 export { projectMetrics } from "./metrics";

@@ -5,6 +5,7 @@ import { listDirectory, listFiles, listBranches, log, openProjectRepo, readFile,
 import { notFound } from "@/server/errors";
 import { BRANCH_LIST_CAP, TREE_PAGE_ENTRIES } from "@/server/limits";
 import { projectPath, requireProject } from "./access";
+import { resolveCommit } from "./commit-names";
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -15,13 +16,14 @@ type SetVersion = (...parts: string[]) => void;
 
 /**
  * A readable project at a branch (`ref`, default the default branch), per the ref rules of read
- * routes. The answer depends only on the project's path, the branch and its commit (its version).
+ * routes, or at a full commit id where `commitIds` allows one (the pages' permalinks; the spec's
+ * reads take branches only). The answer depends only on the project's path, the ref and its commit (its version).
  */
-async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined, setVersion?: SetVersion) {
+async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined, setVersion?: SetVersion, commitIds = false) {
   const { project } = await requireProject(identity, ref, "read", { cachedRow: true });
   const repo = openProjectRepo(project.id);
   const name = branch ?? project.defaultBranch;
-  const commit = resolveBranch(repo, name);
+  const commit = commitIds ? await resolveCommit(repo, name) : resolveBranch(repo, name);
   setVersion?.(...readVersion(project, name, commit));
   return { project, repo, ref: name, commit };
 }
@@ -42,11 +44,12 @@ export async function projectFiles(identity: Identity, ref: ProjectRef, branch?:
 const README = /^readme(\.md|\.markdown)?$/i;
 
 /**
- * One directory at a branch for the tree pages: a page of its entries (directories first), how
- * many there are, and the name of its README if it has one (on any page). 404 when no directory is there.
+ * One directory at a branch or a full commit id for the tree pages: a page of its entries
+ * (directories first), how many there are, and the name of its README if it has one (on any
+ * page). 404 when no directory is there.
  */
 export async function projectDirectory(identity: Identity, ref: ProjectRef, dirPath: string, page: number, branch?: string) {
-  const at = await readAt(identity, ref, branch);
+  const at = await readAt(identity, ref, branch, undefined, true);
   const entries = await listDirectory(at.repo, at.commit, dirPath);
   if (!entries) throw notFound(`No directory ${dirPath} at ${at.ref}`);
   const readme = entries.find((entry) => entry.kind === "file" && README.test(entry.name));
@@ -60,9 +63,12 @@ export async function projectDirectory(identity: Identity, ref: ProjectRef, dirP
   };
 }
 
-/** One file: `path` echoes the file read, `project` is the project path. */
-export async function projectContent(identity: Identity, ref: ProjectRef, filePath: string, branch?: string, setVersion?: SetVersion) {
-  const at = await readAt(identity, ref, branch, setVersion);
+/**
+ * One file: `path` echoes the file read, `project` is the project path. At a branch (the spec's
+ * content route), or also at a full commit id with `commitIds` (the file pages).
+ */
+export async function projectContent(identity: Identity, ref: ProjectRef, filePath: string, branch?: string, setVersion?: SetVersion, commitIds = false) {
+  const at = await readAt(identity, ref, branch, setVersion, commitIds);
   const file = await readFile(at.repo, at.commit, filePath);
   if (!file) throw notFound(`No file ${filePath} at ${at.ref}`);
   return { namespace: at.project.namespace, slug: at.project.slug, path: filePath, project: projectPath(at.project), ref: at.ref, commit: at.commit, ...file };

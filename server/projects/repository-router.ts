@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { authedProcedure, publicProcedure, router } from "@/server/trpc";
 import type { Identity } from "@/server/auth";
-import { boundedInt, listLimit, pathSegment, namedSchema } from "@/server/http";
+import { boundedInt, listLimit, pathSegment, namedSchema, text } from "@/server/http";
 import { COMMIT_LOG_DEPTH_DEFAULT } from "@/server/limits";
 import { projectParams } from "./schemas";
 import { createProjectBranch, deleteProjectBranch } from "./branches";
@@ -12,8 +12,17 @@ const PROJECT = "/projects/{namespace}/{slug}";
 const LOG_DEPTH_MAX = 1000;
 
 const envelope = () => ({ namespace: z.string(), slug: z.string(), path: z.string() });
-const refQuery = () => z.string().min(1).optional();
+const refQuery = () => text().min(1).optional();
 const branchOutput = namedSchema("Branch", () => z.object({ name: z.string(), oid: z.string() }));
+const contentOutput = () =>
+  z.object({
+    ...envelope(),
+    project: z.string(),
+    ref: z.string(),
+    commit: z.string(),
+    kind: z.enum(["content", "binary", "too_large"]),
+    value: z.string().optional(),
+  });
 const person = () => z.object({ name: z.string(), email: z.string(), date: z.string() });
 /** The ETag of a read at a branch: the project, the branch and its commit. */
 const branchVersion = (identity: Identity, input: { namespace: string; slug: string; ref?: string }) => projectReadVersion(identity, input, input.ref);
@@ -25,9 +34,9 @@ export const repositoryRouter = router({
     .output(z.object({ ...envelope(), ref: z.string(), commit: z.string(), files: z.array(z.string()) }))
     .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref, ctx.setVersion)),
 
-  // No REST route: the tree pages read it in-process (and typed callers through /api/trpc).
+  // No REST route: the tree pages read it in-process (and typed callers through /api/trpc); `ref` may be a full commit id.
   directory: publicProcedure
-    .input(z.object({ ...projectParams(), path: z.string(), page: boundedInt(1, 100_000, 1), ref: refQuery() }))
+    .input(z.object({ ...projectParams(), path: text(), page: boundedInt(1, 100_000, 1), ref: refQuery() }))
     .output(
       z.object({
         ref: z.string(),
@@ -42,18 +51,16 @@ export const repositoryRouter = router({
 
   content: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
-    .input(z.object({ ...projectParams(), path: z.string().min(1), ref: refQuery() }))
-    .output(
-      z.object({
-        ...envelope(),
-        project: z.string(),
-        ref: z.string(),
-        commit: z.string(),
-        kind: z.enum(["content", "binary", "too_large"]),
-        value: z.string().optional(),
-      }),
-    )
+    .input(z.object({ ...projectParams(), path: text().min(1), ref: refQuery() }))
+    .output(contentOutput())
     .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref, ctx.setVersion)),
+
+  // No REST route (the spec's content read takes branches only): the file pages, whose `ref` may
+  // also be a full commit id (GitHub's permalinks), as the tree pages' directory read.
+  blob: publicProcedure
+    .input(z.object({ ...projectParams(), path: text().min(1), ref: refQuery() }))
+    .output(contentOutput())
+    .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref, undefined, true)),
 
   log: publicProcedure
     .meta({ openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
@@ -97,7 +104,7 @@ export const repositoryRouter = router({
 
   createBranch: authedProcedure
     .meta({ openapi: { method: "POST", path: `${PROJECT}/branches`, tags, summary: "Create a branch at a branch or full commit id (writers)" }, successStatus: 201, errors: { 409: ["BRANCH_EXISTS", "BRANCH_NAME_CONFLICT", "NO_DEFAULT_BRANCH", "TARGET_DELETING"] } })
-    .input(z.object({ ...projectParams(), name: z.string().min(1), startPoint: z.string().min(1).optional() }))
+    .input(z.object({ ...projectParams(), name: text().min(1), startPoint: text().min(1).optional() }))
     .output(branchOutput())
     .mutation(({ input, ctx }) => createProjectBranch(ctx.identity, input, { name: input.name, startPoint: input.startPoint })),
 

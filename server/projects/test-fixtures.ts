@@ -14,7 +14,7 @@ export async function createTestProject(token: string, body: Record<string, unkn
 /** A collaborator row written directly, for tests that are not about granting (tests/access drives the routes). */
 export async function grantCollaborator(projectId: string, userId: string, role: "read" | "write" | "admin") {
   await (await db()).projectCollaborator.create({ data: { projectId, userId, role } });
-  forgetGrants();
+  await forgetGrants();
 }
 
 /** An organization with members written directly, for tests that are not about organizations (tests/access drives the routes). */
@@ -22,6 +22,6 @@ export async function createTestOrg(slug: string, members: Array<{ userId: strin
   const prisma = await db();
   const org = await prisma.organization.create({ data: { slug, name: slug } });
   for (const member of members) await prisma.orgMember.create({ data: { orgId: org.id, ...member } });
-  forgetGrants();
+  await forgetGrants();
   return org;
 }

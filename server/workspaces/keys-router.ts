@@ -39,7 +39,7 @@ export const workspaceKeysRouter = router({
     .mutation(({ input, ctx }) => createWorkspaceKey(ctx.identity, input, { ttlMinutes: input.ttlMinutes, keyName: input.name })),
 
   list: authedProcedure
-    .meta({ openapi: { method: "GET", path: KEYS, tags, summary: "The workspace's active keys (revoked=true: every key, with why it ended)" } })
+    .meta({ openapi: { method: "GET", path: KEYS, tags, summary: "The workspace's active keys (revoked=true: every key, with why it ended)" }, errors: { 403: [] } })
     .input(z.object({ ...projectParams(), workspace: pathSegment(), revoked: z.enum(["true", "false"]).optional() }))
     .output(z.object({ keys: z.array(keyOutput()) }))
     .query(async ({ input, ctx }) => ({ keys: await listWorkspaceKeys(ctx.identity, input, { revoked: input.revoked === "true" }) })),

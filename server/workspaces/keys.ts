@@ -1,11 +1,11 @@
-import type { Project, WorkspaceKey } from "@/server/generated/prisma/client";
-import { WORKSPACE_KEY_PREFIX, actingAgentId, actingUserId, deadKeyReason, forgetUserCredentials, isUuid, mintToken, type Identity, type KeyRevocationReason } from "@/server/auth";
+import type { Prisma, Project, WorkspaceKey } from "@/server/generated/prisma/client";
+import { WORKSPACE_KEY_PREFIX, actingAgentId, actingUserId, deadKeyReason, forgetUserCredentials, isUuid, mintToken, onDeadKeyPresented, type Identity, type KeyRevocationReason } from "@/server/auth";
 import { writeAudit } from "@/server/audit";
 import { announceOnCommit, db, type DbOrTx } from "@/server/db";
 import { forbidden, notFound } from "@/server/errors";
 import { whenRequestEnds } from "@/server/events";
 import type { BranchMoveHook } from "@/server/git";
-import { highest } from "@/server/access";
+import { highest, onAccessLoss } from "@/server/access";
 import { atLeast, projectGrants, requireProject } from "@/server/projects";
 import { canWriteWorkspace, findWorkspace } from "./service";
 
@@ -117,11 +117,14 @@ const SWEEP_PAGE = 500;
  * lists (TTL passed, workspace or project gone, creator's credential revoked or write access lost)
  * in the key list and the audit log. Answers how many it recorded.
  */
-export async function sweepDeadKeys(): Promise<number> {
+export const sweepDeadKeys = () => settleKeysWhere({});
+
+/** Records the end of the live-looking keys that match `where` and have died, a page at a time; answers how many. */
+async function settleKeysWhere(where: Prisma.WorkspaceKeyWhereInput): Promise<number> {
   const prisma = await db();
   let recorded = 0;
   for (let after: string | undefined; ; ) {
-    const page = await prisma.workspaceKey.findMany({ where: { revokedAt: null, ...(after ? { id: { gt: after } } : {}) }, orderBy: { id: "asc" }, take: SWEEP_PAGE });
+    const page = await prisma.workspaceKey.findMany({ where: { ...where, revokedAt: null, ...(after ? { id: { gt: after } } : {}) }, orderBy: { id: "asc" }, take: SWEEP_PAGE });
     const projects = await prisma.project.findMany({ where: { id: { in: [...new Set(page.map((key) => key.projectId))] } } });
     for (const project of projects) {
       const keys = page.filter((key) => key.projectId === project.id);
@@ -131,6 +134,19 @@ export async function sweepDeadKeys(): Promise<number> {
     after = page.at(-1)!.id;
   }
 }
+
+// A grant change that may have taken someone's write access away records, before it answers, the
+// end of the keys that lived on it (`access_lost`), rather than leaving it to the sweep.
+onAccessLoss("workspace-keys", async (loss) => {
+  const where: Prisma.WorkspaceKeyWhereInput[] = [];
+  if (loss.userIds?.length) where.push({ createdById: { in: loss.userIds } });
+  if (loss.projectIds?.length) where.push({ projectId: { in: loss.projectIds } });
+  if (loss.orgIds?.length) where.push({ project: { ownerOrgId: { in: loss.orgIds } } });
+  if (where.length > 0) await settleKeysWhere({ OR: where });
+});
+
+// A key presented once dead (its TTL passed, mostly) records why it ended then, rather than at the next sweep.
+onDeadKeyPresented("workspace-keys", (keyId) => settleKeysWhere({ id: keyId }).then(() => undefined));
 
 async function creatorCanWrite(row: WorkspaceKey, project: Project): Promise<boolean> {
   return atLeast(highest((await projectGrants(row.createdById, project)).map((grant) => grant.permission)), "write");

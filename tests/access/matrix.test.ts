@@ -8,14 +8,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { atLeast, type AccessLevel, type GrantedLevel } from "@/server/access";
 import { runSvcCommand } from "@/server/users/cli";
 import { useTestEnvironment } from "@/tests/support/harness";
-import { call, type CallOptions } from "@/tests/support/http";
+import { call, fetchInProcess, TEST_ORIGIN, type CallOptions } from "@/tests/support/http";
 import { createTestSession, createTestToken } from "@/tests/support/sessions";
 import { createTestUser } from "@/tests/support/users";
 import { createTestProject } from "@/server/projects/test-fixtures";
 import { conformanceChecker } from "@/tests/support/openapi-conformance";
 
 // Webhook targets on loopback (they are never called here: no event they subscribe to is sent to them in time).
-useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1" });
+// The owner makes a change of its own for each caller expected to merge, queue, reject or revert: no rate limit here.
+useTestEnvironment({ ALLOW_PRIVATE_TARGETS: "1", RATE_LIMIT_PER_MINUTE: "1000000" });
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 type User = Awaited<ReturnType<typeof createTestUser>>;
@@ -26,6 +27,8 @@ type Kind = "public" | "authed" | "user";
 
 interface Fixture {
   project: Project;
+  /** A project with the same grants whose default branch is locked: its queued changes wait there. */
+  held: Project;
   issueNumber: number;
   changeId: string;
 }
@@ -40,6 +43,10 @@ interface Row {
   need: GrantedLevel;
   /** Status when the caller can read but lacks `need` (403 unless the spec hides more). */
   denied?: 403 | 404;
+  /** The status for a level below `need` where it differs from `denied` (a writer who is not the workspace's creator: 404). */
+  deniedAt?: Partial<Record<GrantedLevel, 403 | 404>>;
+  /** A Server-Sent Events stream: the status is read and the stream closed. */
+  stream?: boolean;
   /** The success status when it is not the document's 2xx (a form route's 302). */
   success?: number;
   /** A write a workspace key of the change's workspace may make (docs/contracts.md#agents). */
@@ -64,8 +71,8 @@ let grantAll: (project: Project) => Promise<void>;
 
 const asOwner = (method: Method, path: string, body?: unknown) => call(method, path, { token: owner.token, body });
 
-async function freshProject(visibility: "private" | "public") {
-  const project = await createTestProject(owner.token, { name: unique("m"), org, visibility, files: { "README.md": "hi\n" } });
+async function freshProject(visibility: "private" | "public", files: Record<string, string> = {}) {
+  const project = await createTestProject(owner.token, { name: unique("m"), org, visibility, files: { "README.md": "hi\n", ...files } });
   await grantAll(project);
   return project;
 }
@@ -77,6 +84,58 @@ async function webhookOf(project: Project) {
 }
 
 const P = (fixture: Fixture, rest = "") => `/api/projects/${fixture.project.path}${rest}`;
+
+/** A new change of the owner on the fixture's project (its base the current head): what a caller expected to merge, queue, reject or revert acts on, so the fixture's change stays. */
+async function freshChange(fixture: Fixture, project = fixture.project): Promise<string> {
+  const workspace = unique("fresh");
+  expect((await asOwner("POST", `/api/workspaces/${project.path}/workspaces`, { name: workspace })).status).toBe(201);
+  expect((await asOwner("POST", `/api/workspaces/${workspace}/commit`, { projectId: project.id, message: workspace, files: { [`${workspace}.txt`]: "x\n" } })).status).toBe(201);
+  const proposed = await asOwner("POST", `/api/projects/${project.path}/changes`, { workspace });
+  expect(proposed.status, JSON.stringify(proposed.body)).toBe(201);
+  return proposed.body.change.id;
+}
+
+/** A fresh change waiting in the merge queue of the held project (its locked branch keeps it from landing meanwhile). */
+async function queuedChange(fixture: Fixture): Promise<string> {
+  const id = await freshChange(fixture, fixture.held);
+  const queued = await asOwner("POST", `/api/changes/${id}/queue`, {});
+  expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+  return id;
+}
+
+/** A fresh change merged by the owner, for a revert. */
+async function mergedChange(fixture: Fixture): Promise<string> {
+  const id = await freshChange(fixture);
+  const merged = await asOwner("POST", `/api/changes/${id}/merge`);
+  expect(merged.status, JSON.stringify(merged.body)).toBe(200);
+  return id;
+}
+
+/** A new comment of the owner on the fixture's change, resolved or not. */
+async function ownersComment(fixture: Fixture, resolved: boolean): Promise<string> {
+  const comment = await asOwner("POST", `/api/changes/${fixture.changeId}/comments`, { body: "a thread" });
+  expect(comment.status, JSON.stringify(comment.body)).toBe(201);
+  const id = comment.body.comment.id as string;
+  if (resolved) expect((await asOwner("POST", `/api/changes/${fixture.changeId}/comments/${id}/resolve`)).status).toBe(200);
+  return id;
+}
+
+/** A new key of the owner for the fixture's workspace "matrix". */
+async function ownersKey(fixture: Fixture): Promise<string> {
+  const key = await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces/matrix/keys`, {});
+  expect(key.status, JSON.stringify(key.body)).toBe(201);
+  return key.body.key.id;
+}
+
+/** The status of a Server-Sent Events answer (and its JSON body when it is a refusal); the stream is closed unread. */
+async function streamStatus(path: string, token?: string): Promise<{ status: number; body: unknown }> {
+  const controller = new AbortController();
+  const res = await fetchInProcess(`${TEST_ORIGIN}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: controller.signal });
+  const body = (res.headers.get("content-type") ?? "").includes("json") ? await res.json() : undefined;
+  controller.abort();
+  await res.body?.cancel().catch(() => undefined);
+  return { status: res.status, body };
+}
 
 /** A deletion request: a caller expected to succeed deletes a fresh project, so the fixture stays. */
 async function deletion(fixture: Fixture, succeeds: boolean, suffix: string): Promise<Request> {
@@ -216,6 +275,36 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "write",
     request: (f) => ({ path: `/api/changes/${f.changeId}/reviews`, body: { verdict: "comment", comment: "noted" } }),
   },
+  // The change's life: each caller expected to get through acts on a change of its own, so the fixture's stays open.
+  "POST /api/changes/{id}/evaluate": { kind: "user", need: "write", request: (f) => ({ path: `/api/changes/${f.changeId}/evaluate` }) },
+  "POST /api/changes/{id}/merge": { kind: "user", need: "write", request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/merge` }) },
+  "POST /api/changes/{id}/reject": { kind: "user", need: "write", request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/reject` }) },
+  "POST /api/changes/{id}/revert": { kind: "user", need: "write", request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await mergedChange(f) : f.changeId}/revert` }) },
+  // The merge queue (contracts/queue.md): writers with a user identity, as merge.
+  "POST /api/changes/{id}/queue": { kind: "user", need: "write", success: 202, request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/queue`, body: {} }) },
+  "DELETE /api/changes/{id}/queue": { kind: "user", need: "write", request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await queuedChange(f) : f.changeId}/queue` }) },
+  "POST /api/changes/{id}/queue/delete": {
+    kind: "user",
+    need: "write",
+    request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await queuedChange(f) : f.changeId}/queue/delete`, body: {} }),
+  },
+  // Threads: writers, or the comment's author (here the owner, a writer anyway).
+  "POST /api/changes/{id}/comments/{commentId}/resolve": { kind: "authed", need: "write", request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, false)}/resolve` }) },
+  "POST /api/changes/{id}/comments/{commentId}/unresolve": { kind: "authed", need: "write", request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, true)}/unresolve` }) },
+  // Event streams (contracts/agents.md): read access, as GET /api/changes/{id}.
+  "GET /api/changes/{id}/events": { kind: "public", need: "read", stream: true, request: (f) => ({ path: `/api/changes/${f.changeId}/events` }) },
+  // Workspace keys (contracts/agents.md): the fixture's workspace "matrix" is the owner's, so a
+  // writer who is neither its creator nor an admin does not find it (404); revoking is for the key's
+  // creator (the owner, through any of its credentials) or a project admin.
+  "POST /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": {
+    kind: "authed",
+    need: "admin",
+    deniedAt: { write: 404 },
+    request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces/matrix/keys`, body: { ttlMinutes: 5 } }),
+  },
+  "GET /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": { kind: "authed", need: "write", request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces/matrix/keys` }) },
+  "DELETE /api/workspace-keys/{id}": { kind: "authed", need: "admin", request: async (f) => ({ path: `/api/workspace-keys/${await ownersKey(f)}` }) },
+
   "DELETE /api/projects/{namespace}/{slug}": {
     kind: "user",
     need: "owner",
@@ -232,20 +321,8 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   // Access that turns on more than a level on one project.
   "POST /api/projects/{namespace}/{slug}/changes": { coveredBy: "tests/changes/changes.test.ts (the workspace's creator or a project admin proposes)" },
   "POST /api/projects/{projectId}/changes": { coveredBy: "tests/changes/changes.test.ts" },
-  "POST /api/changes/{id}/evaluate": { coveredBy: "tests/changes/changes.test.ts (writers; the change's state decides)" },
-  "POST /api/changes/{id}/merge": { coveredBy: "tests/changes/merge.test.ts and tests/access/project-access.test.ts" },
-  "POST /api/changes/{id}/queue": { coveredBy: "tests/changes/queue.test.ts (writers with a user identity, as merge; the change's state decides)" },
-  "DELETE /api/changes/{id}/queue": { coveredBy: "tests/changes/queue.test.ts" },
-  "POST /api/changes/{id}/queue/delete": { coveredBy: "tests/changes/queue.test.ts (the form alias)" },
-  "POST /api/changes/{id}/reject": { coveredBy: "tests/changes/revert.test.ts" },
-  "POST /api/changes/{id}/revert": { coveredBy: "tests/changes/revert.test.ts" },
-  "POST /api/changes/{id}/comments/{commentId}/resolve": { coveredBy: "tests/changes/reviews-comments.test.ts (writers or the comment's author)" },
-  "POST /api/changes/{id}/comments/{commentId}/unresolve": { coveredBy: "tests/changes/reviews-comments.test.ts" },
   "POST /api/projects/conflicts/{id}/resolve": { coveredBy: "tests/changes/conflicts.test.ts" },
   "POST /api/workspaces/{name}/commit": { coveredBy: "server/workspaces tests (the workspace's creator or a project admin)" },
-  "POST /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": { coveredBy: "tests/access/workspace-keys.test.ts (writers of that workspace: its creator or a project admin)" },
-  "GET /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": { coveredBy: "tests/access/workspace-keys.test.ts (project writers)" },
-  "DELETE /api/workspace-keys/{id}": { coveredBy: "tests/access/workspace-keys.test.ts (the key's creator or a project admin)" },
   "POST /api/changes/{id}/host-pr": { coveredBy: "tests/imports/host-pr.test.ts (needs a project imported from the provider)" },
   // Imports and sync: only in the caller's own namespace, on a project imported from the provider.
   "POST /api/projects/{namespace}/{slug}/import": { coveredBy: "tests/imports/imports.test.ts" },
@@ -258,7 +335,6 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/projects/{namespace}/{slug}/sync/history": { coveredBy: "tests/imports/sync.test.ts" },
   "GET /api/projects/{namespace}/{slug}/import/stream": { coveredBy: "tests/imports/lifecycle.test.ts (SSE; read access)" },
   "GET /api/projects/{namespace}/{slug}/sync/stream": { coveredBy: "tests/imports/sync.test.ts (SSE; read access)" },
-  "GET /api/changes/{id}/events": { coveredBy: "tests/changes/change-events.test.ts (SSE; read access, as GET /api/changes/{id})" },
   "POST /api/providers/github/webhook": { coveredBy: "tests/imports/sync.test.ts (no caller: the X-Hub-Signature-256 signature decides)" },
   // Not about a project.
   "GET /api/projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
@@ -335,7 +411,7 @@ function expectedStatus(row: Row, method: Method, caller: Caller, visibility: "p
   if (caller.readOnly && method !== "GET") return 403;
   const level: AccessLevel = visibility === "public" && !atLeast(caller.level, "read") ? "read" : caller.level;
   if (level === "none") return 404;
-  if (!atLeast(level, row.need)) return row.denied ?? 403;
+  if (!atLeast(level, row.need)) return row.deniedAt?.[level] ?? row.denied ?? 403;
   return success;
 }
 
@@ -421,7 +497,7 @@ describe("the authorization matrix", () => {
 
   for (const visibility of ["private", "public"] as const) {
     it(`answers every caller on a ${visibility} project as the access model says`, async () => {
-      const fixture: Fixture = { project: await freshProject(visibility), issueNumber: 0, changeId: "" };
+      const fixture: Fixture = { project: await freshProject(visibility), held: await freshProject(visibility, { ".svc/policy.yml": "protection:\n  locked: true\n" }), issueNumber: 0, changeId: "" };
       const issue = await asOwner("POST", P(fixture, "/issues"), { title: "the matrix issue" });
       fixture.issueNumber = issue.body.issue.number;
       await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces`, { name: "matrix" });
@@ -441,7 +517,7 @@ describe("the authorization matrix", () => {
           const expected = expectedStatus(row, op.method, caller, visibility, success);
           const request = await row.request(fixture, expected === success);
           const options: CallOptions = { token: caller.token, body: request.body };
-          const res = await call(op.method, request.path, options);
+          const res = row.stream ? await streamStatus(request.path, caller.token) : await call(op.method, request.path, options);
           asked++;
           conformance.check(op.method, request.path, res.status);
           if (res.status !== expected) mismatches.push(`${op.key} as ${caller.name}: ${res.status} (expected ${expected}) ${JSON.stringify(res.body).slice(0, 120)}`);

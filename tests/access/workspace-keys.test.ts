@@ -223,6 +223,8 @@ describe("a workspace key revokes itself", () => {
     try {
       vi.setSystemTime(Date.parse(key.expiresAt) + 1);
       await expectDead(token, project);
+      // Recorded where the key was refused, before anyone lists the keys or the sweep runs.
+      expect(await auditReasons(key.id)).toEqual(["workspace_key.created", "workspace_key.revoked:expired"]);
       expect(await revokedReason(project, workspace, owner.token, key.id)).toBe("expired");
       expect((await call("GET", keysPath(project, workspace), { token: owner.token })).body.keys).toEqual([]);
     } finally {
@@ -254,8 +256,46 @@ describe("a workspace key revokes itself", () => {
     const { key, plaintext } = await mintKey(writer.token, project, workspace);
     expect((await call("GET", `/api/projects/${project.path}`, { token: plaintext })).status).toBe(200);
     expect((await call("PUT", `/api/projects/${project.path}/collaborators/${writer.username}`, { token: owner.token, body: { permission: "read" } })).status).toBeLessThan(300);
+    // Recorded by the grant change itself, before the key is presented or listed.
+    expect(await auditReasons(key.id)).toEqual(["workspace_key.created", "workspace_key.revoked:access_lost"]);
     await expectDead(plaintext, project);
     expect(await revokedReason(project, workspace, owner.token, key.id)).toBe("access_lost");
+  });
+
+  it.each([
+    ["removed as a collaborator", "collaborator"],
+    ["removed from the organization", "member"],
+    ["removed from the team that gave write", "team member"],
+    ["left without the team grant that gave write", "team grant"],
+  ])("access_lost is audited at once when its creator is %s", async (_, how) => {
+    const owner = await createTestUser();
+    const writer = await createTestUser();
+    const org = `org${writer.username.replace(/[^a-z0-9]/gi, "").slice(-20)}`;
+    expect((await call("POST", "/api/orgs", { token: owner.token, body: { slug: org } })).status).toBe(201);
+    const created = await call("POST", "/api/projects", { token: owner.token, body: { name: "keyed", org, files: { "README.md": "hi\n" } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const project = created.body as TestProject;
+    const grants = `/api/orgs/${org}`;
+    if (how === "collaborator") await grantCollaborator(project.id, writer.id, "write");
+    else {
+      expect((await call("PUT", `${grants}/members/${writer.username}`, { token: owner.token, body: { role: "read" } })).status).toBeLessThan(300);
+      expect((await call("POST", `${grants}/teams`, { token: owner.token, body: { slug: "crew" } })).status).toBe(201);
+      expect((await call("PUT", `${grants}/teams/crew/members/${writer.username}`, { token: owner.token })).status).toBeLessThan(300);
+      expect((await call("PUT", `${grants}/teams/crew/projects/keyed`, { token: owner.token, body: { permission: "write" } })).status).toBeLessThan(300);
+    }
+    const workspace = await workspaceOf(writer.token, project);
+    const { key, plaintext } = await mintKey(writer.token, project, workspace);
+    expect((await call("GET", `/api/projects/${project.path}`, { token: plaintext })).status).toBe(200);
+    const removal = {
+      collaborator: () => call("DELETE", `/api/projects/${project.path}/collaborators/${writer.username}`, { token: owner.token }),
+      member: () => call("DELETE", `${grants}/members/${writer.username}`, { token: owner.token }),
+      "team member": () => call("DELETE", `${grants}/teams/crew/members/${writer.username}`, { token: owner.token }),
+      "team grant": () => call("DELETE", `${grants}/teams/crew/projects/keyed`, { token: owner.token }),
+    }[how]!;
+    const removed = await removal();
+    expect(removed.status, JSON.stringify(removed.body)).toBeLessThan(300);
+    expect(await auditReasons(key.id)).toEqual(["workspace_key.created", "workspace_key.revoked:access_lost"]);
+    await expectDead(plaintext, project);
   });
 
   it("when its creator's own credential is revoked (an agent deleted)", async () => {

@@ -43,7 +43,9 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
     expect(res.body).toMatchObject({ status: "resolved", commitSha: headOf(project.id) });
     expect(show(project.id, res.body.commitSha, "a.txt")).toBe(expected);
     expect(show(project.id, res.body.commitSha, "c.txt")).toBe("c\n");
-    expect((await readCommit(openProjectRepo(project.id), res.body.commitSha)).parent).toEqual([before, change.tipSha]);
+    const landed = await readCommit(openProjectRepo(project.id), res.body.commitSha);
+    expect(landed.parent).toEqual([before, change.tipSha]);
+    expect(landed.message).toMatch(new RegExp(`^${change.title}\\n\\nMerged change ${change.id} from workspace \\S+\\.\\n\\nConflicts resolved \\(${strategy}\\): a\\.txt\\n$`));
     expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe("merged");
     expect((await eventsOf(project.id, "change.merged")).length).toBe(1);
     const again = await resolve(alice.token, conflictId, { strategy });

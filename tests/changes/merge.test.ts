@@ -14,6 +14,14 @@ const headOf = (projectId: string) => readRef(openProjectRepo(projectId), "refs/
 const showFile = (projectId: string, commit: string, file: string) =>
   execFileSync("git", ["--git-dir", openProjectRepo(projectId).gitdir, "show", `${commit}:${file}`]).toString();
 
+/** changes.mergeBlockers has no REST route: the change page reads it in-process, typed callers through /api/trpc. */
+const trpcBlockers = (token: string | undefined, id: string) => call("GET", `/api/trpc/changes.mergeBlockers?input=${encodeURIComponent(JSON.stringify({ id }))}`, { token });
+async function blockersOf(token: string, id: string): Promise<string[]> {
+  const res = await trpcBlockers(token, id);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.result.data.blockers;
+}
+
 describe("POST /api/changes/{id}/merge", () => {
   it("merges with a merge commit, closes linked issues by system, records provenance and change.merged", async () => {
     const alice = await createTestUser();
@@ -28,7 +36,11 @@ describe("POST /api/changes/{id}/merge", () => {
     expect(res.body).toMatchObject({ merged: true, changeId: change.id, project: project.path, workspace: expect.any(String), postMerge: { status: "passed" } });
     const head = headOf(project.id);
     expect(res.body.commit).toBe(head);
-    expect((await readCommit(openProjectRepo(project.id), head)).parent).toEqual([project.commit, change.tipSha]);
+    const landed = await readCommit(openProjectRepo(project.id), head);
+    expect(landed.parent).toEqual([project.commit, change.tipSha]);
+    // The change's title is the subject (what a one-line log shows); the body names the change and its workspace.
+    expect(change.title).toBeTruthy();
+    expect(landed.message).toBe(`${change.title}\n\nMerged change ${change.id} from workspace ${res.body.workspace}.\n`);
     expect(showFile(project.id, head, "a.txt")).toBe("a\n");
 
     const got = await call("GET", `/api/changes/${change.id}`, { token: alice.token });
@@ -48,7 +60,9 @@ describe("POST /api/changes/{id}/merge", () => {
     const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
     const res = await merge(alice.token, change.id, "?strategy=squash");
     expect(res.status).toBe(200);
-    expect((await readCommit(openProjectRepo(project.id), res.body.commit)).parent).toEqual([project.commit]);
+    const landed = await readCommit(openProjectRepo(project.id), res.body.commit);
+    expect(landed.parent).toEqual([project.commit]);
+    expect(landed.message).toBe(`${change.title}\n\nSquashed change ${change.id} from workspace ${res.body.workspace}.\n`);
     expect((await merge(alice.token, change.id)).status).toBe(400);
   });
 
@@ -72,8 +86,32 @@ describe("POST /api/changes/{id}/merge", () => {
     expect(blocked.status).toBe(403);
     expect(blocked.body.code).toBe("PROTECTION_BLOCKED");
     expect(blocked.body.reasons).toEqual(["0 of 1 required approvals (the author's own approval does not count)"]);
+    // The change page's merge box asks the same gates before the click.
+    expect(await blockersOf(alice.token, change.id)).toEqual(blocked.body.reasons);
     await call("POST", `/api/changes/${change.id}/reviews`, { token: bob.token, body: { verdict: "approve" } });
+    expect(await blockersOf(alice.token, change.id)).toEqual([]);
     expect((await merge(alice.token, change.id)).status).toBe(200);
+    expect(await blockersOf(alice.token, change.id)).toEqual(["The change is already merged"]);
+  });
+
+  it("changes.mergeBlockers lists every gate a merge would fail now, in the merge's order; readers may ask, strangers get 404", async () => {
+    const alice = await createTestUser();
+    const reader = await createTestUser();
+    const stranger = await createTestUser();
+    const project = await projectWith(alice.token, { [POLICY]: "requiredApprovals: 1\nprotection:\n  locked: true\n" });
+    await grantCollaborator(project.id, reader.id, "read");
+    const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
+    await advanceProject(project, { "b.txt": "b\n" });
+    const blockers = await blockersOf(reader.token, change.id);
+    expect(blockers).toEqual([
+      "The default branch is locked (protection.locked)",
+      "0 of 1 required approvals (the author's own approval does not count)",
+      "The default branch moved since the change was evaluated; re-evaluate it",
+    ]);
+    const refused = await merge(alice.token, change.id);
+    expect([refused.status, refused.body.reasons]).toEqual([403, blockers.slice(0, 2)]);
+    expect((await trpcBlockers(stranger.token, change.id)).status).toBe(404);
+    expect((await trpcBlockers(undefined, change.id)).status).toBe(404);
   });
 
   it("blocks a failed evaluation unless force is allowed by policy; force never passes protection", async () => {

@@ -68,3 +68,26 @@ describe("NUL characters in text a database column would hold", () => {
     expect([res.status, res.body.code]).toEqual([400, "VALIDATION_ERROR"]);
   });
 });
+
+describe("unpaired UTF-16 surrogates in names that become refs", () => {
+  const UNPAIRED = ["x\udc00y", "\ud800", "a\ud800"];
+
+  it("a tag or branch name, start point or target holding one is a 400, and no ref is created", async () => {
+    const alice = await createTestUser();
+    const project = await createTestProject(alice.token, { name: "surrogates" });
+    const base = `/api/projects/${project.path}`;
+    const bodies = UNPAIRED.flatMap((bad): Array<[string, Record<string, string>]> => [
+      ["tags", { name: bad }],
+      ["tags", { name: bad, message: "annotated" }],
+      ["tags", { name: "v1", target: bad }],
+      ["branches", { name: bad }],
+      ["branches", { name: "copy", startPoint: bad }],
+    ]);
+    for (const [route, body] of bodies) {
+      const res = await call("POST", `${base}/${route}`, { token: alice.token, body });
+      expect([res.status, res.body.code], `${route} ${JSON.stringify(body)}`).toEqual([400, "VALIDATION_ERROR"]);
+    }
+    expect((await call("GET", `${base}/branches`, { token: alice.token })).body.branches.map((branch: { name: string }) => branch.name)).toEqual(["main"]);
+    expect((await call("GET", `${base}/tags`, { token: alice.token })).body.tags).toEqual([]);
+  });
+});

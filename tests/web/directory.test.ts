@@ -3,7 +3,7 @@ import { TREE_PAGE_ENTRIES } from "@/server/limits";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
-import { projectWith } from "@/server/changes/test-fixtures";
+import { advanceProject, projectWith } from "@/server/changes/test-fixtures";
 
 useTestEnvironment();
 
@@ -56,5 +56,31 @@ describe("repository.directory, one page of one directory for the tree pages", (
     expect((await directory(stranger.token, project, "")).status).toBe(404);
     expect((await directory(undefined, project, "")).status).toBe(404);
     expect((await directory(alice.token, project, "", 0)).status).toBe(400);
+  });
+});
+
+describe("the file and folder pages' reads at a full commit id (GitHub's permalinks)", () => {
+  const trpc = (token: string, procedure: string, input: Record<string, unknown>) => call("GET", `/api/trpc/repository.${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
+
+  it("repository.directory and repository.blob read at a branch or a full commit id, as it was then; the spec's content read stays branch-only", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "src/a.ts": "first\n" });
+    const [namespace, slug] = project.path.split("/");
+    await advanceProject(project, { "src/a.ts": "second\n", "src/b.ts": "b\n" });
+    const old = project.commit;
+    const blob = await trpc(alice.token, "blob", { namespace, slug, path: "src/a.ts", ref: old });
+    expect(blob.status, JSON.stringify(blob.body)).toBe(200);
+    expect(blob.body.result.data).toMatchObject({ ref: old, commit: old, kind: "content", value: "first\n" });
+    expect((await trpc(alice.token, "blob", { namespace, slug, path: "src/a.ts", ref: "main" })).body.result.data.value).toBe("second\n");
+    const dir = await trpc(alice.token, "directory", { namespace, slug, path: "src", ref: old });
+    expect(dir.status, JSON.stringify(dir.body)).toBe(200);
+    expect(dir.body.result.data).toMatchObject({ ref: old, commit: old, entries: [{ name: "a.ts", kind: "file" }] });
+    for (const ref of ["f".repeat(40), old.slice(0, 12)]) {
+      expect((await trpc(alice.token, "blob", { namespace, slug, path: "src/a.ts", ref })).status, ref).toBe(404);
+      expect((await trpc(alice.token, "directory", { namespace, slug, path: "src", ref })).status, ref).toBe(404);
+    }
+    expect((await call("GET", `/api/projects/${project.path}/content?path=src/a.ts&ref=${old}`, { token: alice.token })).status).toBe(404);
+    const stranger = await createTestUser();
+    expect((await trpc(stranger.token, "blob", { namespace, slug, path: "src/a.ts", ref: old })).status).toBe(404);
   });
 });

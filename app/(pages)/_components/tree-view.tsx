@@ -28,7 +28,7 @@ export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; 
   if (activity) await preloadNames(activity.events.map((event) => event.actor));
   const pages = Math.max(1, Math.ceil(listing.total / listing.pageSize));
   const inDir = (name: string) => (dir === "" ? name : `${dir}/${name}`);
-  const readmeContent = listing.readme === null ? null : await api.repository.content({ namespace, slug, path: inDir(listing.readme), ref: branch });
+  const readmeContent = listing.readme === null ? null : await api.repository.blob({ namespace, slug, path: inDir(listing.readme), ref: branch });
   return (
     <>
       <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={loaded.level !== "read" && loaded.level !== "none"} />

@@ -9,6 +9,7 @@ import { buildChangeDiff } from "@/server/changes/diff/change-diff";
 import { diffPreparationFailed, projectHead } from "@/server/changes/evaluation";
 import { isUuid, workspaceName } from "@/server/changes/load";
 import { hardProtectionReasons } from "@/server/changes/merge/gates";
+import { landingMessage } from "@/server/changes/merge/commit";
 import { agentModels, landOnDefaultBranch, recordMerged } from "@/server/changes/merge/land";
 import { mergeCommits } from "@/server/changes/merge/merge-tree";
 import { resolutionFiles, writeResolvedMerge, type ResolutionStrategy } from "./resolution-tree";
@@ -71,7 +72,7 @@ export async function resolveConflict(
     head,
     tip: record.tipSha,
     signature: author,
-    message: `Merge change ${change.id}${workspace ? ` from workspace ${workspace}` : ""}\n\n${change.title ?? ""}\n\nConflicts resolved (${input.strategy}): ${outcome.conflictingFiles.join(", ") || "none left"}\n`,
+    message: landingMessage(change, workspace, "Merged", `Conflicts resolved (${input.strategy}): ${outcome.conflictingFiles.join(", ") || "none left"}`),
   });
   await evaluateResolution(project, repo, head, commit, change.id);
 

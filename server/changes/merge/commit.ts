@@ -13,6 +13,15 @@ const person = (signature: Signature) => ({
 });
 
 /**
+ * The message of a commit that lands a change: the change's title as the subject (what a log shows
+ * on one line), the change's id and its workspace in the body, then `note` if any.
+ */
+export function landingMessage(change: Pick<Change, "id" | "title">, workspace: string | null, verb: "Merged" | "Squashed", note?: string): string {
+  const from = workspace ? ` from workspace ${workspace}` : "";
+  return `${change.title || `Change ${change.id}`}\n\n${verb} change ${change.id}${from}.\n${note ? `\n${note}\n` : ""}`;
+}
+
+/**
  * Writes the commit that lands a change: a merge commit (parents: head, tip) or a squash commit
  * (parent: head) of the merged tree. In-process, no spawn.
  */
@@ -20,12 +29,7 @@ export function writeLandingCommit(
   repo: Repo,
   input: { tree: string; head: string; change: Pick<Change, "id" | "title" | "tipSha">; workspace: string | null; strategy: MergeStrategy; signature: Signature },
 ): Promise<string> {
-  const from = input.workspace ? ` from workspace ${input.workspace}` : "";
-  const title = input.change.title || `Change ${input.change.id}`;
-  const message =
-    input.strategy === "squash"
-      ? `${title}\n\nSquashed change ${input.change.id}${from}.\n`
-      : `Merge change ${input.change.id}${from}\n\n${title}\n`;
+  const message = landingMessage(input.change, input.workspace, input.strategy === "squash" ? "Squashed" : "Merged");
   const who = person(input.signature);
   return writeCommitObject(repo, {
     tree: input.tree,

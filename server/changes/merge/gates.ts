@@ -51,30 +51,47 @@ export function protectionReasons(input: GateInput): string[] {
 
 /**
  * The merge gates in order: state, protection and approvals, STALE_BASE, STALE_WORKSPACE,
- * WORKSPACE_UNVERIFIABLE. Returns the first failure (the caller throws it or records it as a
- * merge-batch skip reason), or null when the change may merge.
+ * WORKSPACE_UNVERIFIABLE. Yields each failure, lazily: a merge stops at the first, the change
+ * page's merge box lists them all.
  */
-export async function firstGateFailure(input: GateInput): Promise<DomainError | null> {
+async function* gateFailures(input: GateInput): AsyncGenerator<DomainError> {
   const { change } = input;
-  if (change.status === "merged" || change.status === "rejected") return invalid(`The change is already ${change.status}`);
-  if (input.project.deletingAt) return conflict("The project is being deleted", "TARGET_DELETING");
+  if (change.status === "merged" || change.status === "rejected") {
+    yield invalid(`The change is already ${change.status}`);
+    return;
+  }
+  if (input.project.deletingAt) yield conflict("The project is being deleted", "TARGET_DELETING");
   const reasons = protectionReasons(input);
-  if (reasons.length > 0) return forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", { reasons });
+  if (reasons.length > 0) yield forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", { reasons });
   const requireFreshBase = input.policy.ok && input.policy.policy.merge.requireFreshBase;
   if (requireFreshBase && change.baseSha !== input.head) {
-    return conflict("The default branch moved since the change was evaluated; re-evaluate it", "STALE_BASE", { baseSha: change.baseSha, currentHead: input.head });
+    yield conflict("The default branch moved since the change was evaluated; re-evaluate it", "STALE_BASE", { baseSha: change.baseSha, currentHead: input.head });
   }
   const tip = input.workspace ? workspaceTip(input.project, input.workspace) : null;
   if (tip && tip !== change.tipSha) {
-    return conflict("The workspace advanced after the change was evaluated; re-evaluate it", "STALE_WORKSPACE", { evaluatedSha: change.tipSha, currentTip: tip });
-  }
-  if (!tip || !(await hasObject(input.repo, change.tipSha))) {
-    return conflict("The workspace could not be verified against what was evaluated", "WORKSPACE_UNVERIFIABLE", {
+    yield conflict("The workspace advanced after the change was evaluated; re-evaluate it", "STALE_WORKSPACE", { evaluatedSha: change.tipSha, currentTip: tip });
+  } else if (!tip || !(await hasObject(input.repo, change.tipSha))) {
+    yield conflict("The workspace could not be verified against what was evaluated", "WORKSPACE_UNVERIFIABLE", {
       evaluatedSha: change.tipSha,
       message: tip ? "The evaluated commit is missing from the project repository" : "The workspace's repository or branch cannot be read",
     });
   }
+}
+
+/** The first gate failure (the caller throws it or records it as a merge-batch skip reason), or null when the change may merge. */
+export async function firstGateFailure(input: GateInput): Promise<DomainError | null> {
+  for await (const failure of gateFailures(input)) return failure;
   return null;
+}
+
+/** Every gate a merge without force would fail now, each reason as a sentence (protection's one by one). */
+export async function gateBlockers(input: GateInput): Promise<string[]> {
+  const blockers: string[] = [];
+  for await (const failure of gateFailures(input)) {
+    const reasons = failure.code === "PROTECTION_BLOCKED" ? (failure.extra.reasons as string[]) : [failure.message];
+    blockers.push(...reasons);
+  }
+  return blockers;
 }
 
 /** How a gate failure reads in a merge-batch `skipped` entry. */

@@ -1,4 +1,4 @@
-import { actorOf, type UserIdentity } from "@/server/auth";
+import { actorOf, type Identity, type UserIdentity } from "@/server/auth";
 import { db } from "@/server/db";
 import { withProcessLock, type Repo } from "@/server/git";
 import { conflict, notFound } from "@/server/errors";
@@ -9,7 +9,7 @@ import { changeProjectId } from "../load";
 import { recordConflicts } from "../conflicts/record";
 import { writeLandingCommit, type MergeStrategy } from "./commit";
 import { changeFactsAlongside } from "./facts";
-import { firstGateFailure, type GateInput } from "./gates";
+import { firstGateFailure, gateBlockers, type GateInput } from "./gates";
 import { landOnDefaultBranch, postMergeCheck, recordMerged, retryWhenBranchMoves } from "./land";
 import { mergeCommits } from "./merge-tree";
 
@@ -28,6 +28,19 @@ export async function mergeChange(identity: UserIdentity, id: string, options: {
   // onto a head that moves again (24 racing merges lost two thirds of their races, bench/scale).
   // Instances still race each other, which the optimistic retries absorb.
   return withProcessLock(`merge:${projectId}`, () => mergeWithRetries({ identity, id, projectId, ...options }));
+}
+
+/**
+ * What a merge without force would be refused for now, every gate's reason in order (the change
+ * page's merge box: the same gates as the merge, read with the same facts). Conflicts show only
+ * when the merge is tried. Anyone who can read the change may ask.
+ */
+export async function mergeBlockers(identity: Identity, id: string): Promise<{ blockers: string[] }> {
+  const projectId = await changeProjectId(id);
+  const { project, alongside: facts } = await requireProject(identity, { id: projectId }, "read", { alongside: changeFactsAlongside(id) });
+  if (!facts) throw notFound();
+  const { repo, head } = projectHead(project);
+  return { blockers: await gateBlockers({ ...facts, project, repo, head, policy: await loadPolicy(repo, head), force: false }) };
 }
 
 async function mergeWithRetries(input: { identity: UserIdentity; id: string; projectId: string; force: boolean; strategy: MergeStrategy }) {

@@ -2,6 +2,7 @@ import { ChangeStory } from "./change-story";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { DiffFiles, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
+import { DiffFileList } from "../../../../_components/diff-file-list";
 import { VIEWED_FORM } from "../../../../_lib/diff-html";
 import { Flash } from "../../../../_components/flash";
 import { Pager } from "../../../../_components/pager";
@@ -11,7 +12,6 @@ import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/
 import { read } from "../../../../_lib/session";
 import { pageNumber } from "../../../../_lib/tree";
 import { addComment, evaluateChange, markViewed, mergeChange, queueChange, rejectChange, unqueueChange, resolveConflict, revertChange, setThreadResolved, submitReview } from "./actions";
-import { mergeBlockers } from "../../../../_lib/merge-blockers";
 import { TableHead } from "../../../../_components/table-head";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { CommitLink } from "../../../../_components/commit-link";
@@ -35,11 +35,15 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const page = pageNumber(query.page);
   const { change, eval: evaluation, evalRuns, queue } = await read(() => api.changes.get({ id }));
   if (change.projectId !== project.id) notFound();
-  const [diff, { reviews }, { comments }, { branches, defaultBranch }, commits, { paths: viewedPaths }] = await Promise.all([
+  const signedIn = identity.kind === "user";
+  const canReview = signedIn && atLeast(loaded.level, "write");
+  const mergeable = canReview && !CLOSED.includes(change.status);
+  const [diff, { reviews }, { comments }, { blockers }, commits, { paths: viewedPaths }] = await Promise.all([
     api.changes.diff({ id, page }),
     api.reviews.list({ id }),
     api.comments.list({ id }),
-    api.repository.branches({ namespace: loaded.namespace, slug: loaded.slug }),
+    // The merge's own gates (policy approvals and protection included), asked only where the box shows.
+    mergeable ? api.changes.mergeBlockers({ id }) : { blockers: [] },
     // Only the commits are shown: one file of the comparison's diff is the least it computes.
     api.code
       .compare({ namespace: loaded.namespace, slug: loaded.slug, base: change.baseSha, head: change.tipSha, limit: 1 })
@@ -52,8 +56,6 @@ export default async function ChangePage({ params, searchParams }: Props) {
   await preloadNames(agentActors([change, ...comments]));
   const self = `${base}/changes/${change.id}`;
   const pageUrl = `${self}?page=${page}`;
-  const signedIn = identity.kind === "user";
-  const canReview = signedIn && atLeast(loaded.level, "write");
   const open = openLine(query);
 
   const threads = threadsOf(comments);
@@ -68,7 +70,6 @@ export default async function ChangePage({ params, searchParams }: Props) {
   }
   const approvals = reviews.filter((review) => review.verdict === "approve" && !review.dismissed).length;
   const pages = Math.max(1, Math.ceil(diff.totalFiles / diff.pageSize));
-  const blockers = mergeBlockers({ change, evaluation, reviews, defaultHead: branches.find((branch) => branch.name === defaultBranch)?.oid });
   const conflictId = typeof query.conflict === "string" ? query.conflict : undefined;
 
   return (
@@ -178,11 +179,11 @@ export default async function ChangePage({ params, searchParams }: Props) {
         )}
       </section>
 
-      {canReview && !CLOSED.includes(change.status) && (
+      {mergeable && (
         <section aria-labelledby="merge">
           <h2 id="merge">Merge</h2>
           {blockers.length === 0 ? (
-            <p className="blockers ready">Nothing known blocks this merge. Merging still checks branch protection, approvals, a fresh base and conflicts; a refusal says why above.</p>
+            <p className="blockers ready">Branch protection, the required approvals and a fresh base allow this merge now. A conflict with the default branch shows when it is tried.</p>
           ) : (
             <div className="blockers">
               <p>
@@ -204,7 +205,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
                 <option value="merge">merge commit</option>
                 <option value="squash">squash</option>
               </select>{" "}
-              <button type="submit" className="primary">
+              <button type="submit" className="primary" disabled={blockers.length > 0}>
                 Merge
               </button>{" "}
               <button type="submit" formAction={queueChange} disabled={queue !== null}>
@@ -271,6 +272,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
           Files changed <span className="muted">({diff.totalFiles})</span>
         </h2>
         <Pager page={page} pages={pages} label="Diff pages" href={(n) => `${self}?page=${n}`} />
+        <DiffFileList files={diff.files} firstIndex={(page - 1) * diff.pageSize} />
         {signedIn && (
           <p className="muted">
             {diff.files.filter((file) => viewed.has(file.path)).length} of {diff.files.length} files on this page viewed.

@@ -24,7 +24,7 @@ export default async function BlamePage({ params }: { params: Promise<Route> }) 
   const { api, namespace, slug, base, project } = loaded;
   const ref = decodeURIComponent(route.ref);
   const path = route.path.map(decodeURIComponent).join("/");
-  const [blame, file] = await Promise.all([read(() => api.code.blame({ namespace, slug, path, ref })), read(() => api.repository.content({ namespace, slug, path, ref }))]);
+  const [blame, file] = await Promise.all([read(() => api.code.blame({ namespace, slug, path, ref })), read(() => api.repository.blob({ namespace, slug, path, ref }))]);
   const source = file.kind === "content" ? (file.value ?? "") : "";
   const lines = source === "" ? [] : source.split("\n");
   if (lines.at(-1) === "") lines.pop();

@@ -36,7 +36,7 @@ export default async function BlobPage({ params, searchParams }: Props) {
   const { api, namespace, slug, base, project } = loaded;
   const ref = decodeURIComponent(route.ref);
   const path = route.path.map(decodeURIComponent).join("/");
-  const file = await read(() => api.repository.content({ namespace, slug, path, ref }));
+  const file = await read(() => api.repository.blob({ namespace, slug, path, ref }));
   const source = file.value ?? "";
   const lines = source === "" ? [] : source.split("\n");
   if (lines.at(-1) === "") lines.pop();

@@ -1,0 +1,20 @@
+type ListedFile = { path: string; previousPath: string | null; status: string; additions: number; deletions: number };
+
+/** The files of a page of a diff, each a link to its diff below (`#file-<index>`, the anchor DiffFiles gives it). */
+export function DiffFileList({ files, firstIndex }: { files: ListedFile[]; firstIndex: number }) {
+  if (files.length === 0) return null;
+  return (
+    <nav aria-label="Files on this page">
+      <ol className="file-list">
+        {files.map((file, i) => (
+          <li key={file.path}>
+            <a href={`#file-${firstIndex + i}`}>{file.previousPath && file.previousPath !== file.path ? `${file.previousPath} → ${file.path}` : file.path}</a>{" "}
+            <span className="muted">
+              {file.status} · <span aria-label={`${file.additions} added`}>+{file.additions}</span> <span aria-label={`${file.deletions} removed`}>−{file.deletions}</span>
+            </span>
+          </li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
