@@ -79,6 +79,8 @@ export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome
       });
     });
   } finally {
-    await limits.release();
+    // The cgroups empty as the kernel reaps the namespace, just after bwrap ends: their removal
+    // need not hold the result.
+    limits.release().catch(() => undefined);
   }
 }
