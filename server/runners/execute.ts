@@ -58,6 +58,7 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
         log.note(`setup: ${sandbox.setup}`);
         const setup = await step(sandbox.setup, true, sandbox.timeoutMs);
         if (setup.cancelled) return finish({ status: "cancelled", cache });
+        if (setup.sandboxError) throw new Error(`The sandbox could not start: ${setup.sandboxError}`);
         const why = stepFailure(setup, sandbox.timeoutMs);
         if (why !== null) return finish({ status: "failed", exitCode: setup.code, timedOut: setup.timedOut, cache, findings: [tailFinding(`The setup command ${why}`, setup.output)] });
         if (sandbox.cache && cache) {
@@ -75,6 +76,7 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
       log.note(`command${attempts > 1 ? ` (attempt ${attempts})` : ""}: ${sandbox.command}`);
       last = await step(sandbox.command, false, timeoutMs);
       if (last.cancelled) return finish({ status: "cancelled", attempts, cache });
+      if (last.sandboxError) throw new Error(`The sandbox could not start: ${last.sandboxError}`);
       if (stepFailure(last, timeoutMs) === null) return finish({ status: "passed", exitCode: 0, attempts, flaky: attempts > 1, cache });
       // A command that ran out of time would only run out of time again.
       if (last.timedOut) break;

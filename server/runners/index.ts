@@ -3,4 +3,4 @@
 export type { RunFinding, RunResult, RunSpec } from "./types";
 export { executeRun, runInCheckout, stepFailure, type CheckoutCommand } from "./execute";
 export type { IsolatedOutcome } from "./isolate";
-export { sandboxAvailable } from "./bwrap";
+export { assertSandboxReady, sandboxAvailable } from "./bwrap";

@@ -55,12 +55,15 @@ describe.skipIf(bwrapMissing !== null)(`isolation with bubblewrap${bwrapMissing 
 
   it("shows none of the host's processes", async () => {
     // The host's processes include this test's (a vitest worker); the sandbox's are bwrap, sh and its children.
-    const command = `cat /proc/[0-9]*/cmdline | tr '\\0' ' ' | grep -q 'vites[t]' && echo SEES-HOST-PROCESS; echo procs=$(ls /proc | grep -c '^[0-9]'); echo id=$(id -u)`;
+    const command = `cat /proc/[0-9]*/cmdline | tr '\\0' ' ' | grep -q 'vites[t]' && echo SEES-HOST-$(echo PROCESS); echo procs=$(ls /proc | grep -c '^[0-9]'); echo id=$(id -u); tr '\\0' ' ' < /proc/1/cmdline`;
     const run = await fx.run({ "a.txt": "a\n" }, `{ command: ${JSON.stringify(command)} }`);
     expect(run.output).not.toContain("SEES-HOST-PROCESS");
     // bwrap (PID 1), the shell, ls and grep.
     expect(Number(/procs=(\d+)/.exec(run.output)![1])).toBeLessThan(8);
     expect(run.output).toContain("id=1000");
+    // PID 1 is bwrap, whose options (host paths) came through a pipe.
+    expect(run.output).toContain("bwrap --args 3");
+    expect(run.output).not.toContain(process.env.DATA_DIR!);
   });
 
   it.runIf(process.getuid?.() === 0)("runs each run as a host uid of its own, never root or the shared nobody", async () => {
