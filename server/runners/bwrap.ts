@@ -9,6 +9,8 @@ export const SANDBOX_SRC = "/src";
 export const SANDBOX_HOME = "/home/runner";
 /** The unprivileged uid and gid the commands run as inside their user namespace. */
 export const SANDBOX_UID = 1000;
+/** The host uid the availability probe runs as when the server is root (one below the runs' range). */
+const PROBE_UID = 1_099_999;
 
 /** What the toolchain needs of the host's /etc, read-only; everything else of /etc stays out. */
 const HOST_ETC = [
@@ -106,7 +108,13 @@ export function assertSandboxReady(): void {
 export function sandboxAvailable(): { ok: true } | { ok: false; reason: string } {
   if (available) return available;
   if (!fs.existsSync(BWRAP)) return (available = { ok: false, reason: `${BWRAP} is missing (install Debian's bubblewrap)` });
-  const probe = spawnSync(BWRAP, ["--unshare-all", "--die-with-parent", ...topLevelMounts(), "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"], { encoding: "utf8", timeout: 10_000 });
+  // As the runs start it: as root, from an unprivileged uid (the kernel may refuse those a user namespace).
+  const probe = spawnSync(BWRAP, ["--unshare-all", "--die-with-parent", ...topLevelMounts(), "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"], {
+    encoding: "utf8",
+    timeout: 10_000,
+    cwd: "/",
+    ...(process.getuid?.() === 0 ? { uid: PROBE_UID, gid: PROBE_UID } : {}),
+  });
   available = probe.status === 0 ? { ok: true } : { ok: false, reason: `bubblewrap cannot create its namespaces here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}` };
   return available;
 }
