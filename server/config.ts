@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE, RATE_LIMIT_WINDOW_MS, RESTORE_ARCHIVE_BYTES_MAX, RESTORE_PUSH_TIMEOUT_MS, SEARCH_TIME_LIMIT_MS } from "./limits";
@@ -79,6 +80,12 @@ const schema = z.object({
   LLM_COST_PER_MTOK_OUTPUT: decimal().default(0),
   LLM_TIMEOUT_MS: integer(1).default(60_000),
   SANDBOX_ENABLED: flag().default(false),
+  /** Sandbox runs this instance executes at once (0: none); half the cores (at least 1) when unset. */
+  RUNNER_CONCURRENCY: integer(0, 1024).optional(),
+  /** Bound on every project's runner cache together (MB); least recently used entries go first. */
+  RUNNER_CACHE_MB: integer(0).default(5120),
+  /** Largest log kept per run (MB): beyond it the tail is kept and the cut said in the log. */
+  RUNNER_LOG_MB: integer(1, 1024).default(16),
   WEBHOOK_RETRY_BASE_MS: integer(1).default(5_000),
   /** How long an idle merge queue waits after its first wake-up for more entries to test with it. */
   QUEUE_GATHER_MS: integer(0, 10_000).default(0),
@@ -285,6 +292,15 @@ export const config = {
   /** Sandbox evaluator binding: SANDBOX_ENABLED=1 lets policies run commands; unset = binding absent. */
   get sandboxEnabled(): boolean {
     return currentEnv().SANDBOX_ENABLED;
+  },
+  get runnerConcurrency(): number {
+    return currentEnv().RUNNER_CONCURRENCY ?? Math.max(1, Math.floor(os.availableParallelism() / 2));
+  },
+  get runnerCacheBytes(): number {
+    return currentEnv().RUNNER_CACHE_MB * 1024 * 1024;
+  },
+  get runnerLogBytes(): number {
+    return currentEnv().RUNNER_LOG_MB * 1024 * 1024;
   },
   /** First retry delay of a webhook delivery; later ones double up to a cap (server/webhooks/policy.ts). */
   get webhookRetryBaseMs(): number {
