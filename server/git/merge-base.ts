@@ -1,3 +1,4 @@
+import { registerCache } from "@/server/caches";
 import { readObject, type CommitObject } from "./objects";
 import type { Repo } from "./repo";
 
@@ -38,6 +39,7 @@ const US_PER_SECOND = 1_000_000;
 // process: a fleet's walks cross the same recent history over and over. The oldest kept go first.
 const HEADERS_KEPT = 50_000;
 const headers = new Map<string, CommitHeader>();
+registerCache("git.commitHeaders", { entries: () => headers.size, limit: HEADERS_KEPT, bound: "the oldest kept go first past the limit" });
 
 async function commitHeader(repo: Repo, oid: string): Promise<CommitHeader | null> {
   const kept = headers.get(oid);

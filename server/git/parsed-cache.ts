@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { registerCache } from "@/server/caches";
 import type { ParsedObject } from "./loose";
 
 /**
@@ -14,6 +15,7 @@ import type { ParsedObject } from "./loose";
 const WEIGHT_KEPT = 200_000;
 const kept = new Map<string, { parsed: ParsedObject; file: string; weight: number }>();
 let weight = 0;
+registerCache("git.parsedObjects", { entries: () => weight, limit: WEIGHT_KEPT, unit: "tree entries and commits", bound: "least recently used go first past the limit; a tree of more than 1% of it is never kept" });
 
 const weightOf = (parsed: ParsedObject) => 1 + (parsed.type === "tree" ? parsed.object.length : 0);
 
