@@ -16,6 +16,7 @@ const WALK_LIMIT = 2000;
  */
 const GENERATION_READS_MAX = 10_000;
 const tooLongToNumber = new Set<string>();
+registerCache("git.longHistories", { entries: () => tooLongToNumber.size, limit: null, unit: "repositories", bound: "one per repository whose history is too long to number (GENERATION_READS_MAX), a path each" });
 
 interface Node {
   oid: string;

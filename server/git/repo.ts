@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { registerCache } from "@/server/caches";
 import { readTextIfPresent } from "./fs";
 import type { ObjectStage } from "./stage";
 import { projectDir, projectRepoPath, workspaceRepoPath } from "./paths";
@@ -60,12 +61,16 @@ export const openWorkspaceRepo = (projectId: string, workspaceName: string): Rep
  */
 const NEVER_PRUNE = "[gc]\n\tpruneExpire = never\n";
 const pools = new Set<string>();
+/** Repositories remembered as checked; past it the set starts again (a repository's next write reads its config once more). */
+const POOLS_CHECKED_MAX = 10_000;
+registerCache("git.checkedPools", { entries: () => pools.size, limit: POOLS_CHECKED_MAX, unit: "repositories", bound: "cleared whole past the limit" });
 
 /** Gives a repository made before pools existed the never-prune setting, once per process. */
 export function ensureObjectPool(gitdir: string): void {
   if (pools.has(gitdir)) return;
   const file = path.join(gitdir, "config");
   if (!/pruneexpire\s*=\s*never/i.test(readTextIfPresent(file) ?? "")) fs.appendFileSync(file, NEVER_PRUNE);
+  if (pools.size >= POOLS_CHECKED_MAX) pools.clear();
   pools.add(gitdir);
 }
 
