@@ -4,7 +4,8 @@
 // it) for --minutes, then --idle-minutes with no load. Every --interval seconds: the server's RSS
 // (/proc/<pid>/status) and, from GET /api/admin/caches, its JS heap, the embedded database's
 // WebAssembly memory and every process-wide cache's size. Writes samples.tsv (the table) and
-// memory.png (RSS red, heap used blue, database WebAssembly memory green, MB over minutes) into
+// memory.png (RSS red, JS heap committed orange and used blue, database WebAssembly memory green,
+// MB over minutes) into
 // --out, and prints the verdict: RSS at the end, its slope over the last half of the load (least
 // squares, MB per 1,000 landed changes and per minute) and the landing rate of the first vs the last
 // 5 minutes (the first and last third when shorter).
@@ -98,7 +99,7 @@ try {
       const reported = await client.api("GET", "/api/admin/caches", null);
       const memory = reported.status === 200 ? reported.body.memory : null;
       const caches = reported.status === 200 ? Object.fromEntries(reported.body.caches.map((c) => [c.name, c.entries])) : {};
-      samples.push({ seconds: Math.round(elapsed() / 1000), landed: landedAt.length, rss: rssOf(server.pid), heapUsed: memory?.heapUsedBytes, external: memory?.externalBytes, database: memory?.databaseWasmBytes, caches });
+      samples.push({ seconds: Math.round(elapsed() / 1000), landed: landedAt.length, rss: rssOf(server.pid), heapUsed: memory?.heapUsedBytes, heapTotal: memory?.heapTotalBytes, external: memory?.externalBytes, database: memory?.databaseWasmBytes, caches });
     }
   })();
   const snapshots = SNAPSHOTS_MS.map((at) => sleep(at).then(() => elapsed() < LOAD_MS && server.kill("SIGUSR2")));
@@ -120,10 +121,10 @@ try {
   const idle = samples.filter((s) => s.seconds * 1000 > loadEnd);
   const mb = (bytes) => (bytes === undefined || bytes === null ? "" : (bytes / MB).toFixed(1));
   const cacheNames = [...new Set(samples.flatMap((s) => Object.keys(s.caches)))];
-  const table = [["seconds", "landed", "rssMB", "heapUsedMB", "externalMB", "databaseWasmMB", ...cacheNames].join("\t"), ...samples.map((s) => [s.seconds, s.landed, mb(s.rss), mb(s.heapUsed), mb(s.external), mb(s.database), ...cacheNames.map((name) => s.caches[name] ?? "")].join("\t"))];
+  const table = [["seconds", "landed", "rssMB", "heapUsedMB", "heapTotalMB", "externalMB", "databaseWasmMB", ...cacheNames].join("\t"), ...samples.map((s) => [s.seconds, s.landed, mb(s.rss), mb(s.heapUsed), mb(s.heapTotal), mb(s.external), mb(s.database), ...cacheNames.map((name) => s.caches[name] ?? "")].join("\t"))];
   fs.writeFileSync(path.join(out, "samples.tsv"), `${table.join("\n")}\n`);
   const line = (field, color) => ({ points: samples.filter((s) => s[field] != null).map((s) => [s.seconds / 60, s[field] / MB]), color });
-  fs.writeFileSync(path.join(out, "memory.png"), plotPng([line("rss", [220, 40, 40]), line("heapUsed", [40, 80, 220]), line("database", [40, 160, 60])]));
+  fs.writeFileSync(path.join(out, "memory.png"), plotPng([line("rss", [220, 40, 40]), line("heapTotal", [240, 150, 30]), line("heapUsed", [40, 80, 220]), line("database", [40, 160, 60])]));
   const first = samples[0];
   const endOfLoad = loaded.at(-1);
   console.log(
@@ -137,6 +138,7 @@ try {
         landed: landedAt.length,
         rssMB: { start: +mb(first?.rss), endOfLoad: +mb(endOfLoad?.rss), max: +mb(Math.max(...samples.map((s) => s.rss))), endOfIdle: idle.length ? +mb(idle.at(-1).rss) : null },
         heapUsedMB: { start: +mb(first?.heapUsed) || null, endOfLoad: +mb(endOfLoad?.heapUsed) || null },
+        heapTotalMB: { start: +mb(first?.heapTotal) || null, endOfLoad: +mb(endOfLoad?.heapTotal) || null },
         databaseWasmMB: { start: +mb(first?.database) || null, endOfLoad: +mb(endOfLoad?.database) || null },
         lastHalfSlope: { mbPer1000Changes: perThousand === null ? null : +perThousand.toFixed(2), mbPerMinute: perMinute === null ? null : +perMinute.toFixed(2) },
         idleSlopeMbPerMinute: idle.length > 1 ? +slope(idle.map((s) => [s.seconds / 60, s.rss / MB])).toFixed(2) : null,
