@@ -5,10 +5,9 @@
 // (/proc/<pid>/status) and, from GET /api/admin/caches, its JS heap, the embedded database's
 // WebAssembly memory and every process-wide cache's size. Writes samples.tsv (the table) and
 // memory.png (RSS red, JS heap committed orange and used blue, database WebAssembly memory green,
-// MB over minutes) into
-// --out, and prints the verdict: RSS at the end, its slope over the last half of the load (least
-// squares, MB per 1,000 landed changes and per minute) and the landing rate of the first vs the last
-// 5 minutes (the first and last third when shorter).
+// MB over minutes) into --out, and prints the verdict: RSS at the end, its slope over the last half
+// of the load (least squares, MB per 1,000 landed changes and per minute) and the landing rate of
+// the first vs the last 5 minutes (the first and last third when shorter).
 // --snapshots 2,8: the server writes a heap snapshot (SIGUSR2, --heapsnapshot-signal) at those
 // minutes of the load into --out; `node bench/soak/heap-diff.mjs A B` compares two.
 // Usage: node bench/soak/run.mjs [--agents 20] [--minutes 5] [--idle-minutes 0] [--interval 10]
