@@ -106,6 +106,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/caches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process's memory and every process-wide cache's size and bound (this instance only) */
+        get: operations["admin-caches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/backups": {
         parameters: {
             query?: never;
@@ -2742,6 +2759,100 @@ export interface operations {
                                 /** @description null for NaN (e.g. event-loop lag before its first sample) */
                                 value: number | null;
                             }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: ADMIN_REQUIRES_DIRECT_CREDENTIAL */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
+            429: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "admin-caches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        memory: {
+                            rssBytes: number;
+                            heapUsedBytes: number;
+                            heapTotalBytes: number;
+                            externalBytes: number;
+                            arrayBuffersBytes: number;
+                            databaseWasmBytes: number | null;
+                            databaseHeapUsedBytes: number | null;
+                        };
+                        caches: {
+                            name: string;
+                            entries: number;
+                            limit: number | null;
+                            unit: string;
+                            bound: string;
                         }[];
                     };
                 };

@@ -1,6 +1,6 @@
 // Runs every benchmark once with a tiny budget so a broken one fails CI; the numbers are not kept,
 // so two run at a time (each spends most of its time starting up, on one core). The `next start`
-// benchmarks git-clone, pages and fleet use the build SVC_E2E_APP names (.ci/run makes it), else the one
+// benchmarks git-clone, pages, fleet, idle and soak use the build SVC_E2E_APP names (.ci/run makes it), else the one
 // users-me makes, and then wait for it; users-me builds its own (it adds a bare route).
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -15,6 +15,7 @@ const onBuild = [
   ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", app],
   ["node", "bench/fleet/run.mjs", "--agents", "2", "--seconds", "3", "--plumbing-cycles", "2", "--app", app],
   ["node", "bench/idle/run.mjs", "--seconds", "2", "--settle", "0", "--app", app],
+  ["node", "bench/soak/run.mjs", "--agents", "2", "--minutes", "0.1", "--interval", "2", "--app", app],
 ];
 const runs = [
   usersMe,

@@ -1,3 +1,4 @@
+import { registerCache } from "@/server/caches";
 import { config } from "@/server/config";
 import { announceInvalidation, onInvalidation } from "@/server/db";
 import { log } from "@/server/log";
@@ -27,6 +28,7 @@ interface GrantCache {
 // copy must reach the lookups of the others.
 const holder = globalThis as unknown as { __svcGrantCache?: GrantCache };
 const cache: GrantCache = (holder.__svcGrantCache ??= { entries: new Map(), generation: 0 });
+registerCache("access.grants", { entries: () => cache.entries.size, limit: MAX_CACHED, bound: "AUTH_CACHE_TTL_SECONDS per entry; the oldest go first past the limit; cleared by any grant change" });
 
 function dropAllGrants(): void {
   cache.generation++;

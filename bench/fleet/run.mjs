@@ -18,11 +18,11 @@
 // --request-log PREFIX: each server logs its requests (LOG_LEVEL=info, one JSON line each, with the
 // handler's duration) into PREFIX.<port>.
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { buildAppCopy, request, root, startNext, startRoundRobinProxy, stopProcess, usage, waitForServer } from "../support/next-app.mjs";
+import { fleetClient, fileText, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
+import { buildAppCopy, root, startNext, startRoundRobinProxy, stopProcess, usage, waitForServer } from "../support/next-app.mjs";
 import { plumbingCycles } from "../support/plumbing.mjs";
 import { startPostgres } from "../support/postgres.mjs";
 
@@ -75,80 +75,8 @@ const proxy = INSTANCES > 1 ? await startRoundRobinProxy(ports) : null;
 const PORT = proxy?.port ?? BASE_PORT;
 const servers = [];
 
-const counters = { status5xx: 0, staleBase: 0, reevaluations: 0, mergeConflicts: 0, otherFailures: 0, networkErrors: 0 };
-async function api(method, url, token, body) {
-  const headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }) };
-  let res;
-  try {
-    res = await request(PORT, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    counters.networkErrors++;
-    return { status: 0, body: null };
-  }
-  if (res.status >= 500) counters.status5xx++;
-  let json = null;
-  try {
-    json = JSON.parse(res.body);
-  } catch {
-    // not JSON: counted by status only
-  }
-  if (json?.code === "STALE_BASE") counters.staleBase++;
-  return { status: res.status, body: json };
-}
-async function ok(method, url, token, body) {
-  const res = await api(method, url, token, body);
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-/**
- * Follows a change's event stream until it merges (true), ends otherwise (false) or `until`
- * (performance.now() ms) passes (false); reconnects with Last-Event-ID when the stream drops.
- */
-function landedByStream(changeId, token, until) {
-  return new Promise((resolve) => {
-    let lastId = null;
-    let settled = false;
-    const finish = (merged) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      req?.destroy();
-      resolve(merged);
-    };
-    const timer = setTimeout(() => finish(false), Math.max(0, until - performance.now()));
-    let req;
-    const connect = () => {
-      const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) };
-      req = http.request({ host: "127.0.0.1", port: PORT, path: `/api/changes/${changeId}/events`, headers }, (res) => {
-        if (res.statusCode >= 500) counters.status5xx++;
-        if (res.statusCode !== 200) return res.resume(), res.on("end", () => finish(false));
-        let buffer = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => {
-          buffer += chunk;
-          let cut;
-          while ((cut = buffer.indexOf("\n\n")) >= 0) {
-            const frame = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const field = (name) => frame.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
-            if (field("id")) lastId = field("id");
-            const data = field("data");
-            const status = data ? JSON.parse(data).change?.status : undefined;
-            if (status === "merged") return finish(true);
-            if (status === "rejected" || status === "needs_changes") return finish(false);
-          }
-        });
-        res.on("end", () => !settled && setTimeout(connect, 100));
-      });
-      req.on("error", () => !settled && setTimeout(connect, 100));
-      req.end();
-    };
-    connect();
-  });
-}
-
-const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
+const client = fleetClient(PORT, ADMIN_KEY);
+const { counters, api, ok, landedByStream } = client;
 
 try {
   // One at a time: concurrent start-ups would race to apply the migrations to the one database.
@@ -157,26 +85,11 @@ try {
     servers.push(server);
     await waitForServer(port, server, "/api/health", 300_000);
   }
-  const owner = await ok("POST", "/api/admin/users", null, { username: "fleet-owner" });
   const policy = MODE === "autoQueue" ? "merge:\n  autoQueue: true\n" : "merge:\n  requireFreshBase: true\n";
-  const project = await ok("POST", "/api/projects", owner.token, { name: "fleet", visibility: "private", files: { "README.md": "fleet\n", ".svc/policy.yml": policy } });
-  const projectPath = `@${project.namespace ?? project.project?.namespace}/${project.slug ?? project.project?.slug}`;
-  const projectId = project.id ?? project.project?.id;
-  const agents = [];
-  for (let i = 0; i < AGENTS; i++) {
-    const { token } = await ok("POST", "/api/agents", owner.token, { name: `agent-${i}`, model: "bench" });
-    await ok("POST", `/api/workspaces/${projectPath}/workspaces`, token, { name: `agent-${i}` });
-    agents.push({ index: i, token, workspace: `agent-${i}` });
-  }
-
-  // One cycle before the clock starts: the server loads each route's modules on first use.
-  await ok("POST", `/api/workspaces/${agents[0].workspace}/commit`, agents[0].token, { projectId, message: "warm-up", files: { "warm-up.txt": "w\n" } });
-  const warm = await ok("POST", `/api/projects/${projectPath}/changes`, agents[0].token, { workspace: agents[0].workspace });
-  if (MODE === "owner") await ok("POST", `/api/changes/${warm.change.id}/merge`, owner.token);
-  else if (!(await landedByStream(warm.change.id, agents[0].token, performance.now() + 60_000))) {
-    const { body } = await api("GET", `/api/changes/${warm.change.id}`, agents[0].token);
-    throw new Error(`the warm-up change's stream did not end with its merge in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}`);
-  }
+  const byStream = (agent, change, until) => landedByStream(change.id, agent.token, until);
+  const warmLand = MODE === "owner" ? async (agent, change, until, { owner }) => (await ok("POST", `/api/changes/${change.id}/merge`, owner.token), true) : byStream;
+  const fleet = await setUpFleet(client, { count: AGENTS, policy, land: warmLand });
+  const { owner, projectPath } = fleet;
 
   const landed = []; // {latency: commit -> merged ms, at: ms since start}
   const steps = { commit: [], open: [], land: [] };
@@ -220,35 +133,21 @@ try {
   })();
   const landedByOwner = (change) => new Promise((done) => (mergeQueue.push({ change, done }), wakeMerger?.()));
 
-  await Promise.all(
-    agents.map(async (agent) => {
-      for (let cycle = 0; performance.now() < deadline; cycle++) {
-        const t0 = performance.now();
-        const files = Object.fromEntries([0, 1, 2].map((i) => [`agent${agent.index}/c${cycle}/f${i}.ts`, fileText(agent.index, cycle, i)]));
-        const committed = await api("POST", "/api/workspaces/" + agent.workspace + "/commit", agent.token, { projectId, message: `cycle ${cycle}`, files });
-        if (committed.status !== 201) {
-          counters.otherFailures++;
-          continue;
-        }
-        const t1 = performance.now();
-        const res = await api("POST", `/api/projects/${projectPath}/changes`, agent.token, { workspace: agent.workspace });
-        const t2 = performance.now();
-        steps.commit.push(t1 - t0);
-        steps.open.push(t2 - t1);
-        if (res.status !== 201 || res.body.change.status !== "accepted") {
-          counters.otherFailures++;
-          continue;
-        }
-        opened++;
-        const merged = MODE === "owner" ? await landedByOwner(res.body.change) : await landedByStream(res.body.change.id, agent.token, deadline + DRAIN_MS);
-        const t3 = performance.now();
-        if (merged && t3 <= deadline + DRAIN_MS) {
-          landed.push({ latency: t3 - t0, at: t3 - started });
-          steps.land.push(t3 - t2);
-        } else unmerged++;
-      }
-    }),
-  );
+  await runAgents(client, fleet, {
+    deadline,
+    drainMs: DRAIN_MS,
+    land: MODE === "owner" ? (agent, change) => landedByOwner(change) : byStream,
+    onCycle: ({ t0, t1, t2, t3, opened: open, merged }) => {
+      steps.commit.push(t1 - t0);
+      steps.open.push(t2 - t1);
+      if (!open) return;
+      opened++;
+      if (merged && t3 <= deadline + DRAIN_MS) {
+        landed.push({ latency: t3 - t0, at: t3 - started });
+        steps.land.push(t3 - t2);
+      } else unmerged++;
+    },
+  });
   merging = false;
   wakeMerger?.();
   await merger;

@@ -6,7 +6,7 @@ import { verifyAudit } from "@/server/audit";
 import { metricsAsJson } from "@/server/metrics";
 import { BackupStatus, getBackup, getRestore, listBackups, requestBackup } from "@/server/backup";
 import { AUDIT_LIST_LIMIT_DEFAULT, AUDIT_LIST_LIMIT_MAX } from "@/server/limits";
-import { auditEntries, createUserAsAdmin } from "./service";
+import { auditEntries, cachesReport, createUserAsAdmin } from "./service";
 
 const auditEntryOutput = () =>
   z.object({
@@ -94,6 +94,29 @@ export const adminRouter = router({
     .query(async ({ ctx }) => {
       ctx.response.headers["Cache-Control"] = "no-store";
       return { metrics: await metricsAsJson() };
+    }),
+
+  caches: adminProcedure
+    .meta({ openapi: { method: "GET", path: "/admin/caches", tags: ["admin"], summary: "The process's memory and every process-wide cache's size and bound (this instance only)" } })
+    .input(z.object({}))
+    .output(
+      z.object({
+        memory: z.object({
+          rssBytes: z.number(),
+          heapUsedBytes: z.number(),
+          heapTotalBytes: z.number(),
+          externalBytes: z.number(),
+          arrayBuffersBytes: z.number(),
+          /** The embedded database's WebAssembly memory and its thread's JS heap; null on PostgreSQL. */
+          databaseWasmBytes: z.number().nullable(),
+          databaseHeapUsedBytes: z.number().nullable(),
+        }),
+        caches: z.array(z.object({ name: z.string(), entries: z.number(), limit: z.number().nullable(), unit: z.string(), bound: z.string() })),
+      }),
+    )
+    .query(async ({ ctx }) => {
+      ctx.response.headers["Cache-Control"] = "no-store";
+      return cachesReport();
     }),
 
   createBackup: adminProcedure

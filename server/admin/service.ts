@@ -1,4 +1,5 @@
-import { db } from "@/server/db";
+import { cacheReports } from "@/server/caches";
+import { database, db } from "@/server/db";
 import { createUser, publicUser, type Identity } from "@/server/auth";
 import { listAudit, writeAudit } from "@/server/audit";
 import { findProject } from "@/server/projects";
@@ -29,4 +30,22 @@ export async function auditEntries(filter: { action?: string; actor?: string; pr
     projectId = id;
   }
   return listAudit({ action: filter.action, actor: filter.actor, projectId, before: filter.before, limit: filter.limit });
+}
+
+/** The process's memory (the embedded database's thread apart, when there is one) and every registered process-wide cache (server/caches.ts). */
+export async function cachesReport() {
+  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  const embedded = await (await database()).memory?.();
+  return {
+    memory: {
+      rssBytes: rss,
+      heapUsedBytes: heapUsed,
+      heapTotalBytes: heapTotal,
+      externalBytes: external,
+      arrayBuffersBytes: arrayBuffers,
+      databaseWasmBytes: embedded?.wasmBytes ?? null,
+      databaseHeapUsedBytes: embedded?.heapUsedBytes ?? null,
+    },
+    caches: cacheReports(),
+  };
 }

@@ -1,3 +1,4 @@
+import { registerCache } from "@/server/caches";
 import { config } from "@/server/config";
 import type { Identity } from "./identity";
 
@@ -29,6 +30,8 @@ interface CacheState {
 // copy must reach the lookups of the others.
 const holder = globalThis as unknown as { __svcCredentialCache?: CacheState };
 const state = (): CacheState => (holder.__svcCredentialCache ??= { byHash: new Map(), byUser: new Map(), revokedAt: new Map() });
+registerCache("auth.credentials", { entries: () => state().byHash.size, limit: MAX_ENTRIES, bound: "AUTH_CACHE_TTL_SECONDS per entry; the oldest go first past the limit (byUser indexes the same entries)" });
+registerCache("auth.revocations", { entries: () => state().revokedAt.size, limit: MAX_ENTRIES, bound: "the oldest revocation goes first past the limit" });
 
 export function cachedCredential(hash: string, now = Date.now()): CachedCredential | undefined {
   const { byHash } = state();

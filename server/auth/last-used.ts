@@ -1,3 +1,4 @@
+import { registerCache } from "@/server/caches";
 import { db } from "@/server/db";
 import { log } from "@/server/log";
 
@@ -6,6 +7,8 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 const holder = globalThis as unknown as { __svcLastUsed?: Map<string, number> };
 const lastWritten = () => (holder.__svcLastUsed ??= new Map<string, number>());
+const TRACKED_MAX = 100_000;
+registerCache("auth.lastUsedWrites", { entries: () => lastWritten().size, limit: TRACKED_MAX, bound: "cleared whole past the limit (a credential's next use writes once more)" });
 
 /** Seeds the tracker from a freshly loaded row, so a recent write by any instance is not repeated. */
 export function noteLastUsed(id: string, lastUsedAt: Date | null): void {
@@ -21,7 +24,7 @@ export async function touchLastUsed(usage: { table: "apiToken" | "agent"; id: st
   const tracker = lastWritten();
   if (now - (tracker.get(usage.id) ?? 0) < LAST_USED_RESOLUTION_MS) return;
   tracker.set(usage.id, now);
-  if (tracker.size > 100_000) tracker.clear();
+  if (tracker.size > TRACKED_MAX) tracker.clear();
   const prisma = await db();
   const cutoff = new Date(now - LAST_USED_RESOLUTION_MS);
   const where = { id: usage.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: cutoff } }] };

@@ -1,4 +1,5 @@
 import { admitRequest, type Identity } from "@/server/auth";
+import { registerCache } from "@/server/caches";
 import { CHANGE_STREAM_KEEPALIVE_MS } from "@/server/limits";
 import { FINAL_TRANSITIONS, transitionPosition, watchChange } from "@/server/events";
 import { notFound } from "@/server/errors";
@@ -17,6 +18,7 @@ const KEEPALIVE = encoder.encode(": keep-alive\n\n");
 // One timer for every open stream on this instance: an idle stream costs no timer of its own.
 const holder = globalThis as unknown as { __svcStreamKeepalive?: { streams: Set<() => void>; timer?: NodeJS.Timeout } };
 const keepalive = (holder.__svcStreamKeepalive ??= { streams: new Set() });
+registerCache("changes.openStreams", { entries: () => keepalive.streams.size, limit: null, unit: "open event streams", bound: "removed when its stream ends (the change merged or was rejected, or the client left)" });
 
 function keepAlive(ping: () => void): () => void {
   keepalive.streams.add(ping);

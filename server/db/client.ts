@@ -7,7 +7,7 @@ import { PrismaClient } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
 import { lockDataDir } from "./data-dir-lock";
-import { openPgliteThread, type PgliteThread } from "./pglite-thread";
+import { openPgliteThread, type DatabaseMemory, type PgliteThread } from "./pglite-thread";
 import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
 import { log } from "@/server/log";
 
@@ -38,6 +38,8 @@ export interface Database {
   raw: RawSql;
   kind: "pglite" | "postgres";
   close(): Promise<void>;
+  /** The embedded database's memory (its thread); absent on PostgreSQL, whose memory is its own server's. */
+  memory?(): Promise<DatabaseMemory>;
 }
 
 /**
@@ -70,6 +72,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
     prisma,
     raw: thread.raw,
     kind: "pglite",
+    memory: () => thread.memory(),
     async close() {
       await prisma.$disconnect();
       await thread.close();

@@ -244,10 +244,17 @@ class WorkerAdapter extends WorkerQueryable implements SqlDriverAdapter {
   async dispose(): Promise<void> {}
 }
 
+/** The embedded database thread's memory: PostgreSQL's WebAssembly memory (null if PGlite hides it) and the thread's JS heap. */
+export interface DatabaseMemory {
+  wasmBytes: number | null;
+  heapUsedBytes: number;
+}
+
 export interface PgliteThread {
   adapter: SqlDriverAdapterFactory;
   raw: RawSql;
   close(): Promise<void>;
+  memory(): Promise<DatabaseMemory>;
   /** Ends the thread as a crash would; the next statement starts another (tests). */
   crash(): Promise<void>;
 }
@@ -281,6 +288,7 @@ export async function openPgliteThread(options: {
       query: (sql, params) => calls.call("rawQuery", { sql, params }),
     },
     close: () => calls.close(),
+    memory: () => calls.call<DatabaseMemory>("memory", {}),
     crash: () => calls.crash(),
   };
 }

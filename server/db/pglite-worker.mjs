@@ -1,6 +1,7 @@
 // The embedded database on its own thread (started by pglite-thread.ts, which states the protocol).
 // Plain JavaScript: it is started by its path, so it must run as it is under Node, vitest and tsx
 // (Turbopack bundles it into a chunk of its own for the production build).
+import v8 from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
@@ -47,6 +48,8 @@ const operations = {
   rollback: ({ tx }) => finish(tx, "rollback"),
   rawQuery: async ({ sql, params }) => (await pglite.query(sql, params)).rows,
   rawExec: async ({ sql }) => void (await pglite.exec(sql)),
+  // PostgreSQL's memory is the WebAssembly module's linear memory (it only grows); this thread's own JS heap apart.
+  memory: () => ({ wasmBytes: pglite.mod?.HEAPU8?.buffer.byteLength ?? null, heapUsedBytes: v8.getHeapStatistics().used_heap_size }),
   close: () => {
     closing = true;
     return pglite.close();

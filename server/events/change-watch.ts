@@ -1,3 +1,4 @@
+import { registerCache } from "@/server/caches";
 import { announcement, db, onInvalidation } from "@/server/db";
 
 /**
@@ -25,6 +26,7 @@ const transitions: ReadonlySet<string> = new Set(CHANGE_TRANSITIONS);
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcChangeWatchers?: Map<string, Set<() => void>> };
 const watchers = (holder.__svcChangeWatchers ??= new Map<string, Set<() => void>>());
+registerCache("events.changeWatchers", { entries: () => watchers.size, limit: null, unit: "changes followed", bound: "a change is removed with its last follower (event streams, MCP subscriptions)" });
 
 /** Wakes this instance's followers of the change (they read what they have not seen). */
 export const wakeFollowers = (changeId: string) => {

@@ -1,3 +1,4 @@
+import { registerCache } from "@/server/caches";
 import { readObject, type CommitObject } from "./objects";
 import type { Repo } from "./repo";
 
@@ -15,6 +16,7 @@ const WALK_LIMIT = 2000;
  */
 const GENERATION_READS_MAX = 10_000;
 const tooLongToNumber = new Set<string>();
+registerCache("git.longHistories", { entries: () => tooLongToNumber.size, limit: null, unit: "repositories", bound: "one per repository whose history is too long to number (GENERATION_READS_MAX), a path each" });
 
 interface Node {
   oid: string;
@@ -36,8 +38,12 @@ const US_PER_SECOND = 1_000_000;
 
 // A commit never changes, so its date, parents and generation serve every later walk of this
 // process: a fleet's walks cross the same recent history over and over. The oldest kept go first.
+// About 330 bytes each: the parents' ids are copied, as an id sliced from the parsed commit's text
+// kept that whole text (message included) alive with the header, ~600 bytes (bench/soak).
 const HEADERS_KEPT = 50_000;
+const copied = (oid: string) => Buffer.from(oid, "latin1").toString("latin1");
 const headers = new Map<string, CommitHeader>();
+registerCache("git.commitHeaders", { entries: () => headers.size, limit: HEADERS_KEPT, bound: "the oldest kept go first past the limit" });
 
 async function commitHeader(repo: Repo, oid: string): Promise<CommitHeader | null> {
   const kept = headers.get(oid);
@@ -45,7 +51,7 @@ async function commitHeader(repo: Repo, oid: string): Promise<CommitHeader | nul
   const parsed = await readObject(repo, oid);
   if (parsed?.type !== "commit") return null;
   const commit: CommitObject = parsed.object;
-  const header = { date: commit.committer.timestamp, parents: commit.parent };
+  const header = { date: commit.committer.timestamp, parents: commit.parent.map(copied) };
   if (headers.size >= HEADERS_KEPT) headers.delete(headers.keys().next().value!);
   headers.set(oid, header);
   return header;

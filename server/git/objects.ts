@@ -1,6 +1,8 @@
 import fs from "node:fs";
+import path from "node:path";
 import zlib from "node:zlib";
 import git from "isomorphic-git";
+import { registerCache } from "@/server/caches";
 import type { CommitObject, TreeEntry, TreeObject } from "isomorphic-git";
 import { gitFs } from "./fs";
 import { MODE_TYPES, encodeCommit, encodeTree, looseObjectPath, writeLoose, type ObjectType, type ParsedObject } from "./loose";
@@ -10,20 +12,52 @@ import { ObjectStage } from "./stage";
 
 export type { CommitObject, TreeEntry, TreeObject };
 
-// isomorphic-git's `cache` keeps parsed pack indexes and pack contents between calls (packed reads
-// drop from ~5 ms to under 1 ms). One cache for the process, dropped when it has seen too many
-// repositories so memory stays bounded.
-const CACHED_REPOS_MAX = 64;
-const holder = globalThis as unknown as { __svcGitCache?: { cache: object; gitdirs: Set<string> } };
+// isomorphic-git's `cache` keeps each pack's parsed index and, once an object of it was read, the
+// whole pack and some objects it inflated, for as long as the cache object lives (packed reads drop
+// from ~5 ms to under 1 ms). One cache per object store, for the CACHED_STORES_MAX stores used
+// last; a store's cache is dropped when a pack it may hold is gone: `git gc` consolidates a store's
+// packs into one now and then (pack.ts), and every consolidation's old packs stayed in memory for
+// the life of the process.
+const CACHED_STORES_MAX = 64;
+interface StoreCache {
+  cache: object;
+  /** The store's pack indexes when its pack directory last changed, and that change's time. */
+  packs: Set<string>;
+  changedMs: number;
+}
+const holder = globalThis as unknown as { __svcPackCaches?: Map<string, StoreCache> };
+const storeCaches = () => (holder.__svcPackCaches ??= new Map<string, StoreCache>());
+
+const packDir = (gitdir: string) => path.join(gitdir, "objects", "pack");
+const packDirChangedMs = (gitdir: string) => fs.statSync(packDir(gitdir), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+const packIndexes = (gitdir: string) => new Set(fs.existsSync(packDir(gitdir)) ? fs.readdirSync(packDir(gitdir)).filter((name) => name.endsWith(".idx")) : []);
 
 function cacheFor(gitdir: string): object {
-  let state = holder.__svcGitCache;
-  if (!state || (!state.gitdirs.has(gitdir) && state.gitdirs.size >= CACHED_REPOS_MAX)) {
-    state = holder.__svcGitCache = { cache: {}, gitdirs: new Set() };
+  const stores = storeCaches();
+  const changedMs = packDirChangedMs(gitdir);
+  let store = stores.get(gitdir);
+  if (store && store.changedMs !== changedMs) {
+    const packs = packIndexes(gitdir);
+    if ([...store.packs].some((name) => !packs.has(name))) store = undefined;
+    else Object.assign(store, { packs, changedMs });
   }
-  state.gitdirs.add(gitdir);
-  return state.cache;
+  store ??= { cache: {}, packs: packIndexes(gitdir), changedMs };
+  stores.delete(gitdir);
+  stores.set(gitdir, store);
+  if (stores.size > CACHED_STORES_MAX) stores.delete(stores.keys().next().value!);
+  return store.cache;
 }
+
+/** The pack index files isomorphic-git holds parsed (with their packs, once read) in every store's cache. */
+export function cachedPackIndexes(): string[] {
+  return [...storeCaches().values()].flatMap(({ cache }) =>
+    Object.getOwnPropertySymbols(cache).flatMap((symbol) => {
+      const held = (cache as Record<symbol, unknown>)[symbol];
+      return held instanceof Map ? [...held.keys()].filter((key): key is string => typeof key === "string" && key.endsWith(".idx")) : [];
+    }),
+  );
+}
+registerCache("git.packReads", { entries: () => cachedPackIndexes().length, limit: null, unit: "packs", bound: `the packs of the ${CACHED_STORES_MAX} object stores read last; a store's are dropped when one of its packs is gone (git gc)` });
 
 const errorCode = (error: unknown) => (error as { code?: string }).code;
 const isNotFound = (error: unknown) => errorCode(error) === "NotFoundError";

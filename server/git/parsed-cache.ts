@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { registerCache } from "@/server/caches";
 import type { ParsedObject } from "./loose";
 
 /**
@@ -10,10 +11,18 @@ import type { ParsedObject } from "./loose";
  * that file, and only while the file exists. A fleet's loop writes a commit's trees, then reads
  * them back to open the change, to merge it, and again for the next merge's base: each read was a
  * file read, an inflate and a parse. Entries are frozen: callers share them.
+ *
+ * Weighed as one per tree entry or commit: about 350 bytes of heap each (an entry's id, name and
+ * mode as strings of their own; a commit keeps its text). A fleet's reads come back within seconds
+ * of the write, a few hundred changes' objects; 200,000 held ~70 MB that a fleet filled in its first
+ * 2,000 changes and never gave back (bench/soak), 50,000 hold ~17 MB.
  */
-const WEIGHT_KEPT = 200_000;
+const WEIGHT_KEPT = 50_000;
+/** A tree weighing more (1 + its entries) is read again each time rather than crowd out the rest. */
+const TREE_ENTRIES_KEPT_MAX = 2_000;
 const kept = new Map<string, { parsed: ParsedObject; file: string; weight: number }>();
 let weight = 0;
+registerCache("git.parsedObjects", { entries: () => weight, limit: WEIGHT_KEPT, unit: "tree entries and commits", bound: `least recently used go first past the limit; a tree of more than ${TREE_ENTRIES_KEPT_MAX} entries is never kept` });
 
 const weightOf = (parsed: ParsedObject) => 1 + (parsed.type === "tree" ? parsed.object.length : 0);
 
@@ -53,7 +62,7 @@ export function keepParsed(oid: string, parsed: ParsedObject, file: string): Par
   if (parsed.type !== "tree" && parsed.type !== "commit") return parsed;
   const frozen = Object.isFrozen(parsed) ? parsed : freeze(parsed);
   const entry = { parsed: frozen, file, weight: weightOf(parsed) };
-  if (entry.weight > WEIGHT_KEPT / 100) return frozen;
+  if (entry.weight > TREE_ENTRIES_KEPT_MAX) return frozen;
   forget(oid);
   kept.set(oid, entry);
   weight += entry.weight;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { registerCache } from "@/server/caches";
 import { readTextIfPresent } from "./fs";
 import { GC_LEAVES_REFS } from "./gc";
 import type { ObjectStage } from "./stage";
@@ -62,6 +63,9 @@ export const openWorkspaceRepo = (projectId: string, workspaceName: string): Rep
  */
 const NEVER_PRUNE = "\tpruneExpire = never\n";
 const pools = new Set<string>();
+/** Repositories remembered as checked; past it the set starts again (a repository's next write reads its config once more). */
+const POOLS_CHECKED_MAX = 10_000;
+registerCache("git.checkedPools", { entries: () => pools.size, limit: POOLS_CHECKED_MAX, unit: "repositories", bound: "cleared whole past the limit" });
 
 /** Gives a repository made before pools existed the never-prune and leave-refs settings, once per process. */
 export function ensureObjectPool(gitdir: string): void {
@@ -70,6 +74,7 @@ export function ensureObjectPool(gitdir: string): void {
   const config = readTextIfPresent(file) ?? "";
   if (!/pruneexpire\s*=\s*never/i.test(config)) fs.appendFileSync(file, `[gc]\n${NEVER_PRUNE}`);
   if (!/packrefs\s*=\s*false/i.test(config)) fs.appendFileSync(file, `[gc]\n${GC_LEAVES_REFS}`);
+  if (pools.size >= POOLS_CHECKED_MAX) pools.clear();
   pools.add(gitdir);
 }
 

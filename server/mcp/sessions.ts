@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { registerCache } from "@/server/caches";
 import { MCP_SESSION_IDLE_MS, MCP_SESSIONS_PER_CREDENTIAL } from "@/server/limits";
 import { SessionEventStore } from "./event-store";
 
@@ -26,6 +27,7 @@ interface Registry {
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcMcpSessions?: Registry };
 const registry: Registry = (holder.__svcMcpSessions ??= { sessions: new Map() });
+registerCache("mcp.sessions", { entries: () => registry.sessions.size, limit: null, bound: "MCP_SESSIONS_PER_CREDENTIAL per credential; closed after MCP_SESSION_IDLE_MS without a request or an open stream" });
 
 const SWEEP_EVERY_MS = 60_000;
 

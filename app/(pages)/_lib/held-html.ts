@@ -5,12 +5,15 @@
  * same tree (the router's back and forward). On globalThis: the server and client layers of Next.js
  * load their own copies of this module. Entries not taken (a render that failed first) go after a minute.
  */
+import { registerCache } from "@/server/caches";
+
 /** Set by server.mjs on the framework's own page fetches (its `RSC` header, which pages cannot see). */
 export const PAYLOAD_REQUEST_HEADER = "x-svc-payload-request";
 
 const holder = globalThis as unknown as { __svcHeldHtml?: Map<string, string> };
 const held = (holder.__svcHeldHtml ??= new Map<string, string>());
 const UNTAKEN_MS = 60_000;
+registerCache("pages.heldHtml", { entries: () => held.size, limit: null, bound: "taken by the render it was held for, or dropped after a minute (UNTAKEN_MS)" });
 
 /** Holds `html` for this request's server render; its id. */
 export function holdHtml(html: string): string {

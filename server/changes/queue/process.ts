@@ -1,4 +1,5 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
+import { registerCache } from "@/server/caches";
 import { database, db, type Tx } from "@/server/db";
 import { publishAfterCommit, recordEvents } from "@/server/events";
 import { hasObject, openWorkspaceRepo, readCommit, RefConflictError, runGit, withProcessLock, type Repo } from "@/server/git";
@@ -68,6 +69,7 @@ const NEAR_HISTORY = 32;
  */
 const checkedAt = new Map<string, string>();
 const CHECKED_MAX = 10_000;
+registerCache("changes.queueCheckedTips", { entries: () => checkedAt.size, limit: CHECKED_MAX, bound: "cleared whole past the limit" });
 
 /** Whether the workspace still holds the queued commit: its tip, or an ancestor of its tip. */
 async function inWorkspaceHistory(project: Project, repo: Repo, workspace: string | null, entry: HeadEntry): Promise<boolean> {

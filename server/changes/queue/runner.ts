@@ -1,4 +1,5 @@
 import { setTimeout } from "node:timers/promises";
+import { registerCache } from "@/server/caches";
 import { config } from "@/server/config";
 import { announceInvalidation, database, db, onInvalidation } from "@/server/db";
 import { processQueue } from "./process";
@@ -20,6 +21,7 @@ interface RunnerState {
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcQueueRunner?: RunnerState };
 const state: RunnerState = (holder.__svcQueueRunner ??= { running: new Map(), again: new Set() });
+registerCache("changes.queueRuns", { entries: () => state.running.size, limit: null, bound: "one per project whose queue runs now; removed when its run ends" });
 
 /**
  * Runs the project's queue in this process until nothing new arrived meanwhile (one run at a time

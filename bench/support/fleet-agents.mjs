@@ -1,0 +1,142 @@
+// A fleet of agents of one owner on one project, driven over HTTP against a running server (shared
+// by bench/fleet and bench/soak). Each agent loops: commit 3 new files to its own workspace, open a
+// change, wait until it has landed, by the merge queue (the change's event stream ends when it
+// merges) or by whatever `land(change)` the caller passes.
+import http from "node:http";
+import { request } from "./next-app.mjs";
+
+/** Error counts every request adds to; `api` answers {status, body} and never throws. */
+export function fleetClient(port, adminKey) {
+  const counters = { status5xx: 0, staleBase: 0, reevaluations: 0, mergeConflicts: 0, otherFailures: 0, networkErrors: 0 };
+  async function api(method, url, token, body) {
+    const headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": adminKey }) };
+    let res;
+    try {
+      res = await request(port, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch {
+      counters.networkErrors++;
+      return { status: 0, body: null };
+    }
+    if (res.status >= 500) counters.status5xx++;
+    let json = null;
+    try {
+      json = JSON.parse(res.body);
+    } catch {}
+    if (json?.code === "STALE_BASE") counters.staleBase++;
+    return { status: res.status, body: json };
+  }
+  async function ok(method, url, token, body) {
+    const res = await api(method, url, token, body);
+    if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
+  /**
+   * Follows a change's event stream until it merges (true), ends otherwise (false) or `until`
+   * (performance.now() ms) passes (false); reconnects with Last-Event-ID when the stream drops.
+   */
+  function landedByStream(changeId, token, until) {
+    return new Promise((resolve) => {
+      let lastId = null;
+      let settled = false;
+      const finish = (merged) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req?.destroy();
+        resolve(merged);
+      };
+      const timer = setTimeout(() => finish(false), Math.max(0, until - performance.now()));
+      let req;
+      const connect = () => {
+        const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) };
+        req = http.request({ host: "127.0.0.1", port, path: `/api/changes/${changeId}/events`, headers }, (res) => {
+          if (res.statusCode >= 500) counters.status5xx++;
+          if (res.statusCode !== 200) return res.resume(), res.on("end", () => finish(false));
+          let buffer = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk) => {
+            buffer += chunk;
+            let cut;
+            while ((cut = buffer.indexOf("\n\n")) >= 0) {
+              const frame = buffer.slice(0, cut);
+              buffer = buffer.slice(cut + 2);
+              const field = (name) => frame.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+              if (field("id")) lastId = field("id");
+              const data = field("data");
+              const status = data ? JSON.parse(data).change?.status : undefined;
+              if (status === "merged") return finish(true);
+              if (status === "rejected" || status === "needs_changes") return finish(false);
+            }
+          });
+          res.on("end", () => !settled && setTimeout(connect, 100));
+        });
+        req.on("error", () => !settled && setTimeout(connect, 100));
+        req.end();
+      };
+      connect();
+    });
+  }
+  return { counters, api, ok, landedByStream };
+}
+
+export const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
+
+/**
+ * The owner, its project (with `policy` as .svc/policy.yml) and `count` agents, each with its
+ * workspace; then one cycle of the first agent landed by `land(agent, change, until, fleet)`, before
+ * any clock starts (the server loads each route's modules on first use).
+ */
+export async function setUpFleet(client, { count, policy, name = "fleet", land }) {
+  const { ok } = client;
+  const owner = await ok("POST", "/api/admin/users", null, { username: `${name}-owner` });
+  const project = await ok("POST", "/api/projects", owner.token, { name, visibility: "private", files: { "README.md": `${name}\n`, ".svc/policy.yml": policy } });
+  const projectPath = `@${project.namespace ?? project.project?.namespace}/${project.slug ?? project.project?.slug}`;
+  const projectId = project.id ?? project.project?.id;
+  const agents = [];
+  for (let i = 0; i < count; i++) {
+    const { token } = await ok("POST", "/api/agents", owner.token, { name: `agent-${i}`, model: "bench" });
+    await ok("POST", `/api/workspaces/${projectPath}/workspaces`, token, { name: `agent-${i}` });
+    agents.push({ index: i, token, workspace: `agent-${i}` });
+  }
+  const fleet = { owner, projectPath, projectId, agents };
+  await ok("POST", `/api/workspaces/${agents[0].workspace}/commit`, agents[0].token, { projectId, message: "warm-up", files: { "warm-up.txt": "w\n" } });
+  const warm = await ok("POST", `/api/projects/${projectPath}/changes`, agents[0].token, { workspace: agents[0].workspace });
+  if (!(await land(agents[0], warm.change, performance.now() + 60_000, fleet))) {
+    const { body } = await client.api("GET", `/api/changes/${warm.change.id}`, agents[0].token);
+    throw new Error(`the warm-up change did not land in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}`);
+  }
+  return fleet;
+}
+
+/**
+ * Every agent loops until `deadline` (performance.now() ms): commit, open, `land(agent, change,
+ * until)` with `until` = deadline + drainMs. `onCycle({t0, t1, t2, t3, merged})` hears each cycle
+ * that opened a change (t0 before the commit, t1 after it, t2 after the open, t3 after landing).
+ */
+export async function runAgents(client, fleet, { deadline, drainMs, land, onCycle }) {
+  const { api, counters } = client;
+  await Promise.all(
+    fleet.agents.map(async (agent) => {
+      for (let cycle = 0; performance.now() < deadline; cycle++) {
+        const t0 = performance.now();
+        const files = Object.fromEntries([0, 1, 2].map((i) => [`agent${agent.index}/c${cycle}/f${i}.ts`, fileText(agent.index, cycle, i)]));
+        const committed = await api("POST", "/api/workspaces/" + agent.workspace + "/commit", agent.token, { projectId: fleet.projectId, message: `cycle ${cycle}`, files });
+        if (committed.status !== 201) {
+          counters.otherFailures++;
+          continue;
+        }
+        const t1 = performance.now();
+        const res = await api("POST", `/api/projects/${fleet.projectPath}/changes`, agent.token, { workspace: agent.workspace });
+        const t2 = performance.now();
+        if (res.status !== 201 || res.body.change.status !== "accepted") {
+          counters.otherFailures++;
+          onCycle({ t0, t1, t2, opened: false });
+          continue;
+        }
+        const merged = await land(agent, res.body.change, deadline + drainMs);
+        onCycle({ t0, t1, t2, t3: performance.now(), opened: true, merged });
+      }
+    }),
+  );
+}

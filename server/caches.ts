@@ -1,0 +1,33 @@
+/**
+ * Every process-wide cache, map and registry that grows with use says here how big it is and how
+ * big it may get (GET /api/admin/caches reports them beside the process's memory). Each registers
+ * where it is defined, with its bound, and is bounded there by size or age: a server that agents
+ * drive all day must not grow without end (bench/soak measures it).
+ */
+export interface CacheReport {
+  name: string;
+  /** What it holds now, in its own unit (entries, unless `unit` says otherwise). */
+  entries: number;
+  /** The most it holds (by size), or null when only age or its users' own limits bound it (`bound` says which). */
+  limit: number | null;
+  unit: string;
+  /** How it is bounded, in words. */
+  bound: string;
+}
+
+type Registered = Omit<CacheReport, "entries"> & { entries: () => number };
+
+// On globalThis: Next.js loads separate module copies per entry point, and each copy of a module
+// registers its own structure under the same name (the last registration answers).
+const holder = globalThis as unknown as { __svcCaches?: Map<string, Registered> };
+const registered = () => (holder.__svcCaches ??= new Map<string, Registered>());
+
+/** Registers a process-wide structure (once per module copy, at load). */
+export function registerCache(name: string, report: { entries: () => number; limit: number | null; bound: string; unit?: string }): void {
+  registered().set(name, { name, unit: "entries", ...report });
+}
+
+/** Every registered structure's size, by name. */
+export function cacheReports(): CacheReport[] {
+  return [...registered().values()].sort((a, b) => a.name.localeCompare(b.name)).map(({ entries, ...rest }) => ({ ...rest, entries: entries() }));
+}

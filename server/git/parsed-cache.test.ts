@@ -1,0 +1,41 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { cacheReports } from "@/server/caches";
+import { keepParsed, keptParsed } from "./parsed-cache";
+import type { ParsedObject } from "./loose";
+
+const oid = (n: number) => n.toString(16).padStart(40, "0");
+const tree = (entries: number): ParsedObject => ({ type: "tree", object: Array.from({ length: entries }, (_, i) => ({ mode: "100644", path: `f${i}`, oid: oid(i), type: "blob" as const })) });
+const parsedWeight = () => cacheReports().find((cache) => cache.name === "git.parsedObjects")!.entries;
+
+// Kept objects are answered only to a repository whose store holds the file they came from.
+const gitdir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-parsed-cache-"));
+const file = path.join(gitdir, "objects", "pack", "pack-test.idx");
+fs.mkdirSync(path.dirname(file), { recursive: true });
+fs.writeFileSync(file, "");
+const kept = (n: number) => keptParsed(oid(n), [gitdir]) !== undefined;
+
+describe("the parsed-object cache", () => {
+  it("holds at most 50,000 tree entries and commits, the least recently used going first", () => {
+    // Trees of 499 entries weigh 500: 100 of them fill it.
+    for (let n = 0; n < 100; n++) keepParsed(oid(n), tree(499), file);
+    expect(parsedWeight()).toBe(50_000);
+    expect(kept(0)).toBe(true); // read: now the most recently used
+    keepParsed(oid(100), tree(499), file);
+    expect(kept(0)).toBe(true);
+    expect(kept(1)).toBe(false);
+    for (let n = 101; n < 400; n++) keepParsed(oid(n), tree(499), file);
+    expect(parsedWeight()).toBe(50_000);
+    expect(kept(0)).toBe(false);
+    expect(kept(399)).toBe(true);
+  });
+
+  it("keeps no tree of 2,000 entries or more", () => {
+    keepParsed(oid(500), tree(1_999), file);
+    expect(kept(500)).toBe(true);
+    keepParsed(oid(501), tree(2_000), file);
+    expect(kept(501)).toBe(false);
+  });
+});
