@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE, RATE_LIMIT_WINDOW_MS, RESTORE_ARCHIVE_BYTES_MAX, RESTORE_PUSH_TIMEOUT_MS, SEARCH_TIME_LIMIT_MS } from "./limits";
@@ -77,6 +78,8 @@ const schema = z.object({
   LLM_TIMEOUT_MS: integer(1).default(60_000),
   SANDBOX_ENABLED: flag().default(false),
   WEBHOOK_RETRY_BASE_MS: integer(1).default(5_000),
+  /** Background evaluation runs (sandbox, webhook, llm) this instance runs at once; 0: none. Default: half the cores, at least 1. */
+  RUNNER_CONCURRENCY: integer(0, 1024).optional(),
   /** How long an idle merge queue waits after its first wake-up for more entries to test with it. */
   QUEUE_GATHER_MS: integer(0, 10_000).default(0),
   WEBHOOK_TIMEOUT_MS: integer(1).default(10_000),
@@ -283,6 +286,9 @@ export const config = {
   /** First retry delay of a webhook delivery; later ones double up to a cap (server/webhooks/policy.ts). */
   get webhookRetryBaseMs(): number {
     return currentEnv().WEBHOOK_RETRY_BASE_MS;
+  },
+  get runnerConcurrency(): number {
+    return currentEnv().RUNNER_CONCURRENCY ?? Math.max(1, Math.floor(os.availableParallelism() / 2));
   },
   get queueGatherMs(): number {
     return currentEnv().QUEUE_GATHER_MS;

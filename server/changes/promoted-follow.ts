@@ -40,7 +40,7 @@ export async function reevaluatePromotedChange(changeId: string): Promise<Promot
   if (workspaceTip(change.project, name) === change.tipSha) return "current";
   let prepared: Awaited<ReturnType<typeof evaluateWorkspace>>;
   try {
-    prepared = await evaluateWorkspace(change.project, name, change.id);
+    prepared = await evaluateWorkspace(change.project, name, change.id, { inline: true });
   } catch (error) {
     if (!isRefusal(error)) throw error;
     console.warn(`[changes] promoted change ${changeId} was not re-evaluated: ${(error as Error).message}`);

@@ -13,6 +13,7 @@ describe("parsePolicy", () => {
         protection: { locked: false, allowDirectPush: true },
         evaluators: { secretScan: { allowPaths: [] } },
         deploys: [],
+        evaluation: { waitSeconds: 30 },
       },
     });
   });

@@ -115,6 +115,12 @@ export const policySchema = z.strictObject({
     .default({ secretScan: { allowPaths: [] } }),
   /** What deploys after a branch moves (the deployments area acts on it). */
   deploys: deploysBlock.default([]),
+  evaluation: z
+    .strictObject({
+      /** How long a request waits for the background evaluators before answering with the change open. */
+      waitSeconds: z.number().int().min(0).max(300).default(30),
+    })
+    .default({ waitSeconds: 30 }),
 });
 
 export type Policy = z.infer<typeof policySchema>;

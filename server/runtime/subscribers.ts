@@ -1,4 +1,4 @@
-import { projectHasPromotedChange, wakeQueueOnMove } from "@/server/changes";
+import { cancelRunsOnWorkspaceMove, projectHasPromotedChange, wakeQueueOnMove } from "@/server/changes";
 import { requestDeploymentsOnMove } from "@/server/deployments";
 import { onBranchMove } from "@/server/git";
 import { closeLinkedIssuesOnMove } from "@/server/issues";
@@ -16,6 +16,7 @@ export function registerSubscribers(): void {
   onBranchMove(requestDeploymentsOnMove);
   onBranchMove(closeLinkedIssuesOnMove);
   onBranchMove(wakeQueueOnMove);
+  onBranchMove(cancelRunsOnWorkspaceMove);
   onProjectInterest("webhooks", projectHasActiveWebhook);
   onProjectInterest("promotedChanges", projectHasPromotedChange);
 }
