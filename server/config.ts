@@ -77,9 +77,13 @@ const schema = z.object({
   LLM_COST_PER_MTOK_OUTPUT: decimal().default(0),
   LLM_TIMEOUT_MS: integer(1).default(60_000),
   SANDBOX_ENABLED: flag().default(false),
-  WEBHOOK_RETRY_BASE_MS: integer(1).default(5_000),
-  /** Background evaluation runs (sandbox, webhook, llm) this instance runs at once; 0: none. Default: half the cores, at least 1. */
+  /** Background evaluation runs (sandbox, webhook, llm) this instance runs at once (0: none); half the cores (at least 1) when unset. */
   RUNNER_CONCURRENCY: integer(0, 1024).optional(),
+  /** Bound on every project's runner cache together (MB); least recently used entries go first. */
+  RUNNER_CACHE_MB: integer(0).default(5120),
+  /** Largest log kept per run (MB): beyond it the tail is kept and the cut said in the log. */
+  RUNNER_LOG_MB: integer(1, 1024).default(16),
+  WEBHOOK_RETRY_BASE_MS: integer(1).default(5_000),
   /** How long an idle merge queue waits after its first wake-up for more entries to test with it. */
   QUEUE_GATHER_MS: integer(0, 10_000).default(0),
   WEBHOOK_TIMEOUT_MS: integer(1).default(10_000),
@@ -283,12 +287,18 @@ export const config = {
   get sandboxEnabled(): boolean {
     return currentEnv().SANDBOX_ENABLED;
   },
+  get runnerConcurrency(): number {
+    return currentEnv().RUNNER_CONCURRENCY ?? Math.max(1, Math.floor(os.availableParallelism() / 2));
+  },
+  get runnerCacheBytes(): number {
+    return currentEnv().RUNNER_CACHE_MB * 1024 * 1024;
+  },
+  get runnerLogBytes(): number {
+    return currentEnv().RUNNER_LOG_MB * 1024 * 1024;
+  },
   /** First retry delay of a webhook delivery; later ones double up to a cap (server/webhooks/policy.ts). */
   get webhookRetryBaseMs(): number {
     return currentEnv().WEBHOOK_RETRY_BASE_MS;
-  },
-  get runnerConcurrency(): number {
-    return currentEnv().RUNNER_CONCURRENCY ?? Math.max(1, Math.floor(os.availableParallelism() / 2));
   },
   get queueGatherMs(): number {
     return currentEnv().QUEUE_GATHER_MS;

@@ -62,6 +62,11 @@ export const DEPLOY_TIMEOUT_MS_MAX = 3_600_000;
 export const DEPLOY_LOG_TAIL_BYTES = 64 * 1024;
 /** Heap limit of a command deployment in the sandbox. */
 export const DEPLOY_COMMAND_MEMORY_MB = 2048;
+/** How long a request waits for background evaluators (policy `evaluation.waitSeconds`, `?wait=`). */
+export const EVALUATION_WAIT_SECONDS_DEFAULT = 30;
+export const EVALUATION_WAIT_SECONDS_MAX = 300;
+/** Processes one sandbox run may have at once (a pids cgroup, else RLIMIT_NPROC of its own uid). */
+export const RUNNER_PROCESSES_MAX = 1024;
 /** Imports: requests (import or retry) per minute per user; one import in flight per project. */
 export const IMPORT_RATE_PER_MINUTE = 3;
 /** A running import whose heartbeat is older than this is re-queued by the status route. */

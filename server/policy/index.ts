@@ -2,4 +2,4 @@
 export { pathMatcher } from "./glob";
 export { loadPolicy } from "./load";
 export type { PolicyResult } from "./parse";
-export type { DeployEntry, DiffPolicy, LlmPolicy, Policy, SandboxPolicy, WebhookPolicy } from "./schema";
+export type { DeployEntry, DiffPolicy, EvaluationPolicy, LlmPolicy, Policy, SandboxPolicy, WebhookPolicy } from "./schema";

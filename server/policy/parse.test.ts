@@ -47,10 +47,36 @@ deploys:
     expect(result.policy.protection).toEqual({ locked: true, allowDirectPush: false });
     expect(result.policy.evaluators.diff).toEqual({ maxFiles: 10, maxLines: 100, forbiddenPaths: ["secrets/**"] });
     expect(result.policy.evaluators.webhook).toEqual({ url: "https://ci.example.com/hook", timeoutMs: 2000 });
-    expect(result.policy.evaluators.sandbox).toEqual({ command: "npm test", memoryMb: 256, timeoutMs: 120_000 });
+    expect(result.policy.evaluators.sandbox).toEqual({ command: "npm test", memoryMb: 256, timeoutMs: 120_000, retries: 0 });
     expect(result.policy.deploys).toEqual([
       { name: "prod", provider: "webhook", url: "https://deploy.example.com/hook", secrets: ["DEPLOY_TOKEN"], requireApproval: false, timeoutMs: 600_000 },
     ]);
+  });
+
+  it("reads the sandbox runner's keys and the evaluation wait", () => {
+    const result = parsePolicy(`
+evaluators:
+  sandbox:
+    command: npm test
+    setup: npm ci
+    cache: { key: [package-lock.json], paths: [node_modules] }
+    reports: ["reports/*.xml"]
+    retries: 2
+    timeoutMs: 600000
+    memoryMb: 2048
+evaluation: { waitSeconds: 0 }
+`);
+    if (!result.ok) throw new Error(result.error);
+    expect(result.policy.evaluators.sandbox).toEqual({
+      command: "npm test",
+      setup: "npm ci",
+      cache: { key: ["package-lock.json"], paths: ["node_modules"] },
+      reports: ["reports/*.xml"],
+      retries: 2,
+      timeoutMs: 600_000,
+      memoryMb: 2048,
+    });
+    expect(result.policy.evaluation).toEqual({ waitSeconds: 0 });
   });
 
   it.each([
@@ -60,6 +86,17 @@ deploys:
     ["evaluators: { lint: {} }", 'unknown key "lint"'],
     ["evaluators: { webhook: { url: 'ftp://x' } }", "evaluators.webhook.url"],
     ["evaluators: { sandbox: {} }", "evaluators.sandbox.command"],
+    ["evaluators: { sandbox: { command: x, retries: -1 } }", "evaluators.sandbox.retries"],
+    ["evaluators: { sandbox: { command: x, retries: 1.5 } }", "evaluators.sandbox.retries"],
+    ["evaluators: { sandbox: { command: x, cache: { key: [package-lock.json] } } }", "evaluators.sandbox.cache.paths"],
+    ["evaluators: { sandbox: { command: x, cache: { key: [../x], paths: [a] } } }", "evaluators.sandbox.cache.key.0"],
+    ["evaluators: { sandbox: { command: x, cache: { key: [a], paths: [/abs] } } }", "evaluators.sandbox.cache.paths.0"],
+    ["evaluators: { sandbox: { command: x, cache: { key: [a], paths: [b], ttl: 3 } } }", 'unknown key "ttl"'],
+    ["evaluators: { sandbox: { command: x, reports: report.xml } }", "evaluators.sandbox.reports"],
+    ["evaluators: { sandbox: { command: x, setup: '' } }", "evaluators.sandbox.setup"],
+    ["evaluation: { waitSeconds: 301 }", "evaluation.waitSeconds"],
+    ["evaluation: { waitSeconds: -1 }", "evaluation.waitSeconds"],
+    ["evaluation: { wait: 3 }", 'unknown key "wait"'],
     ["- a\n- b", "must be a mapping"],
     ["merge: [unclosed", "not valid YAML"],
     ["a: 1\na: 2", "not valid YAML"],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEPLOY_TIMEOUT_MS_DEFAULT, DEPLOY_TIMEOUT_MS_MAX, SECRET_NAME_PATTERN } from "@/server/limits";
+import { DEPLOY_TIMEOUT_MS_DEFAULT, DEPLOY_TIMEOUT_MS_MAX, EVALUATION_WAIT_SECONDS_DEFAULT, EVALUATION_WAIT_SECONDS_MAX, SECRET_NAME_PATTERN } from "@/server/limits";
 
 // The keys of .svc/policy.yml. Objects are strict: an unknown or misspelt key is an error, never a
 // silently ignored setting.
@@ -34,9 +34,31 @@ const llmEvaluator = z.strictObject({
   maxDiffChars: z.number().int().min(1_000).max(2_000_000).default(200_000),
 });
 
+/** A path inside the checkout: relative, without `..` or `.git`. */
+const checkoutPath = () =>
+  z
+    .string()
+    .min(1)
+    .max(500)
+    .refine((value) => !value.startsWith("/") && !value.split("/").some((part) => part === ".." || part === ".git"), "must be a path inside the repository (relative, no .. or .git)");
+
 const sandboxEvaluator = z.strictObject({
-  /** Run with `sh -c` in a checkout of the change's tip. A non-zero exit fails the evaluation. */
+  /** Run with `sh -c` in a checkout of the change's tip, without network. A non-zero exit fails the evaluation. */
   command: z.string().min(1).max(10_000),
+  /** Run first in the same checkout, with network (installs dependencies); its failure fails the run. */
+  setup: z.string().min(1).max(10_000).optional(),
+  /** What setup produced, kept per project between runs: `key` files (with setup and platform) name the entry. */
+  cache: z
+    .strictObject({
+      key: z.array(checkoutPath()).min(1).max(20),
+      paths: z.array(checkoutPath()).min(1).max(20),
+    })
+    .optional(),
+  /** JUnit XML files (globs in the checkout) the command writes; their failed cases become findings. */
+  reports: z.array(checkoutPath()).min(1).max(50).optional(),
+  /** A failed command runs again up to this many times; passing later marks the run flaky. */
+  retries: z.number().int().min(0).max(5).default(0),
+  /** setup and command together. */
   timeoutMs: z.number().int().min(1_000).max(30 * 60_000).default(120_000),
   memoryMb: z.number().int().min(16).max(16_384).default(512),
 });
@@ -117,10 +139,10 @@ export const policySchema = z.strictObject({
   deploys: deploysBlock.default([]),
   evaluation: z
     .strictObject({
-      /** How long a request waits for the background evaluators before answering with the change open. */
-      waitSeconds: z.number().int().min(0).max(300).default(30),
+      /** How long a request waits for background evaluators before answering with the change open. */
+      waitSeconds: z.number().int().min(0).max(EVALUATION_WAIT_SECONDS_MAX).default(EVALUATION_WAIT_SECONDS_DEFAULT),
     })
-    .default({ waitSeconds: 30 }),
+    .default({ waitSeconds: EVALUATION_WAIT_SECONDS_DEFAULT }),
 });
 
 export type Policy = z.infer<typeof policySchema>;
@@ -128,6 +150,7 @@ export type DiffPolicy = z.infer<typeof diffEvaluator>;
 export type WebhookPolicy = z.infer<typeof webhookEvaluator>;
 export type LlmPolicy = z.infer<typeof llmEvaluator>;
 export type SandboxPolicy = z.infer<typeof sandboxEvaluator>;
+export type EvaluationPolicy = z.infer<typeof policySchema>["evaluation"];
 export type DeployEntry = z.infer<typeof deployEntry>;
 
 /** Evaluators a policy can name besides the secret scan, which always runs. */

@@ -1,0 +1,84 @@
+import { spawn } from "node:child_process";
+import { BWRAP, bwrapArgs, SANDBOX_HOME } from "./bwrap";
+import type { RunLayout } from "./layout";
+import { runsAsRoot } from "./layout";
+import { createLimits } from "./limits";
+
+export interface IsolatedCommand {
+  layout: RunLayout;
+  command: string;
+  /** Only setup gets the host's network. */
+  network: boolean;
+  memoryMb: number;
+  timeoutMs: number;
+  /** Added to the command's otherwise bare environment (a deployment's secrets). */
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Each chunk of output (stdout and stderr of the sandbox, in order), and bwrap's own complaints. */
+  onData: (chunk: Buffer) => void;
+}
+
+export interface IsolatedOutcome {
+  code: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+}
+
+/** The sandbox's whole environment: nothing of the server's (credentials, keys) reaches it. */
+function sandboxEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+  return { ...extra, PATH: "/usr/local/bin:/usr/bin:/bin", HOME: SANDBOX_HOME, USER: "runner", LANG: "C.UTF-8", TMPDIR: "/tmp", CI: "1" } as unknown as NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs one command in the run's sandbox (bwrap, see bwrapArgs) under its memory and process limits,
+ * as the run's own host uid. A timeout or an abort kills bwrap, and with it (the namespace's
+ * PID 1 gone) every process the command started, whatever session or process group they moved to.
+ */
+export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome> {
+  if (run.signal?.aborted) return { code: null, signal: null, timedOut: false, cancelled: true };
+  const limits = createLimits(run.memoryMb);
+  const { layout } = run;
+  const drop = runsAsRoot() ? ["setpriv", `--reuid=${layout.uid}`, `--regid=${layout.gid}`, "--clear-groups", "--"] : [];
+  const mounts = { src: layout.src, home: layout.home, passwd: layout.passwd, group: layout.group, network: run.network };
+  const [bin, ...args] = [...limits.prefix, ...drop, BWRAP, ...bwrapArgs(mounts, run.command)];
+  try {
+    return await new Promise<IsolatedOutcome>((resolve, reject) => {
+      const child = spawn(bin, args, { cwd: "/", env: sandboxEnv(run.env), stdio: ["ignore", "pipe", "pipe"] });
+      let timedOut = false;
+      let cancelled = false;
+      const kill = () => {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, run.timeoutMs);
+      const onAbort = () => {
+        cancelled = true;
+        kill();
+      };
+      run.signal?.addEventListener("abort", onAbort, { once: true });
+      child.stdout.on("data", run.onData);
+      child.stderr.on("data", run.onData);
+      const done = () => {
+        clearTimeout(timer);
+        run.signal?.removeEventListener("abort", onAbort);
+      };
+      child.on("error", (error) => {
+        done();
+        reject(error);
+      });
+      child.on("close", (code, signal) => {
+        done();
+        resolve({ code, signal, timedOut, cancelled });
+      });
+    });
+  } finally {
+    await limits.release();
+  }
+}

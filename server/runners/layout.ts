@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { config } from "@/server/config";
+import { SANDBOX_HOME, SANDBOX_UID } from "./bwrap";
+
+/**
+ * Each run executes as a host uid of its own, from a range no account uses: nothing it leaves owns
+ * anything another run can reach, its process count is its own (RLIMIT_NPROC is per uid), and the
+ * cache's files (owned by the server) are readable but not writable through their hard links.
+ */
+const HOST_UID_BASE = 1_100_000;
+const HOST_UID_SLOTS = 50_000;
+const usedSlots = new Set<number>();
+
+export const runsAsRoot = () => process.getuid?.() === 0;
+
+/** The directory runner work and cache live in; every directory down to it is searchable by others so bwrap, as the run's uid, can reach the checkout. */
+export function runnerRoot(): string {
+  const root = path.join(config.dataDir, "runner");
+  if (!fs.existsSync(root)) fs.mkdirSync(root, { recursive: true });
+  if (runsAsRoot()) {
+    for (let dir = root; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      const mode = fs.statSync(dir).mode;
+      if ((mode & 0o001) === 0) fs.chmodSync(dir, (mode & 0o7777) | 0o001);
+      if (dir === config.dataDir) break;
+    }
+  }
+  return root;
+}
+
+export interface RunLayout {
+  /** DATA_DIR/runner/work/<id>: holds the rest, removed at the end. */
+  dir: string;
+  src: string;
+  home: string;
+  passwd: string;
+  group: string;
+  /** The host uid and gid the run's processes have (the server's own when it is not root). */
+  uid: number;
+  gid: number;
+}
+
+function allocateUid(): number {
+  let slot = randomBytes(4).readUInt32BE() % HOST_UID_SLOTS;
+  while (usedSlots.has(slot)) slot = (slot + 1) % HOST_UID_SLOTS;
+  usedSlots.add(slot);
+  return HOST_UID_BASE + slot;
+}
+
+/** Creates a run's directories: an empty checkout and home owned by the run's uid. */
+export function createLayout(): RunLayout {
+  const work = path.join(runnerRoot(), "work");
+  fs.mkdirSync(work, { recursive: true, mode: 0o711 });
+  const dir = path.join(work, randomBytes(12).toString("hex"));
+  fs.mkdirSync(dir, { mode: 0o755 });
+  const root = runsAsRoot();
+  const uid = root ? allocateUid() : process.getuid!();
+  const gid = root ? uid : process.getgid!();
+  const layout: RunLayout = { dir, src: path.join(dir, "src"), home: path.join(dir, "home"), passwd: path.join(dir, "passwd"), group: path.join(dir, "group"), uid, gid };
+  for (const own of [layout.src, layout.home]) {
+    fs.mkdirSync(own, { mode: 0o700 });
+    if (root) fs.chownSync(own, uid, gid);
+  }
+  fs.writeFileSync(layout.passwd, `root:x:0:0::/root:/bin/sh\nrunner:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n`, { mode: 0o644 });
+  fs.writeFileSync(layout.group, `root:x:0:\nrunner:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`, { mode: 0o644 });
+  return layout;
+}
+
+/** Removes a run's directories (nothing of the run is alive by then) and frees its uid. */
+export async function removeLayout(layout: RunLayout): Promise<void> {
+  try {
+    // A run may have left directories without write permission for their owner.
+    if (!runsAsRoot()) await makeRemovable(layout.dir);
+    await fs.promises.rm(layout.dir, { recursive: true, force: true });
+  } finally {
+    if (runsAsRoot()) usedSlots.delete(layout.uid - HOST_UID_BASE);
+  }
+}
+
+async function makeRemovable(dir: string): Promise<void> {
+  for (const entry of await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    if (!entry.isDirectory()) continue;
+    const full = path.join(dir, entry.name);
+    await fs.promises.chmod(full, 0o700).catch(() => undefined);
+    await makeRemovable(full);
+  }
+}
