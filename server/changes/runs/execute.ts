@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { EvalRun } from "@/server/generated/prisma/client";
 import { openProjectRepo } from "@/server/git";
 import { loadPolicy, type SandboxPolicy } from "@/server/policy";
@@ -18,6 +20,7 @@ export interface RunContext {
 export async function executeEvalRun(run: EvalRun, projectPath: string, context: RunContext): Promise<RunEnd> {
   const repo = openProjectRepo(run.projectId!);
   if (run.evaluator === "sandbox") {
+    fs.mkdirSync(path.dirname(context.logPath), { recursive: true });
     const result = await executeRun({
       projectId: run.projectId!,
       repo,
