@@ -37,7 +37,7 @@ const AREAS = {
   secrets: ["audit", "auth", "http", "projects", "trpc"],
   deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
   changes: ["agents", "auth", "code", "deployments", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "runners", "trpc", "workspaces"],
-  deletion: ["audit", "auth", "git", "http", "jobs", "orgs", "projects", "trpc"],
+  deletion: ["audit", "auth", "changes", "git", "http", "jobs", "orgs", "projects", "trpc"],
   backup: ["audit", "auth", "git", "jobs", "secrets"],
   providers: [],
   imports: ["auth", "events", "git", "http", "jobs", "projects", "providers", "trpc"],

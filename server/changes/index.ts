@@ -14,3 +14,4 @@ export { patchHunks } from "./diff/hunks";
 export { evalRunLogResponse } from "./runs/log-endpoint";
 export { runnersSettled, startRunnerPool, sweepRuns, wakeRunners } from "./runs/pool";
 export { cancelRunsOnWorkspaceMove } from "./runs/move-hook";
+export { removeProjectRunLogs } from "./runs/log";

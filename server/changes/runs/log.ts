@@ -6,6 +6,11 @@ import { config } from "@/server/config";
 export const runLogDir = (projectId: string) => path.join(config.dataDir, "runs", projectId);
 export const runLogPath = (projectId: string, runId: string) => path.join(runLogDir(projectId), `${runId}.log`);
 
+/** Removes a project's run logs (its deletion; idempotent). */
+export async function removeProjectRunLogs(projectId: string): Promise<void> {
+  await fs.promises.rm(runLogDir(projectId), { recursive: true, force: true });
+}
+
 /** Appends text to a run's log (evaluators whose output is not a process's: webhook, llm). */
 export function appendRunLog(logPath: string, text: string): number {
   fs.mkdirSync(path.dirname(logPath), { recursive: true });
