@@ -10,7 +10,8 @@ import { revertChange } from "./merge/revert";
 import { mergeChange } from "./merge/service";
 import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput, mergeStrategy } from "./schemas";
 import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
-import { cancelEvalRun, listEvalRuns } from "./runs/service";
+import { cancelEvalRun, evalRunLogText, listEvalRuns } from "./runs/service";
+import { EVAL_RUN_STATUSES } from "./schemas";
 import { ChangeStatus } from "./views";
 import { pageOfChanges } from "./list-page";
 import { changeDiffPage } from "./diff-page";
@@ -170,6 +171,12 @@ export const changesRouter = router({
     .input(z.object({ id: changeIdParam(), runId: changeIdParam() }))
     .output(evalRunOutput())
     .mutation(({ input, ctx }) => cancelEvalRun(ctx.identity, input.id, input.runId)),
+
+  // No REST route (GET .../log answers text/plain and SSE): MCP and the change page read it here.
+  evaluationLog: publicProcedure
+    .input(z.object({ id: changeIdParam(), runId: changeIdParam(), tail: z.coerce.number().int().min(0).max(100_000).optional() }))
+    .output(z.object({ runId: z.string(), status: z.enum(EVAL_RUN_STATUSES), logBytes: z.number().int(), log: z.string() }))
+    .query(({ input, ctx }) => evalRunLogText(ctx.identity, input.id, input.runId, input.tail)),
 
   evaluations: publicProcedure
     .meta({ openapi: { method: "GET", path: "/projects/{namespace}/{slug}/evaluations", tags, summary: "A project's queued and running evaluation runs, with their change and queue position" } })

@@ -228,11 +228,21 @@ export const CORE_TOOLS: Tool[] = [
     summarize: verdictOf,
   }),
   procedureTool("get_change", "changes.get", {
-    description: "A change with its latest eval runs and costs.",
+    description: "A change with its latest eval runs (status queued, running, passed, failed, error or cancelled; findings) and costs.",
     readOnly: true,
     rename: change,
-    summarize: (r) => `Change ${r.change.id} is ${r.change.status}${r.queue ? `, queued at position ${r.queue.position}` : ""}`,
+    summarize: (r) =>
+      `Change ${r.change.id} is ${r.change.status}${r.queue ? `, queued at position ${r.queue.position}` : ""}; runs: ${(r.evalRuns as Array<{ evaluator: string; status: string }>).map((run) => `${run.evaluator} ${run.status}`).join(", ")}`,
   }),
+  {
+    name: "get_evaluation_log",
+    description: "An evaluation run's log (setup and command output); tail: its last N lines.",
+    readOnly: true,
+    destructive: false,
+    input: () => z.object({ changeId: changeArg(), runId: z.string().min(1).max(100).describe("The eval run id (from get_change)"), tail: z.number().int().min(0).max(100_000).optional() }),
+    run: (caller, args) => caller.changes.evaluationLog({ id: args.changeId as string, runId: args.runId as string, tail: args.tail as number | undefined }),
+    summarize: (r) => `Run ${r.runId} is ${r.status} (${r.logBytes} bytes of log)`,
+  },
   ...QUEUE_TOOL_SPECS.map((tool) => procedureTool(tool.name, tool.procedure, tool.spec)),
   procedureTool("list_changes", "changes.list", {
     description: "A project's changes, newest first.",

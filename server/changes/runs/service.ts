@@ -1,11 +1,12 @@
 import type { EvalRun } from "@/server/generated/prisma/client";
+import type { EvalRunStatus } from "@/server/generated/prisma/enums";
 import type { Identity } from "@/server/auth";
 import { db } from "@/server/db";
 import { conflict, notFound } from "@/server/errors";
 import { requireProject } from "@/server/projects";
 import { isUuid, loadChange } from "../load";
 import { evalRunView } from "../views";
-import { runLogPath } from "./log";
+import { readRunLog, runLogPath, tailLines } from "./log";
 import { abortHere } from "./pool";
 import { settleRound } from "./settle";
 import { cancelRun } from "./store";
@@ -54,12 +55,20 @@ export async function listEvalRuns(identity: Identity, ref: { namespace: string;
 }
 
 /** Where a run's log is and whether it is final (read access; 404 for an unknown run). */
-export async function evalRunLog(identity: Identity, changeId: string, runId: string): Promise<{ path: string; status: string; read(): Promise<string> }> {
+export async function evalRunLog(identity: Identity, changeId: string, runId: string): Promise<{ path: string; status: EvalRunStatus; read(): Promise<EvalRunStatus> }> {
   const { project } = await loadChange(identity, changeId, "read", { cachedRow: true });
   const run = await runOfChange(changeId, runId);
   return {
     path: runLogPath(project.id, run.id),
     status: run.status,
+    // A run deleted meanwhile (its change or project went) reads as cancelled.
     read: async () => (await (await db()).evalRun.findUnique({ where: { id: runId }, select: { status: true } }))?.status ?? "cancelled",
   };
+}
+
+/** A run's status and log text (its last `tail` lines when given), for callers that take JSON (MCP, the page). */
+export async function evalRunLogText(identity: Identity, changeId: string, runId: string, tail?: number) {
+  const log = await evalRunLog(identity, changeId, runId);
+  const text = readRunLog(log.path).toString("utf8");
+  return { runId, status: log.status, logBytes: Buffer.byteLength(text), log: tail === undefined ? text : tailLines(text, tail) };
 }
