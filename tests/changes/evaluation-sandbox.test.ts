@@ -1,13 +1,18 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runnersSettled } from "@/server/changes";
 import { bwrapMissing } from "@/server/runners/test-runs";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
+import { changeLogs } from "@/client/cli/logs";
+import { startTestServer, type TestServer } from "@/tests/git/support";
 import { commitTo, POLICY, projectWith, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
 
 useTestEnvironment({ SANDBOX_ENABLED: "1" });
 afterEach(() => runnersSettled());
+let server: TestServer;
+beforeAll(async () => (server = await startTestServer()));
+afterAll(() => server.close());
 
 const sandboxRun = (runs: any[]) => runs.find((run) => run.evaluator === "sandbox");
 
@@ -81,5 +86,23 @@ describe.skipIf(bwrapMissing !== null)("sandbox runs in the background", () => {
     expect(resumed.filter((e) => e.event === "log").map((e) => JSON.parse(e.data)).join("")).toBe(whole.slice(whole.indexOf("two")));
     await runnersSettled();
     expect((await call("GET", `/api/changes/${created.change.id}`, { token: alice.token })).body.change.status).toBe("accepted");
+  });
+
+  it("svc-forge change logs --follow prints each run's log, streaming a running one to its end", async () => {
+    const alice = await createTestUser();
+    const project = await sandboxProject(alice.token, "{ command: 'echo start; sleep 2; echo finish' }");
+    const created = await proposeWith(alice.token, project, { "a.txt": "a\n" }, "?wait=0");
+    let out = "";
+    const ended = await changeLogs(created.change.id, { baseUrl: server.baseUrl, token: alice.token, follow: true, write: (text) => (out += text) });
+    expect(ended).toEqual([
+      { evaluator: "secretScan", status: "passed" },
+      { evaluator: "sandbox", status: "passed" },
+    ]);
+    expect(out).toMatch(/== secretScan \(passed\) ==\n== sandbox \((queued|running)\) ==\n[\s\S]*start\nfinish\n[\s\S]*== sandbox: passed ==\n$/);
+    // Without --follow: what is there, once.
+    let again = "";
+    await changeLogs(created.change.id, { baseUrl: server.baseUrl, token: alice.token, follow: false, write: (text) => (again += text) });
+    expect(again).toMatch(/== sandbox \(passed\) ==\n[\s\S]*start\nfinish\n[\s\S]*$/);
+    await expect(changeLogs("00000000-0000-4000-8000-000000000000", { baseUrl: server.baseUrl, token: alice.token, follow: false, write: () => {} })).rejects.toThrow(/^404/);
   });
 });
