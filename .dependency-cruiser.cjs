@@ -45,7 +45,7 @@ const AREAS = {
   "git-http": ["auth", "deployments", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
   api: ["activity", "admin", "agents", "auth", "backup", "changes", "code", "deletion", "deployments", "events", "health", "http", "imports", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
-  runtime: ["auth", "changes", "deployments", "events", "git", "issues", "jobs", "secrets", "webhooks"],
+  runtime: ["auth", "changes", "deployments", "events", "git", "issues", "jobs", "runners", "secrets", "webhooks"],
   // MCP tools call the REST procedures through a server-side caller of the root router.
   mcp: ["api", "auth", "events", "http", "trpc"],
   oauth: ["auth", "http"],

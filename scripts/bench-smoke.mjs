@@ -31,6 +31,7 @@ const runs = [
   [...tsx, "bench/etag/run.ts", "--files", "50", "--requests", "10", "--rounds", "1"],
   [...tsx, "bench/backup/run.ts", "--projects", "2", "--files", "20", "--commits", "3", "--changes", "50", "--scrapes", "3"],
   [...tsx, "bench/read/run.ts", "--files", "50", "--diff", "5", "--lines", "50", "--history", "3", "--runs", "1", "--big-mb", "1"],
+  [...tsx, "bench/ci/run.ts", "--rounds", "1", "--files", "50", "--only", "overhead"],
   [...tsx, "bench/imports/run.ts", "--files", "50", "--commits", "5", "--runs", "1", "--big-mb", "2", "--sync-commits", "2"],
 ];
 const CONCURRENCY = 2;

@@ -66,7 +66,7 @@ export const DEPLOY_COMMAND_MEMORY_MB = 2048;
 export const EVALUATION_WAIT_SECONDS_DEFAULT = 30;
 export const EVALUATION_WAIT_SECONDS_MAX = 300;
 /** Processes one sandbox run may have at once (a pids cgroup, else RLIMIT_NPROC of its own uid). */
-export const RUNNER_PROCESSES_MAX = 1024;
+export const RUNNER_PROCESSES_MAX = 512;
 /** Imports: requests (import or retry) per minute per user; one import in flight per project. */
 export const IMPORT_RATE_PER_MINUTE = 3;
 /** A running import whose heartbeat is older than this is re-queued by the status route. */

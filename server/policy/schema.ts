@@ -61,7 +61,7 @@ const sandboxEvaluator = z.strictObject({
   /** setup and command together. */
   timeoutMs: z.number().int().min(1_000).max(30 * 60_000).default(120_000),
   memoryMb: z.number().int().min(16).max(16_384).default(512),
-});
+}).refine((sandbox) => !sandbox.cache || sandbox.setup, { message: "a cache keeps what setup produces: it needs a setup", path: ["cache"] });
 
 const secretScan = z.strictObject({
   /** Paths (globs) whose findings are ignored, on top of the built-in lockfile and fixture allowlist. */

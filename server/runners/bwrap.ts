@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import { config } from "@/server/config";
 
 export const BWRAP = "/usr/bin/bwrap";
 
@@ -8,6 +9,8 @@ export const SANDBOX_SRC = "/src";
 export const SANDBOX_HOME = "/home/runner";
 /** The unprivileged uid and gid the commands run as inside their user namespace. */
 export const SANDBOX_UID = 1000;
+/** The host uid the availability probe runs as when the server is root (one below the runs' range). */
+const PROBE_UID = 1_099_999;
 
 /** What the toolchain needs of the host's /etc, read-only; everything else of /etc stays out. */
 const HOST_ETC = [
@@ -60,12 +63,13 @@ export interface SandboxMounts {
 }
 
 /**
- * bwrap's arguments for one command: new user, PID, mount, IPC, UTS, cgroup and network namespaces;
+ * bwrap's options for one command: new user, PID, mount, IPC, UTS, cgroup and network namespaces;
  * /usr and the toolchain's part of /etc read-only; the checkout and a home writable; private /tmp,
  * /proc and /dev; nothing else of the host. bwrap is PID 1 of the namespace, so when it ends (its
  * command exited, or it was killed, --die-with-parent) the kernel kills every process left in it.
+ * They reach bwrap through a pipe (`--args`): its command line, PID 1's inside, names no host path.
  */
-export function bwrapArgs(mounts: SandboxMounts, command: string): string[] {
+export function bwrapOptions(mounts: SandboxMounts): string[] {
   const etc = HOST_ETC.flatMap((name) => ["--ro-bind-try", `/etc/${name}`, `/etc/${name}`]);
   return [
     "--unshare-all",
@@ -85,19 +89,32 @@ export function bwrapArgs(mounts: SandboxMounts, command: string): string[] {
     "--bind", mounts.src, SANDBOX_SRC,
     "--bind", mounts.home, SANDBOX_HOME,
     "--chdir", SANDBOX_SRC,
-    "--",
-    // Both streams on one pipe, so the log keeps the order they were written in.
-    "/bin/sh", "-c", `exec 2>&1\n${command}`,
   ];
 }
 
+/** What bwrap runs: the command with both streams on one pipe, so the log keeps their order. */
+export const sandboxCommand = (command: string) => ["--", "/bin/sh", "-c", `exec 2>&1\n${command}`];
+
 let available: { ok: true } | { ok: false; reason: string } | undefined;
+
+/** Start-up: SANDBOX_ENABLED=1 on a host without a working bubblewrap is a configuration error. */
+export function assertSandboxReady(): void {
+  if (!config.sandboxEnabled) return;
+  const sandbox = sandboxAvailable();
+  if (!sandbox.ok) throw new Error(`SANDBOX_ENABLED=1 needs bubblewrap: ${sandbox.reason}`);
+}
 
 /** Whether bubblewrap is installed and can create its namespaces here (asked once per process). */
 export function sandboxAvailable(): { ok: true } | { ok: false; reason: string } {
   if (available) return available;
   if (!fs.existsSync(BWRAP)) return (available = { ok: false, reason: `${BWRAP} is missing (install Debian's bubblewrap)` });
-  const probe = spawnSync(BWRAP, ["--unshare-all", "--die-with-parent", ...topLevelMounts(), "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"], { encoding: "utf8", timeout: 10_000 });
+  // As the runs start it: as root, from an unprivileged uid (the kernel may refuse those a user namespace).
+  const probe = spawnSync(BWRAP, ["--unshare-all", "--die-with-parent", ...topLevelMounts(), "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"], {
+    encoding: "utf8",
+    timeout: 10_000,
+    cwd: "/",
+    ...(process.getuid?.() === 0 ? { uid: PROBE_UID, gid: PROBE_UID } : {}),
+  });
   available = probe.status === 0 ? { ok: true } : { ok: false, reason: `bubblewrap cannot create its namespaces here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}` };
   return available;
 }

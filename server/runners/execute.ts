@@ -1,4 +1,5 @@
 import { config } from "@/server/config";
+import type { Repo } from "@/server/git";
 import { sandboxAvailable } from "./bwrap";
 import { cacheKey, restoreCache, saveCache } from "./cache";
 import { writeCheckout } from "./checkout";
@@ -57,6 +58,7 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
         log.note(`setup: ${sandbox.setup}`);
         const setup = await step(sandbox.setup, true, sandbox.timeoutMs);
         if (setup.cancelled) return finish({ status: "cancelled", cache });
+        if (setup.sandboxError) throw new Error(`The sandbox could not start: ${setup.sandboxError}`);
         const why = stepFailure(setup, sandbox.timeoutMs);
         if (why !== null) return finish({ status: "failed", exitCode: setup.code, timedOut: setup.timedOut, cache, findings: [tailFinding(`The setup command ${why}`, setup.output)] });
         if (sandbox.cache && cache) {
@@ -74,6 +76,7 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
       log.note(`command${attempts > 1 ? ` (attempt ${attempts})` : ""}: ${sandbox.command}`);
       last = await step(sandbox.command, false, timeoutMs);
       if (last.cancelled) return finish({ status: "cancelled", attempts, cache });
+      if (last.sandboxError) throw new Error(`The sandbox could not start: ${last.sandboxError}`);
       if (stepFailure(last, timeoutMs) === null) return finish({ status: "passed", exitCode: 0, attempts, flaky: attempts > 1, cache });
       // A command that ran out of time would only run out of time again.
       if (last.timedOut) break;
@@ -109,4 +112,29 @@ async function runStep(layout: RunLayout, log: RunLog, spec: RunSpec, command: s
   if (outcome.timedOut) log.note(`timed out after ${timeoutMs} ms: every process of the step was killed`);
   if (outcome.cancelled) log.note("cancelled: every process of the step was killed");
   return { ...outcome, output: Buffer.concat(chunks).toString("utf8") };
+}
+
+export interface CheckoutCommand {
+  command: string;
+  timeoutMs: number;
+  memoryMb: number;
+  /** Added to the command's bare environment (a deployment's secrets). */
+  env?: Record<string, string>;
+  onData: (chunk: Buffer) => void;
+}
+
+/**
+ * One command, without network, in the same sandbox as a run's, in a checkout of `commit`: the
+ * binding of command deployments. Throws when the sandbox is missing or the checkout fails.
+ */
+export async function runInCheckout(repo: Repo, commit: string, run: CheckoutCommand): Promise<IsolatedOutcome> {
+  const available = sandboxAvailable();
+  if (!available.ok) throw new Error(`The sandbox is not available: ${available.reason}`);
+  const layout = createLayout();
+  try {
+    await writeCheckout(repo, commit, layout);
+    return await runIsolated({ layout, network: false, ...run });
+  } finally {
+    await removeLayout(layout).catch(() => undefined);
+  }
 }

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { BWRAP, bwrapArgs, SANDBOX_HOME } from "./bwrap";
+import type { Writable } from "node:stream";
+import { BWRAP, bwrapOptions, SANDBOX_HOME, sandboxCommand } from "./bwrap";
 import type { RunLayout } from "./layout";
 import { runsAsRoot } from "./layout";
 import { createLimits } from "./limits";
@@ -23,6 +24,8 @@ export interface IsolatedOutcome {
   signal: string | null;
   timedOut: boolean;
   cancelled: boolean;
+  /** The sandbox itself failed to start (bwrap, the limits, the uid change), in its words. */
+  sandboxError?: string;
 }
 
 /** The sandbox's whole environment: nothing of the server's (credentials, keys) reaches it. */
@@ -31,7 +34,7 @@ function sandboxEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEn
 }
 
 /**
- * Runs one command in the run's sandbox (bwrap, see bwrapArgs) under its memory and process limits,
+ * Runs one command in the run's sandbox (bwrap, see bwrapOptions) under its memory and process limits,
  * as the run's own host uid. A timeout or an abort kills bwrap, and with it (the namespace's
  * PID 1 gone) every process the command started, whatever session or process group they moved to.
  */
@@ -41,10 +44,13 @@ export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome
   const { layout } = run;
   const drop = runsAsRoot() ? ["setpriv", `--reuid=${layout.uid}`, `--regid=${layout.gid}`, "--clear-groups", "--"] : [];
   const mounts = { src: layout.src, home: layout.home, passwd: layout.passwd, group: layout.group, network: run.network };
-  const [bin, ...args] = [...limits.prefix, ...drop, BWRAP, ...bwrapArgs(mounts, run.command)];
+  const [bin, ...args] = [...limits.prefix, ...drop, BWRAP, "--args", "3", ...sandboxCommand(run.command)];
   try {
     return await new Promise<IsolatedOutcome>((resolve, reject) => {
-      const child = spawn(bin, args, { cwd: "/", env: sandboxEnv(run.env), stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(bin, args, { cwd: "/", env: sandboxEnv(run.env), stdio: ["ignore", "pipe", "pipe", "pipe"] });
+      const options = child.stdio[3] as Writable;
+      options.on("error", () => undefined); // bwrap gone before it read them: its exit says why
+      options.end(bwrapOptions(mounts).map((option) => `${option}\0`).join(""));
       let timedOut = false;
       let cancelled = false;
       const kill = () => {
@@ -63,8 +69,13 @@ export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome
         kill();
       };
       run.signal?.addEventListener("abort", onAbort, { once: true });
-      child.stdout.on("data", run.onData);
-      child.stderr.on("data", run.onData);
+      // The command's stderr is its stdout (sandboxCommand); what comes on this stderr is the sandbox's own.
+      let stderr = "";
+      child.stdout!.on("data", run.onData);
+      child.stderr!.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+        run.onData(chunk);
+      });
       const done = () => {
         clearTimeout(timer);
         run.signal?.removeEventListener("abort", onAbort);
@@ -75,10 +86,13 @@ export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome
       });
       child.on("close", (code, signal) => {
         done();
-        resolve({ code, signal, timedOut, cancelled });
+        const sandboxError = code !== 0 && !timedOut && !cancelled && stderr.trim() ? stderr.trim().slice(0, 2000) : undefined;
+        resolve({ code, signal, timedOut, cancelled, ...(sandboxError ? { sandboxError } : {}) });
       });
     });
   } finally {
-    await limits.release();
+    // The cgroups empty as the kernel reaps the namespace, just after bwrap ends: their removal
+    // need not hold the result.
+    limits.release().catch(() => undefined);
   }
 }

@@ -10,9 +10,9 @@ import { locate, type Locator } from "./locate";
  */
 const parser = new XMLParser({
   ignoreAttributes: false,
-  attributeNamePrefix: "",
+  attributeNamePrefix: "@_",
   textNodeName: "text",
-  isArray: (name) => ["testsuite", "testcase", "failure", "error"].includes(name),
+  isArray: (name, _path, _leaf, isAttribute) => !isAttribute && ["testsuite", "testcase", "failure", "error"].includes(name),
   processEntities: true,
   parseTagValue: false,
   parseAttributeValue: false,
@@ -22,12 +22,13 @@ type Node = Record<string, unknown>;
 const MESSAGE_CHARS = 4000;
 
 const text = (value: unknown): string => (typeof value === "string" ? value : typeof value === "object" && value && typeof (value as Node).text === "string" ? ((value as Node).text as string) : "");
-const attr = (node: Node, name: string): string | undefined => (typeof node[name] === "string" ? (node[name] as string) : undefined);
+const attr = (node: Node, name: string): string | undefined => (typeof node[`@_${name}`] === "string" ? (node[`@_${name}`] as string) : undefined);
 
+/** Cases directly in `node` (node --test's reporter puts top-level tests under testsuites), then in its suites, nested. */
 function* cases(node: Node, suiteFile: string | undefined): Generator<{ testcase: Node; suiteFile: string | undefined }> {
+  for (const testcase of (node.testcase as Node[] | undefined) ?? []) yield { testcase, suiteFile };
   for (const suite of (node.testsuite as Node[] | undefined) ?? []) {
     const file = attr(suite, "file") ?? attr(suite, "filepath") ?? suiteFile;
-    for (const testcase of (suite.testcase as Node[] | undefined) ?? []) yield { testcase, suiteFile: file };
     yield* cases(suite, file);
   }
 }

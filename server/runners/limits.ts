@@ -7,8 +7,9 @@ import { runsAsRoot } from "./layout";
 /**
  * Memory and process limits of one command. Cgroups where the host lets us create them (v1
  * `memory` and `pids` hierarchies, or v2 with both controllers delegated): they count the whole
- * tree and the kernel's OOM killer acts inside them. Else rlimits: the data segment (not the
- * address space, which V8 reserves by gigabytes) and the run uid's process count.
+ * tree and the kernel's OOM killer acts inside them. And rlimits: the data segment of each
+ * process (not the address space, which V8 reserves by gigabytes), and without cgroups the run
+ * uid's process count.
  */
 export interface Limits {
   /** The command line that places itself under the limits, then execs the rest. */
@@ -100,7 +101,7 @@ export function createLimits(memoryMb: number): Limits {
     }
     write(path.join(pids, "pids.max"), String(RUNNER_PROCESSES_MAX));
     return {
-      prefix: [...enter([path.join(memory, "cgroup.procs"), path.join(pids, "cgroup.procs")]), ...rlimits(null)],
+      prefix: [...enter([path.join(memory, "cgroup.procs"), path.join(pids, "cgroup.procs")]), ...rlimits(memoryMb, false)],
       release: async () => {
         await removeCgroup(memory);
         await removeCgroup(pids);
@@ -117,20 +118,18 @@ export function createLimits(memoryMb: number): Limits {
       // no swap controller
     }
     write(path.join(dir, "pids.max"), String(RUNNER_PROCESSES_MAX));
-    return { prefix: [...enter([path.join(dir, "cgroup.procs")]), ...rlimits(null)], release: () => removeCgroup(dir) };
+    return { prefix: [...enter([path.join(dir, "cgroup.procs")]), ...rlimits(memoryMb, false)], release: () => removeCgroup(dir) };
   }
-  return { prefix: rlimits(memoryMb), release: async () => undefined };
+  return { prefix: rlimits(memoryMb, true), release: async () => undefined };
 }
 
 /**
- * prlimit for what no cgroup bounds: no core files, and without cgroups the data segment and the
- * process count (per uid: only as root, where each run has a uid of its own).
+ * prlimit: no core files; each process's data segment (a program's own allocation fails, with
+ * its message, before the cgroup's OOM killer has to act); without cgroups, the process count
+ * (per uid: only as root, where each run has a uid of its own).
  */
-function rlimits(memoryMb: number | null): string[] {
-  const args = ["prlimit", "--core=0"];
-  if (memoryMb !== null) {
-    args.push(`--data=${memoryMb * 1024 * 1024}`);
-    if (runsAsRoot()) args.push(`--nproc=${RUNNER_PROCESSES_MAX}`);
-  }
+function rlimits(memoryMb: number, countProcesses: boolean): string[] {
+  const args = ["prlimit", "--core=0", `--data=${memoryMb * 1024 * 1024}`];
+  if (countProcesses && runsAsRoot()) args.push(`--nproc=${RUNNER_PROCESSES_MAX}`);
   return [...args, "--"];
 }

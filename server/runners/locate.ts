@@ -83,7 +83,13 @@ export function locate(texts: string[], locator: Locator, preferred?: string): {
 }
 
 function resolve(relative: string, locator: Locator): string | undefined {
-  if (relative.startsWith("/") || relative.startsWith("../")) return undefined;
+  if (relative.startsWith("../")) return undefined;
+  if (relative.startsWith("/")) {
+    // A path of another machine (a report written elsewhere): the longest end that is a file here.
+    const parts = relative.split("/").filter(Boolean);
+    for (let i = 0; i < parts.length; i++) if (locator.exists(parts.slice(i).join("/"))) return parts.slice(i).join("/");
+    return undefined;
+  }
   if (locator.exists(relative)) return relative;
   // go test and pytest print paths relative to the package or the test's directory.
   return locator.bySuffix(relative);

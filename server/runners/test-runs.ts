@@ -20,7 +20,8 @@ export interface RunnerFixture {
   root: string;
   repo: Repo;
   commit(files: Record<string, string>): Promise<string>;
-  run(files: Record<string, string>, sandbox: string, extra?: Partial<RunSpec>): Promise<RunResult & { log: string }>;
+  /** `output`: the log without the runner's own lines (which repeat the commands). */
+  run(files: Record<string, string>, sandbox: string, extra?: Partial<RunSpec>): Promise<RunResult & { log: string; output: string }>;
   cleanup(): void;
 }
 
@@ -50,7 +51,8 @@ export function runnerFixture(projectId = "p-runner"): RunnerFixture {
     async run(files, sandbox, extra = {}) {
       const logPath = path.join(root, `run-${++logs}.log`);
       const result = await executeRun({ projectId, repo, commit: await commit(files), sandbox: sandboxPolicy(sandbox), logPath, ...extra });
-      return { ...result, log: fs.readFileSync(extra.logPath ?? logPath, "utf8") };
+      const log = fs.readFileSync(extra.logPath ?? logPath, "utf8");
+      return { ...result, log, output: log.split("\n").filter((line) => !line.startsWith("[runner] ")).join("\n") };
     },
     cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
   };

@@ -1,6 +1,7 @@
 import type { InngestFunction } from "inngest";
 import { validateConfig } from "@/server/config";
 import { closeDatabase, startInvalidationListener } from "@/server/db";
+import { assertSandboxReady } from "@/server/runners";
 import { connectAtStartup } from "./connect";
 import { assertInstanceKeysAgree } from "./keys";
 import { protectDataDir } from "./data-dir";
@@ -34,6 +35,7 @@ export async function startServerRuntime(loadFunctions: LoadJobFunctions): Promi
   if (holder.__svcRuntimeStarted) return;
   holder.__svcRuntimeStarted = true;
   validateConfig();
+  assertSandboxReady();
   protectDataDir();
   registerSubscribers();
   await connectAtStartup();
