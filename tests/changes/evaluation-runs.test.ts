@@ -4,6 +4,7 @@ import { runnersSettled, sweepRuns, wakeRunners } from "@/server/changes";
 import { claimRuns, finishRun, MAX_TAKES } from "@/server/changes/runs/store";
 import { startStubServer } from "@/server/evaluators/stub-server";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
+import { parseSse } from "@/server/changes/runs/test-sse";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
@@ -255,13 +256,3 @@ describe("GET /api/changes/{id}/evaluations/{runId}/log", () => {
     expect(done.map((e) => e.event)).toEqual(["end"]);
   });
 });
-
-function parseSse(text: string): Array<{ id?: string; event: string; data: string }> {
-  return text
-    .split("\n\n")
-    .filter((block) => block.trim() && !block.startsWith(":"))
-    .map((block) => {
-      const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
-      return { id: fields.id, event: fields.event, data: fields.data };
-    });
-}

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runnersSettled } from "@/server/changes";
 import { bwrapMissing } from "@/server/runners/test-runs";
+import { parseSse } from "@/server/changes/runs/test-sse";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
@@ -26,15 +27,6 @@ async function proposeWith(token: string, project: TestProject, files: Record<st
 
 const sandboxProject = (token: string, sandbox: string) => projectWith(token, { [POLICY]: `evaluators:\n  sandbox: ${sandbox}\n`, "README.md": "hi\n" });
 
-function parseSse(text: string): Array<{ id?: string; event: string; data: string }> {
-  return text
-    .split("\n\n")
-    .filter((block) => block.trim() && !block.startsWith(":"))
-    .map((block) => {
-      const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
-      return { id: fields.id, event: fields.event, data: fields.data };
-    });
-}
 
 describe.skipIf(bwrapMissing !== null)("sandbox runs in the background", () => {
   it("reuses a final run of an identical tree and settings: same status, reusedFrom set, nothing run", async () => {

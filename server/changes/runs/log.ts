@@ -43,5 +43,5 @@ export function tailLines(text: string, lines: number): string {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
   const parts = body.split("\n");
   const kept = parts.slice(-lines).join("\n");
-  return text.endsWith("\n") && kept ? `${kept}\n` : kept;
+  return text.endsWith("\n") ? `${kept}\n` : kept;
 }
