@@ -39,6 +39,7 @@ export interface RunResult {
   attempts: number;
   /** Failed, then passed on a retry. */
   flaky: boolean;
+  /** With `sandbox.cache`: the entry's key, and whether it was there (then setup did not run). */
   cache: { key: string; hit: boolean } | null;
   findings: RunFinding[];
   logBytes: number;
