@@ -988,7 +988,7 @@ export interface paths {
         /** A project's changes, newest first */
         get: operations["changes-list"];
         put?: never;
-        /** Propose a workspace as a change; evaluated synchronously */
+        /** Propose a workspace as a change; evaluated (background evaluators waited for up to ?wait seconds) */
         post: operations["changes-create"];
         delete?: never;
         options?: never;
@@ -1091,8 +1091,42 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-evaluate a change (users with write access) */
+        /** Re-evaluate a change (users with write access; ?wait as on create) */
         post: operations["changes-evaluate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/changes/{id}/evaluations/{runId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a queued or running evaluation run (write access) */
+        post: operations["changes-cancelEvaluation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{namespace}/{slug}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's queued and running evaluation runs, with their change and queue position */
+        get: operations["changes-evaluations"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1818,6 +1852,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/changes/{id}/evaluations/{runId}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An evaluation run's log: setup and command output as text (?tail=N: the last N lines); with Accept: text/event-stream, `log` events (id: the byte offset after the chunk; Last-Event-ID resumes) while it runs, then one `end` {status} */
+        get: operations["evaluationRunLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/providers/github/webhook": {
         parameters: {
             query?: never;
@@ -2135,8 +2186,7 @@ export interface components {
             updatedAt: string;
         };
         Evaluation: {
-            /** @enum {string} */
-            verdict: "passed" | "failed";
+            verdict: ("passed" | "failed") | null;
             round: number;
             summary: string;
             issues: string[];
@@ -2149,7 +2199,7 @@ export interface components {
             evaluator: string;
             round: number;
             /** @enum {string} */
-            status: "passed" | "failed" | "error";
+            status: "queued" | "running" | "passed" | "failed" | "error" | "cancelled";
             findings: {
                 message: string;
                 file?: string;
@@ -2163,6 +2213,18 @@ export interface components {
             baseSha: string;
             tipSha: string;
             createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            attempts: number;
+            flaky: boolean;
+            exitCode: number | null;
+            timedOut: boolean;
+            cache: {
+                key: string;
+                hit: boolean;
+            } | null;
+            reusedFrom: string | null;
+            logBytes: number;
         };
         Cost: {
             kind: string;
@@ -11016,7 +11078,9 @@ export interface operations {
     };
     "changes-create": {
         parameters: {
-            query?: never;
+            query?: {
+                wait?: number;
+            };
             header?: never;
             path: {
                 namespace: string;
@@ -11251,7 +11315,9 @@ export interface operations {
     };
     "changes-createByProjectId": {
         parameters: {
-            query?: never;
+            query?: {
+                wait?: number;
+            };
             header?: never;
             path: {
                 projectId: string;
@@ -11890,7 +11956,9 @@ export interface operations {
     };
     "changes-evaluate": {
         parameters: {
-            query?: never;
+            query?: {
+                wait?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -12015,6 +12083,224 @@ export interface operations {
             };
             /** @description Upstream call failed. Codes: EVAL_PREP_FAILED */
             502: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "changes-cancelEvaluation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvalRun"];
+                };
+            };
+            /** @description Bad request. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED. Codes: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden. Codes: TOKEN_SCOPE_INSUFFICIENT, CSRF */
+            403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict. Codes: CONFLICT */
+            409: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: this route takes JSON bodies. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
+            429: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "changes-evaluations": {
+        parameters: {
+            query?: {
+                status?: "queued" | "running";
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                namespace: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        evaluations: {
+                            run: components["schemas"]["EvalRun"];
+                            change: {
+                                id: string;
+                                title: string | null;
+                                /** @enum {string} */
+                                status: "open" | "needs_changes" | "accepted" | "approved" | "promoted" | "merged" | "rejected";
+                            };
+                            position: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED */
+            401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
+            429: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Codes: INTERNAL_ERROR */
+            500: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -17649,6 +17935,70 @@ export interface operations {
                 };
             };
             /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    evaluationRunLog: {
+        parameters: {
+            query?: {
+                tail?: number;
+            };
+            header?: {
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log (text/plain), or its live stream (text/event-stream: `log` events whose data is the chunk as a JSON string, then `end`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (the change, or a run of it) */
             404: {
                 headers: {
                     [name: string]: unknown;

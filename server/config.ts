@@ -80,7 +80,7 @@ const schema = z.object({
   LLM_COST_PER_MTOK_OUTPUT: decimal().default(0),
   LLM_TIMEOUT_MS: integer(1).default(60_000),
   SANDBOX_ENABLED: flag().default(false),
-  /** Sandbox runs this instance executes at once (0: none); half the cores (at least 1) when unset. */
+  /** Background evaluation runs (sandbox, webhook, llm) this instance runs at once (0: none); half the cores (at least 1) when unset. */
   RUNNER_CONCURRENCY: integer(0, 1024).optional(),
   /** Bound on every project's runner cache together (MB); least recently used entries go first. */
   RUNNER_CACHE_MB: integer(0).default(5120),

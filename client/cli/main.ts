@@ -9,6 +9,7 @@ import { createSvcClient, projectParams, watchChange } from "../index.js";
 import { loadConfig, saveConfig, type CliConfig } from "./config.js";
 import { answerGitCredential, credentialHelperCommand } from "./git-credential.js";
 import { watchImport } from "./import-watch.js";
+import { changeLogs } from "./logs.js";
 import { PRINTED, READ_USAGE, runReadCommand } from "./read.js";
 
 const USAGE = `svc-forge <command>
@@ -28,6 +29,7 @@ const USAGE = `svc-forge <command>
   change review ID --verdict approve|request_changes|comment [--comment TEXT]
   change merge ID [--strategy merge|squash] [--force]
   change watch ID                         each transition on stderr until merged (exit 0), rejected or needs_changes (exit 1)
+  change logs ID [--follow]               each evaluation run's log; --follow streams runs still going to their end
   change queue ID [--strategy merge|squash]
                                          merge when ready: the project's merge queue lands it (its position)
   change dequeue ID                      take it out of the queue
@@ -183,6 +185,10 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
       if (final.data.change.status !== "merged") throw new CliError(`change ${final.data.change.status}`);
       return final.data;
     }
+    case "change logs": {
+      await changeLogs(need(rest[0], "ID"), { baseUrl: config.url, token: config.token, follow: values.follow === true, write: (text) => process.stdout.write(text) });
+      return PRINTED;
+    }
     case "issue list":
       return unwrap(
         await svc.GET("/api/projects/{namespace}/{slug}/issues", {
@@ -233,6 +239,7 @@ const OPTIONS = {
   title: { type: "string" },
   body: { type: "string" },
   interval: { type: "string" },
+  follow: { type: "boolean" },
   branch: { type: "string" },
   patch: { type: "boolean" },
   limit: { type: "string" },

@@ -83,6 +83,30 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         },
       },
     },
+    "/api/changes/{id}/evaluations/{runId}/log": {
+      get: {
+        operationId: "evaluationRunLog",
+        summary: "An evaluation run's log: setup and command output as text (?tail=N: the last N lines); with Accept: text/event-stream, `log` events (id: the byte offset after the chunk; Last-Event-ID resumes) while it runs, then one `end` {status}",
+        tags: ["changes"],
+        security: [{}, { bearer: [] }, { session: [] }],
+        parameters: [
+          { name: "id", in: "path", required: true, schema: { type: "string" } },
+          { name: "runId", in: "path", required: true, schema: { type: "string" } },
+          { name: "tail", in: "query", required: false, schema: { type: "integer", minimum: 0, maximum: 100000 } },
+          { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" } },
+        ],
+        responses: {
+          "200": {
+            description: "The log (text/plain), or its live stream (text/event-stream: `log` events whose data is the chunk as a JSON string, then `end`)",
+            content: { "text/plain": { schema: { type: "string" } }, "text/event-stream": { schema: { type: "string" } } },
+          },
+          "400": error("Bad request"),
+          "401": error("Unauthorized"),
+          "404": error("Not found (the change, or a run of it)"),
+          "429": error("Too many requests"),
+        },
+      },
+    },
     "/api/providers/github/webhook": {
       post: {
         operationId: "providerWebhook",

@@ -97,7 +97,7 @@ export async function publishHostVerdict(changeId: string): Promise<{ posted: bo
   const host = change?.hostPullRequest as unknown as HostPullRequest | null;
   if (!change || !host) return { posted: false };
   const evaluation = change.evaluation;
-  const state = evaluation ? STATE_OF[evaluation.verdict] : "error";
+  const state = evaluation?.verdict ? STATE_OF[evaluation.verdict] : "error";
   const description = evaluation ? `${evaluation.verdict}: ${evaluation.summary}`.slice(0, 140) : "no evaluation recorded";
   const source = { owner: host.owner, repo: host.repo };
   await postCommitStatus(source, evaluation?.tipSha ?? change.tipSha, { state, context: "svc/evaluation", description });

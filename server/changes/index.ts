@@ -11,3 +11,7 @@ export { wakeQueueOnMove } from "./queue/move-hook";
 export { changePatch } from "./change-diff";
 export { changeEventsResponse } from "./stream";
 export { patchHunks } from "./diff/hunks";
+export { evalRunLogResponse } from "./runs/log-endpoint";
+export { runnersSettled, startRunnerPool, sweepRuns, wakeRunners } from "./runs/pool";
+export { cancelRunsOnWorkspaceMove } from "./runs/move-hook";
+export { removeProjectRunLogs } from "./runs/log";

@@ -41,7 +41,7 @@ export async function reevaluatePromotedChange(changeId: string): Promise<Promot
   if (workspaceTip(change.project, name) === change.tipSha) return "current";
   let prepared: Awaited<ReturnType<typeof evaluateWorkspace>>;
   try {
-    prepared = await evaluateWorkspace(change.project, name, change.id);
+    prepared = await evaluateWorkspace(change.project, name, change.id, { inline: true });
   } catch (error) {
     if (!isRefusal(error)) throw error;
     log().warn({ changeId, err: (error as Error).message }, "changes: a promoted change was not re-evaluated");

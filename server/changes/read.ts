@@ -54,7 +54,7 @@ export const changeFromJson = (row: ChangeJson): Change => ({
 type StateRow = {
   change: Json<Change, "createdAt" | "updatedAt" | "mergedAt" | "rejectedAt" | "revertedAt">;
   evaluation: Json<Evaluation, "createdAt"> | null;
-  runs: Array<Json<EvalRun, "createdAt">>;
+  runs: Array<Json<EvalRun, "createdAt" | "startedAt" | "finishedAt" | "leaseUntil">>;
   workspace: string | null;
   author: string | null;
   queue: QueuePosition | null;
@@ -63,7 +63,13 @@ type StateRow = {
 const stateOf = (row: StateRow): ChangeState => ({
   change: changeFromJson(row.change),
   evaluation: row.evaluation && { ...row.evaluation, createdAt: utc(row.evaluation.createdAt) },
-  runs: row.runs.map((run) => ({ ...run, createdAt: utc(run.createdAt) })),
+  runs: row.runs.map((run) => ({
+    ...run,
+    createdAt: utc(run.createdAt),
+    startedAt: utcOrNull(run.startedAt),
+    finishedAt: utcOrNull(run.finishedAt),
+    leaseUntil: utcOrNull(run.leaseUntil),
+  })),
   workspace: row.workspace,
   author: row.author,
   // In the order the API has always shown them (jsonb orders keys by length).

@@ -10,6 +10,9 @@ import { revertChange } from "./merge/revert";
 import { mergeBlockers, mergeChange } from "./merge/service";
 import { changeIdParam, changeListFilter, changeOutput, costOutput, evalOutput, evalRunOutput, mergeStrategy } from "./schemas";
 import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
+import { cancelEvalRun, evalRunLogText, listEvalRuns } from "./runs/service";
+import { EVAL_RUN_STATUSES } from "./schemas";
+import { ChangeStatus } from "./views";
 import { pageOfChanges } from "./list-page";
 import { changeDiffPage } from "./diff-page";
 import { queueProcedures } from "./queue/procedures";
@@ -53,6 +56,13 @@ const mergeOptions = z.object({
   strategy: mergeStrategy().default("merge"),
 });
 
+/** `?wait=<0..300>` (or `wait` in the body): how long the request waits for its background runs. */
+const waitInput = () => z.coerce.number().int().min(0).max(300).optional();
+function waitOf(ctx: Context, body: number | undefined): number | undefined {
+  const query = new URL(ctx.req.url).searchParams.get("wait");
+  return query === null ? body : z.object({ wait: waitInput() }).parse({ wait: query }).wait;
+}
+
 function mergeOptionsOf(ctx: Context, body: { force?: unknown; strategy?: unknown }) {
   const query = Object.fromEntries(new URL(ctx.req.url).searchParams);
   return mergeOptions.parse({ ...body, ...query });
@@ -63,16 +73,16 @@ export const changesRouter = router({
   ...viewedProcedures,
 
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated synchronously" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] }, workspaceKey: true })
-    .input(z.object({ ...projectParams(), workspace: nameSlug() }))
+    .meta({ openapi: { method: "POST", path: BY_PATH, tags, summary: "Propose a workspace as a change; evaluated (background evaluators waited for up to ?wait seconds)" }, query: ["wait"], successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] }, workspaceKey: true })
+    .input(z.object({ ...projectParams(), workspace: nameSlug(), wait: waitInput() }))
     .output(createOutput())
-    .mutation(({ input, ctx }) => createChange(ctx.identity, { namespace: input.namespace, slug: input.slug }, input.workspace)),
+    .mutation(({ input, ctx }) => createChange(ctx.identity, { namespace: input.namespace, slug: input.slug }, input.workspace, { wait: waitOf(ctx, input.wait) })),
 
   createByProjectId: authedProcedure
-    .meta({ openapi: { method: "POST", path: BY_ID, tags, summary: "Propose a change (project addressed by id)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] }, workspaceKey: true })
-    .input(z.object({ projectId: pathSegment(), workspace: nameSlug() }))
+    .meta({ openapi: { method: "POST", path: BY_ID, tags, summary: "Propose a change (project addressed by id)" }, query: ["wait"], successStatus: 201, errors: { 409: ["TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] }, workspaceKey: true })
+    .input(z.object({ projectId: pathSegment(), workspace: nameSlug(), wait: waitInput() }))
     .output(createOutput())
-    .mutation(({ input, ctx }) => createChange(ctx.identity, { id: input.projectId }, input.workspace)),
+    .mutation(({ input, ctx }) => createChange(ctx.identity, { id: input.projectId }, input.workspace, { wait: waitOf(ctx, input.wait) })),
 
   list: publicProcedure
     .meta({ openapi: { method: "GET", path: BY_PATH, tags, summary: "A project's changes, newest first" }, list: true })
@@ -151,10 +161,39 @@ export const changesRouter = router({
     .query(({ input, ctx }) => diffFilesPage(ctx, input)),
 
   evaluate: userProcedure
-    .meta({ openapi: { method: "POST", path: "/changes/{id}/evaluate", tags, summary: "Re-evaluate a change (users with write access)" }, errors: { 409: ["CONFLICT", "TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
-    .input(z.object({ id: changeIdParam() }))
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/evaluate", tags, summary: "Re-evaluate a change (users with write access; ?wait as on create)" }, query: ["wait"], errors: { 409: ["CONFLICT", "TARGET_DELETING"], 502: ["EVAL_PREP_FAILED"] } })
+    .input(z.object({ id: changeIdParam(), wait: waitInput() }))
     .output(z.object({ changeId: z.string(), eval: evalOutput(), evalRuns: z.array(evalRunOutput()) }))
-    .mutation(({ input, ctx }) => reevaluateChange(ctx.identity, input.id)),
+    .mutation(({ input, ctx }) => reevaluateChange(ctx.identity, input.id, { wait: waitOf(ctx, input.wait) })),
+
+  cancelEvaluation: authedProcedure
+    .meta({ openapi: { method: "POST", path: "/changes/{id}/evaluations/{runId}/cancel", tags, summary: "Cancel a queued or running evaluation run (write access)" }, errors: { 409: ["CONFLICT"] } })
+    .input(z.object({ id: changeIdParam(), runId: changeIdParam() }))
+    .output(evalRunOutput())
+    .mutation(({ input, ctx }) => cancelEvalRun(ctx.identity, input.id, input.runId)),
+
+  // No REST route (GET .../log answers text/plain and SSE): MCP and the change page read it here.
+  evaluationLog: publicProcedure
+    .input(z.object({ id: changeIdParam(), runId: changeIdParam(), tail: z.coerce.number().int().min(0).max(100_000).optional() }))
+    .output(z.object({ runId: z.string(), status: z.enum(EVAL_RUN_STATUSES), logBytes: z.number().int(), log: z.string() }))
+    .query(({ input, ctx }) => evalRunLogText(ctx.identity, input.id, input.runId, input.tail)),
+
+  evaluations: publicProcedure
+    .meta({ openapi: { method: "GET", path: "/projects/{namespace}/{slug}/evaluations", tags, summary: "A project's queued and running evaluation runs, with their change and queue position" } })
+    .input(z.object({ ...projectParams(), status: z.enum(["queued", "running"]).optional(), limit: boundedInt(1, 500, 100) }))
+    .output(
+      z.object({
+        evaluations: z.array(
+          z.object({
+            run: evalRunOutput(),
+            change: z.object({ id: z.string(), title: z.string().nullable(), status: z.enum(ChangeStatus) }),
+            /** 1-based place among every queued run of the instance's database; null once running. */
+            position: z.number().int().nullable(),
+          }),
+        ),
+      }),
+    )
+    .query(({ input, ctx }) => listEvalRuns(ctx.identity, { namespace: input.namespace, slug: input.slug }, input)),
 
   merge: userProcedure
     .meta({ openapi: { method: "POST", path: "/changes/{id}/merge", tags, summary: "Merge a change into the default branch (query force, strategy)" }, query: ["force", "strategy"], errors: { 403: ["PROTECTION_BLOCKED"], 409: ["STALE_BASE", "STALE_WORKSPACE", "WORKSPACE_UNVERIFIABLE", "MERGE_CONFLICT", "TARGET_DELETING"] } })

@@ -33,7 +33,8 @@ const finding = () => z.object({ message: z.string(), file: z.string().optional(
 
 export const evalOutput = namedSchema("Evaluation", () =>
   z.object({
-    verdict: z.enum(["passed", "failed"]),
+    /** null while background runs of the round are going. */
+    verdict: z.enum(["passed", "failed"]).nullable(),
     round: z.number(),
     summary: z.string(),
     issues: z.array(z.string()),
@@ -47,7 +48,7 @@ export const evalRunOutput = namedSchema("EvalRun", () =>
     id: z.string(),
     evaluator: z.string(),
     round: z.number(),
-    status: z.enum(["passed", "failed", "error"]),
+    status: z.enum(EVAL_RUN_STATUSES),
     findings: z.array(finding()),
     durationMs: z.number(),
     costUsd: z.number().nullable(),
@@ -56,7 +57,18 @@ export const evalRunOutput = namedSchema("EvalRun", () =>
     baseSha: z.string(),
     tipSha: z.string(),
     createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    attempts: z.number().int(),
+    flaky: z.boolean(),
+    exitCode: z.number().int().nullable(),
+    timedOut: z.boolean(),
+    cache: z.object({ key: z.string(), hit: z.boolean() }).nullable(),
+    reusedFrom: z.string().nullable(),
+    logBytes: z.number().int(),
   }));
+
+export const EVAL_RUN_STATUSES = ["queued", "running", "passed", "failed", "error", "cancelled"] as const;
 
 export const costOutput = namedSchema("Cost", () =>
   z.object({ kind: z.string(), runs: z.number(), costUsd: z.number(), inputTokens: z.number(), outputTokens: z.number(), durationMs: z.number() }));

@@ -6,7 +6,10 @@ import { recordEvent, recordEventsAlongside } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
-import { evaluateWorkspace, evaluationRows, insertEvalRunsSql, insertEvaluationsSql, newChangeId, recordReevaluation } from "./evaluation";
+import { evaluateWorkspace, evaluationRows, insertEvalRunsSql, insertEvaluationsSql, newChangeId, recordReevaluation, type PreparedEvaluation } from "./evaluation";
+import { wakeRunners } from "./runs/pool";
+import { waitForVerdict } from "./runs/settle";
+import { cancelUnfinishedRuns } from "./runs/store";
 import { isUuid, loadChange, lockChange, workspaceName } from "./load";
 import { insertEntriesSql, removeEntries } from "./queue/entries";
 import { autoQueue, autoQueueEntry } from "./queue/service";
@@ -53,14 +56,15 @@ entry AS (${insertEntriesSql("$4")})`;
  * Creates a change from a workspace: diffed against the default branch, evaluated synchronously,
  * recorded `accepted` or `needs_changes` with one eval run per evaluator. Writers (users and agents).
  */
-export async function createChange(identity: Identity, ref: ProjectRef, workspace: string) {
+export async function createChange(identity: Identity, ref: ProjectRef, workspace: string, options: { wait?: number } = {}) {
   const { project, alongside: ws } = await requireProject(identity, ref, "write", { workspace, alongside: workspaceAlongside(workspace) });
   assertNotDeleting(project);
   assertNotImporting(project);
   if (!ws) throw notFound(`Unknown workspace ${workspace}`);
   const id = newChangeId();
   const prepared = await evaluateWorkspace(project, ws.name, id);
-  const status: ChangeStatus = prepared.outcome.verdict === "passed" ? "accepted" : "needs_changes";
+  const { verdict } = prepared.outcome;
+  const status: ChangeStatus = verdict === null ? "open" : verdict === "passed" ? "accepted" : "needs_changes";
   const actor = actorOf(identity);
   const now = new Date();
   const change: Change = {
@@ -85,18 +89,39 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
     createdAt: now,
     updatedAt: now,
   };
-  const { evaluation, runs } = evaluationRows(id, 1, prepared);
+  const { evaluation, runs } = evaluationRows(id, project.id, 1, prepared);
   // A new change is in no queue yet: only a policy that queues accepted changes puts it there, at once.
   const queued = autoQueueEntry(project, change, prepared);
   const rows = [[change], [evaluation], runs, queued ? [queued.entry] : []].map((list) => JSON.stringify(list));
   await recordEventsAlongside({ ctes: NEW_CHANGE_CTES, params: rows }, [
     { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } },
-    { projectId: project.id, kind: "change.evaluated", actor, data: { changeId: id, verdict: evaluation.verdict, status } },
+    ...(verdict === null ? [] : [{ projectId: project.id, kind: "change.evaluated" as const, actor, data: { changeId: id, verdict, status } }]),
     ...(queued ? [queued.event] : []),
   ]);
   if (queued) wakeQueue(project.id);
-  return { change: changeView(change, project, namesOfNew(identity, change, ws.name)), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
+  const names = namesOfNew(identity, change, ws.name);
+  if (verdict === null) {
+    const state = await awaitRound(id, waitSecondsOf(prepared, options.wait));
+    if (state) return { change: changeView(state.change, project, names), ...roundView(state) };
+  }
+  return { change: changeView(change, project, names), eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
+
+/** How long a request waits for its background runs: `?wait`, else the policy's `evaluation.waitSeconds`. */
+const waitSecondsOf = (prepared: PreparedEvaluation, wait: number | undefined) => wait ?? (prepared.policy.ok ? prepared.policy.policy.evaluation.waitSeconds : 30);
+
+/** Starts the round's background runs and waits up to `seconds` for them; answers the change's state after. */
+async function awaitRound(changeId: string, seconds: number): Promise<ChangeState | null> {
+  wakeRunners();
+  if (seconds > 0) await waitForVerdict(changeId, seconds * 1000);
+  return readChangeState(changeId);
+}
+
+/** The evaluation and the latest round's runs of a change state. */
+const roundView = (state: ChangeState) => ({
+  eval: evalView(state.evaluation!),
+  evalRuns: state.runs.filter((run) => run.round === state.evaluation?.round).map(evalRunView),
+});
 
 /** One page of a project's changes, newest first, and how many match over every page. */
 export async function listChanges(identity: Identity, ref: ProjectRef, filter: { status?: ChangeStatus; limit: number; offset: number }) {
@@ -141,7 +166,7 @@ const NOT_EVALUABLE: readonly string[] = ["merged", "rejected", "promoted"];
  * Re-evaluates a change against the current default branch and workspace tip under the current
  * policy. Approvals are dismissed when the evaluated base moves. Users with write access only.
  */
-export async function reevaluateChange(identity: UserIdentity, id: string) {
+export async function reevaluateChange(identity: UserIdentity, id: string, options: { wait?: number } = {}) {
   const { change, project } = await loadChange(identity, id, "write");
   if (NOT_EVALUABLE.includes(change.status)) throw invalid(`A ${change.status} change cannot be re-evaluated`);
   const prisma = await db();
@@ -151,9 +176,13 @@ export async function reevaluateChange(identity: UserIdentity, id: string) {
   const { evaluation, runs } = await prisma.$transaction(async (tx) => {
     const current = await lockChange(tx, id);
     if (NOT_EVALUABLE.includes(current.status)) throw invalid(`A ${current.status} change cannot be re-evaluated`);
-    const statusAfter = async (client: typeof tx) => statusAfterEvaluation(prepared.outcome.verdict, await reviewState(client, current));
+    const statusAfter = async (client: typeof tx, verdict: "passed" | "failed") => statusAfterEvaluation(verdict, await reviewState(client, current));
     return recordReevaluation(tx, current, prepared, { statusAfter, actor: actorOf(identity) });
   });
+  if (prepared.outcome.verdict === null) {
+    const state = await awaitRound(id, waitSecondsOf(prepared, options.wait));
+    if (state) return { changeId: id, ...roundView(state) };
+  }
   await autoQueue(project, await prisma.change.findUniqueOrThrow({ where: { id } }));
   return { changeId: id, eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
 }
@@ -166,6 +195,7 @@ export async function rejectChange(identity: UserIdentity, id: string) {
     if (current.status === "merged") throw invalid("A merged change cannot be rejected");
     if (current.status === "rejected") return;
     await tx.change.update({ where: { id }, data: { status: "rejected", rejectedAt: new Date() } });
+    await cancelUnfinishedRuns(tx, id);
     await recordEvent(tx, { projectId: project.id, kind: "change.rejected", actor: actorOf(identity), data: { changeId: id, from: current.status } });
     await revokeKeysOfChanges(tx, [id], "rejected");
     await removeEntries(tx, project.id, [{ changeId: id, reason: "rejected" }], actorOf(identity));

@@ -76,6 +76,15 @@ export function evalRunView(run: EvalRun) {
     baseSha: run.baseSha,
     tipSha: run.tipSha,
     createdAt: run.createdAt.toISOString(),
+    startedAt: iso(run.startedAt),
+    finishedAt: iso(run.finishedAt),
+    attempts: run.attempts,
+    flaky: run.flaky,
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
+    cache: run.cacheKey === null ? null : { key: run.cacheKey, hit: run.cacheHit ?? false },
+    reusedFrom: run.reusedFrom,
+    logBytes: run.logBytes,
   };
 }
 

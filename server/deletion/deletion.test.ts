@@ -65,8 +65,12 @@ describe("project deletion job", () => {
     await grantCollaborator(project.id, helper.id, "write");
     expect((await call("POST", `/api/workspaces/@${owner.username}/gone/workspaces`, { token: owner.token, body: { name: "w" } })).status).toBe(201);
     const { change, issue, webhook } = await seedProjectData(project.id, helper.id);
+    // A run's log, where the runners keep it.
+    fs.mkdirSync(path.join(env.dataDir, "runs", project.id), { recursive: true });
+    fs.writeFileSync(path.join(env.dataDir, "runs", project.id, "run.log"), "output\n");
     const { jobId } = await requestDeletion("project", project.id, owner.id);
     expect(await runDeletionJob(jobId)).toBe("completed");
+    expect(fs.existsSync(path.join(env.dataDir, "runs", project.id))).toBe(false);
     const counts = await projectRowCounts(project.id);
     expect(Object.values(counts).every((n) => n === 0), JSON.stringify(counts)).toBe(true);
     const prisma = await db();

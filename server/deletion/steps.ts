@@ -2,6 +2,7 @@ import type { Db } from "@/server/db";
 import { forgetUserCredentials } from "@/server/auth";
 import { handOverSoleOwnership } from "@/server/orgs";
 import { removeProjectReposUnread } from "@/server/git";
+import { removeProjectRunLogs } from "@/server/changes";
 import { tombstoneUserId } from "./tombstone";
 
 /**
@@ -23,6 +24,7 @@ export const projectSteps: DeletionStep[] = [
   // after that backup read them) or not at all.
   { name: "project", run: async (projectId, prisma) => void (await prisma.project.deleteMany({ where: { id: projectId } })) },
   { name: "repositories", run: (projectId) => removeProjectReposUnread(projectId) },
+  { name: "evaluation logs", run: (projectId) => removeProjectRunLogs(projectId) },
 ];
 
 /** Runs a project's whole cascade in place (a user's owned projects go this way). */

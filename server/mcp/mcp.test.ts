@@ -110,7 +110,7 @@ describe("tools", () => {
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         "list_projects", "get_project", "list_files", "read_file", "get_log", "list_branches", "create_workspace", "commit_files",
-        "create_change", "get_change", "list_changes", "comment_on_change", "review_change", "merge_change", "list_issues",
+        "create_change", "get_change", "get_evaluation_log", "list_changes", "comment_on_change", "review_change", "merge_change", "list_issues",
         "get_issue", "create_issue", "update_issue", "comment_on_issue", "list_deployments", "submit_change", "queue_change", "get_queue",
         // docs/contracts.md#reading-code (server/mcp/read-tools.ts)
         "get_change_diff", "get_commit", "compare", "search_code", "blame", "list_tags",
@@ -150,6 +150,10 @@ describe("tools", () => {
     expect(created.change.status).toBe("accepted");
     const changeId = created.change.id;
     expect(await ok(client, "get_change", { change: changeId })).toEqual((await call("GET", `/api/changes/${changeId}`, { token: alice.token })).body);
+    const runId = created.evalRuns[0].id;
+    const log = await ok(client, "get_evaluation_log", { changeId, runId, tail: 10 });
+    expect(log).toEqual({ runId, status: "passed", logBytes: 0, log: (await call("GET", `/api/changes/${changeId}/evaluations/${runId}/log?tail=10`, { token: alice.token })).text });
+    expect((await tool(client, "get_evaluation_log", { changeId, runId: "00000000-0000-4000-8000-000000000000" })).isError).toBe(true);
     const listed = await ok(client, "list_changes", { project: project.path, status: "accepted" });
     expect(listed.changes.map((c: { id: string }) => c.id)).toContain(changeId);
     const comment = await ok(client, "comment_on_change", { change: changeId, body: "looks fine", file: "src/b.txt", line: 1, side: "new" });

@@ -240,12 +240,22 @@ export const CORE_TOOLS: Tool[] = [
     summarize: verdictOf,
   }),
   procedureTool("get_change", "changes.get", {
-    description: "A change with its latest eval runs and costs.",
+    description: "A change with its latest eval runs (status queued, running, passed, failed, error or cancelled; findings) and costs.",
     readOnly: true,
     rename: change,
-    summarize: (r) => `Change ${r.change.id} is ${r.change.status}${r.queue ? `, queued at position ${r.queue.position}` : ""}`,
+    summarize: (r) =>
+      `Change ${r.change.id} is ${r.change.status}${r.queue ? `, queued at position ${r.queue.position}` : ""}; runs: ${r.evalRuns.map((run) => `${run.evaluator} ${run.status}`).join(", ")}`,
   }),
   ...QUEUE_TOOL_SPECS.map((tool) => procedureTool(tool.name, tool.procedure, tool.spec as ProcedureTool<ProcedureName>)),
+  {
+    name: "get_evaluation_log",
+    description: "An evaluation run's log (setup and command output); tail: its last N lines.",
+    readOnly: true,
+    destructive: false,
+    input: () => z.object({ changeId: changeArg(), runId: z.string().min(1).max(100).describe("The eval run id (from get_change)"), tail: z.number().int().min(0).max(100_000).optional() }),
+    run: (caller, args) => caller.changes.evaluationLog({ id: args.changeId as string, runId: args.runId as string, tail: args.tail }),
+    summarize: (r) => `Run ${r.runId as string} is ${r.status as string} (${r.logBytes as number} bytes of log)`,
+  },
   procedureTool("list_changes", "changes.list", {
     description: "A project's changes, newest first.",
     readOnly: true,

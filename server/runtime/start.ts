@@ -45,9 +45,12 @@ export async function startServerRuntime(loadFunctions: LoadJobFunctions): Promi
   // Importing auth registers its credential cache with the listener before it starts.
   await import("@/server/auth");
   // The merge queue registers its wake-up topic before the listener starts, then runs what is queued.
-  const { startQueueRunner } = await import("@/server/changes");
+  const { startQueueRunner, startRunnerPool } = await import("@/server/changes");
   const queue = await startQueueRunner();
   onShutdown(() => queue.stop());
+  // The evaluation runners likewise; at shutdown they abort and hand their runs back to the queue.
+  const runners = await startRunnerPool();
+  onShutdown(() => runners.stop());
   const invalidations = await startInvalidationListener();
   onShutdown(() => invalidations.stop());
   const shutdown = async (signal: string) => {

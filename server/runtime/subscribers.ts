@@ -1,4 +1,4 @@
-import { projectHasPromotedChange, wakeQueueOnMove } from "@/server/changes";
+import { cancelRunsOnWorkspaceMove, projectHasPromotedChange, wakeQueueOnMove } from "@/server/changes";
 import { requestDeploymentsOnMove } from "@/server/deployments";
 import { onBranchMove } from "@/server/git";
 import { closeLinkedIssuesOnMove } from "@/server/issues";
@@ -18,6 +18,7 @@ export function registerSubscribers(): void {
   onBranchMove(closeLinkedIssuesOnMove);
   onBranchMove(wakeQueueOnMove);
   onBranchMove(revokeKeysOnMove);
+  onBranchMove(cancelRunsOnWorkspaceMove);
   onProjectInterest("webhooks", projectHasActiveWebhook);
   onProjectInterest("promotedChanges", projectHasPromotedChange);
 }

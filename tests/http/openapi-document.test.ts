@@ -37,6 +37,7 @@ describe("the OpenAPI document", () => {
       "GET /api/projects/{namespace}/{slug}/import/stream",
       "GET /api/projects/{namespace}/{slug}/sync/stream",
       "GET /api/changes/{id}/events",
+      "GET /api/changes/{id}/evaluations/{runId}/log",
       "POST /api/providers/github/webhook",
       "GET /api/admin/backups/{id}/archive",
       "POST /api/admin/restore",

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, inject } from "vitest";
 import { closeDatabase, openDatabase, useDatabase, type Database } from "@/server/db/client";
-import { queuesSettled } from "@/server/changes";
+import { queuesSettled, runnersSettled } from "@/server/changes";
 import { registerSubscribers } from "@/server/runtime/subscribers";
 import { TEMPLATE_DB_NAME, adminUrl } from "./postgres";
 
@@ -68,6 +68,7 @@ export function useTestEnvironment(env: Record<string, string> = {}): TestEnviro
   afterAll(async () => {
     // A queue run a test woke (a route, a branch move) finishes before its database closes.
     await queuesSettled();
+    await runnersSettled();
     await closeDatabase();
     await drop();
     fs.rmSync(state.dataDir, { recursive: true, force: true });

@@ -25,6 +25,7 @@ import * as providerWebhook from "@/app/api/providers/github/webhook/route";
 import * as projectArchive from "@/app/api/projects/[namespace]/[slug]/archive/route";
 import * as projectRaw from "@/app/api/projects/[namespace]/[slug]/raw/route";
 import * as changeDiff from "@/app/api/changes/[id]/diff/route";
+import * as evalRunLog from "@/app/api/changes/[id]/evaluations/[runId]/log/route";
 
 export const TEST_ORIGIN = "http://svc.test";
 
@@ -49,6 +50,7 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/archive$/.test(p), module: projectArchive },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/raw$/.test(p), module: projectRaw },
   { match: (p) => /^\/api\/changes\/[^/]+\/diff$/.test(p), module: changeDiff },
+  { match: (p) => /^\/api\/changes\/[^/]+\/evaluations\/[^/]+\/log$/.test(p), module: evalRunLog },
   { match: (p) => p === "/mcp", module: mcp },
   { match: (p) => p === "/oauth/authorize", module: oauthAuthorize },
   { match: (p) => p === "/oauth/token", module: oauthToken },

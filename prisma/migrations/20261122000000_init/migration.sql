@@ -26,7 +26,7 @@ CREATE TYPE "QueueState" AS ENUM ('waiting', 'testing', 'merging');
 CREATE TYPE "Verdict" AS ENUM ('passed', 'failed');
 
 -- CreateEnum
-CREATE TYPE "EvalRunStatus" AS ENUM ('passed', 'failed', 'error');
+CREATE TYPE "EvalRunStatus" AS ENUM ('queued', 'running', 'passed', 'failed', 'error', 'cancelled');
 
 -- CreateEnum
 CREATE TYPE "ReviewVerdict" AS ENUM ('approve', 'request_changes', 'comment');
@@ -326,7 +326,7 @@ CREATE TABLE "Evaluation" (
     "id" UUID NOT NULL,
     "changeId" UUID NOT NULL,
     "round" INTEGER NOT NULL DEFAULT 1,
-    "verdict" "Verdict" NOT NULL,
+    "verdict" "Verdict",
     "baseSha" TEXT NOT NULL,
     "tipSha" TEXT NOT NULL,
     "summary" TEXT NOT NULL,
@@ -351,6 +351,21 @@ CREATE TABLE "EvalRun" (
     "baseSha" TEXT NOT NULL,
     "tipSha" TEXT NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "projectId" UUID,
+    "settings" JSONB,
+    "reuseKey" TEXT,
+    "startedAt" TIMESTAMP(3),
+    "finishedAt" TIMESTAMP(3),
+    "attempts" INTEGER NOT NULL DEFAULT 0,
+    "flaky" BOOLEAN NOT NULL DEFAULT false,
+    "exitCode" INTEGER,
+    "timedOut" BOOLEAN NOT NULL DEFAULT false,
+    "cacheKey" TEXT,
+    "cacheHit" BOOLEAN,
+    "reusedFrom" UUID,
+    "logBytes" INTEGER NOT NULL DEFAULT 0,
+    "leaseOwner" TEXT,
+    "leaseUntil" TIMESTAMP(3),
 
     CONSTRAINT "EvalRun_pkey" PRIMARY KEY ("id")
 );
@@ -868,6 +883,12 @@ CREATE UNIQUE INDEX "Evaluation_changeId_key" ON "Evaluation"("changeId");
 
 -- CreateIndex
 CREATE INDEX "EvalRun_changeId_round_idx" ON "EvalRun"("changeId", "round");
+
+-- CreateIndex
+CREATE INDEX "EvalRun_status_createdAt_idx" ON "EvalRun"("status", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "EvalRun_projectId_reuseKey_idx" ON "EvalRun"("projectId", "reuseKey");
 
 -- CreateIndex
 CREATE INDEX "Review_changeId_reviewerId_idx" ON "Review"("changeId", "reviewerId");

@@ -38,10 +38,12 @@ export function protectionReasons(input: GateInput): string[] {
   if (!input.policy.ok) return hard;
   const policy = input.policy.policy;
   if (input.force && !policy.merge.allowForce) hard.push("force needs merge.allowForce: true in the project policy");
+  // Not even force merges what is still being evaluated: its runs' verdict is not known yet.
+  if (input.change.status === "open") hard.push("Evaluation is in progress: the change's evaluators have not all finished");
   if (input.force && policy.merge.allowForce) return hard;
   const soft: string[] = [];
-  if (!MERGEABLE.has(input.change.status)) soft.push(`The change is ${input.change.status}, not accepted or approved`);
-  if (!input.evaluationPassed) soft.push("The change's evaluation failed");
+  if (!MERGEABLE.has(input.change.status) && input.change.status !== "open") soft.push(`The change is ${input.change.status}, not accepted or approved`);
+  if (!input.evaluationPassed && input.change.status !== "open") soft.push("The change's evaluation failed");
   if (input.reviews.changesRequested) soft.push("A reviewer requested changes");
   if (input.reviews.countableApprovals < policy.requiredApprovals) {
     soft.push(`${input.reviews.countableApprovals} of ${policy.requiredApprovals} required approvals (the author's own approval does not count)`);

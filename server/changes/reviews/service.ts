@@ -52,7 +52,8 @@ export async function submitReview(identity: UserIdentity, changeId: string, inp
     }
     const data = { verdict: input.verdict, comment: text ?? null, baseSha: change.baseSha, createdAt: new Date() };
     const review = live ? await tx.review.update({ where: { id: live.id }, data }) : await tx.review.create({ data: { changeId, reviewerId: identity.userId, ...data } });
-    const status = STATUS_AFTER[input.verdict];
+    // An open change's background runs decide its status when they end (counting this verdict).
+    const status = change.status === "open" ? "open" : STATUS_AFTER[input.verdict];
     await tx.change.update({ where: { id: changeId }, data: { status } });
     await recordEvent(tx, { projectId: change.projectId, kind: "change.reviewed", actor, data: { changeId, reviewId: review.id, verdict: input.verdict, status } });
     return { review, status };

@@ -1,4 +1,5 @@
 import { ChangeStory } from "./change-story";
+import { EvalRuns } from "./eval-runs";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { DiffFiles, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
@@ -12,7 +13,6 @@ import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/
 import { read } from "../../../../_lib/session";
 import { pageNumber } from "../../../../_lib/tree";
 import { addComment, evaluateChange, markViewed, mergeChange, queueChange, rejectChange, unqueueChange, resolveConflict, revertChange, setThreadResolved, submitReview } from "./actions";
-import { TableHead } from "../../../../_components/table-head";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { CommitLink } from "../../../../_components/commit-link";
 import { projectTitle, segment } from "../../../../_lib/title";
@@ -24,6 +24,7 @@ export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }
 type Props = { params: Promise<ProjectRouteParams & { id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 const CLOSED = ["merged", "rejected"];
+const LOG_TAIL_LINES = 200;
 const actions = { addComment, setThreadResolved };
 
 export default async function ChangePage({ params, searchParams }: Props) {
@@ -52,6 +53,14 @@ export default async function ChangePage({ params, searchParams }: Props) {
     api.changes.viewedFiles({ id }),
   ]);
   const viewed = new Set(viewedPaths);
+  // The last lines of each background run's log (the fast evaluators write none).
+  const runLogs = new Map(
+    await Promise.all(
+      evalRuns
+        .filter((run) => run.logBytes > 0)
+        .map(async (run) => [run.id, (await api.changes.evaluationLog({ id, runId: run.id, tail: LOG_TAIL_LINES })).log] as const),
+    ),
+  );
 
   await preloadNames(agentActors([change, ...comments]));
   const self = `${base}/changes/${change.id}`;
@@ -104,43 +113,12 @@ export default async function ChangePage({ params, searchParams }: Props) {
         <h2 id="evaluation">Evaluation</h2>
         {evaluation ? (
           <p>
-            Round {evaluation.round}: <strong>{evaluation.verdict}</strong> — {evaluation.summary}
+            Round {evaluation.round}: <strong>{evaluation.verdict ?? "in progress"}</strong> — {evaluation.summary}
           </p>
         ) : (
           <p>Not evaluated.</p>
         )}
-        {evalRuns.length > 0 && (
-          <div className="scroll"><table aria-label="Evaluation runs">
-            <TableHead columns={["Evaluator", "Status", "Findings"]} />
-            <tbody>
-              {evalRuns.map((run) => (
-                <tr key={run.id}>
-                  <td>{run.evaluator}</td>
-                  <td>{run.status}</td>
-                  <td>
-                    {run.findings.length === 0 ? (
-                      <span className="muted">none</span>
-                    ) : (
-                      <ul>
-                        {run.findings.map((finding, index) => (
-                          <li key={index}>
-                            {finding.file && (
-                              <code>
-                                {finding.file}
-                                {finding.line !== undefined && `:${finding.line}`}
-                              </code>
-                            )}{" "}
-                            {finding.message}
-                          </li>
-                        ))}
-                      </ul>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table></div>
-        )}
+        {evalRuns.length > 0 && <EvalRuns base={base} changeId={change.id} runs={evalRuns} logs={runLogs} />}
       </section>
 
       <section aria-labelledby="reviews">

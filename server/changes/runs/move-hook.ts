@@ -1,0 +1,34 @@
+import type { Tx } from "@/server/db";
+import type { BranchMoveHook } from "@/server/git";
+import { settleRound } from "./settle";
+
+// The unfinished runs of the project's changes from the moved workspace that evaluated another tip.
+const CANCEL = `
+UPDATE "EvalRun" AS r
+   SET status = 'cancelled', "finishedAt" = $4::timestamp(3), "leaseOwner" = NULL, "leaseUntil" = NULL
+  FROM "Change" AS c JOIN "Workspace" AS w ON w.id = c."workspaceId"
+ WHERE r.status IN ('queued', 'running') AND r."changeId" = c.id
+   AND c."projectId" = $1::uuid AND w.name = $2 AND c."tipSha" IS DISTINCT FROM $3
+RETURNING r."changeId"`;
+
+/**
+ * A workspace that moves away from what its change's runs test cancels them (in the move's
+ * transaction); their rounds settle once it commits.
+ */
+export const cancelRunsOnWorkspaceMove: BranchMoveHook = {
+  name: "cancel-eval-runs",
+  async inTransaction(tx: Tx, move) {
+    if (move.workspace === null) return;
+    const rows = await tx.$queryRawUnsafe<Array<{ changeId: string }>>(CANCEL, move.project.id, move.workspace, move.to, new Date().toISOString());
+    pendingSettles.set(move, [...new Set(rows.map((row) => row.changeId))]);
+  },
+  async afterCommit(move) {
+    const changes = pendingSettles.get(move) ?? [];
+    pendingSettles.delete(move);
+    for (const changeId of changes) await settleRound(changeId);
+  },
+};
+
+// What a move's transaction cancelled, for its after-commit part (a rolled-back move leaves an entry
+// the WeakMap lets go with the move).
+const pendingSettles = new WeakMap<object, string[]>();

@@ -1,0 +1,152 @@
+import os from "node:os";
+import { randomUUID } from "node:crypto";
+import type { EvalRun } from "@/server/generated/prisma/client";
+import { config } from "@/server/config";
+import { announceInvalidation, database, db, onInvalidation } from "@/server/db";
+import { executeEvalRun } from "./execute";
+import { runLogPath } from "./log";
+import { settleRound } from "./settle";
+import { abandonDeadRuns, claimRuns, finishRun, releaseRuns, renewLease, RENEW_MS, type RunEnd } from "./store";
+
+/**
+ * This instance's runners: at most RUNNER_CONCURRENCY background runs at once, taken from the
+ * durable queue (store.ts). Work is pushed: a new run wakes the runners here and, through the
+ * database's notification channel, on every instance; a run ending frees a slot and takes the
+ * next. A slow sweep takes what a lost notification or a dead instance left behind.
+ */
+const SWEEP_MS = 10_000;
+const TOPIC = "eval-runs";
+/** How long a shutdown waits for its aborted runs before handing them back to the queue. */
+const STOP_WAIT_MS = 5_000;
+
+interface Active {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+interface PoolState {
+  owner: string;
+  active: Map<string, Active>;
+  filling: Promise<void> | null;
+  again: boolean;
+  stopped: boolean;
+  sweep?: NodeJS.Timeout;
+}
+// On globalThis: Next.js loads separate module copies per entry point.
+const holder = globalThis as unknown as { __svcRunnerPool?: PoolState };
+const state: PoolState = (holder.__svcRunnerPool ??= {
+  owner: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+  active: new Map(),
+  filling: null,
+  again: false,
+  stopped: false,
+});
+
+/** Takes queued runs for the free slots of this instance. */
+function fillHere(): void {
+  if (state.stopped) return;
+  if (state.filling) {
+    state.again = true;
+    return;
+  }
+  state.filling = (async () => {
+    do {
+      state.again = false;
+      const free = config.runnerConcurrency - state.active.size;
+      if (free <= 0) return;
+      for (const run of await claimRuns(state.owner, free)) start(run);
+    } while (state.again);
+  })()
+    .catch((error: unknown) => console.error("[runs] taking runs failed", error))
+    .finally(() => (state.filling = null));
+}
+
+function start(run: EvalRun): void {
+  const controller = new AbortController();
+  const owner = state.owner;
+  let logBytes = run.logBytes;
+  // Each renewal also tells whether the run is still ours: a cancel (here or on another instance)
+  // or a takeover makes it fail, and the run is aborted.
+  const renew = setInterval(() => {
+    void renewLease(run.id, owner, logBytes)
+      .then((held) => held || controller.abort())
+      .catch(() => undefined);
+  }, RENEW_MS);
+  const done = (async () => {
+    const project = await (await db()).project.findUnique({ where: { id: run.projectId! }, select: { namespace: true, slug: true } });
+    if (!project) return;
+    const started = performance.now();
+    let end: RunEnd;
+    try {
+      const logPath = runLogPath(run.projectId!, run.id);
+      end = await executeEvalRun(run, `@${project.namespace}/${project.slug}`, { logPath, signal: controller.signal, onOutput: (bytes) => (logBytes = bytes) });
+    } catch (error) {
+      end = { status: "error", findings: [{ message: `The run could not run: ${(error as Error).message}` }], durationMs: Math.round(performance.now() - started), logBytes };
+    }
+    clearInterval(renew);
+    // Aborted: cancelled, taken over or shutting down; the row already says which.
+    if (controller.signal.aborted) return;
+    if (await finishRun(run.id, owner, end)) await settleRound(run.changeId);
+  })()
+    .catch((error: unknown) => console.error(`[runs] run ${run.id} failed`, error))
+    .finally(() => {
+      clearInterval(renew);
+      state.active.delete(run.id);
+      fillHere();
+    });
+  state.active.set(run.id, { controller, done });
+}
+
+/** Wakes the runners here and on every other instance (after the runs were committed). */
+export function wakeRunners(): void {
+  fillHere();
+  void announceInvalidation(TOPIC, "");
+}
+
+/** Aborts a run this instance holds at once (others notice at their next renewal). */
+export function abortHere(runId: string): void {
+  state.active.get(runId)?.controller.abort();
+}
+
+// Rounds whose runs all ended but whose change never settled (the runner died in between).
+const UNSETTLED = `
+SELECT e."changeId" FROM "Evaluation" AS e
+ WHERE e.verdict IS NULL
+   AND NOT EXISTS (SELECT 1 FROM "EvalRun" AS r WHERE r."changeId" = e."changeId" AND r.round = e.round AND r.status IN ('queued', 'running'))
+ LIMIT 100`;
+
+/** Ends the runs every runner died on, settles what was left unsettled, takes what waits. */
+export async function sweepRuns(): Promise<void> {
+  const changes = new Set(await abandonDeadRuns());
+  for (const { changeId } of await (await db()).$queryRawUnsafe<Array<{ changeId: string }>>(UNSETTLED)) changes.add(changeId);
+  for (const changeId of changes) await settleRound(changeId);
+  fillHere();
+}
+
+/** Resolves once this instance runs nothing (tests, shutdown). */
+export async function runnersSettled(): Promise<void> {
+  while (state.filling || state.active.size > 0) {
+    await Promise.allSettled([state.filling, ...[...state.active.values()].map((active) => active.done)]);
+  }
+}
+
+/** Listens for other instances' wake-ups, sweeps slowly, takes what is queued; stops cleanly. */
+export async function startRunnerPool(): Promise<{ stop(): Promise<void> }> {
+  state.stopped = false;
+  onInvalidation(TOPIC, { drop: fillHere, dropAll: fillHere });
+  await database();
+  await sweepRuns().catch((error: unknown) => console.error("[runs] sweep failed", error));
+  state.sweep = setInterval(() => void sweepRuns().catch((error: unknown) => console.error("[runs] sweep failed", error)), SWEEP_MS);
+  state.sweep.unref();
+  return {
+    async stop() {
+      state.stopped = true;
+      clearInterval(state.sweep);
+      const held = [...state.active.keys()];
+      for (const active of state.active.values()) active.controller.abort();
+      await Promise.race([runnersSettled(), new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+      // Handed back untaken: another instance (or this one's next start) runs them at once.
+      await releaseRuns(held, state.owner);
+    },
+  };
+}

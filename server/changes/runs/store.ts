@@ -1,0 +1,134 @@
+import type { EvalRun } from "@/server/generated/prisma/client";
+import { db, type DbOrTx, type Tx } from "@/server/db";
+import type { Finding } from "@/server/evaluators";
+
+/**
+ * The durable queue of background runs: `EvalRun` rows in `queued` are taken by any instance's
+ * runners under a lease (`leaseOwner`, `leaseUntil`) that the holder renews while it runs. A run
+ * whose holder died (its lease expired) is taken again, `attempts` counting each take; every
+ * write of a running run is conditional on the lease, so an old holder can never write over a
+ * new one's result, nor over a cancel.
+ */
+
+/** How long a taken run stays its holder's without a renewal. */
+export const LEASE_MS = 20_000;
+/** How often a holder renews its lease, and so notices a cancel or a lost lease. */
+export const RENEW_MS = 2_000;
+/** Takes of a run (its first and takeovers after a crash) before it ends as `error`. */
+export const MAX_TAKES = 3;
+
+const UNFINISHED = ["queued", "running"] as const;
+const stamp = (ms = 0) => new Date(Date.now() + ms).toISOString();
+
+// The oldest queued runs, and the running ones whose holder's lease expired, taken by this holder.
+const CLAIM = `
+UPDATE "EvalRun" AS r
+   SET status = 'running', "leaseOwner" = $1, "leaseUntil" = $3::timestamp(3), attempts = r.attempts + 1,
+       "startedAt" = coalesce(r."startedAt", $4::timestamp(3))
+ WHERE r.id IN (SELECT id FROM "EvalRun"
+                 WHERE (status = 'queued' OR (status = 'running' AND "leaseUntil" < $4::timestamp(3))) AND attempts < ${MAX_TAKES}
+                 ORDER BY "createdAt", id LIMIT $2 FOR UPDATE SKIP LOCKED)
+RETURNING r.*`;
+
+/** Takes up to `limit` runs for `owner`. */
+export async function claimRuns(owner: string, limit: number): Promise<EvalRun[]> {
+  if (limit <= 0) return [];
+  return (await db()).$queryRawUnsafe<EvalRun[]>(CLAIM, owner, limit, stamp(LEASE_MS), stamp());
+}
+
+// Runs taken MAX_TAKES times whose last holder died too: they end as `error`.
+const ABANDON = `
+UPDATE "EvalRun" AS r
+   SET status = 'error', "finishedAt" = $2::timestamp(3), "leaseOwner" = NULL, "leaseUntil" = NULL,
+       findings = jsonb_build_array(jsonb_build_object('message', $1::text))
+ WHERE r.id IN (SELECT id FROM "EvalRun" WHERE status = 'running' AND "leaseUntil" < $2::timestamp(3) AND attempts >= ${MAX_TAKES}
+                 FOR UPDATE SKIP LOCKED)
+RETURNING r."changeId"`;
+
+/** Ends runs whose every runner died; answers their changes. */
+export async function abandonDeadRuns(): Promise<string[]> {
+  const rows = await (await db()).$queryRawUnsafe<Array<{ changeId: string }>>(ABANDON, `The runner died ${MAX_TAKES} times running it`, stamp());
+  return [...new Set(rows.map((row) => row.changeId))];
+}
+
+/** Extends `owner`'s lease of a running run; false when it is no longer theirs (cancelled, taken over). */
+export async function renewLease(runId: string, owner: string, logBytes: number): Promise<boolean> {
+  const { count } = await (await db()).evalRun.updateMany({
+    where: { id: runId, leaseOwner: owner, status: "running" },
+    data: { leaseUntil: new Date(Date.now() + LEASE_MS), logBytes },
+  });
+  return count === 1;
+}
+
+export interface RunEnd {
+  status: "passed" | "failed" | "error";
+  findings: Finding[];
+  durationMs: number;
+  exitCode?: number | null;
+  timedOut?: boolean;
+  /** Runs of the command (retries included); the take counted one already. */
+  commandAttempts?: number;
+  flaky?: boolean;
+  cache?: { key: string; hit: boolean } | null;
+  logBytes: number;
+  costUsd?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** Writes a run's end if `owner` still holds it; false when it does not (the result is dropped). */
+export async function finishRun(runId: string, owner: string, end: RunEnd): Promise<boolean> {
+  const prisma = await db();
+  const extra = Math.max(0, (end.commandAttempts ?? 1) - 1);
+  const { count } = await prisma.evalRun.updateMany({
+    where: { id: runId, leaseOwner: owner, status: "running" },
+    data: {
+      status: end.status,
+      findings: end.findings as unknown as EvalRun["findings"] & object,
+      durationMs: end.durationMs,
+      exitCode: end.exitCode ?? null,
+      timedOut: end.timedOut ?? false,
+      attempts: { increment: extra },
+      flaky: end.flaky ?? false,
+      cacheKey: end.cache?.key ?? null,
+      cacheHit: end.cache?.hit ?? null,
+      logBytes: end.logBytes,
+      costUsd: end.costUsd ?? null,
+      inputTokens: end.inputTokens ?? null,
+      outputTokens: end.outputTokens ?? null,
+      finishedAt: new Date(),
+      leaseOwner: null,
+      leaseUntil: null,
+    },
+  });
+  return count === 1;
+}
+
+/** Puts `owner`'s running runs back in the queue (a clean shutdown), their take not counted. */
+export async function releaseRuns(runIds: string[], owner: string): Promise<void> {
+  if (runIds.length === 0) return;
+  await (await db()).evalRun.updateMany({
+    where: { id: { in: runIds }, leaseOwner: owner, status: "running" },
+    data: { status: "queued", leaseOwner: null, leaseUntil: null, attempts: { decrement: 1 } },
+  });
+}
+
+/** Cancels a change's queued and running runs (a new round, a rejection, a moved workspace). */
+export async function cancelUnfinishedRuns(client: DbOrTx, changeId: string): Promise<number> {
+  const { count } = await client.evalRun.updateMany({
+    where: { changeId, status: { in: [...UNFINISHED] } },
+    data: { status: "cancelled", finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+  });
+  return count;
+}
+
+/** Cancels one run unless it is final; answers the run after, or null when it was final already. */
+export async function cancelRun(tx: Tx, runId: string): Promise<EvalRun | null> {
+  const { count } = await tx.evalRun.updateMany({
+    where: { id: runId, status: { in: [...UNFINISHED] } },
+    data: { status: "cancelled", finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+  });
+  return count === 1 ? tx.evalRun.findUniqueOrThrow({ where: { id: runId } }) : null;
+}
+
+export const isUnfinished = (status: string) => (UNFINISHED as readonly string[]).includes(status);
