@@ -35,8 +35,39 @@ const AREAS = {
   evaluators: ["git", "policy", "runners", "webhooks"],
   code: ["auth", "events", "git", "http", "projects", "trpc"],
   secrets: ["audit", "auth", "http", "projects", "trpc"],
-  deployments: ["audit", "auth", "events", "evaluators", "git", "http", "jobs", "policy", "projects", "secrets", "trpc", "webhooks"],
-  changes: ["agents", "auth", "code", "deployments", "evaluators", "events", "git", "http", "imports", "issues", "jobs", "policy", "projects", "providers", "runners", "trpc", "workspaces"],
+  deployments: [
+    "audit",
+    "auth",
+    "events",
+    "evaluators",
+    "git",
+    "http",
+    "jobs",
+    "policy",
+    "projects",
+    "secrets",
+    "trpc",
+    "webhooks",
+  ],
+  changes: [
+    "agents",
+    "auth",
+    "code",
+    "deployments",
+    "evaluators",
+    "events",
+    "git",
+    "http",
+    "imports",
+    "issues",
+    "jobs",
+    "policy",
+    "projects",
+    "providers",
+    "runners",
+    "trpc",
+    "workspaces",
+  ],
   deletion: ["audit", "auth", "changes", "git", "http", "jobs", "orgs", "projects", "trpc"],
   backup: ["audit", "auth", "git", "jobs", "secrets"],
   providers: [],
@@ -44,8 +75,44 @@ const AREAS = {
   metrics: ["audit", "auth", "changes", "deployments", "imports", "issues", "jobs", "projects", "webhooks"],
   "git-http": ["auth", "deployments", "events", "git", "http", "metrics", "policy", "projects", "workspaces"],
   // The top: they wire areas together and nothing imports them but app/, scripts/ and tests.
-  api: ["activity", "admin", "agents", "auth", "backup", "changes", "code", "deletion", "deployments", "events", "health", "http", "imports", "issues", "jobs", "metrics", "orgs", "projects", "secrets", "trpc", "users", "webhooks", "workspaces"],
-  runtime: ["auth", "changes", "deployments", "events", "git", "issues", "jobs", "runners", "secrets", "webhooks", "workspaces"],
+  api: [
+    "activity",
+    "admin",
+    "agents",
+    "auth",
+    "backup",
+    "changes",
+    "code",
+    "deletion",
+    "deployments",
+    "events",
+    "health",
+    "http",
+    "imports",
+    "issues",
+    "jobs",
+    "metrics",
+    "orgs",
+    "projects",
+    "secrets",
+    "trpc",
+    "users",
+    "webhooks",
+    "workspaces",
+  ],
+  runtime: [
+    "auth",
+    "changes",
+    "deployments",
+    "events",
+    "git",
+    "issues",
+    "jobs",
+    "runners",
+    "secrets",
+    "webhooks",
+    "workspaces",
+  ],
   // MCP tools call the REST procedures through a server-side caller of the root router.
   mcp: ["api", "auth", "events", "http", "trpc"],
   oauth: ["auth", "http"],
@@ -67,7 +134,12 @@ const TOP_PATHS = { inngest: "^inngest/", app: "^app/", root: "^(proxy|instrumen
  * Code that only tests and measures: vitest files, the fixtures and helpers areas keep for them
  * (test-*.ts), tests/, e2e/ and bench/. It may import anything; nothing else may import it.
  */
-const TEST_CODE = ["\\.test\\.ts$", "(^|/)test-[^/]+\\.ts$", "^(tests|e2e|bench)/", "^(vitest|playwright)\\.config\\.ts$"];
+const TEST_CODE = [
+  "\\.test\\.ts$",
+  "(^|/)test-[^/]+\\.ts$",
+  "^(tests|e2e|bench)/",
+  "^(vitest|playwright)\\.config\\.ts$",
+];
 
 /**
  * Edges: pages, route handlers, tRPC routers (router.ts, *-router.ts) and the modules of an area that
@@ -80,7 +152,8 @@ function assertAcyclic(table) {
   const state = {};
   const visit = (area, path) => {
     if (state[area] === "done") return;
-    if (state[area] === "visiting") throw new Error(`.dependency-cruiser.cjs: areas depend on each other: ${[...path, area].join(" -> ")}`);
+    if (state[area] === "visiting")
+      throw new Error(`.dependency-cruiser.cjs: areas depend on each other: ${[...path, area].join(" -> ")}`);
     state[area] = "visiting";
     for (const next of table[area] ?? []) visit(next, [...path, area]);
     state[area] = "done";
@@ -95,7 +168,13 @@ const known = [...KERNEL, ...Object.keys(AREAS)];
 
 module.exports = {
   forbidden: [
-    { name: "no-circular", severity: "error", comment: "Modules must not import each other, directly or around a loop.", from: {}, to: { circular: true } },
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "Modules must not import each other, directly or around a loop.",
+      from: {},
+      to: { circular: true },
+    },
     {
       name: "kernel-imports-kernel",
       severity: "error",
@@ -149,7 +228,8 @@ module.exports = {
     {
       name: "production-imports-no-test-code",
       severity: "error",
-      comment: "Test fixtures and helpers (test-*.ts, *.test.ts, tests/, e2e/, bench/) are for tests; production code never imports them.",
+      comment:
+        "Test fixtures and helpers (test-*.ts, *.test.ts, tests/, e2e/, bench/) are for tests; production code never imports them.",
       from: { pathNot: TEST_CODE },
       to: { path: TEST_CODE },
     },
@@ -158,7 +238,10 @@ module.exports = {
       severity: "error",
       comment: "Another area is entered through its index.ts (server/api/router.ts also mounts each area's router.ts).",
       from: { path: "^(server/[^/.]+)/", pathNot: ["^server/api/router\\.ts$", ...TEST_CODE] },
-      to: { path: "^server/[^/.]+/", pathNot: ["^$1/", "^server/[^/.]+/index\\.ts$", "^server/generated/", ...TEST_CODE] },
+      to: {
+        path: "^server/[^/.]+/",
+        pathNot: ["^$1/", "^server/[^/.]+/index\\.ts$", "^server/generated/", ...TEST_CODE],
+      },
     },
     {
       name: "front-door-from-a-single-file-area",
@@ -184,7 +267,8 @@ module.exports = {
     {
       name: "edges-hold-no-storage",
       severity: "error",
-      comment: "Pages, route handlers, routers and HTTP endpoints call services; they never touch Prisma, the database or git themselves.",
+      comment:
+        "Pages, route handlers, routers and HTTP endpoints call services; they never touch Prisma, the database or git themselves.",
       from: { path: EDGES, pathNot: TEST_CODE },
       to: { path: ["^server/generated/", "^server/db/", "^server/git/", "node_modules/(isomorphic-git|@prisma)/"] },
     },

@@ -54,11 +54,17 @@ export function amendErrorShell(req, res) {
   const end = res.end.bind(res);
   let held = null;
   const holding = () => {
-    if (held === null) held = (res.statusCode === 500 || res.statusCode === 404) && /text\/html/.test(String(res.getHeader("content-type") ?? "")) ? [] : false;
+    if (held === null)
+      held =
+        (res.statusCode === 500 || res.statusCode === 404) &&
+        /text\/html/.test(String(res.getHeader("content-type") ?? ""))
+          ? []
+          : false;
     return held !== false;
   };
   const hold = (chunk, encoding) => {
-    if (chunk != null && typeof chunk !== "function") held.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, typeof encoding === "string" ? encoding : "utf8"));
+    if (chunk != null && typeof chunk !== "function")
+      held.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, typeof encoding === "string" ? encoding : "utf8"));
   };
   res.write = (chunk, encoding, callback) => {
     if (!holding()) return write(chunk, encoding, callback);

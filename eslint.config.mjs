@@ -5,10 +5,31 @@ import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-const testFiles = ["**/*.test.ts", "tests/**", "e2e/**", "bench/**", "server/**/test-*.ts", "server/evaluators/stub-server.ts"];
+const testFiles = [
+  "**/*.test.ts",
+  "tests/**",
+  "e2e/**",
+  "bench/**",
+  "server/**/test-*.ts",
+  "server/evaluators/stub-server.ts",
+];
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", ".data/", "server/generated/", "bench/.work/", "client/dist/", "client/schema.d.ts", "scripts/depcruise-fixtures/", "next-env.d.ts", "test-results/", "playwright-report/"] },
+  {
+    ignores: [
+      "node_modules/",
+      ".next/",
+      ".data/",
+      "server/generated/",
+      "bench/.work/",
+      "client/dist/",
+      "client/schema.d.ts",
+      "scripts/depcruise-fixtures/",
+      "next-env.d.ts",
+      "test-results/",
+      "playwright-report/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -21,7 +42,10 @@ export default tseslint.config(
       "no-control-regex": "off",
       // A variable a closure reads before its one assignment (a callback set up first) stays `let`.
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
+      ],
     },
   },
   {

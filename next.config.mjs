@@ -10,7 +10,15 @@ const nextConfig = {
   experimental: { preloadEntriesOnStart: false, authInterrupts: true },
   // Every answer, pages and API alike; the pages' Content-Security-Policy (with its nonce) is set in proxy.ts.
   async headers() {
-    return [{ source: "/:path*", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }, { key: "Referrer-Policy", value: "same-origin" }] }];
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+        ],
+      },
+    ];
   },
   // Git smart HTTP lives at BASE_URL/@ns/slug.git/... (and .../workspaces/<name>.git/...); a folder
   // named "@ns" would be a parallel-route slot, so those URLs are rewritten to app/(git)/git-http.
@@ -18,9 +26,15 @@ const nextConfig = {
     return {
       beforeFiles: [
         { source: "/:namespace(@[^/]+)/:repo+/info/refs", destination: "/git-http/:namespace/:repo+/info/refs" },
-        { source: "/:namespace(@[^/]+)/:repo+/:service(git-upload-pack|git-receive-pack)", destination: "/git-http/:namespace/:repo+/:service" },
+        {
+          source: "/:namespace(@[^/]+)/:repo+/:service(git-upload-pack|git-receive-pack)",
+          destination: "/git-http/:namespace/:repo+/:service",
+        },
         // OAuth discovery for MCP clients (RFC 8414, RFC 9728, with or without the resource's path).
-        { source: "/.well-known/oauth-authorization-server/:path*", destination: "/oauth/metadata/authorization-server" },
+        {
+          source: "/.well-known/oauth-authorization-server/:path*",
+          destination: "/oauth/metadata/authorization-server",
+        },
         { source: "/.well-known/oauth-protected-resource/:path*", destination: "/oauth/metadata/protected-resource" },
       ],
     };

@@ -8,7 +8,8 @@ import pino from "pino";
  * Paths whose route handlers log their own line (the REST pipeline and `traced()`), and static
  * files. Everything else is a page (or a page's RSC fetch, server action or form post route).
  */
-const NOT_PAGES = /^\/(api|mcp|oauth|\.well-known|health|logout|too-many-requests|_next|git-http)(\/|$)|^\/(style\.css|favicon\.(ico|svg))$|^\/@[^/]+\/[^/]+(\/workspaces\/[^/]+)?\.git(\/|$)/;
+const NOT_PAGES =
+  /^\/(api|mcp|oauth|\.well-known|health|logout|too-many-requests|_next|git-http)(\/|$)|^\/(style\.css|favicon\.(ico|svg))$|^\/@[^/]+\/[^/]+(\/workspaces\/[^/]+)?\.git(\/|$)/;
 
 /** server/auth/session-cookie.ts's SESSION_COOKIE: its presence is all this cheap check knows. */
 const SESSION_COOKIE = /(^|;\s*)svc_session=/;

@@ -62,11 +62,19 @@ export function proxy(request: NextRequest) {
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", policy);
   response.headers.set("X-Request-Id", requestId);
-  if (flash) response.cookies.set(FLASH_COOKIE, "", { path: request.nextUrl.pathname, maxAge: 0, httpOnly: true, sameSite: "strict" });
+  if (flash)
+    response.cookies.set(FLASH_COOKIE, "", {
+      path: request.nextUrl.pathname,
+      maxAge: 0,
+      httpOnly: true,
+      sameSite: "strict",
+    });
   return response;
 }
 
 export const config = {
   // Prefetches are matched too (they render the page): they get a request id, and no policy.
-  matcher: ["/((?!api/|oauth/|_next/static|_next/image|health|style\\.css|favicon\\.ico|git-http/|@[^/]+/[^/]+\\.git/|@[^/]+/[^/]+/workspaces/[^/]+\\.git/).*)"],
+  matcher: [
+    "/((?!api/|oauth/|_next/static|_next/image|health|style\\.css|favicon\\.ico|git-http/|@[^/]+/[^/]+\\.git/|@[^/]+/[^/]+/workspaces/[^/]+\\.git/).*)",
+  ],
 };

@@ -39,7 +39,12 @@ function parseBlocks(buffer: string): { events: ChangeEvent[]; rest: string } {
       const colon = line.indexOf(":");
       if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
     }
-    if (fields.data) events.push({ id: fields.id ?? "", event: fields.event ?? "message", data: JSON.parse(fields.data) as ChangeState });
+    if (fields.data)
+      events.push({
+        id: fields.id ?? "",
+        event: fields.event ?? "message",
+        data: JSON.parse(fields.data) as ChangeState,
+      });
   }
   return { events, rest };
 }
@@ -68,7 +73,10 @@ export async function watchChange(id: string, options: WatchChangeOptions): Prom
     }
     if (!response.ok || !response.body) {
       const body = (await response.json().catch(() => ({}))) as { error?: string; code?: string };
-      throw Object.assign(new Error(`${response.status} ${body.error ?? response.statusText}`), { code: body.code, status: response.status });
+      throw Object.assign(new Error(`${response.status} ${body.error ?? response.statusText}`), {
+        code: body.code,
+        status: response.status,
+      });
     }
     const reader = response.body.getReader();
     const decoder = new TextDecoder();

@@ -5,8 +5,14 @@ import { api, createProject, createUser, expectAccessible, screenshot, signIn } 
 // history. Every page on the way is one a person reaches by clicking.
 test("bruno clicks into a folder, switches branch and opens the branch's history", async ({ page }) => {
   const token = await createUser("bruno");
-  await createProject(token, "atlas", { "README.md": "# Atlas\n", "docs/guide.md": "# Guide\n\nRead me.\n", "docs/deep/note.txt": "deep\n" });
-  expect((await api("POST", "/api/projects/@bruno/atlas/branches", { token, body: { name: "feature/maps" } })).status).toBe(201);
+  await createProject(token, "atlas", {
+    "README.md": "# Atlas\n",
+    "docs/guide.md": "# Guide\n\nRead me.\n",
+    "docs/deep/note.txt": "deep\n",
+  });
+  expect(
+    (await api("POST", "/api/projects/@bruno/atlas/branches", { token, body: { name: "feature/maps" } })).status,
+  ).toBe(201);
   await signIn(page, "bruno");
 
   await page.goto("/@bruno/atlas");

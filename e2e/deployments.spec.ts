@@ -1,5 +1,14 @@
 import { expect, test } from "@playwright/test";
-import { api, createProject, createUser, expectAccessible, proposeChange, screenshot, signIn, signOut } from "./support";
+import {
+  api,
+  createProject,
+  createUser,
+  expectAccessible,
+  proposeChange,
+  screenshot,
+  signIn,
+  signOut,
+} from "./support";
 
 // The deployments page and the secrets settings page. A merge into a project whose policy deploys
 // with approval makes a pending deployment; its writer approves it from the page, the provider
@@ -8,10 +17,13 @@ import { api, createProject, createUser, expectAccessible, proposeChange, screen
 test.describe.configure({ mode: "serial" });
 
 const project = "/@dana/shipit";
-const policy = 'deploys:\n  - {"name": "production", "provider": "webhook", "url": "http://127.0.0.1:9/hook", "requireApproval": true}\n';
+const policy =
+  'deploys:\n  - {"name": "production", "provider": "webhook", "url": "http://127.0.0.1:9/hook", "requireApproval": true}\n';
 let token = "";
 
-test("dana approves a pending deployment from the deployments page, then retries it once it failed", async ({ page }) => {
+test("dana approves a pending deployment from the deployments page, then retries it once it failed", async ({
+  page,
+}) => {
   token = await createUser("dana");
   const id = await createProject(token, "shipit", { "README.md": "# Ship it\n", ".svc/policy.yml": policy });
   const change = await proposeChange(token, { path: "@dana/shipit", id }, "shipit-one", { "app.txt": "v1\n" });
@@ -51,7 +63,9 @@ test("dana approves a pending deployment from the deployments page, then retries
   await expect(page.getByText("No deployments with status pending approval.")).toBeVisible();
 });
 
-test("dana keeps deployment secrets on the secrets settings page: names only, set, replaced and deleted", async ({ page }) => {
+test("dana keeps deployment secrets on the secrets settings page: names only, set, replaced and deleted", async ({
+  page,
+}) => {
   const value = "hunter2-deploy-token-value";
   await signIn(page, "dana");
   await page.goto(`${project}/settings`);
@@ -85,7 +99,9 @@ test("dana keeps deployment secrets on the secrets settings page: names only, se
   await expect(page.getByText("No secrets.")).toBeVisible();
 });
 
-test("rita, a reader, sees the deployments without buttons or logs, and the secrets page is a 403 page", async ({ page }) => {
+test("rita, a reader, sees the deployments without buttons or logs, and the secrets page is a 403 page", async ({
+  page,
+}) => {
   await signIn(page, "rita");
   await page.goto(`${project}/deployments`);
   const table = page.getByRole("table", { name: "Deployments" });

@@ -14,7 +14,11 @@ const owner = "sweep";
 const project = `/@${owner}/atlas`;
 const LONG = `export const atlas = [${Array.from({ length: 40 }, (_, i) => `"place-${i}"`).join(", ")}];`;
 const README = `# atlas\n\n| ${Array.from({ length: 12 }, (_, i) => `column ${i}`).join(" | ")} |\n|${"---|".repeat(12)}\n| ${Array.from({ length: 12 }, (_, i) => `value ${i}`).join(" | ")} |\n\n\`\`\`\n${LONG}\n\`\`\`\n`;
-const FILES = { "README.md": README, "src/atlas.ts": `// The places.\n${LONG}\nexport const count = 40;\n`, "docs/guide.md": "# Guide\n\n- [x] read\n- [ ] write\n" };
+const FILES = {
+  "README.md": README,
+  "src/atlas.ts": `// The places.\n${LONG}\nexport const count = 40;\n`,
+  "docs/guide.md": "# Guide\n\n- [x] read\n- [ ] write\n",
+};
 
 let token = "";
 let changeId = "";
@@ -36,7 +40,9 @@ async function sweep(page: Page, url: string, status = 200) {
   }
   await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize({ width: 390, height: 844 });
-  expect.soft(await page.evaluate(() => document.documentElement.scrollWidth), `${url} at 390 px`).toBeLessThanOrEqual(390);
+  expect
+    .soft(await page.evaluate(() => document.documentElement.scrollWidth), `${url} at 390 px`)
+    .toBeLessThanOrEqual(390);
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
@@ -45,15 +51,57 @@ test("the data: a project with a branch, a tag, a change with a thread, an issue
   await createUser("sweep-reader");
   const id = await createProject(token, "atlas", FILES);
   expect((await api("POST", `/api/projects${project}/branches`, { token, body: { name: "topic" } })).status).toBe(201);
-  expect((await api("POST", `/api/projects${project}/tags`, { token, body: { name: "v1", message: "First atlas" } })).status).toBe(201);
-  changeId = await proposeChange(token, { path: `@${owner}/atlas`, id }, "more-places", { "src/atlas.ts": `// The places, and more.\n${LONG.replace("place-3", "place-three")}\nexport const count = 41;\n` });
-  const branches = await api<{ branches: Array<{ name: string; oid: string }> }>("GET", `/api/projects${project}/branches`, { token });
+  expect(
+    (await api("POST", `/api/projects${project}/tags`, { token, body: { name: "v1", message: "First atlas" } })).status,
+  ).toBe(201);
+  changeId = await proposeChange(token, { path: `@${owner}/atlas`, id }, "more-places", {
+    "src/atlas.ts": `// The places, and more.\n${LONG.replace("place-3", "place-three")}\nexport const count = 41;\n`,
+  });
+  const branches = await api<{ branches: Array<{ name: string; oid: string }> }>(
+    "GET",
+    `/api/projects${project}/branches`,
+    { token },
+  );
   headSha = branches.body.branches.find((branch) => branch.name === "main")!.oid;
   const change = await api<{ change: { tipSha: string } }>("GET", `/api/changes/${changeId}`, { token });
-  expect((await api("POST", `/api/changes/${changeId}/comments`, { token, body: { body: "Why **three**?", file: "src/atlas.ts", line: 2, side: "new", commitSha: change.body.change.tipSha } })).status).toBe(201);
-  expect((await api("POST", `/api/projects${project}/issues`, { token, body: { title: "Add the poles", body: "See `src/atlas.ts`." } })).status).toBe(201);
-  expect((await api("PATCH", `/api/projects${project}/issues/1`, { token, body: { labels: ["geography", "good first issue"] } })).status).toBe(200);
-  expect((await api("POST", `/api/projects${project}/webhooks`, { token, body: { url: "https://93.184.215.14/sweep", events: "*" } })).status).toBe(201);
+  expect(
+    (
+      await api("POST", `/api/changes/${changeId}/comments`, {
+        token,
+        body: {
+          body: "Why **three**?",
+          file: "src/atlas.ts",
+          line: 2,
+          side: "new",
+          commitSha: change.body.change.tipSha,
+        },
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await api("POST", `/api/projects${project}/issues`, {
+        token,
+        body: { title: "Add the poles", body: "See `src/atlas.ts`." },
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await api("PATCH", `/api/projects${project}/issues/1`, {
+        token,
+        body: { labels: ["geography", "good first issue"] },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await api("POST", `/api/projects${project}/webhooks`, {
+        token,
+        body: { url: "https://93.184.215.14/sweep", events: "*" },
+      })
+    ).status,
+  ).toBe(201);
   expect((await api("POST", "/api/orgs", { token, body: { slug: "sweepers", name: "Sweepers" } })).status).toBe(201);
 });
 
@@ -100,10 +148,17 @@ test("the refusal pages and the pages of someone who may only read", async ({ pa
   await sweep(page, `${project}/issues/1`);
 });
 
-test("a page the server fails to build: the 500 page in the site layout, with JavaScript or without", async ({ page, browser, baseURL }) => {
+test("a page the server fails to build: the 500 page in the site layout, with JavaScript or without", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   // A real fault, not an injected one: the repository's objects are gone from the disk under it.
   const id = await createProject(token, "broken", { "README.md": "# broken\n" });
-  fs.rmSync(path.join(process.env.E2E_DATA_DIR!, "repos", id, "project.git", "objects"), { recursive: true, force: true });
+  fs.rmSync(path.join(process.env.E2E_DATA_DIR!, "repos", id, "project.git", "objects"), {
+    recursive: true,
+    force: true,
+  });
   await sweep(page, `/@${owner}/broken/blob/main/README.md`, 500);
   await expect(page.getByRole("heading", { name: "Something went wrong" })).toBeVisible();
 

@@ -69,7 +69,9 @@ test("alice opens an issue whose Markdown cannot inject HTML, and comments on it
   await page.getByRole("link", { name: "New issue" }).click();
   await expectAccessible(page);
   await page.getByLabel("Title").fill("The README needs a usage section");
-  await page.getByLabel("Description (Markdown)").fill('It should say **how** to start.\n\n<script>alert("x")</script><img src=x onerror="alert(1)">');
+  await page
+    .getByLabel("Description (Markdown)")
+    .fill('It should say **how** to start.\n\n<script>alert("x")</script><img src=x onerror="alert(1)">');
   await page.getByRole("button", { name: "Open issue" }).click();
   await expect(page).toHaveURL(new RegExp(`${project}/issues/1$`));
   const description = page.getByLabel("Description");
@@ -113,10 +115,22 @@ test("alice creates a token on the token page (shown once) and proposes a change
   await expect(page.getByText(token)).toHaveCount(0);
 
   const { body: projectBody } = await api<{ id: string }>("GET", "/api/projects/@alice/demo", { token });
-  expect((await api("POST", "/api/workspaces/@alice/demo/workspaces", { token, body: { name: "usage" } })).status).toBe(201);
+  expect((await api("POST", "/api/workspaces/@alice/demo/workspaces", { token, body: { name: "usage" } })).status).toBe(
+    201,
+  );
   const files = { "USAGE.md": "# Usage\n\nRun `npm start`.\n", "src/app.txt": "one\ntwo\nthree\n" };
-  expect((await api("POST", "/api/workspaces/usage/commit", { token, body: { projectId: projectBody.id, message: "Add usage", files } })).status).toBe(201);
-  const created = await api<{ change: { id: string } }>("POST", "/api/projects/@alice/demo/changes", { token, body: { workspace: "usage" } });
+  expect(
+    (
+      await api("POST", "/api/workspaces/usage/commit", {
+        token,
+        body: { projectId: projectBody.id, message: "Add usage", files },
+      })
+    ).status,
+  ).toBe(201);
+  const created = await api<{ change: { id: string } }>("POST", "/api/projects/@alice/demo/changes", {
+    token,
+    body: { workspace: "usage" },
+  });
   expect(created.status).toBe(201);
   changeId = created.body.change.id;
 });
@@ -129,7 +143,12 @@ test("alice reviews the change with an inline comment, resolves the thread and m
   const diff = page.getByRole("group", { name: "Diff of USAGE.md" });
   await expect(diff).toContainText("# Usage");
   // An added line's mark is drawn beside it (not colour alone), out of the copied text.
-  expect(await diff.locator("p.a").first().evaluate((line) => getComputedStyle(line, "::before").content)).toBe('"+"');
+  expect(
+    await diff
+      .locator("p.a")
+      .first()
+      .evaluate((line) => getComputedStyle(line, "::before").content),
+  ).toBe('"+"');
   await expectAccessible(page);
 
   // A line number opens the comment form on its line (the new side's number on an added line).
@@ -164,13 +183,23 @@ test("alice reviews the change with an inline comment, resolves the thread and m
   await visit(page, `${project}/blob/main/USAGE.md`, "merged-file");
 });
 
-test("rita, a reader, sees no merge button and no settings; private projects are 404 pages to her", async ({ page }) => {
-  expect((await api("POST", "/api/projects", { token, body: { name: "hidden", visibility: "private" } })).status).toBe(201);
+test("rita, a reader, sees no merge button and no settings; private projects are 404 pages to her", async ({
+  page,
+}) => {
+  expect((await api("POST", "/api/projects", { token, body: { name: "hidden", visibility: "private" } })).status).toBe(
+    201,
+  );
   const ws = await api("POST", "/api/workspaces/@alice/demo/workspaces", { token, body: { name: "second" } });
   expect(ws.status).toBe(201);
   const { body: projectBody } = await api<{ id: string }>("GET", "/api/projects/@alice/demo", { token });
-  await api("POST", "/api/workspaces/second/commit", { token, body: { projectId: projectBody.id, message: "Second", files: { "second.txt": "2\n" } } });
-  const open = await api<{ change: { id: string } }>("POST", "/api/projects/@alice/demo/changes", { token, body: { workspace: "second" } });
+  await api("POST", "/api/workspaces/second/commit", {
+    token,
+    body: { projectId: projectBody.id, message: "Second", files: { "second.txt": "2\n" } },
+  });
+  const open = await api<{ change: { id: string } }>("POST", "/api/projects/@alice/demo/changes", {
+    token,
+    body: { workspace: "second" },
+  });
   expect(open.status).toBe(201);
 
   await signIn(page, "rita");

@@ -16,7 +16,11 @@ interface Landing {
 }
 
 /** The MCP client's loopback receiver: answers a small page and remembers what it was sent. */
-async function loopbackReceiver(): Promise<{ redirectUri: string; landed: Promise<Landing>; close: () => Promise<void> }> {
+async function loopbackReceiver(): Promise<{
+  redirectUri: string;
+  landed: Promise<Landing>;
+  close: () => Promise<void>;
+}> {
   let resolve!: (landing: Landing) => void;
   const landed = new Promise<Landing>((done) => (resolve = done));
   const server = http.createServer((req, res) => {
@@ -26,11 +30,17 @@ async function loopbackReceiver(): Promise<{ redirectUri: string; landed: Promis
       return;
     }
     resolve({ code: url.searchParams.get("code"), state: url.searchParams.get("state") });
-    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Done</title><p>You can close this window.</p>");
+    res
+      .writeHead(200, { "content-type": "text/html" })
+      .end("<!doctype html><title>Done</title><p>You can close this window.</p>");
   });
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
   const { port } = server.address() as AddressInfo;
-  return { redirectUri: `http://127.0.0.1:${port}/callback`, landed, close: () => new Promise((closed) => server.close(() => closed())) };
+  return {
+    redirectUri: `http://127.0.0.1:${port}/callback`,
+    landed,
+    close: () => new Promise((closed) => server.close(() => closed())),
+  };
 }
 
 test("an MCP client gets a grant through the consent page in Chromium and calls /mcp with it", async ({ page }) => {
@@ -40,7 +50,11 @@ test("an MCP client gets a grant through the consent page in Chromium and calls 
     const registered = await fetch(`${baseURL}/oauth/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ client_name: "Loopback agent", redirect_uris: [receiver.redirectUri], token_endpoint_auth_method: "none" }),
+      body: JSON.stringify({
+        client_name: "Loopback agent",
+        redirect_uris: [receiver.redirectUri],
+        token_endpoint_auth_method: "none",
+      }),
     });
     expect(registered.status).toBe(201);
     const clientId = ((await registered.json()) as { client_id: string }).client_id;
@@ -53,7 +67,15 @@ test("an MCP client gets a grant through the consent page in Chromium and calls 
     page.on("console", (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
     });
-    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: receiver.redirectUri, code_challenge: challenge, code_challenge_method: "S256", state, scope: "read" });
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: receiver.redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state,
+      scope: "read",
+    });
     const consent = await page.goto(`/oauth/authorize?${query}`);
     expect(consent!.status()).toBe(200);
     const policy = consent!.headers()["content-security-policy"];
@@ -74,7 +96,13 @@ test("an MCP client gets a grant through the consent page in Chromium and calls 
     const tokenResponse = await fetch(`${baseURL}/oauth/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: landing.code!, code_verifier: verifier, redirect_uri: receiver.redirectUri, client_id: clientId }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: landing.code!,
+        code_verifier: verifier,
+        redirect_uri: receiver.redirectUri,
+        client_id: clientId,
+      }),
     });
     expect(tokenResponse.status).toBe(200);
     const tokens = (await tokenResponse.json()) as { access_token: string; scope: string };
@@ -82,11 +110,18 @@ test("an MCP client gets a grant through the consent page in Chromium and calls 
 
     const mcp = await fetch(`${baseURL}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(mcp.status).toBe(200);
-    const tools = ((await mcp.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
+    const tools = ((await mcp.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+      (tool) => tool.name,
+    );
     expect(tools).toContain("list_projects");
   } finally {
     await receiver.close();

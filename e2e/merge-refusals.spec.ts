@@ -7,7 +7,9 @@ import { api, createProject, createUser, expectAccessible, proposeChange, screen
 // Two changes edit the same line; the first merges, the second meets every refusal in turn.
 test.describe.configure({ mode: "serial" });
 
-test("the merge box lists what blocks the merge, then a refused merge comes back with why, up to resolving the conflict", async ({ page }) => {
+test("the merge box lists what blocks the merge, then a refused merge comes back with why, up to resolving the conflict", async ({
+  page,
+}) => {
   const token = await createUser("mira");
   const id = await createProject(token, "clash", { "notes.txt": "one\ntwo\nthree\n" });
   const project = { path: "@mira/clash", id };

@@ -6,17 +6,24 @@ test("an organization's owner sees its projects, adds a member and makes a team"
   const token = await createUser("olga");
   await createUser("oscar");
   expect((await api("POST", "/api/orgs", { token, body: { slug: "acme", name: "Acme" } })).status).toBe(201);
-  expect((await api("POST", "/api/projects", { token, body: { name: "rocket", org: "acme", files: { "a.txt": "a\n" } } })).status).toBe(201);
+  expect(
+    (await api("POST", "/api/projects", { token, body: { name: "rocket", org: "acme", files: { "a.txt": "a\n" } } }))
+      .status,
+  ).toBe(201);
 
   await signIn(page, "olga");
   await page.goto("/orgs/acme");
   await expect(page).toHaveTitle("Organization acme · svc-forge");
-  await expect(page.getByRole("region", { name: "Projects" }).getByRole("link", { name: "@acme/rocket" })).toBeVisible();
+  await expect(
+    page.getByRole("region", { name: "Projects" }).getByRole("link", { name: "@acme/rocket" }),
+  ).toBeVisible();
 
   await page.getByLabel("Username", { exact: true }).fill("oscar");
   await page.getByLabel("Role", { exact: true }).selectOption("write");
   await page.getByRole("button", { name: "Save member" }).click();
-  await expect(page.getByRole("table", { name: "Members" }).getByRole("row").filter({ hasText: "oscar" })).toContainText("write");
+  await expect(
+    page.getByRole("table", { name: "Members" }).getByRole("row").filter({ hasText: "oscar" }),
+  ).toContainText("write");
 
   await page.getByLabel("Slug").fill("core");
   await page.getByLabel("Name (optional)").fill("Core team");
@@ -29,6 +36,10 @@ test("an organization's owner sees its projects, adds a member and makes a team"
   await expectAccessible(page);
   await screenshot(page, "organization");
 
-  const members = await api<{ members: Array<{ user: { username: string } }> }>("GET", "/api/orgs/acme/teams/core/members", { token });
+  const members = await api<{ members: Array<{ user: { username: string } }> }>(
+    "GET",
+    "/api/orgs/acme/teams/core/members",
+    { token },
+  );
   expect(members.body.members.map((member) => member.user.username)).toEqual(["oscar"]);
 });

@@ -13,13 +13,34 @@ let first = "";
 
 test("the data: a project whose README and src/app.ts changed after their first commit", async () => {
   token = await createUser(owner);
-  const id = await createProject(token, "perma", { "README.md": "# First\n", "src/app.ts": "export const v = 1;\n", ".svc/policy.yml": "requiredApprovals: 1\n" });
-  const branches = await api<{ branches: Array<{ name: string; oid: string }> }>("GET", `/api/projects${project}/branches`, { token });
+  const id = await createProject(token, "perma", {
+    "README.md": "# First\n",
+    "src/app.ts": "export const v = 1;\n",
+    ".svc/policy.yml": "requiredApprovals: 1\n",
+  });
+  const branches = await api<{ branches: Array<{ name: string; oid: string }> }>(
+    "GET",
+    `/api/projects${project}/branches`,
+    { token },
+  );
   first = branches.body.branches.find((branch) => branch.name === "main")!.oid;
-  const change = await proposeChange(token, { path: `@${owner}/perma`, id }, "second", { "README.md": "# Second\n", "src/app.ts": "export const v = 2;\n", "src/new.ts": "export {};\n" });
+  const change = await proposeChange(token, { path: `@${owner}/perma`, id }, "second", {
+    "README.md": "# Second\n",
+    "src/app.ts": "export const v = 2;\n",
+    "src/new.ts": "export {};\n",
+  });
   const other = await createUser("outsider-reviewer");
-  expect((await api("PUT", `/api/projects${project}/collaborators/outsider-reviewer`, { token, body: { permission: "write" } })).status).toBeLessThan(300);
-  expect((await api("POST", `/api/changes/${change}/reviews`, { token: other, body: { verdict: "approve" } })).status).toBe(201);
+  expect(
+    (
+      await api("PUT", `/api/projects${project}/collaborators/outsider-reviewer`, {
+        token,
+        body: { permission: "write" },
+      })
+    ).status,
+  ).toBeLessThan(300);
+  expect(
+    (await api("POST", `/api/changes/${change}/reviews`, { token: other, body: { verdict: "approve" } })).status,
+  ).toBe(201);
   expect((await api("POST", `/api/changes/${change}/merge`, { token })).status).toBe(200);
 });
 
@@ -43,9 +64,18 @@ test("a file and a folder at a full commit id show them as they were then", asyn
   expect((await page.goto(`${project}/blob/${"f".repeat(40)}/src/app.ts`))?.status()).toBe(404);
 });
 
-test("a 404 is a whole page: lang, one <main>, a title that says not found, with JavaScript and without", async ({ page }) => {
+test("a 404 is a whole page: lang, one <main>, a title that says not found, with JavaScript and without", async ({
+  page,
+}) => {
   await signIn(page, owner);
-  for (const url of [`/@${owner}/no-such-project`, "/@nobody-at-all", `${project}/blob/main/missing.txt`, `${project}/issues/999`, "/orgs/no-such-org", "/no/such/page/at/all"]) {
+  for (const url of [
+    `/@${owner}/no-such-project`,
+    "/@nobody-at-all",
+    `${project}/blob/main/missing.txt`,
+    `${project}/issues/999`,
+    "/orgs/no-such-org",
+    "/no/such/page/at/all",
+  ]) {
     const raw = await page.request.get(url, { maxRedirects: 0 });
     expect(raw.status(), url).toBe(404);
     const html = await raw.text();
@@ -68,9 +98,14 @@ test("GET /favicon.ico answers an icon", async ({ request }) => {
   expect((await res.body()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
 });
 
-test("the change page lists its files, each a link to its diff; the merge box knows the policy's required approvals", async ({ page }) => {
+test("the change page lists its files, each a link to its diff; the merge box knows the policy's required approvals", async ({
+  page,
+}) => {
   const id = (await api<{ id: string }>("GET", `/api/projects${project}`, { token })).body.id;
-  const change = await proposeChange(token, { path: `@${owner}/perma`, id }, "third", { "a.txt": "a\n", "src/app.ts": "export const v = 3;\n" });
+  const change = await proposeChange(token, { path: `@${owner}/perma`, id }, "third", {
+    "a.txt": "a\n",
+    "src/app.ts": "export const v = 3;\n",
+  });
   await signIn(page, owner);
   await page.goto(`${project}/changes/${change}`);
   const list = page.getByRole("navigation", { name: "Files on this page" });

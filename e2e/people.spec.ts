@@ -18,18 +18,35 @@ async function check(page: Page, name: string) {
   await screenshot(page, name);
 }
 
-test("an agent's change names the agent and its owner, with its description, commits and a rename", async ({ page }) => {
+test("an agent's change names the agent and its owner, with its description, commits and a rename", async ({
+  page,
+}) => {
   token = await createUser(owner);
   await createUser(other);
   const maps = "north\nsouth\neast\nwest\n".repeat(5);
   projectId = await createProject(token, "atlas", { "README.md": "# atlas\n", "maps.txt": maps });
-  const agent = await api<{ agent: { id: string }; token: string }>("POST", "/api/agents", { token, body: { name: "cartographer" } });
+  const agent = await api<{ agent: { id: string }; token: string }>("POST", "/api/agents", {
+    token,
+    body: { name: "cartographer" },
+  });
   expect(agent.status).toBe(201);
   const agentToken = agent.body.token;
-  expect((await api("POST", `/api/workspaces/${path}/workspaces`, { token: agentToken, body: { name: "renamer" } })).status).toBe(201);
+  expect(
+    (await api("POST", `/api/workspaces/${path}/workspaces`, { token: agentToken, body: { name: "renamer" } })).status,
+  ).toBe(201);
   const message = "Rename maps to charts\n\nCharts is the **better** word.";
-  expect((await api("POST", "/api/workspaces/renamer/commit", { token: agentToken, body: { projectId, message, files: { "maps.txt": null, "charts.txt": maps, "legend.txt": "key\n" } } })).status).toBe(201);
-  const proposed = await api<{ change: { id: string } }>("POST", `/api/projects/${path}/changes`, { token: agentToken, body: { workspace: "renamer" } });
+  expect(
+    (
+      await api("POST", "/api/workspaces/renamer/commit", {
+        token: agentToken,
+        body: { projectId, message, files: { "maps.txt": null, "charts.txt": maps, "legend.txt": "key\n" } },
+      })
+    ).status,
+  ).toBe(201);
+  const proposed = await api<{ change: { id: string } }>("POST", `/api/projects/${path}/changes`, {
+    token: agentToken,
+    body: { workspace: "renamer" },
+  });
   expect(proposed.status).toBe(201);
   changeId = proposed.body.change.id;
 
@@ -43,7 +60,9 @@ test("an agent's change names the agent and its owner, with its description, com
   const commits = page.getByRole("table", { name: "Commits" });
   await expect(commits.getByRole("row")).toHaveCount(2);
   await expect(commits).toContainText("Rename maps to charts");
-  await expect(page.locator("details.file summary").filter({ hasText: "charts.txt" })).toContainText("maps.txt → charts.txt");
+  await expect(page.locator("details.file summary").filter({ hasText: "charts.txt" })).toContainText(
+    "maps.txt → charts.txt",
+  );
   await expect(page.locator("details.file summary").filter({ hasText: "charts.txt" })).toContainText("renamed");
   await check(page, "change-by-agent");
 });
@@ -58,7 +77,9 @@ test("a file marked viewed is folded and stays so for its reader", async ({ page
   await page.reload();
   await expect(legend).not.toHaveAttribute("open", "");
   await expect(page.getByText("1 of 2 files on this page viewed.")).toBeVisible();
-  await expect(page.locator("details.file").filter({ has: page.locator("summary", { hasText: "charts.txt" }) })).toHaveAttribute("open", "");
+  await expect(
+    page.locator("details.file").filter({ has: page.locator("summary", { hasText: "charts.txt" }) }),
+  ).toHaveAttribute("open", "");
   await check(page, "change-viewed");
   await page.getByRole("button", { name: "Viewed legend.txt" }).click();
   await expect(page.getByRole("button", { name: "Viewed legend.txt" })).toHaveAttribute("aria-pressed", "false");
@@ -79,7 +100,10 @@ test.describe("without JavaScript", () => {
 });
 
 test("an issue's timeline shows labels, the assignee set by username, and who closed it", async ({ page }) => {
-  const opened = await api<{ issue: { number: number } }>("POST", `/api/projects/${path}/issues`, { token, body: { title: "Charts need a legend" } });
+  const opened = await api<{ issue: { number: number } }>("POST", `/api/projects/${path}/issues`, {
+    token,
+    body: { title: "Charts need a legend" },
+  });
   expect(opened.status).toBe(201);
   await signIn(page, owner);
   await page.goto(`/${path}/issues/${opened.body.issue.number}`);

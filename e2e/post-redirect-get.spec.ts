@@ -47,7 +47,10 @@ test("creating a webhook lists it at once; reloading leaves one webhook and hide
 test("a save that stays on its page keeps what the reader typed meanwhile in another form", async ({ page }) => {
   const token = await createUser("tilda");
   await createProject(token, "notes", { "a.txt": "a\n" });
-  const opened = await api<{ issue: { number: number } }>("POST", "/api/projects/@tilda/notes/issues", { token, body: { title: "Typed text survives" } });
+  const opened = await api<{ issue: { number: number } }>("POST", "/api/projects/@tilda/notes/issues", {
+    token,
+    body: { title: "Typed text survives" },
+  });
   const issuePage = `/@tilda/notes/issues/${opened.body.issue.number}`;
   await signIn(page, "tilda");
   await page.goto(issuePage);

@@ -17,15 +17,27 @@ async function check(page: Page, name: string) {
 
 test("a change queued with Merge when ready is landed by the queue", async ({ page }) => {
   token = await createUser(user);
-  const id = await createProject(token, "shelf", { "README.md": "# shelf\n", "src/books.txt": "dune\nsolaris\nneuromancer\n" });
+  const id = await createProject(token, "shelf", {
+    "README.md": "# shelf\n",
+    "src/books.txt": "dune\nsolaris\nneuromancer\n",
+  });
   expect((await api("POST", `/api/projects${project}/branches`, { token, body: { name: "topic" } })).status).toBe(201);
-  expect((await api("POST", `/api/projects${project}/tags`, { token, body: { name: "v1", message: "First shelf" } })).status).toBe(201);
-  const changeId = await proposeChange(token, { path: `@${user}/shelf`, id }, "more-books", { "src/books.txt": "dune\nsolaris\nneuromancer\nhyperion\n" });
+  expect(
+    (await api("POST", `/api/projects${project}/tags`, { token, body: { name: "v1", message: "First shelf" } })).status,
+  ).toBe(201);
+  const changeId = await proposeChange(token, { path: `@${user}/shelf`, id }, "more-books", {
+    "src/books.txt": "dune\nsolaris\nneuromancer\nhyperion\n",
+  });
 
   await signIn(page, user);
   await page.goto(`${project}/changes/${changeId}`);
   await page.getByRole("button", { name: "Merge when ready" }).click();
-  await expect(page.getByRole("link", { name: "merge queue" }).or(page.locator(".badge").filter({ hasText: "merged" })).first()).toBeVisible();
+  await expect(
+    page
+      .getByRole("link", { name: "merge queue" })
+      .or(page.locator(".badge").filter({ hasText: "merged" }))
+      .first(),
+  ).toBeVisible();
   await check(page, "change-queued");
   await expect(async () => {
     await page.reload();

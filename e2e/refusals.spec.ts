@@ -9,7 +9,11 @@ const port = new URL(baseURL).port;
 
 test("a server action posted with a foreign or null Origin is a 403, not a 500", async () => {
   for (const origin of ["https://evil.example", "null"]) {
-    const res = await fetch(`${baseURL}/`, { method: "POST", headers: { "next-action": "0123456789abcdef", origin, "content-type": "text/plain;charset=UTF-8" }, body: "[]" });
+    const res = await fetch(`${baseURL}/`, {
+      method: "POST",
+      headers: { "next-action": "0123456789abcdef", origin, "content-type": "text/plain;charset=UTF-8" },
+      body: "[]",
+    });
     expect(res.status, origin).toBe(403);
     expect(await res.json()).toMatchObject({ code: "CSRF" });
     expect(res.headers.get("x-request-id")).toBeTruthy();

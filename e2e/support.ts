@@ -8,7 +8,13 @@ export const baseURL = `http://localhost:${process.env.E2E_PORT}`;
 export async function expectAccessible(page: Page, { soft = false } = {}): Promise<void> {
   const { violations } = await new AxeBuilder({ page }).analyze();
   const severe = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-  (soft ? expect.soft : expect)(severe.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`), page.url()).toEqual([]);
+  (soft ? expect.soft : expect)(
+    severe.map(
+      (violation) =>
+        `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`,
+    ),
+    page.url(),
+  ).toEqual([]);
 }
 
 /** Full-page screenshots at 1280 and 390 px wide, kept under e2e/screenshots (git-ignored, CI artifacts) for a person to look at. */
@@ -37,11 +43,19 @@ export async function signOut(page: Page): Promise<void> {
 }
 
 /** A JSON call to the API with a bearer token (or the administrator key). */
-export async function api<T = Record<string, unknown>>(method: string, apiPath: string, options: { token?: string; admin?: boolean; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+export async function api<T = Record<string, unknown>>(
+  method: string,
+  apiPath: string,
+  options: { token?: string; admin?: boolean; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.admin) headers["x-admin-api-key"] = process.env.E2E_ADMIN_KEY!;
-  const response = await fetch(`${baseURL}${apiPath}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${baseURL}${apiPath}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   return { status: response.status, body: (await response.json().catch(() => ({}))) as T };
 }
 
@@ -53,17 +67,39 @@ export async function createUser(username: string): Promise<string> {
 }
 
 /** A project of the token's user with these files; answers its id. */
-export async function createProject(token: string, name: string, files: Record<string, string>, visibility: "public" | "private" = "public"): Promise<string> {
+export async function createProject(
+  token: string,
+  name: string,
+  files: Record<string, string>,
+  visibility: "public" | "private" = "public",
+): Promise<string> {
   const created = await api<{ id: string }>("POST", "/api/projects", { token, body: { name, visibility, files } });
   expect(created.status).toBe(201);
   return created.body.id;
 }
 
 /** A workspace of `project` ("@ns/slug") with one commit of `files`, proposed as a change; answers its id. */
-export async function proposeChange(token: string, project: { path: string; id: string }, workspace: string, files: Record<string, string>): Promise<string> {
-  expect((await api("POST", `/api/workspaces/${project.path}/workspaces`, { token, body: { name: workspace } })).status).toBe(201);
-  expect((await api("POST", `/api/workspaces/${workspace}/commit`, { token, body: { projectId: project.id, message: `Edit in ${workspace}`, files } })).status).toBe(201);
-  const proposed = await api<{ change: { id: string } }>("POST", `/api/projects/${project.path}/changes`, { token, body: { workspace } });
+export async function proposeChange(
+  token: string,
+  project: { path: string; id: string },
+  workspace: string,
+  files: Record<string, string>,
+): Promise<string> {
+  expect(
+    (await api("POST", `/api/workspaces/${project.path}/workspaces`, { token, body: { name: workspace } })).status,
+  ).toBe(201);
+  expect(
+    (
+      await api("POST", `/api/workspaces/${workspace}/commit`, {
+        token,
+        body: { projectId: project.id, message: `Edit in ${workspace}`, files },
+      })
+    ).status,
+  ).toBe(201);
+  const proposed = await api<{ change: { id: string } }>("POST", `/api/projects/${project.path}/changes`, {
+    token,
+    body: { workspace },
+  });
   expect(proposed.status).toBe(201);
   return proposed.body.change.id;
 }

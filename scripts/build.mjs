@@ -11,7 +11,21 @@ const root = path.resolve(import.meta.dirname, "..");
 const STAMP = path.join(root, ".next", "svc-source-hash");
 
 /** Folders that are not part of the build: dependencies, outputs, data, tests, benchmarks, docs. */
-const SKIPPED_DIRS = new Set(["node_modules", ".next", ".data", ".git", "generated", "tests", "e2e", "bench", "docs", ".ci", "coverage", "test-results", "playwright-report"]);
+const SKIPPED_DIRS = new Set([
+  "node_modules",
+  ".next",
+  ".data",
+  ".git",
+  "generated",
+  "tests",
+  "e2e",
+  "bench",
+  "docs",
+  ".ci",
+  "coverage",
+  "test-results",
+  "playwright-report",
+]);
 const skippedFile = (name) => name.endsWith(".test.ts") || name.endsWith(".md") || name.endsWith(".tsbuildinfo");
 
 function* sourceFiles(dir) {
@@ -26,11 +40,18 @@ function* sourceFiles(dir) {
 /** SHA-256 over every source file's path and content (package-lock.json included: the dependencies). */
 function sourceHash() {
   const hash = crypto.createHash("sha256");
-  for (const file of sourceFiles(root)) hash.update(`${path.relative(root, file)}\0`).update(fs.readFileSync(file)).update("\0");
+  for (const file of sourceFiles(root))
+    hash
+      .update(`${path.relative(root, file)}\0`)
+      .update(fs.readFileSync(file))
+      .update("\0");
   return hash.digest("hex");
 }
 
-const built = () => fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(STAMP) ? fs.readFileSync(STAMP, "utf8").trim() : undefined;
+const built = () =>
+  fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(STAMP)
+    ? fs.readFileSync(STAMP, "utf8").trim()
+    : undefined;
 
 function main() {
   const ifStale = process.argv.includes("--if-stale");
@@ -41,7 +62,11 @@ function main() {
     return;
   }
   fs.rmSync(STAMP, { force: true });
-  execFileSync("npx", ["next", "build"], { cwd: root, stdio: "inherit", env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } });
+  execFileSync("npx", ["next", "build"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env },
+  });
   // Hashed again: the build itself writes some sources (next-env.d.ts), and the next start sees them so.
   fs.writeFileSync(STAMP, `${sourceHash()}\n`);
 }

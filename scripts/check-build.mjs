@@ -8,20 +8,37 @@ import path from "node:path";
 const [app, log] = process.argv.slice(2);
 const problems = [];
 
-const warnings = fs.readFileSync(log, "utf8").split("\n").filter((line) => line.includes("Dynamic filesystem access"));
-if (warnings.length > 0) problems.push(`${warnings.length} "Dynamic filesystem access" warning(s) in ${log}: scope the path or add /*turbopackIgnore: true*/`);
+const warnings = fs
+  .readFileSync(log, "utf8")
+  .split("\n")
+  .filter((line) => line.includes("Dynamic filesystem access"));
+if (warnings.length > 0)
+  problems.push(
+    `${warnings.length} "Dynamic filesystem access" warning(s) in ${log}: scope the path or add /*turbopackIgnore: true*/`,
+  );
 
-const traces = fs.readdirSync(path.join(app, ".next/server"), { recursive: true }).filter((file) => file.endsWith(".nft.json"));
-const projectFile = (trace, file) => path.relative(app, path.resolve(path.dirname(path.join(app, ".next/server", trace)), file));
+const traces = fs
+  .readdirSync(path.join(app, ".next/server"), { recursive: true })
+  .filter((file) => file.endsWith(".nft.json"));
+const projectFile = (trace, file) =>
+  path.relative(app, path.resolve(path.dirname(path.join(app, ".next/server", trace)), file));
 const strayTraces = traces.filter((trace) =>
-  JSON.parse(fs.readFileSync(path.join(app, ".next/server", trace), "utf8")).files.some((file) => /^(README\.md|docs|tests|bench|e2e)(\/|$)/.test(projectFile(trace, file))),
+  JSON.parse(fs.readFileSync(path.join(app, ".next/server", trace), "utf8")).files.some((file) =>
+    /^(README\.md|docs|tests|bench|e2e)(\/|$)/.test(projectFile(trace, file)),
+  ),
 );
-if (strayTraces.length > 0) problems.push(`${strayTraces.length} of ${traces.length} traces hold the repository's tests, benchmarks or docs (${strayTraces[0]}, ...)`);
+if (strayTraces.length > 0)
+  problems.push(
+    `${strayTraces.length} of ${traces.length} traces hold the repository's tests, benchmarks or docs (${strayTraces[0]}, ...)`,
+  );
 const startup = JSON.parse(fs.readFileSync(path.join(app, ".next/server/instrumentation.js.nft.json"), "utf8")).files;
-if (!startup.some((file) => file.endsWith("prisma/migrations/migration_lock.toml"))) problems.push("instrumentation.js does not trace prisma/migrations, which start-up applies");
+if (!startup.some((file) => file.endsWith("prisma/migrations/migration_lock.toml")))
+  problems.push("instrumentation.js does not trace prisma/migrations, which start-up applies");
 
 if (problems.length > 0) {
   console.error(`build check failed:\n- ${problems.join("\n- ")}`);
   process.exit(1);
 }
-console.log(`build check: no untraceable filesystem access; ${traces.length} traces hold the migrations and no tests, benchmarks or docs`);
+console.log(
+  `build check: no untraceable filesystem access; ${traces.length} traces hold the migrations and no tests, benchmarks or docs`,
+);

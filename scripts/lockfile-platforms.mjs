@@ -10,7 +10,16 @@ for (const [name, version] of Object.entries(next.optionalDependencies ?? {})) {
   const match = /^@next\/swc-(darwin|win32)-(arm64|x64)/.exec(name);
   const key = `node_modules/${name}`;
   if (!match || lock.packages[key]) continue;
-  lock.packages[key] = { version, cpu: [match[2]], license: "MIT", optional: true, os: platforms[match[1]], engines: { node: ">= 10" } };
+  lock.packages[key] = {
+    version,
+    cpu: [match[2]],
+    license: "MIT",
+    optional: true,
+    os: platforms[match[1]],
+    engines: { node: ">= 10" },
+  };
 }
-const sorted = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+const sorted = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 fs.writeFileSync("package-lock.json", `${JSON.stringify({ ...lock, packages: sorted }, null, 2)}\n`);

@@ -12,5 +12,9 @@ const { openApiDocument } = await import("@/server/api");
 const root = path.resolve(import.meta.dirname, "..");
 const documentPath = path.join(root, "client/openapi.json");
 fs.writeFileSync(documentPath, `${JSON.stringify(openApiDocument(), null, 2)}\n`);
-const generated = spawnSync("npx", ["openapi-typescript", documentPath, "--output", path.join(root, "client/schema.d.ts")], { cwd: root, stdio: "inherit" });
+const generated = spawnSync(
+  "npx",
+  ["openapi-typescript", documentPath, "--output", path.join(root, "client/schema.d.ts")],
+  { cwd: root, stdio: "inherit" },
+);
 process.exit(generated.status ?? 1);

@@ -10,7 +10,9 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** Usage: node scripts/patch-prisma-runtime.mjs [runtime folder, Prisma's installed one by default] */
-const runtime = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, "../node_modules/@prisma/client/runtime"));
+const runtime = path.resolve(
+  process.argv[2] ?? path.join(import.meta.dirname, "../node_modules/@prisma/client/runtime"),
+);
 const FILES = ["client.js", "client.mjs"];
 /** [original, patched, occurrences] in the graph's deserializer and its two readers. */
 const EDITS = [
@@ -28,7 +30,10 @@ for (const file of FILES) {
   if (EDITS.every(([, patched, count]) => occurrences(text, patched) === count)) continue;
   for (const [original, patched, count] of EDITS) {
     const found = occurrences(text, original);
-    if (found !== count) throw new Error(`patch-prisma-runtime: expected ${count} of ${JSON.stringify(original)} in ${target}, found ${found}; Prisma changed, re-check the patch`);
+    if (found !== count)
+      throw new Error(
+        `patch-prisma-runtime: expected ${count} of ${JSON.stringify(original)} in ${target}, found ${found}; Prisma changed, re-check the patch`,
+      );
     text = text.replaceAll(original, patched);
   }
   fs.writeFileSync(target, text);

@@ -13,7 +13,8 @@ const rank = (level: AccessLevel) => ACCESS_LEVELS.indexOf(level);
 
 export const atLeast = (level: AccessLevel, needed: AccessLevel) => rank(level) >= rank(needed);
 
-export const highest = (levels: AccessLevel[]): AccessLevel => levels.reduce<AccessLevel>((best, level) => (rank(level) > rank(best) ? level : best), "none");
+export const highest = (levels: AccessLevel[]): AccessLevel =>
+  levels.reduce<AccessLevel>((best, level) => (rank(level) > rank(best) ? level : best), "none");
 
 const MAX_CACHED = 10_000;
 const TOPIC = "access";
@@ -28,7 +29,11 @@ interface GrantCache {
 // copy must reach the lookups of the others.
 const holder = globalThis as unknown as { __svcGrantCache?: GrantCache };
 const cache: GrantCache = (holder.__svcGrantCache ??= { entries: new Map(), generation: 0 });
-registerCache("access.grants", { entries: () => cache.entries.size, limit: MAX_CACHED, bound: "AUTH_CACHE_TTL_SECONDS per entry; the oldest go first past the limit; cleared by any grant change" });
+registerCache("access.grants", {
+  entries: () => cache.entries.size,
+  limit: MAX_CACHED,
+  bound: "AUTH_CACHE_TTL_SECONDS per entry; the oldest go first past the limit; cleared by any grant change",
+});
 
 function dropAllGrants(): void {
   cache.generation++;
@@ -42,7 +47,11 @@ onInvalidation(TOPIC, { drop: dropAllGrants, dropAll: dropAllGrants });
  * per-instance cache: a read on the hot path should not cost three queries. AUTH_CACHE_TTL_SECONDS
  * bounds an entry's life (0 turns the cache off); `keep` says whether a loaded value may be cached.
  */
-export async function cachedGrants<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+export async function cachedGrants<T>(
+  key: string,
+  load: () => Promise<T>,
+  keep: (value: T) => boolean = () => true,
+): Promise<T> {
   const ttlMs = config.authCacheTtlSeconds * 1000;
   const hit = cache.entries.get(key);
   if (hit && Date.now() - hit.cachedAt < ttlMs) return hit.grants as T;
@@ -66,7 +75,8 @@ export interface AccessLoss {
 type AccessLossListener = (loss: AccessLoss) => Promise<void>;
 
 // On globalThis, as the cache: a listener registered by one module copy must hear the changes of another.
-const listeners = ((globalThis as unknown as { __svcAccessLoss?: Map<string, AccessLossListener> }).__svcAccessLoss ??= new Map<string, AccessLossListener>());
+const listeners = ((globalThis as unknown as { __svcAccessLoss?: Map<string, AccessLossListener> }).__svcAccessLoss ??=
+  new Map<string, AccessLossListener>());
 
 /**
  * Lets an area settle what lived on someone's access when a grant change may have ended it
@@ -88,6 +98,8 @@ export async function forgetGrants(loss?: AccessLoss): Promise<void> {
   void announceInvalidation(TOPIC, "*");
   if (!loss) return;
   for (const [name, listener] of listeners) {
-    await listener(loss).catch((error: unknown) => log().error({ err: error, listener: name }, "settling a loss of access failed"));
+    await listener(loss).catch((error: unknown) =>
+      log().error({ err: error, listener: name }, "settling a loss of access failed"),
+    );
   }
 }

@@ -23,11 +23,16 @@ const holder = globalThis as unknown as { __svcCaches?: Map<string, Registered> 
 const registered = () => (holder.__svcCaches ??= new Map<string, Registered>());
 
 /** Registers a process-wide structure (once per module copy, at load). */
-export function registerCache(name: string, report: { entries: () => number; limit: number | null; bound: string; unit?: string }): void {
+export function registerCache(
+  name: string,
+  report: { entries: () => number; limit: number | null; bound: string; unit?: string },
+): void {
   registered().set(name, { name, unit: "entries", ...report });
 }
 
 /** Every registered structure's size, by name. */
 export function cacheReports(): CacheReport[] {
-  return [...registered().values()].sort((a, b) => a.name.localeCompare(b.name)).map(({ entries, ...rest }) => ({ ...rest, entries: entries() }));
+  return [...registered().values()]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map(({ entries, ...rest }) => ({ ...rest, entries: entries() }));
 }

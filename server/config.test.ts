@@ -20,10 +20,13 @@ describe("configuration", () => {
     withEnv({ [name]: value }, async () => {
       expect(() => validateConfig()).toThrow(ConfigError);
       expect(() => validateConfig()).toThrow(message);
-    }));
+    }),
+  );
 
   it("never repeats a secret's value in the message", () =>
-    withEnv({ SECRET_KEY: "short-secret-value" }, async () => expect(() => validateConfig()).not.toThrow(/short-secret-value/)));
+    withEnv({ SECRET_KEY: "short-secret-value" }, async () =>
+      expect(() => validateConfig()).not.toThrow(/short-secret-value/),
+    ));
 
   it("takes redis:// and rediss:// URLs, credentials included", () =>
     withEnv({ REDIS_URL: "rediss://default:pass@redis.internal:6380/2" }, async () => {

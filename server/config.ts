@@ -2,7 +2,14 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { RATE_LIMIT_ANONYMOUS_PER_MINUTE, RATE_LIMIT_PER_MINUTE, RATE_LIMIT_WINDOW_MS, RESTORE_ARCHIVE_BYTES_MAX, RESTORE_PUSH_TIMEOUT_MS, SEARCH_TIME_LIMIT_MS } from "./limits";
+import {
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+  RATE_LIMIT_PER_MINUTE,
+  RATE_LIMIT_WINDOW_MS,
+  RESTORE_ARCHIVE_BYTES_MAX,
+  RESTORE_PUSH_TIMEOUT_MS,
+  SEARCH_TIME_LIMIT_MS,
+} from "./limits";
 
 /**
  * Every environment variable the service reads, validated by one schema: a bad value stops the
@@ -16,13 +23,28 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
     .string()
     .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
     .transform(Number)
-    .pipe(z.number().min(min, `must be a whole number from ${min} to ${max}`).max(max, `must be a whole number from ${min} to ${max}`));
-const decimal = () => z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative number").transform(Number);
+    .pipe(
+      z
+        .number()
+        .min(min, `must be a whole number from ${min} to ${max}`)
+        .max(max, `must be a whole number from ${min} to ${max}`),
+    );
+const decimal = () =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a non-negative number")
+    .transform(Number);
 const flag = () => z.enum(["0", "1"], { message: "must be 1 (on) or 0 (off)" }).transform((value) => value === "1");
-const httpUrl = () => z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).transform((value) => value.replace(/\/+$/, ""));
+const httpUrl = () =>
+  z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).transform((value) => value.replace(/\/+$/, ""));
 /** A key of exactly 32 bytes in base64 (AES-256). */
 const base64Key32 = () =>
-  z.string().refine((value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32, "must be 32 bytes in base64 (e.g. openssl rand -base64 32)");
+  z
+    .string()
+    .refine(
+      (value) => /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, "base64").length === 32,
+      "must be 32 bytes in base64 (e.g. openssl rand -base64 32)",
+    );
 const redisUrl = () => z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" });
 const postgresUrl = () => z.string().regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgresql:// URL");
 
@@ -62,10 +84,19 @@ const schema = z.object({
   /** Comma-separated browser origins (scheme://host[:port]) allowed to call the API with a bearer token. */
   CORS_ORIGINS: z
     .string()
-    .transform((value) => value.split(",").map((origin) => origin.trim().replace(/\/+$/, "")).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((origin) => origin.trim().replace(/\/+$/, ""))
+        .filter(Boolean),
+    )
     .pipe(z.array(z.url({ protocol: /^https?$/, message: "must be comma-separated http(s) origins" })))
     .default([]),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "must be fatal, error, warn, info, debug, trace or silent" }).default("info"),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      message: "must be fatal, error, warn, info, debug, trace or silent",
+    })
+    .default("info"),
   /** Shared rate limits through a Redis server (redis://, or rediss:// for TLS); wins over the Upstash REST pair. */
   REDIS_URL: redisUrl().optional(),
   UPSTASH_REDIS_REST_URL: httpUrl().optional(),
@@ -124,7 +155,8 @@ function currentEnv(): Env {
   // An empty variable counts as unset.
   const raw = Object.fromEntries(NAMES.map((name) => [name, process.env[name] || undefined]));
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`));
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`));
   holder.__svcConfig = { key, env: parsed.data };
   return parsed.data;
 }

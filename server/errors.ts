@@ -87,15 +87,19 @@ export class DomainError extends Error {
 
 type Extra = Record<string, unknown>;
 
-export const invalid = (message: string, code?: ErrorCode, extra?: Extra) => new DomainError("invalid", message, code, extra);
+export const invalid = (message: string, code?: ErrorCode, extra?: Extra) =>
+  new DomainError("invalid", message, code, extra);
 export const unauthenticated = (message = "Authentication required", code?: ErrorCode) =>
   new DomainError("unauthenticated", message, code);
-export const forbidden = (message = "Forbidden", code?: ErrorCode, extra?: Extra) => new DomainError("forbidden", message, code, extra);
+export const forbidden = (message = "Forbidden", code?: ErrorCode, extra?: Extra) =>
+  new DomainError("forbidden", message, code, extra);
 export const notFound = (message = "Not found") => new DomainError("not_found", message);
-export const conflict = (message: string, code?: ErrorCode, extra?: Extra) => new DomainError("conflict", message, code, extra);
+export const conflict = (message: string, code?: ErrorCode, extra?: Extra) =>
+  new DomainError("conflict", message, code, extra);
 export const gone = (message = "Gone", code?: ErrorCode) => new DomainError("gone", message, code);
 export const tooLarge = (message = "Payload too large") => new DomainError("too_large", message, "PAYLOAD_TOO_LARGE");
-export const unprocessable = (message: string, code?: ErrorCode, extra?: Extra) => new DomainError("unprocessable", message, code, extra);
+export const unprocessable = (message: string, code?: ErrorCode, extra?: Extra) =>
+  new DomainError("unprocessable", message, code, extra);
 export const notImplemented = (message: string) => new DomainError("not_implemented", message);
 /** Something we depend on (git, an evaluator's input) failed in a way the caller cannot fix. */
 export const internal = (message: string, code: ErrorCode) => new DomainError("internal", message, code);
@@ -107,4 +111,8 @@ export const upstreamFailed = (message: string, code: ErrorCode) => new DomainEr
 
 /** The error is a refusal of the caller's request (not a failure of ours). */
 export const isRefusal = (error: unknown): error is DomainError =>
-  error instanceof DomainError && error.kind !== "internal" && error.kind !== "upstream_failed" && error.kind !== "unavailable" && error.kind !== "timed_out";
+  error instanceof DomainError &&
+  error.kind !== "internal" &&
+  error.kind !== "upstream_failed" &&
+  error.kind !== "unavailable" &&
+  error.kind !== "timed_out";

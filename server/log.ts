@@ -8,7 +8,17 @@ import { config } from "./config";
  * the redaction below is a second line of defence for the fields that could carry one. A line
  * written while a request is answered names its `requestId` (`withRequestLog`); errors go in `err`.
  */
-const REDACT = ["authorization", "cookie", "token", "secret", "password", "headers.authorization", "headers.cookie", "*.token", "*.secret"];
+const REDACT = [
+  "authorization",
+  "cookie",
+  "token",
+  "secret",
+  "password",
+  "headers.authorization",
+  "headers.cookie",
+  "*.token",
+  "*.secret",
+];
 
 const holder = globalThis as unknown as {
   __svcLog?: { level: string; destination?: DestinationStream; logger: Logger };
@@ -41,7 +51,12 @@ export function log(): Logger {
   const level = config.logLevel;
   const destination = holder.__svcLogDestination;
   if (holder.__svcLog?.level !== level || holder.__svcLog.destination !== destination) {
-    const options = { level, base: { service: "svc-forge" }, redact: { paths: REDACT, censor: "[redacted]" }, mixin: requestIdField };
+    const options = {
+      level,
+      base: { service: "svc-forge" },
+      redact: { paths: REDACT, censor: "[redacted]" },
+      mixin: requestIdField,
+    };
     holder.__svcLog = { level, destination, logger: destination ? pino(options, destination) : pino(options) };
   }
   return holder.__svcLog.logger;

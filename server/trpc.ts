@@ -36,7 +36,10 @@ export type ReadVersion = (identity: Identity, input: never) => Promise<string[]
 export type DirectRead = (ctx: Context, input: never) => Promise<unknown>;
 
 /** `openapi.contentTypes` of a form-friendly route: a browser form is accepted and redirected; other routes answer a form with 415. */
-export const FORM_OR_JSON: Array<"application/json" | "application/x-www-form-urlencoded"> = ["application/json", "application/x-www-form-urlencoded"];
+export const FORM_OR_JSON: Array<"application/json" | "application/x-www-form-urlencoded"> = [
+  "application/json",
+  "application/x-www-form-urlencoded",
+];
 
 /** Who a procedure admits; set by the procedure kinds below, read by the OpenAPI document (security, 401/403). */
 export type Access = "public" | "authed" | "user" | "session" | "admin";
@@ -80,14 +83,21 @@ export type Meta = OpenApiMeta<{
   workspaceKey?: boolean;
 }>;
 
-const t = initTRPC.context<Context>().meta<Meta>().create({
-  // Errors are rewritten to the spec's shape by server/api/rest.ts; tRPC callers get the cause's message.
-  errorFormatter({ shape, error }) {
-    const cause = answeredError(error.cause);
-    if (!cause) return shape;
-    return { ...shape, message: cause.message, data: { ...shape.data, httpStatus: cause.status, appCode: cause.code, extra: cause.extra } };
-  },
-});
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    // Errors are rewritten to the spec's shape by server/api/rest.ts; tRPC callers get the cause's message.
+    errorFormatter({ shape, error }) {
+      const cause = answeredError(error.cause);
+      if (!cause) return shape;
+      return {
+        ...shape,
+        message: cause.message,
+        data: { ...shape.data, httpStatus: cause.status, appCode: cause.code, extra: cause.extra },
+      };
+    },
+  });
 
 export const router = t.router;
 /** Server-side callers of a router with a context built like the REST pipeline's (the MCP tools use it). */
@@ -163,14 +173,24 @@ const withWorkspaceKeyScope = t.middleware(({ ctx, meta, type, next }) => {
   const { identity } = ctx;
   if (identity.kind !== "workspace-key") return next();
   const identityRoute = meta?.openapi?.tags?.some((tag) => tag === "users" || tag === "agents");
-  if (identityRoute || meta?.access === "session" || meta?.access === "admin" || (meta?.access === "user" && type === "query")) {
+  if (
+    identityRoute ||
+    meta?.access === "session" ||
+    meta?.access === "admin" ||
+    (meta?.access === "user" && type === "query")
+  ) {
     throw unauthenticated("Workspace keys are not accepted here");
   }
-  if (type === "mutation" && !meta?.workspaceKey) throw forbidden("A workspace key writes only to its own workspace", "TOKEN_SCOPE_INSUFFICIENT");
+  if (type === "mutation" && !meta?.workspaceKey)
+    throw forbidden("A workspace key writes only to its own workspace", "TOKEN_SCOPE_INSUFFICIENT");
   return attributedTo(identity, () => next());
 });
 
-export const publicProcedure = t.procedure.meta({ access: "public" }).use(withDomainErrors).use(withSuccessStatus).use(withWorkspaceKeyScope);
+export const publicProcedure = t.procedure
+  .meta({ access: "public" })
+  .use(withDomainErrors)
+  .use(withSuccessStatus)
+  .use(withWorkspaceKeyScope);
 
 /** Any authenticated caller: a user, an agent or the administrator key. */
 export const authedProcedure = publicProcedure.meta({ access: "authed" }).use(({ ctx, next }) => {

@@ -63,9 +63,18 @@ it("the database files hold no token, session or webhook secret in clear", async
   const agent = await call("POST", "/api/agents", { token: legacy.token, body: { name: "bot" } });
   const project = await createTestProject(legacy.token, { name: "hooks" });
   const receiver = await startReceiver();
-  const hook = await call("POST", `/api/projects/${project.path}/webhooks`, { token: legacy.token, body: { url: receiver.url } }).finally(() => receiver.close());
+  const hook = await call("POST", `/api/projects/${project.path}/webhooks`, {
+    token: legacy.token,
+    body: { url: receiver.url },
+  }).finally(() => receiver.close());
   expect([agent.status, hook.status], hook.text).toEqual([201, 201]);
-  const secrets = { legacy: legacy.token, session: sessionToken, apiToken, agent: agent.body.token, webhook: hook.body.webhook.secret };
+  const secrets = {
+    legacy: legacy.token,
+    session: sessionToken,
+    apiToken,
+    agent: agent.body.token,
+    webhook: hook.body.webhook.secret,
+  };
   for (const value of Object.values(secrets)) expect(value.length).toBeGreaterThan(20);
   // Still usable: the stored forms are hashes and sealed values, not garbage.
   expect((await call("GET", "/api/users/me", { cookie })).status).toBe(200);
@@ -76,7 +85,8 @@ it("the database files hold no token, session or webhook secret in clear", async
   const found: string[] = [];
   for (const file of files) {
     const bytes = fs.readFileSync(file);
-    for (const [name, value] of Object.entries(secrets)) if (bytes.includes(value)) found.push(`${name} in ${path.relative(dataDir, file)}`);
+    for (const [name, value] of Object.entries(secrets))
+      if (bytes.includes(value)) found.push(`${name} in ${path.relative(dataDir, file)}`);
   }
   expect(found).toEqual([]);
   useDatabase(await openDatabase({ dataDir: path.join(dataDir, "db") }));
@@ -101,8 +111,14 @@ it("deploy secrets are neither in the database files nor in the logs, in clear o
   try {
     const policy = `deploys:\n  - { name: production, provider: webhook, url: "${receiver.url}", secrets: [DEPLOY_TOKEN], signWith: HOOK_KEY }\n`;
     const project = await createTestProject(owner.token, { name: "deploys", files: { ".svc/policy.yml": policy } });
-    for (const [name, value] of [["DEPLOY_TOKEN", values.token], ["HOOK_KEY", values.signing]]) {
-      expect((await call("PUT", `/api/projects/${project.path}/secrets/${name}`, { token: owner.token, body: { value } })).status).toBe(201);
+    for (const [name, value] of [
+      ["DEPLOY_TOKEN", values.token],
+      ["HOOK_KEY", values.signing],
+    ]) {
+      expect(
+        (await call("PUT", `/api/projects/${project.path}/secrets/${name}`, { token: owner.token, body: { value } }))
+          .status,
+      ).toBe(201);
     }
     const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
     expect((await merge(owner.token, change.id)).status).toBe(200);
@@ -117,7 +133,10 @@ it("deploy secrets are neither in the database files nor in the logs, in clear o
     await receiver.close();
   }
   await closeDatabase();
-  const forms = Object.values(values).flatMap((value) => [value, Buffer.from(value).toString("base64").replace(/=+$/, "")]);
+  const forms = Object.values(values).flatMap((value) => [
+    value,
+    Buffer.from(value).toString("base64").replace(/=+$/, ""),
+  ]);
   const found: string[] = [];
   for (const file of filesUnder(path.join(dataDir, "db"))) {
     const bytes = fs.readFileSync(file);

@@ -7,7 +7,10 @@ export default async function Home() {
     return (
       <>
         <h1>svc-forge</h1>
-        <p>A self-hostable code forge for software agents beside people: projects in git, changes proposed by agents and people, reviewed, evaluated and merged.</p>
+        <p>
+          A self-hostable code forge for software agents beside people: projects in git, changes proposed by agents and
+          people, reviewed, evaluated and merged.
+        </p>
         <p>
           <Link href="/login">Sign in</Link> to see your projects.
         </p>

@@ -11,7 +11,13 @@ const { handleRestRequest } = await import("@/server/api/rest");
 
 /** CPU per read of one project by one caller. */
 const cpuPerRead = (token: string, projectPath: string, count: number) =>
-  cpuPerCall(() => handleRestRequest(new Request(`http://bench.test/api/projects/${projectPath}`, { headers: { authorization: `Bearer ${token}` } })), count);
+  cpuPerCall(
+    () =>
+      handleRestRequest(
+        new Request(`http://bench.test/api/projects/${projectPath}`, { headers: { authorization: `Bearer ${token}` } }),
+      ),
+    count,
+  );
 
 try {
   const owner = await api("POST", "/admin/users", null, { username: "owner" });
@@ -33,7 +39,9 @@ try {
     own.push(await cpuPerRead(owner.token, "@owner/own", REQUESTS));
     team.push(await cpuPerRead(member.token, "@acme/shared", REQUESTS));
   }
-  console.log(`${REQUESTS} sequential reads x ${ROUNDS} rounds; ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}; node ${process.version}`);
+  console.log(
+    `${REQUESTS} sequential reads x ${ROUNDS} rounds; ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}; node ${process.version}`,
+  );
   console.log(`owner reading their own project (baseline): ${median(own).toFixed(3)} ms CPU per request`);
   console.log(`team member reading an org project:         ${median(team).toFixed(3)} ms CPU per request`);
   console.log(`ratio: ${(median(team) / median(own)).toFixed(2)}x (target <= 1.15x)`);

@@ -53,7 +53,12 @@ const sleep = (msToWait: number) => new Promise((resolve) => setTimeout(resolve,
 /** An open change event stream, read frame by frame. */
 async function openStream(changeId: string, token: string) {
   const controller = new AbortController();
-  const res = await changeEventsResponse(new Request(`http://bench.test/api/changes/${changeId}/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal }));
+  const res = await changeEventsResponse(
+    new Request(`http://bench.test/api/changes/${changeId}/events`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    }),
+  );
   if (res.status !== 200) throw new Error(`stream: ${res.status} ${await res.text()}`);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -84,12 +89,20 @@ let opened = 0;
 async function openChange(token: string, path: string, projectId: string): Promise<string> {
   const workspace = `ws${++opened}`;
   await api("POST", `/workspaces/${path}/workspaces`, token, { name: workspace });
-  await api("POST", `/workspaces/${workspace}/commit`, token, { projectId, message: `change ${opened}`, files: { [`f${opened}.txt`]: `${opened}\n` } });
+  await api("POST", `/workspaces/${workspace}/commit`, token, {
+    projectId,
+    message: `change ${opened}`,
+    files: { [`f${opened}.txt`]: `${opened}\n` },
+  });
   return (await api("POST", `/projects/${path}/changes`, token, { workspace })).change.id;
 }
 
 /** Starts `act`, answers [ms until the stream shows `event`, ms the request took]. */
-async function timed(stream: Awaited<ReturnType<typeof openStream>>, event: string, act: () => Promise<unknown>): Promise<[number, number]> {
+async function timed(
+  stream: Awaited<ReturnType<typeof openStream>>,
+  event: string,
+  act: () => Promise<unknown>,
+): Promise<[number, number]> {
   const started = performance.now();
   let requestMs = 0;
   const acting = act().then(() => (requestMs = performance.now() - started));
@@ -108,7 +121,9 @@ const report = (label: string, samples: Array<[number, number]>, target: string)
   const requests = samples.map(([, request]) => request).sort((a, b) => a - b);
   // The event cannot come before the commit, which comes before the answer: what follows the answer is the push's own cost (or less).
   const after = samples.map(([event, request]) => Math.max(0, event - request)).sort((a, b) => a - b);
-  console.log(`${label}: event p50 ${ms(percentile(events, 0.5))}, p99 ${ms(percentile(events, 0.99))} after the request started (the request itself: p50 ${ms(percentile(requests, 0.5))}, p99 ${ms(percentile(requests, 0.99))}); after its answer: p50 ${ms(percentile(after, 0.5))}, p99 ${ms(percentile(after, 0.99))}; ${samples.length} samples; ${target}`);
+  console.log(
+    `${label}: event p50 ${ms(percentile(events, 0.5))}, p99 ${ms(percentile(events, 0.99))} after the request started (the request itself: p50 ${ms(percentile(requests, 0.5))}, p99 ${ms(percentile(requests, 0.99))}); after its answer: p50 ${ms(percentile(after, 0.5))}, p99 ${ms(percentile(after, 0.99))}; ${samples.length} samples; ${target}`,
+  );
 };
 
 try {
@@ -121,7 +136,12 @@ try {
   const stream = await openStream(commented, owner.token);
   await stream.next();
   const comments: Array<[number, number]> = [];
-  for (let i = 0; i < COMMENTS; i++) comments.push(await timed(stream, "change.commented", () => api("POST", `/changes/${commented}/comments`, owner.token, { body: `comment ${i}` })));
+  for (let i = 0; i < COMMENTS; i++)
+    comments.push(
+      await timed(stream, "change.commented", () =>
+        api("POST", `/changes/${commented}/comments`, owner.token, { body: `comment ${i}` }),
+      ),
+    );
   stream.close();
   report("comment -> change.commented", comments, "target p50 <= 50 ms, p99 <= 250 ms");
   const merges: Array<[number, number]> = [];
@@ -129,7 +149,9 @@ try {
     const changeId = await openChange(owner.token, project.path, project.id);
     const merging = await openStream(changeId, owner.token);
     await merging.next();
-    merges.push(await timed(merging, "change.merged", () => api("POST", `/changes/${changeId}/merge`, owner.token, {})));
+    merges.push(
+      await timed(merging, "change.merged", () => api("POST", `/changes/${changeId}/merge`, owner.token, {})),
+    );
     merging.close();
   }
   report("merge -> change.merged", merges, "target p50 <= 50 ms, p99 <= 250 ms");
@@ -153,15 +175,22 @@ try {
   }
   const rssOpen = await settledRss();
   const cpuOpen = await idleCpu();
-  console.log(`${STREAMS} open streams over ${CHANGES} changes: RSS ${mb(rssOpen)} vs ${mb(rssNone)} with none: +${mb(rssOpen - rssNone)} (target <= 50 MB)`);
-  console.log(`idle CPU over ${IDLE_MS / 1000} s: ${cpuOpen.toFixed(2)}% of a core with them open, ${cpuNone.toFixed(2)}% with none (target <= 1%)`);
+  console.log(
+    `${STREAMS} open streams over ${CHANGES} changes: RSS ${mb(rssOpen)} vs ${mb(rssNone)} with none: +${mb(rssOpen - rssNone)} (target <= 50 MB)`,
+  );
+  console.log(
+    `idle CPU over ${IDLE_MS / 1000} s: ${cpuOpen.toFixed(2)}% of a core with them open, ${cpuNone.toFixed(2)}% with none (target <= 1%)`,
+  );
   for (const open of streams) open.close();
 
   // 3. A workspace key's request vs an agent token's.
   const agent = await api("POST", "/agents", owner.token, { name: "bot", model: "bench" });
   await api("POST", `/workspaces/${project.path}/workspaces`, owner.token, { name: "keyed" });
   const key = await api("POST", `/workspaces/${project.path}/workspaces/keyed/keys`, owner.token, { ttlMinutes: 1440 });
-  const read = (token: string) => () => handleRestRequest(new Request(`http://bench.test/api/projects/${project.path}`, { headers: { authorization: `Bearer ${token}` } }));
+  const read = (token: string) => () =>
+    handleRestRequest(
+      new Request(`http://bench.test/api/projects/${project.path}`, { headers: { authorization: `Bearer ${token}` } }),
+    );
   const isProject = (text: string) => JSON.parse(text).id === project.id;
   const warm = Math.min(200, REQUESTS);
   await cpuPerCall(read(agent.token), warm, isProject);
@@ -172,7 +201,9 @@ try {
     agentTimes.push(await cpuPerCall(read(agent.token), REQUESTS, isProject));
     keyTimes.push(await cpuPerCall(read(key.plaintext), REQUESTS, isProject));
   }
-  console.log(`GET /api/projects/{ns}/{slug}, ${REQUESTS} calls x ${ROUNDS} rounds: agent token ${median(agentTimes).toFixed(3)} ms CPU per call (baseline), workspace key ${median(keyTimes).toFixed(3)} ms`);
+  console.log(
+    `GET /api/projects/{ns}/{slug}, ${REQUESTS} calls x ${ROUNDS} rounds: agent token ${median(agentTimes).toFixed(3)} ms CPU per call (baseline), workspace key ${median(keyTimes).toFixed(3)} ms`,
+  );
   console.log(`ratio: ${(median(keyTimes) / median(agentTimes)).toFixed(2)}x (target <= 1.1x)`);
 } finally {
   await finishBench(dataDir);

@@ -24,7 +24,8 @@ const { values } = parseArgs({
     only: { type: "string" },
   },
 });
-if (values.only !== undefined && values.only !== "backup" && values.only !== "scrape") throw new Error("--only takes backup or scrape");
+if (values.only !== undefined && values.only !== "backup" && values.only !== "scrape")
+  throw new Error("--only takes backup or scrape");
 const RUN_BACKUP = values.only !== "scrape";
 const RUN_SCRAPE = values.only !== "backup";
 const PROJECTS = RUN_BACKUP ? Number(values.projects) : 1;
@@ -47,9 +48,17 @@ function history(files: number, commits: number): string {
   const blob = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
   for (let c = 1; c <= commits; c++) {
     const message = `commit ${c}`;
-    parts.push(`commit refs/heads/main\ncommitter Bench <bench@example.com> ${1_700_000_000 + c} +0000\ndata ${message.length}\n${message}\n`);
-    const touched = c === 1 ? Array.from({ length: files }, (_, i) => i) : Array.from({ length: Math.min(10, files) }, (_, i) => (c * 10 + i) % files);
-    for (const i of touched) parts.push(`M 100644 inline src/dir${i % 20}/file${i}.txt\n${blob(`file ${i} at commit ${c}\n${"x".repeat(200)}\n`)}`);
+    parts.push(
+      `commit refs/heads/main\ncommitter Bench <bench@example.com> ${1_700_000_000 + c} +0000\ndata ${message.length}\n${message}\n`,
+    );
+    const touched =
+      c === 1
+        ? Array.from({ length: files }, (_, i) => i)
+        : Array.from({ length: Math.min(10, files) }, (_, i) => (c * 10 + i) % files);
+    for (const i of touched)
+      parts.push(
+        `M 100644 inline src/dir${i % 20}/file${i}.txt\n${blob(`file ${i} at commit ${c}\n${"x".repeat(200)}\n`)}`,
+      );
   }
   return parts.join("");
 }
@@ -63,18 +72,24 @@ const time = async (fn: () => unknown) => {
 
 const db = await database();
 const prisma = db.prisma;
-const owner = await prisma.user.create({ data: { username: "bench", legacyTokenHash: "x".repeat(64), legacyTokenPrefix: "svc_user_xxxx" } });
+const owner = await prisma.user.create({
+  data: { username: "bench", legacyTokenHash: "x".repeat(64), legacyTokenPrefix: "svc_user_xxxx" },
+});
 const stream = history(FILES, COMMITS);
 const setupStarted = performance.now();
 const projectIds: string[] = [];
 for (let p = 0; p < PROJECTS; p++) {
   const project = await prisma.project.create({ data: { namespace: "bench", slug: `p${p}`, ownerUserId: owner.id } });
   initProjectRepo(project.id);
-  const imported = spawnSync("git", ["--git-dir", projectRepoPath(project.id), "fast-import", "--quiet"], { input: stream });
+  const imported = spawnSync("git", ["--git-dir", projectRepoPath(project.id), "fast-import", "--quiet"], {
+    input: stream,
+  });
   if (imported.status !== 0) throw new Error(imported.stderr.toString());
   projectIds.push(project.id);
 }
-console.log(`setup: ${PROJECTS} projects x ${FILES} files x ${COMMITS} commits in ${seconds(performance.now() - setupStarted)} s`);
+console.log(
+  `setup: ${PROJECTS} projects x ${FILES} files x ${COMMITS} commits in ${seconds(performance.now() - setupStarted)} s`,
+);
 
 if (RUN_BACKUP) await benchBackup();
 if (RUN_SCRAPE) await benchScrape();
@@ -87,7 +102,15 @@ async function benchBackup() {
   const rawDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-raw-"));
   const bundlesMs = await time(() => {
     for (const id of projectIds) {
-      const result = spawnSync("git", ["--git-dir", projectRepoPath(id), "bundle", "create", "--quiet", path.join(rawDir, `${id}.bundle`), "--all"]);
+      const result = spawnSync("git", [
+        "--git-dir",
+        projectRepoPath(id),
+        "bundle",
+        "create",
+        "--quiet",
+        path.join(rawDir, `${id}.bundle`),
+        "--all",
+      ]);
       if (result.status !== 0) throw new Error(result.stderr.toString());
     }
   });
@@ -100,9 +123,12 @@ async function benchBackup() {
       if (result.status !== 0) throw new Error(`pg_dump: ${result.stderr.toString()}`);
       return;
     }
-    const tables = await db.raw.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`);
+    const tables = await db.raw.query<{ name: string }>(
+      `SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`,
+    );
     const out = fs.openSync(path.join(rawDir, "dump.json"), "w");
-    for (const { name } of tables) fs.writeSync(out, `${JSON.stringify(await db.raw.query(`SELECT * FROM "${name}"`))}\n`);
+    for (const { name } of tables)
+      fs.writeSync(out, `${JSON.stringify(await db.raw.query(`SELECT * FROM "${name}"`))}\n`);
     fs.closeSync(out);
   });
   const baselineMs = bundlesMs + dumpMs;
@@ -110,9 +136,14 @@ async function benchBackup() {
   const archive = path.join(dataDir, "bench.tar");
   const backupMs = await time(() => writeBackupArchive(archive));
   const archiveMb = fs.statSync(archive).size / 1024 ** 2;
-  const rawMb = fs.readdirSync(rawDir).reduce((sum, name) => sum + fs.statSync(path.join(rawDir, name)).size, 0) / 1024 ** 2;
-  console.log(`raw tools: git bundle --all x ${PROJECTS} ${seconds(bundlesMs)} s + database dump ${seconds(dumpMs)} s = ${seconds(baselineMs)} s (${rawMb.toFixed(1)} MiB)`);
-  console.log(`backup archive: ${seconds(backupMs)} s (${archiveMb.toFixed(1)} MiB): ${(backupMs / baselineMs).toFixed(2)}x the raw tools (target <= 1.5x)`);
+  const rawMb =
+    fs.readdirSync(rawDir).reduce((sum, name) => sum + fs.statSync(path.join(rawDir, name)).size, 0) / 1024 ** 2;
+  console.log(
+    `raw tools: git bundle --all x ${PROJECTS} ${seconds(bundlesMs)} s + database dump ${seconds(dumpMs)} s = ${seconds(baselineMs)} s (${rawMb.toFixed(1)} MiB)`,
+  );
+  console.log(
+    `backup archive: ${seconds(backupMs)} s (${archiveMb.toFixed(1)} MiB): ${(backupMs / baselineMs).toFixed(2)}x the raw tools (target <= 1.5x)`,
+  );
   fs.rmSync(rawDir, { recursive: true, force: true });
 }
 
@@ -153,7 +184,10 @@ async function benchScrape() {
     });
   }
   const loaded = await scrapeTimes();
-  const line = (label: string, t: typeof loaded) => `${label}: p50 ${t.p50.toFixed(1)} ms (CPU ${t.cpuP50.toFixed(1)} ms), max ${t.max.toFixed(1)} ms`;
+  const line = (label: string, t: typeof loaded) =>
+    `${label}: p50 ${t.p50.toFixed(1)} ms (CPU ${t.cpuP50.toFixed(1)} ms), max ${t.max.toFixed(1)} ms`;
   console.log(line("metrics scrape with 0 changes (baseline)", baseline));
-  console.log(`${line(`metrics scrape with ${CHANGES} changes`, loaded)}: ${(loaded.p50 / baseline.p50).toFixed(2)}x the baseline (target < 50 ms); load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(
+    `${line(`metrics scrape with ${CHANGES} changes`, loaded)}: ${(loaded.p50 / baseline.p50).toFixed(2)}x the baseline (target < 50 ms); load average ${os.loadavg()[0].toFixed(1)}`,
+  );
 }

@@ -11,7 +11,13 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { files: { type: "string", default: "3000" }, batch: { type: "string", default: "80" }, rounds: { type: "string", default: "1" }, singles: { type: "string", default: "30" }, diff: { type: "string", default: "500" } },
+  options: {
+    files: { type: "string", default: "3000" },
+    batch: { type: "string", default: "80" },
+    rounds: { type: "string", default: "1" },
+    singles: { type: "string", default: "30" },
+    diff: { type: "string", default: "500" },
+  },
 });
 const FILES = Number(values.files);
 const BATCH = Number(values.batch);
@@ -21,7 +27,12 @@ const DIFF_FILES = Number(values.diff);
 
 (process.env as Record<string, string>).NODE_ENV ??= "production";
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-changes-"));
-Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", ADMIN_API_KEY: "bench", RATE_LIMIT_PER_MINUTE: "100000000" });
+Object.assign(process.env, {
+  DATA_DIR: dataDir,
+  BASE_URL: "http://bench.test",
+  ADMIN_API_KEY: "bench",
+  RATE_LIMIT_PER_MINUTE: "100000000",
+});
 
 const { closeDatabase } = await import("@/server/db/client");
 const { createUser } = await import("@/server/auth/users");
@@ -33,8 +44,14 @@ const { handleRestRequest } = await import("@/server/api/rest");
 const { scanFiles } = await import("@/server/evaluators/secret-scan/scanner");
 
 const source = (name: string, round: number, size = 1000) => {
-  const lines = [`// ${name} round ${round}`, `export function f${round}(token: string, password = process.env.PASSWORD) {`];
-  while (lines.join("\n").length < size) lines.push(`  const value_${lines.length} = compute("${name}", ${lines.length * round}); // auth check ${lines.length}`);
+  const lines = [
+    `// ${name} round ${round}`,
+    `export function f${round}(token: string, password = process.env.PASSWORD) {`,
+  ];
+  while (lines.join("\n").length < size)
+    lines.push(
+      `  const value_${lines.length} = compute("${name}", ${lines.length * round}); // auth check ${lines.length}`,
+    );
   lines.push("}");
   return `${lines.join("\n")}\n`;
 };
@@ -50,7 +67,8 @@ async function rest(method: string, url: string, body?: unknown) {
     }),
   );
   const json = await response.json();
-  if (response.status >= 300) throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json).slice(0, 500)}`);
+  if (response.status >= 300)
+    throw new Error(`${method} ${url}: ${response.status} ${JSON.stringify(json).slice(0, 500)}`);
   return json;
 }
 
@@ -60,23 +78,38 @@ try {
   console.log(`node ${process.version}; ${os.cpus().length} CPUs; repository of ${FILES} files`);
 
   // 1. Secret scan throughput: code-like text full of the generic rule's keywords (worst case).
-  const scanInput = Array.from({ length: 2000 }, (_, i) => ({ path: filePath(i), oldText: null, newText: source(`scan${i}`, i, 20_000) }));
+  const scanInput = Array.from({ length: 2000 }, (_, i) => ({
+    path: filePath(i),
+    oldText: null,
+    newText: source(`scan${i}`, i, 20_000),
+  }));
   const scanBytes = scanInput.reduce((sum, f) => sum + f.newText.length, 0);
   scanFiles(scanInput.slice(0, 50));
   let t0 = performance.now();
   const findings = scanFiles(scanInput);
   let elapsed = performance.now() - t0;
-  console.log(`secret scan (added files)          ${(scanBytes / 1e6).toFixed(1)} MB in ${ms(elapsed)} = ${(scanBytes / 1e6 / (elapsed / 1000)).toFixed(1)} MB/s (${findings.length} findings)`);
+  console.log(
+    `secret scan (added files)          ${(scanBytes / 1e6).toFixed(1)} MB in ${ms(elapsed)} = ${(scanBytes / 1e6 / (elapsed / 1000)).toFixed(1)} MB/s (${findings.length} findings)`,
+  );
   const modified = scanInput.map((f) => ({ ...f, oldText: f.newText.replace(/round/g, "rnd"), newText: f.newText }));
   t0 = performance.now();
   scanFiles(modified);
   elapsed = performance.now() - t0;
-  console.log(`secret scan (modified files)       ${(scanBytes / 1e6).toFixed(1)} MB in ${ms(elapsed)} = ${(scanBytes / 1e6 / (elapsed / 1000)).toFixed(1)} MB/s`);
+  console.log(
+    `secret scan (modified files)       ${(scanBytes / 1e6).toFixed(1)} MB in ${ms(elapsed)} = ${(scanBytes / 1e6 / (elapsed / 1000)).toFixed(1)} MB/s`,
+  );
 
   // Setup: a project of FILES files; the policy lets single merges land on a moved head.
   const created = await createUser("bench");
   token = created.token;
-  const identity = { kind: "user", userId: created.user.id, username: created.user.username, isAdmin: false, via: "legacy", scope: "read_write" } as const;
+  const identity = {
+    kind: "user",
+    userId: created.user.id,
+    username: created.user.username,
+    isAdmin: false,
+    via: "legacy",
+    scope: "read_write",
+  } as const;
   const initial: Record<string, string> = { ".svc/policy.yml": "merge: { requireFreshBase: false }\n" };
   for (let i = 0; i < Math.min(FILES, 1999); i++) initial[filePath(i)] = source(`f${i}`, 0);
   const { project } = await createProject(identity, { name: "bench", visibility: "private", files: initial });
@@ -85,7 +118,11 @@ try {
   for (let start = 1999; start < FILES; start += 1000) {
     const files: Record<string, string> = {};
     for (let i = start; i < Math.min(FILES, start + 1000); i++) files[filePath(i)] = source(`f${i}`, 0);
-    await commitUnhooked(openProjectRepo(project.id), "main", { files, message: "more files", author: { name: "bench", email: "bench@example.com" } });
+    await commitUnhooked(openProjectRepo(project.id), "main", {
+      files,
+      message: "more files",
+      author: { name: "bench", email: "bench@example.com" },
+    });
   }
 
   async function workspaceWith(name: string, files: Record<string, string>) {
@@ -102,7 +139,9 @@ try {
   const bigChange = await rest("POST", `/projects/${projectPath}/changes`, { workspace: "big" });
   elapsed = performance.now() - t0;
   const scanRun = bigChange.evalRuns.find((r: { evaluator: string }) => r.evaluator === "secretScan");
-  console.log(`change creation, ${DIFF_FILES}-file diff        ${ms(elapsed)} wall (${(diffBytes / 1e6).toFixed(2)} MB new content; secret scan ${scanRun.durationMs} ms; status ${bigChange.change.status})`);
+  console.log(
+    `change creation, ${DIFF_FILES}-file diff        ${ms(elapsed)} wall (${(diffBytes / 1e6).toFixed(2)} MB new content; secret scan ${scanRun.durationMs} ms; status ${bigChange.change.status})`,
+  );
   await rest("POST", `/changes/${bigChange.change.id}/reject`);
 
   // 3. merge-batch of BATCH non-conflicting changes, ROUNDS times (each on the head the last one left).
@@ -112,7 +151,10 @@ try {
     t0 = performance.now();
     for (let i = 0; i < BATCH; i++) {
       const name = `batch${round}-${i}`;
-      await workspaceWith(name, { [filePath(i * 7 + round)]: source(`f${i * 7 + round}`, 2), [`new/${name}.txt`]: `batch ${i}\n` });
+      await workspaceWith(name, {
+        [filePath(i * 7 + round)]: source(`f${i * 7 + round}`, 2),
+        [`new/${name}.txt`]: `batch ${i}\n`,
+      });
       batchIds.push((await rest("POST", `/projects/${projectPath}/changes`, { workspace: name })).change.id);
     }
     const creationEach = (performance.now() - t0) / BATCH;
@@ -127,7 +169,10 @@ try {
     );
     console.log(`  (setup: workspace + commit + change creation ${ms(creationEach)} per change)`);
   }
-  if (ROUNDS > 1) console.log(`merge-batch of ${BATCH}, median of ${ROUNDS}       server ${ms(serverTimes.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)])}`);
+  if (ROUNDS > 1)
+    console.log(
+      `merge-batch of ${BATCH}, median of ${ROUNDS}       server ${ms(serverTimes.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)])}`,
+    );
 
   // 4. Single merges per second (each lands on the head the previous one moved).
   const singleIds: string[] = [];

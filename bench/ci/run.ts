@@ -50,7 +50,18 @@ function repository(name: string, files: Record<string, string>) {
     fs.mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
     fs.writeFileSync(path.join(work, file), text);
   }
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: work, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@x", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@x" } }).trim();
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd: work,
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: "b",
+        GIT_AUTHOR_EMAIL: "b@x",
+        GIT_COMMITTER_NAME: "b",
+        GIT_COMMITTER_EMAIL: "b@x",
+      },
+    }).trim();
   git("init", "-q", "-b", "main");
   git("add", "-A");
   git("commit", "-qm", "tree");
@@ -61,9 +72,19 @@ function repository(name: string, files: Record<string, string>) {
 
 let logs = 0;
 const run = (project: string, repo: ReturnType<typeof openRepo>, commit: string, policy: string) =>
-  executeRun({ projectId: project, repo, commit, sandbox: sandbox(policy), logPath: path.join(root, `run-${++logs}.log`) });
+  executeRun({
+    projectId: project,
+    repo,
+    commit,
+    sandbox: sandbox(policy),
+    logPath: path.join(root, `run-${++logs}.log`),
+  });
 
-const load = () => os.loadavg().map((value) => value.toFixed(2)).join(" ");
+const load = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ");
 console.log(`node ${process.version}; ${os.cpus().length} CPUs; load average ${load()}`);
 
 try {
@@ -74,7 +95,14 @@ try {
     const baselineDir = path.join(root, "baseline");
     const baseline = () => {
       const started = performance.now();
-      const result = spawnSync("sh", ["-c", 'mkdir "$2" && git --git-dir "$1" archive --format=tar "$3" | tar -x -C "$2" && (cd "$2" && true) && rm -rf "$2"', "sh", repo.gitdir, baselineDir, commit]);
+      const result = spawnSync("sh", [
+        "-c",
+        'mkdir "$2" && git --git-dir "$1" archive --format=tar "$3" | tar -x -C "$2" && (cd "$2" && true) && rm -rf "$2"',
+        "sh",
+        repo.gitdir,
+        baselineDir,
+        commit,
+      ]);
       if (result.status !== 0) throw new Error(`baseline failed: ${result.stderr.toString()}`);
       return performance.now() - started;
     };
@@ -93,21 +121,83 @@ try {
       ours.push(await runner());
     }
     const [b, o] = [median(base), median(ours)];
-    console.log(`overhead (${FILES} files, \`true\`, median of ${ROUNDS}): git archive | tar -x + command ${b.toFixed(1)} ms; runner ${o.toFixed(1)} ms; ${(o / b).toFixed(2)}x, +${(o - b).toFixed(1)} ms (targets <= 1.2x and <= 150 ms); load ${load()}`);
+    console.log(
+      `overhead (${FILES} files, \`true\`, median of ${ROUNDS}): git archive | tar -x + command ${b.toFixed(1)} ms; runner ${o.toFixed(1)} ms; ${(o / b).toFixed(2)}x, +${(o - b).toFixed(1)} ms (targets <= 1.2x and <= 150 ms); load ${load()}`,
+    );
   }
 
   if (!values.only || values.only === "cache") {
     const dependencies = [
-      "lodash", "chalk", "commander", "debug", "ms", "semver", "uuid", "yargs", "minimist", "dayjs",
-      "express", "cors", "dotenv", "picocolors", "kleur", "mime", "mime-types", "qs", "cookie", "escape-html",
-      "on-finished", "depd", "statuses", "http-errors", "bytes", "content-type", "vary", "etag", "fresh", "range-parser",
-      "negotiator", "accepts", "type-is", "raw-body", "iconv-lite", "safe-buffer", "inherits", "once", "wrappy", "glob",
-      "minimatch", "brace-expansion", "balanced-match", "ansi-regex", "strip-ansi", "string-width", "emoji-regex", "is-number", "to-regex-range", "fill-range",
+      "lodash",
+      "chalk",
+      "commander",
+      "debug",
+      "ms",
+      "semver",
+      "uuid",
+      "yargs",
+      "minimist",
+      "dayjs",
+      "express",
+      "cors",
+      "dotenv",
+      "picocolors",
+      "kleur",
+      "mime",
+      "mime-types",
+      "qs",
+      "cookie",
+      "escape-html",
+      "on-finished",
+      "depd",
+      "statuses",
+      "http-errors",
+      "bytes",
+      "content-type",
+      "vary",
+      "etag",
+      "fresh",
+      "range-parser",
+      "negotiator",
+      "accepts",
+      "type-is",
+      "raw-body",
+      "iconv-lite",
+      "safe-buffer",
+      "inherits",
+      "once",
+      "wrappy",
+      "glob",
+      "minimatch",
+      "brace-expansion",
+      "balanced-match",
+      "ansi-regex",
+      "strip-ansi",
+      "string-width",
+      "emoji-regex",
+      "is-number",
+      "to-regex-range",
+      "fill-range",
     ];
     const resolve = path.join(root, "resolve");
     fs.mkdirSync(resolve);
-    fs.writeFileSync(path.join(resolve, "package.json"), JSON.stringify({ name: "bench-ci", version: "1.0.0", private: true, dependencies: Object.fromEntries(dependencies.map((name) => [name, "*"])) }, null, 2));
-    execFileSync("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: resolve, stdio: "ignore" });
+    fs.writeFileSync(
+      path.join(resolve, "package.json"),
+      JSON.stringify(
+        {
+          name: "bench-ci",
+          version: "1.0.0",
+          private: true,
+          dependencies: Object.fromEntries(dependencies.map((name) => [name, "*"])),
+        },
+        null,
+        2,
+      ),
+    );
+    execFileSync("npm", ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"], {
+      cwd: resolve,
+      stdio: "ignore",
+    });
     const lock = fs.readFileSync(path.join(resolve, "package-lock.json"), "utf8");
     const packages = Object.keys(JSON.parse(lock).packages).filter(Boolean).length;
     const { repo, commit } = repository("deps", {
@@ -115,20 +205,26 @@ try {
       "package-lock.json": lock,
       "index.test.js": "require('express'); require('lodash'); require('node:test')('loads', () => {});\n",
     });
-    const policy = "{ setup: 'npm ci --no-audit --no-fund', cache: { key: [package-lock.json], paths: [node_modules] }, command: 'node --test', timeoutMs: 600000, memoryMb: 2048 }";
+    const policy =
+      "{ setup: 'npm ci --no-audit --no-fund', cache: { key: [package-lock.json], paths: [node_modules] }, command: 'node --test', timeoutMs: 600000, memoryMb: 2048 }";
     const cold: number[] = [];
     const warm: number[] = [];
     for (let i = 0; i < CACHE_ROUNDS; i++) {
       fs.rmSync(path.join(process.env.DATA_DIR, "runner", "cache"), { recursive: true, force: true });
       const miss = await run("p-deps", repo, commit, policy);
-      if (miss.status !== "passed" || miss.cache?.hit !== false) throw new Error(`cold run: ${JSON.stringify(miss)} ${fs.readFileSync(path.join(root, `run-${logs}.log`), "utf8").slice(-2000)}`);
+      if (miss.status !== "passed" || miss.cache?.hit !== false)
+        throw new Error(
+          `cold run: ${JSON.stringify(miss)} ${fs.readFileSync(path.join(root, `run-${logs}.log`), "utf8").slice(-2000)}`,
+        );
       cold.push(miss.durationMs);
       const hit = await run("p-deps", repo, commit, policy);
       if (hit.status !== "passed" || hit.cache?.hit !== true) throw new Error(`cached run: ${JSON.stringify(hit)}`);
       warm.push(hit.durationMs);
     }
     const [c, w] = [median(cold), median(warm)];
-    console.log(`cache (${dependencies.length} dependencies, ${packages} packages in the lockfile; npm ci then node --test; median of ${CACHE_ROUNDS}): cold ${c} ms; cache hit ${w} ms; ${(w / c).toFixed(3)}x (target <= 0.2x); load ${load()}`);
+    console.log(
+      `cache (${dependencies.length} dependencies, ${packages} packages in the lockfile; npm ci then node --test; median of ${CACHE_ROUNDS}): cold ${c} ms; cache hit ${w} ms; ${(w / c).toFixed(3)}x (target <= 0.2x); load ${load()}`,
+    );
   }
 } finally {
   fs.rmSync(root, { recursive: true, force: true });

@@ -18,7 +18,15 @@ import { benchApi, benchEnvironment, finishBench, median, percentile } from "../
 import { counted, installCounters } from "../support/counters";
 import { plumbingCycles } from "../support/plumbing.mjs";
 
-const { values } = parseArgs({ options: { cycles: { type: "string", default: "40" }, warmup: { type: "string", default: "5" }, only: { type: "string" }, profile: { type: "string" }, queue: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    cycles: { type: "string", default: "40" },
+    warmup: { type: "string", default: "5" },
+    only: { type: "string" },
+    profile: { type: "string" },
+    queue: { type: "boolean", default: false },
+  },
+});
 const CYCLES = Number(values.cycles);
 const WARMUP = Number(values.warmup);
 
@@ -26,10 +34,17 @@ const dataDir = benchEnvironment("core-loop");
 await installCounters();
 const { createUser } = await import("@/server/auth/users");
 
-const fileOf = (cycle: number, i: number) => ({ [`src/cycle${cycle}/file${i}.ts`]: `// cycle ${cycle} file ${i}\nexport const value${i} = ${cycle * 10 + i};\n${"// filler\n".repeat(40)}` });
+const fileOf = (cycle: number, i: number) => ({
+  [`src/cycle${cycle}/file${i}.ts`]: `// cycle ${cycle} file ${i}\nexport const value${i} = ${cycle * 10 + i};\n${"// filler\n".repeat(40)}`,
+});
 const threeFiles = (cycle: number) => ({ ...fileOf(cycle, 0), ...fileOf(cycle, 1), ...fileOf(cycle, 2) });
 
-interface Step { ms: number[]; cpuMs: number[]; statements: number[]; spawns: string[][] }
+interface Step {
+  ms: number[];
+  cpuMs: number[];
+  statements: number[];
+  spawns: string[][];
+}
 const steps: Record<"commit" | "open" | "merge" | "cycle", Step> = {
   commit: { ms: [], cpuMs: [], statements: [], spawns: [] },
   open: { ms: [], cpuMs: [], statements: [], spawns: [] },
@@ -74,7 +89,13 @@ const summary = (step: Step) => {
 try {
   const { token } = await createUser("agent");
   const policy = values.queue ? { ".svc/policy.yml": "merge:\n  autoQueue: true\n" } : {};
-  const project = (await benchApi("POST", "/projects", token, { name: "loop", visibility: "private", files: { "README.md": "loop\n", ...policy } })).body;
+  const project = (
+    await benchApi("POST", "/projects", token, {
+      name: "loop",
+      visibility: "private",
+      files: { "README.md": "loop\n", ...policy },
+    })
+  ).body;
   const projectPath = `@${project.namespace ?? project.project?.namespace}/${project.slug ?? project.project?.slug}`;
   const projectId = project.id ?? project.project?.id;
   await benchApi("POST", `/workspaces/${projectPath}/workspaces`, token, { name: "agent" });
@@ -90,10 +111,19 @@ try {
     }
     const t0 = performance.now();
     const pick = (step: Step) => (measure ? step : null);
-    await timed(pick(steps.commit), () => benchApi("POST", "/workspaces/agent/commit", token, { projectId, message: `cycle ${cycle}`, files: threeFiles(cycle) }));
+    await timed(pick(steps.commit), () =>
+      benchApi("POST", "/workspaces/agent/commit", token, {
+        projectId,
+        message: `cycle ${cycle}`,
+        files: threeFiles(cycle),
+      }),
+    );
     if (values.only === "commit") continue;
-    const opened = await timed(pick(steps.open), () => benchApi("POST", `/projects/${projectPath}/changes`, token, { workspace: "agent" }));
-    if (opened.body.change.status !== "accepted") throw new Error(`change not accepted: ${JSON.stringify(opened.body).slice(0, 400)}`);
+    const opened = await timed(pick(steps.open), () =>
+      benchApi("POST", `/projects/${projectPath}/changes`, token, { workspace: "agent" }),
+    );
+    if (opened.body.change.status !== "accepted")
+      throw new Error(`change not accepted: ${JSON.stringify(opened.body).slice(0, 400)}`);
     if (values.queue) await timed(pick(steps.merge), landedByQueue);
     else await timed(pick(steps.merge), () => benchApi("POST", `/changes/${opened.body.change.id}/merge`, token));
     if (measure) steps.cycle.ms.push(performance.now() - t0);
@@ -102,7 +132,13 @@ try {
   if (profiler) fs.writeFileSync(values.profile!, JSON.stringify((await profiler.post("Profiler.stop")).profile));
 
   if (values.only === "commit") {
-    console.log(JSON.stringify({ cycles: CYCLES, load: os.loadavg().map((l) => +l.toFixed(2)), commit: summary(steps.commit) }, null, 2));
+    console.log(
+      JSON.stringify(
+        { cycles: CYCLES, load: os.loadavg().map((l) => +l.toFixed(2)), commit: summary(steps.commit) },
+        null,
+        2,
+      ),
+    );
     process.exit(0);
   }
   const plumbing = plumbingCycles(CYCLES, { warmup: WARMUP, files: threeFiles });
@@ -116,7 +152,10 @@ try {
         commit: summary(steps.commit),
         open: summary(steps.open),
         merge: summary(steps.merge),
-        cycle: { p50: +cycleP50.toFixed(1), cpuMsPerCycle: +((cpu.user + cpu.system) / 1000 / (WARMUP + CYCLES)).toFixed(1) },
+        cycle: {
+          p50: +cycleP50.toFixed(1),
+          cpuMsPerCycle: +((cpu.user + cpu.system) / 1000 / (WARMUP + CYCLES)).toFixed(1),
+        },
         gitPlumbingCycle: { p50: +plumbingP50.toFixed(1) },
         loopRatio: +(cycleP50 / plumbingP50).toFixed(2),
       },

@@ -13,7 +13,9 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
-const { values } = parseArgs({ options: { merges: { type: "string", default: "40" }, gap: { type: "string", default: "100" } } });
+const { values } = parseArgs({
+  options: { merges: { type: "string", default: "40" }, gap: { type: "string", default: "100" } },
+});
 const MERGES = Number(values.merges);
 // Pause between merges, so each one meets an idle executor rather than the previous job's bookkeeping.
 const GAP_MS = Number(values.gap);
@@ -39,22 +41,40 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, GAP_MS));
 const receiver = await startReceiver(() => ({ status: 200, body: "deployed" }));
 const executor = await startEmbeddedExecutor(functions);
 try {
-  const { token } = await rest("POST", "/api/admin/users", undefined, { username: "bench" }, 201, { "x-admin-api-key": ADMIN_KEY });
+  const { token } = await rest("POST", "/api/admin/users", undefined, { username: "bench" }, 201, {
+    "x-admin-api-key": ADMIN_KEY,
+  });
   const policy = `deploys:\n  - { name: production, provider: webhook, url: "${receiver.url}", secrets: [DEPLOY_TOKEN], signWith: HOOK_KEY }\n`;
-  const deploying = await rest("POST", "/api/projects", token, { name: "deploying", files: { ".svc/policy.yml": policy } }, 201);
+  const deploying = await rest(
+    "POST",
+    "/api/projects",
+    token,
+    { name: "deploying", files: { ".svc/policy.yml": policy } },
+    201,
+  );
   const plain = await rest("POST", "/api/projects", token, { name: "plain", files: { "README.md": "hi\n" } }, 201);
-  for (const name of ["DEPLOY_TOKEN", "HOOK_KEY"]) await rest("PUT", `/api/projects/${deploying.path}/secrets/${name}`, token, { value: `${name}-value` }, 201);
+  for (const name of ["DEPLOY_TOKEN", "HOOK_KEY"])
+    await rest("PUT", `/api/projects/${deploying.path}/secrets/${name}`, token, { value: `${name}-value` }, 201);
 
   let counter = 0;
   /** A proposed change of one new file (not timed). */
   async function changeOf(project: { id: string; path: string }) {
     const name = `ws${++counter}`;
     await rest("POST", `/api/workspaces/${project.path}/workspaces`, token, { name }, 201);
-    await rest("POST", `/api/workspaces/${name}/commit`, token, { projectId: project.id, message: "work", files: { [`f${counter}.txt`]: `${counter}\n` } }, 201);
-    return (await rest("POST", `/api/projects/${project.path}/changes`, token, { workspace: name }, 201)).change.id as string;
+    await rest(
+      "POST",
+      `/api/workspaces/${name}/commit`,
+      token,
+      { projectId: project.id, message: "work", files: { [`f${counter}.txt`]: `${counter}\n` } },
+      201,
+    );
+    return (await rest("POST", `/api/projects/${project.path}/changes`, token, { workspace: name }, 201)).change
+      .id as string;
   }
   const load = os.loadavg()[0].toFixed(1);
-  console.log(`node ${process.version}; ${os.cpus().length} CPUs (load ${load}); ${(await database()).kind}; embedded executor; webhook provider on 127.0.0.1`);
+  console.log(
+    `node ${process.version}; ${os.cpus().length} CPUs (load ${load}); ${(await database()).kind}; embedded executor; webhook provider on 127.0.0.1`,
+  );
 
   const baseline: number[] = [];
   const mergeWithDeploy: number[] = [];
@@ -77,7 +97,9 @@ try {
   }
   for (const list of [baseline, mergeWithDeploy, toProvider]) list.sort((a, b) => a - b);
   const p50 = (list: number[]) => percentile(list, 0.5);
-  console.log(`baseline: merge alone (policy deploys nothing), ${MERGES} merges:  p50 ${ms(p50(baseline))}   p99 ${ms(percentile(baseline, 0.99))}`);
+  console.log(
+    `baseline: merge alone (policy deploys nothing), ${MERGES} merges:  p50 ${ms(p50(baseline))}   p99 ${ms(percentile(baseline, 0.99))}`,
+  );
   console.log(
     `merge request on a deploying project:  p50 ${ms(p50(mergeWithDeploy))}   p99 ${ms(percentile(mergeWithDeploy, 0.99))}   (${(p50(mergeWithDeploy) / p50(baseline)).toFixed(2)}x the baseline p50)`,
   );

@@ -9,7 +9,13 @@ import { parseArgs } from "node:util";
 import { counts, installCounters } from "../support/counters";
 import { BENCH_ORIGIN, benchApi, benchEnvironment, finishBench, median } from "../support/in-process";
 
-const { values } = parseArgs({ options: { agents: { type: "string", default: "10" }, seconds: { type: "string", default: "20" }, profile: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    agents: { type: "string", default: "10" },
+    seconds: { type: "string", default: "20" },
+    profile: { type: "string" },
+  },
+});
 const AGENTS = Number(values.agents);
 const SECONDS = Number(values.seconds);
 const dataDir = benchEnvironment("fleet-in-process");
@@ -21,7 +27,9 @@ if (process.env.BENCH_COUNT_COMPILES) {
   for (const name of ["compile", "compileBatch"]) {
     const original = QueryCompiler.prototype[name];
     QueryCompiler.prototype[name] = function (this: unknown, request: string) {
-      const shape = request.replace(/"(?:[^"\\]|\\.)*"/g, (m) => (m.length > 40 ? '"…"' : m)).slice(0, Number(process.env.BENCH_COUNT_COMPILES) > 1 ? 2000 : 160);
+      const shape = request
+        .replace(/"(?:[^"\\]|\\.)*"/g, (m) => (m.length > 40 ? '"…"' : m))
+        .slice(0, Number(process.env.BENCH_COUNT_COMPILES) > 1 ? 2000 : 160);
       compiled.set(shape, (compiled.get(shape) ?? 0) + 1);
       return original.call(this, request);
     };
@@ -37,13 +45,20 @@ const { startServerRuntime } = await import("@/server/runtime/start");
 await startServerRuntime(async () => (await import("@/inngest/functions")).functions);
 const { createUser } = await import("@/server/auth/users");
 
-const fileText = (agent: number, cycle: number, i: number) => `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
+const fileText = (agent: number, cycle: number, i: number) =>
+  `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
 const steps = { commit: [] as number[], open: [] as number[], land: [] as number[] };
 let landed = 0;
 
 try {
   const { token: ownerToken } = await createUser("fleet-owner");
-  const project = (await benchApi("POST", "/projects", ownerToken, { name: "fleet", visibility: "private", files: { "README.md": "fleet\n", ".svc/policy.yml": "merge:\n  autoQueue: true\n" } })).body;
+  const project = (
+    await benchApi("POST", "/projects", ownerToken, {
+      name: "fleet",
+      visibility: "private",
+      files: { "README.md": "fleet\n", ".svc/policy.yml": "merge:\n  autoQueue: true\n" },
+    })
+  ).body;
   const projectPath = `@${project.namespace ?? project.project?.namespace}/${project.slug ?? project.project?.slug}`;
   const projectId = project.id ?? project.project?.id;
   const agents: { index: number; token: string }[] = [];
@@ -55,7 +70,9 @@ try {
   // As the production fleet does: follow the change's event stream until a frame says it merged.
   const { changeEventsResponse } = await import("@/server/changes");
   const waitMerged = async (id: string, token: string) => {
-    const res = await changeEventsResponse(new Request(`${BENCH_ORIGIN}/api/changes/${id}/events`, { headers: { authorization: `Bearer ${token}` } }));
+    const res = await changeEventsResponse(
+      new Request(`${BENCH_ORIGIN}/api/changes/${id}/events`, { headers: { authorization: `Bearer ${token}` } }),
+    );
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
     for (;;) {
@@ -82,10 +99,18 @@ try {
     agents.map(async (agent) => {
       for (let cycle = 0; performance.now() < deadline; cycle++) {
         const t0 = performance.now();
-        const files = Object.fromEntries([0, 1, 2].map((i) => [`agent${agent.index}/c${cycle}/f${i}.ts`, fileText(agent.index, cycle, i)]));
-        await benchApi("POST", `/workspaces/agent-${agent.index}/commit`, agent.token, { projectId, message: `cycle ${cycle}`, files });
+        const files = Object.fromEntries(
+          [0, 1, 2].map((i) => [`agent${agent.index}/c${cycle}/f${i}.ts`, fileText(agent.index, cycle, i)]),
+        );
+        await benchApi("POST", `/workspaces/agent-${agent.index}/commit`, agent.token, {
+          projectId,
+          message: `cycle ${cycle}`,
+          files,
+        });
         const t1 = performance.now();
-        const { body } = await benchApi("POST", `/projects/${projectPath}/changes`, agent.token, { workspace: `agent-${agent.index}` });
+        const { body } = await benchApi("POST", `/projects/${projectPath}/changes`, agent.token, {
+          workspace: `agent-${agent.index}`,
+        });
         const t2 = performance.now();
         await waitMerged(body.change.id, agent.token);
         const t3 = performance.now();
@@ -107,8 +132,22 @@ try {
   for (const name of counts.spawned.slice(spawned0)) spawned.set(name, (spawned.get(name) ?? 0) + 1);
   const perLanded = (n: number) => +(n / landed).toFixed(2);
   const p50 = (xs: number[]) => Math.round(median(xs));
-  if (compiled.size) for (const [shape, n] of [...compiled].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.error(String(n).padStart(5), shape);
-  console.log(JSON.stringify({ agents: AGENTS, load: os.loadavg().map((l) => +l.toFixed(2)), landed, perSecond: +(landed / elapsed).toFixed(2), cpuMsPerLanded: Math.round((cpu.user + cpu.system) / 1000 / landed), gitCpuMsPerLanded: Math.round(childMs / landed), statementsPerLanded: perLanded(counts.statements - statements0), spawnsPerLanded: Object.fromEntries([...spawned].map(([name, n]) => [name, perLanded(n)])), stepP50Ms: { commit: p50(steps.commit), open: p50(steps.open), land: p50(steps.land) } }));
+  if (compiled.size)
+    for (const [shape, n] of [...compiled].sort((a, b) => b[1] - a[1]).slice(0, 25))
+      console.error(String(n).padStart(5), shape);
+  console.log(
+    JSON.stringify({
+      agents: AGENTS,
+      load: os.loadavg().map((l) => +l.toFixed(2)),
+      landed,
+      perSecond: +(landed / elapsed).toFixed(2),
+      cpuMsPerLanded: Math.round((cpu.user + cpu.system) / 1000 / landed),
+      gitCpuMsPerLanded: Math.round(childMs / landed),
+      statementsPerLanded: perLanded(counts.statements - statements0),
+      spawnsPerLanded: Object.fromEntries([...spawned].map(([name, n]) => [name, perLanded(n)])),
+      stepP50Ms: { commit: p50(steps.commit), open: p50(steps.open), land: p50(steps.land) },
+    }),
+  );
 } finally {
   await finishBench(dataDir);
 }

@@ -11,7 +11,9 @@ import { parseArgs } from "node:util";
 import { benchApi, benchEnvironment, finishBench, median } from "../support/in-process";
 import { counted, installCounters } from "../support/counters";
 
-const { values } = parseArgs({ options: { sizes: { type: "string", default: "1,10,50" }, rounds: { type: "string", default: "2" } } });
+const { values } = parseArgs({
+  options: { sizes: { type: "string", default: "1,10,50" }, rounds: { type: "string", default: "2" } },
+});
 const SIZES = values.sizes.split(",").map(Number);
 const ROUNDS = Number(values.rounds);
 
@@ -25,7 +27,10 @@ const { registerSubscribers } = await import("@/server/runtime/subscribers");
 registerSubscribers();
 
 const POLICY = ".svc/policy.yml";
-const files = (w: number) => Object.fromEntries([0, 1, 2].map((i) => [`w${w}/f${i}.ts`, `// workspace ${w} file ${i}\n${"// filler\n".repeat(30)}`]));
+const files = (w: number) =>
+  Object.fromEntries(
+    [0, 1, 2].map((i) => [`w${w}/f${i}.ts`, `// workspace ${w} file ${i}\n${"// filler\n".repeat(30)}`]),
+  );
 
 try {
   const { token } = await createUser("queue-owner");
@@ -34,24 +39,43 @@ try {
   for (const size of SIZES) {
     const runs = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const created = (await benchApi("POST", "/projects", token, { name: `q${project++}`, files: { "README.md": "q\n", [POLICY]: "protection:\n  locked: true\n" } })).body;
+      const created = (
+        await benchApi("POST", "/projects", token, {
+          name: `q${project++}`,
+          files: { "README.md": "q\n", [POLICY]: "protection:\n  locked: true\n" },
+        })
+      ).body;
       const path = `@${created.namespace}/${created.slug}`;
       for (let w = 0; w < size; w++) {
         const name = `p${project}w${w}`;
         await benchApi("POST", `/workspaces/${path}/workspaces`, token, { name });
-        await benchApi("POST", `/workspaces/${name}/commit`, token, { projectId: created.id, message: `w${w}`, files: files(w) });
+        await benchApi("POST", `/workspaces/${name}/commit`, token, {
+          projectId: created.id,
+          message: `w${w}`,
+          files: files(w),
+        });
         const { change } = (await benchApi("POST", `/projects/${path}/changes`, token, { workspace: name })).body;
         await benchApi("POST", `/changes/${change.id}/queue`, token, {});
       }
       await queuesSettled();
-      await commitUnhooked(openProjectRepo(created.id), "main", { files: { [POLICY]: "requiredApprovals: 0\n" }, message: "unlock", author: { name: "b", email: "b@example.com" } });
+      await commitUnhooked(openProjectRepo(created.id), "main", {
+        files: { [POLICY]: "requiredApprovals: 0\n" },
+        message: "unlock",
+        author: { name: "b", email: "b@example.com" },
+      });
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
       const { statements, spawns } = await counted(() => processQueue(created.id));
       const cpu = process.cpuUsage(cpu0);
       const left = (await benchApi("GET", `/projects/${path}/queue`, token)).body.entries.length;
       if (left !== 0) throw new Error(`${left} entries left in the queue`);
-      runs.push({ ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, statements, spawns: spawns.length, spawned: spawns });
+      runs.push({
+        ms: performance.now() - t0,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        statements,
+        spawns: spawns.length,
+        spawned: spawns,
+      });
     }
     const ms = median(runs.map((r) => r.ms));
     results.push({
@@ -72,7 +96,10 @@ try {
       {
         load: os.loadavg().map((l) => +l.toFixed(2)),
         sizes: results,
-        fit: perEntry === null ? null : { fixedMsPerBatch: +(first.ms - perEntry * first.size).toFixed(1), msPerEntry: +perEntry.toFixed(1) },
+        fit:
+          perEntry === null
+            ? null
+            : { fixedMsPerBatch: +(first.ms - perEntry * first.size).toFixed(1), msPerEntry: +perEntry.toFixed(1) },
       },
       null,
       2,

@@ -22,7 +22,15 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fleetClient, fileText, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
-import { buildAppCopy, root, startNext, startRoundRobinProxy, stopProcess, usage, waitForServer } from "../support/next-app.mjs";
+import {
+  buildAppCopy,
+  root,
+  startNext,
+  startRoundRobinProxy,
+  stopProcess,
+  usage,
+  waitForServer,
+} from "../support/next-app.mjs";
 import { plumbingCycles } from "../support/plumbing.mjs";
 import { startPostgres } from "../support/postgres.mjs";
 
@@ -56,7 +64,8 @@ const ADMIN_KEY = "bench-fleet";
 const postgres = !process.env.DATABASE_URL && (INSTANCES > 1 || values.postgres) ? await startPostgres() : null;
 const databaseUrl = process.env.DATABASE_URL ?? postgres?.url;
 
-const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null);
+const percentile = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null;
 const round = (value) => (value === null ? null : Math.round(value));
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
 
@@ -81,13 +90,27 @@ const { counters, api, ok, landedByStream } = client;
 try {
   // One at a time: concurrent start-ups would race to apply the migrations to the one database.
   for (const port of ports) {
-    const server = startNext(app, port, { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` }, { profileDir: values.profile && path.resolve(values.profile), logFile: values["request-log"] && `${path.resolve(values["request-log"])}.${port}` });
+    const server = startNext(
+      app,
+      port,
+      { ...env, DATA_DIR: path.join(dataDir, `data-${port}`), BASE_URL: `http://127.0.0.1:${PORT}` },
+      {
+        profileDir: values.profile && path.resolve(values.profile),
+        logFile: values["request-log"] && `${path.resolve(values["request-log"])}.${port}`,
+      },
+    );
     servers.push(server);
     await waitForServer(port, server, "/api/health", 300_000);
   }
   const policy = MODE === "autoQueue" ? "merge:\n  autoQueue: true\n" : "merge:\n  requireFreshBase: true\n";
   const byStream = (agent, change, until) => landedByStream(change.id, agent.token, until);
-  const warmLand = MODE === "owner" ? async (agent, change, until, { owner }) => (await ok("POST", `/api/changes/${change.id}/merge`, owner.token), true) : byStream;
+  const warmLand =
+    MODE === "owner"
+      ? async (agent, change, until, { owner }) => (
+          await ok("POST", `/api/changes/${change.id}/merge`, owner.token),
+          true
+        )
+      : byStream;
   const fleet = await setUpFleet(client, { count: AGENTS, policy, land: warmLand });
   const { owner, projectPath } = fleet;
 
@@ -159,7 +182,9 @@ try {
   const merged = (await ok("GET", `/api/projects/${projectPath}/changes?status=merged&limit=500`, owner.token)).changes;
   const landings = new Set(merged.map((change) => change.mergedAt)).size;
 
-  const plumbing = plumbingCycles(Number(values["plumbing-cycles"]), { files: (cycle) => Object.fromEntries([0, 1, 2].map((i) => [`agent/c${cycle}/f${i}.ts`, fileText(0, cycle, i)])) });
+  const plumbing = plumbingCycles(Number(values["plumbing-cycles"]), {
+    files: (cycle) => Object.fromEntries([0, 1, 2].map((i) => [`agent/c${cycle}/f${i}.ts`, fileText(0, cycle, i)])),
+  });
   const latencies = sorted(landed.map((l) => l.latency));
   const inWindow = landed.filter((l) => l.at <= SECONDS * 1000).length;
   const p50 = (xs) => round(percentile(sorted(xs), 0.5));
@@ -177,7 +202,12 @@ try {
         unmergedWithin30sAfterEnd: unmerged,
         landedPerSecond: +(inWindow / SECONDS).toFixed(2),
         // Whether the rate holds over the run (history and tables grow) or only its start is fast.
-        landedPerSecondBy10s: Array.from({ length: Math.ceil(SECONDS / 10) }, (_, w) => landed.filter((l) => l.at > w * 10_000 && l.at <= Math.min(w + 1, SECONDS / 10) * 10_000).length / Math.min(10, SECONDS - w * 10)),
+        landedPerSecondBy10s: Array.from(
+          { length: Math.ceil(SECONDS / 10) },
+          (_, w) =>
+            landed.filter((l) => l.at > w * 10_000 && l.at <= Math.min(w + 1, SECONDS / 10) * 10_000).length /
+            Math.min(10, SECONDS - w * 10),
+        ),
         commitToMergedMs: { p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)) },
         stepP50Ms: { commit: p50(steps.commit), open: p50(steps.open), openToMerged: p50(steps.land) },
         changesPerLanding: landings ? +(merged.length / landings).toFixed(2) : null,
@@ -185,7 +215,9 @@ try {
         agentsCpuMsPerLanded: landed.length ? round(agentsCpuMs / landed.length) : null,
         ...counters,
         gitPlumbingCycleMs: { p50: +percentile(plumbing, 0.5).toFixed(1) },
-        cycleRatioToPlumbing: latencies.length ? +(percentile(latencies, 0.5) / percentile(plumbing, 0.5)).toFixed(2) : null,
+        cycleRatioToPlumbing: latencies.length
+          ? +(percentile(latencies, 0.5) / percentile(plumbing, 0.5)).toFixed(2)
+          : null,
       },
       null,
       2,

@@ -7,14 +7,21 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
-const { values } = parseArgs({ options: { commits: { type: "string", default: "200" }, concurrency: { type: "string", default: "4" } } });
+const { values } = parseArgs({
+  options: { commits: { type: "string", default: "200" }, concurrency: { type: "string", default: "4" } },
+});
 const COMMITS = Number(values.commits);
 const CONCURRENCY = Number(values.concurrency);
 
 // Production mode, as under `next start` (the OpenAPI adapter rebuilds its document per request otherwise).
 (process.env as Record<string, string>).NODE_ENV ??= "production";
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-git-"));
-Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", ADMIN_API_KEY: "bench", RATE_LIMIT_PER_MINUTE: "100000000" });
+Object.assign(process.env, {
+  DATA_DIR: dataDir,
+  BASE_URL: "http://bench.test",
+  ADMIN_API_KEY: "bench",
+  RATE_LIMIT_PER_MINUTE: "100000000",
+});
 
 const { closeDatabase } = await import("@/server/db/client");
 const { createUser } = await import("@/server/auth/users");
@@ -23,7 +30,9 @@ const { createWorkspace, commitToWorkspace } = await import("@/server/workspaces
 const { handleRestRequest } = await import("@/server/api/rest");
 
 const fileMap = (round: number) =>
-  Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`src/mod${i % 3}/file${i}.ts`, `// round ${round}\n${"x".repeat(1000)}\n`]));
+  Object.fromEntries(
+    Array.from({ length: 10 }, (_, i) => [`src/mod${i % 3}/file${i}.ts`, `// round ${round}\n${"x".repeat(1000)}\n`]),
+  );
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
@@ -50,12 +59,24 @@ async function measure(label: string, commit: (round: number) => Promise<void>, 
 
 try {
   const { user, token } = await createUser("bench");
-  const identity = { kind: "user", userId: user.id, username: user.username, isAdmin: false, via: "legacy", scope: "read_write" } as const;
+  const identity = {
+    kind: "user",
+    userId: user.id,
+    username: user.username,
+    isAdmin: false,
+    via: "legacy",
+    scope: "read_write",
+  } as const;
   const { project } = await createProject(identity, { name: "bench", visibility: "private" });
   const ref = { namespace: project.namespace, slug: project.slug };
 
   const viaService = (name: string) => async (round: number) => {
-    await commitToWorkspace(identity, { projectId: project.id, name, files: fileMap(round), message: `round ${round}` });
+    await commitToWorkspace(identity, {
+      projectId: project.id,
+      name,
+      files: fileMap(round),
+      message: `round ${round}`,
+    });
   };
   const viaHttp = (name: string) => async (round: number) => {
     const response = await handleRestRequest(
@@ -69,7 +90,10 @@ try {
   };
 
   console.log(`${COMMITS} commits of a 10-file map per run; node ${process.version}; ${os.cpus().length} CPUs`);
-  for (const [label, make] of [["service", viaService], ["REST handler (in-process)", viaHttp]] as const) {
+  for (const [label, make] of [
+    ["service", viaService],
+    ["REST handler (in-process)", viaHttp],
+  ] as const) {
     for (const concurrency of [1, CONCURRENCY]) {
       const name = `${label.split(" ")[0].toLowerCase()}-c${concurrency}`;
       await createWorkspace(identity, ref, name);

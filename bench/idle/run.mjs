@@ -28,20 +28,39 @@ const ADMIN_KEY = "bench-idle";
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function ok(method, url, token, body) {
-  const headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }) };
-  const res = await request(PORT, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const headers = {
+    "content-type": "application/json",
+    ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }),
+  };
+  const res = await request(PORT, url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${res.body}`);
   return JSON.parse(res.body);
 }
 
-const server = startNext(app, PORT, { DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, BASE_URL: `http://127.0.0.1:${PORT}`, LOG_LEVEL: "warn" });
+const server = startNext(app, PORT, {
+  DATA_DIR: dataDir,
+  ADMIN_API_KEY: ADMIN_KEY,
+  BASE_URL: `http://127.0.0.1:${PORT}`,
+  LOG_LEVEL: "warn",
+});
 try {
   await waitForServer(PORT, server, "/api/health", 300_000);
   const owner = await ok("POST", "/api/admin/users", null, { username: "idle-owner" });
-  const project = await ok("POST", "/api/projects", owner.token, { name: "idle", files: { "README.md": "idle\n", ".svc/policy.yml": "merge:\n  autoQueue: true\n" } });
+  const project = await ok("POST", "/api/projects", owner.token, {
+    name: "idle",
+    files: { "README.md": "idle\n", ".svc/policy.yml": "merge:\n  autoQueue: true\n" },
+  });
   const { token } = await ok("POST", "/api/agents", owner.token, { name: "idle-agent", model: "bench" });
   await ok("POST", `/api/workspaces/${project.path}/workspaces`, token, { name: "idle-agent" });
-  await ok("POST", "/api/workspaces/idle-agent/commit", token, { projectId: project.id, message: "one", files: { "one.txt": "1\n" } });
+  await ok("POST", "/api/workspaces/idle-agent/commit", token, {
+    projectId: project.id,
+    message: "one",
+    files: { "one.txt": "1\n" },
+  });
   const { change } = await ok("POST", `/api/projects/${project.path}/changes`, token, { workspace: "idle-agent" });
   let status = change.status;
   for (let tries = 0; status !== "merged" && tries < 300; tries++) {

@@ -63,14 +63,28 @@ function generate(repo: string, files: number, commits: number, fileBytes: (i: n
   const parts: Buffer[] = [];
   const data = (bytes: Buffer) => Buffer.concat([Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from("\n")]);
   for (let c = 0; c < commits; c++) {
-    parts.push(Buffer.from(`commit refs/heads/main\ncommitter Bench <bench@example.test> ${1_700_000_000 + c} +0000\n`), data(Buffer.from(`commit ${c}`)));
-    const touched = c === 0 ? [...Array(files).keys()] : Array.from({ length: 10 }, (_, k) => (c * 7919 + k * 104729) % files);
+    parts.push(
+      Buffer.from(`commit refs/heads/main\ncommitter Bench <bench@example.test> ${1_700_000_000 + c} +0000\n`),
+      data(Buffer.from(`commit ${c}`)),
+    );
+    const touched =
+      c === 0 ? [...Array(files).keys()] : Array.from({ length: 10 }, (_, k) => (c * 7919 + k * 104729) % files);
     for (const i of touched) parts.push(Buffer.from(`M 100644 inline d${i % 100}/f${i}.txt\n`), data(fileBytes(i, c)));
   }
-  execFileSync("git", ["--git-dir", gitdir, "fast-import", "--quiet"], { input: Buffer.concat(parts), env: gitEnv, maxBuffer: 1 << 30 });
+  execFileSync("git", ["--git-dir", gitdir, "fast-import", "--quiet"], {
+    input: Buffer.concat(parts),
+    env: gitEnv,
+    maxBuffer: 1 << 30,
+  });
 }
 
-const text = (i: number, c: number) => Buffer.from(Array.from({ length: 30 }, (_, line) => `line ${line} of file ${i} at commit ${c}: ${(i * 31 + line * 17 + c) % 9973}`).join("\n") + "\n");
+const text = (i: number, c: number) =>
+  Buffer.from(
+    Array.from(
+      { length: 30 },
+      (_, line) => `line ${line} of file ${i} at commit ${c}: ${(i * 31 + line * 17 + c) % 9973}`,
+    ).join("\n") + "\n",
+  );
 
 const db = await database();
 // The server's own idle poll (1 s): polling the database every 20 ms took ~40% of this process's
@@ -81,7 +95,14 @@ await executor.start();
 let userCounter = 0;
 async function newUser() {
   const user = await db.prisma.user.create({ data: { username: `bench${++userCounter}${Date.now().toString(36)}` } });
-  return { kind: "user" as const, userId: user.id, username: user.username, isAdmin: false, via: "token" as const, scope: "read_write" as const };
+  return {
+    kind: "user" as const,
+    userId: user.id,
+    username: user.username,
+    isAdmin: false,
+    via: "token" as const,
+    scope: "read_write" as const,
+  };
 }
 
 async function until<T>(read: () => Promise<T | null>, intervalMs = 10, timeoutMs = 600_000): Promise<T> {
@@ -102,7 +123,10 @@ async function until<T>(read: () => Promise<T | null>, intervalMs = 10, timeoutM
  * serves the stub, in database reads the clone does not pay for.
  */
 async function completedImport(importId: string, onTick?: () => void) {
-  const { projectId } = await db.prisma.projectImport.findUniqueOrThrow({ where: { id: importId }, select: { projectId: true } });
+  const { projectId } = await db.prisma.projectImport.findUniqueOrThrow({
+    where: { id: importId },
+    select: { projectId: true },
+  });
   const importedBranch = path.join(dataDir, "repos", projectId, "project.git", "refs", "heads", "main");
   let nextRead = 0;
   return until(async () => {
@@ -121,7 +145,11 @@ async function timedImport(repo: string, onTick?: () => void) {
   const identity = await newUser();
   const slug = `b${Date.now().toString(36)}`;
   const started = performance.now();
-  const { body } = await requestImport(identity, { namespace: identity.username, slug }, { url: `${stub.url}/octo/${repo}`, branch: "main", visibility: "private" });
+  const { body } = await requestImport(
+    identity,
+    { namespace: identity.username, slug },
+    { url: `${stub.url}/octo/${repo}`, branch: "main", visibility: "private" },
+  );
   const row = await completedImport(body.importId, onTick);
   return { ms: performance.now() - started, identity, slug, projectId: row.projectId };
 }
@@ -130,7 +158,9 @@ async function timedImport(repo: string, onTick?: () => void) {
 async function timedMirrorClone(repo: string) {
   const target = fs.mkdtempSync(path.join(dataDir, "mirror-"));
   const started = performance.now();
-  await execFileAsync("git", ["clone", "-q", "--mirror", `${stub.url}/octo/${repo}.git`, target], { env: authedGitEnv });
+  await execFileAsync("git", ["clone", "-q", "--mirror", `${stub.url}/octo/${repo}.git`, target], {
+    env: authedGitEnv,
+  });
   const ms = performance.now() - started;
   fs.rmSync(target, { recursive: true, force: true });
   return ms;
@@ -161,15 +191,33 @@ stage("sync");
 //    project's repository as it was before the sync.
 const baselineRepo = path.join(dataDir, "baseline-fetch.git");
 fs.cpSync(path.join(dataDir, "repos", last!.projectId, "project.git"), baselineRepo, { recursive: true });
-stub.addCommits("octo", "generated", Array.from({ length: SYNC_COMMITS }, (_, i) => ({ [`sync/f${i}.txt`]: `sync ${i}\n` })));
+stub.addCommits(
+  "octo",
+  "generated",
+  Array.from({ length: SYNC_COMMITS }, (_, i) => ({ [`sync/f${i}.txt`]: `sync ${i}\n` })),
+);
 const fetchStarted = performance.now();
-await execFileAsync("git", ["--git-dir", baselineRepo, "fetch", "-q", `${stub.url}/octo/generated.git`, "+refs/heads/main:refs/remotes/baseline/main"], { env: authedGitEnv });
+await execFileAsync(
+  "git",
+  [
+    "--git-dir",
+    baselineRepo,
+    "fetch",
+    "-q",
+    `${stub.url}/octo/generated.git`,
+    "+refs/heads/main:refs/remotes/baseline/main",
+  ],
+  { env: authedGitEnv },
+);
 const plainFetchMs = performance.now() - fetchStarted;
 const syncStarted = performance.now();
 await requestSync(last!.identity, { namespace: last!.identity.username, slug: last!.slug });
 const syncRequestMs = performance.now() - syncStarted;
 const syncRun = await until(async () => {
-  const run = await db.prisma.syncRun.findFirst({ where: { projectId: last!.projectId }, orderBy: { createdAt: "desc" } });
+  const run = await db.prisma.syncRun.findFirst({
+    where: { projectId: last!.projectId },
+    orderBy: { createdAt: "desc" },
+  });
   if (run?.status === "failed") throw new Error(`sync failed: ${run.errorMessage}`);
   return run?.status === "succeeded" ? run : null;
 });
@@ -185,7 +233,11 @@ let rssPeak = rssBefore;
 const big = await timedImport("big", () => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)));
 const bigPack = fs
   .readdirSync(path.join(dataDir, "repos", big.projectId, "project.git", "objects", "pack"))
-  .reduce((total, name) => total + fs.statSync(path.join(dataDir, "repos", big.projectId, "project.git", "objects", "pack", name)).size, 0);
+  .reduce(
+    (total, name) =>
+      total + fs.statSync(path.join(dataDir, "repos", big.projectId, "project.git", "objects", "pack", name)).size,
+    0,
+  );
 
 await executor.stop();
 await closeDatabase();
@@ -198,7 +250,13 @@ console.log(
     {
       database: db.kind,
       repository: { files: FILES, commits: COMMITS, runs: RUNS },
-      importVsMirrorClone: { baseline: "git clone --mirror from the same stub", mirrorCloneMs: Math.round(median(clones)), importMs: Math.round(median(imports)), ratio: +(median(imports) / median(clones)).toFixed(2), target: 1.3 },
+      importVsMirrorClone: {
+        baseline: "git clone --mirror from the same stub",
+        mirrorCloneMs: Math.round(median(clones)),
+        importMs: Math.round(median(imports)),
+        ratio: +(median(imports) / median(clones)).toFixed(2),
+        target: 1.3,
+      },
       // Server time = the request (ls-remote, compare, queue) + the job's own run; the rest is the executor's pick-up.
       sync: {
         commits: SYNC_COMMITS,
@@ -208,11 +266,21 @@ console.log(
         serverMs: Math.round(syncRequestMs) + (syncRun.finishedAt!.getTime() - syncRun.startedAt!.getTime()),
         baseline: "plain git fetch of the same commits from the same stub",
         plainFetchMs: Math.round(plainFetchMs),
-        serverVsPlainFetch: +((syncRequestMs + (syncRun.finishedAt!.getTime() - syncRun.startedAt!.getTime())) / plainFetchMs).toFixed(2),
+        serverVsPlainFetch: +(
+          (syncRequestMs + (syncRun.finishedAt!.getTime() - syncRun.startedAt!.getTime())) /
+          plainFetchMs
+        ).toFixed(2),
         requestToSucceededMs: Math.round(syncMs),
         targetServerMs: 1000,
       },
-      bigImport: { packMiB: mib(bigPack), importMs: Math.round(big.ms), rssBeforeMiB: mib(rssBefore), rssPeakMiB: mib(rssPeak), rssGrowthMiB: mib(rssPeak - rssBefore), targetMiB: 100 },
+      bigImport: {
+        packMiB: mib(bigPack),
+        importMs: Math.round(big.ms),
+        rssBeforeMiB: mib(rssBefore),
+        rssPeakMiB: mib(rssPeak),
+        rssGrowthMiB: mib(rssPeak - rssBefore),
+        targetMiB: 100,
+      },
     },
     null,
     2,

@@ -17,7 +17,14 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { idle: { type: "string", default: "10" }, latency: { type: "string", default: "300" }, burst: { type: "string", default: "2000" }, concurrency: { type: "string" }, profile: { type: "string" }, "profile-idle": { type: "string" } },
+  options: {
+    idle: { type: "string", default: "10" },
+    latency: { type: "string", default: "300" },
+    burst: { type: "string", default: "2000" },
+    concurrency: { type: "string" },
+    profile: { type: "string" },
+    "profile-idle": { type: "string" },
+  },
 });
 const LATENCY_SAMPLES = Number(values.latency);
 const BURST = Number(values.burst);
@@ -34,14 +41,16 @@ const { EmbeddedExecutor } = await import("@/server/jobs/executor");
 const stepStarted = new Map<string, () => void>();
 const latencies: number[] = [];
 let completedSteps = 0;
-const oneStep = inngest.createFunction({ id: "bench-one-step", triggers: [{ event: "bench/ping" }] }, async ({ event, step }) =>
-  step.run("work", () => {
-    const { key, sentAt } = event.data as { key: string; sentAt: number };
-    if (sentAt) latencies.push(performance.now() - sentAt);
-    completedSteps++;
-    stepStarted.get(key)?.();
-    return key;
-  }),
+const oneStep = inngest.createFunction(
+  { id: "bench-one-step", triggers: [{ event: "bench/ping" }] },
+  async ({ event, step }) =>
+    step.run("work", () => {
+      const { key, sentAt } = event.data as { key: string; sentAt: number };
+      if (sentAt) latencies.push(performance.now() - sentAt);
+      completedSteps++;
+      stepStarted.get(key)?.();
+      return key;
+    }),
 );
 
 // Registered so the idle executor has a schedule to watch; its tick (once a year) never comes in a run.
@@ -59,12 +68,16 @@ async function startProfile(): Promise<(file: string) => Promise<void>> {
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 // The executor's timers are unref'd (a server's socket keeps it alive): this keeps the bench alive.
 const keepAlive = setInterval(() => undefined, 1000);
 const db = await database();
-const executor = new EmbeddedExecutor({ functions: [oneStep, yearly], ...(values.concurrency ? { concurrency: Number(values.concurrency) } : {}) });
+const executor = new EmbeddedExecutor({
+  functions: [oneStep, yearly],
+  ...(values.concurrency ? { concurrency: Number(values.concurrency) } : {}),
+});
 await executor.start();
 
 // Warm-up (JIT, prepared plans), then one event at a time.
@@ -105,14 +118,21 @@ const statementsBefore = counts.statements;
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 for (let i = 0; i < BURST; i += 100) {
-  await inngest.send(Array.from({ length: Math.min(100, BURST - i) }, (_, j) => ({ name: "bench/ping", data: { key: `burst-${i + j}`, sentAt: 0 } })));
+  await inngest.send(
+    Array.from({ length: Math.min(100, BURST - i) }, (_, j) => ({
+      name: "bench/ping",
+      data: { key: `burst-${i + j}`, sentAt: 0 },
+    })),
+  );
 }
 const sendMs = performance.now() - started;
 const expected = 20 + LATENCY_SAMPLES + BURST;
 // Every step has run before the runs' completions are counted: polling a COUNT over the growing
 // table meanwhile would charge the benchmark's own queries to the executor's CPU.
 while (completedSteps - before < BURST) await new Promise((resolve) => setTimeout(resolve, 20));
-while ((await db.prisma.jobRun.count({ where: { functionId: "svc-forge-bench-one-step", status: "completed" } })) < expected) {
+while (
+  (await db.prisma.jobRun.count({ where: { functionId: "svc-forge-bench-one-step", status: "completed" } })) < expected
+) {
   await new Promise((resolve) => setTimeout(resolve, 20));
 }
 const burstMs = performance.now() - started;
@@ -136,11 +156,27 @@ const result = {
     cpuMsPerSecond: +((idleCpu.user + idleCpu.system) / 1000 / IDLE_SECONDS).toFixed(2),
   },
   latencySamples: sorted.length,
-  sendToStepStartMs: { p50: +percentile(sorted, 50).toFixed(1), p99: +percentile(sorted, 99).toFixed(1), max: +sorted[sorted.length - 1].toFixed(1) },
+  sendToStepStartMs: {
+    p50: +percentile(sorted, 50).toFixed(1),
+    p99: +percentile(sorted, 99).toFixed(1),
+    max: +sorted[sorted.length - 1].toFixed(1),
+  },
   // CPU this process spent per event: what the numbers tend to on an idle machine (2 cores are shared here).
-  cpuMsPerEvent: { latencyRun: +(latencyCpuMs / LATENCY_SAMPLES).toFixed(1), burst: +((cpu.user + cpu.system) / 1000 / BURST).toFixed(2) },
-  statementsPerRun: { latencyRun: +(latencyStatements / LATENCY_SAMPLES).toFixed(2), burst: +(burstStatements / BURST).toFixed(2) },
-  burst: { events: BURST, stepsRun: completedSteps - before, sendMs: Math.round(sendMs), totalMs: Math.round(burstMs), eventsPerSecond: Math.round((BURST / burstMs) * 1000) },
+  cpuMsPerEvent: {
+    latencyRun: +(latencyCpuMs / LATENCY_SAMPLES).toFixed(1),
+    burst: +((cpu.user + cpu.system) / 1000 / BURST).toFixed(2),
+  },
+  statementsPerRun: {
+    latencyRun: +(latencyStatements / LATENCY_SAMPLES).toFixed(2),
+    burst: +(burstStatements / BURST).toFixed(2),
+  },
+  burst: {
+    events: BURST,
+    stepsRun: completedSteps - before,
+    sendMs: Math.round(sendMs),
+    totalMs: Math.round(burstMs),
+    eventsPerSecond: Math.round((BURST / burstMs) * 1000),
+  },
 };
 console.error(JSON.stringify(result, null, 2));
 process.exit(0);

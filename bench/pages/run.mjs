@@ -14,7 +14,15 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { boundedLoad, buildAppCopy, request, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
+import {
+  boundedLoad,
+  buildAppCopy,
+  request,
+  root,
+  startNext,
+  stopProcess,
+  waitForServer,
+} from "../support/next-app.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +46,12 @@ const app = values.app ? path.resolve(root, values.app) : buildAppCopy(work);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pages-"));
 const logFile = path.join(work, "server.log");
 fs.mkdirSync(work, { recursive: true });
-const child = startNext(app, PORT, { DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "100000000", BASE_URL: `http://127.0.0.1:${PORT}` }, { logFile });
+const child = startNext(
+  app,
+  PORT,
+  { DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "100000000", BASE_URL: `http://127.0.0.1:${PORT}` },
+  { logFile },
+);
 const step = (what) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${what}`);
 
 /**
@@ -46,8 +59,16 @@ const step = (what) => console.error(`[${new Date().toISOString().slice(11, 19)}
  * that the server closed while pushFiles' git held the event loop (a "socket hang up").
  */
 async function json(method, urlPath, token, body) {
-  const headers = { "content-type": "application/json", ...(token === KEY ? { "x-admin-api-key": KEY } : { authorization: `Bearer ${token}` }) };
-  const res = await request(PORT, urlPath, { method, headers, agent: false, body: body === undefined ? undefined : JSON.stringify(body) });
+  const headers = {
+    "content-type": "application/json",
+    ...(token === KEY ? { "x-admin-api-key": KEY } : { authorization: `Bearer ${token}` }),
+  };
+  const res = await request(PORT, urlPath, {
+    method,
+    headers,
+    agent: false,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${res.body.slice(0, 300)}`);
   return JSON.parse(res.body);
 }
@@ -57,7 +78,11 @@ async function json(method, urlPath, token, body) {
  * conditions changed the way a review would change them.
  */
 function codeFile(i, edited = false) {
-  const lines = [`// Module ${i}: item loaders for the page benchmark.`, `import { readFile } from "node:fs/promises";`, ""];
+  const lines = [
+    `// Module ${i}: item loaders for the page benchmark.`,
+    `import { readFile } from "node:fs/promises";`,
+    "",
+  ];
   for (let f = 0; f < 12; f++) {
     const condition = edited && f % 4 === 2 ? "retries <= 0" : "retries < 0";
     lines.push(
@@ -77,7 +102,11 @@ function codeFile(i, edited = false) {
 /** FILES files and REVIEW TypeScript modules pushed with git (one commit) onto the project's default branch. */
 function pushFiles(remote, token) {
   const clone = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pages-clone-"));
-  const git = (...args) => execFileSync("git", ["-c", `http.extraHeader=Authorization: Bearer ${token}`, ...args], { cwd: clone, stdio: ["ignore", "ignore", "inherit"] });
+  const git = (...args) =>
+    execFileSync("git", ["-c", `http.extraHeader=Authorization: Bearer ${token}`, ...args], {
+      cwd: clone,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
   git("clone", "-q", remote, ".");
   for (let i = 0; i < FILES; i++) {
     const dir = path.join(clone, `src/module${Math.floor(i / 100)}`);
@@ -149,36 +178,81 @@ try {
   const { defaultBranch } = await json("GET", `/api/projects/${ns}/big/branches`, token);
   await json("POST", `/api/workspaces/${ns}/big/workspaces`, token, { name: "wide" });
   const changed = {};
-  for (let i = 0; i < DIFF; i++) changed[`src/module${Math.floor(i / 100)}/file${i}.ts`] = `export const value${i} = ${i + 1};\n// changed\n`;
+  for (let i = 0; i < DIFF; i++)
+    changed[`src/module${Math.floor(i / 100)}/file${i}.ts`] = `export const value${i} = ${i + 1};\n// changed\n`;
   step(`committing ${DIFF} changed files and proposing the change`);
-  await json("POST", "/api/workspaces/wide/commit", token, { projectId: big.id, message: "touch many", files: changed });
+  await json("POST", "/api/workspaces/wide/commit", token, {
+    projectId: big.id,
+    message: "touch many",
+    files: changed,
+  });
   const { change } = await json("POST", `/api/projects/${ns}/big/changes`, token, { workspace: "wide" });
   await json("POST", `/api/workspaces/${ns}/big/workspaces`, token, { name: "review" });
   const edited = {};
   for (let i = 0; i < REVIEW; i++) edited[`lib/code${i}.ts`] = codeFile(i, true);
   step(`committing ${REVIEW} edited modules and proposing the change`);
-  await json("POST", "/api/workspaces/review/commit", token, { projectId: big.id, message: "stricter retries", files: edited });
+  await json("POST", "/api/workspaces/review/commit", token, {
+    projectId: big.id,
+    message: "stricter retries",
+    files: edited,
+  });
   const { change: review } = await json("POST", `/api/projects/${ns}/big/changes`, token, { workspace: "review" });
 
   const auth = { authorization: `Bearer ${token}` };
   step("measuring");
   const rows = [];
   rows.push(await measure("GET /health (floor)", "/health", {}));
-  const filesApi = await measure(`GET /api/projects/${ns}/big/files (JSON, ${FILES + 1} paths)`, `/api/projects/${ns}/big/files`, auth);
-  const projectPage = await measure(`GET /${ns}/big (project page, ${FILES + REVIEW + 1} files)`, `/${ns}/big`, auth, "project");
-  const filePage = await measure(`GET /${ns}/big/blob/${defaultBranch}/lib/code0.ts (file page, 100 lines highlighted)`, `/${ns}/big/blob/${defaultBranch}/lib/code0.ts`, auth, "file");
+  const filesApi = await measure(
+    `GET /api/projects/${ns}/big/files (JSON, ${FILES + 1} paths)`,
+    `/api/projects/${ns}/big/files`,
+    auth,
+  );
+  const projectPage = await measure(
+    `GET /${ns}/big (project page, ${FILES + REVIEW + 1} files)`,
+    `/${ns}/big`,
+    auth,
+    "project",
+  );
+  const filePage = await measure(
+    `GET /${ns}/big/blob/${defaultBranch}/lib/code0.ts (file page, 100 lines highlighted)`,
+    `/${ns}/big/blob/${defaultBranch}/lib/code0.ts`,
+    auth,
+    "file",
+  );
   const changeApi = await measure("GET /api/changes/{id} (JSON, no diff)", `/api/changes/${change.id}`, auth);
-  const changePage = await measure(`GET /${ns}/big/changes/{id} (change page, ${DIFF}-file diff)`, `/${ns}/big/changes/${change.id}`, auth, `change-${DIFF}`);
-  const reviewPage = await measure(`GET /${ns}/big/changes/{id} (change page, ${REVIEW}-file diff of 3 edits each)`, `/${ns}/big/changes/${review.id}`, auth, `change-${REVIEW}`);
-  const anonymousPage = await measure(`GET /${ns}/big/changes/{id} (the same, signed out)`, `/${ns}/big/changes/${review.id}`, {}, `change-${REVIEW}-anonymous`);
+  const changePage = await measure(
+    `GET /${ns}/big/changes/{id} (change page, ${DIFF}-file diff)`,
+    `/${ns}/big/changes/${change.id}`,
+    auth,
+    `change-${DIFF}`,
+  );
+  const reviewPage = await measure(
+    `GET /${ns}/big/changes/{id} (change page, ${REVIEW}-file diff of 3 edits each)`,
+    `/${ns}/big/changes/${review.id}`,
+    auth,
+    `change-${REVIEW}`,
+  );
+  const anonymousPage = await measure(
+    `GET /${ns}/big/changes/{id} (the same, signed out)`,
+    `/${ns}/big/changes/${review.id}`,
+    {},
+    `change-${REVIEW}-anonymous`,
+  );
   rows.push(filesApi, projectPage, filePage, changeApi, changePage, reviewPage, anonymousPage);
 
   console.log(`\npages: one request at a time on loopback, ${REQUESTS} each after warm-up\n`);
   console.log("| route | p50 ms | p99 ms | HTML/JSON bytes | bytes / bytes without <script> |");
   console.log("|---|---|---|---|---|");
-  for (const row of rows) console.log(`| ${row.name} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${row.bytes} | ${(row.bytes / row.markup).toFixed(2)} |`);
-  console.log(`\nproject page / files JSON route: ${(projectPage.p50 / filesApi.p50).toFixed(2)}x (p50); target at most 100 ms: ${projectPage.p50.toFixed(1)} ms`);
-  console.log(`change page / change JSON route: ${(changePage.p50 / changeApi.p50).toFixed(2)}x (p50); target at most 300 ms: ${changePage.p50.toFixed(1)} ms`);
+  for (const row of rows)
+    console.log(
+      `| ${row.name} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${row.bytes} | ${(row.bytes / row.markup).toFixed(2)} |`,
+    );
+  console.log(
+    `\nproject page / files JSON route: ${(projectPage.p50 / filesApi.p50).toFixed(2)}x (p50); target at most 100 ms: ${projectPage.p50.toFixed(1)} ms`,
+  );
+  console.log(
+    `change page / change JSON route: ${(changePage.p50 / changeApi.p50).toFixed(2)}x (p50); target at most 300 ms: ${changePage.p50.toFixed(1)} ms`,
+  );
 } catch (error) {
   console.error(`failed; the server's log is ${logFile}`);
   throw error;

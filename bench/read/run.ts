@@ -38,14 +38,26 @@ const { closeDatabase } = await import("@/server/db/client");
 const { openProjectRepo } = await import("@/server/git");
 const { routeModuleFor } = await import("@/tests/support/http");
 
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: "B", GIT_AUTHOR_EMAIL: "b@bench.test", GIT_COMMITTER_NAME: "B", GIT_COMMITTER_EMAIL: "b@bench.test", GIT_CONFIG_NOSYSTEM: "1" };
-const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env: gitEnv, maxBuffer: 1 << 30 }).toString().trim();
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "B",
+  GIT_AUTHOR_EMAIL: "b@bench.test",
+  GIT_COMMITTER_NAME: "B",
+  GIT_COMMITTER_EMAIL: "b@bench.test",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, env: gitEnv, maxBuffer: 1 << 30 })
+    .toString()
+    .trim();
 
 /** One GET through the app's route module for the path (REST catch-all or a plain route), body drained. */
 async function get(token: string, url: string, headers: Record<string, string> = {}): Promise<number> {
   const full = new URL(`/api${url}`, BENCH_ORIGIN);
   const handler = routeModuleFor(full.pathname).GET as (req: Request) => Promise<Response>;
-  const res = await handler(new Request(full, { headers: { authorization: `Bearer ${token}`, host: full.host, ...headers } }));
+  const res = await handler(
+    new Request(full, { headers: { authorization: `Bearer ${token}`, host: full.host, ...headers } }),
+  );
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
   let bytes = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
@@ -59,7 +71,9 @@ function gitRun(gitdir: string, args: string[]): Promise<number> {
     let bytes = 0;
     child.stdout.on("data", (chunk: Buffer) => (bytes += chunk.length));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 || code === 1 ? resolve(bytes) : reject(new Error(`git ${args[0]}: ${code}`))));
+    child.on("close", (code) =>
+      code === 0 || code === 1 ? resolve(bytes) : reject(new Error(`git ${args[0]}: ${code}`)),
+    );
   });
 }
 
@@ -108,7 +122,10 @@ try {
   for (let i = 0; i < FILES; i++) {
     const dir = path.join(clone, `src/d${i % 50}`);
     fs.mkdirSync(dir, { recursive: true });
-    const body = Array.from({ length: 40 }, (_, line) => `export const v${i}_${line} = "${line === 17 && i % 97 === 0 ? "needle" : "hay"}${i}";`).join("\n");
+    const body = Array.from(
+      { length: 40 },
+      (_, line) => `export const v${i}_${line} = "${line === 17 && i % 97 === 0 ? "needle" : "hay"}${i}";`,
+    ).join("\n");
     fs.writeFileSync(path.join(dir, `f${i}.ts`), `${body}\n`);
   }
   const blamed = path.join(clone, "blame.txt");
@@ -117,7 +134,8 @@ try {
   git(clone, "commit", "-q", "-m", "tree");
   for (let c = 0; c < HISTORY; c++) {
     const lines = fs.readFileSync(blamed, "utf8").split("\n");
-    for (let k = 0; k < 10; k++) lines[(c * 37 + k * 191) % LINES] = `line ${(c * 37 + k * 191) % LINES} edited in ${c}`;
+    for (let k = 0; k < 10; k++)
+      lines[(c * 37 + k * 191) % LINES] = `line ${(c * 37 + k * 191) % LINES} edited in ${c}`;
     fs.writeFileSync(blamed, lines.join("\n"));
     git(clone, "commit", "-q", "-am", `blame history ${c}`);
   }
@@ -126,27 +144,83 @@ try {
 
   // The change: DIFF files edited in a workspace, proposed against main.
   await api("POST", `/workspaces/${project.path}/workspaces`, owner.token, { name: "wide" });
-  const edits = Object.fromEntries(Array.from({ length: DIFF }, (_, i) => [`src/d${i % 50}/f${i}.ts`, `export const changed${i} = ${i};\n`.repeat(5)]));
-  await api("POST", `/workspaces/wide/commit`, owner.token, { projectId: project.id, message: "wide edit", files: edits });
+  const edits = Object.fromEntries(
+    Array.from({ length: DIFF }, (_, i) => [`src/d${i % 50}/f${i}.ts`, `export const changed${i} = ${i};\n`.repeat(5)]),
+  );
+  await api("POST", `/workspaces/wide/commit`, owner.token, {
+    projectId: project.id,
+    message: "wide edit",
+    files: edits,
+  });
   const { change } = await api("POST", `/projects/${project.path}/changes`, owner.token, { workspace: "wide" });
 
   const P = `/projects/${project.path}`;
-  console.log(`${FILES} files, a ${DIFF}-file change, blame of ${LINES} lines over ${HISTORY} commits; p50 of ${RUNS} calls; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log(`${"".padEnd(34)}${"ours".padStart(12)}${"git".padStart(13)}${"ratio".padStart(9)}${"".padEnd(21)}${"CPU ours".padStart(10)}${"git".padStart(10)}${"ratio".padStart(8)}`);
-  report("search, fixed string", 1.2, await pair(() => get(owner.token, `${P}/search?q=needle&limit=1000`), () => gitRun(gitdir, ["grep", "--null", "-n", "-I", "-F", "-i", "-e", "needle", main, "--"])));
-  report("search, regex", 1.2, await pair(() => get(owner.token, `${P}/search?q=${encodeURIComponent("need(le|ed)[0-9]+")}&regex=true&limit=1000`), () => gitRun(gitdir, ["grep", "--null", "-n", "-I", "-E", "-i", "-e", "need(le|ed)[0-9]+", main, "--"])));
-  report(`change diff, ${DIFF} files (limit 300)`, 1.2, await pair(() => get(owner.token, `/changes/${change.id}/diff?limit=300`), () => gitRun(gitdir, ["diff", "-M", `${change.baseSha}...${change.tipSha}`])));
-  report("change diff, text/x-diff", 1.2, await pair(() => get(owner.token, `/changes/${change.id}/diff?format=patch`), () => gitRun(gitdir, ["diff", "-M", "--binary", "--full-index", `${change.baseSha}...${change.tipSha}`])));
+  console.log(
+    `${FILES} files, a ${DIFF}-file change, blame of ${LINES} lines over ${HISTORY} commits; p50 of ${RUNS} calls; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(
+    `${"".padEnd(34)}${"ours".padStart(12)}${"git".padStart(13)}${"ratio".padStart(9)}${"".padEnd(21)}${"CPU ours".padStart(10)}${"git".padStart(10)}${"ratio".padStart(8)}`,
+  );
+  report(
+    "search, fixed string",
+    1.2,
+    await pair(
+      () => get(owner.token, `${P}/search?q=needle&limit=1000`),
+      () => gitRun(gitdir, ["grep", "--null", "-n", "-I", "-F", "-i", "-e", "needle", main, "--"]),
+    ),
+  );
+  report(
+    "search, regex",
+    1.2,
+    await pair(
+      () => get(owner.token, `${P}/search?q=${encodeURIComponent("need(le|ed)[0-9]+")}&regex=true&limit=1000`),
+      () => gitRun(gitdir, ["grep", "--null", "-n", "-I", "-E", "-i", "-e", "need(le|ed)[0-9]+", main, "--"]),
+    ),
+  );
+  report(
+    `change diff, ${DIFF} files (limit 300)`,
+    1.2,
+    await pair(
+      () => get(owner.token, `/changes/${change.id}/diff?limit=300`),
+      () => gitRun(gitdir, ["diff", "-M", `${change.baseSha}...${change.tipSha}`]),
+    ),
+  );
+  report(
+    "change diff, text/x-diff",
+    1.2,
+    await pair(
+      () => get(owner.token, `/changes/${change.id}/diff?format=patch`),
+      () => gitRun(gitdir, ["diff", "-M", "--binary", "--full-index", `${change.baseSha}...${change.tipSha}`]),
+    ),
+  );
   const stem = `big-${main.slice(0, 12)}`;
-  report("archive, tar.gz", 1.1, await pair(() => get(owner.token, `${P}/archive`), () => gitRun(gitdir, ["archive", "--format=tar.gz", `--prefix=${stem}/`, main])));
-  report(`blame, ${LINES} lines / ${HISTORY} commits`, 1.2, await pair(() => get(owner.token, `${P}/blame?path=blame.txt`), () => gitRun(gitdir, ["blame", "--porcelain", main, "--", "blame.txt"])));
+  report(
+    "archive, tar.gz",
+    1.1,
+    await pair(
+      () => get(owner.token, `${P}/archive`),
+      () => gitRun(gitdir, ["archive", "--format=tar.gz", `--prefix=${stem}/`, main]),
+    ),
+  );
+  report(
+    `blame, ${LINES} lines / ${HISTORY} commits`,
+    1.2,
+    await pair(
+      () => get(owner.token, `${P}/blame?path=blame.txt`),
+      () => gitRun(gitdir, ["blame", "--porcelain", main, "--", "blame.txt"]),
+    ),
+  );
 
   // Memory while a BIG_MB archive of incompressible files streams through the handler.
   const bigProject = await api("POST", "/projects", owner.token, { name: "huge", files: { "README.md": "big\n" } });
   const bigGitdir = openProjectRepo(bigProject.id).gitdir;
   const bigClone = path.join(work, "huge");
   git(work, "clone", "-q", bigGitdir, bigClone);
-  for (let i = 0; i < BIG_MB; i++) fs.writeFileSync(path.join(bigClone, `blob${i}.bin`), crypto.randomBytes(1024 * 1024));
+  for (let i = 0; i < BIG_MB; i++)
+    fs.writeFileSync(path.join(bigClone, `blob${i}.bin`), crypto.randomBytes(1024 * 1024));
   git(bigClone, "add", "-A");
   git(bigClone, "commit", "-q", "-m", "big");
   git(bigClone, "push", "-q", bigGitdir, "main");
@@ -158,7 +232,9 @@ try {
   const started = performance.now();
   const bytes = await get(owner.token, `/projects/${bigProject.path}/archive`);
   clearInterval(sampler);
-  console.log(`archive of ${(bytes / 2 ** 20).toFixed(0)} MiB streamed in ${((performance.now() - started) / 1000).toFixed(1)} s: RSS ${(before / 2 ** 20).toFixed(0)} MiB before, peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${((peak - before) / 2 ** 20).toFixed(1)} MiB)`);
+  console.log(
+    `archive of ${(bytes / 2 ** 20).toFixed(0)} MiB streamed in ${((performance.now() - started) / 1000).toFixed(1)} s: RSS ${(before / 2 ** 20).toFixed(0)} MiB before, peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${((peak - before) / 2 ** 20).toFixed(1)} MiB)`,
+  );
 } finally {
   await closeDatabase();
   fs.rmSync(work, { recursive: true, force: true });

@@ -9,7 +9,16 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { boundedLoad, buildAppCopy, request, root, startNext, startRoundRobinProxy, stopProcess, waitForServer } from "../support/next-app.mjs";
+import {
+  boundedLoad,
+  buildAppCopy,
+  request,
+  root,
+  startNext,
+  startRoundRobinProxy,
+  stopProcess,
+  waitForServer,
+} from "../support/next-app.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -22,7 +31,8 @@ const { values } = parseArgs({
 const REQUESTS = Number(values.requests);
 const MERGES = Number(values.merges);
 const CONCURRENCY = Number(values.concurrency);
-if (!process.env.DATABASE_URL) throw new Error("bench/scale needs DATABASE_URL (PostgreSQL): PGlite serves one process");
+if (!process.env.DATABASE_URL)
+  throw new Error("bench/scale needs DATABASE_URL (PostgreSQL): PGlite serves one process");
 
 const work = path.join(root, "bench/.work/scale-bench");
 const app = values["skip-build"] ? path.join(work, "app") : buildAppCopy(work);
@@ -51,30 +61,66 @@ async function withInstances(count, run) {
 }
 
 async function api(port, method, url, token, body) {
-  const headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }) };
-  const res = await request(port, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const headers = {
+    "content-type": "application/json",
+    ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }),
+  };
+  const res = await request(port, url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${res.body}`);
   return JSON.parse(res.body);
 }
 
 async function measure(instances) {
   return withInstances(instances, async (port) => {
-    const { token } = await api(port, "POST", "/api/admin/users", undefined, { username: `bench${instances}x${Date.now()}` });
+    const { token } = await api(port, "POST", "/api/admin/users", undefined, {
+      username: `bench${instances}x${Date.now()}`,
+    });
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    const me = (count) => boundedLoad(count, CONCURRENCY, async () => (await request(port, "/api/users/me", { headers: { authorization: `Bearer ${token}` }, agent })).status === 200);
+    const me = (count) =>
+      boundedLoad(
+        count,
+        CONCURRENCY,
+        async () =>
+          (await request(port, "/api/users/me", { headers: { authorization: `Bearer ${token}` }, agent })).status ===
+          200,
+      );
     await me(Math.min(500, REQUESTS));
     const usersMe = await me(REQUESTS);
     agent.destroy();
 
     const policy = "merge: { requireFreshBase: false }\n";
-    const project = await api(port, "POST", "/api/projects", token, { name: `race${instances}`, files: { "README.md": "r\n", ".svc/policy.yml": policy } });
+    const project = await api(port, "POST", "/api/projects", token, {
+      name: `race${instances}`,
+      files: { "README.md": "r\n", ".svc/policy.yml": policy },
+    });
     const changes = [];
     for (let i = 0; i < MERGES; i++) {
       await api(port, "POST", `/api/workspaces/${project.path}/workspaces`, token, { name: `r${instances}w${i}` });
-      await api(port, "POST", `/api/workspaces/r${instances}w${i}/commit`, token, { projectId: project.id, message: `w${i}`, files: { [`w${i}.txt`]: `${i}\n` } });
-      changes.push((await api(port, "POST", `/api/projects/${project.path}/changes`, token, { workspace: `r${instances}w${i}` })).change.id);
+      await api(port, "POST", `/api/workspaces/r${instances}w${i}/commit`, token, {
+        projectId: project.id,
+        message: `w${i}`,
+        files: { [`w${i}.txt`]: `${i}\n` },
+      });
+      changes.push(
+        (await api(port, "POST", `/api/projects/${project.path}/changes`, token, { workspace: `r${instances}w${i}` }))
+          .change.id,
+      );
     }
-    const merges = await boundedLoad(MERGES, MERGES, async (i) => (await request(port, `/api/changes/${changes[i]}/merge`, { method: "POST", headers: { authorization: `Bearer ${token}` } })).status === 200);
+    const merges = await boundedLoad(
+      MERGES,
+      MERGES,
+      async (i) =>
+        (
+          await request(port, `/api/changes/${changes[i]}/merge`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).status === 200,
+    );
     return { usersMe, merges };
   });
 }
@@ -82,13 +128,22 @@ async function measure(instances) {
 try {
   const one = await measure(1);
   const three = await measure(3);
-  console.log(`\n${REQUESTS} GET /api/users/me (concurrency ${CONCURRENCY}) and ${MERGES} merges racing for one project, through one round-robin proxy, PostgreSQL\n`);
+  console.log(
+    `\n${REQUESTS} GET /api/users/me (concurrency ${CONCURRENCY}) and ${MERGES} merges racing for one project, through one round-robin proxy, PostgreSQL\n`,
+  );
   console.log("| instances | users/me req/s | users/me p99 ms | merge p50 ms | merge p99 ms | failed merges |");
   console.log("|---|---|---|---|---|---|");
-  for (const [n, r] of [[1, one], [3, three]]) {
-    console.log(`| ${n} | ${r.usersMe.rps.toFixed(0)} | ${r.usersMe.p99.toFixed(1)} | ${r.merges.p50.toFixed(0)} | ${r.merges.p99.toFixed(0)} | ${r.merges.failures} |`);
+  for (const [n, r] of [
+    [1, one],
+    [3, three],
+  ]) {
+    console.log(
+      `| ${n} | ${r.usersMe.rps.toFixed(0)} | ${r.usersMe.p99.toFixed(1)} | ${r.merges.p50.toFixed(0)} | ${r.merges.p99.toFixed(0)} | ${r.merges.failures} |`,
+    );
   }
-  console.log(`\nthree / one: users/me throughput ${(three.usersMe.rps / one.usersMe.rps).toFixed(2)}x, merge p99 ${(three.merges.p99 / one.merges.p99).toFixed(2)}x`);
+  console.log(
+    `\nthree / one: users/me throughput ${(three.usersMe.rps / one.usersMe.rps).toFixed(2)}x, merge p99 ${(three.merges.p99 / one.merges.p99).toFixed(2)}x`,
+  );
 } finally {
   fs.rmSync(reposDir, { recursive: true, force: true });
 }

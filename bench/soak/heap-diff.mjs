@@ -6,8 +6,12 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string", default: "30" }, retainers: { type: "string" } } });
-if (positionals.length !== 2) throw new Error("usage: heap-diff.mjs A.heapsnapshot B.heapsnapshot [--top 30] [--retainers NAME]");
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: "string", default: "30" }, retainers: { type: "string" } },
+});
+if (positionals.length !== 2)
+  throw new Error("usage: heap-diff.mjs A.heapsnapshot B.heapsnapshot [--top 30] [--retainers NAME]");
 
 function load(file) {
   const snapshot = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -57,7 +61,14 @@ const [a, b] = positionals.map(load);
 const rows = [...new Set([...a.byLabel.keys(), ...b.byLabel.keys()])].map((name) => {
   const before = a.byLabel.get(name) ?? { count: 0, size: 0 };
   const after = b.byLabel.get(name) ?? { count: 0, size: 0 };
-  return { name, countA: before.count, countB: after.count, kbA: Math.round(before.size / 1024), kbB: Math.round(after.size / 1024), kbGrowth: Math.round((after.size - before.size) / 1024) };
+  return {
+    name,
+    countA: before.count,
+    countB: after.count,
+    kbA: Math.round(before.size / 1024),
+    kbB: Math.round(after.size / 1024),
+    kbGrowth: Math.round((after.size - before.size) / 1024),
+  };
 });
 rows.sort((x, y) => y.kbGrowth - x.kbGrowth);
 const total = (side) => Math.round([...side.byLabel.values()].reduce((s, e) => s + e.size, 0) / 1024);
@@ -65,6 +76,11 @@ console.log(`total self size: A ${total(a)} KB, B ${total(b)} KB`);
 console.table(rows.slice(0, Number(values.top)));
 if (values.retainers) {
   const [before, after] = [a.retainersOf(values.retainers), b.retainersOf(values.retainers)];
-  const edges = [...after].map(([edge, count]) => ({ edge, countA: before.get(edge) ?? 0, countB: count, growth: count - (before.get(edge) ?? 0) }));
+  const edges = [...after].map(([edge, count]) => ({
+    edge,
+    countA: before.get(edge) ?? 0,
+    countB: count,
+    growth: count - (before.get(edge) ?? 0),
+  }));
   console.table(edges.sort((x, y) => y.growth - x.growth).slice(0, Number(values.top)));
 }

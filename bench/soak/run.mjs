@@ -97,12 +97,27 @@ try {
       if (!sampling) break;
       const reported = await client.api("GET", "/api/admin/caches", null);
       const memory = reported.status === 200 ? reported.body.memory : null;
-      const caches = reported.status === 200 ? Object.fromEntries(reported.body.caches.map((c) => [c.name, c.entries])) : {};
-      samples.push({ seconds: Math.round(elapsed() / 1000), landed: landedAt.length, rss: rssOf(server.pid), heapUsed: memory?.heapUsedBytes, heapTotal: memory?.heapTotalBytes, external: memory?.externalBytes, database: memory?.databaseWasmBytes, caches });
+      const caches =
+        reported.status === 200 ? Object.fromEntries(reported.body.caches.map((c) => [c.name, c.entries])) : {};
+      samples.push({
+        seconds: Math.round(elapsed() / 1000),
+        landed: landedAt.length,
+        rss: rssOf(server.pid),
+        heapUsed: memory?.heapUsedBytes,
+        heapTotal: memory?.heapTotalBytes,
+        external: memory?.externalBytes,
+        database: memory?.databaseWasmBytes,
+        caches,
+      });
     }
   })();
   const snapshots = SNAPSHOTS_MS.map((at) => sleep(at).then(() => elapsed() < LOAD_MS && server.kill("SIGUSR2")));
-  await runAgents(client, fleet, { deadline, drainMs: DRAIN_MS, land, onCycle: ({ merged, t3 }) => merged && t3 <= deadline + DRAIN_MS && landedAt.push(t3 - started) });
+  await runAgents(client, fleet, {
+    deadline,
+    drainMs: DRAIN_MS,
+    land,
+    onCycle: ({ merged, t3 }) => merged && t3 <= deadline + DRAIN_MS && landedAt.push(t3 - started),
+  });
   const loadEnd = elapsed();
   await sleep(Math.max(0, LOAD_MS + IDLE_MS - elapsed()));
   sampling = false;
@@ -120,10 +135,37 @@ try {
   const idle = samples.filter((s) => s.seconds * 1000 > loadEnd);
   const mb = (bytes) => (bytes === undefined || bytes === null ? "" : (bytes / MB).toFixed(1));
   const cacheNames = [...new Set(samples.flatMap((s) => Object.keys(s.caches)))];
-  const table = [["seconds", "landed", "rssMB", "heapUsedMB", "heapTotalMB", "externalMB", "databaseWasmMB", ...cacheNames].join("\t"), ...samples.map((s) => [s.seconds, s.landed, mb(s.rss), mb(s.heapUsed), mb(s.heapTotal), mb(s.external), mb(s.database), ...cacheNames.map((name) => s.caches[name] ?? "")].join("\t"))];
+  const table = [
+    ["seconds", "landed", "rssMB", "heapUsedMB", "heapTotalMB", "externalMB", "databaseWasmMB", ...cacheNames].join(
+      "\t",
+    ),
+    ...samples.map((s) =>
+      [
+        s.seconds,
+        s.landed,
+        mb(s.rss),
+        mb(s.heapUsed),
+        mb(s.heapTotal),
+        mb(s.external),
+        mb(s.database),
+        ...cacheNames.map((name) => s.caches[name] ?? ""),
+      ].join("\t"),
+    ),
+  ];
   fs.writeFileSync(path.join(out, "samples.tsv"), `${table.join("\n")}\n`);
-  const line = (field, color) => ({ points: samples.filter((s) => s[field] != null).map((s) => [s.seconds / 60, s[field] / MB]), color });
-  fs.writeFileSync(path.join(out, "memory.png"), plotPng([line("rss", [220, 40, 40]), line("heapTotal", [240, 150, 30]), line("heapUsed", [40, 80, 220]), line("database", [40, 160, 60])]));
+  const line = (field, color) => ({
+    points: samples.filter((s) => s[field] != null).map((s) => [s.seconds / 60, s[field] / MB]),
+    color,
+  });
+  fs.writeFileSync(
+    path.join(out, "memory.png"),
+    plotPng([
+      line("rss", [220, 40, 40]),
+      line("heapTotal", [240, 150, 30]),
+      line("heapUsed", [40, 80, 220]),
+      line("database", [40, 160, 60]),
+    ]),
+  );
   const first = samples[0];
   const endOfLoad = loaded.at(-1);
   console.log(
@@ -135,13 +177,26 @@ try {
         idleMinutes: IDLE_MS / 60_000,
         load: os.loadavg().map((l) => +l.toFixed(2)),
         landed: landedAt.length,
-        rssMB: { start: +mb(first?.rss), endOfLoad: +mb(endOfLoad?.rss), max: +mb(Math.max(...samples.map((s) => s.rss))), endOfIdle: idle.length ? +mb(idle.at(-1).rss) : null },
+        rssMB: {
+          start: +mb(first?.rss),
+          endOfLoad: +mb(endOfLoad?.rss),
+          max: +mb(Math.max(...samples.map((s) => s.rss))),
+          endOfIdle: idle.length ? +mb(idle.at(-1).rss) : null,
+        },
         heapUsedMB: { start: +mb(first?.heapUsed) || null, endOfLoad: +mb(endOfLoad?.heapUsed) || null },
         heapTotalMB: { start: +mb(first?.heapTotal) || null, endOfLoad: +mb(endOfLoad?.heapTotal) || null },
         databaseWasmMB: { start: +mb(first?.database) || null, endOfLoad: +mb(endOfLoad?.database) || null },
-        lastHalfSlope: { mbPer1000Changes: perThousand === null ? null : +perThousand.toFixed(2), mbPerMinute: perMinute === null ? null : +perMinute.toFixed(2) },
+        lastHalfSlope: {
+          mbPer1000Changes: perThousand === null ? null : +perThousand.toFixed(2),
+          mbPerMinute: perMinute === null ? null : +perMinute.toFixed(2),
+        },
         idleSlopeMbPerMinute: idle.length > 1 ? +slope(idle.map((s) => [s.seconds / 60, s.rss / MB])).toFixed(2) : null,
-        landedPerSecond: { first: +firstRate.toFixed(2), last: +lastRate.toFixed(2), windowMinutes: +(window / 60_000).toFixed(2), lastOverFirst: firstRate ? +(lastRate / firstRate).toFixed(3) : null },
+        landedPerSecond: {
+          first: +firstRate.toFixed(2),
+          last: +lastRate.toFixed(2),
+          windowMinutes: +(window / 60_000).toFixed(2),
+          lastOverFirst: firstRate ? +(lastRate / firstRate).toFixed(3) : null,
+        },
         ...client.counters,
         out,
       },

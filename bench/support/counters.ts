@@ -29,14 +29,24 @@ export async function installCounters(): Promise<void> {
         if (process.env.BENCH_LOG_SQL) console.error("[sql] BEGIN");
       }
       counts.statements++;
-      if (process.env.BENCH_LOG_SQL) console.error(`[sql] ${statement(message as never).slice(0, 300).replace(/\s+/g, " ")}`);
+      if (process.env.BENCH_LOG_SQL)
+        console.error(
+          `[sql] ${statement(message as never)
+            .slice(0, 300)
+            .replace(/\s+/g, " ")}`,
+        );
     }
     return (postMessage as (...args: unknown[]) => void).call(this, message, ...rest);
   };
   const spawn = childProcess.spawn;
   childProcess.spawn = ((command: string, args: readonly string[], ...rest: unknown[]) => {
     counts.spawns++;
-    counts.spawned.push(`${command} ${(args ?? []).filter((a) => !a.startsWith("-") && !a.includes("/")).slice(0, 1).join(" ")}`.trim());
+    counts.spawned.push(
+      `${command} ${(args ?? [])
+        .filter((a) => !a.startsWith("-") && !a.includes("/"))
+        .slice(0, 1)
+        .join(" ")}`.trim(),
+    );
     return (spawn as (...a: unknown[]) => unknown)(command, args, ...rest);
   }) as typeof childProcess.spawn;
   syncBuiltinESMExports();

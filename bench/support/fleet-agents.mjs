@@ -7,9 +7,19 @@ import { request } from "./next-app.mjs";
 
 /** Error counts every request adds to; `api` answers {status, body} and never throws. */
 export function fleetClient(port, adminKey) {
-  const counters = { status5xx: 0, staleBase: 0, reevaluations: 0, mergeConflicts: 0, otherFailures: 0, networkErrors: 0 };
+  const counters = {
+    status5xx: 0,
+    staleBase: 0,
+    reevaluations: 0,
+    mergeConflicts: 0,
+    otherFailures: 0,
+    networkErrors: 0,
+  };
   async function api(method, url, token, body) {
-    const headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": adminKey }) };
+    const headers = {
+      "content-type": "application/json",
+      ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": adminKey }),
+    };
     let res;
     try {
       res = await request(port, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -49,10 +59,14 @@ export function fleetClient(port, adminKey) {
       const timer = setTimeout(() => finish(false), Math.max(0, until - performance.now()));
       let req;
       const connect = () => {
-        const headers = { authorization: `Bearer ${token}`, accept: "text/event-stream", ...(lastId ? { "last-event-id": lastId } : {}) };
+        const headers = {
+          authorization: `Bearer ${token}`,
+          accept: "text/event-stream",
+          ...(lastId ? { "last-event-id": lastId } : {}),
+        };
         req = http.request({ host: "127.0.0.1", port, path: `/api/changes/${changeId}/events`, headers }, (res) => {
           if (res.statusCode >= 500) counters.status5xx++;
-          if (res.statusCode !== 200) return res.resume(), res.on("end", () => finish(false));
+          if (res.statusCode !== 200) return (res.resume(), res.on("end", () => finish(false)));
           let buffer = "";
           res.setEncoding("utf8");
           res.on("data", (chunk) => {
@@ -61,7 +75,11 @@ export function fleetClient(port, adminKey) {
             while ((cut = buffer.indexOf("\n\n")) >= 0) {
               const frame = buffer.slice(0, cut);
               buffer = buffer.slice(cut + 2);
-              const field = (name) => frame.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+              const field = (name) =>
+                frame
+                  .split("\n")
+                  .find((line) => line.startsWith(`${name}: `))
+                  ?.slice(name.length + 2);
               if (field("id")) lastId = field("id");
               const data = field("data");
               const status = data ? JSON.parse(data).change?.status : undefined;
@@ -80,7 +98,8 @@ export function fleetClient(port, adminKey) {
   return { counters, api, ok, landedByStream };
 }
 
-export const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
+export const fileText = (agent, cycle, i) =>
+  `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
 
 /**
  * The owner, its project (with `policy` as .svc/policy.yml) and `count` agents, each with its
@@ -90,7 +109,11 @@ export const fileText = (agent, cycle, i) => `// agent ${agent} cycle ${cycle} f
 export async function setUpFleet(client, { count, policy, name = "fleet", land }) {
   const { ok } = client;
   const owner = await ok("POST", "/api/admin/users", null, { username: `${name}-owner` });
-  const project = await ok("POST", "/api/projects", owner.token, { name, visibility: "private", files: { "README.md": `${name}\n`, ".svc/policy.yml": policy } });
+  const project = await ok("POST", "/api/projects", owner.token, {
+    name,
+    visibility: "private",
+    files: { "README.md": `${name}\n`, ".svc/policy.yml": policy },
+  });
   const projectPath = `@${project.namespace ?? project.project?.namespace}/${project.slug ?? project.project?.slug}`;
   const projectId = project.id ?? project.project?.id;
   const agents = [];
@@ -100,11 +123,19 @@ export async function setUpFleet(client, { count, policy, name = "fleet", land }
     agents.push({ index: i, token, workspace: `agent-${i}` });
   }
   const fleet = { owner, projectPath, projectId, agents };
-  await ok("POST", `/api/workspaces/${agents[0].workspace}/commit`, agents[0].token, { projectId, message: "warm-up", files: { "warm-up.txt": "w\n" } });
-  const warm = await ok("POST", `/api/projects/${projectPath}/changes`, agents[0].token, { workspace: agents[0].workspace });
+  await ok("POST", `/api/workspaces/${agents[0].workspace}/commit`, agents[0].token, {
+    projectId,
+    message: "warm-up",
+    files: { "warm-up.txt": "w\n" },
+  });
+  const warm = await ok("POST", `/api/projects/${projectPath}/changes`, agents[0].token, {
+    workspace: agents[0].workspace,
+  });
   if (!(await land(agents[0], warm.change, performance.now() + 60_000, fleet))) {
     const { body } = await client.api("GET", `/api/changes/${warm.change.id}`, agents[0].token);
-    throw new Error(`the warm-up change did not land in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}`);
+    throw new Error(
+      `the warm-up change did not land in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}`,
+    );
   }
   return fleet;
 }
@@ -120,14 +151,22 @@ export async function runAgents(client, fleet, { deadline, drainMs, land, onCycl
     fleet.agents.map(async (agent) => {
       for (let cycle = 0; performance.now() < deadline; cycle++) {
         const t0 = performance.now();
-        const files = Object.fromEntries([0, 1, 2].map((i) => [`agent${agent.index}/c${cycle}/f${i}.ts`, fileText(agent.index, cycle, i)]));
-        const committed = await api("POST", "/api/workspaces/" + agent.workspace + "/commit", agent.token, { projectId: fleet.projectId, message: `cycle ${cycle}`, files });
+        const files = Object.fromEntries(
+          [0, 1, 2].map((i) => [`agent${agent.index}/c${cycle}/f${i}.ts`, fileText(agent.index, cycle, i)]),
+        );
+        const committed = await api("POST", "/api/workspaces/" + agent.workspace + "/commit", agent.token, {
+          projectId: fleet.projectId,
+          message: `cycle ${cycle}`,
+          files,
+        });
         if (committed.status !== 201) {
           counters.otherFailures++;
           continue;
         }
         const t1 = performance.now();
-        const res = await api("POST", `/api/projects/${fleet.projectPath}/changes`, agent.token, { workspace: agent.workspace });
+        const res = await api("POST", `/api/projects/${fleet.projectPath}/changes`, agent.token, {
+          workspace: agent.workspace,
+        });
         const t2 = performance.now();
         if (res.status !== 201 || res.body.change.status !== "accepted") {
           counters.otherFailures++;

@@ -23,7 +23,10 @@ export function buildAppCopy(work, customize = () => {}) {
   execFileSync("sh", ["-c", `git -C "${root}" archive HEAD | tar -x -C "${app}"`]);
   customize(app);
   fs.renameSync(path.join(app, "next.config.mjs"), path.join(app, "next.base.config.mjs"));
-  fs.writeFileSync(path.join(app, "next.config.mjs"), `import base from "./next.base.config.mjs";\nexport default { ...base, typescript: { ignoreBuildErrors: true }, turbopack: { root: ${JSON.stringify(root)} } };\n`);
+  fs.writeFileSync(
+    path.join(app, "next.config.mjs"),
+    `import base from "./next.base.config.mjs";\nexport default { ...base, typescript: { ignoreBuildErrors: true }, turbopack: { root: ${JSON.stringify(root)} } };\n`,
+  );
   fs.symlinkSync(path.join(root, "node_modules"), path.join(app, "node_modules"));
   sh("npx", ["prisma", "generate"], app);
   const started = Date.now();
@@ -64,7 +67,14 @@ export const SERVER_ENV = { MALLOC_ARENA_MAX: "2" };
 export function startNext(app, port, env, { detached = false, logFile, profileDir } = {}) {
   const stdout = logFile ? fs.openSync(logFile, "w") : "ignore";
   // A CPU profile is written when the process exits normally, and SIGTERM would end it without one.
-  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--import", `data:text/javascript,process.once("SIGTERM",()=>process.exit(0))`] : [];
+  const profile = profileDir
+    ? [
+        "--cpu-prof",
+        `--cpu-prof-dir=${profileDir}`,
+        "--import",
+        `data:text/javascript,process.once("SIGTERM",()=>process.exit(0))`,
+      ]
+    : [];
   return spawn(process.execPath, [...profile, "server.mjs"], {
     cwd: app,
     env: { ...benchEnv, ...SERVER_ENV, PORT: String(port), HOST: "127.0.0.1", ...env },
@@ -113,11 +123,14 @@ export function usage(pid, { reaped = false } = {}) {
 
 export function request(port, urlPath, { method = "GET", headers = {}, body, agent } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path: urlPath, method, headers, agent, timeout: 30_000 }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-    });
+    const req = http.request(
+      { host: "127.0.0.1", port, path: urlPath, method, headers, agent, timeout: 30_000 },
+      (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on("timeout", () => req.destroy(new Error("request timed out")));
     req.on("error", reject);
     req.end(body);
@@ -151,10 +164,13 @@ export function startRoundRobinProxy(ports) {
     for await (const chunk of req) body.push(chunk);
     const attempt = (tries) => {
       const port = ports[next++ % ports.length];
-      const upstream = http.request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = http.request(
+        { host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on("error", (error) => {
         if (error.code === "ECONNREFUSED" && tries < ports.length) return attempt(tries + 1);
         if (!res.headersSent) res.writeHead(502);

@@ -1,1 +1,4 @@
-export function plumbingCycles(cycles: number, options?: { warmup?: number; files?: (cycle: number) => Record<string, string> }): number[];
+export function plumbingCycles(
+  cycles: number,
+  options?: { warmup?: number; files?: (cycle: number) => Record<string, string> },
+): number[];

@@ -3,9 +3,18 @@
 import zlib from "node:zlib";
 
 const FONT = {
-  0: "111101101101111", 1: "010110010010111", 2: "111001111100111", 3: "111001111001111", 4: "101101111001001",
-  5: "111100111001111", 6: "111100111101111", 7: "111001001001001", 8: "111101111101111", 9: "111101111001111",
-  ".": "000000000000010", "-": "000000111000000",
+  0: "111101101101111",
+  1: "010110010010111",
+  2: "111001111100111",
+  3: "111001111001111",
+  4: "101101111001001",
+  5: "111100111001111",
+  6: "111100111101111",
+  7: "111001001001001",
+  8: "111101111101111",
+  9: "111101111001111",
+  ".": "000000000000010",
+  "-": "000000111000000",
 };
 
 function chunk(type, data) {
@@ -25,7 +34,12 @@ export function encodePng(width, height, rgb) {
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([8, 2, 0, 0, 0], 8); // 8 bits per channel, truecolour, no interlace
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", zlib.deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", zlib.deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 const niceStep = (span, lines) => {
@@ -51,7 +65,15 @@ export function plotPng(series, { width = 800, height = 400 } = {}) {
     for (const [i, char] of [...value].entries()) {
       const glyph = FONT[char];
       if (!glyph) continue;
-      for (let p = 0; p < 15; p++) if (glyph[p] === "1") for (const d of [[0, 0], [1, 0], [0, 1], [1, 1]]) set(x + i * 8 + (p % 3) * 2 + d[0], y + Math.floor(p / 3) * 2 + d[1], color);
+      for (let p = 0; p < 15; p++)
+        if (glyph[p] === "1")
+          for (const d of [
+            [0, 0],
+            [1, 0],
+            [0, 1],
+            [1, 1],
+          ])
+            set(x + i * 8 + (p % 3) * 2 + d[0], y + Math.floor(p / 3) * 2 + d[1], color);
     }
   };
   const all = series.flatMap((s) => s.points);
@@ -79,7 +101,8 @@ export function plotPng(series, { width = 800, height = 400 } = {}) {
     for (let i = 1; i < points.length; i++) {
       const [x0, y0, x1, y1] = [px(points[i - 1][0]), py(points[i - 1][1]), px(points[i][0]), py(points[i][1])];
       const steps = Math.max(1, Math.ceil(Math.max(Math.abs(x1 - x0), Math.abs(y1 - y0))));
-      for (let s = 0; s <= steps; s++) for (const d of [0, 1]) set(x0 + ((x1 - x0) * s) / steps, y0 + ((y1 - y0) * s) / steps + d, color);
+      for (let s = 0; s <= steps; s++)
+        for (const d of [0, 1]) set(x0 + ((x1 - x0) * s) / steps, y0 + ((y1 - y0) * s) / steps + d, color);
     }
   }
   return encodePng(width, height, rgb);

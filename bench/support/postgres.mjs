@@ -8,26 +8,32 @@ import os from "node:os";
 import path from "node:path";
 
 function postgresBin() {
-  const versions = fs.existsSync("/usr/lib/postgresql") ? fs.readdirSync("/usr/lib/postgresql").sort((a, b) => Number(a) - Number(b)) : [];
+  const versions = fs.existsSync("/usr/lib/postgresql")
+    ? fs.readdirSync("/usr/lib/postgresql").sort((a, b) => Number(a) - Number(b))
+    : [];
   const candidates = [...versions.reverse().map((v) => `/usr/lib/postgresql/${v}/bin`), "/usr/local/bin"];
   const bin = candidates.find((dir) => fs.existsSync(path.join(dir, "initdb")));
   if (!bin) throw new Error("no PostgreSQL server found (initdb under /usr/lib/postgresql/*/bin or /usr/local/bin)");
   return bin;
 }
 
-const freePort = () => new Promise((resolve) => {
-  const server = net.createServer().listen(0, "127.0.0.1", () => {
-    const { port } = server.address();
-    server.close(() => resolve(port));
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
   });
-});
 
 /** Starts a cluster; resolves to its `url` and a `stop()` that removes it. */
 export async function startPostgres({ maxConnections = 300 } = {}) {
   const bin = postgresBin();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pg-"));
   const asRoot = process.getuid?.() === 0;
-  const run = (cmd, args) => execFileSync(asRoot ? "runuser" : cmd, asRoot ? ["-u", "postgres", "--", cmd, ...args] : args, { stdio: ["ignore", "ignore", "inherit"] });
+  const run = (cmd, args) =>
+    execFileSync(asRoot ? "runuser" : cmd, asRoot ? ["-u", "postgres", "--", cmd, ...args] : args, {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
   if (asRoot) execFileSync("chown", ["postgres", dir]);
   const port = await freePort();
   run(path.join(bin, "initdb"), ["-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "-E", "UTF8"]);

@@ -8,7 +8,16 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { boundedLoad, buildAppCopy, request, root, startNext, stopProcess, usage, waitForServer } from "../support/next-app.mjs";
+import {
+  boundedLoad,
+  buildAppCopy,
+  request,
+  root,
+  startNext,
+  stopProcess,
+  usage,
+  waitForServer,
+} from "../support/next-app.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +40,11 @@ const addBareRoute = (app) => {
 /** Bounded load: exactly `count` requests, at most CONCURRENCY in flight. */
 async function load(port, urlPath, headers, count) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const result = await boundedLoad(count, CONCURRENCY, async () => (await request(port, urlPath, { headers, agent })).status === 200);
+  const result = await boundedLoad(
+    count,
+    CONCURRENCY,
+    async () => (await request(port, urlPath, { headers, agent })).status === 200,
+  );
   agent.destroy();
   return result;
 }
@@ -40,7 +53,11 @@ const PORT = 3901;
 const app = values["skip-build"] ? path.join(work, "app") : buildAppCopy(work, addBareRoute);
 const dataDir = path.join(work, "data");
 fs.rmSync(dataDir, { recursive: true, force: true });
-const child = startNext(app, PORT, { DATA_DIR: dataDir, ADMIN_API_KEY: "bench-key", RATE_LIMIT_PER_MINUTE: "100000000" });
+const child = startNext(app, PORT, {
+  DATA_DIR: dataDir,
+  ADMIN_API_KEY: "bench-key",
+  RATE_LIMIT_PER_MINUTE: "100000000",
+});
 const results = [];
 let rss;
 try {
@@ -53,7 +70,11 @@ try {
   if (created.status !== 201) throw new Error(`creating the bench user failed: ${created.status} ${created.body}`);
   const routes = [
     { name: "bare route handler (no auth, no tRPC, no database)", path: "/api/bench/bare", headers: {} },
-    { name: "GET /api/users/me, bearer token", path: "/api/users/me", headers: { authorization: `Bearer ${JSON.parse(created.body).token}` } },
+    {
+      name: "GET /api/users/me, bearer token",
+      path: "/api/users/me",
+      headers: { authorization: `Bearer ${JSON.parse(created.body).token}` },
+    },
   ];
   for (const route of routes) await load(PORT, route.path, route.headers, WARMUP);
   await new Promise((r) => setTimeout(r, 1000));
@@ -70,10 +91,19 @@ try {
   await stopProcess(child);
 }
 
-console.log(`\n${REQUESTS} requests per route, concurrency ${CONCURRENCY}, loopback, load generator on the same machine\n`);
+console.log(
+  `\n${REQUESTS} requests per route, concurrency ${CONCURRENCY}, loopback, load generator on the same machine\n`,
+);
 console.log("| route | req/s | p50 ms | p99 ms | server CPU ms/req | non-200 |");
 console.log("|---|---|---|---|---|---|");
-for (const r of results) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuMsPerRequest.toFixed(3)} | ${r.failures} |`);
-console.log(`\nserver RSS: ${rss.idle.toFixed(0)} MB idle (after start-up and warm-up), ${rss.after.toFixed(0)} MB after the load`);
+for (const r of results)
+  console.log(
+    `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuMsPerRequest.toFixed(3)} | ${r.failures} |`,
+  );
+console.log(
+  `\nserver RSS: ${rss.idle.toFixed(0)} MB idle (after start-up and warm-up), ${rss.after.toFixed(0)} MB after the load`,
+);
 const [bare, authed] = results;
-console.log(`CPU per request, authenticated / bare: ${(authed.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(2)}x (target <= 1.5x)`);
+console.log(
+  `CPU per request, authenticated / bare: ${(authed.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(2)}x (target <= 1.5x)`,
+);

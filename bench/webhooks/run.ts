@@ -29,7 +29,13 @@ const BURST = Number(values.burst);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-webhooks-"));
 const ADMIN_KEY = "bench-admin-key";
-Object.assign(process.env, { DATA_DIR: dataDir, BASE_URL: "http://bench.test", ADMIN_API_KEY: ADMIN_KEY, ALLOW_PRIVATE_TARGETS: "1", RATE_LIMIT_PER_MINUTE: "100000000" });
+Object.assign(process.env, {
+  DATA_DIR: dataDir,
+  BASE_URL: "http://bench.test",
+  ADMIN_API_KEY: ADMIN_KEY,
+  ALLOW_PRIVATE_TARGETS: "1",
+  RATE_LIMIT_PER_MINUTE: "100000000",
+});
 
 const { closeDatabase, database } = await import("@/server/db/client");
 const { startEmbeddedExecutor } = await import("@/server/jobs/embedded");
@@ -40,13 +46,18 @@ const { ms, percentile, rest } = await import("@/bench/support/in-process");
 const receiver = await startReceiver(() => ({ status: 200, body: "ok" }));
 const executor = await startEmbeddedExecutor(functions);
 try {
-  const { token } = await rest("POST", "/api/admin/users", undefined, { username: "bench" }, 201, { "x-admin-api-key": ADMIN_KEY });
+  const { token } = await rest("POST", "/api/admin/users", undefined, { username: "bench" }, 201, {
+    "x-admin-api-key": ADMIN_KEY,
+  });
   const project = await rest("POST", "/api/projects", token, { name: "bench" }, 201);
   const base = `/api/projects/${project.path}`;
-  const createWebhook = async (url: string, events: string) => (await rest("POST", `${base}/webhooks`, token, { url, events }, 201)).webhook;
+  const createWebhook = async (url: string, events: string) =>
+    (await rest("POST", `${base}/webhooks`, token, { url, events }, 201)).webhook;
   const openIssue = (title: string) => rest("POST", `${base}/issues`, token, { title }, 201);
   const load = os.loadavg()[0].toFixed(1);
-  console.log(`node ${process.version}; ${os.cpus().length} CPUs (load ${load}); ${(await database()).kind}; embedded executor; receiver on 127.0.0.1`);
+  console.log(
+    `node ${process.version}; ${os.cpus().length} CPUs (load ${load}); ${(await database()).kind}; embedded executor; receiver on 127.0.0.1`,
+  );
 
   // 1. One webhook, one event at a time.
   const single = await createWebhook(`${receiver.url}?hook=single`, "*");
@@ -77,7 +88,10 @@ try {
   for (let i = 0; i < BURST; i++) await openIssue(`fan-out ${i}`);
   await receiver.waitFor(before + total, 300_000);
   const seconds = (performance.now() - started) / 1000;
-  const fanOut = receiver.received.slice(before).map((entry) => entry.at - started).sort((a, b) => a - b);
+  const fanOut = receiver.received
+    .slice(before)
+    .map((entry) => entry.at - started)
+    .sort((a, b) => a - b);
   console.log(
     `${HOOKS} webhooks x ${BURST} events = ${total} deliveries in ${seconds.toFixed(2)} s:  ${(total / seconds).toFixed(0)} deliveries/s` +
       `   (first at ${ms(fanOut[0])}, p50 at ${ms(percentile(fanOut, 0.5))})`,

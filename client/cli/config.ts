@@ -27,7 +27,10 @@ export function loadConfig(): CliConfig {
   } catch {
     // No login yet.
   }
-  return { url: process.env.SVC_URL || saved.url || "http://localhost:3000", token: process.env.SVC_TOKEN || saved.token };
+  return {
+    url: process.env.SVC_URL || saved.url || "http://localhost:3000",
+    token: process.env.SVC_TOKEN || saved.token,
+  };
 }
 
 export function saveConfig(config: CliConfig): void {

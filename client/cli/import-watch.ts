@@ -1,6 +1,7 @@
 import type { components, paths, SvcClient } from "../index.js";
 
-type ImportProgress = paths["/api/projects/{namespace}/{slug}/import/status"]["get"]["responses"][200]["content"]["application/json"];
+type ImportProgress =
+  paths["/api/projects/{namespace}/{slug}/import/status"]["get"]["responses"][200]["content"]["application/json"];
 type SvcError = components["schemas"]["Error"];
 
 /** The import states after which nothing changes (the spec's Import progress). */
@@ -10,7 +11,10 @@ const FINAL = new Set<ImportProgress["status"]>(["completed", "failed", "cancell
 export function progressLine(progress: ImportProgress): string {
   const parts: string[] = [progress.status];
   if (progress.phase) parts.push(progress.phase);
-  if (progress.progress) parts.push(`${progress.progress.percent}% (${progress.progress.receivedObjects}/${progress.progress.totalObjects} objects)`);
+  if (progress.progress)
+    parts.push(
+      `${progress.progress.percent}% (${progress.progress.receivedObjects}/${progress.progress.totalObjects} objects)`,
+    );
   if (progress.failureCategory) parts.push(progress.failureCategory);
   return parts.join(" ");
 }
@@ -20,10 +24,17 @@ export function progressLine(progress: ImportProgress): string {
  * calling `print` with each progress line that differs from the last; answers the final progress.
  * A refused poll (404, 401...) throws with the service's `{error, code}`.
  */
-export async function watchImport(svc: SvcClient, project: { namespace: string; slug: string }, intervalMs: number, print: (line: string) => void): Promise<ImportProgress> {
+export async function watchImport(
+  svc: SvcClient,
+  project: { namespace: string; slug: string },
+  intervalMs: number,
+  print: (line: string) => void,
+): Promise<ImportProgress> {
   let last: string | undefined;
   for (;;) {
-    const { data, error, response } = await svc.GET("/api/projects/{namespace}/{slug}/import/status", { params: { path: project } });
+    const { data, error, response } = await svc.GET("/api/projects/{namespace}/{slug}/import/status", {
+      params: { path: project },
+    });
     if (!data) {
       const body = (error ?? {}) as Partial<SvcError>;
       throw Object.assign(new Error(`${response.status} ${body.error ?? response.statusText}`), { code: body.code });

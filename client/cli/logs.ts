@@ -14,7 +14,10 @@ interface LogOptions {
   retryMs?: number;
 }
 
-const headersOf = (token: string | undefined, accept: string) => ({ accept, ...(token ? { authorization: `Bearer ${token}` } : {}) });
+const headersOf = (token: string | undefined, accept: string) => ({
+  accept,
+  ...(token ? { authorization: `Bearer ${token}` } : {}),
+});
 
 async function refused(response: Response): Promise<Error> {
   const body = (await response.json().catch(() => ({}))) as { error?: string; code?: string };
@@ -30,7 +33,9 @@ async function followRun(url: string, options: LogOptions): Promise<string> {
   let offset: string | undefined;
   for (;;) {
     try {
-      const response = await fetchFn(url, { headers: { ...headersOf(options.token, "text/event-stream"), ...(offset ? { "last-event-id": offset } : {}) } });
+      const response = await fetchFn(url, {
+        headers: { ...headersOf(options.token, "text/event-stream"), ...(offset ? { "last-event-id": offset } : {}) },
+      });
       if (!response.ok || !response.body) throw await refused(response);
       const decoder = new TextDecoder();
       let buffer = "";
@@ -60,7 +65,10 @@ async function followRun(url: string, options: LogOptions): Promise<string> {
  * `change logs ID [--follow]`: each run of the change's latest round, a header line then its log;
  * with --follow, runs still going are streamed live until they end. Answers the runs' final statuses.
  */
-export async function changeLogs(changeId: string, options: LogOptions): Promise<Array<{ evaluator: string; status: string }>> {
+export async function changeLogs(
+  changeId: string,
+  options: LogOptions,
+): Promise<Array<{ evaluator: string; status: string }>> {
   const fetchFn = options.fetch ?? globalThis.fetch;
   const base = `${options.baseUrl.replace(/\/+$/, "")}/api/changes/${encodeURIComponent(changeId)}`;
   const response = await fetchFn(base, { headers: headersOf(options.token, "application/json") });

@@ -87,7 +87,14 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
   const project = () => ({ params: { path: projectArg(rest[0]) } });
   const oneWord = ["login", "whoami", "clone", "compare", "search", "blame", "archive"].includes(command ?? "");
   const key = `${command ?? ""} ${oneWord ? "" : (sub ?? "")}`.trim();
-  const read = await runReadCommand(key, oneWord ? [sub, ...rest].filter((value): value is string => value !== undefined) : rest, values, svc, unwrap, need);
+  const read = await runReadCommand(
+    key,
+    oneWord ? [sub, ...rest].filter((value): value is string => value !== undefined) : rest,
+    values,
+    svc,
+    unwrap,
+    need,
+  );
   if (read !== undefined) return read;
   switch (key) {
     case "login": {
@@ -103,19 +110,31 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
     case "projects create":
       return unwrap(
         await svc.POST("/api/projects", {
-          body: { name: need(rest[0], "NAME"), visibility: values.public ? "public" : "private", ...(typeof values.org === "string" ? { org: values.org } : {}) },
+          body: {
+            name: need(rest[0], "NAME"),
+            visibility: values.public ? "public" : "private",
+            ...(typeof values.org === "string" ? { org: values.org } : {}),
+          },
         }),
       );
     case "clone": {
       const { namespace, slug } = projectArg(sub);
-      const found = unwrap(await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: { namespace, slug } } }));
+      const found = unwrap(
+        await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: { namespace, slug } } }),
+      );
       const dir = rest[0] ?? slug;
       // The token goes in this one command's configuration, never into the clone's .git/config.
       const auth = config.token ? ["-c", `http.extraHeader=Authorization: Bearer ${config.token}`] : [];
-      const git = spawnSync("git", [...auth, "clone", "--quiet", found.remote, dir], { stdio: ["ignore", "ignore", "inherit"] });
+      const git = spawnSync("git", [...auth, "clone", "--quiet", found.remote, dir], {
+        stdio: ["ignore", "ignore", "inherit"],
+      });
       if (git.status !== 0) throw new CliError(`git clone failed (exit ${git.status})`);
       // Later fetches and pushes ask this CLI for the saved token (for this server only).
-      const helper = spawnSync("git", ["-C", dir, "config", `credential.${new URL(config.url).origin}.helper`, credentialHelperCommand()], { stdio: ["ignore", "ignore", "inherit"] });
+      const helper = spawnSync(
+        "git",
+        ["-C", dir, "config", `credential.${new URL(config.url).origin}.helper`, credentialHelperCommand()],
+        { stdio: ["ignore", "ignore", "inherit"] },
+      );
       if (helper.status !== 0) throw new CliError(`git config failed (exit ${helper.status})`);
       return { cloned: found.path, directory: dir };
     }
@@ -133,20 +152,34 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
       const name = need(rest[0], "NAME");
       const files = rest.slice(1);
       if (files.length === 0) throw new CliError("name at least one FILE to commit");
-      const found = unwrap(await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: projectArg(values.project) } }));
+      const found = unwrap(
+        await svc.GET("/api/projects/{namespace}/{slug}", { params: { path: projectArg(values.project) } }),
+      );
       return unwrap(
         await svc.POST("/api/workspaces/{name}/commit", {
           params: { path: { name } },
-          body: { projectId: found.id, message: need(values.message, "-m MESSAGE"), files: Object.fromEntries(files.map((file) => [file, fs.readFileSync(file, "utf8")])) },
+          body: {
+            projectId: found.id,
+            message: need(values.message, "-m MESSAGE"),
+            files: Object.fromEntries(files.map((file) => [file, fs.readFileSync(file, "utf8")])),
+          },
         }),
       );
     }
     case "change open":
-      return unwrap(await svc.POST("/api/projects/{namespace}/{slug}/changes", { ...project(), body: { workspace: need(values.workspace, "--workspace") } }));
+      return unwrap(
+        await svc.POST("/api/projects/{namespace}/{slug}/changes", {
+          ...project(),
+          body: { workspace: need(values.workspace, "--workspace") },
+        }),
+      );
     case "change list":
       return unwrap(
         await svc.GET("/api/projects/{namespace}/{slug}/changes", {
-          params: { path: projectArg(rest[0]), query: typeof values.status === "string" ? { status: values.status as never } : {} },
+          params: {
+            path: projectArg(rest[0]),
+            query: typeof values.status === "string" ? { status: values.status as never } : {},
+          },
         }),
       );
     case "change show":
@@ -155,13 +188,22 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
       return unwrap(
         await svc.POST("/api/changes/{id}/reviews", {
           params: { path: { id: need(rest[0], "ID") } },
-          body: { verdict: need(values.verdict, "--verdict") as "approve", ...(typeof values.comment === "string" ? { comment: values.comment } : {}) },
+          body: {
+            verdict: need(values.verdict, "--verdict") as "approve",
+            ...(typeof values.comment === "string" ? { comment: values.comment } : {}),
+          },
         }),
       );
     case "change merge":
       return unwrap(
         await svc.POST("/api/changes/{id}/merge", {
-          params: { path: { id: need(rest[0], "ID") }, query: { strategy: (values.strategy as "merge" | "squash" | undefined) ?? "merge", force: values.force ? "true" : "false" } },
+          params: {
+            path: { id: need(rest[0], "ID") },
+            query: {
+              strategy: (values.strategy as "merge" | "squash" | undefined) ?? "merge",
+              force: values.force ? "true" : "false",
+            },
+          },
         }),
       );
     case "change queue":
@@ -186,38 +228,59 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
       return final.data;
     }
     case "change logs": {
-      await changeLogs(need(rest[0], "ID"), { baseUrl: config.url, token: config.token, follow: values.follow === true, write: (text) => process.stdout.write(text) });
+      await changeLogs(need(rest[0], "ID"), {
+        baseUrl: config.url,
+        token: config.token,
+        follow: values.follow === true,
+        write: (text) => process.stdout.write(text),
+      });
       return PRINTED;
     }
     case "issue list":
       return unwrap(
         await svc.GET("/api/projects/{namespace}/{slug}/issues", {
-          params: { path: projectArg(rest[0]), query: typeof values.status === "string" ? { status: values.status as "open" } : {} },
+          params: {
+            path: projectArg(rest[0]),
+            query: typeof values.status === "string" ? { status: values.status as "open" } : {},
+          },
         }),
       );
     case "issue open":
       return unwrap(
         await svc.POST("/api/projects/{namespace}/{slug}/issues", {
           ...project(),
-          body: { title: need(values.title, "--title"), ...(typeof values.body === "string" ? { body: values.body } : {}) },
+          body: {
+            title: need(values.title, "--title"),
+            ...(typeof values.body === "string" ? { body: values.body } : {}),
+          },
         }),
       );
     case "import start":
       return unwrap(
         await svc.POST("/api/projects/{namespace}/{slug}/import", {
           ...project(),
-          body: { url: need(values.url, "--url"), visibility: values.public ? "public" : "private", ...(typeof values.branch === "string" ? { branch: values.branch } : {}) },
+          body: {
+            url: need(values.url, "--url"),
+            visibility: values.public ? "public" : "private",
+            ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
+          },
         }),
       );
     case "import watch": {
       const seconds = Number(values.interval ?? 2);
       if (!(seconds > 0)) throw new CliError("--interval takes a positive number of seconds");
       const final = await watchImport(svc, projectArg(rest[0]), seconds * 1000, (line) => console.error(line));
-      if (final.status !== "completed") throw new CliError(`import ${final.status}${final.error ? `: ${final.error}` : ""}`, final.failureCategory ?? undefined);
+      if (final.status !== "completed")
+        throw new CliError(
+          `import ${final.status}${final.error ? `: ${final.error}` : ""}`,
+          final.failureCategory ?? undefined,
+        );
       return final;
     }
     default:
-      throw new UsageError(command === undefined ? "no command given" : `unknown command: ${[command, sub].filter(Boolean).join(" ")}`);
+      throw new UsageError(
+        command === undefined ? "no command given" : `unknown command: ${[command, sub].filter(Boolean).join(" ")}`,
+      );
   }
 }
 

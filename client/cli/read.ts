@@ -42,46 +42,88 @@ export async function runReadCommand(
     case "change diff": {
       const id = need(rest[0], "ID");
       if (values.patch) {
-        const patch = unwrap(await svc.GET("/api/changes/{id}/diff", { params: { path: { id }, query: { format: "patch" } }, parseAs: "text" }));
+        const patch = unwrap(
+          await svc.GET("/api/changes/{id}/diff", {
+            params: { path: { id }, query: { format: "patch" } },
+            parseAs: "text",
+          }),
+        );
         process.stdout.write(patch);
         return PRINTED;
       }
-      return unwrap(await svc.GET("/api/changes/{id}/diff", { params: { path: { id }, query: { limit: int(values.limit), offset: int(values.offset) } } }));
+      return unwrap(
+        await svc.GET("/api/changes/{id}/diff", {
+          params: { path: { id }, query: { limit: int(values.limit), offset: int(values.offset) } },
+        }),
+      );
     }
     case "commit show":
-      return unwrap(await svc.GET("/api/projects/{namespace}/{slug}/commits/{sha}", { params: { path: { ...path(), sha: need(rest[1], "SHA") } } }));
+      return unwrap(
+        await svc.GET("/api/projects/{namespace}/{slug}/commits/{sha}", {
+          params: { path: { ...path(), sha: need(rest[1], "SHA") } },
+        }),
+      );
     case "compare":
-      return unwrap(await svc.GET("/api/projects/{namespace}/{slug}/compare", { params: { path: path(), query: { base: need(rest[1], "BASE"), head: need(rest[2], "HEAD") } } }));
+      return unwrap(
+        await svc.GET("/api/projects/{namespace}/{slug}/compare", {
+          params: { path: path(), query: { base: need(rest[1], "BASE"), head: need(rest[2], "HEAD") } },
+        }),
+      );
     case "search":
       return unwrap(
         await svc.GET("/api/projects/{namespace}/{slug}/search", {
           params: {
             path: path(),
-            query: { q: need(rest[1], "QUERY"), ref: text(values.ref), path: text(values.path), regex: values.regex ? "true" : "false", case: values.case ? "true" : "false", limit: int(values.limit) },
+            query: {
+              q: need(rest[1], "QUERY"),
+              ref: text(values.ref),
+              path: text(values.path),
+              regex: values.regex ? "true" : "false",
+              case: values.case ? "true" : "false",
+              limit: int(values.limit),
+            },
           },
         }),
       );
     case "blame":
-      return unwrap(await svc.GET("/api/projects/{namespace}/{slug}/blame", { params: { path: path(), query: { path: need(rest[1], "PATH"), ref: text(values.ref) } } }));
+      return unwrap(
+        await svc.GET("/api/projects/{namespace}/{slug}/blame", {
+          params: { path: path(), query: { path: need(rest[1], "PATH"), ref: text(values.ref) } },
+        }),
+      );
     case "tag list":
       return unwrap(await svc.GET("/api/projects/{namespace}/{slug}/tags", { params: { path: path() } }));
     case "tag create":
       return unwrap(
         await svc.POST("/api/projects/{namespace}/{slug}/tags", {
           params: { path: path() },
-          body: { name: need(rest[1], "NAME"), ...(text(values.target) ? { target: text(values.target) } : {}), ...(text(values.message) !== undefined ? { message: text(values.message) } : {}) },
+          body: {
+            name: need(rest[1], "NAME"),
+            ...(text(values.target) ? { target: text(values.target) } : {}),
+            ...(text(values.message) !== undefined ? { message: text(values.message) } : {}),
+          },
         }),
       );
     case "tag delete":
-      return unwrap(await svc.DELETE("/api/projects/{namespace}/{slug}/tags/{name}", { params: { path: { ...path(), name: need(rest[1], "NAME") } } }));
+      return unwrap(
+        await svc.DELETE("/api/projects/{namespace}/{slug}/tags/{name}", {
+          params: { path: { ...path(), name: need(rest[1], "NAME") } },
+        }),
+      );
     case "archive": {
       const format = text(values.format) === "zip" ? "zip" : "tar.gz";
-      const result = await svc.GET("/api/projects/{namespace}/{slug}/archive", { params: { path: path(), query: { ref: text(values.ref), format } }, parseAs: "stream" });
+      const result = await svc.GET("/api/projects/{namespace}/{slug}/archive", {
+        params: { path: path(), query: { ref: text(values.ref), format } },
+        parseAs: "stream",
+      });
       const body = unwrap(result as Result<ReadableStream<Uint8Array>>);
       const named = /filename="([^"]+)"/.exec(result.response.headers.get("content-disposition") ?? "")?.[1];
       const file = text(values.output) ?? named ?? `archive.${format}`;
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under the root tsconfig (DOM's stream type), not under client/'s
-      await pipeline(Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>), fs.createWriteStream(file));
+      await pipeline(
+        Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>),
+        fs.createWriteStream(file),
+      );
       return { written: file, bytes: fs.statSync(file).size };
     }
     default:

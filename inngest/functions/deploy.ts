@@ -1,6 +1,12 @@
 import { OUTBOX_SWEEP_CRON } from "@/server/limits";
 import { inngest } from "@/server/jobs";
-import { abandonDeployment, DEPLOYMENT_REQUESTED_EVENT, enqueueDeployments, runDeployment, startDeployment } from "@/server/deployments";
+import {
+  abandonDeployment,
+  DEPLOYMENT_REQUESTED_EVENT,
+  enqueueDeployments,
+  runDeployment,
+  startDeployment,
+} from "@/server/deployments";
 
 /**
  * Runs one deployment attempt: start (running, or skipped; supersedes older waiting ones), then the
@@ -25,6 +31,11 @@ export const deploymentRun = inngest.createFunction(
 
 /** Every five minutes: hands the deploy outbox (queued deployments whose send failed) to the queue. */
 export const deploymentOutboxSweep = inngest.createFunction(
-  { id: "deployment-outbox-sweep", name: "Deployment outbox sweep", triggers: [{ cron: OUTBOX_SWEEP_CRON }], retries: 2 },
+  {
+    id: "deployment-outbox-sweep",
+    name: "Deployment outbox sweep",
+    triggers: [{ cron: OUTBOX_SWEEP_CRON }],
+    retries: 2,
+  },
   async ({ step }) => ({ enqueued: await step.run("enqueue-outbox", () => enqueueDeployments()) }),
 );

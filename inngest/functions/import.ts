@@ -9,7 +9,13 @@ import { IMPORT_REQUESTED_EVENT, fetchImport, swapImport } from "@/server/import
  * is replaced only whole). Failures are recorded by the steps themselves, so they are not retried.
  */
 export const importJob = inngest.createFunction(
-  { id: "import-project", name: "Import a repository", triggers: [{ event: IMPORT_REQUESTED_EVENT }], retries: 0, concurrency: { limit: 1, key: "event.data.importId" } },
+  {
+    id: "import-project",
+    name: "Import a repository",
+    triggers: [{ event: IMPORT_REQUESTED_EVENT }],
+    retries: 0,
+    concurrency: { limit: 1, key: "event.data.importId" },
+  },
   async ({ event, step }) => {
     const importId = String(event.data.importId);
     const fetched = await step.run("fetch", () => fetchImport(importId, Number(event.data.lease)));

@@ -13,4 +13,21 @@ import { hostVerdict } from "./host-verdict";
 import { promotedChangeFollow } from "./promoted-changes";
 
 /** Every function served at /api/inngest; areas add theirs here. */
-export const functions: InngestFunction.Any[] = [outboxSweep, deletionJob, webhookFanOut, webhookDeliver, webhookPruneLogs, jobsPrune, deploymentRun, deploymentOutboxSweep, importJob, syncJob, autoSync, backupRun, restoreRun, hostVerdict, promotedChangeFollow, workspaceKeysSweep];
+export const functions: InngestFunction.Any[] = [
+  outboxSweep,
+  deletionJob,
+  webhookFanOut,
+  webhookDeliver,
+  webhookPruneLogs,
+  jobsPrune,
+  deploymentRun,
+  deploymentOutboxSweep,
+  importJob,
+  syncJob,
+  autoSync,
+  backupRun,
+  restoreRun,
+  hostVerdict,
+  promotedChangeFollow,
+  workspaceKeysSweep,
+];

@@ -1,6 +1,11 @@
 import { inngest } from "@/server/jobs";
 import { DOMAIN_EVENT } from "@/server/events";
-import { HOST_VERDICT_EVENT, promotedChangesMovedBy, pushPromotedTip, reevaluatePromotedChange } from "@/server/changes";
+import {
+  HOST_VERDICT_EVENT,
+  promotedChangesMovedBy,
+  pushPromotedTip,
+  reevaluatePromotedChange,
+} from "@/server/changes";
 
 /**
  * When a workspace moves (a `push` event: the commit route or a git push), each promoted change of
@@ -14,7 +19,12 @@ export const promotedChangeFollow = inngest.createFunction(
     name: "Re-evaluate promoted changes whose workspace moved",
     // Pushes to a workspace of a project that has a promoted change (`!= false`: an event handed
     // over before the field existed still runs).
-    triggers: [{ event: DOMAIN_EVENT, if: "event.data.kind == 'push' && event.data.workspace != '' && event.data.promotedChanges != false" }],
+    triggers: [
+      {
+        event: DOMAIN_EVENT,
+        if: "event.data.kind == 'push' && event.data.workspace != '' && event.data.promotedChanges != false",
+      },
+    ],
     retries: 4,
     // One workspace's pushes in order; other workspaces' promoted changes are not theirs to wait for.
     concurrency: { limit: 1, key: "event.data.projectId + ':' + event.data.workspace" },

@@ -1,5 +1,11 @@
 import { inngest } from "@/server/jobs";
-import { attemptDelivery, pruneDeliveryLogs, retryDelayMs, WEBHOOK_MAX_ATTEMPTS, webhooksForEvent } from "@/server/webhooks";
+import {
+  attemptDelivery,
+  pruneDeliveryLogs,
+  retryDelayMs,
+  WEBHOOK_MAX_ATTEMPTS,
+  webhooksForEvent,
+} from "@/server/webhooks";
 
 /** One durable delivery job per (event, webhook); the event id is the delivery id, so a resent domain event starts no second job. */
 export const WEBHOOK_DELIVER_EVENT = "svc/webhook.deliver";
@@ -19,7 +25,11 @@ export const webhookFanOut = inngest.createFunction(
     if (targets.length === 0) return { deliveries: 0 };
     await step.sendEvent(
       "start-deliveries",
-      targets.map((target) => ({ id: target.deliveryId, name: WEBHOOK_DELIVER_EVENT, data: { eventId, webhookId: target.webhookId } })),
+      targets.map((target) => ({
+        id: target.deliveryId,
+        name: WEBHOOK_DELIVER_EVENT,
+        data: { eventId, webhookId: target.webhookId },
+      })),
     );
     return { deliveries: targets.length };
   },
@@ -43,6 +53,7 @@ export const webhookDeliver = inngest.createFunction(
 );
 
 /** Trims every webhook's delivery log to its newest attempts (WEBHOOK_DELIVERY_LOG_KEEP). */
-export const webhookPruneLogs = inngest.createFunction({ id: "webhooks-prune-logs", triggers: [{ cron: "17 * * * *" }] }, async ({ step }) =>
-  step.run("prune", async () => ({ deleted: await pruneDeliveryLogs() })),
+export const webhookPruneLogs = inngest.createFunction(
+  { id: "webhooks-prune-logs", triggers: [{ cron: "17 * * * *" }] },
+  async ({ step }) => step.run("prune", async () => ({ deleted: await pruneDeliveryLogs() })),
 );

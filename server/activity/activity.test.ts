@@ -29,9 +29,15 @@ describe("GET /projects/{namespace}/{slug}/activity", () => {
   it("returns the project's events newest first, 50 by default", async () => {
     const res = await call("GET", `${project.base}/activity`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ namespace: owner.username, slug: project.slug, path: `@${owner.username}/${project.slug}` });
+    expect(res.body).toMatchObject({
+      namespace: owner.username,
+      slug: project.slug,
+      path: `@${owner.username}/${project.slug}`,
+    });
     expect(res.body.events).toHaveLength(50);
-    expect(res.body.events.map((e: { data: { i: number } }) => e.data.i)).toEqual(Array.from({ length: 50 }, (_, k) => 204 - k));
+    expect(res.body.events.map((e: { data: { i: number } }) => e.data.i)).toEqual(
+      Array.from({ length: 50 }, (_, k) => 204 - k),
+    );
     expect(res.body.events[0]).toMatchObject({ kind: "push", actor: "system" });
     expect(res.body.events[0].id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(res.body.events[0].occurredAt)).not.toBeNaN();
@@ -40,7 +46,8 @@ describe("GET /projects/{namespace}/{slug}/activity", () => {
   it("honours limit up to 200 and refuses values outside 1..200", async () => {
     expect((await call("GET", `${project.base}/activity?limit=200`)).body.events).toHaveLength(200);
     expect((await call("GET", `${project.base}/activity?limit=1`)).body.events).toHaveLength(1);
-    for (const limit of ["0", "201", "x", "-3"]) expect((await call("GET", `${project.base}/activity?limit=${limit}`)).status, limit).toBe(400);
+    for (const limit of ["0", "201", "x", "-3"])
+      expect((await call("GET", `${project.base}/activity?limit=${limit}`)).status, limit).toBe(400);
   });
 
   it("shows only that project's events, and hides private projects with 404", async () => {
@@ -48,6 +55,8 @@ describe("GET /projects/{namespace}/{slug}/activity", () => {
     expect(own.body.events.map((e: { data: { i: number } }) => e.data.i)).toEqual([-1]);
     expect((await call("GET", `${other.base}/activity`)).status).toBe(404);
     expect((await call("GET", `${other.base}/activity`, { token: stranger.token })).status).toBe(404);
-    expect((await call("GET", `/api/projects/@${owner.username}/missing/activity`, { token: owner.token })).status).toBe(404);
+    expect(
+      (await call("GET", `/api/projects/@${owner.username}/missing/activity`, { token: owner.token })).status,
+    ).toBe(404);
   });
 });

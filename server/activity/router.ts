@@ -6,11 +6,25 @@ import { boundedInt, namedSchema } from "@/server/http";
 import { projectParams } from "@/server/projects";
 
 const eventOutput = namedSchema("ActivityEvent", () =>
-  z.object({ id: z.string(), kind: z.string(), actor: z.string(), occurredAt: z.string(), data: z.record(z.string(), z.unknown()) }));
+  z.object({
+    id: z.string(),
+    kind: z.string(),
+    actor: z.string(),
+    occurredAt: z.string(),
+    data: z.record(z.string(), z.unknown()),
+  }),
+);
 
 export const activityRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/projects/{namespace}/{slug}/activity", tags: ["activity"], summary: "The project's domain events, newest first" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/projects/{namespace}/{slug}/activity",
+        tags: ["activity"],
+        summary: "The project's domain events, newest first",
+      },
+    })
     .input(z.object({ ...projectParams(), limit: boundedInt(1, ACTIVITY_LIMIT_MAX, ACTIVITY_LIMIT_DEFAULT) }))
     .output(z.object({ namespace: z.string(), slug: z.string(), path: z.string(), events: z.array(eventOutput()) }))
     .query(({ input, ctx }) => projectActivity(ctx.identity, input, input.limit)),

@@ -23,6 +23,15 @@ export const activityEventView = (event: DomainEvent): ActivityEventView => ({
 export async function projectActivity(identity: Identity, ref: { namespace: string; slug: string }, limit: number) {
   const { project } = await requireProject(identity, { namespace: ref.namespace, slug: ref.slug }, "read");
   const prisma = await db();
-  const events = await prisma.domainEvent.findMany({ where: { projectId: project.id }, orderBy: { seq: "desc" }, take: limit });
-  return { namespace: project.namespace, slug: project.slug, path: projectPath(project), events: events.map(activityEventView) };
+  const events = await prisma.domainEvent.findMany({
+    where: { projectId: project.id },
+    orderBy: { seq: "desc" },
+    take: limit,
+  });
+  return {
+    namespace: project.namespace,
+    slug: project.slug,
+    path: projectPath(project),
+    events: events.map(activityEventView),
+  };
 }

@@ -49,12 +49,27 @@ const metricFamilyOutput = () =>
     name: z.string(),
     type: z.string(),
     help: z.string(),
-    samples: z.array(z.object({ name: z.string().optional(), labels: z.record(z.string(), z.string()), value: z.number().nullable().describe("null for NaN (e.g. event-loop lag before its first sample)") })),
+    samples: z.array(
+      z.object({
+        name: z.string().optional(),
+        labels: z.record(z.string(), z.string()),
+        value: z.number().nullable().describe("null for NaN (e.g. event-loop lag before its first sample)"),
+      }),
+    ),
   });
 
 export const adminRouter = router({
   createUser: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/users", tags: ["admin"], summary: "Create a user (an administrator with isAdmin) and its legacy credential" }, successStatus: 201, errors: { 409: ["CONFLICT"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/admin/users",
+        tags: ["admin"],
+        summary: "Create a user (an administrator with isAdmin) and its legacy credential",
+      },
+      successStatus: 201,
+      errors: { 409: ["CONFLICT"] },
+    })
     .input(z.object({ username: usernameSchema(), isAdmin: z.boolean().optional() }))
     .output(z.object({ user: publicUserOutput(), token: z.string() }))
     .mutation(async ({ input, ctx }) => {
@@ -64,7 +79,17 @@ export const adminRouter = router({
     }),
 
   audit: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/audit", tags: ["admin"], summary: "Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id: Link rel=next)" }, errors: { 404: [] }, list: "cursor" })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/audit",
+        tags: ["admin"],
+        summary:
+          "Audit entries, newest first (filters: action, actor, project @ns/slug, before an entry id: Link rel=next)",
+      },
+      errors: { 404: [] },
+      list: "cursor",
+    })
     .input(
       z.object({
         action: text().max(100).optional(),
@@ -82,13 +107,27 @@ export const adminRouter = router({
     }),
 
   verifyAudit: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/audit/verify", tags: ["admin"], summary: "Recompute the audit hash chain" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/audit/verify",
+        tags: ["admin"],
+        summary: "Recompute the audit hash chain",
+      },
+    })
     .input(z.object({}))
     .output(z.object({ ok: z.boolean(), entries: z.number().int(), firstBrokenId: z.string().nullable() }))
     .query(() => verifyAudit()),
 
   metrics: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/metrics", tags: ["admin"], summary: "Metrics; Prometheus text exposition unless Accept: application/json asks for this JSON form" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/metrics",
+        tags: ["admin"],
+        summary: "Metrics; Prometheus text exposition unless Accept: application/json asks for this JSON form",
+      },
+    })
     .input(z.object({}))
     .output(z.object({ metrics: z.array(metricFamilyOutput()) }))
     .query(async ({ ctx }) => {
@@ -97,7 +136,14 @@ export const adminRouter = router({
     }),
 
   caches: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/caches", tags: ["admin"], summary: "The process's memory and every process-wide cache's size and bound (this instance only)" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/caches",
+        tags: ["admin"],
+        summary: "The process's memory and every process-wide cache's size and bound (this instance only)",
+      },
+    })
     .input(z.object({}))
     .output(
       z.object({
@@ -111,7 +157,15 @@ export const adminRouter = router({
           databaseWasmBytes: z.number().nullable(),
           databaseHeapUsedBytes: z.number().nullable(),
         }),
-        caches: z.array(z.object({ name: z.string(), entries: z.number(), limit: z.number().nullable(), unit: z.string(), bound: z.string() })),
+        caches: z.array(
+          z.object({
+            name: z.string(),
+            entries: z.number(),
+            limit: z.number().nullable(),
+            unit: z.string(),
+            bound: z.string(),
+          }),
+        ),
       }),
     )
     .query(async ({ ctx }) => {
@@ -120,7 +174,16 @@ export const adminRouter = router({
     }),
 
   createBackup: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/backups", tags: ["admin"], summary: "Start an online backup (runs in the background)" }, successStatus: 202, errors: { 409: ["CONFLICT"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/admin/backups",
+        tags: ["admin"],
+        summary: "Start an online backup (runs in the background)",
+      },
+      successStatus: 202,
+      errors: { 409: ["CONFLICT"] },
+    })
     .input(z.object({}))
     .output(z.object({ backup: z.object({ id: z.string(), status: z.literal("running"), createdAt: z.string() }) }))
     .mutation(async ({ ctx }) => {
@@ -135,13 +198,27 @@ export const adminRouter = router({
     .query(async ({ input }) => ({ backups: await listBackups(input.limit) })),
 
   getBackup: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/backups/{id}", tags: ["admin"], summary: "One backup (its archive: GET /api/admin/backups/{id}/archive)" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/backups/{id}",
+        tags: ["admin"],
+        summary: "One backup (its archive: GET /api/admin/backups/{id}/archive)",
+      },
+    })
     .input(recordId())
     .output(z.object({ backup: backupOutput() }))
     .query(async ({ input }) => ({ backup: await getBackup(input.id) })),
 
   getRestore: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/restore/{id}", tags: ["admin"], summary: "One restore (started by POST /api/admin/restore with an archive)" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/restore/{id}",
+        tags: ["admin"],
+        summary: "One restore (started by POST /api/admin/restore with an archive)",
+      },
+    })
     .input(recordId())
     .output(z.object({ restore: restoreOutput() }))
     .query(async ({ input }) => ({ restore: await getRestore(input.id) })),

@@ -9,7 +9,12 @@ export async function createUserAsAdmin(identity: Identity, input: { username: s
   const prisma = await db();
   return prisma.$transaction(async (tx) => {
     const { user, token } = await createUser(input.username, tx, { isAdmin: input.isAdmin });
-    await writeAudit(tx, { action: "admin.user.created", identity, target: `user:${user.id}`, data: { username: user.username, isAdmin: user.isAdmin } });
+    await writeAudit(tx, {
+      action: "admin.user.created",
+      identity,
+      target: `user:${user.id}`,
+      data: { username: user.username, isAdmin: user.isAdmin },
+    });
     return { user: publicUser(user), token };
   });
 }
@@ -22,14 +27,26 @@ async function projectIdOf(path: string): Promise<string | null> {
 }
 
 /** The audit list with the contract's filters; an unknown project matches no entry. */
-export async function auditEntries(filter: { action?: string; actor?: string; project?: string; before?: string; limit: number }) {
+export async function auditEntries(filter: {
+  action?: string;
+  actor?: string;
+  project?: string;
+  before?: string;
+  limit: number;
+}) {
   let projectId: string | undefined;
   if (filter.project !== undefined) {
     const id = await projectIdOf(filter.project);
     if (!id) return [];
     projectId = id;
   }
-  return listAudit({ action: filter.action, actor: filter.actor, projectId, before: filter.before, limit: filter.limit });
+  return listAudit({
+    action: filter.action,
+    actor: filter.actor,
+    projectId,
+    before: filter.before,
+    limit: filter.limit,
+  });
 }
 
 /** The process's memory (the embedded database's thread apart, when there is one) and every registered process-wide cache (server/caches.ts). */

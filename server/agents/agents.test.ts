@@ -18,7 +18,11 @@ describe("POST /api/agents", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.body.token).toMatch(/^svc_agent_/);
-    expect(res.body.agent).toMatchObject({ name: "builder", model: "gpt-x", owner: { id: owner.id, username: owner.username } });
+    expect(res.body.agent).toMatchObject({
+      name: "builder",
+      model: "gpt-x",
+      owner: { id: owner.id, username: owner.username },
+    });
     expect(res.body.token.startsWith(res.body.agent.tokenPrefix)).toBe(true);
     const row = await env.database.prisma.agent.findUniqueOrThrow({ where: { id: res.body.agent.id } });
     expect(Object.values(row)).not.toContain(res.body.token);
@@ -31,7 +35,9 @@ describe("POST /api/agents", () => {
     expect(byAgent.status).toBe(401);
     expect(byAgent.body.code).toBeUndefined();
     expect((await call("POST", "/api/agents", { body: { name: "x" } })).status).toBe(401);
-    expect((await call("POST", "/api/agents", { token: owner.token, body: { name: "x".repeat(101) } })).status).toBe(400);
+    expect((await call("POST", "/api/agents", { token: owner.token, body: { name: "x".repeat(101) } })).status).toBe(
+      400,
+    );
     expect((await call("POST", "/api/agents", { token: owner.token, body: { name: "a\u0000" } })).status).toBe(400);
     expect((await call("POST", "/api/agents", { token: owner.token, body: { model: "m\u0000" } })).status).toBe(400);
     expect((await call("POST", "/api/agents", { token: owner.token, body: {} })).status).toBe(201);
@@ -60,7 +66,9 @@ describe("GET /api/agents and /api/agents/{id}", () => {
     expect(one.text).not.toContain(first.token);
     expect((await call("GET", `/api/agents/${first.agent.id}`, { token: second.token })).status).toBe(200);
     expect((await call("GET", `/api/agents/${first.agent.id}`, { token: stranger.token })).status).toBe(404);
-    expect((await call("GET", "/api/agents/00000000-0000-4000-8000-000000000000", { token: owner.token })).status).toBe(404);
+    expect((await call("GET", "/api/agents/00000000-0000-4000-8000-000000000000", { token: owner.token })).status).toBe(
+      404,
+    );
     expect((await call("GET", "/api/agents/nope", { token: owner.token })).status).toBe(404);
   });
 
@@ -87,7 +95,9 @@ describe("DELETE /api/agents/{id}", () => {
     expect((await call("DELETE", `/api/agents/${first.agent.id}`)).status).toBe(401);
     const byStranger = await call("DELETE", `/api/agents/${first.agent.id}`, { token: stranger.token });
     expect(byStranger.status).toBe(403);
-    expect((await call("DELETE", "/api/agents/00000000-0000-4000-8000-000000000000", { token: owner.token })).status).toBe(404);
+    expect(
+      (await call("DELETE", "/api/agents/00000000-0000-4000-8000-000000000000", { token: owner.token })).status,
+    ).toBe(404);
     expect((await call("DELETE", "/api/agents/nope", { token: owner.token })).status).toBe(404);
     expect((await call("GET", "/api/agents", { token: first.token })).status).toBe(200);
   });

@@ -13,18 +13,34 @@ const agentSchema = namedSchema("Agent", () =>
     tokenPrefix: z.string(),
     lastUsedAt: z.string().nullable(),
     createdAt: z.string(),
-  }));
+  }),
+);
 
 export const agentsRouter = router({
   list: authedProcedure
-    .meta({ openapi: { method: "GET", path: "/agents", tags: ["agents"], summary: "The caller's agents; tokens omitted" } })
+    .meta({
+      openapi: { method: "GET", path: "/agents", tags: ["agents"], summary: "The caller's agents; tokens omitted" },
+    })
     .input(z.object({}))
     .output(z.object({ agents: z.array(agentSchema()) }))
     .query(async ({ ctx }) => ({ agents: await listAgents(ctx.identity) })),
 
   create: userProcedure
-    .meta({ openapi: { method: "POST", path: "/agents", tags: ["agents"], summary: "Register an agent; its token is returned once" }, successStatus: 201 })
-    .input(z.object({ name: text().trim().min(1).max(100).default("agent"), model: text().trim().min(1).max(200).optional() }))
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/agents",
+        tags: ["agents"],
+        summary: "Register an agent; its token is returned once",
+      },
+      successStatus: 201,
+    })
+    .input(
+      z.object({
+        name: text().trim().min(1).max(100).default("agent"),
+        model: text().trim().min(1).max(200).optional(),
+      }),
+    )
     .output(z.object({ agent: agentSchema(), token: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const created = await createAgent(ctx.identity, input);
@@ -33,13 +49,24 @@ export const agentsRouter = router({
     }),
 
   get: authedProcedure
-    .meta({ openapi: { method: "GET", path: "/agents/{id}", tags: ["agents"], summary: "One agent; token omitted" }, etag: true })
+    .meta({
+      openapi: { method: "GET", path: "/agents/{id}", tags: ["agents"], summary: "One agent; token omitted" },
+      etag: true,
+    })
     .input(z.object({ id: pathSegment() }))
     .output(z.object({ agent: agentSchema() }))
     .query(async ({ ctx, input }) => ({ agent: await getAgent(ctx.identity, input.id) })),
 
   delete: userProcedure
-    .meta({ openapi: { method: "DELETE", path: "/agents/{id}", tags: ["agents"], summary: "Delete an agent, revoking its token (owner only)" }, errors: { 403: [] } })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/agents/{id}",
+        tags: ["agents"],
+        summary: "Delete an agent, revoking its token (owner only)",
+      },
+      errors: { 403: [] },
+    })
     .input(z.object({ id: pathSegment() }))
     .output(z.object({ agent: agentSchema().extend({ deleted: z.literal(true) }) }))
     .mutation(async ({ ctx, input }) => ({ agent: await deleteAgent(ctx.identity, input.id) })),

@@ -1,5 +1,13 @@
 import { db } from "@/server/db";
-import { actingUserId, AGENT_TOKEN_PREFIX, forgetUserCredentials, type Identity, isUuid, mintToken, type UserIdentity } from "@/server/auth";
+import {
+  actingUserId,
+  AGENT_TOKEN_PREFIX,
+  forgetUserCredentials,
+  type Identity,
+  isUuid,
+  mintToken,
+  type UserIdentity,
+} from "@/server/auth";
 import { writeAudit } from "@/server/audit";
 import { forbidden, notFound } from "@/server/errors";
 
@@ -32,8 +40,16 @@ const withOwner = { owner: { select: { username: true } } } as const;
 /** Registers an agent for a user; the token is returned once. */
 export async function createAgent(owner: UserIdentity, input: { name: string; model?: string }) {
   const minted = mintToken(AGENT_TOKEN_PREFIX);
-  const row = await (await db()).agent.create({
-    data: { ownerId: owner.userId, name: input.name, model: input.model ?? null, tokenHash: minted.hash, tokenPrefix: minted.displayPrefix },
+  const row = await (
+    await db()
+  ).agent.create({
+    data: {
+      ownerId: owner.userId,
+      name: input.name,
+      model: input.model ?? null,
+      tokenHash: minted.hash,
+      tokenPrefix: minted.displayPrefix,
+    },
     include: withOwner,
   });
   return { agent: agentView(row), token: minted.plaintext };
@@ -43,7 +59,13 @@ export async function createAgent(owner: UserIdentity, input: { name: string; mo
 export async function listAgents(identity: Identity) {
   const ownerId = actingUserId(identity);
   if (!ownerId) return [];
-  const rows = await (await db()).agent.findMany({ where: { ownerId, revokedAt: null }, include: withOwner, orderBy: [{ createdAt: "desc" }, { id: "asc" }] });
+  const rows = await (
+    await db()
+  ).agent.findMany({
+    where: { ownerId, revokedAt: null },
+    include: withOwner,
+    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+  });
   return rows.map(agentView);
 }
 
@@ -71,7 +93,12 @@ export async function deleteAgent(caller: UserIdentity, id: string) {
   const revoked = await prisma.$transaction(async (tx) => {
     const { count } = await tx.agent.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
     if (count === 0) return false;
-    await writeAudit(tx, { action: "agent.revoked", identity: caller, target: `agent:${id}`, data: { agentId: id, name: row.name } });
+    await writeAudit(tx, {
+      action: "agent.revoked",
+      identity: caller,
+      target: `agent:${id}`,
+      data: { agentId: id, name: row.name },
+    });
     return true;
   });
   forgetUserCredentials(row.ownerId);
@@ -86,6 +113,11 @@ export const agentModelSql = (id: string) => `(SELECT a.model FROM "Agent" AS a 
 export async function agentNames(ids: string[]): Promise<Array<{ id: string; name: string; ownerUsername: string }>> {
   const wanted = ids.filter(isUuid);
   if (wanted.length === 0) return [];
-  const rows = await (await db()).agent.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true, owner: { select: { username: true } } } });
+  const rows = await (
+    await db()
+  ).agent.findMany({
+    where: { id: { in: wanted } },
+    select: { id: true, name: true, owner: { select: { username: true } } },
+  });
   return rows.map((row) => ({ id: row.id, name: row.name, ownerUsername: row.owner.username }));
 }

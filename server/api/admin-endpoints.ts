@@ -10,22 +10,30 @@ import { handleRestRequest } from "./rest";
 // Administrator routes whose bodies are not JSON (a text exposition, tar archives): plain route
 // handlers behind the same admission gate and administrator rule as the admin procedures.
 
-async function answerAsAdmin(req: Request, route: string, answer: (identity: Identity) => Promise<Response>): Promise<Response> {
-  return instrumentRequest(req, () => route, async () => {
-    let headers: Record<string, string> = {};
-    try {
-      assertWellFormedUrl(new URL(req.url));
-      const admission = await admitRequest(req, { allowAdminKey: true });
-      headers = admission.headers;
-      if (admission.identity.kind === "anonymous") throw unauthenticated();
-      assertAdmin(admission.identity);
-      const response = await answer(admission.identity);
-      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-      return response;
-    } catch (error) {
-      return errorResponse(error, headers);
-    }
-  });
+async function answerAsAdmin(
+  req: Request,
+  route: string,
+  answer: (identity: Identity) => Promise<Response>,
+): Promise<Response> {
+  return instrumentRequest(
+    req,
+    () => route,
+    async () => {
+      let headers: Record<string, string> = {};
+      try {
+        assertWellFormedUrl(new URL(req.url));
+        const admission = await admitRequest(req, { allowAdminKey: true });
+        headers = admission.headers;
+        if (admission.identity.kind === "anonymous") throw unauthenticated();
+        assertAdmin(admission.identity);
+        const response = await answer(admission.identity);
+        for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+        return response;
+      } catch (error) {
+        return errorResponse(error, headers);
+      }
+    },
+  );
 }
 
 const wantsJson = (req: Request) => (req.headers.get("accept") ?? "").includes("application/json");
@@ -45,7 +53,12 @@ export function handleBackupArchiveRequest(req: Request): Promise<Response> {
     const id = decodeURIComponent(new URL(req.url).pathname.split("/").at(-2) ?? "");
     const { stream, bytes } = await openBackupArchive(id);
     return new Response(stream, {
-      headers: { "content-type": "application/x-tar", "content-length": String(bytes), "content-disposition": `attachment; filename="${id}.tar"`, "cache-control": "no-store" },
+      headers: {
+        "content-type": "application/x-tar",
+        "content-length": String(bytes),
+        "content-disposition": `attachment; filename="${id}.tar"`,
+        "cache-control": "no-store",
+      },
     });
   });
 }

@@ -11,9 +11,21 @@ import { restInputOf, type RestProcedure } from "./procedures";
  * answers every call. Only public procedures: the version function checks the caller's access
  * itself, and no procedure-kind middleware is skipped.
  */
-export async function notModifiedBeforeDispatch(req: Request, apiPath: string, query: URLSearchParams, procedure: RestProcedure | undefined, identity: Identity): Promise<string | undefined> {
+export async function notModifiedBeforeDispatch(
+  req: Request,
+  apiPath: string,
+  query: URLSearchParams,
+  procedure: RestProcedure | undefined,
+  identity: Identity,
+): Promise<string | undefined> {
   const version = procedure?.meta.etag;
-  if (typeof version !== "function" || procedure?.meta.access !== "public" || req.method !== "GET" || !req.headers.has("if-none-match")) return undefined;
+  if (
+    typeof version !== "function" ||
+    procedure?.meta.access !== "public" ||
+    req.method !== "GET" ||
+    !req.headers.has("if-none-match")
+  )
+    return undefined;
   const input = await restInputOf(procedure, apiPath, query);
   if (!input) return undefined;
   let parts: string[];
@@ -31,9 +43,16 @@ export async function notModifiedBeforeDispatch(req: Request, apiPath: string, q
  * its schema parsed, or undefined when the dispatch answers: input the schema refuses (the dispatch
  * says why, as for every route) and a workspace key (whose scope the procedures' middleware checks).
  */
-export async function answerDirectRead(req: Request, apiPath: string, query: URLSearchParams, procedure: RestProcedure | undefined, ctx: Context): Promise<{ body: unknown } | undefined> {
+export async function answerDirectRead(
+  req: Request,
+  apiPath: string,
+  query: URLSearchParams,
+  procedure: RestProcedure | undefined,
+  ctx: Context,
+): Promise<{ body: unknown } | undefined> {
   const direct = procedure?.meta.direct;
-  if (!direct || procedure?.meta.access !== "public" || req.method !== "GET" || ctx.identity.kind === "workspace-key") return undefined;
+  if (!direct || procedure?.meta.access !== "public" || req.method !== "GET" || ctx.identity.kind === "workspace-key")
+    return undefined;
   const input = await restInputOf(procedure, apiPath, query);
   return input ? { body: await direct(ctx, input.value as never) } : undefined;
 }

@@ -35,7 +35,13 @@ function buildHandler() {
 const holder = globalThis as unknown as { __svcOpenApiHandler?: ReturnType<typeof buildHandler> };
 
 /** `apiPath` is the path below /api (e.g. "/projects/@a/b"); `body` the parsed JSON input, if any. */
-export function dispatchOpenApi(request: Request, apiPath: string, search: string, body: unknown, ctx: Context): Promise<DispatchResult> {
+export function dispatchOpenApi(
+  request: Request,
+  apiPath: string,
+  search: string,
+  body: unknown,
+  ctx: Context,
+): Promise<DispatchResult> {
   holder.__svcOpenApiHandler ??= buildHandler();
   const handler = holder.__svcOpenApiHandler;
   let url = apiPath + search;

@@ -6,7 +6,10 @@
 const ADMIN_SECURITY = [{ adminKey: [] }, { bearer: [] }, { session: [] }];
 
 export function plainRoutes(): Record<string, Record<string, unknown>> {
-  const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+  const error = (description: string) => ({
+    description,
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  });
   const projectPath = [
     { name: "namespace", in: "path", required: true, schema: { type: "string" } },
     { name: "slug", in: "path", required: true, schema: { type: "string" } },
@@ -19,7 +22,10 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
       security: [{}, { bearer: [] }, { session: [] }],
       parameters: projectPath,
       responses: {
-        "200": { description: "`data: <JSON>` every 2 seconds", content: { "text/event-stream": { schema: { type: "string" } } } },
+        "200": {
+          description: "`data: <JSON>` every 2 seconds",
+          content: { "text/event-stream": { schema: { type: "string" } } },
+        },
         "400": error("Bad request (a path segment with NUL or malformed encoding). Codes: VALIDATION_ERROR"),
         "401": error("Unauthorized"),
         "403": error("Forbidden"),
@@ -37,7 +43,13 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
     "409": error("The ref names both a branch and a tag. Codes: AMBIGUOUS_REF"),
     "429": error("Too many requests"),
   });
-  const refParam = { name: "ref", in: "query", required: false, schema: { type: "string" }, description: "A branch or a full commit id (default: the default branch)" };
+  const refParam = {
+    name: "ref",
+    in: "query",
+    required: false,
+    schema: { type: "string" },
+    description: "A branch or a full commit id (default: the default branch)",
+  };
   return {
     "/api/projects/{namespace}/{slug}/archive": {
       get: {
@@ -45,29 +57,56 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         summary: "The tree at a ref as git archive writes it (prefix <slug>-<12 hex>/), streamed",
         tags: ["code"],
         security: [{}, { bearer: [] }, { session: [] }],
-        parameters: [...projectPath, refParam, { name: "format", in: "query", required: false, schema: { type: "string", enum: ["tar.gz", "zip"], default: "tar.gz" } }],
+        parameters: [
+          ...projectPath,
+          refParam,
+          {
+            name: "format",
+            in: "query",
+            required: false,
+            schema: { type: "string", enum: ["tar.gz", "zip"], default: "tar.gz" },
+          },
+        ],
         responses: readResponses({
           description: "The archive (Content-Disposition: attachment; ETag from the commit)",
-          content: { "application/gzip": { schema: { type: "string", format: "binary" } }, "application/zip": { schema: { type: "string", format: "binary" } } },
+          content: {
+            "application/gzip": { schema: { type: "string", format: "binary" } },
+            "application/zip": { schema: { type: "string", format: "binary" } },
+          },
         }),
       },
     },
     "/api/projects/{namespace}/{slug}/raw": {
       get: {
         operationId: "projectRaw",
-        summary: "A file's bytes (text/plain for HTML, SVG, XML, JavaScript; CSP sandbox; nosniff; ETag from the blob id)",
+        summary:
+          "A file's bytes (text/plain for HTML, SVG, XML, JavaScript; CSP sandbox; nosniff; ETag from the blob id)",
         tags: ["code"],
         security: [{}, { bearer: [] }, { session: [] }],
-        parameters: [...projectPath, { name: "path", in: "query", required: true, schema: { type: "string" } }, refParam],
-        responses: readResponses({ description: "The file's bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } }),
+        parameters: [
+          ...projectPath,
+          { name: "path", in: "query", required: true, schema: { type: "string" } },
+          refParam,
+        ],
+        responses: readResponses({
+          description: "The file's bytes",
+          content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        }),
       },
     },
-    "/api/projects/{namespace}/{slug}/import/stream": eventStream("importStream", "Import progress as server-sent events until the import ends"),
-    "/api/projects/{namespace}/{slug}/sync/stream": eventStream("syncStream", "Sync status as server-sent events until the sync ends (5 minutes at most)"),
+    "/api/projects/{namespace}/{slug}/import/stream": eventStream(
+      "importStream",
+      "Import progress as server-sent events until the import ends",
+    ),
+    "/api/projects/{namespace}/{slug}/sync/stream": eventStream(
+      "syncStream",
+      "Sync status as server-sent events until the sync ends (5 minutes at most)",
+    ),
     "/api/changes/{id}/events": {
       get: {
         operationId: "changeEvents",
-        summary: "A change's transitions as server-sent events: its state first, then one event per transition (the GET /api/changes/{id} JSON), until merged or rejected; Last-Event-ID resumes",
+        summary:
+          "A change's transitions as server-sent events: its state first, then one event per transition (the GET /api/changes/{id} JSON), until merged or rejected; Last-Event-ID resumes",
         tags: ["changes"],
         security: [{}, { bearer: [] }, { session: [] }],
         parameters: [
@@ -75,7 +114,11 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
           { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" } },
         ],
         responses: {
-          "200": { description: "`id:`, `event:` (change.state, change.evaluated, ...), `data: <change JSON>`; a comment every 15 s", content: { "text/event-stream": { schema: { type: "string" } } } },
+          "200": {
+            description:
+              "`id:`, `event:` (change.state, change.evaluated, ...), `data: <change JSON>`; a comment every 15 s",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
           "400": error("Bad request"),
           "401": error("Unauthorized"),
           "404": error("Not found"),
@@ -86,7 +129,8 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
     "/api/changes/{id}/evaluations/{runId}/log": {
       get: {
         operationId: "evaluationRunLog",
-        summary: "An evaluation run's log: setup and command output as text (?tail=N: the last N lines); with Accept: text/event-stream, `log` events (id: the byte offset after the chunk; Last-Event-ID resumes) while it runs, then one `end` {status}",
+        summary:
+          "An evaluation run's log: setup and command output as text (?tail=N: the last N lines); with Accept: text/event-stream, `log` events (id: the byte offset after the chunk; Last-Event-ID resumes) while it runs, then one `end` {status}",
         tags: ["changes"],
         security: [{}, { bearer: [] }, { session: [] }],
         parameters: [
@@ -97,8 +141,12 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         ],
         responses: {
           "200": {
-            description: "The log (text/plain), or its live stream (text/event-stream: `log` events whose data is the chunk as a JSON string, then `end`)",
-            content: { "text/plain": { schema: { type: "string" } }, "text/event-stream": { schema: { type: "string" } } },
+            description:
+              "The log (text/plain), or its live stream (text/event-stream: `log` events whose data is the chunk as a JSON string, then `end`)",
+            content: {
+              "text/plain": { schema: { type: "string" } },
+              "text/event-stream": { schema: { type: "string" } },
+            },
           },
           "400": error("Bad request"),
           "401": error("Unauthorized"),
@@ -110,12 +158,16 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
     "/api/providers/github/webhook": {
       post: {
         operationId: "providerWebhook",
-        summary: "Inbound hosting-provider webhook (X-Hub-Signature-256; only with GITHUB_WEBHOOK_SECRET): a push to a connected branch queues a sync",
+        summary:
+          "Inbound hosting-provider webhook (X-Hub-Signature-256; only with GITHUB_WEBHOOK_SECRET): a push to a connected branch queues a sync",
         tags: ["imports"],
         security: [{}],
         requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
         responses: {
-          "200": { description: "ping answered, or a push handled", content: { "application/json": { schema: { type: "object" } } } },
+          "200": {
+            description: "ping answered, or a push handled",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
           "202": { description: "Ignored event", content: { "application/json": { schema: { type: "object" } } } },
           "400": error("Bad request"),
           "401": error("Signature mismatch"),
@@ -131,7 +183,10 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         security: ADMIN_SECURITY,
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
         responses: {
-          "200": { description: "The archive", content: { "application/x-tar": { schema: { type: "string", format: "binary" } } } },
+          "200": {
+            description: "The archive",
+            content: { "application/x-tar": { schema: { type: "string", format: "binary" } } },
+          },
           "400": error("Bad request"),
           "401": error("Unauthorized"),
           "403": error("Not an administrator. Codes: ADMIN_REQUIRES_DIRECT_CREDENTIAL"),
@@ -147,7 +202,10 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         summary: "Restore a backup archive into an instance with no projects",
         tags: ["admin"],
         security: ADMIN_SECURITY,
-        requestBody: { required: true, content: { "application/x-tar": { schema: { type: "string", format: "binary" } } } },
+        requestBody: {
+          required: true,
+          content: { "application/x-tar": { schema: { type: "string", format: "binary" } } },
+        },
         responses: {
           "202": { description: "Restore started", content: { "application/json": { schema: { type: "object" } } } },
           "400": error("Not a backup archive. Codes: BACKUP_INVALID"),
@@ -168,7 +226,15 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         responses: {
           "200": {
             description: "Alive",
-            content: { "application/json": { schema: { type: "object", required: ["status", "service"], properties: { status: { type: "string" }, service: { type: "string" } } } } },
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["status", "service"],
+                  properties: { status: { type: "string" }, service: { type: "string" } },
+                },
+              },
+            },
           },
         },
       },
@@ -179,7 +245,12 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         summary: "This document",
         tags: ["meta"],
         security: [{}],
-        responses: { "200": { description: "The OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
+        responses: {
+          "200": {
+            description: "The OpenAPI 3.1 document",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+        },
       },
     },
     "/api/auth/dev-login": {
@@ -190,7 +261,11 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
         security: [{}],
         requestBody: {
           required: true,
-          content: { "application/json": { schema: { type: "object", required: ["username"], properties: { username: { type: "string" } } } } },
+          content: {
+            "application/json": {
+              schema: { type: "object", required: ["username"], properties: { username: { type: "string" } } },
+            },
+          },
         },
         responses: {
           "200": {
@@ -201,7 +276,13 @@ export function plainRoutes(): Record<string, Record<string, unknown>> {
                 schema: {
                   type: "object",
                   required: ["user"],
-                  properties: { user: { type: "object", required: ["id", "username"], properties: { id: { type: "string" }, username: { type: "string" } } } },
+                  properties: {
+                    user: {
+                      type: "object",
+                      required: ["id", "username"],
+                      properties: { id: { type: "string" }, username: { type: "string" } },
+                    },
+                  },
                 },
               },
             },

@@ -7,7 +7,11 @@ import { plainRoutes } from "./openapi-plain-routes";
 import { restProcedures } from "./procedures";
 
 type Schema = { type?: string; properties?: Record<string, unknown>; required?: string[] };
-type Response = { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> };
+type Response = {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: unknown }>;
+};
 type Parameter = { in: string; name: string; required?: boolean; schema?: unknown };
 type Operation = {
   operationId?: string;
@@ -21,9 +25,23 @@ type Operation = {
 export const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
 const SECURITY_SCHEMES = {
-  bearer: { type: "http", scheme: "bearer", description: "A user token (`svc_user_…`), an OAuth grant (`svc_oauth_…`) or an agent token (`svc_agent_…`)" },
-  session: { type: "apiKey", in: "cookie", name: "svc_session", description: "A browser session; writes need an Origin or Referer naming this host" },
-  adminKey: { type: "apiKey", in: "header", name: "X-Admin-API-Key", description: "The instance's ADMIN_API_KEY, on /api/admin/* only" },
+  bearer: {
+    type: "http",
+    scheme: "bearer",
+    description: "A user token (`svc_user_…`), an OAuth grant (`svc_oauth_…`) or an agent token (`svc_agent_…`)",
+  },
+  session: {
+    type: "apiKey",
+    in: "cookie",
+    name: "svc_session",
+    description: "A browser session; writes need an Origin or Referer naming this host",
+  },
+  adminKey: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Admin-API-Key",
+    description: "The instance's ADMIN_API_KEY, on /api/admin/* only",
+  },
 } as const;
 
 /** Which credentials an operation takes, by procedure kind (`{}` first: anonymous callers too). */
@@ -45,15 +63,33 @@ const ERROR_SCHEMA = {
   additionalProperties: true,
 };
 
-const REQUEST_ID_HEADER = { description: "The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line", schema: { type: "string" } };
+const REQUEST_ID_HEADER = {
+  description: "The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line",
+  schema: { type: "string" },
+};
 const LIST_HEADERS = {
   "X-Total-Count": { description: "How many items match, over every page", schema: { type: "integer" } },
-  Link: { description: 'RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist)', schema: { type: "string" } },
+  Link: {
+    description: 'RFC 8288 links to the rel="first", "prev", "next" and "last" pages (those that exist)',
+    schema: { type: "string" },
+  },
 };
-const CURSOR_HEADERS = { Link: { description: 'RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item)', schema: { type: "string" } } };
-const ETAG_HEADER = { ETag: { description: "A strong validator of this representation; send it back in If-None-Match", schema: { type: "string" } } };
+const CURSOR_HEADERS = {
+  Link: {
+    description:
+      'RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item)',
+    schema: { type: "string" },
+  },
+};
+const ETAG_HEADER = {
+  ETag: {
+    description: "A strong validator of this representation; send it back in If-None-Match",
+    schema: { type: "string" },
+  },
+};
 
-export const isFormRoute = (meta: Meta): boolean => meta.openapi?.contentTypes?.includes("application/x-www-form-urlencoded") ?? false;
+export const isFormRoute = (meta: Meta): boolean =>
+  meta.openapi?.contentTypes?.includes("application/x-www-form-urlencoded") ?? false;
 
 function errorResponse(status: number, codes: Set<string>): Response {
   const list = [...codes];
@@ -74,7 +110,10 @@ function moveToQuery(operation: Operation, names: string[]): void {
       delete media.schema?.properties?.[name];
       if (media.schema?.required) media.schema.required = media.schema.required.filter((field) => field !== name);
     }
-    operation.parameters = [...(operation.parameters ?? []), { in: "query", name, required: false, schema: schema ?? {} }];
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      { in: "query", name, required: false, schema: schema ?? {} },
+    ];
   }
   const remaining = Object.values(content).some((media) => Object.keys(media.schema?.properties ?? {}).length > 0);
   if (!remaining) delete operation.requestBody;
@@ -83,10 +122,19 @@ function moveToQuery(operation: Operation, names: string[]): void {
 function completeOperation(operation: Operation, method: string, path: string, name: string, meta: Meta): void {
   const success = operation.responses["200"];
   const status = meta.successStatus ?? 200;
-  success.headers = { "X-Request-Id": REQUEST_ID_HEADER, ...(meta.etag ? ETAG_HEADER : {}), ...(meta.list === "cursor" ? CURSOR_HEADERS : meta.list ? LIST_HEADERS : {}) };
+  success.headers = {
+    "X-Request-Id": REQUEST_ID_HEADER,
+    ...(meta.etag ? ETAG_HEADER : {}),
+    ...(meta.list === "cursor" ? CURSOR_HEADERS : meta.list ? LIST_HEADERS : {}),
+  };
   const responses: Record<string, Response> = { [status]: success };
-  if (status === 302) success.headers.Location = { description: "Where the caller is sent", schema: { type: "string" } };
-  else if (isFormRoute(meta)) responses["302"] = { description: "A form caller is redirected (Location)", headers: { Location: { schema: { type: "string" } } } };
+  if (status === 302)
+    success.headers.Location = { description: "Where the caller is sent", schema: { type: "string" } };
+  else if (isFormRoute(meta))
+    responses["302"] = {
+      description: "A form caller is redirected (Location)",
+      headers: { Location: { schema: { type: "string" } } },
+    };
   for (const other of meta.alsoSuccess ?? []) responses[other] = success;
   if (meta.etag) responses["304"] = { description: reasonOf(304), headers: ETAG_HEADER };
   for (const [code, codes] of errorStatusesOf(method, path, meta)) responses[code] = errorResponse(code, codes);
@@ -117,7 +165,10 @@ function buildDocument() {
   document.paths = paths;
   // trpc-to-openapi's own error components (error.NOT_FOUND...) are replaced by Error.
   const named = Object.entries(document.components?.schemas ?? {}).filter(([id]) => !id.startsWith("error."));
-  document.components = { ...document.components, schemas: { Error: ERROR_SCHEMA, ...Object.fromEntries(named) } as never };
+  document.components = {
+    ...document.components,
+    schemas: { Error: ERROR_SCHEMA, ...Object.fromEntries(named) } as never,
+  };
   return document;
 }
 

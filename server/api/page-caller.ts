@@ -24,7 +24,10 @@ export async function pageCaller(req: Request): Promise<{ identity: Identity; ap
 }
 
 /** Runs a page's write (a server action) and publishes the events it recorded, as /api does after a request. */
-export async function pageAction<T>(req: Request, write: (api: PageCaller, identity: Identity) => Promise<T>): Promise<T> {
+export async function pageAction<T>(
+  req: Request,
+  write: (api: PageCaller, identity: Identity) => Promise<T>,
+): Promise<T> {
   const identity = (await admitRequest(req)).identity;
   const ctx: Context = { req, identity, isForm: false, response: { headers: {} } };
   const { value, recorded } = await trackRecordedEvents(() => write(appRouter.createCaller(ctx), identity));

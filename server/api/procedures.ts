@@ -15,7 +15,9 @@ export interface RestProcedure {
 
 /** The part of the Standard Schema interface used here: zod schemas implement it. */
 interface InputSchema {
-  "~standard": { validate(value: unknown): { value?: unknown; issues?: unknown } | Promise<{ value?: unknown; issues?: unknown }> };
+  "~standard": {
+    validate(value: unknown): { value?: unknown; issues?: unknown } | Promise<{ value?: unknown; issues?: unknown }>;
+  };
 }
 
 /** Every procedure the REST surface exposes, read from the routers' `meta.openapi`. */
@@ -26,7 +28,14 @@ function collectRestProcedures(): RestProcedure[] {
       const def = (value as { _def?: { meta?: Meta; procedure?: boolean; inputs?: InputSchema[] } })._def;
       if (def?.procedure) {
         const meta = def.meta;
-        if (meta?.openapi) out.push({ name: `${prefix}${key}`, method: meta.openapi.method.toUpperCase(), path: meta.openapi.path, meta, input: def.inputs?.[0] });
+        if (meta?.openapi)
+          out.push({
+            name: `${prefix}${key}`,
+            method: meta.openapi.method.toUpperCase(),
+            path: meta.openapi.path,
+            meta,
+            input: def.inputs?.[0],
+          });
       } else if (value && typeof value === "object") {
         visit(value as Record<string, unknown>, `${prefix}${key}.`);
       }
@@ -53,7 +62,9 @@ export function restProcedures(): RestProcedure[] {
 function templates(): Template[] {
   holder.__svcRestTemplates ??= restProcedures().map((procedure) => ({
     procedure,
-    pattern: new RegExp(`^${procedure.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{([^}]+)\}/g, "(?<$1>[^/]+)")}/?$`),
+    pattern: new RegExp(
+      `^${procedure.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{([^}]+)\}/g, "(?<$1>[^/]+)")}/?$`,
+    ),
     literals: procedure.path.split("/").filter((segment) => segment && !segment.startsWith("{")).length,
   }));
   return holder.__svcRestTemplates;
@@ -61,12 +72,20 @@ function templates(): Template[] {
 
 /** The methods some procedure serves at `apiPath` (below /api), for a 405's `Allow` header. */
 export function methodsServing(apiPath: string): string[] {
-  return [...new Set(templates().filter(({ pattern }) => pattern.test(apiPath)).map(({ procedure }) => procedure.method))];
+  return [
+    ...new Set(
+      templates()
+        .filter(({ pattern }) => pattern.test(apiPath))
+        .map(({ procedure }) => procedure.method),
+    ),
+  ];
 }
 
 /** The procedure serving `method` at `apiPath` (below /api), if any: its route pattern and meta. */
 export function procedureAt(method: string, apiPath: string): RestProcedure | undefined {
-  const matches = templates().filter((template) => template.procedure.method === method && template.pattern.test(apiPath));
+  const matches = templates().filter(
+    (template) => template.procedure.method === method && template.pattern.test(apiPath),
+  );
   return matches.sort((a, b) => b.literals - a.literals)[0]?.procedure;
 }
 
@@ -75,7 +94,11 @@ export function procedureAt(method: string, apiPath: string): RestProcedure | un
  * percent-encoded, as trpc-to-openapi passes them) over the query (a repeated key becomes an array).
  * Undefined when the schema refuses it.
  */
-export async function restInputOf(procedure: RestProcedure, apiPath: string, query: URLSearchParams): Promise<{ value: unknown } | undefined> {
+export async function restInputOf(
+  procedure: RestProcedure,
+  apiPath: string,
+  query: URLSearchParams,
+): Promise<{ value: unknown } | undefined> {
   const template = templates().find((candidate) => candidate.procedure === procedure);
   const params = template?.pattern.exec(apiPath)?.groups;
   if (!params || !procedure.input) return undefined;
@@ -89,4 +112,5 @@ export async function restInputOf(procedure: RestProcedure, apiPath: string, que
 }
 
 /** Whether a tRPC procedure name is an administrator procedure (REST path under /admin/). */
-export const isAdminProcedure = (name: string): boolean => restProcedures().some((procedure) => procedure.name === name && procedure.path.startsWith("/admin/"));
+export const isAdminProcedure = (name: string): boolean =>
+  restProcedures().some((procedure) => procedure.name === name && procedure.path.startsWith("/admin/"));

@@ -39,14 +39,20 @@ function withRequestId(response: Response, requestId: string): Response {
  * answer gets: an X-Request-Id (a valid incoming one is echoed) and one log line naming the route
  * pattern, the identity kind the admission gate found and, for /mcp, the tools called.
  */
-export function traced(route: string | ((req: Request) => string), handler: Handler): (req: Request) => Promise<Response> {
+export function traced(
+  route: string | ((req: Request) => string),
+  handler: Handler,
+): (req: Request) => Promise<Response> {
   return async (req) => {
     const started = performance.now();
     const requestId = requestIdOf(req);
     const notes: TraceNotes = {};
     let status = 500;
     try {
-      const response = withRequestId(await withRequestLog(requestId, async () => withTraceNotes(notes, () => handler(req))), requestId);
+      const response = withRequestId(
+        await withRequestLog(requestId, async () => withTraceNotes(notes, () => handler(req))),
+        requestId,
+      );
       status = response.status;
       return response;
     } finally {

@@ -50,7 +50,9 @@ function methodNotAllowed(failure: unknown, apiPath: string): HttpError | undefi
  * Path params that may span several segments (trpc-to-openapi matches one segment per param): the
  * `tail` group is re-joined with %2F before routing, and the procedure's pathSegment() decodes it.
  */
-const MULTI_SEGMENT_PARAMS: RegExp[] = [/^(?<head>\/api\/projects\/[^/]+\/[^/]+\/(?:branches|tags|commits)\/)(?<tail>[^/]+(?:\/[^/]+)+)$/];
+const MULTI_SEGMENT_PARAMS: RegExp[] = [
+  /^(?<head>\/api\/projects\/[^/]+\/[^/]+\/(?:branches|tags|commits)\/)(?<tail>[^/]+(?:\/[^/]+)+)$/,
+];
 
 function joinMultiSegmentParams(url: URL): void {
   for (const pattern of MULTI_SEGMENT_PARAMS) {
@@ -73,13 +75,23 @@ function bodyKindOf(req: Request): BodyKind {
 }
 
 const unsupportedMediaType = (formToo: boolean) =>
-  new HttpError(415, `This route takes application/json${formToo ? " or a form" : ""} bodies`, "UNSUPPORTED_MEDIA_TYPE", {}, { Accept: formToo ? "application/json, application/x-www-form-urlencoded" : "application/json" });
+  new HttpError(
+    415,
+    `This route takes application/json${formToo ? " or a form" : ""} bodies`,
+    "UNSUPPORTED_MEDIA_TYPE",
+    {},
+    { Accept: formToo ? "application/json, application/x-www-form-urlencoded" : "application/json" },
+  );
 
 /**
  * Reads the input: JSON, or a form on form-friendly routes (`isForm`); any other body type is 415.
  * A DELETE body joins the query (`{confirm}`).
  */
-async function readInput(req: Request, url: URL, procedure: RestProcedure | undefined): Promise<{ body: unknown; isForm: boolean }> {
+async function readInput(
+  req: Request,
+  url: URL,
+  procedure: RestProcedure | undefined,
+): Promise<{ body: unknown; isForm: boolean }> {
   const method = req.method.toUpperCase();
   if (BODYLESS.has(method)) return { body: undefined, isForm: false };
   const text = await readBodyText(req, bodyLimitFor(url.pathname));
@@ -90,7 +102,8 @@ async function readInput(req: Request, url: URL, procedure: RestProcedure | unde
   const payload = isForm ? formToObject(text) : parseJsonBody(text);
   if (method === "DELETE") {
     for (const [key, value] of Object.entries(payload)) {
-      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") url.searchParams.set(key, String(value));
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+        url.searchParams.set(key, String(value));
     }
     return { body: undefined, isForm };
   }
@@ -130,16 +143,20 @@ async function answerRequest(req: Request): Promise<Response> {
   const started = performance.now();
   const method = req.method.toUpperCase();
   const trace: RequestTrace = { requestId: requestIdOf(req), method, identity: "anonymous", status: 0, durationMs: 0 };
-  const response = await instrumentRequest(req, () => trace.route ?? "unmatched", () =>
-    withRequestLog(trace.requestId, async () => {
-      if (method === "OPTIONS") return answerOptions(req);
-      if (method !== "HEAD") return answerRestRequest(req, trace);
-      const full = await answerRestRequest(new Request(req, { method: "GET" }), trace);
-      return new Response(null, { status: full.status, headers: full.headers });
-    }),
+  const response = await instrumentRequest(
+    req,
+    () => trace.route ?? "unmatched",
+    () =>
+      withRequestLog(trace.requestId, async () => {
+        if (method === "OPTIONS") return answerOptions(req);
+        if (method !== "HEAD") return answerRestRequest(req, trace);
+        const full = await answerRestRequest(new Request(req, { method: "GET" }), trace);
+        return new Response(null, { status: full.status, headers: full.headers });
+      }),
   );
   response.headers.set("X-Request-Id", trace.requestId);
-  for (const [name, value] of Object.entries(corsHeaders(req))) if (!response.headers.has(name)) response.headers.set(name, value);
+  for (const [name, value] of Object.entries(corsHeaders(req)))
+    if (!response.headers.has(name)) response.headers.set(name, value);
   recordRequest({ ...trace, status: response.status, durationMs: performance.now() - started });
   return response;
 }
@@ -162,18 +179,36 @@ async function answerRestRequest(req: Request, trace: RequestTrace): Promise<Res
     const { body, isForm } = await readInput(req, url, procedure);
     const ctx: Context = { req, identity: admission.identity, isForm, response: { headers: {} } };
     ctx.setVersion = (...parts) => void (ctx.response.headers.ETag = versionEtag(req, parts));
-    const early = (await answerShadowedRoute(req.method.toUpperCase(), apiPath, url.searchParams, ctx)) ?? (await answerDirectRead(req, apiPath, url.searchParams, procedure, ctx));
+    const early =
+      (await answerShadowedRoute(req.method.toUpperCase(), apiPath, url.searchParams, ctx)) ??
+      (await answerDirectRead(req, apiPath, url.searchParams, procedure, ctx));
     if (early) return Response.json(early.body, { headers: { ...baseHeaders, ...ctx.response.headers } });
-    const { value: result, recorded } = await trackRecordedEvents(() => dispatchOpenApi(req, apiPath, url.search, body, ctx));
+    const { value: result, recorded } = await trackRecordedEvents(() =>
+      dispatchOpenApi(req, apiPath, url.search, body, ctx),
+    );
     // Events the request's transactions recorded go out now rather than at the next outbox sweep.
     if (recorded) await publishAfterCommit();
-    if (result.failure !== undefined) return failureResponse(methodNotAllowed(result.failure, apiPath) ?? result.failure, baseHeaders);
+    if (result.failure !== undefined)
+      return failureResponse(methodNotAllowed(result.failure, apiPath) ?? result.failure, baseHeaders);
     const headers = { ...baseHeaders, ...ctx.response.headers };
     if (ctx.isForm && ctx.response.redirect) {
-      return new Response(null, { status: ctx.response.status && ctx.response.status >= 300 && ctx.response.status < 400 ? ctx.response.status : 302, headers: { ...headers, Location: ctx.response.redirect } });
+      return new Response(null, {
+        status:
+          ctx.response.status && ctx.response.status >= 300 && ctx.response.status < 400 ? ctx.response.status : 302,
+        headers: { ...headers, Location: ctx.response.redirect },
+      });
     }
-    const response = withValidator(req, new Response(result.body, { status: ctx.response.status ?? result.status, headers: { "content-type": "application/json", ...headers } }), result.body, procedure);
-    if (response.status === 304) for (const [name, value] of Object.entries(await admission.refund())) response.headers.set(name, value);
+    const response = withValidator(
+      req,
+      new Response(result.body, {
+        status: ctx.response.status ?? result.status,
+        headers: { "content-type": "application/json", ...headers },
+      }),
+      result.body,
+      procedure,
+    );
+    if (response.status === 304)
+      for (const [name, value] of Object.entries(await admission.refund())) response.headers.set(name, value);
     return response;
   } catch (error) {
     return failureResponse(error, baseHeaders);
@@ -185,4 +220,5 @@ function failureResponse(failure: unknown, headers: Record<string, string>): Res
   return errorResponse(toHttpError(failure), headers);
 }
 
-const notModifiedResponse = (etag: string, headers: Record<string, string>) => new Response(null, { status: 304, headers: { ...headers, ETag: etag } });
+const notModifiedResponse = (etag: string, headers: Record<string, string>) =>
+  new Response(null, { status: 304, headers: { ...headers, ETag: etag } });

@@ -8,7 +8,11 @@ import type { Context } from "@/server/trpc";
  * has the shape of GET /projects/{namespace}/{slug} for a project named "changes"; a namespace
  * starts with @ and a project id never does, so the id form is answered here.
  */
-const SHADOWED: Array<{ method: string; pattern: RegExp; answer: (ctx: Context, params: Record<string, string>, query: Record<string, string>) => Promise<unknown> }> = [
+const SHADOWED: Array<{
+  method: string;
+  pattern: RegExp;
+  answer: (ctx: Context, params: Record<string, string>, query: Record<string, string>) => Promise<unknown>;
+}> = [
   {
     method: "GET",
     pattern: /^\/projects\/(?<projectId>[^@/][^/]*)\/changes\/?$/,
@@ -20,11 +24,18 @@ const SHADOWED: Array<{ method: string; pattern: RegExp; answer: (ctx: Context, 
 ];
 
 /** The answer of a shadowed route, or undefined when the request is not one. */
-export async function answerShadowedRoute(method: string, apiPath: string, search: URLSearchParams, ctx: Context): Promise<{ body: unknown } | undefined> {
+export async function answerShadowedRoute(
+  method: string,
+  apiPath: string,
+  search: URLSearchParams,
+  ctx: Context,
+): Promise<{ body: unknown } | undefined> {
   for (const route of SHADOWED) {
     const match = route.method === method ? route.pattern.exec(apiPath) : null;
     if (!match?.groups) continue;
-    const params = Object.fromEntries(Object.entries(match.groups).map(([name, value]) => [name, decodeURIComponent(value)]));
+    const params = Object.fromEntries(
+      Object.entries(match.groups).map(([name, value]) => [name, decodeURIComponent(value)]),
+    );
     return { body: await route.answer(ctx, params, Object.fromEntries(search)) };
   }
   return undefined;

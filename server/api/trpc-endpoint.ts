@@ -23,13 +23,24 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
   const started = performance.now();
   const requestId = requestIdOf(req);
   let identity = "anonymous";
-  const response = await instrumentRequest(req, () => "/api/trpc", async () => {
-    const answered = await answerTrpcRequest(req);
-    identity = answered.identity;
-    return answered.response;
-  });
+  const response = await instrumentRequest(
+    req,
+    () => "/api/trpc",
+    async () => {
+      const answered = await answerTrpcRequest(req);
+      identity = answered.identity;
+      return answered.response;
+    },
+  );
   response.headers.set("X-Request-Id", requestId);
-  recordRequest({ requestId, method: req.method.toUpperCase(), route: "/api/trpc/{procedures}", identity, status: response.status, durationMs: performance.now() - started });
+  recordRequest({
+    requestId,
+    method: req.method.toUpperCase(),
+    route: "/api/trpc/{procedures}",
+    identity,
+    status: response.status,
+    durationMs: performance.now() - started,
+  });
   return response;
 }
 
@@ -53,7 +64,12 @@ async function answerTrpcRequest(req: Request): Promise<{ response: Response; id
       },
       responseMeta: ({ errors, info }) => {
         const causes = errors.flatMap((error) => answeredError(error.cause) ?? []);
-        const headers = Object.assign({}, admission?.headers, ctx.response.headers, ...causes.map((cause) => cause.headers)) as Record<string, string>;
+        const headers = Object.assign(
+          {},
+          admission?.headers,
+          ctx.response.headers,
+          ...causes.map((cause) => cause.headers),
+        ) as Record<string, string>;
         // One failed call answers its domain status exactly (410 has no tRPC code of its own).
         const status = !info?.isBatchCall && causes.length === 1 ? causes[0].status : undefined;
         return { headers, status };

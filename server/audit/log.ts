@@ -89,4 +89,3 @@ export async function writeAudit(client: DbOrTx, entry: AuditEntry): Promise<voi
   if ("$disconnect" in client) await client.$transaction((tx) => append(tx, entry));
   else await append(client, entry);
 }
-

@@ -17,12 +17,19 @@ export async function listAudit(filter: AuditFilter) {
   const prisma = await db();
   let beforeSeq: bigint | undefined;
   if (filter.before) {
-    const cursor = /^[0-9a-f-]{36}$/i.test(filter.before) ? await prisma.auditLog.findUnique({ where: { id: filter.before }, select: { seq: true } }) : null;
+    const cursor = /^[0-9a-f-]{36}$/i.test(filter.before)
+      ? await prisma.auditLog.findUnique({ where: { id: filter.before }, select: { seq: true } })
+      : null;
     if (!cursor) throw notFound("No audit entry has that id");
     beforeSeq = cursor.seq;
   }
   const rows = await prisma.auditLog.findMany({
-    where: { action: filter.action, actor: filter.actor, projectId: filter.projectId, seq: beforeSeq === undefined ? undefined : { lt: beforeSeq } },
+    where: {
+      action: filter.action,
+      actor: filter.actor,
+      projectId: filter.projectId,
+      seq: beforeSeq === undefined ? undefined : { lt: beforeSeq },
+    },
     orderBy: { seq: "desc" },
     take: filter.limit,
   });
@@ -50,7 +57,11 @@ export async function verifyAudit(): Promise<{ ok: boolean; entries: number; fir
   let entries = 0;
   let afterSeq = -1n;
   for (;;) {
-    const batch = await prisma.auditLog.findMany({ where: { seq: { gt: afterSeq } }, orderBy: { seq: "asc" }, take: AUDIT_VERIFY_BATCH });
+    const batch = await prisma.auditLog.findMany({
+      where: { seq: { gt: afterSeq } },
+      orderBy: { seq: "asc" },
+      take: AUDIT_VERIFY_BATCH,
+    });
     for (const row of batch) {
       entries++;
       const expected = entryHash(previous, row);

@@ -9,12 +9,21 @@ import { createUser } from "./users";
 type UserRow = { id: string; username: string; deletingAt: Date | null; isTombstone: boolean };
 
 // Our users have a username (their namespace) and no email: Auth.js sees the username as `name`.
-const toAdapterUser = (user: UserRow): AdapterUser => ({ id: user.id, name: user.username, email: "", emailVerified: null });
+const toAdapterUser = (user: UserRow): AdapterUser => ({
+  id: user.id,
+  name: user.username,
+  email: "",
+  emailVerified: null,
+});
 const usable = (user: UserRow | null | undefined) => (user && !user.deletingAt && !user.isTombstone ? user : null);
 
 /** A provider's display name turned into a free username: letters, digits, - and _, suffixed when taken. */
 async function createUserFromProfile(name: string | null | undefined) {
-  const base = (name ?? "").replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^[-_]+/, "").slice(0, 30) || "user";
+  const base =
+    (name ?? "")
+      .replace(/[^A-Za-z0-9_-]+/g, "-")
+      .replace(/^[-_]+/, "")
+      .slice(0, 30) || "user";
   for (let attempt = 0; attempt < 5; attempt++) {
     const username = attempt === 0 ? base : `${base}-${crypto.randomBytes(3).toString("hex")}`;
     try {
@@ -44,7 +53,10 @@ export async function authAdapter(): Promise<Adapter> {
     },
     getUserByEmail: async () => null,
     async getUserByAccount(providerAccount) {
-      const account = await prisma.account.findUnique({ where: { provider_providerAccountId: providerAccount }, include: { user: true } });
+      const account = await prisma.account.findUnique({
+        where: { provider_providerAccountId: providerAccount },
+        include: { user: true },
+      });
       const user = usable(account?.user);
       return user ? toAdapterUser(user) : null;
     },

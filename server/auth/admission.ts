@@ -2,7 +2,17 @@ import { resolveIdentity } from "./resolve";
 import type { Identity } from "./identity";
 import { rateLimitKey } from "./identity";
 import { DomainError, forbidden } from "@/server/errors";
-import { assertAuthenticationAllowed, assertSameOrigin, clientAddress, countFailedAuthentication, isSafeMethod, noteIdentity, rateLimited, rateLimitHeaders, requestRateLimiter } from "@/server/http";
+import {
+  assertAuthenticationAllowed,
+  assertSameOrigin,
+  clientAddress,
+  countFailedAuthentication,
+  isSafeMethod,
+  noteIdentity,
+  rateLimited,
+  rateLimitHeaders,
+  requestRateLimiter,
+} from "@/server/http";
 
 export interface Admission {
   identity: Identity;

@@ -19,13 +19,20 @@ export interface NewToken {
   expiresAt?: Date;
 }
 
-type TokenRow = Pick<ApiToken, "id" | "kind" | "name" | "scope" | "prefix" | "expiresAt" | "lastUsedAt" | "revokedAt" | "createdAt">;
+type TokenRow = Pick<
+  ApiToken,
+  "id" | "kind" | "name" | "scope" | "prefix" | "expiresAt" | "lastUsedAt" | "revokedAt" | "createdAt"
+>;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** The public view of a token: never its hash or plaintext. */
 export function tokenView(row: TokenRow, now = new Date()) {
-  const status: "active" | "expired" | "revoked" = row.revokedAt ? "revoked" : row.expiresAt && row.expiresAt <= now ? "expired" : "active";
+  const status: "active" | "expired" | "revoked" = row.revokedAt
+    ? "revoked"
+    : row.expiresAt && row.expiresAt <= now
+      ? "expired"
+      : "active";
   return {
     id: row.id,
     kind: row.kind,
@@ -42,7 +49,9 @@ export function tokenView(row: TokenRow, now = new Date()) {
 
 /** Serializes credential writes of one user (the active-token limit is checked under this lock). */
 export async function lockUser(tx: Tx, userId: string): Promise<void> {
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "User" WHERE id = ${userId}::uuid AND "deletingAt" IS NULL FOR UPDATE`;
+  const rows = await tx.$queryRaw<
+    Array<{ id: string }>
+  >`SELECT id FROM "User" WHERE id = ${userId}::uuid AND "deletingAt" IS NULL FOR UPDATE`;
   if (rows.length === 0) throw notFound("User not found");
 }
 
@@ -65,7 +74,10 @@ export async function createApiToken(userId: string, kind: TokenKind, input: New
     if (kind === "token") {
       const active = await tx.apiToken.count({ where: activeWhere(userId, kind, now) });
       if (active >= ACTIVE_TOKENS_MAX) {
-        throw conflict(`At most ${ACTIVE_TOKENS_MAX} active tokens per account; revoke one first`, "TOKEN_LIMIT_REACHED");
+        throw conflict(
+          `At most ${ACTIVE_TOKENS_MAX} active tokens per account; revoke one first`,
+          "TOKEN_LIMIT_REACHED",
+        );
       }
     }
     return tx.apiToken.create({
@@ -76,7 +88,8 @@ export async function createApiToken(userId: string, kind: TokenKind, input: New
         scope: input.scope,
         tokenHash: minted.hash,
         prefix: minted.displayPrefix,
-        expiresAt: input.expiresAt ?? (input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * 86_400_000) : null),
+        expiresAt:
+          input.expiresAt ?? (input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * 86_400_000) : null),
       },
     });
   };
@@ -95,13 +108,20 @@ export async function listApiTokens(userId: string, client?: DbOrTx) {
  * Revokes one of the user's tokens or grants; the row is kept. Repeating it is harmless.
  * `onRevoked` runs in the revoking transaction, only when this call revoked it (the caller audits).
  */
-export async function revokeApiToken(userId: string, tokenId: string, onRevoked?: (tx: Tx, token: ReturnType<typeof tokenView>) => Promise<void>) {
+export async function revokeApiToken(
+  userId: string,
+  tokenId: string,
+  onRevoked?: (tx: Tx, token: ReturnType<typeof tokenView>) => Promise<void>,
+) {
   if (!isUuid(tokenId)) throw notFound("Token not found");
   const prisma = await db();
   const row = await prisma.$transaction(async (tx) => {
     const existing = await tx.apiToken.findFirst({ where: { id: tokenId, userId } });
     if (!existing) throw notFound("Token not found");
-    const { count } = await tx.apiToken.updateMany({ where: { id: tokenId, revokedAt: null }, data: { revokedAt: new Date() } });
+    const { count } = await tx.apiToken.updateMany({
+      where: { id: tokenId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     const revoked = await tx.apiToken.findUniqueOrThrow({ where: { id: tokenId } });
     if (count === 1 && onRevoked) await onRevoked(tx, tokenView(revoked));
     return revoked;

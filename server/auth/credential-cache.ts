@@ -29,9 +29,18 @@ interface CacheState {
 // On globalThis: Next.js loads separate module copies per entry point, and an invalidation in one
 // copy must reach the lookups of the others.
 const holder = globalThis as unknown as { __svcCredentialCache?: CacheState };
-const state = (): CacheState => (holder.__svcCredentialCache ??= { byHash: new Map(), byUser: new Map(), revokedAt: new Map() });
-registerCache("auth.credentials", { entries: () => state().byHash.size, limit: MAX_ENTRIES, bound: "AUTH_CACHE_TTL_SECONDS per entry; the oldest go first past the limit (byUser indexes the same entries)" });
-registerCache("auth.revocations", { entries: () => state().revokedAt.size, limit: MAX_ENTRIES, bound: "the oldest revocation goes first past the limit" });
+const state = (): CacheState =>
+  (holder.__svcCredentialCache ??= { byHash: new Map(), byUser: new Map(), revokedAt: new Map() });
+registerCache("auth.credentials", {
+  entries: () => state().byHash.size,
+  limit: MAX_ENTRIES,
+  bound: "AUTH_CACHE_TTL_SECONDS per entry; the oldest go first past the limit (byUser indexes the same entries)",
+});
+registerCache("auth.revocations", {
+  entries: () => state().revokedAt.size,
+  limit: MAX_ENTRIES,
+  bound: "the oldest revocation goes first past the limit",
+});
 
 export function cachedCredential(hash: string, now = Date.now()): CachedCredential | undefined {
   const { byHash } = state();

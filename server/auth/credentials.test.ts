@@ -38,7 +38,9 @@ describe("401s (rule 2)", () => {
 
   it("HTTP Basic carries a token as the password (git clients)", async () => {
     const user = await createTestUser();
-    const res = await call("GET", "/api/users/me", { headers: { authorization: `Basic ${Buffer.from(`x:${user.token}`).toString("base64")}` } });
+    const res = await call("GET", "/api/users/me", {
+      headers: { authorization: `Basic ${Buffer.from(`x:${user.token}`).toString("base64")}` },
+    });
     expect(res.status).toBe(200);
     expect(res.body.username).toBe(user.username);
   });
@@ -50,7 +52,10 @@ describe("401s (rule 2)", () => {
     expect(unknown.body.code).toBe("SESSION_EXPIRED");
     const { cookie } = await createTestSession(user.username);
     expect((await call("GET", "/api/users/me", { cookie })).status).toBe(200);
-    await env.database.prisma.session.updateMany({ where: { userId: user.id }, data: { expires: new Date(Date.now() - 1000) } });
+    await env.database.prisma.session.updateMany({
+      where: { userId: user.id },
+      data: { expires: new Date(Date.now() - 1000) },
+    });
     const expired = await call("GET", "/api/users/me", { cookie });
     expect(expired.status).toBe(401);
     expect(expired.body.code).toBe("SESSION_EXPIRED");
@@ -98,14 +103,27 @@ describe("OAuth grants", () => {
   });
 
   it("are refused on /api/admin/* with 403 ADMIN_REQUIRES_DIRECT_CREDENTIAL, even for an administrator", async () => {
-    const admin = (await runSvcCommand(["user:create", `root${Date.now().toString(36)}`, "--admin"])) as { user: { username: string }; token: string };
-    const direct = await call("POST", "/api/admin/users", { token: admin.token, body: { username: `made${Date.now().toString(36)}` } });
+    const admin = (await runSvcCommand(["user:create", `root${Date.now().toString(36)}`, "--admin"])) as {
+      user: { username: string };
+      token: string;
+    };
+    const direct = await call("POST", "/api/admin/users", {
+      token: admin.token,
+      body: { username: `made${Date.now().toString(36)}` },
+    });
     expect(direct.status).toBe(201);
     const grant = await grantFor(admin.user.username, "read_write");
-    const res = await call("POST", "/api/admin/users", { token: grant, body: { username: `nope${Date.now().toString(36)}` } });
+    const res = await call("POST", "/api/admin/users", {
+      token: grant,
+      body: { username: `nope${Date.now().toString(36)}` },
+    });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("ADMIN_REQUIRES_DIRECT_CREDENTIAL");
-    const withKeyToo = await call("POST", "/api/admin/users", { token: grant, body: { username: "x1" }, headers: { "x-admin-api-key": "wrong" } });
+    const withKeyToo = await call("POST", "/api/admin/users", {
+      token: grant,
+      body: { username: "x1" },
+      headers: { "x-admin-api-key": "wrong" },
+    });
     expect(withKeyToo.status).toBe(401);
   });
 
@@ -143,7 +161,9 @@ describe("CSRF for cookie writes (rule 3)", () => {
     expect((await post({ origin: null, headers: { referer: "http://svc.test/agents/new" } })).status).toBe(201);
     expect((await post({ origin: "null", headers: { referer: "http://svc.test/" } })).status).toBe(201);
     expect((await call("GET", "/api/agents", { cookie, origin: null })).status).toBe(200);
-    expect((await call("POST", "/api/agents", { token: user.token, body: {}, origin: "http://evil.test" })).status).toBe(201);
+    expect(
+      (await call("POST", "/api/agents", { token: user.token, body: {}, origin: "http://evil.test" })).status,
+    ).toBe(201);
   });
 });
 

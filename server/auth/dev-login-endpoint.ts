@@ -25,7 +25,10 @@ export async function handleLogout(req: Request): Promise<Response> {
     const sessionToken = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
     if (sessionToken) await deleteSession(sessionToken);
     const cleared = `${SESSION_COOKIE}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax`;
-    return new Response(null, { status: 303, headers: { Location: "/", "Set-Cookie": cleared, "Cache-Control": "no-store" } });
+    return new Response(null, {
+      status: 303,
+      headers: { Location: "/", "Set-Cookie": cleared, "Cache-Control": "no-store" },
+    });
   } catch (error) {
     return errorResponse(error);
   }
@@ -41,14 +44,23 @@ export async function handleDevLogin(req: Request): Promise<Response> {
     assertSameOrigin(req);
     const text = await readBodyText(req, JSON_BODY_BYTES_MAX);
     const isForm = (req.headers.get("content-type") ?? "").includes("application/x-www-form-urlencoded");
-    const { username } = z.object({ username: usernameSchema() }).parse(isForm ? formToObject(text) : parseJsonBody(text));
+    const { username } = z
+      .object({ username: usernameSchema() })
+      .parse(isForm ? formToObject(text) : parseJsonBody(text));
     const user = await findOrCreateUser(username);
     if (user.deletingAt) throw conflict("This account is being deleted", "TARGET_DELETING");
     if (user.isTombstone) throw forbidden("This account cannot sign in");
     const cookie = await startSession(user.id);
     // A browser form lands on the home page, signed in (303: the follow-up is a GET).
-    if (isForm) return new Response(null, { status: 303, headers: { Location: "/", "Set-Cookie": cookie, "Cache-Control": "no-store" } });
-    return Response.json({ user: publicUser(user) }, { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
+    if (isForm)
+      return new Response(null, {
+        status: 303,
+        headers: { Location: "/", "Set-Cookie": cookie, "Cache-Control": "no-store" },
+      });
+    return Response.json(
+      { user: publicUser(user) },
+      { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } },
+    );
   } catch (error) {
     return errorResponse(error);
   }

@@ -15,6 +15,15 @@ export { handleAuthRequest } from "./next-auth";
 export { AGENT_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, hashToken, mintToken } from "./tokens";
 export { oauthGrantByToken, revokeOAuthGrant, rotateOAuthGrant } from "./oauth-grants";
 export { resolveIdentity } from "./resolve";
-export { createUser, findUserById, findUserByUsername, isNamespaceTaken, publicUser, publicUserOutput, usernameSchema, usernameSql } from "./users";
+export {
+  createUser,
+  findUserById,
+  findUserByUsername,
+  isNamespaceTaken,
+  publicUser,
+  publicUserOutput,
+  usernameSchema,
+  usernameSql,
+} from "./users";
 export { authMetrics } from "./metrics";
 export { assertSameAuthSecret } from "./secret";

@@ -8,7 +8,11 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 const holder = globalThis as unknown as { __svcLastUsed?: Map<string, number> };
 const lastWritten = () => (holder.__svcLastUsed ??= new Map<string, number>());
 const TRACKED_MAX = 100_000;
-registerCache("auth.lastUsedWrites", { entries: () => lastWritten().size, limit: TRACKED_MAX, bound: "cleared whole past the limit (a credential's next use writes once more)" });
+registerCache("auth.lastUsedWrites", {
+  entries: () => lastWritten().size,
+  limit: TRACKED_MAX,
+  bound: "cleared whole past the limit (a credential's next use writes once more)",
+});
 
 /** Seeds the tracker from a freshly loaded row, so a recent write by any instance is not repeated. */
 export function noteLastUsed(id: string, lastUsedAt: Date | null): void {

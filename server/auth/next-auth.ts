@@ -19,7 +19,12 @@ const SIGN_IN_PROVIDERS = {
           clientSecret: config.githubClientSecret,
           ...(config.githubEnterpriseUrl ? { enterprise: { baseUrl: config.githubEnterpriseUrl } } : {}),
           // The GitHub login becomes the username (namespace) of a new user.
-          profile: (profile) => ({ id: String(profile.id), name: profile.login, email: profile.email, image: profile.avatar_url }),
+          profile: (profile) => ({
+            id: String(profile.id),
+            name: profile.login,
+            email: profile.email,
+            image: profile.avatar_url,
+          }),
         })
       : undefined,
 };

@@ -8,10 +8,16 @@ import { forgetUserCredentials } from "./credential-invalidation";
  */
 
 /** A live grant's id and owner for a presented access token (revocation endpoint), else undefined. */
-export async function oauthGrantByToken(plaintext: string, client?: DbOrTx): Promise<{ id: string; userId: string } | undefined> {
+export async function oauthGrantByToken(
+  plaintext: string,
+  client?: DbOrTx,
+): Promise<{ id: string; userId: string } | undefined> {
   if (!plaintext.startsWith(OAUTH_TOKEN_PREFIX)) return undefined;
   const prisma = client ?? (await db());
-  const row = await prisma.apiToken.findUnique({ where: { tokenHash: hashToken(plaintext) }, select: { id: true, userId: true, kind: true } });
+  const row = await prisma.apiToken.findUnique({
+    where: { tokenHash: hashToken(plaintext) },
+    select: { id: true, userId: true, kind: true },
+  });
   return row?.kind === "oauth" ? { id: row.id, userId: row.userId } : undefined;
 }
 
@@ -20,7 +26,11 @@ export async function oauthGrantByToken(plaintext: string, client?: DbOrTx): Pro
  * is being deleted. The caller's transaction holds the refresh token's lock, and calls
  * forgetUserCredentials(userId) after it commits so the old access token stops working at once.
  */
-export async function rotateOAuthGrant(tx: DbOrTx, grantId: string, expiresAt: Date): Promise<{ plaintext: string; userId: string; scope: string } | undefined> {
+export async function rotateOAuthGrant(
+  tx: DbOrTx,
+  grantId: string,
+  expiresAt: Date,
+): Promise<{ plaintext: string; userId: string; scope: string } | undefined> {
   const minted = mintToken(OAUTH_TOKEN_PREFIX);
   const updated = await tx.apiToken.updateMany({
     where: { id: grantId, kind: "oauth", revokedAt: null, user: { deletingAt: null } },

@@ -2,7 +2,14 @@ import { config } from "@/server/config";
 import { db } from "@/server/db";
 import { unauthenticated } from "@/server/errors";
 import { anonymous, type Identity } from "./identity";
-import { AGENT_TOKEN_PREFIX, OAUTH_TOKEN_PREFIX, USER_TOKEN_PREFIX, credentialFromHeader, hashToken, sameHash } from "./tokens";
+import {
+  AGENT_TOKEN_PREFIX,
+  OAUTH_TOKEN_PREFIX,
+  USER_TOKEN_PREFIX,
+  credentialFromHeader,
+  hashToken,
+  sameHash,
+} from "./tokens";
 import { SESSION_COOKIE, readCookie } from "./session-cookie";
 import { findSession } from "./session-store";
 import { cacheCredential, cachedCredential, type CachedCredential } from "./credential-cache";
@@ -23,7 +30,13 @@ async function loadCredential(token: string, hash: string): Promise<CachedCreden
     if (!agent || agent.revokedAt || agent.owner.deletingAt || !sameHash(agent.tokenHash, hash)) return undefined;
     noteLastUsed(agent.id, agent.lastUsedAt);
     return {
-      identity: { kind: "agent", agentId: agent.id, agentName: agent.name, ownerId: agent.ownerId, ownerUsername: agent.owner.username },
+      identity: {
+        kind: "agent",
+        agentId: agent.id,
+        agentName: agent.name,
+        ownerId: agent.ownerId,
+        ownerUsername: agent.owner.username,
+      },
       userId: agent.ownerId,
       expiresAt: null,
       usage: { table: "agent", id: agent.id },
@@ -33,11 +46,25 @@ async function loadCredential(token: string, hash: string): Promise<CachedCreden
   if (!oauth && !token.startsWith(USER_TOKEN_PREFIX)) return undefined;
   const row = await prisma.apiToken.findUnique({ where: { tokenHash: hash }, include: { user: true } });
   if (row) {
-    if (row.kind !== (oauth ? "oauth" : "token") || row.revokedAt || row.user.deletingAt || !sameHash(row.tokenHash, hash)) return undefined;
+    if (
+      row.kind !== (oauth ? "oauth" : "token") ||
+      row.revokedAt ||
+      row.user.deletingAt ||
+      !sameHash(row.tokenHash, hash)
+    )
+      return undefined;
     noteLastUsed(row.id, row.lastUsedAt);
     const { user } = row;
     return {
-      identity: { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via: oauth ? "oauth" : "token", scope: asScope(row.scope), tokenId: row.id },
+      identity: {
+        kind: "user",
+        userId: user.id,
+        username: user.username,
+        isAdmin: user.isAdmin,
+        via: oauth ? "oauth" : "token",
+        scope: asScope(row.scope),
+        tokenId: row.id,
+      },
       userId: user.id,
       expiresAt: row.expiresAt,
       usage: { table: "apiToken", id: row.id },
@@ -45,9 +72,17 @@ async function loadCredential(token: string, hash: string): Promise<CachedCreden
   }
   if (oauth) return undefined;
   const user = await prisma.user.findUnique({ where: { legacyTokenHash: hash } });
-  if (!user || user.legacyTokenDisabledAt || user.deletingAt || !sameHash(user.legacyTokenHash ?? "", hash)) return undefined;
+  if (!user || user.legacyTokenDisabledAt || user.deletingAt || !sameHash(user.legacyTokenHash ?? "", hash))
+    return undefined;
   return {
-    identity: { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via: "legacy", scope: "read_write" },
+    identity: {
+      kind: "user",
+      userId: user.id,
+      username: user.username,
+      isAdmin: user.isAdmin,
+      via: "legacy",
+      scope: "read_write",
+    },
     userId: user.id,
     expiresAt: null,
   };
@@ -78,7 +113,15 @@ async function identityFromSession(sessionToken: string): Promise<Identity> {
   const session = await findSession(sessionToken);
   if (!session || session.expires <= new Date() || session.user.deletingAt) throw sessionExpired();
   const { user } = session;
-  return { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via: "session", scope: "read_write", sessionId: session.id };
+  return {
+    kind: "user",
+    userId: user.id,
+    username: user.username,
+    isAdmin: user.isAdmin,
+    via: "session",
+    scope: "read_write",
+    sessionId: session.id,
+  };
 }
 
 /**

@@ -9,7 +9,9 @@ import { hashToken } from "./tokens";
  */
 export async function createSession(session: AdapterSession): Promise<AdapterSession> {
   const prisma = await db();
-  await prisma.session.create({ data: { tokenHash: hashToken(session.sessionToken), userId: session.userId, expires: session.expires } });
+  await prisma.session.create({
+    data: { tokenHash: hashToken(session.sessionToken), userId: session.userId, expires: session.expires },
+  });
   return session;
 }
 
@@ -19,10 +21,15 @@ export async function findSession(sessionToken: string) {
   return prisma.session.findUnique({ where: { tokenHash: hashToken(sessionToken) }, include: { user: true } });
 }
 
-export async function updateSession(session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">): Promise<AdapterSession | null> {
+export async function updateSession(
+  session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+): Promise<AdapterSession | null> {
   const prisma = await db();
   const where = { tokenHash: hashToken(session.sessionToken) };
-  const { count } = await prisma.session.updateMany({ where, data: { ...(session.expires ? { expires: session.expires } : {}) } });
+  const { count } = await prisma.session.updateMany({
+    where,
+    data: { ...(session.expires ? { expires: session.expires } : {}) },
+  });
   if (count === 0) return null;
   const row = await prisma.session.findUniqueOrThrow({ where });
   return { sessionToken: session.sessionToken, userId: row.userId, expires: row.expires };

@@ -12,8 +12,10 @@ afterEach(() => {
   for (const name of ["DEV_LOGIN", "AUTH_GITHUB_ID", "AUTH_GITHUB_SECRET", "AUTH_SECRET"]) delete process.env[name];
 });
 
-const devLogin = (body: unknown, options: { origin?: string | null; headers?: Record<string, string> } = { origin: TEST_ORIGIN }) =>
-  call("POST", "/api/auth/dev-login", { body, ...options });
+const devLogin = (
+  body: unknown,
+  options: { origin?: string | null; headers?: Record<string, string> } = { origin: TEST_ORIGIN },
+) => call("POST", "/api/auth/dev-login", { body, ...options });
 
 const cookieOf = (res: { headers: Headers }) => (res.headers.get("set-cookie") ?? "").split(";")[0];
 
@@ -43,12 +45,18 @@ describe("POST /api/auth/dev-login", () => {
 
   it("needs a same-host Origin or Referer (403 CSRF) and a valid username (400)", async () => {
     process.env.DEV_LOGIN = "1";
-    for (const options of [{ origin: null }, { origin: "http://evil.test" }, { origin: null, headers: { referer: "http://evil.test/x" } }]) {
+    for (const options of [
+      { origin: null },
+      { origin: "http://evil.test" },
+      { origin: null, headers: { referer: "http://evil.test/x" } },
+    ]) {
       const res = await devLogin({ username: "eve" }, options);
       expect(res.status).toBe(403);
       expect(res.body.code).toBe("CSRF");
     }
-    expect((await devLogin({ username: "eve" }, { origin: null, headers: { referer: `${TEST_ORIGIN}/login` } })).status).toBe(200);
+    expect(
+      (await devLogin({ username: "eve" }, { origin: null, headers: { referer: `${TEST_ORIGIN}/login` } })).status,
+    ).toBe(200);
     expect((await devLogin({ username: "bad name" })).status).toBe(400);
     expect((await devLogin({})).status).toBe(400);
     expect((await devLogin("{not json")).status).toBe(400);
@@ -61,7 +69,14 @@ describe("POST /api/auth/dev-login", () => {
       expect([res.status, res.body.code]).toEqual([403, "CSRF"]);
     });
     await withEnv({ DEV_LOGIN: "1", TRUST_PROXY: "1" }, async () => {
-      expect((await devLogin({ username: "proxied" }, { origin: "https://forge.example", headers: { "x-forwarded-host": "forge.example" } })).status).toBe(200);
+      expect(
+        (
+          await devLogin(
+            { username: "proxied" },
+            { origin: "https://forge.example", headers: { "x-forwarded-host": "forge.example" } },
+          )
+        ).status,
+      ).toBe(200);
     });
   });
 
@@ -111,7 +126,10 @@ describe("next-auth (Auth.js) routes", () => {
     process.env.AUTH_GITHUB_ID = "client-id";
     process.env.AUTH_GITHUB_SECRET = "client-secret";
     const csrf = await call("GET", "/api/auth/csrf");
-    const res = await call("POST", "/api/auth/signin/github", { cookie: cookieOf(csrf), form: { csrfToken: csrf.body.csrfToken } });
+    const res = await call("POST", "/api/auth/signin/github", {
+      cookie: cookieOf(csrf),
+      form: { csrfToken: csrf.body.csrfToken },
+    });
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get("location")!);
     expect(location.origin + location.pathname).toBe("https://github.com/login/oauth/authorize");

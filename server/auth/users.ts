@@ -6,7 +6,12 @@ import { USER_TOKEN_PREFIX, mintToken } from "./tokens";
 
 /** A username is also the user's namespace: same rules as a project slug, and unique. */
 export const usernameSchema = () =>
-  z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})$/, "must be 1-39 letters, digits, - or _, starting with a letter or digit");
+  z
+    .string()
+    .regex(
+      /^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})$/,
+      "must be 1-39 letters, digits, - or _, starting with a letter or digit",
+    );
 
 export const publicUser = (user: { id: string; username: string }) => ({ id: user.id, username: user.username });
 
@@ -23,7 +28,12 @@ export async function createUser(username: string, client?: DbOrTx, options: { i
   if (await isNamespaceTaken(username, prisma)) throw conflict(`Username ${username} is taken`, "CONFLICT");
   try {
     const user = await prisma.user.create({
-      data: { username, legacyTokenHash: legacy.hash, legacyTokenPrefix: legacy.displayPrefix, isAdmin: options.isAdmin ?? false },
+      data: {
+        username,
+        legacyTokenHash: legacy.hash,
+        legacyTokenPrefix: legacy.displayPrefix,
+        isAdmin: options.isAdmin ?? false,
+      },
     });
     return { user, token: legacy.plaintext };
   } catch (error) {
@@ -38,7 +48,10 @@ export async function createUser(username: string, client?: DbOrTx, options: { i
  */
 export async function isNamespaceTaken(name: string, client?: DbOrTx): Promise<boolean> {
   const prisma = client ?? (await db());
-  const [user, org] = await Promise.all([prisma.user.findUnique({ where: { username: name } }), prisma.organization.findUnique({ where: { slug: name } })]);
+  const [user, org] = await Promise.all([
+    prisma.user.findUnique({ where: { username: name } }),
+    prisma.organization.findUnique({ where: { slug: name } }),
+  ]);
   return Boolean(user || org);
 }
 
@@ -62,7 +75,10 @@ export async function findOrCreateUser(username: string) {
   try {
     return (await createUser(username)).user;
   } catch (error) {
-    const raced = error instanceof DomainError && error.kind === "conflict" ? await prisma.user.findUnique({ where: { username } }) : null;
+    const raced =
+      error instanceof DomainError && error.kind === "conflict"
+        ? await prisma.user.findUnique({ where: { username } })
+        : null;
     if (raced) return raced;
     throw error;
   }

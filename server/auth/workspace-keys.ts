@@ -17,7 +17,13 @@ const include = {
 } as const;
 
 type KeyRow = NonNullable<Awaited<ReturnType<Awaited<ReturnType<typeof db>>["workspaceKey"]["findUnique"]>>> & {
-  createdBy: { id: string; username: string; isAdmin: boolean; deletingAt: Date | null; legacyTokenDisabledAt: Date | null };
+  createdBy: {
+    id: string;
+    username: string;
+    isAdmin: boolean;
+    deletingAt: Date | null;
+    legacyTokenDisabledAt: Date | null;
+  };
   createdByAgent: { id: string; name: string; ownerId: string; revokedAt: Date | null } | null;
   project: { deletingAt: Date | null };
 };
@@ -34,21 +40,40 @@ export async function deadKeyReason(row: KeyRow, now = new Date()): Promise<KeyR
   if (row.createdByAgentId) return !row.createdByAgent || row.createdByAgent.revokedAt ? "revoked" : null;
   if (row.creatorVia === "legacy") return row.createdBy.legacyTokenDisabledAt ? "revoked" : null;
   if (!row.creatorTokenId) return null;
-  const token = await (await db()).apiToken.findUnique({ where: { id: row.creatorTokenId }, select: { revokedAt: true, expiresAt: true } });
+  const token = await (
+    await db()
+  ).apiToken.findUnique({ where: { id: row.creatorTokenId }, select: { revokedAt: true, expiresAt: true } });
   return !token || token.revokedAt || (token.expiresAt && token.expiresAt <= now) ? "revoked" : null;
 }
 
 function creatorOf(row: KeyRow): UserIdentity | AgentIdentity {
   const user = row.createdBy;
-  if (row.createdByAgentId) return { kind: "agent", agentId: row.createdByAgentId, agentName: row.createdByAgent?.name ?? "agent", ownerId: user.id, ownerUsername: user.username };
+  if (row.createdByAgentId)
+    return {
+      kind: "agent",
+      agentId: row.createdByAgentId,
+      agentName: row.createdByAgent?.name ?? "agent",
+      ownerId: user.id,
+      ownerUsername: user.username,
+    };
   const via = row.creatorVia as UserIdentity["via"];
-  return { kind: "user", userId: user.id, username: user.username, isAdmin: user.isAdmin, via, scope: "read_write", ...(row.creatorTokenId ? { tokenId: row.creatorTokenId } : {}) };
+  return {
+    kind: "user",
+    userId: user.id,
+    username: user.username,
+    isAdmin: user.isAdmin,
+    via,
+    scope: "read_write",
+    ...(row.creatorTokenId ? { tokenId: row.creatorTokenId } : {}),
+  };
 }
 
 type DeadKeyListener = (keyId: string) => Promise<void>;
 
 // On globalThis: a listener registered by one module copy must hear the keys another copy refuses.
-const deadKeyListeners = ((globalThis as unknown as { __svcDeadKeyListeners?: Map<string, DeadKeyListener> }).__svcDeadKeyListeners ??= new Map<string, DeadKeyListener>());
+const deadKeyListeners = ((
+  globalThis as unknown as { __svcDeadKeyListeners?: Map<string, DeadKeyListener> }
+).__svcDeadKeyListeners ??= new Map<string, DeadKeyListener>());
 
 /** Lets workspaces record why a key ended (the key list, the audit log) when one is presented dead; `name` makes registration idempotent. */
 export function onDeadKeyPresented(name: string, listener: DeadKeyListener): void {
@@ -59,7 +84,9 @@ export function onDeadKeyPresented(name: string, listener: DeadKeyListener): voi
 export async function deadKeyPresented(keyId: string): Promise<void> {
   for (const [name, listener] of deadKeyListeners) {
     // The refusal stands either way: the sweep records what a failure here left unrecorded.
-    await listener(keyId).catch((error: unknown) => log().error({ err: error, listener: name }, "recording a dead workspace key failed"));
+    await listener(keyId).catch((error: unknown) =>
+      log().error({ err: error, listener: name }, "recording a dead workspace key failed"),
+    );
   }
 }
 
@@ -76,7 +103,14 @@ export async function loadWorkspaceKey(hash: string): Promise<CachedCredential |
     return undefined;
   }
   return {
-    identity: { kind: "workspace-key", keyId: row.id, projectId: row.projectId, workspaceId: row.workspaceId!, workspace: row.workspaceName, creator: creatorOf(row) },
+    identity: {
+      kind: "workspace-key",
+      keyId: row.id,
+      projectId: row.projectId,
+      workspaceId: row.workspaceId!,
+      workspace: row.workspaceName,
+      creator: creatorOf(row),
+    },
     userId: row.createdById,
     expiresAt: row.expiresAt,
   };

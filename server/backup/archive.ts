@@ -67,13 +67,17 @@ export async function unpackArchive(source: NodeJS.ReadableStream, dir: string, 
       stream.on("end", next);
       return;
     }
-    if (header.type !== "file" || !SAFE_MEMBER.test(header.name)) return fail(`unexpected archive member ${JSON.stringify(header.name)}`);
+    if (header.type !== "file" || !SAFE_MEMBER.test(header.name))
+      return fail(`unexpected archive member ${JSON.stringify(header.name)}`);
     total += header.size ?? 0;
     if (total > maxBytes) return fail(`archive over ${maxBytes} bytes`);
     const target = path.join(dir, header.name);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     members.push(header.name);
-    pipeline(stream, fs.createWriteStream(target)).then(() => next(), (error: Error) => extract.destroy(error));
+    pipeline(stream, fs.createWriteStream(target)).then(
+      () => next(),
+      (error: Error) => extract.destroy(error),
+    );
   });
   await pipeline(source, extract);
   return members;

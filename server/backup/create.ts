@@ -3,7 +3,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { db, type Tx } from "@/server/db";
-import { allRefs, bundleRepository, headBranch, openProjectRepo, openWorkspaceRepo, shallowCommits, withRepoLocksHeld, withRepositoriesKept, type Repo } from "@/server/git";
+import {
+  allRefs,
+  bundleRepository,
+  headBranch,
+  openProjectRepo,
+  openWorkspaceRepo,
+  shallowCommits,
+  withRepoLocksHeld,
+  withRepositoriesKept,
+  type Repo,
+} from "@/server/git";
 import { MANIFEST, MANIFEST_FORMAT, packArchive, type Manifest, type ManifestRepository } from "./archive";
 import { quoteIdent, tablesInDependencyOrder } from "./tables";
 import { serviceVersion } from "./version";
@@ -18,14 +28,24 @@ interface Snapshot {
 
 async function readRepositories(tx: Tx): Promise<Snapshot["repositories"]> {
   const projects = await tx.$queryRawUnsafe<Array<{ id: string }>>(`SELECT id::text AS id FROM "Project" ORDER BY id`);
-  const workspaces = await tx.$queryRawUnsafe<Array<{ projectId: string; name: string }>>(`SELECT "projectId"::text AS "projectId", name FROM "Workspace" ORDER BY "projectId", name`);
+  const workspaces = await tx.$queryRawUnsafe<Array<{ projectId: string; name: string }>>(
+    `SELECT "projectId"::text AS "projectId", name FROM "Workspace" ORDER BY "projectId", name`,
+  );
   const read = (repo: Repo) => {
     const shallow = shallowCommits(repo);
-    return { head: headBranch(repo) ?? "main", refs: Object.fromEntries(allRefs(repo)), ...(shallow.length > 0 ? { shallow } : {}) };
+    return {
+      head: headBranch(repo) ?? "main",
+      refs: Object.fromEntries(allRefs(repo)),
+      ...(shallow.length > 0 ? { shallow } : {}),
+    };
   };
   return [
     ...projects.map(({ id }) => ({ projectId: id, ...read(openProjectRepo(id)) })),
-    ...workspaces.map(({ projectId, name }) => ({ projectId, workspace: name, ...read(openWorkspaceRepo(projectId, name)) })),
+    ...workspaces.map(({ projectId, name }) => ({
+      projectId,
+      workspace: name,
+      ...read(openWorkspaceRepo(projectId, name)),
+    })),
   ];
 }
 
@@ -34,7 +54,9 @@ async function dumpTables(tx: Tx, dir: string): Promise<Record<string, number>> 
   fs.mkdirSync(path.join(dir, "database"), { recursive: true });
   for (const table of await tablesInDependencyOrder(tx)) {
     // Rows stay PostgreSQL's JSON text end to end (never parsed), so bigints and timestamps keep every digit.
-    const rows = await tx.$queryRawUnsafe<Array<{ row: string }>>(`SELECT row_to_json(t)::text AS row FROM ${quoteIdent(table)} t`);
+    const rows = await tx.$queryRawUnsafe<Array<{ row: string }>>(
+      `SELECT row_to_json(t)::text AS row FROM ${quoteIdent(table)} t`,
+    );
     fs.writeFileSync(path.join(dir, "database", `${table}.ndjson`), rows.map((r) => `${r.row}\n`).join(""));
     counts[table] = rows.length;
   }
@@ -66,7 +88,9 @@ async function takeSnapshot(dir: string): Promise<Snapshot> {
 }
 
 const bundleName = (repository: { projectId: string; workspace?: string }) =>
-  repository.workspace ? `repositories/${repository.projectId}/workspaces/${repository.workspace}.bundle` : `repositories/${repository.projectId}.bundle`;
+  repository.workspace
+    ? `repositories/${repository.projectId}/workspaces/${repository.workspace}.bundle`
+    : `repositories/${repository.projectId}.bundle`;
 
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -76,13 +100,17 @@ async function sha256Of(file: string): Promise<string> {
 
 /** Bundles every repository at its recorded refs; a fork leaves out what its project's bundle has. */
 async function bundleAll(dir: string, repositories: Snapshot["repositories"]): Promise<ManifestRepository[]> {
-  const projectTips = new Map(repositories.filter((r) => !r.workspace).map((r) => [r.projectId, [...new Set(Object.values(r.refs))]]));
+  const projectTips = new Map(
+    repositories.filter((r) => !r.workspace).map((r) => [r.projectId, [...new Set(Object.values(r.refs))]]),
+  );
   const out: ManifestRepository[] = [];
   for (const repository of repositories) {
     const name = bundleName(repository);
     const file = path.join(dir, name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const repo = repository.workspace ? openWorkspaceRepo(repository.projectId, repository.workspace) : openProjectRepo(repository.projectId);
+    const repo = repository.workspace
+      ? openWorkspaceRepo(repository.projectId, repository.workspace)
+      : openProjectRepo(repository.projectId);
     const exclude = repository.workspace ? (projectTips.get(repository.projectId) ?? []) : [];
     const written = await bundleRepository(repo, repository.refs, file, { exclude, shallow: repository.shallow });
     out.push({ ...repository, bundle: written ? name : null, sha256: written ? await sha256Of(file) : null });
@@ -102,9 +130,19 @@ export async function writeBackupArchive(outFile: string): Promise<{ bytes: numb
       const snapshot = await takeSnapshot(staging);
       return { snapshot, repositories: await bundleAll(staging, snapshot.repositories) };
     });
-    const manifest: Manifest = { format: MANIFEST_FORMAT, createdAt: new Date().toISOString(), serviceVersion: serviceVersion(), database: { tables: snapshot.tables }, repositories };
+    const manifest: Manifest = {
+      format: MANIFEST_FORMAT,
+      createdAt: new Date().toISOString(),
+      serviceVersion: serviceVersion(),
+      database: { tables: snapshot.tables },
+      repositories,
+    };
     fs.writeFileSync(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-    const members = [MANIFEST, ...Object.keys(snapshot.tables).map((table) => `database/${table}.ndjson`), ...repositories.flatMap((r) => (r.bundle ? [r.bundle] : []))];
+    const members = [
+      MANIFEST,
+      ...Object.keys(snapshot.tables).map((table) => `database/${table}.ndjson`),
+      ...repositories.flatMap((r) => (r.bundle ? [r.bundle] : [])),
+    ];
     await packArchive(staging, members, outFile);
     return { bytes: fs.statSync(outFile).size, projects: repositories.filter((r) => !r.workspace).length };
   } finally {

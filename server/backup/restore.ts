@@ -26,17 +26,28 @@ const manifestSchema = z.object({
   serviceVersion: z.string(),
   database: z.object({
     // Restoring replaces every table: an archive without users would leave the instance with no one to sign in.
-    tables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.number().int().min(0)).refine((tables) => (tables.User ?? 0) > 0, "the archive holds no users"),
+    tables: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.number().int().min(0))
+      .refine((tables) => (tables.User ?? 0) > 0, "the archive holds no users"),
   }),
   repositories: z.array(
     z.object({
       projectId: uuid(),
-      workspace: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+      workspace: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/)
+        .optional(),
       head: z.string().refine(isValidBranchName, "head is not a valid branch name"),
-      refs: z.record(z.string().refine((ref) => ref.startsWith("refs/") && isValidBranchName(ref.slice(5)), "not a valid ref name"), oid()),
+      refs: z.record(
+        z.string().refine((ref) => ref.startsWith("refs/") && isValidBranchName(ref.slice(5)), "not a valid ref name"),
+        oid(),
+      ),
       shallow: z.array(oid()).optional(),
       bundle: z.string().nullable(),
-      sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+      sha256: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .nullable(),
     }),
   ),
 });
@@ -60,15 +71,20 @@ function readManifest(dir: string, members: string[]): Manifest {
 async function verifyBundle(dir: string, members: string[], repository: ManifestRepository): Promise<string | null> {
   if (!repository.bundle) return null;
   // Only a member of the archive: any other path would read (and reveal) a file of this server.
-  if (!repository.bundle.endsWith(".bundle") || !members.includes(repository.bundle)) throw bad(`${repository.bundle} is not a bundle of the archive`);
+  if (!repository.bundle.endsWith(".bundle") || !members.includes(repository.bundle))
+    throw bad(`${repository.bundle} is not a bundle of the archive`);
   const file = path.join(dir, repository.bundle);
   if ((await sha256Of(file)) !== repository.sha256) throw bad(`${repository.bundle} does not match its sha256`);
   const carried = await listBundleRefs(file);
   for (const [ref, oid] of Object.entries(carried)) {
-    if (repository.refs[ref] !== oid) throw bad(`${repository.bundle} carries ${ref} at ${oid}, the manifest says ${repository.refs[ref] ?? "nothing"}`);
+    if (repository.refs[ref] !== oid)
+      throw bad(
+        `${repository.bundle} carries ${ref} at ${oid}, the manifest says ${repository.refs[ref] ?? "nothing"}`,
+      );
   }
   // A project's bundle has every ref; a fork's leaves out refs wholly in its project.
-  if (!repository.workspace && Object.keys(carried).length !== Object.keys(repository.refs).length) throw bad(`${repository.bundle} lacks refs of the manifest`);
+  if (!repository.workspace && Object.keys(carried).length !== Object.keys(repository.refs).length)
+    throw bad(`${repository.bundle} lacks refs of the manifest`);
   return file;
 }
 
@@ -79,11 +95,18 @@ async function loadTables(tx: Tx, dir: string, manifest: Manifest): Promise<void
   await tx.$executeRawUnsafe(`TRUNCATE ${order.map(quoteIdent).join(", ")}`);
   for (const table of order) {
     if (!(table in manifest.database.tables)) continue;
-    const lines = fs.readFileSync(path.join(dir, "database", `${table}.ndjson`), "utf8").split("\n").filter(Boolean);
-    if (lines.length !== manifest.database.tables[table]) throw bad(`${table} has ${lines.length} rows, the manifest says ${manifest.database.tables[table]}`);
+    const lines = fs
+      .readFileSync(path.join(dir, "database", `${table}.ndjson`), "utf8")
+      .split("\n")
+      .filter(Boolean);
+    if (lines.length !== manifest.database.tables[table])
+      throw bad(`${table} has ${lines.length} rows, the manifest says ${manifest.database.tables[table]}`);
     for (let start = 0; start < lines.length; start += RESTORE_INSERT_BATCH) {
       const batch = `[${lines.slice(start, start + RESTORE_INSERT_BATCH).join(",")}]`;
-      await tx.$executeRawUnsafe(`INSERT INTO ${quoteIdent(table)} SELECT * FROM json_populate_recordset(NULL::${quoteIdent(table)}, $1::json)`, batch);
+      await tx.$executeRawUnsafe(
+        `INSERT INTO ${quoteIdent(table)} SELECT * FROM json_populate_recordset(NULL::${quoteIdent(table)}, $1::json)`,
+        batch,
+      );
     }
   }
   for (const { table, column } of await sequenceColumns(tx)) {
@@ -113,14 +136,20 @@ async function pushRepository(repository: ManifestRepository, bundle: string | n
     await unbundleRepository(repository, bundle, repository.refs, { signal });
   } catch (error) {
     if (!signal.aborted) throw error;
-    const name = repository.workspace ? `workspace ${repository.workspace} of project ${repository.projectId}` : `project ${repository.projectId}`;
-    throw timedOut(`Restoring the repository of ${name} took longer than ${bound} ms; nothing was restored`, "PUSH_TIMEOUT");
+    const name = repository.workspace
+      ? `workspace ${repository.workspace} of project ${repository.projectId}`
+      : `project ${repository.projectId}`;
+    throw timedOut(
+      `Restoring the repository of ${name} took longer than ${bound} ms; nothing was restored`,
+      "PUSH_TIMEOUT",
+    );
   }
 }
 
 export async function assertInstanceEmpty(client?: Tx): Promise<void> {
   const prisma = client ?? (await db());
-  if ((await prisma.project.count()) > 0) throw conflict("Restore needs an instance without projects", "INSTANCE_NOT_EMPTY");
+  if ((await prisma.project.count()) > 0)
+    throw conflict("Restore needs an instance without projects", "INSTANCE_NOT_EMPTY");
 }
 
 /**
@@ -128,7 +157,10 @@ export async function assertInstanceEmpty(client?: Tx): Promise<void> {
  * against the manifest, the repositories are written, then every table is replaced in one
  * transaction, so nothing of the restored data is visible before all of it is.
  */
-export async function restoreArchive(archive: string, audit: { actor: string; ip: string | null }): Promise<{ projects: number }> {
+export async function restoreArchive(
+  archive: string,
+  audit: { actor: string; ip: string | null },
+): Promise<{ projects: number }> {
   const dir = `${archive}.unpacked`;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
@@ -143,9 +175,12 @@ export async function restoreArchive(archive: string, audit: { actor: string; ip
     const manifest = readManifest(dir, members);
     await assertInstanceEmpty();
     const bundles = new Map<ManifestRepository, string | null>();
-    for (const repository of manifest.repositories) bundles.set(repository, await verifyBundle(dir, members, repository));
+    for (const repository of manifest.repositories)
+      bundles.set(repository, await verifyBundle(dir, members, repository));
     // Projects before their forks, which borrow the project's objects.
-    const ordered = [...manifest.repositories].sort((a, b) => Number(Boolean(a.workspace)) - Number(Boolean(b.workspace)));
+    const ordered = [...manifest.repositories].sort(
+      (a, b) => Number(Boolean(a.workspace)) - Number(Boolean(b.workspace)),
+    );
     for (const repository of ordered) {
       if (!repository.workspace) written.push(repository.projectId);
       await pushRepository(repository, bundles.get(repository) ?? null);
@@ -155,7 +190,12 @@ export async function restoreArchive(archive: string, audit: { actor: string; ip
       await assertInstanceEmpty(tx);
       await loadTables(tx, dir, manifest);
       await assertSecretsReadable(tx);
-      await writeAudit(tx, { action: "restore.completed", actor: audit.actor, ip: audit.ip, data: { createdAt: manifest.createdAt, serviceVersion: manifest.serviceVersion, projects: written.length } });
+      await writeAudit(tx, {
+        action: "restore.completed",
+        actor: audit.actor,
+        ip: audit.ip,
+        data: { createdAt: manifest.createdAt, serviceVersion: manifest.serviceVersion, projects: written.length },
+      });
     }, RESTORE_TX);
     forgetGrants();
     return { projects: written.length };

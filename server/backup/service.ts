@@ -36,7 +36,13 @@ export function backupView(backup: Backup) {
 }
 
 export function restoreView(restore: Restore) {
-  return { id: restore.id, status: restore.status, projects: restore.projects, error: restore.error, code: restore.code };
+  return {
+    id: restore.id,
+    status: restore.status,
+    projects: restore.projects,
+    error: restore.error,
+    code: restore.code,
+  };
 }
 
 /** Accepts a backup (audited `backup.created`) and queues it; it runs in the background. */
@@ -59,10 +65,20 @@ export async function runBackup(backupId: string) {
   fs.mkdirSync(config.backupDir, { recursive: true, mode: 0o700 });
   try {
     const { bytes, projects } = await writeBackupArchive(archivePathOf(backupId));
-    return backupView(await prisma.backup.update({ where: { id: backupId }, data: { status: "completed", completedAt: new Date(), bytes: BigInt(bytes), projects } }));
+    return backupView(
+      await prisma.backup.update({
+        where: { id: backupId },
+        data: { status: "completed", completedAt: new Date(), bytes: BigInt(bytes), projects },
+      }),
+    );
   } catch (error) {
     fs.rmSync(archivePathOf(backupId), { force: true });
-    return backupView(await prisma.backup.update({ where: { id: backupId }, data: { status: "failed", completedAt: new Date(), error: (error as Error).message } }));
+    return backupView(
+      await prisma.backup.update({
+        where: { id: backupId },
+        data: { status: "failed", completedAt: new Date(), error: (error as Error).message },
+      }),
+    );
   }
 }
 
@@ -83,7 +99,10 @@ export async function openBackupArchive(id: string): Promise<{ stream: ReadableS
   if (backup.status !== "completed") throw conflict(`The backup is ${backup.status}`, "BACKUP_NOT_READY");
   const file = archivePathOf(id);
   if (!fs.existsSync(file)) throw notFound("The backup's archive is no longer on disk");
-  return { stream: Readable.toWeb(fs.createReadStream(file)) as ReadableStream<Uint8Array>, bytes: fs.statSync(file).size };
+  return {
+    stream: Readable.toWeb(fs.createReadStream(file)) as ReadableStream<Uint8Array>,
+    bytes: fs.statSync(file).size,
+  };
 }
 
 /**
@@ -99,12 +118,17 @@ export async function requestRestore(identity: Identity, body: ReadableStream<Ui
   // could otherwise be removed before the stream creates the file, which would then stay behind.
   const fd = fs.openSync(file, "w", 0o600);
   try {
-    await pipeline(body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]), fs.createWriteStream(file, { fd }));
+    await pipeline(
+      body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]),
+      fs.createWriteStream(file, { fd }),
+    );
   } catch (error) {
     fs.rmSync(file, { force: true });
     throw error;
   }
-  const restore = await (await db()).restore.create({ data: { id, requestedBy: auditActor(identity), ip: currentCallerAddress() } });
+  const restore = await (
+    await db()
+  ).restore.create({ data: { id, requestedBy: auditActor(identity), ip: currentCallerAddress() } });
   await inngest.send({ name: RESTORE_REQUESTED_EVENT, data: { restoreId: id } });
   return restoreView(restore);
 }
@@ -115,11 +139,24 @@ export async function runRestore(restoreId: string) {
   const restore = await prisma.restore.findUnique({ where: { id: restoreId } });
   if (!restore || restore.status !== "running") return restore ? restoreView(restore) : null;
   try {
-    const { projects } = await restoreArchive(uploadPath(restoreId), { actor: restore.requestedBy ?? "system", ip: restore.ip });
-    return restoreView(await prisma.restore.update({ where: { id: restoreId }, data: { status: "completed", completedAt: new Date(), projects } }));
+    const { projects } = await restoreArchive(uploadPath(restoreId), {
+      actor: restore.requestedBy ?? "system",
+      ip: restore.ip,
+    });
+    return restoreView(
+      await prisma.restore.update({
+        where: { id: restoreId },
+        data: { status: "completed", completedAt: new Date(), projects },
+      }),
+    );
   } catch (error) {
     const code = error instanceof DomainError ? (error.code ?? null) : null;
-    return restoreView(await prisma.restore.update({ where: { id: restoreId }, data: { status: "failed", completedAt: new Date(), error: (error as Error).message, code } }));
+    return restoreView(
+      await prisma.restore.update({
+        where: { id: restoreId },
+        data: { status: "failed", completedAt: new Date(), error: (error as Error).message, code },
+      }),
+    );
   } finally {
     fs.rmSync(uploadPath(restoreId), { force: true });
   }

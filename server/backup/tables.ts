@@ -16,10 +16,12 @@ export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * foreign keys when the statement ends.
  */
 export async function tablesInDependencyOrder(tx: Tx): Promise<string[]> {
-  const tables = (await tx.$queryRawUnsafe<Array<{ name: string }>>(
-    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  const tables = (
+    await tx.$queryRawUnsafe<Array<{ name: string }>>(
+      `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') ORDER BY c.relname`,
-  ))
+    )
+  )
     .map((row) => row.name)
     .filter((name) => !LEFT_OUT.has(name));
   const edges = await tx.$queryRawUnsafe<Array<{ child: string; parent: string }>>(
@@ -35,8 +37,11 @@ export async function tablesInDependencyOrder(tx: Tx): Promise<string[]> {
   const ordered: string[] = [];
   const placed = new Set<string>();
   while (ordered.length < tables.length) {
-    const ready = tables.filter((table) => !placed.has(table) && [...parents.get(table)!].every((parent) => placed.has(parent)));
-    if (ready.length === 0) throw new Error(`Foreign keys form a cycle among ${tables.filter((table) => !placed.has(table)).join(", ")}`);
+    const ready = tables.filter(
+      (table) => !placed.has(table) && [...parents.get(table)!].every((parent) => placed.has(parent)),
+    );
+    if (ready.length === 0)
+      throw new Error(`Foreign keys form a cycle among ${tables.filter((table) => !placed.has(table)).join(", ")}`);
     for (const table of ready) {
       ordered.push(table);
       placed.add(table);

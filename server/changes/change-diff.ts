@@ -15,7 +15,12 @@ export async function changeDiffVersion(identity: Identity, id: string): Promise
  * A change's diff (what its tip changes since it forked from its base), a page of files, for readers
  * of its project; `setVersion` gets the parts `changeDiffVersion` reads.
  */
-export async function changeDiff(identity: Identity, id: string, options: DiffOptions, setVersion?: (...parts: string[]) => void) {
+export async function changeDiff(
+  identity: Identity,
+  id: string,
+  options: DiffOptions,
+  setVersion?: (...parts: string[]) => void,
+) {
   const { change, project } = await loadChangeCommits(identity, id);
   setVersion?.(...diffVersion(change));
   const diff = await diffCommits(openProjectRepo(project.id), sinceFork(change.baseSha, change.tipSha), options);

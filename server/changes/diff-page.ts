@@ -12,17 +12,19 @@ import { patchHunks, type PatchFile } from "./diff/hunks";
 export async function changeDiffPage(identity: Identity, id: string, page: number) {
   const { change, project } = await loadChange(identity, id, "read", { cachedRow: true });
   const offset = (page - 1) * DIFF_PAGE_FILES;
-  const diff = await diffCommits(openProjectRepo(project.id), sinceFork(change.baseSha, change.tipSha), { context: 3, offset, limit: DIFF_PAGE_FILES });
-  const files = diff.files.map(
-    (file): PatchFile => ({
-      path: file.path,
-      previousPath: file.previousPath,
-      status: file.status,
-      binary: file.binary,
-      additions: file.additions,
-      deletions: file.deletions,
-      ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)),
-    }),
-  );
+  const diff = await diffCommits(openProjectRepo(project.id), sinceFork(change.baseSha, change.tipSha), {
+    context: 3,
+    offset,
+    limit: DIFF_PAGE_FILES,
+  });
+  const files = diff.files.map((file): PatchFile => ({
+    path: file.path,
+    previousPath: file.previousPath,
+    status: file.status,
+    binary: file.binary,
+    additions: file.additions,
+    deletions: file.deletions,
+    ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)),
+  }));
   return { changeId: change.id, page, pageSize: DIFF_PAGE_FILES, totalFiles: diff.totals.files, files };
 }

@@ -19,7 +19,13 @@ import {
 } from "@/server/git";
 import { DomainError, conflict, invalid, upstreamFailed } from "@/server/errors";
 import { loadPolicy, type PolicyResult } from "@/server/policy";
-import { type ChangeDiff, type EvalRunResult, runEvaluation, startEvaluation, summarizeRuns } from "@/server/evaluators";
+import {
+  type ChangeDiff,
+  type EvalRunResult,
+  runEvaluation,
+  startEvaluation,
+  summarizeRuns,
+} from "@/server/evaluators";
 import { plannedRuns, type PlannedRun } from "./runs/plan";
 import { cancelUnfinishedRuns } from "./runs/store";
 import { buildChangeDiff, SubmoduleError } from "./diff/change-diff";
@@ -75,10 +81,21 @@ const firstLine = (message: string) => message.split("\n", 1)[0].trim().slice(0,
 /** The outcome of a round whose background runs are `background` (reused ones are final). */
 export function startedOutcome(runs: EvalRunResult[], background: PlannedRun[]): StartedEvaluation {
   const going = background.filter((run) => !run.reused).length;
-  const final = [...runs, ...background.flatMap((run) => (run.reused ? [{ evaluator: run.evaluator, status: run.reused.status, findings: run.reused.findings }] : []))];
+  const final = [
+    ...runs,
+    ...background.flatMap((run) =>
+      run.reused ? [{ evaluator: run.evaluator, status: run.reused.status, findings: run.reused.findings }] : [],
+    ),
+  ];
   const summary = summarizeRuns(final);
   if (going === 0) return { ...summary, runs, background };
-  return { verdict: null, summary: `Evaluating: ${going} run(s) in progress`, issues: summary.issues, runs, background };
+  return {
+    verdict: null,
+    summary: `Evaluating: ${going} run(s) in progress`,
+    issues: summary.issues,
+    runs,
+    background,
+  };
 }
 
 /**
@@ -88,7 +105,12 @@ export function startedOutcome(runs: EvalRunResult[], background: PlannedRun[]):
  * repository (merges read them there). 400 for a workspace with submodules or without changes;
  * 502 EVAL_PREP_FAILED when the diff cannot be built.
  */
-export async function evaluateWorkspace(project: Project, workspaceName: string, changeId: string, options: { inline?: boolean } = {}): Promise<PreparedEvaluation> {
+export async function evaluateWorkspace(
+  project: Project,
+  workspaceName: string,
+  changeId: string,
+  options: { inline?: boolean } = {},
+): Promise<PreparedEvaluation> {
   const { repo, head } = projectHead(project);
   const tip = workspaceTip(project, workspaceName);
   if (!tip) throw invalid(`Workspace ${workspaceName} has no commits to propose`);
@@ -105,26 +127,57 @@ export async function evaluateWorkspace(project: Project, workspaceName: string,
     if (error instanceof DomainError) throw error;
     throw diffPreparationFailed(error);
   }
-  if (diff.files.length === 0) throw invalid(`Workspace ${workspaceName} has no changes against ${project.defaultBranch}`);
+  if (diff.files.length === 0)
+    throw invalid(`Workspace ${workspaceName} has no changes against ${project.defaultBranch}`);
   const policy = await loadPolicy(repo, head);
-  const subject = { project: { id: project.id, path: `@${project.namespace}/${project.slug}` }, changeId, repo, diff, policy };
+  const subject = {
+    project: { id: project.id, path: `@${project.namespace}/${project.slug}` },
+    changeId,
+    repo,
+    diff,
+    policy,
+  };
   const title = firstLine((await readCommit(repo, tip)).message);
   if (options.inline) {
     const outcome = await runEvaluation(subject);
     return { head, tip, title, diff, policy, outcome: { ...outcome, background: [] } };
   }
   const { runs, background } = await startEvaluation(subject);
-  return { head, tip, title, diff, policy, outcome: startedOutcome(runs, await plannedRuns(project.id, repo, tip, background)) };
+  return {
+    head,
+    tip,
+    title,
+    diff,
+    policy,
+    outcome: startedOutcome(runs, await plannedRuns(project.id, repo, tip, background)),
+  };
 }
 
 export const newChangeId = () => randomUUID();
 
 /** The rows of an evaluation round of the change `changeId`: its evaluation result and one run per evaluator. */
-export function evaluationRows(changeId: string, projectId: string, round: number, prepared: PreparedEvaluation): { evaluation: Evaluation; runs: EvalRun[] } {
+export function evaluationRows(
+  changeId: string,
+  projectId: string,
+  round: number,
+  prepared: PreparedEvaluation,
+): { evaluation: Evaluation; runs: EvalRun[] } {
   const { outcome, head, tip } = prepared;
   const createdAt = new Date();
-  const evaluation = { id: randomUUID(), changeId, round, verdict: outcome.verdict, baseSha: head, tipSha: tip, summary: outcome.summary, issues: outcome.issues, createdAt };
-  const row = (fields: Partial<EvalRun> & Pick<EvalRun, "evaluator" | "status" | "findings" | "durationMs">): EvalRun => ({
+  const evaluation = {
+    id: randomUUID(),
+    changeId,
+    round,
+    verdict: outcome.verdict,
+    baseSha: head,
+    tipSha: tip,
+    summary: outcome.summary,
+    issues: outcome.issues,
+    createdAt,
+  };
+  const row = (
+    fields: Partial<EvalRun> & Pick<EvalRun, "evaluator" | "status" | "findings" | "durationMs">,
+  ): EvalRun => ({
     id: randomUUID(),
     changeId,
     round,
@@ -193,7 +246,17 @@ export function evaluationRows(changeId: string, projectId: string, round: numbe
 export const insertEvaluationsSql = (rows: string) =>
   insertRowsSql(
     "Evaluation",
-    { id: "uuid", changeId: "uuid", round: "int", verdict: '"Verdict"', baseSha: "text", tipSha: "text", summary: "text", issues: "jsonb", createdAt: "timestamp(3)" },
+    {
+      id: "uuid",
+      changeId: "uuid",
+      round: "int",
+      verdict: '"Verdict"',
+      baseSha: "text",
+      tipSha: "text",
+      summary: "text",
+      issues: "jsonb",
+      createdAt: "timestamp(3)",
+    },
     "",
     rows,
   );
@@ -236,11 +299,20 @@ export const insertEvalRunsSql = (rows: string) =>
 const INSERT_EVAL_RUNS = insertEvalRunsSql("$1");
 
 /** Stores a further evaluation round: the change's one evaluation result (replaced) and one run per evaluator. */
-async function persistEvaluation(tx: Tx, change: Pick<Change, "id" | "projectId">, round: number, prepared: PreparedEvaluation) {
+async function persistEvaluation(
+  tx: Tx,
+  change: Pick<Change, "id" | "projectId">,
+  round: number,
+  prepared: PreparedEvaluation,
+) {
   const { evaluation: row, runs } = evaluationRows(change.id, change.projectId, round, prepared);
   const { id, changeId, ...stored } = row;
   const data = { ...stored, issues: prepared.outcome.issues };
-  const evaluation = await tx.evaluation.upsert({ where: { changeId }, create: { id, changeId, ...data }, update: data });
+  const evaluation = await tx.evaluation.upsert({
+    where: { changeId },
+    create: { id, changeId, ...data },
+    update: data,
+  });
   await tx.$executeRawUnsafe(INSERT_EVAL_RUNS, JSON.stringify(runs));
   return { evaluation, runs };
 }
@@ -260,7 +332,10 @@ export async function recordReevaluation(
   await cancelUnfinishedRuns(tx, current.id);
   const baseMoved = prepared.head !== current.baseSha;
   if (baseMoved) {
-    await tx.review.updateMany({ where: { changeId: current.id, verdict: "approve", dismissedAt: null }, data: { dismissedAt: new Date() } });
+    await tx.review.updateMany({
+      where: { changeId: current.id, verdict: "approve", dismissedAt: null },
+      data: { dismissedAt: new Date() },
+    });
   }
   const previous = await tx.evaluation.findUnique({ where: { changeId: current.id }, select: { round: true } });
   const { verdict } = prepared.outcome;

@@ -35,12 +35,20 @@ export interface HostPullRequest {
 const hostBranch = (changeId: string) => `svc/${changeId}`;
 
 /** Pushes the change's evaluated tip to `svc/<changeId>` on the source (force: the branch is ours). */
-export async function pushTip(projectId: string, source: { owner: string; repo: string }, change: Pick<Change, "id" | "tipSha">): Promise<void> {
-  const result = await spawnGitWatched(["push", "--porcelain", sourceGitUrl(source), `+${change.tipSha}:refs/heads/${hostBranch(change.id)}`], {
-    gitdir: openProjectRepo(projectId).gitdir,
-    env: providerGitEnv(),
-  });
-  if (result.exitCode !== 0) throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
+export async function pushTip(
+  projectId: string,
+  source: { owner: string; repo: string },
+  change: Pick<Change, "id" | "tipSha">,
+): Promise<void> {
+  const result = await spawnGitWatched(
+    ["push", "--porcelain", sourceGitUrl(source), `+${change.tipSha}:refs/heads/${hostBranch(change.id)}`],
+    {
+      gitdir: openProjectRepo(projectId).gitdir,
+      env: providerGitEnv(),
+    },
+  );
+  if (result.exitCode !== 0)
+    throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
 }
 
 /**
@@ -49,11 +57,17 @@ export async function pushTip(projectId: string, source: { owner: string; repo: 
  * `promoted`. A repeat answers the recorded pull request. Promotions of one change serialize on
  * its lock (advisory on PostgreSQL), so two racing requests open one pull request.
  */
-export async function promoteChange(identity: UserIdentity, id: string, input: { title?: string; body?: string; draft: boolean }) {
+export async function promoteChange(
+  identity: UserIdentity,
+  id: string,
+  input: { title?: string; body?: string; draft: boolean },
+) {
   const { change, project } = await loadChange(identity, id, "write");
   const source = await projectSourceOf(project.id);
   const missing = [
-    change.status === "accepted" || change.status === "promoted" ? null : `an accepted change (this one is ${change.status})`,
+    change.status === "accepted" || change.status === "promoted"
+      ? null
+      : `an accepted change (this one is ${change.status})`,
     source ? null : "a project connected to the hosting provider",
     config.githubToken ? null : "a provider token (GITHUB_TOKEN)",
   ].filter(Boolean);
@@ -70,10 +84,20 @@ export async function promoteChange(identity: UserIdentity, id: string, input: {
         base: project.defaultBranch,
         draft: input.draft,
       });
-      const recorded: HostPullRequest = { owner: source.owner, repo: source.repo, branch: hostBranch(id), pullRequestNumber: pull.number, pullRequestUrl: pull.url, pushedSha: current.tipSha };
-      await (await db()).$transaction(async (tx) => {
+      const recorded: HostPullRequest = {
+        owner: source.owner,
+        repo: source.repo,
+        branch: hostBranch(id),
+        pullRequestNumber: pull.number,
+        pullRequestUrl: pull.url,
+        pushedSha: current.tipSha,
+      };
+      await (
+        await db()
+      ).$transaction(async (tx) => {
         const locked = await lockChange(tx, id);
-        if (locked.status !== "accepted" && locked.status !== "promoted") throw invalid(`A ${locked.status} change cannot be promoted`);
+        if (locked.status !== "accepted" && locked.status !== "promoted")
+          throw invalid(`A ${locked.status} change cannot be promoted`);
         await tx.change.update({ where: { id }, data: { status: "promoted", hostPullRequest: { ...recorded } } });
       });
       return recorded;
@@ -82,7 +106,16 @@ export async function promoteChange(identity: UserIdentity, id: string, input: {
     }
   });
   await inngest.send({ name: HOST_VERDICT_EVENT, data: { changeId: id } });
-  return { changeId: id, host: { owner: host.owner, repo: host.repo, branch: host.branch, pullRequestNumber: host.pullRequestNumber, pullRequestUrl: host.pullRequestUrl } };
+  return {
+    changeId: id,
+    host: {
+      owner: host.owner,
+      repo: host.repo,
+      branch: host.branch,
+      pullRequestNumber: host.pullRequestNumber,
+      pullRequestUrl: host.pullRequestUrl,
+    },
+  };
 }
 
 const STATE_OF = { passed: "success", failed: "failure" } as const;
@@ -98,11 +131,22 @@ export async function publishHostVerdict(changeId: string): Promise<{ posted: bo
   if (!change || !host) return { posted: false };
   const evaluation = change.evaluation;
   const state = evaluation?.verdict ? STATE_OF[evaluation.verdict] : "error";
-  const description = evaluation ? `${evaluation.verdict}: ${evaluation.summary}`.slice(0, 140) : "no evaluation recorded";
+  const description = evaluation
+    ? `${evaluation.verdict}: ${evaluation.summary}`.slice(0, 140)
+    : "no evaluation recorded";
   const source = { owner: host.owner, repo: host.repo };
-  await postCommitStatus(source, evaluation?.tipSha ?? change.tipSha, { state, context: "svc/evaluation", description });
+  await postCommitStatus(source, evaluation?.tipSha ?? change.tipSha, {
+    state,
+    context: "svc/evaluation",
+    description,
+  });
   const issues = (evaluation?.issues as string[] | undefined) ?? [];
-  const body = [`**svc/evaluation: ${evaluation?.verdict ?? "error"}** (round ${evaluation?.round ?? 0}, tip ${evaluation?.tipSha ?? change.tipSha})`, "", evaluation?.summary ?? "", ...issues.map((issue) => `- ${issue}`)].join("\n");
+  const body = [
+    `**svc/evaluation: ${evaluation?.verdict ?? "error"}** (round ${evaluation?.round ?? 0}, tip ${evaluation?.tipSha ?? change.tipSha})`,
+    "",
+    evaluation?.summary ?? "",
+    ...issues.map((issue) => `- ${issue}`),
+  ].join("\n");
   await postPullRequestComment(source, host.pullRequestNumber, body);
   return { posted: true };
 }

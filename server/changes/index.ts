@@ -4,7 +4,12 @@ export { listChanges } from "./service";
 export { pageOfChanges } from "./list-page";
 export { changeMetrics } from "./metrics";
 export { HOST_VERDICT_EVENT, publishHostVerdict } from "./host-pr";
-export { projectHasPromotedChange, promotedChangesMovedBy, pushPromotedTip, reevaluatePromotedChange } from "./promoted-follow";
+export {
+  projectHasPromotedChange,
+  promotedChangesMovedBy,
+  pushPromotedTip,
+  reevaluatePromotedChange,
+} from "./promoted-follow";
 export { processQueue } from "./queue/process";
 export { queuesSettled, startQueueRunner, wakeQueue } from "./queue/runner";
 export { wakeQueueOnMove } from "./queue/move-hook";

@@ -13,7 +13,12 @@ export const isUuid = (value: string) => UUID.test(value);
  * caller cannot read; 403 below `need`. `cachedRow`: a read (of the change, its diff, its stream,
  * the repository) may take the project row from the access cache (requireProject's option).
  */
-export async function loadChange(identity: Identity, id: string, need: ProjectRole = "read", options: { cachedRow?: boolean } = {}): Promise<{ change: Change; project: Project; role: ProjectRole }> {
+export async function loadChange(
+  identity: Identity,
+  id: string,
+  need: ProjectRole = "read",
+  options: { cachedRow?: boolean } = {},
+): Promise<{ change: Change; project: Project; role: ProjectRole }> {
   if (!isUuid(id)) throw notFound();
   const change = await (await db()).change.findUnique({ where: { id } });
   if (!change) throw notFound();
@@ -24,7 +29,9 @@ export async function loadChange(identity: Identity, id: string, need: ProjectRo
 /** The project of a change (404 for an unknown id), through the driver: what a caller needs before it takes its project's lock. */
 export async function changeProjectId(id: string): Promise<string> {
   if (!isUuid(id)) throw notFound();
-  const [row] = await (await database()).raw.query<{ projectId: string }>(`SELECT "projectId" FROM "Change" WHERE "id" = $1`, [id]);
+  const [row] = await (
+    await database()
+  ).raw.query<{ projectId: string }>(`SELECT "projectId" FROM "Change" WHERE "id" = $1`, [id]);
   if (!row) throw notFound();
   return row.projectId;
 }
@@ -37,9 +44,14 @@ export type ChangeCommits = Pick<Change, "id" | "projectId" | "baseSha" | "tipSh
  * event stream): one indexed read through the driver (on PGlite the query engine costs more than
  * the read: ~7 ms of CPU against ~3 ms).
  */
-export async function loadChangeCommits(identity: Identity, id: string): Promise<{ change: ChangeCommits; project: Project }> {
+export async function loadChangeCommits(
+  identity: Identity,
+  id: string,
+): Promise<{ change: ChangeCommits; project: Project }> {
   if (!isUuid(id)) throw notFound();
-  const [change] = await (await database()).raw.query<ChangeCommits>(`SELECT "id", "projectId", "baseSha", "tipSha" FROM "Change" WHERE "id" = $1`, [id]);
+  const [change] = await (
+    await database()
+  ).raw.query<ChangeCommits>(`SELECT "id", "projectId", "baseSha", "tipSha" FROM "Change" WHERE "id" = $1`, [id]);
   if (!change) throw notFound();
   const { project } = await requireProject(identity, { id: change.projectId }, "read", { cachedRow: true });
   return { change, project };

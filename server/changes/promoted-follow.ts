@@ -8,7 +8,8 @@ import { lockChange, workspaceName } from "./load";
 import { log } from "@/server/log";
 
 /** The events area's interest `promotedChanges`: the project has a promoted change (a push to it starts no follow run otherwise). */
-export const projectHasPromotedChange = (project: string) => `EXISTS (SELECT 1 FROM "Change" WHERE "projectId" = ${project} AND status = 'promoted')`;
+export const projectHasPromotedChange = (project: string) =>
+  `EXISTS (SELECT 1 FROM "Change" WHERE "projectId" = ${project} AND status = 'promoted')`;
 
 /**
  * The promoted changes whose workspace a `push` event moved (a commit through the route or a git
@@ -20,7 +21,9 @@ export async function promotedChangesMovedBy(eventId: string): Promise<string[]>
   if (!event?.projectId || event.kind !== "push" || typeof workspace !== "string") return [];
   const found = await findWorkspace(event.projectId, workspace);
   if (!found) return [];
-  const rows = await (await db()).change.findMany({ where: { workspaceId: found.id, status: "promoted" }, select: { id: true } });
+  const rows = await (
+    await db()
+  ).change.findMany({ where: { workspaceId: found.id, status: "promoted" }, select: { id: true } });
   return rows.map((row) => row.id);
 }
 
@@ -66,6 +69,9 @@ export async function pushPromotedTip(changeId: string): Promise<{ pushed: strin
   if (change?.status !== "promoted" || !host || host.pushedSha === change.tipSha) return { pushed: null };
   await pushTip(change.projectId, host, change);
   // Conditional on the tip: a round that moved it meanwhile is pushed by its own run.
-  await prisma.change.updateMany({ where: { id: changeId, tipSha: change.tipSha }, data: { hostPullRequest: { ...host, pushedSha: change.tipSha } } });
+  await prisma.change.updateMany({
+    where: { id: changeId, tipSha: change.tipSha },
+    data: { hostPullRequest: { ...host, pushedSha: change.tipSha } },
+  });
   return { pushed: change.tipSha };
 }

@@ -16,15 +16,31 @@ describe("a change's state in one read", () => {
     const { change, workspace } = await changeWith(alice.token, project, { "a.txt": "a\n" });
     const prisma = await db();
     // Every timestamp column set, one of them on a whole second (JSON drops its fraction).
-    await prisma.change.update({ where: { id: change.id }, data: { rejectedAt: new Date("2026-01-02T03:04:05.000Z"), revertedAt: new Date("2026-01-02T03:04:05.120Z") } });
+    await prisma.change.update({
+      where: { id: change.id },
+      data: { rejectedAt: new Date("2026-01-02T03:04:05.000Z"), revertedAt: new Date("2026-01-02T03:04:05.120Z") },
+    });
     // An entry as queueing makes it, without waking the queue (which would land the change meanwhile).
-    await prisma.queueEntry.create({ data: { projectId: project.id, changeId: change.id, tipSha: change.tipSha, strategy: "merge", enqueuedById: alice.id } });
+    await prisma.queueEntry.create({
+      data: {
+        projectId: project.id,
+        changeId: change.id,
+        tipSha: change.tipSha,
+        strategy: "merge",
+        enqueuedById: alice.id,
+      },
+    });
 
     const state = await readChangeState(change.id);
     expect(state).not.toBeNull();
     expect(state!.change).toEqual(await prisma.change.findUniqueOrThrow({ where: { id: change.id } }));
     expect(state!.evaluation).toEqual(await prisma.evaluation.findUnique({ where: { changeId: change.id } }));
-    expect(state!.runs).toEqual(await prisma.evalRun.findMany({ where: { changeId: change.id }, orderBy: [{ round: "asc" }, { createdAt: "asc" }] }));
+    expect(state!.runs).toEqual(
+      await prisma.evalRun.findMany({
+        where: { changeId: change.id },
+        orderBy: [{ round: "asc" }, { createdAt: "asc" }],
+      }),
+    );
     expect(state!.runs.length).toBeGreaterThan(0);
     expect(state!.workspace).toBe(workspace);
     expect(state!.author).toBe(alice.username);

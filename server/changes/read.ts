@@ -1,7 +1,13 @@
 import type { Change, EvalRun, Evaluation } from "@/server/generated/prisma/client";
 import { usernameSql } from "@/server/auth";
 import { database, dateFromJson } from "@/server/db";
-import { latestTransitionSql, transitionFromJson, transitionsFromJson, transitionsSql, type Transition } from "@/server/events";
+import {
+  latestTransitionSql,
+  transitionFromJson,
+  transitionsFromJson,
+  transitionsSql,
+  type Transition,
+} from "@/server/events";
 import { workspaceNameSql } from "@/server/workspaces";
 import { queuePositionSql, type QueuePosition } from "./queue/entries";
 
@@ -83,13 +89,28 @@ export async function readChangeState(id: string): Promise<ChangeState | null> {
 }
 
 /** `readChangeState` and the change's transitions after `afterSeq`, oldest first, in one snapshot. */
-export async function readChangeAndTransitions(id: string, afterSeq: bigint): Promise<{ state: ChangeState; transitions: Transition[] } | null> {
-  const [row] = await (await database()).raw.query<StateRow & { transitions: Array<{ id: string; seq: string; kind: string }> }>(READ_CHANGE_AND_TRANSITIONS, [id, afterSeq.toString()]);
+export async function readChangeAndTransitions(
+  id: string,
+  afterSeq: bigint,
+): Promise<{ state: ChangeState; transitions: Transition[] } | null> {
+  const [row] = await (
+    await database()
+  ).raw.query<StateRow & { transitions: Array<{ id: string; seq: string; kind: string }> }>(
+    READ_CHANGE_AND_TRANSITIONS,
+    [id, afterSeq.toString()],
+  );
   return row ? { state: stateOf(row), transitions: transitionsFromJson(row.transitions) } : null;
 }
 
 /** `readChangeState` and the change's latest transition (null: none), in one snapshot. */
-export async function readChangeAndLatestTransition(id: string): Promise<{ state: ChangeState; latest: Transition | null } | null> {
-  const [row] = await (await database()).raw.query<StateRow & { transitions: { id: string; seq: string; kind: string } | null }>(READ_CHANGE_AND_LATEST_TRANSITION, [id]);
+export async function readChangeAndLatestTransition(
+  id: string,
+): Promise<{ state: ChangeState; latest: Transition | null } | null> {
+  const [row] = await (
+    await database()
+  ).raw.query<StateRow & { transitions: { id: string; seq: string; kind: string } | null }>(
+    READ_CHANGE_AND_LATEST_TRANSITION,
+    [id],
+  );
   return row ? { state: stateOf(row), latest: row.transitions ? transitionFromJson(row.transitions) : null } : null;
 }

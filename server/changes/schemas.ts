@@ -27,9 +27,16 @@ export const changeOutput = namedSchema("Change", () =>
     hostPullRequest: z.record(z.string(), z.unknown()).nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  }));
+  }),
+);
 
-const finding = () => z.object({ message: z.string(), file: z.string().optional(), line: z.number().optional(), rule: z.string().optional() });
+const finding = () =>
+  z.object({
+    message: z.string(),
+    file: z.string().optional(),
+    line: z.number().optional(),
+    rule: z.string().optional(),
+  });
 
 export const evalOutput = namedSchema("Evaluation", () =>
   z.object({
@@ -41,7 +48,8 @@ export const evalOutput = namedSchema("Evaluation", () =>
     baseSha: z.string(),
     tipSha: z.string(),
     createdAt: z.string(),
-  }));
+  }),
+);
 
 export const evalRunOutput = namedSchema("EvalRun", () =>
   z.object({
@@ -66,18 +74,32 @@ export const evalRunOutput = namedSchema("EvalRun", () =>
     cache: z.object({ key: z.string(), hit: z.boolean() }).nullable(),
     reusedFrom: z.string().nullable(),
     logBytes: z.number().int(),
-  }));
+  }),
+);
 
 export const EVAL_RUN_STATUSES = ["queued", "running", "passed", "failed", "error", "cancelled"] as const;
 
 export const costOutput = namedSchema("Cost", () =>
-  z.object({ kind: z.string(), runs: z.number(), costUsd: z.number(), inputTokens: z.number(), outputTokens: z.number(), durationMs: z.number() }));
+  z.object({
+    kind: z.string(),
+    runs: z.number(),
+    costUsd: z.number(),
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    durationMs: z.number(),
+  }),
+);
 
 /** `{id}` of change routes: a uuid (anything else is an unknown change: 404). */
 /** The query of a change listing. */
-export const changeListFilter = () => ({ status: z.enum(ChangeStatus).optional(), limit: listLimit(), offset: listOffset() });
+export const changeListFilter = () => ({
+  status: z.enum(ChangeStatus).optional(),
+  limit: listLimit(),
+  offset: listOffset(),
+});
 
 export const changeIdParam = () => z.string().min(1).max(100);
 
 /** A merge strategy field (a new instance per use: schemas are never shared between procedures). */
-export const mergeStrategy = () => z.enum(MERGE_STRATEGIES, { message: `strategy must be ${MERGE_STRATEGIES.join(" or ")}` });
+export const mergeStrategy = () =>
+  z.enum(MERGE_STRATEGIES, { message: `strategy must be ${MERGE_STRATEGIES.join(" or ")}` });

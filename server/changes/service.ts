@@ -6,7 +6,15 @@ import { recordEvent, recordEventsAlongside } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
 import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
-import { evaluateWorkspace, evaluationRows, insertEvalRunsSql, insertEvaluationsSql, newChangeId, recordReevaluation, type PreparedEvaluation } from "./evaluation";
+import {
+  evaluateWorkspace,
+  evaluationRows,
+  insertEvalRunsSql,
+  insertEvaluationsSql,
+  newChangeId,
+  recordReevaluation,
+  type PreparedEvaluation,
+} from "./evaluation";
 import { wakeRunners } from "./runs/pool";
 import { waitForVerdict } from "./runs/settle";
 import { cancelUnfinishedRuns } from "./runs/store";
@@ -23,7 +31,10 @@ type ProjectRef = { namespace: string; slug: string } | { id: string };
 function namesOfNew(identity: Identity, change: Change, workspace: string): ChangeNames {
   const acting = actingIdentity(identity);
   const username = acting.kind === "user" ? acting.username : acting.kind === "agent" ? acting.ownerUsername : null;
-  return { workspaces: new Map([[change.workspaceId, workspace]]), users: new Map(change.authorId && username ? [[change.authorId, username]] : []) };
+  return {
+    workspaces: new Map([[change.workspaceId, workspace]]),
+    users: new Map(change.authorId && username ? [[change.authorId, username]] : []),
+  };
 }
 
 // A new change with its first evaluation round and, under `merge.autoQueue`, its queue entry (each
@@ -56,8 +67,16 @@ entry AS (${insertEntriesSql("$4")})`;
  * Creates a change from a workspace: diffed against the default branch, evaluated synchronously,
  * recorded `accepted` or `needs_changes` with one eval run per evaluator. Writers (users and agents).
  */
-export async function createChange(identity: Identity, ref: ProjectRef, workspace: string, options: { wait?: number } = {}) {
-  const { project, alongside: ws } = await requireProject(identity, ref, "write", { workspace, alongside: workspaceAlongside(workspace) });
+export async function createChange(
+  identity: Identity,
+  ref: ProjectRef,
+  workspace: string,
+  options: { wait?: number } = {},
+) {
+  const { project, alongside: ws } = await requireProject(identity, ref, "write", {
+    workspace,
+    alongside: workspaceAlongside(workspace),
+  });
   assertNotDeleting(project);
   assertNotImporting(project);
   if (!ws) throw notFound(`Unknown workspace ${workspace}`);
@@ -94,8 +113,15 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
   const queued = autoQueueEntry(project, change, prepared);
   const rows = [[change], [evaluation], runs, queued ? [queued.entry] : []].map((list) => JSON.stringify(list));
   await recordEventsAlongside({ ctes: NEW_CHANGE_CTES, params: rows }, [
-    { projectId: project.id, kind: "change.created", actor, data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip } },
-    ...(verdict === null ? [] : [{ projectId: project.id, kind: "change.evaluated" as const, actor, data: { changeId: id, verdict, status } }]),
+    {
+      projectId: project.id,
+      kind: "change.created",
+      actor,
+      data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip },
+    },
+    ...(verdict === null
+      ? []
+      : [{ projectId: project.id, kind: "change.evaluated" as const, actor, data: { changeId: id, verdict, status } }]),
     ...(queued ? [queued.event] : []),
   ]);
   if (queued) wakeQueue(project.id);
@@ -108,7 +134,8 @@ export async function createChange(identity: Identity, ref: ProjectRef, workspac
 }
 
 /** How long a request waits for its background runs: `?wait`, else the policy's `evaluation.waitSeconds`. */
-const waitSecondsOf = (prepared: PreparedEvaluation, wait: number | undefined) => wait ?? (prepared.policy.ok ? prepared.policy.policy.evaluation.waitSeconds : 30);
+const waitSecondsOf = (prepared: PreparedEvaluation, wait: number | undefined) =>
+  wait ?? (prepared.policy.ok ? prepared.policy.policy.evaluation.waitSeconds : 30);
 
 /** Starts the round's background runs and waits up to `seconds` for them; answers the change's state after. */
 async function awaitRound(changeId: string, seconds: number): Promise<ChangeState | null> {
@@ -124,16 +151,29 @@ const roundView = (state: ChangeState) => ({
 });
 
 /** One page of a project's changes, newest first, and how many match over every page. */
-export async function listChanges(identity: Identity, ref: ProjectRef, filter: { status?: ChangeStatus; limit: number; offset: number }) {
+export async function listChanges(
+  identity: Identity,
+  ref: ProjectRef,
+  filter: { status?: ChangeStatus; limit: number; offset: number },
+) {
   const { project } = await requireProject(identity, ref, "read");
   const prisma = await db();
   const where = { projectId: project.id, ...(filter.status ? { status: filter.status } : {}) };
   const [changes, total] = await Promise.all([
-    prisma.change.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: filter.limit, skip: filter.offset }),
+    prisma.change.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: filter.limit,
+      skip: filter.offset,
+    }),
     prisma.change.count({ where }),
   ]);
   const names = await namesFor(changes);
-  return { project: `@${project.namespace}/${project.slug}`, changes: changes.map((c) => changeView(c, project, names)), total };
+  return {
+    project: `@${project.namespace}/${project.slug}`,
+    changes: changes.map((c) => changeView(c, project, names)),
+    total,
+  };
 }
 
 /** A change with the runs of its latest evaluation and per-kind costs over all its runs. */
@@ -176,7 +216,8 @@ export async function reevaluateChange(identity: UserIdentity, id: string, optio
   const { evaluation, runs } = await prisma.$transaction(async (tx) => {
     const current = await lockChange(tx, id);
     if (NOT_EVALUABLE.includes(current.status)) throw invalid(`A ${current.status} change cannot be re-evaluated`);
-    const statusAfter = async (client: typeof tx, verdict: "passed" | "failed") => statusAfterEvaluation(verdict, await reviewState(client, current));
+    const statusAfter = async (client: typeof tx, verdict: "passed" | "failed") =>
+      statusAfterEvaluation(verdict, await reviewState(client, current));
     return recordReevaluation(tx, current, prepared, { statusAfter, actor: actorOf(identity) });
   });
   if (prepared.outcome.verdict === null) {
@@ -190,13 +231,20 @@ export async function reevaluateChange(identity: UserIdentity, id: string, optio
 /** Rejects a change in any state but merged (users with write access). Rejecting twice is a no-op. */
 export async function rejectChange(identity: UserIdentity, id: string) {
   const { project } = await loadChange(identity, id, "write");
-  await (await db()).$transaction(async (tx) => {
+  await (
+    await db()
+  ).$transaction(async (tx) => {
     const current = await lockChange(tx, id);
     if (current.status === "merged") throw invalid("A merged change cannot be rejected");
     if (current.status === "rejected") return;
     await tx.change.update({ where: { id }, data: { status: "rejected", rejectedAt: new Date() } });
     await cancelUnfinishedRuns(tx, id);
-    await recordEvent(tx, { projectId: project.id, kind: "change.rejected", actor: actorOf(identity), data: { changeId: id, from: current.status } });
+    await recordEvent(tx, {
+      projectId: project.id,
+      kind: "change.rejected",
+      actor: actorOf(identity),
+      data: { changeId: id, from: current.status },
+    });
     await revokeKeysOfChanges(tx, [id], "rejected");
     await removeEntries(tx, project.id, [{ changeId: id, reason: "rejected" }], actorOf(identity));
   });

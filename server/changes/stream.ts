@@ -12,13 +12,19 @@ const encoder = new TextEncoder();
 const FINAL_STATUSES: readonly string[] = ["merged", "rejected"];
 
 /** One SSE frame: `id` is the outbox event's id, so a reconnect's Last-Event-ID resumes after it. */
-const frame = (id: string, event: string, data: unknown) => encoder.encode(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+const frame = (id: string, event: string, data: unknown) =>
+  encoder.encode(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 const KEEPALIVE = encoder.encode(": keep-alive\n\n");
 
 // One timer for every open stream on this instance: an idle stream costs no timer of its own.
 const holder = globalThis as unknown as { __svcStreamKeepalive?: { streams: Set<() => void>; timer?: NodeJS.Timeout } };
 const keepalive = (holder.__svcStreamKeepalive ??= { streams: new Set() });
-registerCache("changes.openStreams", { entries: () => keepalive.streams.size, limit: null, unit: "open event streams", bound: "removed when its stream ends (the change merged or was rejected, or the client left)" });
+registerCache("changes.openStreams", {
+  entries: () => keepalive.streams.size,
+  limit: null,
+  unit: "open event streams",
+  bound: "removed when its stream ends (the change merged or was rejected, or the client left)",
+});
 
 function keepAlive(ping: () => void): () => void {
   keepalive.streams.add(ping);
@@ -131,5 +137,13 @@ async function openStream(req: Request, identity: Identity, id: string): Promise
     },
     cancel: close,
   });
-  return new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", Connection: "keep-alive", "X-Accel-Buffering": "no" } });
+  return new Response(stream, {
+    status: 200,
+    headers: {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-store",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    },
+  });
 }

@@ -7,7 +7,11 @@ export type TestProject = Awaited<ReturnType<typeof createTestProject>>;
 let counter = 0;
 
 /** A project with `files` (add `.svc/policy.yml` for a policy). */
-export async function projectWith(token: string, files: Record<string, string>, visibility: "private" | "public" = "private") {
+export async function projectWith(
+  token: string,
+  files: Record<string, string>,
+  visibility: "private" | "public" = "private",
+) {
   return createTestProject(token, { name: `p${++counter}${Date.now().toString(36)}`, files, visibility });
 }
 
@@ -17,8 +21,17 @@ export async function workspaceOf(token: string, project: TestProject, name = `w
   return name;
 }
 
-export async function commitTo(token: string, project: TestProject, workspace: string, files: Record<string, string | null>, message = "work") {
-  const res = await call("POST", `/api/workspaces/${workspace}/commit`, { token, body: { projectId: project.id, message, files } });
+export async function commitTo(
+  token: string,
+  project: TestProject,
+  workspace: string,
+  files: Record<string, string | null>,
+  message = "work",
+) {
+  const res = await call("POST", `/api/workspaces/${workspace}/commit`, {
+    token,
+    body: { projectId: project.id, message, files },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.commit as string;
 }
@@ -36,7 +49,8 @@ export async function changeWith(token: string, project: TestProject, files: Rec
   return { ...res.body, workspace } as { change: any; eval: any; evalRuns: any[]; workspace: string };
 }
 
-export const merge = (token: string, changeId: string, query = "") => call("POST", `/api/changes/${changeId}/merge${query}`, { token });
+export const merge = (token: string, changeId: string, query = "") =>
+  call("POST", `/api/changes/${changeId}/merge${query}`, { token });
 
 export async function createAgentFor(token: string, model = "gpt-test") {
   const res = await call("POST", "/api/agents", { token, body: { name: "bot", model } });
@@ -47,14 +61,23 @@ export async function createAgentFor(token: string, model = "gpt-test") {
 /** Domain events of a project, oldest first, straight from the outbox. */
 export async function eventsOf(projectId: string, kind?: string) {
   const { db } = await import("@/server/db/client");
-  return (await db()).domainEvent.findMany({ where: { projectId, ...(kind ? { kind } : {}) }, orderBy: { seq: "asc" } });
+  return (await db()).domainEvent.findMany({
+    where: { projectId, ...(kind ? { kind } : {}) },
+    orderBy: { seq: "asc" },
+  });
 }
 
 /** Moves the project's default branch with a direct commit (as a push would). */
 export async function advanceProject(project: TestProject, files: Record<string, string | null>) {
   const { openProjectRepo } = await import("@/server/git");
   const { commitUnhooked } = await import("@/server/git/commit");
-  return (await commitUnhooked(openProjectRepo(project.id), "main", { files, message: "direct", author: { name: "x", email: "x@example.com" } })).oid;
+  return (
+    await commitUnhooked(openProjectRepo(project.id), "main", {
+      files,
+      message: "direct",
+      author: { name: "x", email: "x@example.com" },
+    })
+  ).oid;
 }
 
 export const POLICY = ".svc/policy.yml";

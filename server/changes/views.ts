@@ -19,8 +19,13 @@ export async function namesFor(changes: Change[], client?: DbOrTx): Promise<Chan
   const prisma = client ?? (await db());
   const userIds = [...new Set(changes.flatMap((c) => (c.authorId ? [c.authorId] : [])))];
   const [workspaces, users] = await Promise.all([
-    workspaceNames(changes.map((c) => c.workspaceId), prisma),
-    userIds.length ? prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, username: true } }) : [],
+    workspaceNames(
+      changes.map((c) => c.workspaceId),
+      prisma,
+    ),
+    userIds.length
+      ? prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, username: true } })
+      : [],
   ]);
   return { workspaces, users: new Map(users.map((u) => [u.id, u.username])) };
 }
@@ -90,9 +95,19 @@ export function evalRunView(run: EvalRun) {
 
 /** Per-kind cost summaries over every eval run the change has had. */
 export function costsOf(runs: EvalRun[]) {
-  const byKind = new Map<string, { kind: string; runs: number; costUsd: number; inputTokens: number; outputTokens: number; durationMs: number }>();
+  const byKind = new Map<
+    string,
+    { kind: string; runs: number; costUsd: number; inputTokens: number; outputTokens: number; durationMs: number }
+  >();
   for (const run of runs) {
-    const entry = byKind.get(run.evaluator) ?? { kind: run.evaluator, runs: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 };
+    const entry = byKind.get(run.evaluator) ?? {
+      kind: run.evaluator,
+      runs: 0,
+      costUsd: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      durationMs: 0,
+    };
     entry.runs++;
     entry.costUsd += run.costUsd ?? 0;
     entry.inputTokens += run.inputTokens ?? 0;

@@ -21,9 +21,18 @@ export const archiveStem = (slug: string, commit: string) => `${slug}-${commit.s
 export const archiveEtag = (commit: string, format: ArchiveFormat) => `"${commit}.${format}"`;
 
 /** The tree at a ref as `git archive` writes it, streamed from git (never held whole). */
-export async function projectArchive(identity: Identity, ref: ProjectRef, name: string | undefined, format: ArchiveFormat): Promise<Archive> {
+export async function projectArchive(
+  identity: Identity,
+  ref: ProjectRef,
+  name: string | undefined,
+  format: ArchiveFormat,
+): Promise<Archive> {
   const at = await readAt(identity, ref, name);
   const stem = archiveStem(at.project.slug, at.commit);
-  return { name: stem, commit: at.commit, format, open: () => gitReadable(["archive", `--format=${format}`, `--prefix=${stem}/`, at.commit], at.repo.gitdir) };
+  return {
+    name: stem,
+    commit: at.commit,
+    format,
+    open: () => gitReadable(["archive", `--format=${format}`, `--prefix=${stem}/`, at.commit], at.repo.gitdir),
+  };
 }
-

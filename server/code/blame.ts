@@ -20,7 +20,10 @@ const HEADER = /^([0-9a-f]{40}) \d+ (\d+)/;
 /** `git blame --porcelain` of one file at a ref: consecutive lines from the same commit as one range, every line covered in order. */
 export async function blameFile(identity: Identity, ref: ProjectRef, filePath: string, name?: string) {
   const at = await readAt(identity, ref, name);
-  const { stdout, exitCode } = await runGitBytes(["blame", "--porcelain", at.commit, "--", filePath], { gitdir: at.repo.gitdir, allowExit: [128] });
+  const { stdout, exitCode } = await runGitBytes(["blame", "--porcelain", at.commit, "--", filePath], {
+    gitdir: at.repo.gitdir,
+    allowExit: [128],
+  });
   if (exitCode === 128) throw notFound(`No file ${filePath} at ${at.ref}`);
   return { ref: at.ref, commit: at.commit, path: filePath, ranges: parsePorcelain(stdout.toString("utf8")) };
 }

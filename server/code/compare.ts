@@ -10,7 +10,12 @@ import { readableRepo, resolveCommit, type ProjectRef } from "./at";
  * GitHub's three-dot compare: head's commits that base lacks (oldest first) and the diff from
  * their merge base to head.
  */
-export async function compareRefs(identity: Identity, ref: ProjectRef, names: { base: string; head: string }, page: { limit: number; offset: number }) {
+export async function compareRefs(
+  identity: Identity,
+  ref: ProjectRef,
+  names: { base: string; head: string },
+  page: { limit: number; offset: number },
+) {
   const { repo } = await readableRepo(identity, ref);
   const [base, head] = await Promise.all([resolveCommit(repo, names.base), resolveCommit(repo, names.head)]);
   const { stdout, exitCode } = await runGit(["merge-base", base, head], { gitdir: repo.gitdir, allowExit: [1] });

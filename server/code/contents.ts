@@ -35,14 +35,36 @@ export async function fileContents(identity: Identity, ref: ProjectRef, filePath
   const { head, body } = await openBlob(at.repo.gitdir, oid, CONTENTS_BYTES_MAX + 1);
   await body.cancel();
   const whole = head.length <= CONTENTS_BYTES_MAX;
-  const size = whole ? head.length : Number((await runGit(["cat-file", "-s", oid], { gitdir: at.repo.gitdir })).stdout.trim());
+  const size = whole
+    ? head.length
+    : Number((await runGit(["cat-file", "-s", oid], { gitdir: at.repo.gitdir })).stdout.trim());
   const content = whole ? encode(head) : { encoding: "none" as const, content: "" };
-  return { path: filePath, ref: at.ref, commit: at.commit, sha: oid, size, ...content, downloadUrl: rawUrl(at.project, at.commit, filePath) };
+  return {
+    path: filePath,
+    ref: at.ref,
+    commit: at.commit,
+    sha: oid,
+    size,
+    ...content,
+    downloadUrl: rawUrl(at.project, at.commit, filePath),
+  };
 }
 
 /** Where the archive of a ref downloads from (the commit's, so the link does not move) and its ETag, for callers that cannot take a byte stream (tRPC, MCP). */
-export async function archiveLink(identity: Identity, ref: ProjectRef, name: string | undefined, format: ArchiveFormat) {
+export async function archiveLink(
+  identity: Identity,
+  ref: ProjectRef,
+  name: string | undefined,
+  format: ArchiveFormat,
+) {
   const at = await readAt(identity, ref, name);
   const url = `${config.baseUrl}/api/projects/${projectPath(at.project)}/archive?${new URLSearchParams({ ref: at.commit, format })}`;
-  return { ref: at.ref, commit: at.commit, format, fileName: `${archiveStem(at.project.slug, at.commit)}.${format}`, url, etag: archiveEtag(at.commit, format) };
+  return {
+    ref: at.ref,
+    commit: at.commit,
+    format,
+    fileName: `${archiveStem(at.project.slug, at.commit)}.${format}`,
+    url,
+    etag: archiveEtag(at.commit, format),
+  };
 }

@@ -69,7 +69,8 @@ class SectionScan {
 
   close(): Section {
     if (this.header) this.section.binary = BINARY_MARKS.some((mark) => this.header!.includes(mark));
-    if (this.keep) this.section.patch = this.bytes > DIFF_PATCH_BYTES_MAX ? null : Buffer.concat(this.parts).toString("utf8");
+    if (this.keep)
+      this.section.patch = this.bytes > DIFF_PATCH_BYTES_MAX ? null : Buffer.concat(this.parts).toString("utf8");
     return this.section;
   }
 }
@@ -80,7 +81,11 @@ class SectionScan {
  * chunk, and usually none, so a chunk is not copied to be joined to the next.
  */
 function headerStart(data: Buffer, from: number): number {
-  for (let at = data.indexOf(NEWLINE, Math.max(from, data.length - (HEADER.length - 1))); at !== -1; at = data.indexOf(NEWLINE, at + 1)) {
+  for (
+    let at = data.indexOf(NEWLINE, Math.max(from, data.length - (HEADER.length - 1)));
+    at !== -1;
+    at = data.indexOf(NEWLINE, at + 1)
+  ) {
     if (data.subarray(at).equals(HEADER.subarray(0, data.length - at))) return at;
   }
   return data.length;

@@ -42,7 +42,12 @@ export class SummaryReader {
     const paths = status.startsWith("R") || status.startsWith("C") ? 2 : 1;
     if (this.tokens.length < paths + 1) return false;
     const sameBlob = oldOid === newOid && REGULAR.has(oldMode) && REGULAR.has(newMode);
-    this.files.push({ status: status.charAt(0), previousPath: paths === 2 ? this.tokens[1] : null, path: this.tokens[paths], sameBlob });
+    this.files.push({
+      status: status.charAt(0),
+      previousPath: paths === 2 ? this.tokens[1] : null,
+      path: this.tokens[paths],
+      sameBlob,
+    });
     this.tokens = [];
     return false;
   }

@@ -9,7 +9,14 @@ import { between, diffCommits } from "./diff";
 import { SectionReader } from "./diff-sections";
 import { SummaryReader } from "./diff-summary";
 
-const env = { ...process.env, GIT_AUTHOR_NAME: "Ann", GIT_AUTHOR_EMAIL: "ann@example.test", GIT_COMMITTER_NAME: "Ann", GIT_COMMITTER_EMAIL: "ann@example.test", GIT_CONFIG_NOSYSTEM: "1" };
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "Ann",
+  GIT_AUTHOR_EMAIL: "ann@example.test",
+  GIT_COMMITTER_NAME: "Ann",
+  GIT_COMMITTER_EMAIL: "ann@example.test",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
 let dir: string;
 const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, env, maxBuffer: 1 << 28 });
 const write = (file: string, content: string | Buffer) => {
@@ -69,7 +76,11 @@ function numstat(): Map<string, { additions: number; deletions: number; binary: 
   for (let i = 0; i < tokens.length - 1; i++) {
     const [added, deleted, file] = tokens[i].split("\t");
     const at = file === "" ? tokens[(i += 2)] : file; // a rename: "a\td\t", old path, new path
-    counts.set(at, { additions: added === "-" ? 0 : Number(added), deletions: deleted === "-" ? 0 : Number(deleted), binary: added === "-" });
+    counts.set(at, {
+      additions: added === "-" ? 0 : Number(added),
+      deletions: deleted === "-" ? 0 : Number(deleted),
+      binary: added === "-",
+    });
   }
   return counts;
 }
@@ -122,11 +133,24 @@ describe("diff counts from the patch bytes", () => {
     expect(whole.sections).toHaveLength(whole.files.length + 1);
     const [content] = sectionsOf(whole, "content.txt");
     expect(content).toMatchObject({ additions: 3, deletions: 2, binary: false });
-    expect(content.patch).toBe("@@ -1,4 +1,5 @@\n a\n--- y\n--- a/content.txt\n+++ x\n+++ b/content.txt\n+@@ -1 +1 @@\n b\n");
+    expect(content.patch).toBe(
+      "@@ -1,4 +1,5 @@\n a\n--- y\n--- a/content.txt\n+++ x\n+++ b/content.txt\n+@@ -1 +1 @@\n b\n",
+    );
     const byPath = (file: string) => sectionsOf(whole, file)[0];
-    expect(byPath("nonl.txt")).toMatchObject({ additions: 1, deletions: 1, patch: "@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n+2\n\\ No newline at end of file\n" });
-    expect(sectionsOf(whole, "link").map((section) => [section.additions, section.deletions])).toEqual([[0, 1], [1, 0]]);
-    expect(byPath("crlf.txt")).toMatchObject({ additions: 2, deletions: 1, patch: "@@ -1,3 +1,4 @@\n a\r\n-b\r\n+B\r\n c\r\n+d\r\n" });
+    expect(byPath("nonl.txt")).toMatchObject({
+      additions: 1,
+      deletions: 1,
+      patch: "@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n+2\n\\ No newline at end of file\n",
+    });
+    expect(sectionsOf(whole, "link").map((section) => [section.additions, section.deletions])).toEqual([
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(byPath("crlf.txt")).toMatchObject({
+      additions: 2,
+      deletions: 1,
+      patch: "@@ -1,3 +1,4 @@\n a\r\n-b\r\n+B\r\n c\r\n+d\r\n",
+    });
     expect(byPath("run.sh")).toMatchObject({ additions: 0, deletions: 0, binary: false, patch: "" });
     expect(byPath("data.bin")).toMatchObject({ additions: 0, deletions: 0, binary: true, patch: "" });
     expect(byPath("big.txt").patch!.length).toBeGreaterThan(65_536 * 2);
@@ -154,8 +178,15 @@ describe("diff counts from the patch bytes", () => {
     const repo = openRepo(path.join(dir, ".git"), "diff-counts");
     const counts = numstat();
     const whole = await diffCommits(repo, between(base, head), { context: 3, offset: 0, limit: 100 });
-    expect(Object.fromEntries(whole.files.map((file) => [file.path, [file.additions, file.deletions]]))).toEqual(expected);
-    expect(whole.files.map((file) => [file.path, { additions: file.additions, deletions: file.deletions, binary: file.binary }])).toEqual([...counts.entries()]);
+    expect(Object.fromEntries(whole.files.map((file) => [file.path, [file.additions, file.deletions]]))).toEqual(
+      expected,
+    );
+    expect(
+      whole.files.map((file) => [
+        file.path,
+        { additions: file.additions, deletions: file.deletions, binary: file.binary },
+      ]),
+    ).toEqual([...counts.entries()]);
     // A pure rename of a binary file has no hunks to tell: git's numstat decides, as it did.
     expect(whole.files.filter((file) => file.binary).map((file) => file.path)).toEqual(["assets/logo.png", "data.bin"]);
     const additions = [...counts.values()].reduce((sum, count) => sum + count.additions, 0);
@@ -171,7 +202,22 @@ describe("diff counts from the patch bytes", () => {
     const lines = Math.ceil(DIFF_PATCH_BYTES_MAX / 100);
     write("huge.txt", numbered(lines, "h".repeat(100)));
     const huge = commit();
-    const diff = await diffCommits(openRepo(path.join(dir, ".git"), "diff-counts"), between(head, huge), { context: 3, offset: 0, limit: 10 });
-    expect(diff.files).toEqual([{ path: "huge.txt", previousPath: null, status: "added", additions: lines, deletions: 0, binary: false, patch: null, tooLarge: true }]);
+    const diff = await diffCommits(openRepo(path.join(dir, ".git"), "diff-counts"), between(head, huge), {
+      context: 3,
+      offset: 0,
+      limit: 10,
+    });
+    expect(diff.files).toEqual([
+      {
+        path: "huge.txt",
+        previousPath: null,
+        status: "added",
+        additions: lines,
+        deletions: 0,
+        binary: false,
+        patch: null,
+        tooLarge: true,
+      },
+    ]);
   });
 });

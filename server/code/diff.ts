@@ -36,11 +36,30 @@ export interface DiffOptions {
   limit: number;
 }
 
-const STATUS: Record<string, DiffFile["status"]> = { A: "added", M: "modified", D: "deleted", T: "modified", R: "renamed" };
+const STATUS: Record<string, DiffFile["status"]> = {
+  A: "added",
+  M: "modified",
+  D: "deleted",
+  T: "modified",
+  R: "renamed",
+};
 
 /** git's own rename detection (50% similarity), no colour, no external drivers, paths unquoted. */
-const diffArgs = (revisions: string[], extra: string[], paths: string[] = []) =>
-  ["-c", "core.quotePath=false", "-c", "diff.noprefix=false", "diff", "-M", "--no-color", "--no-ext-diff", "--no-textconv", ...extra, ...revisions, "--", ...paths.map((path) => `:(literal)${path}`)];
+const diffArgs = (revisions: string[], extra: string[], paths: string[] = []) => [
+  "-c",
+  "core.quotePath=false",
+  "-c",
+  "diff.noprefix=false",
+  "diff",
+  "-M",
+  "--no-color",
+  "--no-ext-diff",
+  "--no-textconv",
+  ...extra,
+  ...revisions,
+  "--",
+  ...paths.map((path) => `:(literal)${path}`),
+];
 
 /** What a diff is taken between: two commits (or the empty tree), or `base...tip` (tip since it forked from base). */
 export const between = (from: string, to: string) => [from, to];
@@ -58,7 +77,9 @@ const sectionCount = (file: SummaryFile) => (file.status === "T" ? 2 : 1);
  * page, not the diff.
  */
 export async function diffCommits(repo: Repo, revisions: string[], options: DiffOptions): Promise<DiffPage> {
-  const git = streamGit(diffArgs(revisions, ["--raw", "-z", "-p", "--no-abbrev", `-U${options.context}`]), { gitdir: repo.gitdir });
+  const git = streamGit(diffArgs(revisions, ["--raw", "-z", "-p", "--no-abbrev", `-U${options.context}`]), {
+    gitdir: repo.gitdir,
+  });
   const summary = new SummaryReader();
   let sections: SectionReader | null = null;
   let sameBlobs: Promise<Set<string>> | null = null;
@@ -69,7 +90,11 @@ export async function diffCommits(repo: Repo, revisions: string[], options: Diff
         patches = summary.feed(chunk);
         if (patches === null) continue;
         sections = pageSections(summary.files, options);
-        sameBlobs = binarySameBlobs(repo, revisions, summary.files.slice(options.offset, options.offset + options.limit));
+        sameBlobs = binarySameBlobs(
+          repo,
+          revisions,
+          summary.files.slice(options.offset, options.offset + options.limit),
+        );
       }
       sections.feed(patches);
     }
@@ -87,7 +112,8 @@ function pageSections(files: SummaryFile[], options: DiffOptions): SectionReader
   let first = 0;
   for (let index = 0; index < Math.min(options.offset, files.length); index++) first += sectionCount(files[index]);
   let end = first;
-  for (let index = options.offset; index < Math.min(options.offset + options.limit, files.length); index++) end += sectionCount(files[index]);
+  for (let index = options.offset; index < Math.min(options.offset + options.limit, files.length); index++)
+    end += sectionCount(files[index]);
   return new SectionReader(first, end);
 }
 
@@ -100,7 +126,9 @@ function pageSections(files: SummaryFile[], options: DiffOptions): SectionReader
 function binarySameBlobs(repo: Repo, revisions: string[], files: SummaryFile[]): Promise<Set<string>> | null {
   const paths = files.filter((file) => file.sameBlob).map((file) => file.path);
   if (paths.length === 0) return null;
-  const counted = runGitBytes(diffArgs(revisions, ["--no-renames", "--numstat", "-z"], paths), { gitdir: repo.gitdir }).then(({ stdout }) => {
+  const counted = runGitBytes(diffArgs(revisions, ["--no-renames", "--numstat", "-z"], paths), {
+    gitdir: repo.gitdir,
+  }).then(({ stdout }) => {
     const binary = new Set<string>();
     for (const entry of stdout.toString("utf8").split("\0")) if (entry.startsWith("-\t-\t")) binary.add(entry.slice(4));
     return binary;
@@ -109,7 +137,12 @@ function binarySameBlobs(repo: Repo, revisions: string[], files: SummaryFile[]):
   return counted;
 }
 
-function assemble(summary: SummaryFile[], sections: Section[], sameBlobBinary: Set<string>, options: DiffOptions): DiffPage {
+function assemble(
+  summary: SummaryFile[],
+  sections: Section[],
+  sameBlobBinary: Set<string>,
+  options: DiffOptions,
+): DiffPage {
   let next = 0;
   const totals: DiffTotals = { files: summary.length, additions: 0, deletions: 0 };
   const files: DiffFile[] = [];
@@ -126,7 +159,16 @@ function assemble(summary: SummaryFile[], sections: Section[], sameBlobBinary: S
     const patches = own.map((section) => section.patch ?? null);
     const tooLarge = !binary && patches.includes(null);
     const patch = binary || tooLarge ? null : patches.join("");
-    files.push({ path: file.path, previousPath: file.previousPath, status: STATUS[file.status] ?? "modified", additions, deletions, binary, patch, tooLarge });
+    files.push({
+      path: file.path,
+      previousPath: file.previousPath,
+      status: STATUS[file.status] ?? "modified",
+      additions,
+      deletions,
+      binary,
+      patch,
+      tooLarge,
+    });
   });
   return { totals, files };
 }

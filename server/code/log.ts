@@ -25,13 +25,25 @@ export async function logEntries(repo: Repo, args: string[]): Promise<CommitLogE
     .filter((record) => record.length > 0)
     .map((record) => {
       const [sha, parents, an, ae, at, cn, ce, ct, message] = record.split("\x1f");
-      return { sha, message, parents: parents ? parents.split(" ") : [], author: { name: an, email: ae, date: iso(at) }, committer: { name: cn, email: ce, date: iso(ct) } };
+      return {
+        sha,
+        message,
+        parents: parents ? parents.split(" ") : [],
+        author: { name: an, email: ae, date: iso(at) },
+        committer: { name: cn, email: ce, date: iso(ct) },
+      };
     });
 }
 
 /** How many commits `head` has that `base` lacks (aheadBy), and the reverse (behindBy). */
-export async function aheadBehind(repo: Repo, base: string, head: string): Promise<{ aheadBy: number; behindBy: number }> {
-  const { stdout } = await runGit(["rev-list", "--left-right", "--count", `${base}...${head}`, "--"], { gitdir: repo.gitdir });
+export async function aheadBehind(
+  repo: Repo,
+  base: string,
+  head: string,
+): Promise<{ aheadBy: number; behindBy: number }> {
+  const { stdout } = await runGit(["rev-list", "--left-right", "--count", `${base}...${head}`, "--"], {
+    gitdir: repo.gitdir,
+  });
   const [behindBy, aheadBy] = stdout.trim().split(/\s+/).map(Number);
   return { aheadBy, behindBy };
 }

@@ -41,7 +41,8 @@ export async function fileBlob(identity: Identity, ref: ProjectRef, filePath: st
 }
 
 /** Starts `git cat-file blob` and reads ahead its first `size` bytes; the body streams the whole blob. */
-export const openBlob = (gitdir: string, oid: string, size: number) => peekGitOutput(["cat-file", "blob", oid], gitdir, size);
+export const openBlob = (gitdir: string, oid: string, size: number) =>
+  peekGitOutput(["cat-file", "blob", oid], gitdir, size);
 
 /**
  * One file at a ref: its blob id (the ETag, known before any byte is read, so a revalidation spawns

@@ -17,10 +17,18 @@ export const diffFileOutput = namedSchema("DiffFile", () =>
   }),
 );
 
-export const diffTotalsOutput = namedSchema("DiffTotals", () => z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() }));
+export const diffTotalsOutput = namedSchema("DiffTotals", () =>
+  z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int() }),
+);
 
 export const commitLogEntryOutput = namedSchema("CommitLogEntry", () =>
-  z.object({ sha: z.string(), message: z.string(), parents: z.array(z.string()), author: person(), committer: person() }),
+  z.object({
+    sha: z.string(),
+    message: z.string(),
+    parents: z.array(z.string()),
+    author: person(),
+    committer: person(),
+  }),
 );
 
 /** A page of a diff's files: `limit` (default 100, max 300) and `offset`. */
@@ -30,5 +38,11 @@ export const diffPageInput = () => ({ limit: boundedInt(1, DIFF_FILES_MAX, DIFF_
 export const diffContextInput = () => boundedInt(0, DIFF_CONTEXT_MAX, DIFF_CONTEXT_DEFAULT);
 
 export const tagOutput = namedSchema("Tag", () =>
-  z.object({ name: z.string(), commit: z.string(), annotated: z.boolean(), message: z.string().optional(), tagger: person().optional() }),
+  z.object({
+    name: z.string(),
+    commit: z.string(),
+    annotated: z.boolean(),
+    message: z.string().optional(),
+    tagger: person().optional(),
+  }),
 );

@@ -32,7 +32,18 @@ const NO_MATCH = 1;
 export async function searchCode(identity: Identity, ref: ProjectRef, query: SearchQuery) {
   const timeLimitMs = config.searchTimeLimitMs;
   const at = await readAt(identity, ref, query.ref);
-  const args = ["-c", "grep.patternType=basic", "-c", "grep.fallbackToNoIndex=false", "grep", "--null", "-n", "-I", "--no-color", "--full-name"];
+  const args = [
+    "-c",
+    "grep.patternType=basic",
+    "-c",
+    "grep.fallbackToNoIndex=false",
+    "grep",
+    "--null",
+    "-n",
+    "-I",
+    "--no-color",
+    "--full-name",
+  ];
   args.push(query.regex ? "-E" : "-F");
   if (!query.caseSensitive) args.push("-i");
   args.push("-e", query.q, at.commit, "--");
@@ -61,8 +72,13 @@ export async function searchCode(identity: Identity, ref: ProjectRef, query: Sea
   }
   const { exitCode, stderr } = await git.exit;
   // One that ended past the limit before its timer fired (a busy event loop) is refused alike.
-  if (timedOut || performance.now() - started > timeLimitMs) throw unprocessable(`The search ran past ${timeLimitMs} ms and was stopped: narrow the pattern or the path`, "SEARCH_TIMEOUT");
-  if (!truncated && exitCode !== 0 && exitCode !== NO_MATCH) throw invalid(`Invalid search: ${stderr.replace(/^fatal: /, "").trim()}`, "VALIDATION_ERROR");
+  if (timedOut || performance.now() - started > timeLimitMs)
+    throw unprocessable(
+      `The search ran past ${timeLimitMs} ms and was stopped: narrow the pattern or the path`,
+      "SEARCH_TIMEOUT",
+    );
+  if (!truncated && exitCode !== 0 && exitCode !== NO_MATCH)
+    throw invalid(`Invalid search: ${stderr.replace(/^fatal: /, "").trim()}`, "VALIDATION_ERROR");
   return { ref: at.ref, commit: at.commit, matches, truncated };
 }
 

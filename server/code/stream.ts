@@ -31,13 +31,18 @@ function readable(args: string[], run: () => Started, held: Buffer[] = []): Read
 }
 
 /** git's stdout as a web stream; git starts when the first chunk is pulled and is killed on cancel. */
-export const gitReadable = (args: string[], gitdir: string): ReadableStream<Uint8Array> => readable(args, () => start(args, gitdir));
+export const gitReadable = (args: string[], gitdir: string): ReadableStream<Uint8Array> =>
+  readable(args, () => start(args, gitdir));
 
 /**
  * Starts git and reads ahead its first `size` bytes (fewer when it writes fewer): `head` to decide
  * on, `body` the whole output as a web stream (`cancel()` it to stop git without reading on).
  */
-export async function peekGitOutput(args: string[], gitdir: string, size: number): Promise<{ head: Buffer; body: ReadableStream<Uint8Array> }> {
+export async function peekGitOutput(
+  args: string[],
+  gitdir: string,
+  size: number,
+): Promise<{ head: Buffer; body: ReadableStream<Uint8Array> }> {
   const run = start(args, gitdir);
   const held: Buffer[] = [];
   let bytes = 0;

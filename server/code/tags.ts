@@ -2,7 +2,16 @@ import type { Identity } from "@/server/auth";
 import { conflict, invalid, notFound } from "@/server/errors";
 import { recordEvent } from "@/server/events";
 import { actorOf } from "@/server/auth";
-import { isValidBranchName, moveTag, openProjectRepo, readRef, RefConflictError, runGit, type BranchMove, type Repo } from "@/server/git";
+import {
+  isValidBranchName,
+  moveTag,
+  openProjectRepo,
+  readRef,
+  RefConflictError,
+  runGit,
+  type BranchMove,
+  type Repo,
+} from "@/server/git";
 import { assertNotDeleting, commitAuthorship, requireProject } from "@/server/projects";
 import { readableRepo, resolveCommit, type ProjectRef } from "./at";
 
@@ -14,11 +23,26 @@ export interface Tag {
   tagger?: { name: string; email: string; date: string };
 }
 
-const FORMAT = ["%(refname:lstrip=2)", "%(objecttype)", "%(objectname)", "%(*objectname)", "%(taggername)", "%(taggeremail)", "%(taggerdate:unix)", "%(contents)"];
+const FORMAT = [
+  "%(refname:lstrip=2)",
+  "%(objecttype)",
+  "%(objectname)",
+  "%(*objectname)",
+  "%(taggername)",
+  "%(taggeremail)",
+  "%(taggerdate:unix)",
+  "%(contents)",
+];
 const tagRef = (name: string) => `refs/tags/${name}`;
 
 /** A tag's creation (from null) or deletion (to null) through the door, with its event as the record. */
-const tagMove = (project: BranchMove["project"], identity: Identity, name: string, from: string | null, to: string | null): BranchMove => ({
+const tagMove = (
+  project: BranchMove["project"],
+  identity: Identity,
+  name: string,
+  from: string | null,
+  to: string | null,
+): BranchMove => ({
   project,
   workspace: null,
   ref: tagRef(name),
@@ -31,11 +55,17 @@ const tagMove = (project: BranchMove["project"], identity: Identity, name: strin
 
 /** Every tag, newest first (an annotated tag's date is its tagger's, a lightweight one's its commit's). */
 async function allTags(repo: Repo): Promise<Tag[]> {
-  const { stdout } = await runGit(["for-each-ref", "--sort=-creatordate", `--format=${FORMAT.join("%00")}%00`, "refs/tags"], { gitdir: repo.gitdir });
+  const { stdout } = await runGit(
+    ["for-each-ref", "--sort=-creatordate", `--format=${FORMAT.join("%00")}%00`, "refs/tags"],
+    { gitdir: repo.gitdir },
+  );
   const fields = stdout.split("\0");
   const tags: Tag[] = [];
   for (let at = 0; at + FORMAT.length <= fields.length; at += FORMAT.length) {
-    const [name, type, oid, peeled, taggerName, taggerEmail, taggerDate, contents] = fields.slice(at, at + FORMAT.length);
+    const [name, type, oid, peeled, taggerName, taggerEmail, taggerDate, contents] = fields.slice(
+      at,
+      at + FORMAT.length,
+    );
     const tagName = name.replace(/^\n/, "");
     if (type !== "tag") {
       tags.push({ name: tagName, commit: oid, annotated: false });
@@ -46,7 +76,11 @@ async function allTags(repo: Repo): Promise<Tag[]> {
       commit: peeled,
       annotated: true,
       message: contents,
-      tagger: { name: taggerName, email: taggerEmail.replace(/^<|>$/g, ""), date: new Date(Number(taggerDate) * 1000).toISOString() },
+      tagger: {
+        name: taggerName,
+        email: taggerEmail.replace(/^<|>$/g, ""),
+        date: new Date(Number(taggerDate) * 1000).toISOString(),
+      },
     });
   }
   return tags;
@@ -63,7 +97,11 @@ export async function listTags(identity: Identity, ref: ProjectRef, page: { limi
  * message is given. Tags never move: an existing name is 409 TAG_EXISTS; a branch's name is 409
  * AMBIGUOUS_REF (the reads could not tell them apart). Writers only (404 for anyone else).
  */
-export async function createTag(identity: Identity, ref: ProjectRef, input: { name: string; target?: string; message?: string }) {
+export async function createTag(
+  identity: Identity,
+  ref: ProjectRef,
+  input: { name: string; target?: string; message?: string },
+) {
   const { project } = await requireProject(identity, ref, "write", { deniedStatus: 404 });
   assertNotDeleting(project);
   const repo = openProjectRepo(project.id);
@@ -71,10 +109,16 @@ export async function createTag(identity: Identity, ref: ProjectRef, input: { na
   if (readRef(repo, tagRef(input.name))) throw conflict(`Tag ${input.name} already exists`, "TAG_EXISTS");
   if (readRef(repo, `refs/heads/${input.name}`)) throw conflict(`${input.name} is a branch`, "AMBIGUOUS_REF");
   const commit = await resolveTarget(repo, input.target ?? project.defaultBranch);
-  const object = input.message === undefined ? commit : await writeTagObject(repo, identity, input.name, commit, input.message);
+  const object =
+    input.message === undefined ? commit : await writeTagObject(repo, identity, input.name, commit, input.message);
   try {
     await moveTag(repo, tagMove(project, identity, input.name, null, object), (tx) =>
-      recordEvent(tx, { projectId: project.id, kind: "tag.created", actor: actorOf(identity), data: { tag: input.name, commit, annotated: object !== commit } }),
+      recordEvent(tx, {
+        projectId: project.id,
+        kind: "tag.created",
+        actor: actorOf(identity),
+        data: { tag: input.name, commit, annotated: object !== commit },
+      }),
     );
   } catch (error) {
     if (error instanceof RefConflictError) throw conflict(`Tag ${input.name} already exists`, "TAG_EXISTS");
@@ -89,12 +133,19 @@ async function resolveTarget(repo: Repo, target: string): Promise<string> {
   try {
     return await resolveCommit(repo, target);
   } catch (error) {
-    if ((error as { kind?: string }).kind === "not_found") throw invalid(`Target ${target} is not a branch or a full commit id`);
+    if ((error as { kind?: string }).kind === "not_found")
+      throw invalid(`Target ${target} is not a branch or a full commit id`);
     throw error;
   }
 }
 
-async function writeTagObject(repo: Repo, identity: Identity, name: string, commit: string, message: string): Promise<string> {
+async function writeTagObject(
+  repo: Repo,
+  identity: Identity,
+  name: string,
+  commit: string,
+  message: string,
+): Promise<string> {
   const { committer } = commitAuthorship(identity);
   const seconds = Math.floor(Date.now() / 1000);
   const body = `object ${commit}\ntype commit\ntag ${name}\ntagger ${committer.name} <${committer.email}> ${seconds} +0000\n\n${message.endsWith("\n") || message === "" ? message : `${message}\n`}`;
@@ -110,7 +161,12 @@ export async function deleteTag(identity: Identity, ref: ProjectRef, name: strin
   const oid = isValidBranchName(name) ? readRef(repo, tagRef(name)) : null;
   if (!oid) throw notFound(`Unknown tag ${name}`);
   await moveTag(repo, tagMove(project, identity, name, oid, null), (tx) =>
-    recordEvent(tx, { projectId: project.id, kind: "tag.deleted", actor: actorOf(identity), data: { tag: name, object: oid } }),
+    recordEvent(tx, {
+      projectId: project.id,
+      kind: "tag.deleted",
+      actor: actorOf(identity),
+      data: { tag: name, object: oid },
+    }),
   );
   return { deleted: true as const, name };
 }

@@ -62,7 +62,15 @@ async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Prom
     // The embedded database is this process's alone: notifications made in its transactions
     // (announceOnCommit) come back here at commit, as they would from a PostgreSQL listener, and
     // those a crashed thread had not delivered are made up for as after a lost listener.
-    thread = await openPgliteThread({ dataDir, loadDataDir, settings: PGLITE_SETTINGS, channel: CHANNEL, onNotification: dispatchNotification, onRestart: dropAllTopics, vacuumEveryMs: PGLITE_VACUUM_EVERY_MS });
+    thread = await openPgliteThread({
+      dataDir,
+      loadDataDir,
+      settings: PGLITE_SETTINGS,
+      channel: CHANNEL,
+      onNotification: dispatchNotification,
+      onRestart: dropAllTopics,
+      vacuumEveryMs: PGLITE_VACUUM_EVERY_MS,
+    });
   } catch (error) {
     unlock();
     throw error;
@@ -102,7 +110,9 @@ function compileWasmWithBaselineOnly(): void {
  * is queued on the connection before any query the pool hands it out for.
  */
 function inUtc(client: { query(sql: string): Promise<unknown> }): void {
-  client.query("SET TIME ZONE 'UTC'").catch((error: Error) => log().error({ err: error.message }, "db: could not set the session to UTC"));
+  client
+    .query("SET TIME ZONE 'UTC'")
+    .catch((error: Error) => log().error({ err: error.message }, "db: could not set the session to UTC"));
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -113,7 +123,11 @@ async function openPostgres(url: string): Promise<Database> {
   // Under load every connection can be busy for seconds (a fleet of 50 agents on one instance:
   // requests failed with 500 after 5 s), so a query waits as long as a transaction waits for its
   // turn; an unreachable server fails a request after that (/api/health has its own short bound).
-  const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize, connectionTimeoutMillis: TRANSACTION_OPTIONS.maxWait });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: config.databasePoolSize,
+    connectionTimeoutMillis: TRANSACTION_OPTIONS.maxWait,
+  });
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
   pool.on("error", (error) => log().error({ err: error.message }, "db: an idle PostgreSQL connection failed"));
@@ -154,11 +168,16 @@ async function migrate(database: Database, url: string | undefined): Promise<voi
 }
 
 /** Opens the configured database and applies pending migrations. */
-export async function openDatabase(options: { url?: string; dataDir?: string; loadDataDir?: Blob; migrate?: boolean } = {}): Promise<Database> {
+export async function openDatabase(
+  options: { url?: string; dataDir?: string; loadDataDir?: Blob; migrate?: boolean } = {},
+): Promise<Database> {
   const url = options.url ?? config.databaseUrl;
   const database = url
     ? await openPostgres(url)
-    : await openPglite(options.dataDir ?? (options.loadDataDir ? undefined : path.join(config.dataDir, "db")), options.loadDataDir);
+    : await openPglite(
+        options.dataDir ?? (options.loadDataDir ? undefined : path.join(config.dataDir, "db")),
+        options.loadDataDir,
+      );
   if (options.migrate !== false) {
     try {
       await migrate(database, url);

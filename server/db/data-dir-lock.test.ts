@@ -41,7 +41,11 @@ describe("the embedded data directory's lock", () => {
     fs.writeFileSync(path.join(data, "db.lock"), `${holder.pid}\n`);
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: data };
     delete env.DATABASE_URL;
-    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/svc.ts", "backup"], { env, encoding: "utf8", timeout: 120_000 });
+    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/svc.ts", "backup"], {
+      env,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     expect(run.status, run.stderr).toBe(1);
     expect(run.stderr).toContain(`open in process ${holder.pid}`);
     expect(run.stderr).toContain("POST /api/admin/backups");

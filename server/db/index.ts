@@ -3,6 +3,12 @@ export { closeDatabase, database, db } from "./client";
 export { dateFromJson, insertRowsSql, isoTimestampSql } from "./sql";
 export type { Database, Db, DbOrTx, Tx } from "./client";
 export type { DatabaseMemory } from "./pglite-thread";
-export { announceInvalidation, announceOnCommit, announcement, announcementsSql, startInvalidationListener } from "./invalidation";
+export {
+  announceInvalidation,
+  announceOnCommit,
+  announcement,
+  announcementsSql,
+  startInvalidationListener,
+} from "./invalidation";
 export { onInvalidation } from "./topics";
 export type { InvalidationTopic } from "./topics";

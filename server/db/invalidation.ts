@@ -39,7 +39,8 @@ export async function announceOnCommit(tx: DbOrTx, topic: string, key: string): 
  * SQL that announces each of `payloads` (an SQL text[] of `announcement`s) as `announceOnCommit`
  * does, one row per payload: for a statement that writes and announces at once.
  */
-export const announcementsSql = (payloads: string) => `SELECT pg_notify('${CHANNEL}', payload) FROM unnest(${payloads}) AS payload`;
+export const announcementsSql = (payloads: string) =>
+  `SELECT pg_notify('${CHANNEL}', payload) FROM unnest(${payloads}) AS payload`;
 
 /**
  * On PostgreSQL, keeps one connection listening for other instances' invalidations. While it is

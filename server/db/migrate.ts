@@ -28,7 +28,11 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 /** Applies every pending migration folder in order, one transaction each, Prisma Migrate-compatible. */
 export async function applyMigrations(sql: RawSql, dir = migrationsDir()): Promise<string[]> {
   const names = fs.existsSync(/*turbopackIgnore: true*/ dir)
-    ? fs.readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    ? fs
+        .readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
     : [];
   const applied: string[] = [];
   await sql.query("SELECT pg_advisory_lock($1)", [MIGRATE_LOCK_KEY]);
@@ -44,7 +48,8 @@ export async function applyMigrations(sql: RawSql, dir = migrationsDir()): Promi
       const checksum = crypto.createHash("sha256").update(script).digest("hex");
       const recorded = doneByName.get(name);
       if (recorded !== undefined) {
-        if (recorded !== checksum) log().warn({ migration: name }, "migrate: a migration was modified after it was applied");
+        if (recorded !== checksum)
+          log().warn({ migration: name }, "migrate: a migration was modified after it was applied");
         continue;
       }
       const id = crypto.randomUUID();

@@ -19,16 +19,26 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     const prisma = await db();
     await prisma.$executeRawUnsafe(`CREATE TABLE "ThreadProbe" ("id" int PRIMARY KEY, "note" text NOT NULL)`);
     await prisma.$executeRaw`INSERT INTO "ThreadProbe" VALUES (1, 'one')`;
-    expect(await prisma.$queryRaw`SELECT "id", "note", now() AS "at" FROM "ThreadProbe"`).toEqual([{ id: 1, note: "one", at: expect.any(Date) }]);
+    expect(await prisma.$queryRaw`SELECT "id", "note", now() AS "at" FROM "ThreadProbe"`).toEqual([
+      { id: 1, note: "one", at: expect.any(Date) },
+    ]);
 
     // A driver error keeps its SQLSTATE across the thread, so Prisma maps it as it did in-thread.
-    const duplicate = await prisma.$executeRaw`INSERT INTO "ThreadProbe" VALUES (1, 'again')`.catch((error: unknown) => error);
+    const duplicate = await prisma.$executeRaw`INSERT INTO "ThreadProbe" VALUES (1, 'again')`.catch(
+      (error: unknown) => error,
+    );
     expect(duplicate).toBeInstanceOf(Prisma.PrismaClientKnownRequestError);
-    expect(duplicate).toMatchObject({ code: "P2010", meta: { driverAdapterError: { cause: { kind: "UniqueConstraintViolation", originalCode: "23505" } } } });
+    expect(duplicate).toMatchObject({
+      code: "P2010",
+      meta: { driverAdapterError: { cause: { kind: "UniqueConstraintViolation", originalCode: "23505" } } },
+    });
 
     const raw = (await database()).raw;
     expect(await raw.query(`SELECT "note" FROM "ThreadProbe" WHERE "id" = $1`, [1])).toEqual([{ note: "one" }]);
-    await expect(raw.query(`SELECT * FROM "NoSuchTable"`)).rejects.toMatchObject({ code: "42P01", message: expect.stringContaining("NoSuchTable") });
+    await expect(raw.query(`SELECT * FROM "NoSuchTable"`)).rejects.toMatchObject({
+      code: "42P01",
+      message: expect.stringContaining("NoSuchTable"),
+    });
   });
 
   it("keeps a transaction's statements on it: a rollback leaves nothing, and a second transaction waits for the first", async () => {
@@ -102,7 +112,13 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   it("starts a crashed thread again on the next statement: what was in flight fails, what was committed stays", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-crash-"));
     let restarts = 0;
-    const thread = await openPgliteThread({ dataDir, settings: [], channel: "probe", onNotification: () => undefined, onRestart: () => restarts++ });
+    const thread = await openPgliteThread({
+      dataDir,
+      settings: [],
+      channel: "probe",
+      onNotification: () => undefined,
+      onRestart: () => restarts++,
+    });
     const prisma = new PrismaClient({ adapter: thread.adapter });
     try {
       await prisma.$executeRawUnsafe(`CREATE TABLE "Kept" ("n" int NOT NULL)`);
@@ -146,7 +162,12 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
 
   it("does not start a crashed thread of a database in memory again (it would come back empty): its statements fail", async () => {
     let restarts = 0;
-    const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => undefined, onRestart: () => restarts++ });
+    const thread = await openPgliteThread({
+      settings: [],
+      channel: "probe",
+      onNotification: () => undefined,
+      onRestart: () => restarts++,
+    });
     await thread.raw.exec(`CREATE TABLE "Gone" ("n" int)`);
     await thread.crash();
     await expect(thread.raw.query(`SELECT * FROM "Gone"`)).rejects.toThrow(/thread exited/);
@@ -155,17 +176,30 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   });
 
   it("fails to open, rather than waiting forever, when the database cannot start", async () => {
-    const opening = openPgliteThread({ loadDataDir: new Blob(["not a data directory"]), settings: [], channel: "probe", onNotification: () => undefined });
+    const opening = openPgliteThread({
+      loadDataDir: new Blob(["not a data directory"]),
+      settings: [],
+      channel: "probe",
+      onNotification: () => undefined,
+    });
     await expect(opening).rejects.toThrow();
   });
 
   it("vacuums and analyzes, as autovacuum would, the tables left with dead rows (PGlite runs none of its own)", async () => {
-    const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => undefined, vacuumEveryMs: 100 });
+    const thread = await openPgliteThread({
+      settings: [],
+      channel: "probe",
+      onNotification: () => undefined,
+      vacuumEveryMs: 100,
+    });
     try {
       await thread.raw.exec(`CREATE TABLE "Churn" ("id" int PRIMARY KEY, "done" boolean NOT NULL DEFAULT false)`);
       await thread.raw.exec(`INSERT INTO "Churn" SELECT g FROM generate_series(1, 2000) AS g`);
       await thread.raw.exec(`UPDATE "Churn" SET "done" = true`);
-      const stats = () => thread.raw.query<{ dead: number; vacuums: number; analyzes: number }>(`SELECT n_dead_tup::int AS dead, (vacuum_count + autovacuum_count)::int AS vacuums, (analyze_count + autoanalyze_count)::int AS analyzes FROM pg_stat_user_tables WHERE relname = 'Churn'`);
+      const stats = () =>
+        thread.raw.query<{ dead: number; vacuums: number; analyzes: number }>(
+          `SELECT n_dead_tup::int AS dead, (vacuum_count + autovacuum_count)::int AS vacuums, (analyze_count + autoanalyze_count)::int AS analyzes FROM pg_stat_user_tables WHERE relname = 'Churn'`,
+        );
       const done = async () => {
         const [row] = await stats();
         return row.vacuums > 0 && row.analyzes > 0 && row.dead === 0;

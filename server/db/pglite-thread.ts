@@ -34,7 +34,12 @@ export const WORKER_TRANSACTION_OPTIONS: TransactionOptions = { usePhantomQuery:
 
 type SerializedError = { driver: DriverAdapterError["cause"] } | { message: string; fields: Record<string, unknown> };
 type Answer = { id: number; value?: unknown; error?: SerializedError };
-type Message = Answer | { notification: string } | { ready: true } | { failed: SerializedError } | { warning: { msg: string; err: string } };
+type Message =
+  | Answer
+  | { notification: string }
+  | { ready: true }
+  | { failed: SerializedError }
+  | { warning: { msg: string; err: string } };
 
 function toError(error: SerializedError): Error {
   if ("driver" in error) return new DriverAdapterError(error.driver);
@@ -56,7 +61,9 @@ function startWorker(options: WorkerOptions, onMessage: (message: Answer) => voi
       else onMessage(message);
     });
     worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`the embedded database's thread exited (code ${code}) before it was ready`)));
+    worker.once("exit", (code) =>
+      reject(new Error(`the embedded database's thread exited (code ${code}) before it was ready`)),
+    );
   });
 }
 
@@ -93,7 +100,9 @@ class WorkerCalls {
     if (this.closed) return Promise.reject(new Error("the embedded database is closed"));
     if (this.lost) return Promise.reject(this.lost);
     if (generation !== undefined && generation !== this.generation) {
-      return Promise.reject(new Error("the embedded database's thread ended during this transaction; it was rolled back"));
+      return Promise.reject(
+        new Error("the embedded database's thread ended during this transaction; it was rolled back"),
+      );
     }
     const worker = this.worker;
     if (!worker) return this.start().then(() => this.call<T>(op, args, generation));
@@ -139,7 +148,9 @@ class WorkerCalls {
     this.worker = worker;
     this.generation++;
     worker.on("error", (error) => this.ended(worker, error));
-    worker.once("exit", (code) => this.ended(worker, new Error(`the embedded database's thread exited (code ${code})`)));
+    worker.once("exit", (code) =>
+      this.ended(worker, new Error(`the embedded database's thread exited (code ${code})`)),
+    );
     worker.unref();
     if (this.generation > 1) {
       log().error({ thread: this.generation }, "db: the embedded database's thread was started again");
@@ -234,7 +245,12 @@ class WorkerAdapter extends WorkerQueryable implements SqlDriverAdapter {
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-    return new WorkerTransaction(this.calls, await this.calls.transaction(), isolationLevel, WORKER_TRANSACTION_OPTIONS);
+    return new WorkerTransaction(
+      this.calls,
+      await this.calls.transaction(),
+      isolationLevel,
+      WORKER_TRANSACTION_OPTIONS,
+    );
   }
 
   getConnectionInfo() {
@@ -276,7 +292,13 @@ export async function openPgliteThread(options: {
 }): Promise<PgliteThread> {
   const file = path.join(process.cwd(), "server", "db", "pglite-worker.mjs");
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
-  const workerData = { dataDir: options.dataDir, settings: options.settings, channel: options.channel, loadDataDir, vacuumEveryMs: options.vacuumEveryMs };
+  const workerData = {
+    dataDir: options.dataDir,
+    settings: options.settings,
+    channel: options.channel,
+    loadDataDir,
+    vacuumEveryMs: options.vacuumEveryMs,
+  };
   const lifecycle = { restartable: Boolean(options.dataDir), onRestart: options.onRestart ?? (() => {}) };
   const calls = new WorkerCalls({ file, workerData, onNotification: options.onNotification }, lifecycle);
   await calls.open();

@@ -21,7 +21,8 @@ let closing = false;
 function serializeError(error) {
   if (error?.name === "DriverAdapterError") return { driver: error.cause };
   const fields = {};
-  for (const [key, value] of Object.entries(error ?? {})) if (value === null || typeof value !== "object") fields[key] = value;
+  for (const [key, value] of Object.entries(error ?? {}))
+    if (value === null || typeof value !== "object") fields[key] = value;
   return { message: String(error?.message ?? error), fields };
 }
 
@@ -49,7 +50,10 @@ const operations = {
   rawQuery: async ({ sql, params }) => (await pglite.query(sql, params)).rows,
   rawExec: async ({ sql }) => void (await pglite.exec(sql)),
   // PostgreSQL's memory is the WebAssembly module's linear memory (it only grows); this thread's own JS heap apart.
-  memory: () => ({ wasmBytes: pglite.mod?.HEAPU8?.buffer.byteLength ?? null, heapUsedBytes: v8.getHeapStatistics().used_heap_size }),
+  memory: () => ({
+    wasmBytes: pglite.mod?.HEAPU8?.buffer.byteLength ?? null,
+    heapUsedBytes: v8.getHeapStatistics().used_heap_size,
+  }),
   close: () => {
     closing = true;
     return pglite.close();
@@ -84,7 +88,11 @@ SELECT format('%I.%I', schemaname, relname) AS name,
 
 async function maintainTables() {
   const due = (await pglite.query(DUE_FOR_MAINTENANCE)).rows;
-  const names = (what) => due.filter((table) => table[what]).map((table) => table.name).join(", ");
+  const names = (what) =>
+    due
+      .filter((table) => table[what])
+      .map((table) => table.name)
+      .join(", ");
   const [vacuum, analyze] = [names("vacuum"), names("analyze")];
   if (vacuum) await pglite.exec(`VACUUM ${vacuum}`);
   if (analyze) await pglite.exec(`ANALYZE ${analyze}`);
@@ -94,7 +102,11 @@ function maintainTablesEvery(ms) {
   const tick = async () => {
     if (closing) return;
     // The server's thread writes the line (its structured log): this thread has no logger of its own.
-    await maintainTables().catch((error) => parentPort.postMessage({ warning: { msg: "db: vacuum of the embedded database failed", err: String(error?.message ?? error) } }));
+    await maintainTables().catch((error) =>
+      parentPort.postMessage({
+        warning: { msg: "db: vacuum of the embedded database failed", err: String(error?.message ?? error) },
+      }),
+    );
     if (!closing) setTimeout(tick, ms).unref();
   };
   setTimeout(tick, ms).unref();
@@ -103,7 +115,10 @@ function maintainTablesEvery(ms) {
 let pglite;
 let adapter;
 try {
-  pglite = new PGlite(dataDir ?? "memory://", { postgresqlconf: settings, ...(loadDataDir ? { loadDataDir: new Blob([loadDataDir]) } : {}) });
+  pglite = new PGlite(dataDir ?? "memory://", {
+    postgresqlconf: settings,
+    ...(loadDataDir ? { loadDataDir: new Blob([loadDataDir]) } : {}),
+  });
   await pglite.waitReady;
   await pglite.listen(channel, (payload) => parentPort.postMessage({ notification: payload }));
   adapter = await new PrismaPGlite(pglite).connect();

@@ -11,7 +11,8 @@ export interface InvalidationTopic {
 // On globalThis: Next.js loads separate module copies per entry point (the listener starts in one,
 // caches register from others).
 const holder = globalThis as unknown as { __svcInvalidationTopics?: Map<string, InvalidationTopic> };
-export const topics = (): Map<string, InvalidationTopic> => (holder.__svcInvalidationTopics ??= new Map<string, InvalidationTopic>());
+export const topics = (): Map<string, InvalidationTopic> =>
+  (holder.__svcInvalidationTopics ??= new Map<string, InvalidationTopic>());
 
 /** Registers a cache's handlers under `topic` (at module load). */
 export function onInvalidation(topic: string, handlers: InvalidationTopic): void {
@@ -22,7 +23,9 @@ export function onInvalidation(topic: string, handlers: InvalidationTopic): void
 export function dispatchNotification(payload: string): void {
   const newline = payload.indexOf("\n");
   if (newline < 0) return;
-  topics().get(payload.slice(0, newline))?.drop(payload.slice(newline + 1));
+  topics()
+    .get(payload.slice(0, newline))
+    ?.drop(payload.slice(newline + 1));
 }
 
 /** Drops every cache and wakes every waiter: notifications may have been missed. */

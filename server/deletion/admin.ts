@@ -28,7 +28,11 @@ function jobView(job: DeletionJob) {
 export async function listDeletionJobs(filter: { status?: DeletionJobStatus; limit: number }) {
   const prisma = await db();
   const status = filter.status === "failed" ? "incomplete" : filter.status;
-  const jobs = await prisma.deletionJob.findMany({ where: { status }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: filter.limit });
+  const jobs = await prisma.deletionJob.findMany({
+    where: { status },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: filter.limit,
+  });
   return jobs.map(jobView);
 }
 
@@ -49,7 +53,10 @@ export async function redriveDeletionJob(id: string): Promise<{ status: "deletin
   const incomplete = job.status === "incomplete" || (job.status === "deleting" && (await stalled(job)));
   if (!incomplete) throw conflict("The deletion job is not in an incomplete state", "NOT_REDRIVABLE");
   // Compare-and-swap on updatedAt: of two concurrent redrives only one moves the row, so one run starts.
-  const { count } = await prisma.deletionJob.updateMany({ where: { id, updatedAt: job.updatedAt }, data: { status: "deleting", lastError: null } });
+  const { count } = await prisma.deletionJob.updateMany({
+    where: { id, updatedAt: job.updatedAt },
+    data: { status: "deleting", lastError: null },
+  });
   if (count === 0) throw conflict("The deletion job changed meanwhile", "NOT_REDRIVABLE");
   await enqueueDeletion(job);
   return { status: "deleting", jobId: job.id };

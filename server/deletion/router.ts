@@ -21,13 +21,32 @@ async function acceptProjectDeletion(ctx: Context, input: { namespace: string; s
 export const projectDeletionRouter = router({
   // Owner-level and irreversible: the owner's agents act with the owner's access but may not do this.
   delete: userProcedure
-    .meta({ openapi: { method: "DELETE", path: PROJECT, tags: ["projects"], summary: "Delete the project (owning user, not an agent; confirm = @ns/slug); asynchronous" }, successStatus: 202, errors: { 409: ["TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: PROJECT,
+        tags: ["projects"],
+        summary: "Delete the project (owning user, not an agent; confirm = @ns/slug); asynchronous",
+      },
+      successStatus: 202,
+      errors: { 409: ["TARGET_DELETING"] },
+    })
     .input(deleteProjectInput())
     .output(deletionOutput())
     .mutation(({ input, ctx }) => acceptProjectDeletion(ctx, input)),
 
   deleteForm: userProcedure
-    .meta({ openapi: { method: "POST", path: `${PROJECT}/delete`, tags: ["projects"], summary: "Form alias of DELETE (form: 302 home)", contentTypes: FORM_OR_JSON }, successStatus: 202, errors: { 409: ["TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${PROJECT}/delete`,
+        tags: ["projects"],
+        summary: "Form alias of DELETE (form: 302 home)",
+        contentTypes: FORM_OR_JSON,
+      },
+      successStatus: 202,
+      errors: { 409: ["TARGET_DELETING"] },
+    })
     .input(deleteProjectInput())
     .output(deletionOutput())
     .mutation(({ input, ctx }) => acceptProjectDeletion(ctx, input)),
@@ -35,11 +54,20 @@ export const projectDeletionRouter = router({
 
 export const accountDeletionRouter = router({
   deleteMe: userProcedure
-    .meta({ openapi: { method: "DELETE", path: "/users/me", tags: ["users"], summary: "Delete the account (confirm = own username); asynchronous" }, successStatus: 202 })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/users/me",
+        tags: ["users"],
+        summary: "Delete the account (confirm = own username); asynchronous",
+      },
+      successStatus: 202,
+    })
     .input(z.object({ confirm: z.string().optional() }))
     .output(deletionOutput())
     .mutation(({ input, ctx }) => {
-      if (input.confirm !== ctx.identity.username) throw invalid("confirm must be exactly your username", "VALIDATION_ERROR");
+      if (input.confirm !== ctx.identity.username)
+        throw invalid("confirm must be exactly your username", "VALIDATION_ERROR");
       return requestDeletion("user", ctx.identity.userId, ctx.identity.userId);
     }),
 });
@@ -60,13 +88,29 @@ const deletionJobOutput = () =>
 /** Administrators' view of the deletion jobs (mounted under admin). */
 export const deletionJobsRouter = router({
   list: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/deletion-jobs", tags: ["admin"], summary: "Deletion jobs, newest first (filter: status)" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/deletion-jobs",
+        tags: ["admin"],
+        summary: "Deletion jobs, newest first (filter: status)",
+      },
+    })
     .input(z.object({ status: z.enum(["deleting", "completed", "failed"]).optional(), limit: listLimit() }))
     .output(z.object({ jobs: z.array(deletionJobOutput()) }))
     .query(async ({ input }) => ({ jobs: await listDeletionJobs(input) })),
 
   redrive: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/deletion-jobs/{id}/redrive", tags: ["admin"], summary: "Start an incomplete deletion job again (409 NOT_REDRIVABLE otherwise)" }, successStatus: 202, errors: { 409: ["NOT_REDRIVABLE"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/admin/deletion-jobs/{id}/redrive",
+        tags: ["admin"],
+        summary: "Start an incomplete deletion job again (409 NOT_REDRIVABLE otherwise)",
+      },
+      successStatus: 202,
+      errors: { 409: ["NOT_REDRIVABLE"] },
+    })
     .input(z.object({ id: z.string().min(1).max(100) }))
     .output(deletionOutput())
     .mutation(({ input }) => redriveDeletionJob(input.id)),

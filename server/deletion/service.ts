@@ -41,7 +41,10 @@ export async function requestDeletion(
   const { job, created } = await prisma.$transaction(async (tx) => {
     // The conditional update takes the target's row lock, so concurrent requests queue here.
     await markDeleting(tx, kind, targetId);
-    const open = await tx.deletionJob.findFirst({ where: { kind, targetId, status: { in: ["deleting", "incomplete"] } }, orderBy: { createdAt: "desc" } });
+    const open = await tx.deletionJob.findFirst({
+      where: { kind, targetId, status: { in: ["deleting", "incomplete"] } },
+      orderBy: { createdAt: "desc" },
+    });
     if (open) return { job: open, created: false };
     const job = await tx.deletionJob.create({ data: { id: newJobId(), kind, targetId, requestedBy } });
     await audit?.(tx);
@@ -58,11 +61,22 @@ export async function requestDeletion(
  * Accepts a project deletion: owner only (404 for anyone else), `confirm` must be exactly
  * `@ns/slug`. A repeat while the cascade runs returns the same job.
  */
-export async function requestProjectDeletion(identity: Identity, ref: { namespace: string; slug: string }, confirm: string | undefined) {
+export async function requestProjectDeletion(
+  identity: Identity,
+  ref: { namespace: string; slug: string },
+  confirm: string | undefined,
+) {
   const { project } = await requireProject(identity, ref, "owner", { deniedStatus: 404 });
-  if (confirm !== projectPath(project)) throw invalid(`confirm must be exactly ${projectPath(project)}`, "VALIDATION_ERROR");
+  if (confirm !== projectPath(project))
+    throw invalid(`confirm must be exactly ${projectPath(project)}`, "VALIDATION_ERROR");
   return requestDeletion("project", project.id, actingUserId(identity) ?? null, (tx) =>
-    writeAudit(tx, { action: "project.deleted", identity, projectId: project.id, target: `project:${project.id}`, data: { path: projectPath(project) } }),
+    writeAudit(tx, {
+      action: "project.deleted",
+      identity,
+      projectId: project.id,
+      target: `project:${project.id}`,
+      data: { path: projectPath(project) },
+    }),
   );
 }
 
@@ -72,7 +86,10 @@ export async function enqueueDeletion(job: Pick<DeletionJob, "id">): Promise<voi
     await inngest.send({ name: DELETION_REQUESTED_EVENT, data: { jobId: job.id } });
   } catch (error) {
     const prisma = await db();
-    await prisma.deletionJob.update({ where: { id: job.id }, data: { status: "incomplete", lastError: `enqueue failed: ${(error as Error).message}` } });
+    await prisma.deletionJob.update({
+      where: { id: job.id },
+      data: { status: "incomplete", lastError: `enqueue failed: ${(error as Error).message}` },
+    });
   }
 }
 
@@ -92,17 +109,26 @@ export async function runDeletionJob(jobId: string): Promise<"completed" | "inco
     try {
       await step.run(job.targetId, prisma);
     } catch (error) {
-      await prisma.deletionJob.update({ where: { id: jobId }, data: { status: "incomplete", lastError: `${step.name}: ${(error as Error).message}` } });
+      await prisma.deletionJob.update({
+        where: { id: jobId },
+        data: { status: "incomplete", lastError: `${step.name}: ${(error as Error).message}` },
+      });
       return "incomplete";
     }
     await prisma.deletionJob.update({ where: { id: jobId }, data: { stepsDone: { push: step.name } } });
   }
-  await prisma.deletionJob.update({ where: { id: jobId }, data: { status: "completed", completedAt: new Date(), lastError: null } });
+  await prisma.deletionJob.update({
+    where: { id: jobId },
+    data: { status: "completed", completedAt: new Date(), lastError: null },
+  });
   return "completed";
 }
 
 /** After the deletion function's last attempt: a job still `deleting` becomes `incomplete` (re-drivable). */
 export async function markDeletionJobIncomplete(jobId: string, reason: string): Promise<void> {
   const prisma = await db();
-  await prisma.deletionJob.updateMany({ where: { id: jobId, status: "deleting" }, data: { status: "incomplete", lastError: reason } });
+  await prisma.deletionJob.updateMany({
+    where: { id: jobId, status: "deleting" },
+    data: { status: "incomplete", lastError: reason },
+  });
 }

@@ -22,7 +22,10 @@ export const projectSteps: DeletionStep[] = [
   // their evaluations, reviews, comments and conflicts, provenance, issues, events, webhooks.
   // Rows go first, so a backup's snapshot has the project wholly (its repositories are removed only
   // after that backup read them) or not at all.
-  { name: "project", run: async (projectId, prisma) => void (await prisma.project.deleteMany({ where: { id: projectId } })) },
+  {
+    name: "project",
+    run: async (projectId, prisma) => void (await prisma.project.deleteMany({ where: { id: projectId } })),
+  },
   { name: "repositories", run: (projectId) => removeProjectReposUnread(projectId) },
   { name: "evaluation logs", run: (projectId) => removeProjectRunLogs(projectId) },
 ];
@@ -74,10 +77,19 @@ export const userSteps: DeletionStep[] = [
         prisma.issueComment.updateMany({ where: byAgent, data: { agentId: null, authorId: tombstone } }),
         prisma.provenance.updateMany({ where: { authorId: userId }, data: { authorId: tombstone } }),
         prisma.provenance.updateMany({ where: byAgent, data: { agentId: null, authorId: tombstone } }),
-        prisma.workspace.updateMany({ where: { createdById: userId }, data: { createdById: tombstone, createdByAgentId: null } }),
-        prisma.domainEvent.updateMany({ where: { actor: { in: [`user:${userId}`, ...agentIds.map((id) => `agent:${id}`)] } }, data: { actor: `user:${tombstone}` } }),
+        prisma.workspace.updateMany({
+          where: { createdById: userId },
+          data: { createdById: tombstone, createdByAgentId: null },
+        }),
+        prisma.domainEvent.updateMany({
+          where: { actor: { in: [`user:${userId}`, ...agentIds.map((id) => `agent:${id}`)] } },
+          data: { actor: `user:${tombstone}` },
+        }),
         prisma.auditLog.updateMany({ where: { actorUserId: userId }, data: { actorUserId: tombstone } }),
-        prisma.auditLog.updateMany({ where: { actorAgentId: { in: agentIds } }, data: { actorAgentId: null, actorUserId: tombstone } }),
+        prisma.auditLog.updateMany({
+          where: { actorAgentId: { in: agentIds } },
+          data: { actorAgentId: null, actorUserId: tombstone },
+        }),
       ]);
     },
   },
@@ -89,7 +101,10 @@ export const userSteps: DeletionStep[] = [
     },
   },
   // Tokens, agents, sessions and accounts go with the row (ON DELETE CASCADE).
-  { name: "user", run: async (userId, prisma) => void (await prisma.user.deleteMany({ where: { id: userId, isTombstone: false } })) },
+  {
+    name: "user",
+    run: async (userId, prisma) => void (await prisma.user.deleteMany({ where: { id: userId, isTombstone: false } })),
+  },
 ];
 
 export const stepsFor = (kind: string): DeletionStep[] => (kind === "user" ? userSteps : projectSteps);

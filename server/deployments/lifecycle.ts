@@ -16,11 +16,15 @@ export type StartOutcome = { entry: DeployEntry } | { entry: null; status: strin
 async function skipReason(row: Deployment, project: Project): Promise<{ reason: string } | { entry: DeployEntry }> {
   const tip = readRef(openProjectRepo(project.id), branchRef(project.defaultBranch));
   const policy = tip ? await loadPolicy(openProjectRepo(project.id), tip) : null;
-  if (!policy?.ok) return { reason: `The project's policy is ${policy ? "invalid" : "unreadable"}: ${policy && !policy.ok ? policy.error : "no default branch"}` };
+  if (!policy?.ok)
+    return {
+      reason: `The project's policy is ${policy ? "invalid" : "unreadable"}: ${policy && !policy.ok ? policy.error : "no default branch"}`,
+    };
   const entry = policy.policy.deploys.find((candidate) => candidate.name === row.name);
   if (!entry) return { reason: `The policy no longer has a deploy entry named "${row.name}"` };
   const branch = entry.branch ?? project.defaultBranch;
-  if (branch !== row.branch) return { reason: `The deploy entry "${row.name}" now deploys ${branch}, not ${row.branch}` };
+  if (branch !== row.branch)
+    return { reason: `The deploy entry "${row.name}" now deploys ${branch}, not ${row.branch}` };
   return { entry };
 }
 
@@ -54,10 +58,16 @@ export async function startDeployment(id: string): Promise<StartOutcome> {
   const decision = await skipReason(row, row.project);
   return prisma.$transaction(async (tx) => {
     if ("reason" in decision) {
-      const skipped = await tx.deployment.updateMany({ where: { id, status: "queued" }, data: { status: "skipped", error: decision.reason, finishedAt: new Date() } });
+      const skipped = await tx.deployment.updateMany({
+        where: { id, status: "queued" },
+        data: { status: "skipped", error: decision.reason, finishedAt: new Date() },
+      });
       return { entry: null, status: skipped.count ? "skipped" : "taken" };
     }
-    const started = await tx.deployment.updateMany({ where: { id, status: "queued" }, data: { status: "running", startedAt: new Date() } });
+    const started = await tx.deployment.updateMany({
+      where: { id, status: "queued" },
+      data: { status: "running", startedAt: new Date() },
+    });
     if (started.count === 0) return { entry: null, status: "taken" };
     await supersedeOlderCommits(tx, row);
     return { entry: decision.entry };
@@ -66,7 +76,9 @@ export async function startDeployment(id: string): Promise<StartOutcome> {
 
 async function callProvider(call: ProviderCall): Promise<ProviderResult> {
   try {
-    return call.entry.provider === "webhook" ? await callWebhook({ ...call, entry: call.entry }) : await runCommand({ ...call, entry: call.entry });
+    return call.entry.provider === "webhook"
+      ? await callWebhook({ ...call, entry: call.entry })
+      : await runCommand({ ...call, entry: call.entry });
   } catch (error) {
     return { ok: false, log: "", error: `The ${call.entry.provider} provider failed: ${(error as Error).message}` };
   }
@@ -91,7 +103,11 @@ export async function runDeployment(id: string, entry: DeployEntry): Promise<{ s
   const { values, missing } = await secretValues(row.projectId, wanted);
   let result: ProviderResult;
   if (missing.length > 0) {
-    result = { ok: false, log: "", error: `The secret store of the project has no ${missing.map((name) => `"${name}"`).join(", ")}` };
+    result = {
+      ok: false,
+      log: "",
+      error: `The secret store of the project has no ${missing.map((name) => `"${name}"`).join(", ")}`,
+    };
   } else {
     result = await callProvider({
       deployment: row,
@@ -102,7 +118,10 @@ export async function runDeployment(id: string, entry: DeployEntry): Promise<{ s
       call: callNumber,
     });
   }
-  const note = callNumber > 1 ? `[svc-forge] provider call ${callNumber} of this attempt: an earlier call was interrupted (same X-Svc-Delivery)\n` : "";
+  const note =
+    callNumber > 1
+      ? `[svc-forge] provider call ${callNumber} of this attempt: an earlier call was interrupted (same X-Svc-Delivery)\n`
+      : "";
   const known = await allSecretValues(row.projectId);
   const finished = await prisma.$transaction(async (tx) => {
     const updated = await tx.deployment.updateManyAndReturn({
@@ -115,7 +134,12 @@ export async function runDeployment(id: string, entry: DeployEntry): Promise<{ s
       },
     });
     if (updated.length === 0) return null;
-    await recordEvent(tx, { projectId: row.projectId, kind: result.ok ? "deployment.succeeded" : "deployment.failed", actor: "system", data: deploymentEventData(updated[0]) });
+    await recordEvent(tx, {
+      projectId: row.projectId,
+      kind: result.ok ? "deployment.succeeded" : "deployment.failed",
+      actor: "system",
+      data: deploymentEventData(updated[0]),
+    });
     return updated[0];
   });
   if (finished) await publishAfterCommit();
@@ -128,14 +152,25 @@ export async function runDeployment(id: string, entry: DeployEntry): Promise<{ s
  */
 export async function abandonDeployment(id: string, reason: string): Promise<{ status: string }> {
   const prisma = await db();
-  const known = await allSecretValues((await prisma.deployment.findUniqueOrThrow({ where: { id }, select: { projectId: true } })).projectId).catch(() => []);
+  const known = await allSecretValues(
+    (await prisma.deployment.findUniqueOrThrow({ where: { id }, select: { projectId: true } })).projectId,
+  ).catch(() => []);
   const failed = await prisma.$transaction(async (tx) => {
     const rows = await tx.deployment.updateManyAndReturn({
       where: { id, status: { in: ["queued", "running"] } },
-      data: { status: "failed", finishedAt: new Date(), error: redactValues(`The deployment job failed: ${reason}`, known) },
+      data: {
+        status: "failed",
+        finishedAt: new Date(),
+        error: redactValues(`The deployment job failed: ${reason}`, known),
+      },
     });
     if (rows.length === 0) return null;
-    await recordEvent(tx, { projectId: rows[0].projectId, kind: "deployment.failed", actor: "system", data: deploymentEventData(rows[0]) });
+    await recordEvent(tx, {
+      projectId: rows[0].projectId,
+      kind: "deployment.failed",
+      actor: "system",
+      data: deploymentEventData(rows[0]),
+    });
     return rows[0];
   });
   if (failed) await publishAfterCommit();

@@ -17,7 +17,13 @@ export const requestDeploymentsOnMove: BranchMoveHook = {
   name: "deployments.request",
   async inTransaction(tx, move) {
     if (!deploysFrom(move)) return;
-    await requestDeployments(tx, { project: move.project, branch: move.ref.slice(BRANCH_PREFIX.length), commit: move.to!, changeId: move.changeIds.at(-1) ?? null, actor: move.actor });
+    await requestDeployments(tx, {
+      project: move.project,
+      branch: move.ref.slice(BRANCH_PREFIX.length),
+      commit: move.to!,
+      changeId: move.changeIds.at(-1) ?? null,
+      actor: move.actor,
+    });
   },
   async afterCommit(move) {
     if (deploysFrom(move)) await enqueueDeployments({ projectId: move.project.id });

@@ -9,7 +9,8 @@ export const DEPLOYMENT_REQUESTED_EVENT = "svc/deployment.requested";
 
 /** Approve and retry refuse before changing anything when there is no queue binding. */
 export function assertQueueAvailable(): void {
-  if (!config.deployQueueEnabled) throw unavailable("This instance has no deploy queue (DEPLOY_QUEUE=off)", "DEPLOY_QUEUE_UNAVAILABLE");
+  if (!config.deployQueueEnabled)
+    throw unavailable("This instance has no deploy queue (DEPLOY_QUEUE=off)", "DEPLOY_QUEUE_UNAVAILABLE");
 }
 
 /**
@@ -22,18 +23,35 @@ export async function enqueueDeployments(scope: { projectId?: string; ids?: stri
   if (!config.deployQueueEnabled) return 0;
   const prisma = await db();
   const rows = await prisma.deployment.findMany({
-    where: { status: "queued", enqueuedAt: null, ...(scope.projectId ? { projectId: scope.projectId } : {}), ...(scope.ids ? { id: { in: scope.ids } } : {}) },
+    where: {
+      status: "queued",
+      enqueuedAt: null,
+      ...(scope.projectId ? { projectId: scope.projectId } : {}),
+      ...(scope.ids ? { id: { in: scope.ids } } : {}),
+    },
     select: { id: true, projectId: true, name: true },
     orderBy: { createdAt: "asc" },
     take: 500,
   });
   if (rows.length === 0) return 0;
   try {
-    await inngest.send(rows.map((row) => ({ id: `deployment-${row.id}`, name: DEPLOYMENT_REQUESTED_EVENT, data: { deploymentId: row.id, projectId: row.projectId, name: row.name } })));
+    await inngest.send(
+      rows.map((row) => ({
+        id: `deployment-${row.id}`,
+        name: DEPLOYMENT_REQUESTED_EVENT,
+        data: { deploymentId: row.id, projectId: row.projectId, name: row.name },
+      })),
+    );
   } catch (error) {
-    log().error({ deployments: rows.length, err: (error as Error).message }, "deployments: sending to the deploy queue failed; the outbox sweep will retry");
+    log().error(
+      { deployments: rows.length, err: (error as Error).message },
+      "deployments: sending to the deploy queue failed; the outbox sweep will retry",
+    );
     return 0;
   }
-  await prisma.deployment.updateMany({ where: { id: { in: rows.map((row) => row.id) }, enqueuedAt: null }, data: { enqueuedAt: new Date() } });
+  await prisma.deployment.updateMany({
+    where: { id: { in: rows.map((row) => row.id) }, enqueuedAt: null },
+    data: { enqueuedAt: new Date() },
+  });
   return rows.length;
 }

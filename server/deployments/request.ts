@@ -17,7 +17,11 @@ export interface BranchMove {
 }
 
 /** The entries of the policy in force that deploy `branch`; none when the policy is invalid. */
-export async function entriesFor(project: BranchMove["project"], branch: string, defaultTip: string | null): Promise<DeployEntry[]> {
+export async function entriesFor(
+  project: BranchMove["project"],
+  branch: string,
+  defaultTip: string | null,
+): Promise<DeployEntry[]> {
   if (!defaultTip) return [];
   const policy = await loadPolicy(openProjectRepo(project.id), defaultTip);
   if (!policy.ok) return [];
@@ -33,7 +37,10 @@ export async function entriesFor(project: BranchMove["project"], branch: string,
  */
 export async function requestDeployments(tx: Tx, move: BranchMove): Promise<string[]> {
   const { project } = move;
-  const defaultTip = move.branch === project.defaultBranch ? move.commit : readRef(openProjectRepo(project.id), branchRef(project.defaultBranch));
+  const defaultTip =
+    move.branch === project.defaultBranch
+      ? move.commit
+      : readRef(openProjectRepo(project.id), branchRef(project.defaultBranch));
   const entries = await entriesFor(project, move.branch, defaultTip);
   if (entries.length === 0) return [];
   const created = await tx.deployment.createManyAndReturn({
@@ -50,7 +57,12 @@ export async function requestDeployments(tx: Tx, move: BranchMove): Promise<stri
     skipDuplicates: true,
   });
   for (const row of created) {
-    await recordEvent(tx, { projectId: project.id, kind: "deployment.requested", actor: move.actor, data: deploymentEventData(row) });
+    await recordEvent(tx, {
+      projectId: project.id,
+      kind: "deployment.requested",
+      actor: move.actor,
+      data: deploymentEventData(row),
+    });
   }
   return created.map((row) => row.id);
 }

@@ -2,7 +2,15 @@ import { z } from "zod";
 import { DomainError } from "@/server/errors";
 import { boundedInt, listOffset, namespaceSegment, pathSegment, text } from "@/server/http";
 import { DEPLOYMENTS_LIMIT_DEFAULT, DEPLOYMENTS_LIMIT_MAX } from "@/server/limits";
-import { authedProcedure, publicProcedure, router, setPageHeaders, userProcedure, FORM_OR_JSON, type Context } from "@/server/trpc";
+import {
+  authedProcedure,
+  publicProcedure,
+  router,
+  setPageHeaders,
+  userProcedure,
+  FORM_OR_JSON,
+  type Context,
+} from "@/server/trpc";
 import { approveDeployment, getDeployment, listDeployments, retryDeployment } from "./service";
 import { DEPLOYMENT_STATUSES, type DeploymentView } from "./view";
 
@@ -29,14 +37,19 @@ const deploymentOutput = () =>
   });
 
 const idInput = () => z.object({ id: pathSegment() });
-const deploymentPage = (view: { id: string; project: { path: string } }) => `/${view.project.path}/deployments/${view.id}`;
+const deploymentPage = (view: { id: string; project: { path: string } }) =>
+  `/${view.project.path}/deployments/${view.id}`;
 
 /**
  * A form caller (the deployment pages' buttons) lands on the page of the deployment written; when
  * refused, back on the page of the one it pressed with the refusal's message and code in the
  * query string, as the pages' own forms come back. What it cannot read stays the API's 404.
  */
-async function answerForm(ctx: Context, id: string, work: () => Promise<DeploymentView>): Promise<{ deployment: DeploymentView }> {
+async function answerForm(
+  ctx: Context,
+  id: string,
+  work: () => Promise<DeploymentView>,
+): Promise<{ deployment: DeploymentView }> {
   if (!ctx.isForm) return { deployment: await work() };
   try {
     const deployment = await work();
@@ -53,7 +66,15 @@ async function answerForm(ctx: Context, id: string, work: () => Promise<Deployme
 
 export const deploymentsRouter = router({
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/projects/{namespace}/{slug}/deployments", tags, summary: "The project's deployments, newest first" }, list: true })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/projects/{namespace}/{slug}/deployments",
+        tags,
+        summary: "The project's deployments, newest first",
+      },
+      list: true,
+    })
     .input(
       z.object({
         namespace: namespaceSegment(),
@@ -78,13 +99,36 @@ export const deploymentsRouter = router({
     .query(async ({ input, ctx }) => ({ deployment: await getDeployment(ctx.identity, input.id) })),
 
   approve: userProcedure
-    .meta({ openapi: { method: "POST", path: "/deployments/{id}/approve", tags, summary: "Approve a deployment awaiting approval (people only)", contentTypes: FORM_OR_JSON }, errors: { 403: [], 409: ["DEPLOYMENT_NOT_PENDING"], 503: ["DEPLOY_QUEUE_UNAVAILABLE"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/deployments/{id}/approve",
+        tags,
+        summary: "Approve a deployment awaiting approval (people only)",
+        contentTypes: FORM_OR_JSON,
+      },
+      errors: { 403: [], 409: ["DEPLOYMENT_NOT_PENDING"], 503: ["DEPLOY_QUEUE_UNAVAILABLE"] },
+    })
     .input(idInput())
     .output(z.object({ deployment: deploymentOutput() }))
     .mutation(({ input, ctx }) => answerForm(ctx, input.id, () => approveDeployment(ctx.identity, input.id))),
 
   retry: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/deployments/{id}/retry", tags, summary: "Retry a finished deployment as attempt + 1", contentTypes: FORM_OR_JSON }, successStatus: 201, errors: { 403: [], 409: ["DEPLOYMENT_NOT_RETRYABLE", "DEPLOYMENT_RETRY_EXISTS"], 503: ["DEPLOY_QUEUE_UNAVAILABLE"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/deployments/{id}/retry",
+        tags,
+        summary: "Retry a finished deployment as attempt + 1",
+        contentTypes: FORM_OR_JSON,
+      },
+      successStatus: 201,
+      errors: {
+        403: [],
+        409: ["DEPLOYMENT_NOT_RETRYABLE", "DEPLOYMENT_RETRY_EXISTS"],
+        503: ["DEPLOY_QUEUE_UNAVAILABLE"],
+      },
+    })
     .input(idInput())
     .output(z.object({ deployment: deploymentOutput() }))
     .mutation(({ input, ctx }) => answerForm(ctx, input.id, () => retryDeployment(ctx.identity, input.id))),

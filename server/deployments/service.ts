@@ -6,7 +6,13 @@ import { conflict, notFound } from "@/server/errors";
 import { recordEvent } from "@/server/events";
 import { atLeast, requireProject } from "@/server/projects";
 import { assertQueueAvailable, enqueueDeployments } from "./queue";
-import { deploymentEventData, deploymentView, TERMINAL_STATUSES, type DeploymentStatus, type DeploymentView } from "./view";
+import {
+  deploymentEventData,
+  deploymentView,
+  TERMINAL_STATUSES,
+  type DeploymentStatus,
+  type DeploymentView,
+} from "./view";
 
 export interface ProjectRef {
   namespace: string;
@@ -19,10 +25,19 @@ export async function listDeployments(
   filter: { name?: string; status?: DeploymentStatus; limit: number; offset: number },
 ): Promise<{ deployments: DeploymentView[]; total: number }> {
   const { project, role } = await requireProject(identity, { namespace: ref.namespace, slug: ref.slug }, "read");
-  const where = { projectId: project.id, ...(filter.name !== undefined ? { name: filter.name } : {}), ...(filter.status ? { status: filter.status } : {}) };
+  const where = {
+    projectId: project.id,
+    ...(filter.name !== undefined ? { name: filter.name } : {}),
+    ...(filter.status ? { status: filter.status } : {}),
+  };
   const prisma = await db();
   const [rows, total] = await Promise.all([
-    prisma.deployment.findMany({ where, orderBy: [{ createdAt: "desc" }, { attempt: "desc" }], take: filter.limit, skip: filter.offset }),
+    prisma.deployment.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { attempt: "desc" }],
+      take: filter.limit,
+      skip: filter.offset,
+    }),
     prisma.deployment.count({ where }),
   ]);
   const withLog = atLeast(role, "write");
@@ -30,7 +45,11 @@ export async function listDeployments(
 }
 
 /** A deployment and its project, authorized on that project: 404 when it cannot be read, 403 below `need`. */
-async function requireDeployment(identity: Identity, id: string, need: "read" | "write"): Promise<{ row: Deployment; project: Project; canWrite: boolean }> {
+async function requireDeployment(
+  identity: Identity,
+  id: string,
+  need: "read" | "write",
+): Promise<{ row: Deployment; project: Project; canWrite: boolean }> {
   if (!isUuid(id)) throw notFound("Deployment not found");
   const row = await (await db()).deployment.findUnique({ where: { id } });
   if (!row) throw notFound("Deployment not found");
@@ -51,13 +70,21 @@ export async function getDeployment(identity: Identity, id: string): Promise<Dep
 export async function approveDeployment(identity: UserIdentity, id: string): Promise<DeploymentView> {
   const { project } = await requireDeployment(identity, id, "write");
   assertQueueAvailable();
-  const approved = await (await db()).$transaction(async (tx) => {
+  const approved = await (
+    await db()
+  ).$transaction(async (tx) => {
     const rows = await tx.deployment.updateManyAndReturn({
       where: { id, status: "pending_approval" },
       data: { status: "queued", approvedBy: actorOf(identity), approvedAt: new Date() },
     });
     if (rows.length === 0) throw conflict("The deployment is not awaiting approval", "DEPLOYMENT_NOT_PENDING");
-    await writeAudit(tx, { action: "deployment.approved", identity, projectId: project.id, target: id, data: { name: rows[0].name, commit: rows[0].commit, attempt: rows[0].attempt } });
+    await writeAudit(tx, {
+      action: "deployment.approved",
+      identity,
+      projectId: project.id,
+      target: id,
+      data: { name: rows[0].name, commit: rows[0].commit, attempt: rows[0].attempt },
+    });
     return rows[0];
   });
   await enqueueDeployments({ ids: [id] });
@@ -71,17 +98,43 @@ export async function approveDeployment(identity: UserIdentity, id: string): Pro
  */
 export async function retryDeployment(identity: Identity, id: string): Promise<DeploymentView> {
   const { row, project } = await requireDeployment(identity, id, "write");
-  if (!TERMINAL_STATUSES.includes(row.status)) throw conflict(`Only a finished deployment can be retried; this one is ${row.status}`, "DEPLOYMENT_NOT_RETRYABLE");
+  if (!TERMINAL_STATUSES.includes(row.status))
+    throw conflict(`Only a finished deployment can be retried; this one is ${row.status}`, "DEPLOYMENT_NOT_RETRYABLE");
   assertQueueAvailable();
   const actor = actorOf(identity);
-  const created = await (await db()).$transaction(async (tx) => {
+  const created = await (
+    await db()
+  ).$transaction(async (tx) => {
     const rows = await tx.deployment.createManyAndReturn({
-      data: [{ projectId: row.projectId, name: row.name, branch: row.branch, commit: row.commit, attempt: row.attempt + 1, status: "queued", changeId: row.changeId, requestedBy: actor }],
+      data: [
+        {
+          projectId: row.projectId,
+          name: row.name,
+          branch: row.branch,
+          commit: row.commit,
+          attempt: row.attempt + 1,
+          status: "queued",
+          changeId: row.changeId,
+          requestedBy: actor,
+        },
+      ],
       skipDuplicates: true,
     });
-    if (rows.length === 0) throw conflict(`Attempt ${row.attempt + 1} of this deployment already exists`, "DEPLOYMENT_RETRY_EXISTS");
-    await recordEvent(tx, { projectId: row.projectId, kind: "deployment.requested", actor, data: deploymentEventData(rows[0]) });
-    await writeAudit(tx, { action: "deployment.retried", identity, projectId: row.projectId, target: rows[0].id, data: { retriedId: id, attempt: rows[0].attempt } });
+    if (rows.length === 0)
+      throw conflict(`Attempt ${row.attempt + 1} of this deployment already exists`, "DEPLOYMENT_RETRY_EXISTS");
+    await recordEvent(tx, {
+      projectId: row.projectId,
+      kind: "deployment.requested",
+      actor,
+      data: deploymentEventData(rows[0]),
+    });
+    await writeAudit(tx, {
+      action: "deployment.retried",
+      identity,
+      projectId: row.projectId,
+      target: rows[0].id,
+      data: { retriedId: id, attempt: rows[0].attempt },
+    });
     return rows[0];
   });
   await enqueueDeployments({ ids: [created.id] });

@@ -1,7 +1,15 @@
 import type { Deployment } from "@/server/generated/prisma/client";
 import { projectPath } from "@/server/projects";
 
-export const DEPLOYMENT_STATUSES = ["pending_approval", "queued", "running", "succeeded", "failed", "superseded", "skipped"] as const;
+export const DEPLOYMENT_STATUSES = [
+  "pending_approval",
+  "queued",
+  "running",
+  "succeeded",
+  "failed",
+  "superseded",
+  "skipped",
+] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly DeploymentStatus[] = ["succeeded", "failed", "superseded", "skipped"];
 
@@ -27,7 +35,11 @@ export interface DeploymentView {
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 /** The wire form; `logTail` only for callers who can write the project. */
-export function deploymentView(row: Deployment, project: { id: string; namespace: string; slug: string }, withLog: boolean): DeploymentView {
+export function deploymentView(
+  row: Deployment,
+  project: { id: string; namespace: string; slug: string },
+  withLog: boolean,
+): DeploymentView {
   return {
     id: row.id,
     project: { id: project.id, path: projectPath(project) },

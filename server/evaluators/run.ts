@@ -25,10 +25,17 @@ export function secretScanRun(subject: EvaluationSubject): Promise<EvalRunResult
   const allowPaths = subject.policy.ok ? subject.policy.policy.evaluators.secretScan.allowPaths : [];
   return timed("secretScan", async () => {
     const found = scanFiles(
-      subject.diff.files.filter((f) => f.newText !== null).map((f) => ({ path: f.path, oldText: f.oldText, newText: f.newText! })),
+      subject.diff.files
+        .filter((f) => f.newText !== null)
+        .map((f) => ({ path: f.path, oldText: f.oldText, newText: f.newText! })),
       { allowPaths },
     );
-    const findings = found.map((f) => ({ rule: f.rule, file: f.file, line: f.line, message: describeSecretFinding(f) }));
+    const findings = found.map((f) => ({
+      rule: f.rule,
+      file: f.file,
+      line: f.line,
+      message: describeSecretFinding(f),
+    }));
     return { status: verdictOf(findings), findings };
   });
 }
@@ -50,7 +57,10 @@ export type BackgroundRunSpec =
   | { evaluator: "llm"; settings: LlmPolicy };
 
 /** The policy's fast evaluators (done now) and its long ones (to run in the background). */
-function policyRuns(subject: EvaluationSubject, policy: Policy): { done: Array<Promise<EvalRunResult>>; background: BackgroundRunSpec[] } {
+function policyRuns(
+  subject: EvaluationSubject,
+  policy: Policy,
+): { done: Array<Promise<EvalRunResult>>; background: BackgroundRunSpec[] } {
   const { diff, webhook, llm, sandbox } = policy.evaluators;
   const done: Array<Promise<EvalRunResult>> = [];
   const background: BackgroundRunSpec[] = [];
@@ -58,11 +68,19 @@ function policyRuns(subject: EvaluationSubject, policy: Policy): { done: Array<P
   if (webhook) background.push({ evaluator: "webhook", settings: webhook });
   if (llm) {
     if (llmConfigured()) background.push({ evaluator: "llm", settings: llm });
-    else done.push(Promise.resolve(unconfigured("llm", "The llm evaluator is not configured on this instance (LLM_API_URL)")));
+    else
+      done.push(
+        Promise.resolve(unconfigured("llm", "The llm evaluator is not configured on this instance (LLM_API_URL)")),
+      );
   }
   if (sandbox) {
     if (sandboxConfigured()) background.push({ evaluator: "sandbox", settings: sandbox });
-    else done.push(Promise.resolve(unconfigured("sandbox", "The sandbox evaluator is not configured on this instance (SANDBOX_ENABLED)")));
+    else
+      done.push(
+        Promise.resolve(
+          unconfigured("sandbox", "The sandbox evaluator is not configured on this instance (SANDBOX_ENABLED)"),
+        ),
+      );
   }
   return { done, background };
 }
@@ -75,12 +93,19 @@ export function runBackgroundEvaluator(subject: EvaluationSubject, spec: Backgro
 }
 
 /** The verdict, summary and issues of a round's final runs. */
-export function summarizeRuns(runs: Array<Pick<EvalRunResult, "evaluator" | "status" | "findings">>): Omit<EvaluationOutcome, "runs"> {
-  const issues = runs.flatMap((run) => (run.status === "passed" ? [] : run.findings.map((f) => `${run.evaluator}: ${f.message}`)));
+export function summarizeRuns(
+  runs: Array<Pick<EvalRunResult, "evaluator" | "status" | "findings">>,
+): Omit<EvaluationOutcome, "runs"> {
+  const issues = runs.flatMap((run) =>
+    run.status === "passed" ? [] : run.findings.map((f) => `${run.evaluator}: ${f.message}`),
+  );
   const failed = runs.filter((run) => run.status !== "passed");
   return {
     verdict: failed.length === 0 ? "passed" : "failed",
-    summary: failed.length === 0 ? `${runs.length} evaluator(s) passed` : `Failed: ${failed.map((run) => `${run.evaluator} (${run.status})`).join(", ")}`,
+    summary:
+      failed.length === 0
+        ? `${runs.length} evaluator(s) passed`
+        : `Failed: ${failed.map((run) => `${run.evaluator} (${run.status})`).join(", ")}`,
     issues,
   };
 }
@@ -90,7 +115,9 @@ export function summarizeRuns(runs: Array<Pick<EvalRunResult, "evaluator" | "sta
  * evaluators the policy names, now; the long ones (sandbox, webhook, llm) are returned to run in
  * the background. An invalid policy fails the evaluation with the parse error (never the defaults).
  */
-export async function startEvaluation(subject: EvaluationSubject): Promise<{ runs: EvalRunResult[]; background: BackgroundRunSpec[] }> {
+export async function startEvaluation(
+  subject: EvaluationSubject,
+): Promise<{ runs: EvalRunResult[]; background: BackgroundRunSpec[] }> {
   const pending = [secretScanRun(subject)];
   let background: BackgroundRunSpec[] = [];
   if (subject.policy.ok) {

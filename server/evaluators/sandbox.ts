@@ -44,16 +44,29 @@ export async function runInSandbox(repo: Repo, commit: string, run: SandboxRun):
 }
 
 /** Why a sandbox run did not succeed, in words; null when it exited 0 in time. */
-export const sandboxFailure = (result: SandboxOutcome, timeoutMs: number): string | null => stepFailure({ ...result, cancelled: false } satisfies IsolatedOutcome, timeoutMs);
+export const sandboxFailure = (result: SandboxOutcome, timeoutMs: number): string | null =>
+  stepFailure({ ...result, cancelled: false } satisfies IsolatedOutcome, timeoutMs);
 
 /**
  * Runs the policy command in a throwaway checkout of the tip, isolated and bounded in time and
  * memory. Exit 0 passes; another exit, a timeout or a kill fails, with the output's tail as finding.
  */
-export async function runSandboxEvaluator(repo: Repo, tip: string, policy: SandboxPolicy): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
-  const result = await runInSandbox(repo, tip, { command: policy.command, timeoutMs: policy.timeoutMs, memoryMb: policy.memoryMb, tailChars: OUTPUT_TAIL_CHARS });
+export async function runSandboxEvaluator(
+  repo: Repo,
+  tip: string,
+  policy: SandboxPolicy,
+): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
+  const result = await runInSandbox(repo, tip, {
+    command: policy.command,
+    timeoutMs: policy.timeoutMs,
+    memoryMb: policy.memoryMb,
+    tailChars: OUTPUT_TAIL_CHARS,
+  });
   const why = sandboxFailure(result, policy.timeoutMs);
   if (why === null) return { status: "passed", findings: [] };
   const tail = result.output.trim();
-  return { status: "failed", findings: [{ message: `Sandbox command ${why}` }, ...(tail ? [{ rule: "output", message: tail }] : [])] };
+  return {
+    status: "failed",
+    findings: [{ message: `Sandbox command ${why}` }, ...(tail ? [{ rule: "output", message: tail }] : [])],
+  };
 }

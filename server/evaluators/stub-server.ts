@@ -12,14 +12,21 @@ export interface StubRequest {
  * A real HTTP server on 127.0.0.1 for tests of outbound evaluators (webhook, llm): `reply` decides
  * each answer; every request is recorded.
  */
-export async function startStubServer(reply: (request: StubRequest) => { status?: number; body?: unknown; delayMs?: number }) {
+export async function startStubServer(
+  reply: (request: StubRequest) => { status?: number; body?: unknown; delayMs?: number },
+) {
   const requests: StubRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
-      const request = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: text ? JSON.parse(text) : null };
+      const request = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: text ? JSON.parse(text) : null,
+      };
       requests.push(request);
       const answer = reply(request);
       setTimeout(() => {
@@ -34,9 +41,10 @@ export async function startStubServer(reply: (request: StubRequest) => { status?
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -49,7 +49,12 @@ export async function timed(
     const result = await run();
     return { evaluator, ...result, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    return { evaluator, status: "error", findings: [{ message: (error as Error).message }], durationMs: Math.round(performance.now() - started) };
+    return {
+      evaluator,
+      status: "error",
+      findings: [{ message: (error as Error).message }],
+      durationMs: Math.round(performance.now() - started),
+    };
   }
 }
 

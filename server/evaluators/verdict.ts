@@ -24,10 +24,17 @@ export function parseVerdictReply(text: string, who: string): Pick<EvalRunResult
   } catch {
     return { status: "error", findings: [{ message: `${who} did not reply with JSON` }] };
   }
-  const verdict = typeof (body as { verdict?: unknown })?.verdict === "string" ? (body as { verdict: string }).verdict.toLowerCase() : "";
+  const verdict =
+    typeof (body as { verdict?: unknown })?.verdict === "string"
+      ? (body as { verdict: string }).verdict.toLowerCase()
+      : "";
   const rawIssues = (body as { issues?: unknown }).issues;
-  const findings = (Array.isArray(rawIssues) ? rawIssues : []).slice(0, 100).map(toFinding).filter((f): f is Finding => f !== null);
+  const findings = (Array.isArray(rawIssues) ? rawIssues : [])
+    .slice(0, 100)
+    .map(toFinding)
+    .filter((f): f is Finding => f !== null);
   if (PASS.has(verdict)) return { status: "passed", findings };
-  if (FAIL.has(verdict)) return { status: "failed", findings: findings.length ? findings : [{ message: `${who} rejected the change` }] };
+  if (FAIL.has(verdict))
+    return { status: "failed", findings: findings.length ? findings : [{ message: `${who} rejected the change` }] };
   return { status: "error", findings: [{ message: `${who} replied without a verdict ("pass" or "fail")` }] };
 }

@@ -14,7 +14,13 @@ export function webhookPayload(subject: EvaluationSubject) {
       tipSha: subject.diff.tip,
       additions: subject.diff.additions,
       deletions: subject.diff.deletions,
-      files: subject.diff.files.map((f) => ({ path: f.path, status: f.status, additions: f.additions, deletions: f.deletions, binary: f.binary })),
+      files: subject.diff.files.map((f) => ({
+        path: f.path,
+        status: f.status,
+        additions: f.additions,
+        deletions: f.deletions,
+        binary: f.binary,
+      })),
     },
   };
 }
@@ -28,7 +34,10 @@ const REPLY_MAX_BYTES = 1024 * 1024;
  * `{"verdict": "pass"|"fail", "issues"?: [...]}`. Anything else (refused target, timeout, other
  * status, a reply without a verdict) is an error run, which fails the evaluation.
  */
-export async function runWebhookEvaluator(subject: EvaluationSubject, policy: WebhookPolicy): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
+export async function runWebhookEvaluator(
+  subject: EvaluationSubject,
+  policy: WebhookPolicy,
+): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
   const result = await guardedPost(
     new URL(policy.url),
     JSON.stringify(webhookPayload(subject)),
@@ -36,7 +45,9 @@ export async function runWebhookEvaluator(subject: EvaluationSubject, policy: We
     { timeoutMs: policy.timeoutMs, maxResponseBytes: REPLY_MAX_BYTES },
   );
   if (result.refused) return { status: "error", findings: [{ message: result.error! }] };
-  if (result.statusCode === undefined) return { status: "error", findings: [{ message: `Webhook evaluator call failed: ${result.error}` }] };
-  if (result.statusCode < 200 || result.statusCode >= 300) return { status: "error", findings: [{ message: `Webhook evaluator answered HTTP ${result.statusCode}` }] };
+  if (result.statusCode === undefined)
+    return { status: "error", findings: [{ message: `Webhook evaluator call failed: ${result.error}` }] };
+  if (result.statusCode < 200 || result.statusCode >= 300)
+    return { status: "error", findings: [{ message: `Webhook evaluator answered HTTP ${result.statusCode}` }] };
   return parseVerdictReply(result.responseExcerpt ?? "", "Webhook evaluator");
 }

@@ -26,7 +26,12 @@ const transitions: ReadonlySet<string> = new Set(CHANGE_TRANSITIONS);
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcChangeWatchers?: Map<string, Set<() => void>> };
 const watchers = (holder.__svcChangeWatchers ??= new Map<string, Set<() => void>>());
-registerCache("events.changeWatchers", { entries: () => watchers.size, limit: null, unit: "changes followed", bound: "a change is removed with its last follower (event streams, MCP subscriptions)" });
+registerCache("events.changeWatchers", {
+  entries: () => watchers.size,
+  limit: null,
+  unit: "changes followed",
+  bound: "a change is removed with its last follower (event streams, MCP subscriptions)",
+});
 
 /** Wakes this instance's followers of the change (they read what they have not seen). */
 export const wakeFollowers = (changeId: string) => {
@@ -63,10 +68,20 @@ export function watchChange(changeId: string, listener: () => void): () => void 
  * The changes the events move and the announcements (`announcement`, one per 150 of them) that make
  * their followers hear of it when the recording commits: the recording statement sends them.
  */
-export function transitionAnnouncements(events: Array<{ kind: string; data: Record<string, unknown> }>): { moved: string[]; announcements: string[] } {
-  const moved = [...new Set(events.flatMap(({ kind, data }) => (transitions.has(kind) && typeof data.changeId === "string" ? [data.changeId] : [])))];
+export function transitionAnnouncements(events: Array<{ kind: string; data: Record<string, unknown> }>): {
+  moved: string[];
+  announcements: string[];
+} {
+  const moved = [
+    ...new Set(
+      events.flatMap(({ kind, data }) =>
+        transitions.has(kind) && typeof data.changeId === "string" ? [data.changeId] : [],
+      ),
+    ),
+  ];
   const announcements: string[] = [];
-  for (let i = 0; i < moved.length; i += IDS_PER_NOTIFICATION) announcements.push(announcement(TOPIC, moved.slice(i, i + IDS_PER_NOTIFICATION).join(SEPARATOR)));
+  for (let i = 0; i < moved.length; i += IDS_PER_NOTIFICATION)
+    announcements.push(announcement(TOPIC, moved.slice(i, i + IDS_PER_NOTIFICATION).join(SEPARATOR)));
   return { moved, announcements };
 }
 
@@ -89,7 +104,10 @@ type TransitionJson = { id: string; seq: string; kind: string };
 export const transitionFromJson = (row: TransitionJson): Transition => ({ ...row, seq: BigInt(row.seq) });
 
 /** The change's transitions after `afterSeq` (all of them without), oldest first. */
-export async function transitionsOf(change: { id: string; projectId: string }, afterSeq?: bigint): Promise<Transition[]> {
+export async function transitionsOf(
+  change: { id: string; projectId: string },
+  afterSeq?: bigint,
+): Promise<Transition[]> {
   // Raw: Prisma's query compiler compiled the JSON-path filter anew on every call (a stream reads
   // this on every wake-up).
   return (await db()).$queryRawUnsafe<Transition[]>(
@@ -107,7 +125,13 @@ export async function transitionsOf(change: { id: string; projectId: string }, a
  * project, on each stream's opening).
  */
 export async function latestTransition(change: { id: string; projectId: string }): Promise<Transition | null> {
-  const [row] = await (await db()).$queryRawUnsafe<Array<{ latest: TransitionJson | null }>>(`SELECT ${latestTransitionSql("$1::uuid", "$2::uuid")} AS latest`, change.id, change.projectId);
+  const [row] = await (
+    await db()
+  ).$queryRawUnsafe<Array<{ latest: TransitionJson | null }>>(
+    `SELECT ${latestTransitionSql("$1::uuid", "$2::uuid")} AS latest`,
+    change.id,
+    change.projectId,
+  );
   return row?.latest ? transitionFromJson(row.latest) : null;
 }
 
@@ -126,9 +150,15 @@ export const transitionsSql = (changeId: string, projectId: string, afterSeq: st
 export const transitionsFromJson = (rows: TransitionJson[]): Transition[] => rows.map(transitionFromJson);
 
 /** The position of one of the change's events (a Last-Event-ID), or null when it is not one. */
-export async function transitionPosition(change: { id: string; projectId: string }, eventId: string): Promise<bigint | null> {
+export async function transitionPosition(
+  change: { id: string; projectId: string },
+  eventId: string,
+): Promise<bigint | null> {
   if (!/^[0-9a-f-]{36}$/i.test(eventId)) return null;
-  const row = await (await db()).domainEvent.findUnique({ where: { id: eventId }, select: { seq: true, projectId: true, data: true } });
-  if (!row || row.projectId !== change.projectId || (row.data as { changeId?: unknown })?.changeId !== change.id) return null;
+  const row = await (
+    await db()
+  ).domainEvent.findUnique({ where: { id: eventId }, select: { seq: true, projectId: true, data: true } });
+  if (!row || row.projectId !== change.projectId || (row.data as { changeId?: unknown })?.changeId !== change.id)
+    return null;
   return row.seq;
 }

@@ -2,8 +2,27 @@
 export { DOMAIN_EVENT, publishAfterCommit, publishPendingEvents } from "./publish";
 export { eventsAbout, eventsByActor, findDomainEvent } from "./read";
 export type { EventRow } from "./read";
-export { SUBSCRIBABLE_EVENT_KINDS, recordEvent, recordEvents, recordEventsAlongside, recordEventsWith, trackRecordedEvents, whenRequestEnds } from "./record";
+export {
+  SUBSCRIBABLE_EVENT_KINDS,
+  recordEvent,
+  recordEvents,
+  recordEventsAlongside,
+  recordEventsWith,
+  trackRecordedEvents,
+  whenRequestEnds,
+} from "./record";
 export type { Alongside, EventInput } from "./record";
 export { onProjectInterest } from "./interests";
-export { CHANGE_TRANSITIONS, FINAL_TRANSITIONS, latestTransition, latestTransitionSql, transitionFromJson, transitionPosition, transitionsFromJson, transitionsOf, transitionsSql, watchChange } from "./change-watch";
+export {
+  CHANGE_TRANSITIONS,
+  FINAL_TRANSITIONS,
+  latestTransition,
+  latestTransitionSql,
+  transitionFromJson,
+  transitionPosition,
+  transitionsFromJson,
+  transitionsOf,
+  transitionsSql,
+  watchChange,
+} from "./change-watch";
 export type { Transition } from "./change-watch";

@@ -26,6 +26,8 @@ export function onProjectInterest(field: string, condition: ProjectInterest): vo
  * and a trigger's `!= false` then still runs.
  */
 export function interestsSql(project: string): string {
-  const fields = [...interests()].map(([field, condition]) => `'${field}', (${project} IS NOT NULL AND (${condition(project)}))`);
+  const fields = [...interests()].map(
+    ([field, condition]) => `'${field}', (${project} IS NOT NULL AND (${condition(project)}))`,
+  );
   return fields.length ? `jsonb_build_object(${fields.join(", ")})` : `'{}'::jsonb`;
 }

@@ -14,12 +14,23 @@ async function leaveUndispatched(count: number) {
   const prisma = await db();
   const rows = [];
   for (let i = 0; i < count; i++) {
-    rows.push(await prisma.domainEvent.create({ data: { projectId: null, kind: "issue.opened", actor: "system", data: { i, ...(i === 1 ? { workspace: "ws-1" } : {}) } }, select: { id: true } }));
+    rows.push(
+      await prisma.domainEvent.create({
+        data: {
+          projectId: null,
+          kind: "issue.opened",
+          actor: "system",
+          data: { i, ...(i === 1 ? { workspace: "ws-1" } : {}) },
+        },
+        select: { id: true },
+      }),
+    );
   }
   return rows;
 }
 
-const sentEvents = async () => (await db()).jobEvent.findMany({ where: { name: DOMAIN_EVENT }, orderBy: { seq: "asc" } });
+const sentEvents = async () =>
+  (await db()).jobEvent.findMany({ where: { name: DOMAIN_EVENT }, orderBy: { seq: "asc" } });
 
 describe("outbox publishing", () => {
   it("sends one svc/domain.event per undispatched row, in order, and marks them", async () => {
@@ -27,7 +38,16 @@ describe("outbox publishing", () => {
     expect(await publishPendingEvents()).toBe(3);
     const sent = await sentEvents();
     // The workspace an event names is carried as a string, "" when it names none.
-    expect(sent.map((event) => event.data)).toEqual(rows.map((row, i) => ({ eventId: row.id, projectId: null, kind: "issue.opened", workspace: i === 1 ? "ws-1" : "", webhooks: false, promotedChanges: false })));
+    expect(sent.map((event) => event.data)).toEqual(
+      rows.map((row, i) => ({
+        eventId: row.id,
+        projectId: null,
+        kind: "issue.opened",
+        workspace: i === 1 ? "ws-1" : "",
+        webhooks: false,
+        promotedChanges: false,
+      })),
+    );
     const prisma = await db();
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
     expect(await publishPendingEvents()).toBe(0);
@@ -54,12 +74,39 @@ describe("outbox publishing", () => {
   it("events are stored for the executor in the statement that records them, in a transaction or not: nothing is left to publish", async () => {
     const prisma = await db();
     const before = (await sentEvents()).length;
-    const alone = await recordEvent(prisma, { projectId: null, kind: "issue.opened", actor: "system", data: { workspace: "ws-2" } });
-    const inTransaction = await prisma.$transaction(async (tx) => recordEvent(tx, { projectId: null, kind: "issue.opened", actor: "system", data: { tx: 1 } }));
+    const alone = await recordEvent(prisma, {
+      projectId: null,
+      kind: "issue.opened",
+      actor: "system",
+      data: { workspace: "ws-2" },
+    });
+    const inTransaction = await prisma.$transaction(async (tx) =>
+      recordEvent(tx, { projectId: null, kind: "issue.opened", actor: "system", data: { tx: 1 } }),
+    );
     const sent = await sentEvents();
     expect(sent.slice(before).map((event) => [event.id, event.data])).toEqual([
-      [`domain-${alone.id}`, { eventId: alone.id, projectId: null, kind: "issue.opened", workspace: "ws-2", webhooks: false, promotedChanges: false }],
-      [`domain-${inTransaction.id}`, { eventId: inTransaction.id, projectId: null, kind: "issue.opened", workspace: "", webhooks: false, promotedChanges: false }],
+      [
+        `domain-${alone.id}`,
+        {
+          eventId: alone.id,
+          projectId: null,
+          kind: "issue.opened",
+          workspace: "ws-2",
+          webhooks: false,
+          promotedChanges: false,
+        },
+      ],
+      [
+        `domain-${inTransaction.id}`,
+        {
+          eventId: inTransaction.id,
+          projectId: null,
+          kind: "issue.opened",
+          workspace: "",
+          webhooks: false,
+          promotedChanges: false,
+        },
+      ],
     ]);
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(0);
     expect(await publishPendingEvents()).toBe(0);
@@ -77,7 +124,10 @@ describe("outbox publishing", () => {
     const prisma = await db();
     // The next tick five minutes from the test clock's now, so a real-time tick boundary the run
     // happens to cross cannot publish the rows early.
-    await prisma.jobSchedule.update({ where: { functionId: "svc-forge-event-outbox-sweep" }, data: { nextAt: new Date(jobs.current.clock.now() + 5 * 60_000) } });
+    await prisma.jobSchedule.update({
+      where: { functionId: "svc-forge-event-outbox-sweep" },
+      data: { nextAt: new Date(jobs.current.clock.now() + 5 * 60_000) },
+    });
     await leaveUndispatched(2);
     await drainJobs();
     expect(await prisma.domainEvent.count({ where: { dispatchedAt: null } })).toBe(2);

@@ -49,7 +49,10 @@ interface PendingEvent {
  */
 async function publishBatch(db: Database): Promise<number> {
   const send = (events: PendingEvent[]) => inngest.send(events.map(({ id, name, data }) => ({ id, name, data })));
-  const mark = (events: PendingEvent[]) => ({ where: { seq: { in: events.map((event) => event.seq) } }, data: { dispatchedAt: new Date() } });
+  const mark = (events: PendingEvent[]) => ({
+    where: { seq: { in: events.map((event) => event.seq) } },
+    data: { dispatchedAt: new Date() },
+  });
   if (db.kind === "postgres") {
     return db.prisma.$transaction(
       async (tx) => {

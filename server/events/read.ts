@@ -1,8 +1,12 @@
 import { db } from "@/server/db";
 
 /** One recorded domain event by id (what a `svc/domain.event` job reads beyond kind and project), or null. */
-export async function findDomainEvent(id: string): Promise<{ id: string; projectId: string | null; kind: string; data: Record<string, unknown> } | null> {
-  const row = await (await db()).domainEvent.findUnique({ where: { id }, select: { id: true, projectId: true, kind: true, data: true } });
+export async function findDomainEvent(
+  id: string,
+): Promise<{ id: string; projectId: string | null; kind: string; data: Record<string, unknown> } | null> {
+  const row = await (
+    await db()
+  ).domainEvent.findUnique({ where: { id }, select: { id: true, projectId: true, kind: true, data: true } });
   return row ? { ...row, data: (row.data ?? {}) as Record<string, unknown> } : null;
 }
 
@@ -15,7 +19,14 @@ export interface EventRow {
   data: Record<string, unknown>;
 }
 
-const eventRow = (row: { id: string; projectId: string | null; kind: string; actor: string; occurredAt: Date; data: unknown }): EventRow => ({
+const eventRow = (row: {
+  id: string;
+  projectId: string | null;
+  kind: string;
+  actor: string;
+  occurredAt: Date;
+  data: unknown;
+}): EventRow => ({
   id: row.id,
   projectId: row.projectId,
   kind: row.kind,
@@ -26,7 +37,9 @@ const eventRow = (row: { id: string; projectId: string | null; kind: string; act
 
 /** An actor's newest events on live projects that are public or among `projectIds`, newest first. */
 export async function eventsByActor(actor: string, projectIds: string[], limit: number): Promise<EventRow[]> {
-  const rows = await (await db()).domainEvent.findMany({
+  const rows = await (
+    await db()
+  ).domainEvent.findMany({
     where: { actor, project: { deletingAt: null, OR: [{ visibility: "public" }, { id: { in: projectIds } }] } },
     orderBy: { seq: "desc" },
     take: limit,
@@ -35,8 +48,15 @@ export async function eventsByActor(actor: string, projectIds: string[], limit: 
 }
 
 /** The events of one project whose `data` names an entity (`{issueId: ...}`), oldest first. */
-export async function eventsAbout(projectId: string, key: string, value: string, kinds: readonly string[]): Promise<EventRow[]> {
-  const rows = await (await db()).domainEvent.findMany({
+export async function eventsAbout(
+  projectId: string,
+  key: string,
+  value: string,
+  kinds: readonly string[],
+): Promise<EventRow[]> {
+  const rows = await (
+    await db()
+  ).domainEvent.findMany({
     where: { projectId, kind: { in: [...kinds] }, data: { path: [key], equals: value } },
     orderBy: { seq: "asc" },
   });

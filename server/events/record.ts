@@ -45,11 +45,23 @@ export const EVENT_KINDS = [
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** The kinds a webhook may name in its `events` list (the spec's Events section). `*` covers every kind. */
-const UNNAMED_KINDS: readonly EventKind[] = ["push", "issue.reopened", "issue.commented", "issue.labeled", "issue.assigned", "issue.linked", "import.failed"];
-export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter((kind) => !UNNAMED_KINDS.includes(kind));
+const UNNAMED_KINDS: readonly EventKind[] = [
+  "push",
+  "issue.reopened",
+  "issue.commented",
+  "issue.labeled",
+  "issue.assigned",
+  "issue.linked",
+  "import.failed",
+];
+export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter(
+  (kind) => !UNNAMED_KINDS.includes(kind),
+);
 
 // On globalThis: Next.js loads separate module copies per entry point.
-const holder = globalThis as unknown as { __svcEventTracking?: AsyncLocalStorage<{ recorded: boolean; afterwards: Array<() => void> }> };
+const holder = globalThis as unknown as {
+  __svcEventTracking?: AsyncLocalStorage<{ recorded: boolean; afterwards: Array<() => void> }>;
+};
 const tracking = (holder.__svcEventTracking ??= new AsyncLocalStorage());
 
 /** Runs `work` and tells whether it recorded any domain event (request pipelines publish then). */
@@ -85,7 +97,15 @@ export interface EventInput {
 const insertEventsSql = (rows: string) =>
   insertRowsSql(
     "DomainEvent",
-    { id: "uuid", projectId: "uuid", kind: "text", actor: "text", data: "jsonb", occurredAt: "timestamp(3)", dispatchedAt: "timestamp(3)" },
+    {
+      id: "uuid",
+      projectId: "uuid",
+      kind: "text",
+      actor: "text",
+      data: "jsonb",
+      occurredAt: "timestamp(3)",
+      dispatchedAt: "timestamp(3)",
+    },
     'RETURNING id, seq, "projectId", kind, data',
     rows,
   );
@@ -137,7 +157,10 @@ export async function recordEventsWith(tx: DbOrTx, alongside: Alongside, events:
  * Records events and the write they describe (`alongside`) in one statement, which needs no
  * transaction: the connection is held for that statement alone.
  */
-export async function recordEventsAlongside(alongside: Alongside, events: EventInput[]): Promise<Array<{ id: string; seq: bigint }>> {
+export async function recordEventsAlongside(
+  alongside: Alongside,
+  events: EventInput[],
+): Promise<Array<{ id: string; seq: bigint }>> {
   return (await writeEvents(await db(), events, alongside)).recorded;
 }
 
@@ -172,7 +195,10 @@ async function writeEvents(client: DbOrTx, events: EventInput[], alongside: Alon
   const seqOf = new Map(rows.map((row) => [row.id, row.seq]));
   // This instance's followers need not wait for the notification's round trip (nor a listener).
   if (moved.length) whenRequestEnds(() => moved.forEach(wakeFollowers));
-  return { recorded: recorded.map((event) => ({ id: event.id, seq: seqOf.get(event.id)! })), answer: rows[0]?.answer ?? null };
+  return {
+    recorded: recorded.map((event) => ({ id: event.id, seq: seqOf.get(event.id)! })),
+    answer: rows[0]?.answer ?? null,
+  };
 }
 
 /** Records one domain event (see `recordEvents`). */

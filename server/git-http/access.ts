@@ -8,7 +8,8 @@ import type { PushScope } from "./rules";
 import type { GitService, GitTarget } from "./target";
 
 /** 401 with a Basic challenge: git then sends the credentials from the URL or a helper, or asks. */
-const challenge = (message = "Authentication required") => new GitHttpError(401, message, { "WWW-Authenticate": 'Basic realm="svc"' });
+const challenge = (message = "Authentication required") =>
+  new GitHttpError(401, message, { "WWW-Authenticate": 'Basic realm="svc"' });
 const notFound = () => new GitHttpError(404, "Repository not found");
 
 export interface GitAccess extends PushScope {
@@ -23,7 +24,10 @@ export interface GitAccess extends PushScope {
  * with receive-pack as the write, and the per-identity rate limit. A read token asking to push
  * gets a plain 404, as the spec says.
  */
-async function admit(req: Request, service: GitService): Promise<{ identity: Identity; headers: Record<string, string> }> {
+async function admit(
+  req: Request,
+  service: GitService,
+): Promise<{ identity: Identity; headers: Record<string, string> }> {
   const headers = new Headers();
   const authorization = req.headers.get("authorization");
   if (authorization) headers.set("authorization", authorization);

@@ -20,7 +20,8 @@ const NO_CACHE = {
   Expires: "Fri, 01 Jan 1980 00:00:00 GMT",
 };
 
-const configArgs = (config: Record<string, string>) => Object.entries(config).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
+const configArgs = (config: Record<string, string>) =>
+  Object.entries(config).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
 
 export interface ServiceOptions {
   /** `-c key=value` settings for this run. */
@@ -39,20 +40,33 @@ export function acceptedGitProtocol(header: string | null): string | undefined {
 
 const wantsV2 = (gitProtocol: string | undefined) => gitProtocol?.split(":").includes("version=2") ?? false;
 
-function spawnService(service: GitService, gitdir: string, args: string[], options: ServiceOptions, extraStdio = false): ChildProcess {
+function spawnService(
+  service: GitService,
+  gitdir: string,
+  args: string[],
+  options: ServiceOptions,
+  extraStdio = false,
+): ChildProcess {
   const env: NodeJS.ProcessEnv = { ...inheritedEnvironment(), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
   if (options.gitProtocol) env.GIT_PROTOCOL = options.gitProtocol;
-  const child: ChildProcess = spawn("git", [...configArgs(options.config), service.slice("git-".length), "--stateless-rpc", ...args, gitdir], {
-    env,
-    stdio: ["pipe", "pipe", "pipe", ...(extraStdio ? (["pipe"] as const) : [])],
-  });
+  const child: ChildProcess = spawn(
+    "git",
+    [...configArgs(options.config), service.slice("git-".length), "--stateless-rpc", ...args, gitdir],
+    {
+      env,
+      stdio: ["pipe", "pipe", "pipe", ...(extraStdio ? (["pipe"] as const) : [])],
+    },
+  );
   const stderr: Buffer[] = [];
   child.stderr!.on("data", (chunk: Buffer) => {
     if (stderr.length < 64) stderr.push(chunk);
   });
   child.on("close", (code, signal) => {
     if (code !== 0 && signal !== "SIGTERM") {
-      log().error({ service, exit: code ?? signal, stderr: Buffer.concat(stderr).toString("utf8").trim().slice(0, 2000) }, "git-http: git exited with a failure");
+      log().error(
+        { service, exit: code ?? signal, stderr: Buffer.concat(stderr).toString("utf8").trim().slice(0, 2000) },
+        "git-http: git exited with a failure",
+      );
     }
   });
   child.on("error", (error) => log().error({ service, err: error }, "git-http: git could not start"));
@@ -151,7 +165,8 @@ function requestStages(req: Request, maxBytes: number): Array<Readable | Transfo
 
 export function assertSupportedEncoding(req: Request): void {
   const encoding = contentEncoding(req);
-  if (encoding && !isGzip(encoding) && encoding !== "identity") throw new GitHttpError(415, `Content-Encoding ${encoding} is not supported`);
+  if (encoding && !isGzip(encoding) && encoding !== "identity")
+    throw new GitHttpError(415, `Content-Encoding ${encoding} is not supported`);
 }
 
 export interface RpcOptions extends ServiceOptions {
@@ -165,7 +180,8 @@ export function rpc(service: GitService, gitdir: string, req: Request, options: 
   const child = spawnService(service, gitdir, [], options, Boolean(options.onHookChannel));
   pipeline([...requestStages(req, options.maxRequestBytes), child.stdin!]).catch((error) => {
     // The child stops reading on its own errors (it reports them to the client); only log ours.
-    if ((error as NodeJS.ErrnoException).code !== "EPIPE") log().error({ service, err: error }, "git-http: passing the request body to git failed");
+    if ((error as NodeJS.ErrnoException).code !== "EPIPE")
+      log().error({ service, err: error }, "git-http: passing the request body to git failed");
     child.stdin!.destroy();
   });
   if (options.onHookChannel) {

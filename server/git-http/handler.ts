@@ -21,7 +21,10 @@ function requestedService(req: Request, url: URL, target: GitTarget): GitService
     if (method !== "GET" && method !== "HEAD") throw new GitHttpError(405, "Method not allowed", { Allow: "GET" });
     const service = url.searchParams.get("service");
     if (service !== "git-upload-pack" && service !== "git-receive-pack") {
-      throw new GitHttpError(403, "Only the smart HTTP protocol is served (info/refs?service=git-upload-pack or git-receive-pack)");
+      throw new GitHttpError(
+        403,
+        "Only the smart HTTP protocol is served (info/refs?service=git-upload-pack or git-receive-pack)",
+      );
     }
     return service;
   }
@@ -64,7 +67,12 @@ export async function handleGitHttp(req: Request): Promise<Response> {
     return rpc(service, access.repo.gitdir, req, {
       ...options,
       maxRequestBytes,
-      onHookChannel: isPush ? (channel) => serveProcReceive(channel, (commands) => attributedTo(access.identity, () => applyPush(access.identity, access, commands))) : undefined,
+      onHookChannel: isPush
+        ? (channel) =>
+            serveProcReceive(channel, (commands) =>
+              attributedTo(access.identity, () => applyPush(access.identity, access, commands)),
+            )
+        : undefined,
     });
   } catch (error) {
     if (error instanceof GitHttpError) return text(error.status, error.message, error.headers);

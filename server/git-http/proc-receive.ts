@@ -79,7 +79,11 @@ export function parseCommand(line: string): RefCommand {
 }
 
 /** A reason is one line of the report; git shows it in parentheses after the ref. */
-const oneLine = (reason: string) => reason.replace(/[\r\n]+/g, " ").trim().slice(0, 1000);
+const oneLine = (reason: string) =>
+  reason
+    .replace(/[\r\n]+/g, " ")
+    .trim()
+    .slice(0, 1000);
 
 /**
  * Serves the proc-receive conversation on `channel`: version negotiation, the ref commands, then
@@ -87,7 +91,10 @@ const oneLine = (reason: string) => reason.replace(/[\r\n]+/g, " ").trim().slice
  * example, when the pack was refused). Whatever `decide` throws becomes an `ng` for every ref, so
  * receive-pack is never left waiting.
  */
-export async function serveProcReceive(channel: Duplex, decide: (commands: RefCommand[]) => Promise<RefResult[]>): Promise<void> {
+export async function serveProcReceive(
+  channel: Duplex,
+  decide: (commands: RefCommand[]) => Promise<RefResult[]>,
+): Promise<void> {
   const reader = new PktLineReader(channel);
   if ((await reader.section()) === null) return;
   channel.write(Buffer.concat([pktLine("version=1\0"), FLUSH_PKT]));
@@ -101,6 +108,8 @@ export async function serveProcReceive(channel: Duplex, decide: (commands: RefCo
     log().error({ err: error }, "git-http: push failed");
     results = commands.map((command) => ({ ref: command.ref, ok: false, reason: "internal error" }));
   }
-  const packets = results.map((result) => pktLine(result.ok ? `ok ${result.ref}` : `ng ${result.ref} ${oneLine(result.reason)}`));
+  const packets = results.map((result) =>
+    pktLine(result.ok ? `ok ${result.ref}` : `ng ${result.ref} ${oneLine(result.reason)}`),
+  );
   channel.end(Buffer.concat([...packets, FLUSH_PKT]));
 }

@@ -16,10 +16,24 @@ async function swap(identity: Identity, scope: PushScope, command: RefCommand): 
   const { ref, oldOid, newOid } = command;
   if (newOid === null && oldOid === null) return "nothing to delete";
   const actor = actorOf(identity);
-  const move: BranchMove = { project: scope.project, workspace: scope.workspace ?? null, ref, from: oldOid, to: newOid, actor, cause: "push", changeIds: [] };
+  const move: BranchMove = {
+    project: scope.project,
+    workspace: scope.workspace ?? null,
+    ref,
+    from: oldOid,
+    to: newOid,
+    actor,
+    cause: "push",
+    changeIds: [],
+  };
   try {
     await moveBranch(scope.repo, move, (tx) =>
-      recordEvent(tx, { projectId: scope.project.id, kind: "push", actor, data: { ref, before: oldOid, after: newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) } }),
+      recordEvent(tx, {
+        projectId: scope.project.id,
+        kind: "push",
+        actor,
+        data: { ref, before: oldOid, after: newOid, ...(scope.workspace ? { workspace: scope.workspace } : {}) },
+      }),
     );
     return null;
   } catch (error) {

@@ -32,9 +32,11 @@ export async function gatingReason(scope: PushScope): Promise<string | null> {
   const result = await loadPolicy(scope.repo, tip);
   if (!result.ok) return `the project policy cannot be read (${result.error})`;
   const { requiredApprovals, protection } = result.policy;
-  if (requiredApprovals > 0) return `the project policy requires ${requiredApprovals} approval${requiredApprovals === 1 ? "" : "s"}`;
+  if (requiredApprovals > 0)
+    return `the project policy requires ${requiredApprovals} approval${requiredApprovals === 1 ? "" : "s"}`;
   if (protection.locked) return "the project policy locks it (protection.locked)";
-  if (!protection.allowDirectPush) return "the project policy forbids direct pushes (protection.allowDirectPush: false)";
+  if (!protection.allowDirectPush)
+    return "the project policy forbids direct pushes (protection.allowDirectPush: false)";
   return null;
 }
 
@@ -66,7 +68,11 @@ function refNameProblem(ref: string): string | null {
  * Why `command` is refused, or null. `gate` is the default branch's gating reason, computed at
  * most once per push.
  */
-export async function refusal(scope: PushScope, command: RefCommand, gate: () => Promise<string | null>): Promise<string | null> {
+export async function refusal(
+  scope: PushScope,
+  command: RefCommand,
+  gate: () => Promise<string | null>,
+): Promise<string | null> {
   const nameProblem = refNameProblem(command.ref);
   if (nameProblem) return nameProblem;
   if (command.ref !== branchRef(scope.defaultBranch)) return null;

@@ -18,7 +18,12 @@ const author = { name: "Alice", email: "alice@example.test" };
 
 describe("pkt-line", () => {
   it("reads packets split anywhere across chunks, with flushes", async () => {
-    const bytes = Buffer.concat([pktLine("version=1\0atomic\n"), Buffer.from("0000"), pktLine("a b c"), Buffer.from("0000")]);
+    const bytes = Buffer.concat([
+      pktLine("version=1\0atomic\n"),
+      Buffer.from("0000"),
+      pktLine("a b c"),
+      Buffer.from("0000"),
+    ]);
     const chunks = Array.from(bytes).map((byte) => Buffer.from([byte]));
     const reader = new PktLineReader(Readable.from(chunks));
     expect(await reader.section()).toEqual(["version=1\0atomic"]);
@@ -35,14 +40,39 @@ describe("pkt-line", () => {
 
 describe("parseGitPath", () => {
   it("parses project and workspace URLs, with or without .git and the internal prefix", () => {
-    expect(parseGitPath("/@alice/demo.git/info/refs")).toEqual({ namespace: "alice", slug: "demo", endpoint: "info/refs" });
-    expect(parseGitPath("/@alice/demo/git-upload-pack")).toEqual({ namespace: "alice", slug: "demo", endpoint: "git-upload-pack" });
-    expect(parseGitPath("/git-http/%40alice/demo.git/git-receive-pack")).toEqual({ namespace: "alice", slug: "demo", endpoint: "git-receive-pack" });
-    expect(parseGitPath("/@alice/demo/workspaces/ws-1.git/info/refs")).toEqual({ namespace: "alice", slug: "demo", workspace: "ws-1", endpoint: "info/refs" });
+    expect(parseGitPath("/@alice/demo.git/info/refs")).toEqual({
+      namespace: "alice",
+      slug: "demo",
+      endpoint: "info/refs",
+    });
+    expect(parseGitPath("/@alice/demo/git-upload-pack")).toEqual({
+      namespace: "alice",
+      slug: "demo",
+      endpoint: "git-upload-pack",
+    });
+    expect(parseGitPath("/git-http/%40alice/demo.git/git-receive-pack")).toEqual({
+      namespace: "alice",
+      slug: "demo",
+      endpoint: "git-receive-pack",
+    });
+    expect(parseGitPath("/@alice/demo/workspaces/ws-1.git/info/refs")).toEqual({
+      namespace: "alice",
+      slug: "demo",
+      workspace: "ws-1",
+      endpoint: "info/refs",
+    });
   });
 
   it("rejects everything else", () => {
-    for (const path of ["/api/projects", "/alice/demo.git/info/refs", "/@alice/info/refs", "/@alice/demo.git/HEAD", "/@alice/a/b/c.git/info/refs", "/@alice/../x.git/info/refs", "/@alice/%zz.git/info/refs"]) {
+    for (const path of [
+      "/api/projects",
+      "/alice/demo.git/info/refs",
+      "/@alice/info/refs",
+      "/@alice/demo.git/HEAD",
+      "/@alice/a/b/c.git/info/refs",
+      "/@alice/../x.git/info/refs",
+      "/@alice/%zz.git/info/refs",
+    ]) {
       expect(parseGitPath(path), path).toBeNull();
     }
   });
@@ -60,19 +90,38 @@ describe("parseCommand", () => {
 
 async function newScope(files: Record<string, string> = { "a.txt": "a\n" }): Promise<PushScope & { tip: string }> {
   const alice = await createTestUser();
-  const project = await (await db()).project.create({ data: { namespace: alice.username, slug: `p${randomUUID().slice(0, 8)}`, ownerUserId: alice.id } });
+  const project = await (
+    await db()
+  ).project.create({
+    data: { namespace: alice.username, slug: `p${randomUUID().slice(0, 8)}`, ownerUserId: alice.id },
+  });
   const repo = initProjectRepo(project.id, "main");
   const { oid } = await commitUnhooked(repo, "main", { files, message: "initial", author, expectedTip: null });
   return { project, repo, defaultBranch: "main", tip: oid };
 }
 
 describe("applyPush", () => {
-  const identity = { kind: "agent" as const, agentId: randomUUID(), agentName: "probe", ownerId: randomUUID(), ownerUsername: "owner" };
+  const identity = {
+    kind: "agent" as const,
+    agentId: randomUUID(),
+    agentName: "probe",
+    ownerId: randomUUID(),
+    ownerUsername: "owner",
+  };
 
   it("refuses a command whose old value is stale and keeps the other write", async () => {
     const scope = await newScope();
-    const { oid: moved } = await commitUnhooked(scope.repo, "main", { files: { "b.txt": "b\n" }, message: "api write", author });
-    const { oid: pushed } = await commitUnhooked(scope.repo, "side", { files: { "c.txt": "c\n" }, message: "pushed", author, expectedTip: null });
+    const { oid: moved } = await commitUnhooked(scope.repo, "main", {
+      files: { "b.txt": "b\n" },
+      message: "api write",
+      author,
+    });
+    const { oid: pushed } = await commitUnhooked(scope.repo, "side", {
+      files: { "c.txt": "c\n" },
+      message: "pushed",
+      author,
+      expectedTip: null,
+    });
     const results = await applyPush(identity, scope, [{ ref: "refs/heads/main", oldOid: scope.tip, newOid: pushed }]);
     expect(results).toEqual([{ ref: "refs/heads/main", ok: false, reason: expect.stringMatching(/^stale info/) }]);
     expect(readRef(scope.repo, branchRef("main"))).toBe(moved);
@@ -80,8 +129,12 @@ describe("applyPush", () => {
 
   it("of two pushes racing from the same old value exactly one lands", async () => {
     const scope = await newScope();
-    const one = (await commitUnhooked(scope.repo, "one", { files: { "1.txt": "1" }, message: "one", author, expectedTip: null })).oid;
-    const two = (await commitUnhooked(scope.repo, "two", { files: { "2.txt": "2" }, message: "two", author, expectedTip: null })).oid;
+    const one = (
+      await commitUnhooked(scope.repo, "one", { files: { "1.txt": "1" }, message: "one", author, expectedTip: null })
+    ).oid;
+    const two = (
+      await commitUnhooked(scope.repo, "two", { files: { "2.txt": "2" }, message: "two", author, expectedTip: null })
+    ).oid;
     const results = await Promise.all(
       [one, two].map((newOid) => applyPush(identity, scope, [{ ref: "refs/heads/main", oldOid: scope.tip, newOid }])),
     );
@@ -122,12 +175,21 @@ describe("findSubmodule", () => {
   it("finds a gitlink anywhere or a .gitmodules at the root of a commit's tree", async () => {
     const scope = await newScope({ "a.txt": "a\n", "nested/.gitmodules": "not at the root\n" });
     expect(await findSubmodule(scope.repo, scope.tip)).toBeNull();
-    const git = (args: string[], input?: string) => runGit(args, { gitdir: scope.repo.gitdir, input, env: { GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@x" } });
+    const git = (args: string[], input?: string) =>
+      runGit(args, {
+        gitdir: scope.repo.gitdir,
+        input,
+        env: { GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@x" },
+      });
     const inner = (await git(["mktree"], `160000 commit ${scope.tip}\tlib\n`)).stdout.trim();
     const outer = (await git(["mktree"], `040000 tree ${inner}\tdeps\n`)).stdout.trim();
     const withLink = (await git(["commit-tree", outer, "-m", "gitlink"])).stdout.trim();
     expect(await findSubmodule(scope.repo, withLink)).toBe("deps/lib");
-    const { oid: modules } = await commitUnhooked(scope.repo, "main", { files: { ".gitmodules": "[submodule]\n" }, message: "m", author });
+    const { oid: modules } = await commitUnhooked(scope.repo, "main", {
+      files: { ".gitmodules": "[submodule]\n" },
+      message: "m",
+      author,
+    });
     expect(await findSubmodule(scope.repo, modules)).toBe(".gitmodules");
   });
 });

@@ -34,7 +34,10 @@ export function parseGitPath(pathname: string): GitTarget | null {
   const path = pathname.startsWith(`${INTERNAL_PREFIX}/`) ? pathname.slice(INTERNAL_PREFIX.length) : pathname;
   const endpoint = ENDPOINTS.find((candidate) => path.endsWith(`/${candidate}`));
   if (!endpoint) return null;
-  const segments = path.slice(1, -(endpoint.length + 1)).split("/").map(decode);
+  const segments = path
+    .slice(1, -(endpoint.length + 1))
+    .split("/")
+    .map(decode);
   if (segments.some((segment) => segment === null)) return null;
   const [ns, slug, workspacesWord, workspace] = segments as string[];
   if (!ns?.startsWith("@")) return null;
@@ -45,7 +48,9 @@ export function parseGitPath(pathname: string): GitTarget | null {
   }
   if (segments.length === 4 && workspacesWord === "workspaces") {
     const name = stripGit(workspace);
-    return SEGMENT.test(namespace) && SEGMENT.test(slug) && SEGMENT.test(name) ? { namespace, slug, workspace: name, endpoint } : null;
+    return SEGMENT.test(namespace) && SEGMENT.test(slug) && SEGMENT.test(name)
+      ? { namespace, slug, workspace: name, endpoint }
+      : null;
   }
   return null;
 }
@@ -54,5 +59,7 @@ export function parseGitPath(pathname: string): GitTarget | null {
 export function gitRoute(req: Request): string {
   const target = parseGitPath(new URL(req.url).pathname);
   if (!target) return "/{git}";
-  return target.workspace ? `/@{namespace}/{slug}/workspaces/{workspace}.git/${target.endpoint}` : `/@{namespace}/{slug}.git/${target.endpoint}`;
+  return target.workspace
+    ? `/@{namespace}/{slug}/workspaces/{workspace}.git/${target.endpoint}`
+    : `/@{namespace}/{slug}.git/${target.endpoint}`;
 }

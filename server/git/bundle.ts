@@ -26,8 +26,17 @@ export async function bundleRepository(
     fs.mkdirSync(path.join(scratch, "objects", "info"), { recursive: true });
     fs.mkdirSync(path.join(scratch, "refs"));
     fs.writeFileSync(path.join(scratch, "HEAD"), fs.readFileSync(path.join(repo.gitdir, "HEAD")));
-    fs.writeFileSync(path.join(scratch, "objects", "info", "alternates"), `${repo.objectGitdirs.map((dir) => path.resolve(dir, "objects")).join("\n")}\n`);
-    fs.writeFileSync(path.join(scratch, "packed-refs"), names.sort().map((ref) => `${refs[ref]} ${ref}\n`).join(""));
+    fs.writeFileSync(
+      path.join(scratch, "objects", "info", "alternates"),
+      `${repo.objectGitdirs.map((dir) => path.resolve(dir, "objects")).join("\n")}\n`,
+    );
+    fs.writeFileSync(
+      path.join(scratch, "packed-refs"),
+      names
+        .sort()
+        .map((ref) => `${refs[ref]} ${ref}\n`)
+        .join(""),
+    );
     writeShallowCommits(scratch, shallow);
     const excluded = exclude.length ? ["--not", ...exclude] : [];
     const result = await spawnGit(["bundle", "create", "--quiet", outFile, ...names, ...excluded], { gitdir: scratch });
@@ -66,14 +75,20 @@ export async function unbundleRepository(
   refs: Record<string, string>,
   { signal }: { signal?: AbortSignal } = {},
 ): Promise<Repo> {
-  const repo = target.workspace ? initWorkspaceRepo(target.projectId, target.workspace, target.head) : initProjectRepo(target.projectId, target.head);
+  const repo = target.workspace
+    ? initWorkspaceRepo(target.projectId, target.workspace, target.head)
+    : initProjectRepo(target.projectId, target.head);
   writeShallowCommits(repo.gitdir, target.shallow ?? []);
   if (bundleFile) {
     await runGit(["bundle", "verify", "--quiet", bundleFile], { gitdir: repo.gitdir, signal });
-    await runGit(["fetch", "--quiet", "--no-write-fetch-head", bundleFile, "+refs/*:refs/*"], { gitdir: repo.gitdir, signal });
+    await runGit(["fetch", "--quiet", "--no-write-fetch-head", bundleFile, "+refs/*:refs/*"], {
+      gitdir: repo.gitdir,
+      signal,
+    });
   }
-  const updates = Object.entries(refs).map(([ref, oid]) => `update ${ref} ${oid}\n`).join("");
+  const updates = Object.entries(refs)
+    .map(([ref, oid]) => `update ${ref} ${oid}\n`)
+    .join("");
   if (updates) await runGit(["update-ref", "--stdin"], { gitdir: repo.gitdir, input: updates, signal });
   return repo;
 }
-

@@ -27,7 +27,10 @@ export interface CommitInput {
 }
 
 export class InvalidPathError extends DomainError {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super("invalid", `Invalid path ${JSON.stringify(path)}: ${reason}`, "INVALID_PATH");
   }
 }
@@ -69,11 +72,17 @@ function changeTree(files: FileMap): ChangeNode {
   return root;
 }
 
-const toBytes = (content: string | Uint8Array) => (typeof content === "string" ? Buffer.from(content, "utf8") : content);
+const toBytes = (content: string | Uint8Array) =>
+  typeof content === "string" ? Buffer.from(content, "utf8") : content;
 const BLOB_MODES = new Set(["100644", "100755"]);
 
 /** Applies one level of changes to a tree; returns the new tree's oid, or null when it ends up empty. */
-async function applyChanges(repo: Repo, treeOid: string | null, node: ChangeNode, isRoot: boolean): Promise<string | null> {
+async function applyChanges(
+  repo: Repo,
+  treeOid: string | null,
+  node: ChangeNode,
+  isRoot: boolean,
+): Promise<string | null> {
   const entries = new Map<string, TreeEntry>();
   if (treeOid) for (const entry of await readTree(repo, treeOid)) entries.set(entry.path, entry);
   for (const [name, content] of node.files) {
@@ -103,7 +112,12 @@ export async function writeCommitFromFiles(repo: Repo, input: CommitInput): Prom
   const baseTree = input.parent ? (await readCommit(repo, input.parent)).tree : null;
   const tree = (await applyChanges(repo, baseTree, changeTree(input.files), true))!;
   const now = Math.floor(Date.now() / 1000);
-  const person = (signature: Signature) => ({ name: signature.name, email: signature.email, timestamp: signature.timestamp ?? now, timezoneOffset: 0 });
+  const person = (signature: Signature) => ({
+    name: signature.name,
+    email: signature.email,
+    timestamp: signature.timestamp ?? now,
+    timezoneOffset: 0,
+  });
   const oid = await writeCommitObject(repo, {
     tree,
     parent: input.parent ? [input.parent] : [],
@@ -126,7 +140,10 @@ export type RecordMove = (tx: Tx, move: CommitMove) => Promise<unknown>;
 // The rebuild after a lost race writes the commit's objects inside the transaction.
 const MOVE_TRANSACTION = { maxWait: 30_000, timeout: 120_000 };
 
-export type CommitToBranchInput = Omit<CommitInput, "parent"> & { expectedTip?: string | null; recordMove?: RecordMove };
+export type CommitToBranchInput = Omit<CommitInput, "parent"> & {
+  expectedTip?: string | null;
+  recordMove?: RecordMove;
+};
 
 /**
  * Commits a file map on top of a branch and moves the branch by compare-and-swap. With `expectedTip`
@@ -138,12 +155,18 @@ export type CommitToBranchInput = Omit<CommitInput, "parent"> & { expectedTip?: 
  * committed. Without it (tests and benchmarks that build a history: `commitUnhooked`) no
  * transaction is opened unless `recordMove` asks for one.
  */
-async function commitOnBranch(repo: Repo, branch: string, input: CommitToBranchInput & { move?: MoveContext }): Promise<CommitMove> {
+async function commitOnBranch(
+  repo: Repo,
+  branch: string,
+  input: CommitToBranchInput & { move?: MoveContext },
+): Promise<CommitMove> {
   const { expectedTip, recordMove, move: context, ...commit } = input;
   const ref = branchRef(branch);
   const moveOf = (made: CommitMove): BranchMove => ({ ...context!, ref, from: made.parent, to: made.oid });
   const inTransaction = <T>(work: (tx: Tx | undefined) => Promise<T>): Promise<T> =>
-    recordMove || context ? db().then((prisma) => prisma.$transaction((tx) => work(tx), MOVE_TRANSACTION)) : work(undefined);
+    recordMove || context
+      ? db().then((prisma) => prisma.$transaction((tx) => work(tx), MOVE_TRANSACTION))
+      : work(undefined);
   /** The record before the swap and the subscribers' hooks after it, in the move's transaction. */
   const around = async (tx: Tx | undefined, made: CommitMove, swap: () => Promise<void>) => {
     // The first statement takes the embedded database's connection before the ref moves (see moveBranch).
@@ -190,7 +213,12 @@ async function commitOnBranch(repo: Repo, branch: string, input: CommitToBranchI
 }
 
 /** The door's commit: `commitOnBranch` with who moves the branch and why, so every subscriber hears of it. */
-export const commitToBranch = (repo: Repo, branch: string, input: CommitToBranchInput & { move: MoveContext }): Promise<CommitMove> => commitOnBranch(repo, branch, input);
+export const commitToBranch = (
+  repo: Repo,
+  branch: string,
+  input: CommitToBranchInput & { move: MoveContext },
+): Promise<CommitMove> => commitOnBranch(repo, branch, input);
 
 /** A commit that moves a branch without telling anyone: only for tests and benchmarks building a history. */
-export const commitUnhooked = (repo: Repo, branch: string, input: CommitToBranchInput): Promise<CommitMove> => commitOnBranch(repo, branch, input);
+export const commitUnhooked = (repo: Repo, branch: string, input: CommitToBranchInput): Promise<CommitMove> =>
+  commitOnBranch(repo, branch, input);

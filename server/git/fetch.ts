@@ -7,7 +7,16 @@ import { spawnGitWatched, type GitOutput, type WatchedGitOptions } from "./spawn
  * (`refs/svc/upstream/<branch>`) or a staging repository not yet anyone's. Never followed by gc
  * (`--no-auto-gc`). Answers git's output whatever its exit code: the caller names the failure.
  */
-export function fetchIntoRef(repo: Repo, url: string, from: string, into: string, options: Omit<WatchedGitOptions, "gitdir"> & { args?: string[] } = {}): Promise<GitOutput & { aborted: boolean }> {
+export function fetchIntoRef(
+  repo: Repo,
+  url: string,
+  from: string,
+  into: string,
+  options: Omit<WatchedGitOptions, "gitdir"> & { args?: string[] } = {},
+): Promise<GitOutput & { aborted: boolean }> {
   const { args = [], ...spawnOptions } = options;
-  return spawnGitWatched(["fetch", "--no-write-fetch-head", "--no-auto-gc", ...args, url, `+${from}:${into}`], { ...spawnOptions, gitdir: repo.gitdir });
+  return spawnGitWatched(["fetch", "--no-write-fetch-head", "--no-auto-gc", ...args, url, `+${from}:${into}`], {
+    ...spawnOptions,
+    gitdir: repo.gitdir,
+  });
 }

@@ -46,7 +46,16 @@ export async function createWorkspaceFork<T>(
  */
 export async function copyObjects(source: Repo, target: Repo, oid: string): Promise<void> {
   await runGit(
-    ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--upload-pack", "git -c uploadpack.allowAnySHA1InWant=true upload-pack", source.gitdir, oid],
+    [
+      "fetch",
+      "--quiet",
+      "--no-tags",
+      "--no-write-fetch-head",
+      "--upload-pack",
+      "git -c uploadpack.allowAnySHA1InWant=true upload-pack",
+      source.gitdir,
+      oid,
+    ],
     { gitdir: target.gitdir },
   );
 }

@@ -23,8 +23,10 @@ export function readTextIfPresent(file: string): string | null {
 const promises = {
   // isomorphic-git probes `readFile()` without a path twice per call to tell promise file systems
   // from callback ones; answering without throwing spares two captured stacks per object read.
-  readFile: async (file: string, options?: { encoding?: BufferEncoding } | BufferEncoding) => (file === undefined ? null : fs.readFileSync(file, options as never)),
-  writeFile: async (file: string, data: string | Uint8Array, options?: { mode?: number }) => writeFileAtomically(file, data, ".tmp-", options?.mode),
+  readFile: async (file: string, options?: { encoding?: BufferEncoding } | BufferEncoding) =>
+    file === undefined ? null : fs.readFileSync(file, options as never),
+  writeFile: async (file: string, data: string | Uint8Array, options?: { mode?: number }) =>
+    writeFileAtomically(file, data, ".tmp-", options?.mode),
   mkdir: async (dir: string) => {
     try {
       fs.mkdirSync(dir);

@@ -4,7 +4,11 @@
  * maintenance, an operator): in our repositories gc neither packs refs nor expires reflogs (which
  * locks each ref). As `-c` settings, for a gc that may meet a repository made before them.
  */
-export const GC_LEAVES_REFS_CONFIG: Readonly<Record<string, string>> = { "gc.packRefs": "false", "gc.reflogExpire": "never", "gc.reflogExpireUnreachable": "never" };
+export const GC_LEAVES_REFS_CONFIG: Readonly<Record<string, string>> = {
+  "gc.packRefs": "false",
+  "gc.reflogExpire": "never",
+  "gc.reflogExpireUnreachable": "never",
+};
 
 /** The same settings as lines of a repository's `[gc]` section. */
 export const GC_LEAVES_REFS = Object.entries(GC_LEAVES_REFS_CONFIG)

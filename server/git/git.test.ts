@@ -42,7 +42,9 @@ useTestEnvironment();
 
 const author = { name: "Alice", email: "alice@example.test" };
 
-async function newProject(files: Record<string, string> = { "README.md": "hello\n" }): Promise<{ id: string; repo: Repo; tip: string }> {
+async function newProject(
+  files: Record<string, string> = { "README.md": "hello\n" },
+): Promise<{ id: string; repo: Repo; tip: string }> {
   const id = randomUUID();
   const repo = initProjectRepo(id, "main");
   const { oid } = await commitUnhooked(repo, "main", { files, message: "initial", author, expectedTip: null });
@@ -51,7 +53,12 @@ async function newProject(files: Record<string, string> = { "README.md": "hello\
 
 describe("writeCommitFromFiles", () => {
   it("builds nested trees, keeps untouched paths and deletes with null", async () => {
-    const { repo, tip } = await newProject({ "README.md": "hi\n", "src/a.ts": "a", "src/lib/b.ts": "b", "docs/x.md": "x" });
+    const { repo, tip } = await newProject({
+      "README.md": "hi\n",
+      "src/a.ts": "a",
+      "src/lib/b.ts": "b",
+      "docs/x.md": "x",
+    });
     expect(await listFiles(repo, tip)).toEqual(["README.md", "docs/x.md", "src/a.ts", "src/lib/b.ts"]);
     const { oid } = await writeCommitFromFiles(repo, {
       parent: tip,
@@ -65,23 +72,37 @@ describe("writeCommitFromFiles", () => {
     // native git agrees with the objects written in-process
     await runGit(["fsck", "--strict", "--no-dangling"], { gitdir: repo.gitdir });
     const lsTree = await runGit(["ls-tree", "-r", "--name-only", oid], { gitdir: repo.gitdir });
-    expect(lsTree.stdout.trim().split("\n")).toEqual(["README.md", "deep/er/still/file.txt", "src/lib/b.ts", "src/lib/c.ts"]);
+    expect(lsTree.stdout.trim().split("\n")).toEqual([
+      "README.md",
+      "deep/er/still/file.txt",
+      "src/lib/b.ts",
+      "src/lib/c.ts",
+    ]);
   });
 
   it("deleting a directory path removes the whole subtree; a file may replace a directory", async () => {
     const { repo, tip } = await newProject({ "a/b/c.txt": "c", "a/d.txt": "d", "keep.txt": "k" });
     const removed = await writeCommitFromFiles(repo, { parent: tip, files: { a: null }, message: "rm", author });
     expect(await listFiles(repo, removed.oid)).toEqual(["keep.txt"]);
-    const replaced = await writeCommitFromFiles(repo, { parent: tip, files: { "a/b": "now a file" }, message: "replace", author });
+    const replaced = await writeCommitFromFiles(repo, {
+      parent: tip,
+      files: { "a/b": "now a file" },
+      message: "replace",
+      author,
+    });
     expect(await listFiles(repo, replaced.oid)).toEqual(["a/b", "a/d.txt", "keep.txt"]);
   });
 
   it("refuses unsafe and contradictory paths with INVALID_PATH", async () => {
     const { repo, tip } = await newProject();
     for (const bad of ["/abs", "a//b", "../x", "a/./b", ".git/config", "x/", ""]) {
-      await expect(writeCommitFromFiles(repo, { parent: tip, files: { [bad]: "x" }, message: "m", author })).rejects.toMatchObject({ code: "INVALID_PATH" });
+      await expect(
+        writeCommitFromFiles(repo, { parent: tip, files: { [bad]: "x" }, message: "m", author }),
+      ).rejects.toMatchObject({ code: "INVALID_PATH" });
     }
-    await expect(writeCommitFromFiles(repo, { parent: tip, files: { a: "file", "a/b": "nested" }, message: "m", author })).rejects.toMatchObject({
+    await expect(
+      writeCommitFromFiles(repo, { parent: tip, files: { a: "file", "a/b": "nested" }, message: "m", author }),
+    ).rejects.toMatchObject({
       code: "INVALID_PATH",
     });
   });
@@ -95,7 +116,12 @@ describe("writeCommitFromFiles", () => {
     expect(await readFile(repo, tip, "text.txt")).toEqual({ kind: "content", value: "héllo" });
     expect(await readFile(repo, tip, "bin.dat")).toEqual({ kind: "binary" });
     expect(await readFile(repo, tip, "big.txt")).toEqual({ kind: "too_large" });
-    const latin1 = await writeCommitFromFiles(repo, { parent: tip, files: { "latin1.txt": Uint8Array.from([0xe9, 0x41]) }, message: "m", author });
+    const latin1 = await writeCommitFromFiles(repo, {
+      parent: tip,
+      files: { "latin1.txt": Uint8Array.from([0xe9, 0x41]) },
+      message: "m",
+      author,
+    });
     expect(await readFile(repo, latin1.oid, "latin1.txt")).toEqual({ kind: "binary" });
   });
 });
@@ -116,7 +142,9 @@ describe("refs", () => {
   it("parallel commits on one branch: every accepted commit is in history", async () => {
     const { repo } = await newProject();
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => commitUnhooked(repo, "main", { files: { [`f${i}.txt`]: `${i}` }, message: `c${i}`, author })),
+      Array.from({ length: 12 }, (_, i) =>
+        commitUnhooked(repo, "main", { files: { [`f${i}.txt`]: `${i}` }, message: `c${i}`, author }),
+      ),
     );
     const tip = readRef(repo, branchRef("main"))!;
     const history = (await log(repo, tip, 100)).map((entry) => entry.sha);
@@ -147,18 +175,27 @@ describe("refs", () => {
       ),
     );
     expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(1);
-    for (const failed of attempts.filter((a) => a.status === "rejected")) expect((failed).reason).toBeInstanceOf(RefConflictError);
+    for (const failed of attempts.filter((a) => a.status === "rejected"))
+      expect(failed.reason).toBeInstanceOf(RefConflictError);
   });
 
   it("a new ref may not collide with an existing name, loose or packed (a beside a/b)", async () => {
     const { repo, tip } = await newProject();
     await updateRef(repo, branchRef("feature/x"), tip, null);
     await expect(updateRef(repo, branchRef("feature/x"), tip, null)).rejects.toBeInstanceOf(RefConflictError);
-    await expect(updateRef(repo, branchRef("feature"), tip, null)).rejects.toMatchObject({ code: "BRANCH_NAME_CONFLICT" });
-    await expect(updateRef(repo, branchRef("feature/x/y"), tip, null)).rejects.toMatchObject({ code: "BRANCH_NAME_CONFLICT" });
+    await expect(updateRef(repo, branchRef("feature"), tip, null)).rejects.toMatchObject({
+      code: "BRANCH_NAME_CONFLICT",
+    });
+    await expect(updateRef(repo, branchRef("feature/x/y"), tip, null)).rejects.toMatchObject({
+      code: "BRANCH_NAME_CONFLICT",
+    });
     await runGit(["pack-refs", "--all"], { gitdir: repo.gitdir });
-    await expect(updateRef(repo, branchRef("feature"), tip, null)).rejects.toMatchObject({ code: "BRANCH_NAME_CONFLICT" });
-    await expect(updateRef(repo, branchRef("feature/x/y"), tip, null)).rejects.toMatchObject({ code: "BRANCH_NAME_CONFLICT" });
+    await expect(updateRef(repo, branchRef("feature"), tip, null)).rejects.toMatchObject({
+      code: "BRANCH_NAME_CONFLICT",
+    });
+    await expect(updateRef(repo, branchRef("feature/x/y"), tip, null)).rejects.toMatchObject({
+      code: "BRANCH_NAME_CONFLICT",
+    });
     await deleteRef(repo, branchRef("feature/x"), tip);
     // the freed prefix can now be a branch itself
     await updateRef(repo, branchRef("feature"), tip, null);
@@ -194,7 +231,12 @@ describe("lock files left by a crashed writer", () => {
     const project = await newProject();
     const refPath = path.join(project.repo.gitdir, "refs/heads/main");
     fs.writeFileSync(`${refPath}.lock`, "");
-    const next = await writeCommitFromFiles(project.repo, { parent: project.tip, files: { "b.txt": "b" }, message: "after crash", author });
+    const next = await writeCommitFromFiles(project.repo, {
+      parent: project.tip,
+      files: { "b.txt": "b" },
+      message: "after crash",
+      author,
+    });
     await updateRef(project.repo, branchRef("main"), next.oid, project.tip);
     expect(readRef(project.repo, branchRef("main"))).toBe(next.oid);
     expect(fs.existsSync(`${refPath}.lock`)).toBe(false);
@@ -215,7 +257,11 @@ describe("lock files left by a crashed writer", () => {
 describe("workspace forks", () => {
   it("share the project's objects and write new ones into its store (the pool), which git never prunes", async () => {
     const { id, repo: project, tip } = await newProject({ "src/main.ts": "main" });
-    const { repo: ws, tip: forkTip, registered } = await createWorkspaceFork(id, "ws1", "main", async (at) => `registered at ${at}`);
+    const {
+      repo: ws,
+      tip: forkTip,
+      registered,
+    } = await createWorkspaceFork(id, "ws1", "main", async (at) => `registered at ${at}`);
     expect(registered).toBe(`registered at ${tip}`);
     expect(forkTip).toBe(tip);
     expect(await listFiles(ws, tip)).toEqual(["src/main.ts"]);
@@ -237,7 +283,12 @@ describe("workspace forks", () => {
     const { id, repo: project, tip } = await newProject({ "src/main.ts": "main" });
     const { repo: ws } = await createWorkspaceFork(id, "ws3", "main", async () => null);
     const tree = (await runGit(["rev-parse", `${tip}^{tree}`], { gitdir: ws.gitdir })).stdout.trim();
-    const pushed = (await runGit(["commit-tree", tree, "-p", tip, "-m", "pushed"], { gitdir: ws.gitdir, env: { GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@x" } })).stdout.trim();
+    const pushed = (
+      await runGit(["commit-tree", tree, "-p", tip, "-m", "pushed"], {
+        gitdir: ws.gitdir,
+        env: { GIT_AUTHOR_NAME: "a", GIT_AUTHOR_EMAIL: "a@x", GIT_COMMITTER_NAME: "a", GIT_COMMITTER_EMAIL: "a@x" },
+      })
+    ).stdout.trim();
     expect(holdsOwnObjects(ws)).toBe(true);
     await expect(listFiles(project, pushed)).rejects.toThrow();
     await copyObjects(ws, project, pushed);
@@ -246,7 +297,11 @@ describe("workspace forks", () => {
 
   it("of a shallow project cut their history where the project's is, so git can clone them", async () => {
     const { id, repo: project, tip: first } = await newProject({ "a.txt": "1\n" });
-    const { oid: second } = await commitUnhooked(project, "main", { files: { "a.txt": "2\n" }, message: "second", author });
+    const { oid: second } = await commitUnhooked(project, "main", {
+      files: { "a.txt": "2\n" },
+      message: "second",
+      author,
+    });
     // What an import with depth 1 leaves: the last commit, marked shallow, without its parent.
     fs.writeFileSync(path.join(project.gitdir, "shallow"), `${second}\n`);
     fs.rmSync(path.join(project.gitdir, "objects", first.slice(0, 2), first.slice(2)));
@@ -258,7 +313,9 @@ describe("workspace forks", () => {
 
   it("a failed registration leaves no fork behind, placed or not", async () => {
     const { id } = await newProject();
-    await expect(createWorkspaceFork(id, "ws2", "main", async () => Promise.reject(new Error("taken")))).rejects.toThrow("taken");
+    await expect(
+      createWorkspaceFork(id, "ws2", "main", async () => Promise.reject(new Error("taken"))),
+    ).rejects.toThrow("taken");
     const failAfterPlacing = async (_tip: string | null, place: () => void) => {
       place();
       expect(repoExists(openWorkspaceRepo(id, "ws2"))).toBe(true);
@@ -275,7 +332,15 @@ describe("import staging", () => {
     const lost = initImportStaging(id, "lost", "main");
     const kept = initImportStaging(id, "kept", "main");
     // Writes by absolute path, as the lost runner's `git fetch --git-dir=<absolute>` does.
-    const writer = spawn("sh", ["-c", 'i=0; while :; do i=$((i+1)); mkdir "$0/objects/d$i"; : > "$0/objects/d$i/o"; done 2>/dev/null', lost.gitdir], { stdio: "ignore" });
+    const writer = spawn(
+      "sh",
+      [
+        "-c",
+        'i=0; while :; do i=$((i+1)); mkdir "$0/objects/d$i"; : > "$0/objects/d$i/o"; done 2>/dev/null',
+        lost.gitdir,
+      ],
+      { stdio: "ignore" },
+    );
     try {
       await vi.waitFor(() => expect(fs.readdirSync(path.join(lost.gitdir, "objects")).length).toBeGreaterThan(50));
       for (let round = 0; round < 3; round += 1) removeImportStaging(id, kept);
@@ -316,7 +381,11 @@ describe("in-process object writes", () => {
     await git.writeTree({ fs: nodeFs, gitdir, tree: [] });
     const treeOid = await writeTree(repo, tree);
     expect(treeOid).toBe(await git.writeTree({ fs: nodeFs, gitdir, tree }));
-    for (const [message, timezoneOffset] of [["\n\nsubject\r\n\nbody\n\n\n", -120], ["one line", 0], ["ok\n", 330]] as const) {
+    for (const [message, timezoneOffset] of [
+      ["\n\nsubject\r\n\nbody\n\n\n", -120],
+      ["one line", 0],
+      ["ok\n", 330],
+    ] as const) {
       const commit = {
         tree: treeOid,
         parent: [],
@@ -343,7 +412,9 @@ describe("in-process commit reads", () => {
       `tree ${tree}\nparent ${parent}\nauthor A <a@x> 1 +0000\ncommitter C <c@x> 2 +0000\nparent ${tree}\ntree ${parent}\nextra one\nextra two\n\nlate headers ignored`,
     ];
     for (const body of bodies) {
-      const oid = (await runGit(["hash-object", "-t", "commit", "-w", "--literally", "--stdin"], { gitdir, input: body })).stdout.trim();
+      const oid = (
+        await runGit(["hash-object", "-t", "commit", "-w", "--literally", "--stdin"], { gitdir, input: body })
+      ).stdout.trim();
       expect(await readCommit(repo, oid)).toEqual((await git.readCommit({ fs: nodeFs, gitdir, oid })).commit);
     }
   });

@@ -5,15 +5,66 @@
 export * from "./repo";
 export { GC_LEAVES_REFS_CONFIG } from "./gc";
 export * from "./objects";
-export { commitToBranch, InvalidPathError, pathSegments, writeCommitFromFiles, type CommitInput, type CommitMove, type CommitToBranchInput, type FileMap, type RecordMove, type Signature } from "./commit";
+export {
+  commitToBranch,
+  InvalidPathError,
+  pathSegments,
+  writeCommitFromFiles,
+  type CommitInput,
+  type CommitMove,
+  type CommitToBranchInput,
+  type FileMap,
+  type RecordMove,
+  type Signature,
+} from "./commit";
 export * from "./read";
-export { allRefs, branchRef, isFullOid, isValidBranchName, listBranches, listRefs, readRef, RefConflictError, resolveBranch, resolveStartPoint, type RefEntry } from "./refs";
+export {
+  allRefs,
+  branchRef,
+  isFullOid,
+  isValidBranchName,
+  listBranches,
+  listRefs,
+  readRef,
+  RefConflictError,
+  resolveBranch,
+  resolveStartPoint,
+  type RefEntry,
+} from "./refs";
 export * from "./fork";
 export { fetchIntoRef } from "./fetch";
-export { removeProjectReposUnread, withProcessLock, withRepoLock, withRepoLocksHeld, withRepositoriesKept } from "./lock";
+export {
+  removeProjectReposUnread,
+  withProcessLock,
+  withRepoLock,
+  withRepoLocksHeld,
+  withRepositoriesKept,
+} from "./lock";
 export { bundleRepository, unbundleRepository, listBundleRefs } from "./bundle";
-export { runGit, runGitBytes, spawnGit, spawnGitLater, spawnGitWatched, streamGit, GitCommandError, type GitOutput, type GitStream, type WatchedGitOptions } from "./spawn";
+export {
+  runGit,
+  runGitBytes,
+  spawnGit,
+  spawnGitLater,
+  spawnGitWatched,
+  streamGit,
+  GitCommandError,
+  type GitOutput,
+  type GitStream,
+  type WatchedGitOptions,
+} from "./spawn";
 export * from "./paths";
-export { moveBranch, moveTag, pinRef, onBranchMove, branchMoveHookNames, type BranchMove, type BranchMoveHook, type MoveCause, type MoveContext, type MoveOptions } from "./move";
+export {
+  moveBranch,
+  moveTag,
+  pinRef,
+  onBranchMove,
+  branchMoveHookNames,
+  type BranchMove,
+  type BranchMoveHook,
+  type MoveCause,
+  type MoveContext,
+  type MoveOptions,
+} from "./move";
 export { uniqueMergeBase } from "./merge-base";
 export { treeOrderKey } from "./loose";

@@ -25,7 +25,9 @@ it("a ref lock taken outside a transaction never waits for a connection its own 
   await sleep(50);
   // ...and callers inside transactions (workspace commits) take the pool's connections and queue too.
   const inside = ["inside 1", "inside 2"].map((name) =>
-    prisma.$transaction(async (tx) => withRepoLock("deadlock-probe", async () => void order.push(name), { tx }), { maxWait: 15_000 }),
+    prisma.$transaction(async (tx) => withRepoLock("deadlock-probe", async () => void order.push(name), { tx }), {
+      maxWait: 15_000,
+    }),
   );
   await sleep(50);
   release();

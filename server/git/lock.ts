@@ -137,7 +137,8 @@ async function withRemovalLock<T>(exclusive: boolean, fn: () => Promise<T>, time
     return await current.prisma.$transaction(
       async (tx) => {
         if (exclusive) await takeAdvisoryLock(tx, REMOVAL_KEY);
-        else await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock_shared(${ADVISORY_NAMESPACE}::int, ${hash32(REMOVAL_KEY)}::int)`;
+        else
+          await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock_shared(${ADVISORY_NAMESPACE}::int, ${hash32(REMOVAL_KEY)}::int)`;
         return fn();
       },
       { maxWait: 30_000, timeout },

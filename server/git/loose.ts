@@ -25,7 +25,7 @@ function adler32(data: Uint8Array): number {
   let a = 1;
   let b = 0;
   // 5552 bytes is the most that keeps b under 2^32 before the modulo (zlib's NMAX).
-  for (let at = 0; at < data.length; ) {
+  for (let at = 0; at < data.length;) {
     const end = Math.min(at + 5552, data.length);
     for (; at < end; at++) {
       a += data[at];
@@ -63,11 +63,13 @@ export function storedZlib(data: Uint8Array): Buffer {
  * writes them): a tree is mostly 20-byte ids that do not compress, and zlib's set-up alone costs
  * 20-70 us per object, the most of a small object's write.
  */
-export const deflateObject = (type: ObjectType, data: Uint8Array) => (type === "blob" ? zlib.deflateSync(data, { level: 1 }) : storedZlib(data));
+export const deflateObject = (type: ObjectType, data: Uint8Array) =>
+  type === "blob" ? zlib.deflateSync(data, { level: 1 }) : storedZlib(data);
 
 let tempCount = 0;
 /** A name no other writer uses at once (process and thread differ; the count differs within one). */
-const tempName = (dir: string, prefix: string) => path.join(/*turbopackIgnore: true*/ dir, `${prefix}${process.pid}-${threadId}-${tempCount++}`);
+const tempName = (dir: string, prefix: string) =>
+  path.join(/*turbopackIgnore: true*/ dir, `${prefix}${process.pid}-${threadId}-${tempCount++}`);
 
 /**
  * Writes a file whole under its final name: a temporary file, then a rename, so a concurrent reader
@@ -93,12 +95,22 @@ export function writeFileAtomically(file: string, data: string | Uint8Array, tem
  * deflate through a CompressionStream, both asynchronous: several times the CPU for the small
  * objects of a commit. Objects are encoded exactly as isomorphic-git encodes them (same ids).
  */
-export const looseObjectPath = (gitdir: string, oid: string) => path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
+export const looseObjectPath = (gitdir: string, oid: string) =>
+  path.join(gitdir, "objects", oid.slice(0, 2), oid.slice(2));
 
-export function writeLoose(gitdir: string, type: ObjectType, content: Uint8Array, oid = objectId(type, content)): string {
+export function writeLoose(
+  gitdir: string,
+  type: ObjectType,
+  content: Uint8Array,
+  oid = objectId(type, content),
+): string {
   const file = looseObjectPath(gitdir, oid);
   if (fs.existsSync(file)) return oid;
-  writeFileAtomically(file, deflateObject(type, Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content])), ".tmp-");
+  writeFileAtomically(
+    file,
+    deflateObject(type, Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content])),
+    ".tmp-",
+  );
   return oid;
 }
 
@@ -106,7 +118,8 @@ export const MODE_TYPES: Record<string, TreeEntry["type"]> = { "040000": "tree",
 const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** The name a tree entry sorts by in git's tree order: a directory's as if it ended with "/". */
-const orderName = (entry: TreeEntry) => (entry.mode === "040000" || entry.mode === "40000" ? `${entry.path}/` : entry.path);
+const orderName = (entry: TreeEntry) =>
+  entry.mode === "040000" || entry.mode === "40000" ? `${entry.path}/` : entry.path;
 
 /** Git's tree order as a sort key: names compared bytewise, a directory's as if it ended with "/". */
 export const treeOrderKey = (entry: TreeEntry) => Buffer.from(orderName(entry), "utf8");
@@ -121,7 +134,8 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
  */
 function sortedForTree(tree: TreeObject): TreeEntry[] {
   const keyed = tree.map((entry) => ({ entry, name: orderName(entry) }));
-  if (keyed.some(({ name }) => SURROGATE.test(name))) keyed.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+  if (keyed.some(({ name }) => SURROGATE.test(name)))
+    keyed.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
   else if (keyed.some((item, i) => i > 0 && keyed[i - 1].name >= item.name)) keyed.sort(byName);
   return keyed.map(({ entry }) => entry);
 }

@@ -16,7 +16,12 @@ const WALK_LIMIT = 2000;
  */
 const GENERATION_READS_MAX = 10_000;
 const tooLongToNumber = new Set<string>();
-registerCache("git.longHistories", { entries: () => tooLongToNumber.size, limit: null, unit: "repositories", bound: "one per repository whose history is too long to number (GENERATION_READS_MAX), a path each" });
+registerCache("git.longHistories", {
+  entries: () => tooLongToNumber.size,
+  limit: null,
+  unit: "repositories",
+  bound: "one per repository whose history is too long to number (GENERATION_READS_MAX), a path each",
+});
 
 interface Node {
   oid: string;
@@ -43,7 +48,11 @@ const US_PER_SECOND = 1_000_000;
 const HEADERS_KEPT = 50_000;
 const copied = (oid: string) => Buffer.from(oid, "latin1").toString("latin1");
 const headers = new Map<string, CommitHeader>();
-registerCache("git.commitHeaders", { entries: () => headers.size, limit: HEADERS_KEPT, bound: "the oldest kept go first past the limit" });
+registerCache("git.commitHeaders", {
+  entries: () => headers.size,
+  limit: HEADERS_KEPT,
+  bound: "the oldest kept go first past the limit",
+});
 
 async function commitHeader(repo: Repo, oid: string): Promise<CommitHeader | null> {
   const kept = headers.get(oid);
@@ -112,7 +121,10 @@ async function numberGeneration(repo: Repo, oid: string): Promise<number | null>
  */
 export async function uniqueMergeBase(repo: Repo, one: string, two: string): Promise<string | null> {
   if (one === two) return one;
-  const numbered = !tooLongToNumber.has(repo.writeGitdir) && (await numberGeneration(repo, one)) !== null && (await numberGeneration(repo, two)) !== null;
+  const numbered =
+    !tooLongToNumber.has(repo.writeGitdir) &&
+    (await numberGeneration(repo, one)) !== null &&
+    (await numberGeneration(repo, two)) !== null;
   if (numbered) {
     const found = await paintDownToCommon(repo, one, two, true);
     if (found !== undefined) return found;
@@ -121,7 +133,12 @@ export async function uniqueMergeBase(repo: Repo, one: string, two: string): Pro
 }
 
 /** The walk, by generation or by date; undefined when a generation it needed was no longer kept. */
-async function paintDownToCommon(repo: Repo, one: string, two: string, byGeneration: boolean): Promise<string | null | undefined> {
+async function paintDownToCommon(
+  repo: Repo,
+  one: string,
+  two: string,
+  byGeneration: boolean,
+): Promise<string | null | undefined> {
   const nodes = new Map<string, Node>();
   let unnumbered = false;
   const addNode = (oid: string, header: CommitHeader): Node => {
@@ -146,7 +163,9 @@ async function paintDownToCommon(repo: Repo, one: string, two: string, byGenerat
     return header && addNode(oid, header);
   };
   const queue: Node[] = [];
-  const before = byGeneration ? (a: Node, b: Node) => a.generation > b.generation || (a.generation === b.generation && a.date > b.date) : (a: Node, b: Node) => a.date > b.date;
+  const before = byGeneration
+    ? (a: Node, b: Node) => a.generation > b.generation || (a.generation === b.generation && a.date > b.date)
+    : (a: Node, b: Node) => a.date > b.date;
   const popFirst = (): Node => {
     let best = 0;
     for (let i = 1; i < queue.length; i++) if (before(queue[i], queue[best])) best = i;

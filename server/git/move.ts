@@ -4,7 +4,8 @@ import type { Repo } from "./repo";
 import { log } from "@/server/log";
 
 /** What moved a ref: subscribers may treat causes differently (the queue ignores its own landings). */
-export type MoveCause = "merge" | "batch" | "queue" | "revert" | "resolve" | "push" | "sync" | "commit" | "init" | "branch" | "tag";
+export type MoveCause =
+  "merge" | "batch" | "queue" | "revert" | "resolve" | "push" | "sync" | "commit" | "init" | "branch" | "tag";
 
 /** One ref move of a project's repository or of one of its workspaces. */
 export interface BranchMove {
@@ -61,7 +62,11 @@ export async function runAfterMoveHooks(moves: BranchMove[]): Promise<void> {
   for (const hook of hooks().values()) {
     if (!hook.afterCommit) continue;
     for (const move of moves) {
-      await hook.afterCommit(move).catch((error: unknown) => log().error({ hook: hook.name, err: error }, "git: a branch-move hook failed after commit"));
+      await hook
+        .afterCommit(move)
+        .catch((error: unknown) =>
+          log().error({ hook: hook.name, err: error }, "git: a branch-move hook failed after commit"),
+        );
     }
   }
 }
@@ -79,9 +84,16 @@ export interface MoveOptions {
  * BRANCH_NAME_CONFLICT), and every subscriber's in-transaction hook; then their after-commit
  * hooks. `from === to` records without moving and runs no hook.
  */
-export async function moveBranch(repo: Repo, move: BranchMove, record?: (tx: Tx) => Promise<unknown>, options: MoveOptions = {}): Promise<void> {
+export async function moveBranch(
+  repo: Repo,
+  move: BranchMove,
+  record?: (tx: Tx) => Promise<unknown>,
+  options: MoveOptions = {},
+): Promise<void> {
   const moving = move.from !== move.to;
-  await (await db()).$transaction(async (tx) => {
+  await (
+    await db()
+  ).$transaction(async (tx) => {
     // The ref moves once the transaction holds the database: the embedded one's single connection is
     // taken by a transaction's first statement, and a backup's snapshot counts on no ref moving
     // while it holds it (withRepoLocksHeld). A mover's record is that statement; without one, a probe.

@@ -5,7 +5,15 @@ import git from "isomorphic-git";
 import { registerCache } from "@/server/caches";
 import type { CommitObject, TreeEntry, TreeObject } from "isomorphic-git";
 import { gitFs } from "./fs";
-import { MODE_TYPES, encodeCommit, encodeTree, looseObjectPath, writeLoose, type ObjectType, type ParsedObject } from "./loose";
+import {
+  MODE_TYPES,
+  encodeCommit,
+  encodeTree,
+  looseObjectPath,
+  writeLoose,
+  type ObjectType,
+  type ParsedObject,
+} from "./loose";
 import { ensureObjectPool, type Repo } from "./repo";
 import { keepParsed, keptParsed } from "./parsed-cache";
 import { ObjectStage } from "./stage";
@@ -30,7 +38,10 @@ const storeCaches = () => (holder.__svcPackCaches ??= new Map<string, StoreCache
 
 const packDir = (gitdir: string) => path.join(gitdir, "objects", "pack");
 const packDirChangedMs = (gitdir: string) => fs.statSync(packDir(gitdir), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-const packIndexes = (gitdir: string) => new Set(fs.existsSync(packDir(gitdir)) ? fs.readdirSync(packDir(gitdir)).filter((name) => name.endsWith(".idx")) : []);
+const packIndexes = (gitdir: string) =>
+  new Set(
+    fs.existsSync(packDir(gitdir)) ? fs.readdirSync(packDir(gitdir)).filter((name) => name.endsWith(".idx")) : [],
+  );
 
 function cacheFor(gitdir: string): object {
   const stores = storeCaches();
@@ -53,11 +64,18 @@ export function cachedPackIndexes(): string[] {
   return [...storeCaches().values()].flatMap(({ cache }) =>
     Object.getOwnPropertySymbols(cache).flatMap((symbol) => {
       const held = (cache as Record<symbol, unknown>)[symbol];
-      return held instanceof Map ? [...held.keys()].filter((key): key is string => typeof key === "string" && key.endsWith(".idx")) : [];
+      return held instanceof Map
+        ? [...held.keys()].filter((key): key is string => typeof key === "string" && key.endsWith(".idx"))
+        : [];
     }),
   );
 }
-registerCache("git.packReads", { entries: () => cachedPackIndexes().length, limit: null, unit: "packs", bound: `the packs of the ${CACHED_STORES_MAX} object stores read last; a store's are dropped when one of its packs is gone (git gc)` });
+registerCache("git.packReads", {
+  entries: () => cachedPackIndexes().length,
+  limit: null,
+  unit: "packs",
+  bound: `the packs of the ${CACHED_STORES_MAX} object stores read last; a store's are dropped when one of its packs is gone (git gc)`,
+});
 
 const errorCode = (error: unknown) => (error as { code?: string }).code;
 const isNotFound = (error: unknown) => errorCode(error) === "NotFoundError";
@@ -76,7 +94,12 @@ export function parseTreeContent(content: Uint8Array): TreeObject {
     const nul = bytes.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > bytes.length) throw new Error("Malformed tree object");
     const mode = bytes.toString("utf8", at, space).padStart(6, "0");
-    entries.push({ mode, path: bytes.toString("utf8", space + 1, nul), oid: bytes.toString("hex", nul + 1, nul + 21), type: MODE_TYPES[mode] ?? "blob" });
+    entries.push({
+      mode,
+      path: bytes.toString("utf8", space + 1, nul),
+      oid: bytes.toString("hex", nul + 1, nul + 21),
+      type: MODE_TYPES[mode] ?? "blob",
+    });
     at = nul + 21;
   }
   return entries;
@@ -100,13 +123,22 @@ function parseCommitContent(content: Uint8Array): CommitObject {
   const keyOf = (header: string) => header.slice(0, header.indexOf(" "));
   const valueOf = (header: string) => header.slice(header.indexOf(" ") + 1);
   if (headers.length === 0 || keyOf(headers[0]) !== "tree") throw new Error("Malformed commit object");
-  const commit: Record<string, unknown> = { message: `${text.slice(split + 2).replace(/\r/g, "").replace(/^\n+/, "").replace(/\n+$/, "")}\n`, tree: valueOf(headers[0]) };
+  const commit: Record<string, unknown> = {
+    message: `${text
+      .slice(split + 2)
+      .replace(/\r/g, "")
+      .replace(/^\n+/, "")
+      .replace(/\n+$/, "")}\n`,
+    tree: valueOf(headers[0]),
+  };
   const parent: string[] = [];
   let at = 1;
   for (; at < headers.length && keyOf(headers[at]) === "parent"; at++) parent.push(valueOf(headers[at]));
   commit.parent = parent;
-  for (; at < headers.length; at++) if (!(keyOf(headers[at]) in commit)) commit[keyOf(headers[at])] = valueOf(headers[at]);
-  for (const role of ["author", "committer"]) if (typeof commit[role] === "string") commit[role] = parsePerson(commit[role]);
+  for (; at < headers.length; at++)
+    if (!(keyOf(headers[at]) in commit)) commit[keyOf(headers[at])] = valueOf(headers[at]);
+  for (const role of ["author", "committer"])
+    if (typeof commit[role] === "string") commit[role] = parsePerson(commit[role]);
   return commit as unknown as CommitObject;
 }
 
@@ -172,7 +204,10 @@ export async function hasObject(repo: Repo, oid: string): Promise<boolean> {
 }
 
 export class MissingObjectError extends Error {
-  constructor(readonly oid: string, readonly expected: string) {
+  constructor(
+    readonly oid: string,
+    readonly expected: string,
+  ) {
     super(`Object ${oid} is not a ${expected} in this repository`);
     this.name = "MissingObjectError";
   }
@@ -212,7 +247,8 @@ function writeObject(repo: Repo, type: ObjectType, content: Uint8Array, parsed =
 }
 
 export const writeBlob = async (repo: Repo, blob: Uint8Array) => writeObject(repo, "blob", blob);
-export const writeCommitObject = async (repo: Repo, commit: CommitObject) => writeObject(repo, "commit", encodeCommit(commit));
+export const writeCommitObject = async (repo: Repo, commit: CommitObject) =>
+  writeObject(repo, "commit", encodeCommit(commit));
 export const writeTree = async (repo: Repo, tree: TreeObject) => {
   const { content, entries } = encodeTree(tree);
   return writeObject(repo, "tree", content, { type: "tree", object: entries });

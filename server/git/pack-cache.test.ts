@@ -9,7 +9,11 @@ import { commitUnhooked } from "./commit";
 useTestEnvironment();
 
 const person = { name: "A", email: "a@x", timestamp: 1700000000, timezoneOffset: 0 };
-const packIndexesOf = (repo: Repo) => fs.readdirSync(path.join(repo.gitdir, "objects", "pack")).filter((name) => name.endsWith(".idx")).map((name) => path.join(repo.gitdir, "objects", "pack", name));
+const packIndexesOf = (repo: Repo) =>
+  fs
+    .readdirSync(path.join(repo.gitdir, "objects", "pack"))
+    .filter((name) => name.endsWith(".idx"))
+    .map((name) => path.join(repo.gitdir, "objects", "pack", name));
 
 async function blobAt(repo: Repo, commit: string, file: string): Promise<string> {
   const entry = (await readTree(repo, (await readCommit(repo, commit)).tree)).find((e) => e.path === file);
@@ -19,13 +23,23 @@ async function blobAt(repo: Repo, commit: string, file: string): Promise<string>
 describe("packs read through isomorphic-git", () => {
   it("are let go once git gc has consolidated them away", async () => {
     const repo = initProjectRepo(randomUUID(), "main");
-    const first = await commitUnhooked(repo, "main", { files: { "a.txt": "a\n" }, message: "one", author: person, expectedTip: null });
+    const first = await commitUnhooked(repo, "main", {
+      files: { "a.txt": "a\n" },
+      message: "one",
+      author: person,
+      expectedTip: null,
+    });
     await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
     const [oldPack] = packIndexesOf(repo);
     expect(await blobAt(repo, first.oid, "a.txt")).toBe("a\n");
     expect(cachedPackIndexes()).toContain(oldPack);
 
-    const second = await commitUnhooked(repo, "main", { files: { "b.txt": "b\n" }, message: "two", author: person, expectedTip: first.oid });
+    const second = await commitUnhooked(repo, "main", {
+      files: { "b.txt": "b\n" },
+      message: "two",
+      author: person,
+      expectedTip: first.oid,
+    });
     await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
     expect(fs.existsSync(oldPack)).toBe(false);
     expect(await blobAt(repo, second.oid, "a.txt")).toBe("a\n");

@@ -63,7 +63,10 @@ export function writePack(gitdir: string, objects: PackedObject[]): string {
   const parts: Buffer[] = [Buffer.from("PACK"), uint32(2), uint32(objects.length)];
   let offset = 12;
   const entries = objects.map((object) => {
-    const entry = Buffer.concat([entryHeader(object.type, object.content.length), deflateObject(object.type, object.content)]);
+    const entry = Buffer.concat([
+      entryHeader(object.type, object.content.length),
+      deflateObject(object.type, object.content),
+    ]);
     parts.push(entry);
     const indexed = { oid: Buffer.from(object.oid, "hex"), crc: zlib.crc32(entry), offset };
     offset += entry.length;

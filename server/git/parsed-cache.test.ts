@@ -7,7 +7,15 @@ import { keepParsed, keptParsed } from "./parsed-cache";
 import type { ParsedObject } from "./loose";
 
 const oid = (n: number) => n.toString(16).padStart(40, "0");
-const tree = (entries: number): ParsedObject => ({ type: "tree", object: Array.from({ length: entries }, (_, i) => ({ mode: "100644", path: `f${i}`, oid: oid(i), type: "blob" as const })) });
+const tree = (entries: number): ParsedObject => ({
+  type: "tree",
+  object: Array.from({ length: entries }, (_, i) => ({
+    mode: "100644",
+    path: `f${i}`,
+    oid: oid(i),
+    type: "blob" as const,
+  })),
+});
 const parsedWeight = () => cacheReports().find((cache) => cache.name === "git.parsedObjects")!.entries;
 
 // Kept objects are answered only to a repository whose store holds the file they came from.

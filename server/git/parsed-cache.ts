@@ -22,7 +22,12 @@ const WEIGHT_KEPT = 50_000;
 const TREE_ENTRIES_KEPT_MAX = 2_000;
 const kept = new Map<string, { parsed: ParsedObject; file: string; weight: number }>();
 let weight = 0;
-registerCache("git.parsedObjects", { entries: () => weight, limit: WEIGHT_KEPT, unit: "tree entries and commits", bound: `least recently used go first past the limit; a tree of more than ${TREE_ENTRIES_KEPT_MAX} entries is never kept` });
+registerCache("git.parsedObjects", {
+  entries: () => weight,
+  limit: WEIGHT_KEPT,
+  unit: "tree entries and commits",
+  bound: `least recently used go first past the limit; a tree of more than ${TREE_ENTRIES_KEPT_MAX} entries is never kept`,
+});
 
 const weightOf = (parsed: ParsedObject) => 1 + (parsed.type === "tree" ? parsed.object.length : 0);
 

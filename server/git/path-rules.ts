@@ -6,9 +6,13 @@
  */
 
 // Code points HFS+ ignores when comparing names (git's utf8.c `next_hfs_char`).
-const HFS_IGNORABLE = new Set([0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x206a, 0x206b, 0x206c, 0x206d, 0x206e, 0x206f, 0xfeff]);
+const HFS_IGNORABLE = new Set([
+  0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x206a, 0x206b, 0x206c, 0x206d, 0x206e,
+  0x206f, 0xfeff,
+]);
 
-const withoutHfsIgnorables = (name: string) => [...name].filter((ch) => !HFS_IGNORABLE.has(ch.codePointAt(0) ?? 0)).join("");
+const withoutHfsIgnorables = (name: string) =>
+  [...name].filter((ch) => !HFS_IGNORABLE.has(ch.codePointAt(0) ?? 0)).join("");
 
 /** `.git` as NTFS sees it: trailing dots and spaces dropped, an alternate data stream (`:`) cut off, or the 8.3 short name `GIT~1`. */
 const NTFS_DOTGIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;

@@ -31,13 +31,19 @@ const byName = (a: DirectoryEntry, b: DirectoryEntry) => (a.name < b.name ? -1 :
 export async function listDirectory(repo: Repo, commit: string, dirPath: string): Promise<DirectoryEntry[] | null> {
   let treeOid = (await readCommit(repo, commit)).tree;
   for (const segment of dirPath === "" ? [] : dirPath.split("/")) {
-    const entry = (await readTree(repo, treeOid)).find((candidate) => candidate.path === segment && candidate.type === "tree");
+    const entry = (await readTree(repo, treeOid)).find(
+      (candidate) => candidate.path === segment && candidate.type === "tree",
+    );
     if (!entry) return null;
     treeOid = entry.oid;
   }
   const entries = (await readTree(repo, treeOid)).filter((entry) => entry.type !== "commit");
-  const dirs = entries.filter((entry) => entry.type === "tree").map((entry): DirectoryEntry => ({ name: entry.path, kind: "dir" }));
-  const files = entries.filter((entry) => entry.type === "blob").map((entry): DirectoryEntry => ({ name: entry.path, kind: "file" }));
+  const dirs = entries
+    .filter((entry) => entry.type === "tree")
+    .map((entry): DirectoryEntry => ({ name: entry.path, kind: "dir" }));
+  const files = entries
+    .filter((entry) => entry.type === "blob")
+    .map((entry): DirectoryEntry => ({ name: entry.path, kind: "file" }));
   return [...dirs.sort(byName), ...files.sort(byName)];
 }
 

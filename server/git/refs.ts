@@ -24,7 +24,9 @@ export function isValidBranchName(name: string): boolean {
   if (name.startsWith("-") || name.endsWith("/") || name.endsWith(".")) return false;
   if (name.includes("..") || name.includes("@{") || name.includes("//")) return false;
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
-  return name.split("/").every((segment) => segment.length > 0 && !segment.startsWith(".") && !segment.endsWith(".lock"));
+  return name
+    .split("/")
+    .every((segment) => segment.length > 0 && !segment.startsWith(".") && !segment.endsWith(".lock"));
 }
 
 function readPackedRefs(repo: Repo): Map<string, string> {
@@ -88,7 +90,8 @@ export const listBranches = (repo: Repo): RefEntry[] => listRefs(repo).branches;
  */
 export function resolveBranch(repo: Repo, name: string): string {
   const oid = readRef(repo, branchRef(name));
-  if (oid && readRef(repo, `refs/tags/${name}`)) throw conflict(`${name} names both a branch and a tag`, "AMBIGUOUS_REF");
+  if (oid && readRef(repo, `refs/tags/${name}`))
+    throw conflict(`${name} names both a branch and a tag`, "AMBIGUOUS_REF");
   if (!oid) throw notFound(`Unknown ref ${name}`);
   return oid;
 }
@@ -133,7 +136,8 @@ function swapLooseRef(repo: Repo, ref: string, newOid: string, expected: string 
   try {
     fd = fs.openSync(lockPath, "wx");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new RefConflictError(ref, expected, readRef(repo, ref));
+    if ((error as NodeJS.ErrnoException).code === "EEXIST")
+      throw new RefConflictError(ref, expected, readRef(repo, ref));
     throw error;
   }
   try {
@@ -162,7 +166,13 @@ function swapLooseRef(repo: Repo, ref: string, newOid: string, expected: string 
  * exist yet). Serialized per project (in-process and, on PostgreSQL, across instances); throws
  * RefConflictError when the ref moved. Branches may only point at commits the repository holds.
  */
-export async function updateRef(repo: Repo, ref: string, newOid: string, expectedOld: string | null, options: { tx?: Tx } = {}): Promise<void> {
+export async function updateRef(
+  repo: Repo,
+  ref: string,
+  newOid: string,
+  expectedOld: string | null,
+  options: { tx?: Tx } = {},
+): Promise<void> {
   if (!OID.test(newOid)) throw new Error(`Not an object id: ${newOid}`);
   if (ref.startsWith("refs/heads/") && (await readObject(repo, newOid))?.type !== "commit") {
     throw invalid(`${newOid} is not a commit in this repository`);
@@ -171,7 +181,12 @@ export async function updateRef(repo: Repo, ref: string, newOid: string, expecte
 }
 
 /** updateRef for a caller already inside `withRepoLock(repo.lockKey, ...)` (the lock is not reentrant). */
-export async function updateRefWhileLocked(repo: Repo, ref: string, newOid: string, expectedOld: string | null): Promise<void> {
+export async function updateRefWhileLocked(
+  repo: Repo,
+  ref: string,
+  newOid: string,
+  expectedOld: string | null,
+): Promise<void> {
   if (expectedOld === null) refuseNameClash(repo, ref);
   swapLooseRef(repo, ref, newOid, expectedOld);
 }
@@ -185,24 +200,35 @@ function refuseNameClash(repo: Repo, ref: string): void {
   const refs = readPackedRefs(repo);
   walkLoose(repo, namespace, refs);
   for (const existing of refs.keys()) {
-    if (existing.startsWith(`${ref}/`) || ref.startsWith(`${existing}/`)) throw conflict(`${ref} collides with existing ref ${existing}`, "BRANCH_NAME_CONFLICT");
+    if (existing.startsWith(`${ref}/`) || ref.startsWith(`${existing}/`))
+      throw conflict(`${ref} collides with existing ref ${existing}`, "BRANCH_NAME_CONFLICT");
   }
 }
 
 /** Deletes `ref` if it still points at `expectedOld` (git update-ref -d handles packed refs too). */
-export async function deleteRef(repo: Repo, ref: string, expectedOld: string, options: { tx?: Tx } = {}): Promise<void> {
-  await withRepoLock(repo.lockKey, async () => {
-    const actual = readRef(repo, ref);
-    if (actual !== expectedOld) throw new RefConflictError(ref, expectedOld, actual);
-    clearStaleRefLocks(repo, ref);
-    await runGit(["update-ref", "-d", ref, expectedOld], { gitdir: repo.gitdir });
-  }, options);
+export async function deleteRef(
+  repo: Repo,
+  ref: string,
+  expectedOld: string,
+  options: { tx?: Tx } = {},
+): Promise<void> {
+  await withRepoLock(
+    repo.lockKey,
+    async () => {
+      const actual = readRef(repo, ref);
+      if (actual !== expectedOld) throw new RefConflictError(ref, expectedOld, actual);
+      clearStaleRefLocks(repo, ref);
+      await runGit(["update-ref", "-d", ref, expectedOld], { gitdir: repo.gitdir });
+    },
+    options,
+  );
 }
 
 /** Where a new branch starts: a branch name or a full 40-hex commit id the repository holds (400 otherwise). */
 export async function resolveStartPoint(repo: Repo, startPoint: string): Promise<string> {
   if (isFullOid(startPoint)) {
-    if ((await readObject(repo, startPoint))?.type !== "commit") throw invalid(`Start point ${startPoint} is not a commit in this repository`);
+    if ((await readObject(repo, startPoint))?.type !== "commit")
+      throw invalid(`Start point ${startPoint} is not a commit in this repository`);
     return startPoint;
   }
   const oid = isValidBranchName(startPoint) ? readRef(repo, branchRef(startPoint)) : null;

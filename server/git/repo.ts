@@ -65,7 +65,12 @@ const NEVER_PRUNE = "\tpruneExpire = never\n";
 const pools = new Set<string>();
 /** Repositories remembered as checked; past it the set starts again (a repository's next write reads its config once more). */
 const POOLS_CHECKED_MAX = 10_000;
-registerCache("git.checkedPools", { entries: () => pools.size, limit: POOLS_CHECKED_MAX, unit: "repositories", bound: "cleared whole past the limit" });
+registerCache("git.checkedPools", {
+  entries: () => pools.size,
+  limit: POOLS_CHECKED_MAX,
+  unit: "repositories",
+  bound: "cleared whole past the limit",
+});
 
 /** Gives a repository made before pools existed the never-prune and leave-refs settings, once per process. */
 export function ensureObjectPool(gitdir: string): void {
@@ -93,7 +98,10 @@ export function holdsOwnObjects(repo: Repo): boolean {
       return [];
     }
   };
-  return names(objectsDir).some((name) => LOOSE_OBJECT_DIR.test(name)) || names(path.join(objectsDir, "pack")).some((name) => name.endsWith(".pack"));
+  return (
+    names(objectsDir).some((name) => LOOSE_OBJECT_DIR.test(name)) ||
+    names(path.join(objectsDir, "pack")).some((name) => name.endsWith(".pack"))
+  );
 }
 
 export const repoExists = (repo: Repo): boolean => fs.existsSync(path.join(repo.gitdir, "HEAD"));
@@ -106,7 +114,8 @@ export const repoExists = (repo: Repo): boolean => fs.existsSync(path.join(repo.
 export function shallowCommits(repo: Repo): string[] {
   const commits = new Set<string>();
   for (const gitdir of repo.objectGitdirs) {
-    for (const line of (readTextIfPresent(path.join(gitdir, "shallow")) ?? "").split("\n")) if (line.trim()) commits.add(line.trim());
+    for (const line of (readTextIfPresent(path.join(gitdir, "shallow")) ?? "").split("\n"))
+      if (line.trim()) commits.add(line.trim());
   }
   return [...commits].sort();
 }
@@ -123,7 +132,10 @@ function initBare(gitdir: string, defaultBranch: string, alternates?: string): v
     fs.mkdirSync(path.join(/*turbopackIgnore: true*/ gitdir, dir), { recursive: true });
   }
   fs.writeFileSync(path.join(gitdir, "HEAD"), `ref: refs/heads/${defaultBranch}\n`);
-  fs.writeFileSync(path.join(gitdir, "config"), `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n${NEVER_PRUNE}${GC_LEAVES_REFS}`);
+  fs.writeFileSync(
+    path.join(gitdir, "config"),
+    `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n[gc]\n${NEVER_PRUNE}${GC_LEAVES_REFS}`,
+  );
   fs.writeFileSync(path.join(gitdir, "description"), "svc-forge repository\n");
   if (alternates) fs.writeFileSync(path.join(gitdir, "objects", "info", "alternates"), `${alternates}\n`);
 }
@@ -164,7 +176,6 @@ export function headBranch(repo: Repo): string | null {
   const head = fs.readFileSync(path.join(repo.gitdir, "HEAD"), "utf8").trim();
   return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : null;
 }
-
 
 /** A fresh bare repository beside the project's, where an import fetches before it replaces the project's. */
 export function initImportStaging(projectId: string, runner: string, defaultBranch: string): Repo {

@@ -31,15 +31,31 @@ export interface GitOutput {
 }
 
 function gitEnv(options: GitSpawnOptions): NodeJS.ProcessEnv {
-  return { ...(options.isolatedEnv ? {} : inheritedEnvironment()), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1", ...options.env } as NodeJS.ProcessEnv;
+  return {
+    ...(options.isolatedEnv ? {} : inheritedEnvironment()),
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    ...options.env,
+  } as NodeJS.ProcessEnv;
 }
 
-const withGitdir = (args: string[], options: GitSpawnOptions) => (options.gitdir ? ["--git-dir", options.gitdir, ...args] : args);
+const withGitdir = (args: string[], options: GitSpawnOptions) =>
+  options.gitdir ? ["--git-dir", options.gitdir, ...args] : args;
 
 /** Starts `command` (git, or a shell that becomes git) and collects its output whatever the exit code; `feed` writes its stdin. */
-function collectOutput(command: string, argv: string[], options: GitSpawnOptions, feed: (stdin: Writable) => void): Promise<GitOutput> {
+function collectOutput(
+  command: string,
+  argv: string[],
+  options: GitSpawnOptions,
+  feed: (stdin: Writable) => void,
+): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { cwd: options.cwd, env: gitEnv(options), stdio: ["pipe", "pipe", "pipe"], detached: Boolean(options.signal) });
+    const child = spawn(command, argv, {
+      cwd: options.cwd,
+      env: gitEnv(options),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: Boolean(options.signal),
+    });
     const killed = killGroupOnAbort(child, options.signal);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -69,9 +85,17 @@ export function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise
  * thread for ~15-20 ms, so a caller that runs git right after a long wait (an import's submodule
  * check after its fetch) forks during the wait. `cancel()` ends the shell without running git.
  */
-export function spawnGitLater(args: string[], options: GitSpawnOptions = {}): { run(last: string): Promise<GitOutput>; cancel(): void } {
+export function spawnGitLater(
+  args: string[],
+  options: GitSpawnOptions = {},
+): { run(last: string): Promise<GitOutput>; cancel(): void } {
   let stdin!: Writable;
-  const output = collectOutput("sh", ["-c", 'read -r last && exec git "$@" "$last"', "git", ...withGitdir(args, options)], options, (input) => (stdin = input));
+  const output = collectOutput(
+    "sh",
+    ["-c", 'read -r last && exec git "$@" "$last"', "git", ...withGitdir(args, options)],
+    options,
+    (input) => (stdin = input),
+  );
   output.catch(() => undefined); // read by run(); a cancelled shell's output is dropped
   return {
     run(last) {
@@ -86,14 +110,21 @@ export function spawnGitLater(args: string[], options: GitSpawnOptions = {}): { 
 }
 
 /** Runs git; rejects with GitCommandError on a non-zero exit unless `allowExit` lists it. */
-export async function runGitBytes(args: string[], options: GitSpawnOptions & { allowExit?: number[] } = {}): Promise<{ stdout: Buffer; exitCode: number }> {
+export async function runGitBytes(
+  args: string[],
+  options: GitSpawnOptions & { allowExit?: number[] } = {},
+): Promise<{ stdout: Buffer; exitCode: number }> {
   const result = await spawnGit(args, options);
-  if (result.exitCode !== 0 && !options.allowExit?.includes(result.exitCode)) throw new GitCommandError(args, result.exitCode, result.stderr);
+  if (result.exitCode !== 0 && !options.allowExit?.includes(result.exitCode))
+    throw new GitCommandError(args, result.exitCode, result.stderr);
   return { stdout: result.stdout, exitCode: result.exitCode };
 }
 
 /** `runGitBytes` with stdout as UTF-8 text. */
-export async function runGit(args: string[], options: GitSpawnOptions & { allowExit?: number[] } = {}): Promise<{ stdout: string; exitCode: number }> {
+export async function runGit(
+  args: string[],
+  options: GitSpawnOptions & { allowExit?: number[] } = {},
+): Promise<{ stdout: string; exitCode: number }> {
   const { stdout, exitCode } = await runGitBytes(args, options);
   return { stdout: stdout.toString("utf8"), exitCode };
 }
@@ -132,9 +163,17 @@ function killGroupOnAbort(child: ChildProcess, signal: AbortSignal | undefined):
  * resolves with the exit code like spawnGit (stderr keeps its last 64 KiB). `aborted` says the
  * signal stopped it.
  */
-export function spawnGitWatched(args: string[], options: WatchedGitOptions = {}): Promise<GitOutput & { aborted: boolean }> {
+export function spawnGitWatched(
+  args: string[],
+  options: WatchedGitOptions = {},
+): Promise<GitOutput & { aborted: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", withGitdir(args, options), { cwd: options.cwd, env: gitEnv(options), stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn("git", withGitdir(args, options), {
+      cwd: options.cwd,
+      env: gitEnv(options),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     const killed = killGroupOnAbort(child, options.signal);
     const out: Buffer[] = [];
     let stderr = "";
@@ -167,7 +206,12 @@ export interface GitStream {
 
 /** Starts git in its own process group with stdout as a stream: for output too large to hold (archives, diffs, search). */
 export function streamGit(args: string[], options: GitSpawnOptions = {}): GitStream {
-  const child = spawn("git", withGitdir(args, options), { cwd: options.cwd, env: gitEnv(options), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn("git", withGitdir(args, options), {
+    cwd: options.cwd,
+    env: gitEnv(options),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-65_536)));
   const exit = new Promise<{ exitCode: number; stderr: string }>((resolve, reject) => {

@@ -3,7 +3,19 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
-import { flushStagedObjects, initProjectRepo, readBlob, readCommit, readTree, runGit, withObjectStage, writeBlob, writeCommitObject, writeTree, type Repo } from "@/server/git";
+import {
+  flushStagedObjects,
+  initProjectRepo,
+  readBlob,
+  readCommit,
+  readTree,
+  runGit,
+  withObjectStage,
+  writeBlob,
+  writeCommitObject,
+  writeTree,
+  type Repo,
+} from "@/server/git";
 import { commitUnhooked } from "./commit";
 
 useTestEnvironment();
@@ -12,12 +24,18 @@ const person = { name: "A", email: "a@x", timestamp: 1700000000, timezoneOffset:
 
 async function newProject(): Promise<{ repo: Repo; tip: string }> {
   const repo = initProjectRepo(randomUUID(), "main");
-  const { oid } = await commitUnhooked(repo, "main", { files: { "README.md": "hello\n" }, message: "initial", author: person, expectedTip: null });
+  const { oid } = await commitUnhooked(repo, "main", {
+    files: { "README.md": "hello\n" },
+    message: "initial",
+    author: person,
+    expectedTip: null,
+  });
   return { repo, tip: oid };
 }
 
 const packsOf = (repo: Repo) => fs.readdirSync(path.join(repo.gitdir, "objects", "pack")).sort();
-const gitHas = async (repo: Repo, oid: string) => (await runGit(["cat-file", "-e", oid], { gitdir: repo.gitdir, allowExit: [1, 128] })).exitCode === 0;
+const gitHas = async (repo: Repo, oid: string) =>
+  (await runGit(["cat-file", "-e", oid], { gitdir: repo.gitdir, allowExit: [1, 128] })).exitCode === 0;
 
 /** A chain of `count` commits on `tip`, each adding one blob in its own directory (four objects a commit). */
 async function writeChain(repo: Repo, tip: string, count: number, blobBytes: (i: number) => Buffer) {
@@ -29,7 +47,13 @@ async function writeChain(repo: Repo, tip: string, count: number, blobBytes: (i:
     const dir = await writeTree(repo, [{ mode: "100644", path: `file${i}.txt`, oid: blob, type: "blob" }]);
     const entries = (await readTree(repo, tree)).concat([{ mode: "040000", path: `dir${i}`, oid: dir, type: "tree" }]);
     tree = await writeTree(repo, entries);
-    parent = await writeCommitObject(repo, { tree, parent: [parent], author: person, committer: person, message: `commit ${i}\n` });
+    parent = await writeCommitObject(repo, {
+      tree,
+      parent: [parent],
+      author: person,
+      committer: person,
+      message: `commit ${i}\n`,
+    });
     written.push(blob, dir, tree, parent);
   }
   return { written, tip: parent };
@@ -54,12 +78,26 @@ describe("objects held in a stage", () => {
     const staged = withObjectStage(repo);
     // Blob sizes 0, 15, 16, 2047, 2048 and 300 kB cross the header's 1-, 2- and 3-byte sizes.
     const sizes = [0, 15, 16, 2047, 2048, 300_000];
-    const { written, tip: chainTip } = await writeChain(staged, tip, 30, (i) => Buffer.alloc(sizes[i % sizes.length] ?? 7, `${i}`));
+    const { written, tip: chainTip } = await writeChain(staged, tip, 30, (i) =>
+      Buffer.alloc(sizes[i % sizes.length] ?? 7, `${i}`),
+    );
     flushStagedObjects(staged);
     const packs = packsOf(repo);
     expect(packs.filter((name) => name.endsWith(".pack"))).toHaveLength(1);
     expect(packs.filter((name) => name.endsWith(".idx"))).toHaveLength(1);
-    const verify = await runGit(["verify-pack", "-v", path.join(repo.gitdir, "objects", "pack", packs.find((name) => name.endsWith(".idx"))!)], { gitdir: repo.gitdir });
+    const verify = await runGit(
+      [
+        "verify-pack",
+        "-v",
+        path.join(
+          repo.gitdir,
+          "objects",
+          "pack",
+          packs.find((name) => name.endsWith(".idx"))!,
+        ),
+      ],
+      { gitdir: repo.gitdir },
+    );
     for (const oid of written) expect(verify.stdout).toContain(oid);
     await runGit(["update-ref", "refs/heads/main", chainTip], { gitdir: repo.gitdir });
     await runGit(["fsck", "--strict", "--no-dangling"], { gitdir: repo.gitdir });
@@ -97,12 +135,16 @@ describe("objects held in a stage", () => {
     }
     await runGit(["update-ref", "refs/heads/main", chainTip], { gitdir: repo.gitdir });
     const deadline = Date.now() + 20_000;
-    const consolidating = () => packsOf(repo).filter((name) => name.endsWith(".pack")).length > 1 || fs.existsSync(path.join(repo.gitdir, "gc.pid"));
+    const consolidating = () =>
+      packsOf(repo).filter((name) => name.endsWith(".pack")).length > 1 ||
+      fs.existsSync(path.join(repo.gitdir, "gc.pid"));
     while (consolidating() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(packsOf(repo).filter((name) => name.endsWith(".pack")).length).toBe(1);
-    const present = await runGit(["cat-file", "--batch-check"], { gitdir: repo.gitdir, input: `${written.join("\n")}\n` });
+    const present = await runGit(["cat-file", "--batch-check"], {
+      gitdir: repo.gitdir,
+      input: `${written.join("\n")}\n`,
+    });
     expect(present.stdout).not.toContain("missing");
     expect((await readCommit(repo, chainTip)).message).toBe("commit 24\n");
   }, 60_000);
 });
-

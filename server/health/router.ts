@@ -11,9 +11,25 @@ const checkSchema = z.object({
 
 export const healthRouter = router({
   full: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/health", tags: ["health"], protect: false, summary: "Dependency health (503 when a critical dependency failed)" }, errors: { 503: [] } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/health",
+        tags: ["health"],
+        protect: false,
+        summary: "Dependency health (503 when a critical dependency failed)",
+      },
+      errors: { 503: [] },
+    })
     .input(z.object({}))
-    .output(z.object({ status: z.enum(["healthy", "degraded", "unhealthy"]), service: z.string(), timestamp: z.string(), checks: z.record(z.string(), checkSchema) }))
+    .output(
+      z.object({
+        status: z.enum(["healthy", "degraded", "unhealthy"]),
+        service: z.string(),
+        timestamp: z.string(),
+        checks: z.record(z.string(), checkSchema),
+      }),
+    )
     .query(async ({ ctx }) => {
       const report = await healthReport();
       ctx.response.status = report.status === "unhealthy" ? 503 : 200;

@@ -64,15 +64,28 @@ async function runCheck(critical: boolean, run: HealthCheck, timeoutMs: number):
   const started = performance.now();
   try {
     const detail = await withinTimeout(run(), timeoutMs);
-    return { status: "ok", critical, latencyMs: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
+    return {
+      status: "ok",
+      critical,
+      latencyMs: Math.round(performance.now() - started),
+      ...(detail ? { detail } : {}),
+    };
   } catch (error) {
-    return { status: "failed", critical, latencyMs: Math.round(performance.now() - started), detail: (error as Error).message };
+    return {
+      status: "failed",
+      critical,
+      latencyMs: Math.round(performance.now() - started),
+      detail: (error as Error).message,
+    };
   }
 }
 
 export async function healthReport(options: { timeoutMs?: number } = {}) {
   const entries = await Promise.all(
-    Object.entries(healthChecks).map(async ([name, check]) => [name, await runCheck(check.critical, check.run, options.timeoutMs ?? CHECK_TIMEOUT_MS)] as const),
+    Object.entries(healthChecks).map(
+      async ([name, check]) =>
+        [name, await runCheck(check.critical, check.run, options.timeoutMs ?? CHECK_TIMEOUT_MS)] as const,
+    ),
   );
   const checks = Object.fromEntries(entries);
   const failed = entries.filter(([, result]) => result.status === "failed");

@@ -12,7 +12,11 @@ const holder = globalThis as unknown as { __svcAuthFailureBlocks?: Map<string, R
 const blocks = () => (holder.__svcAuthFailureBlocks ??= new Map<string, RateLimitResult>());
 const keyOf = (address: string | null) => `auth-failed:${address ?? "unknown"}`;
 const MAX_BLOCKS = 100_000;
-registerCache("http.authFailureBlocks", { entries: () => blocks().size, limit: MAX_BLOCKS, bound: "expired blocks are dropped past the limit; a block lasts until its window resets" });
+registerCache("http.authFailureBlocks", {
+  entries: () => blocks().size,
+  limit: MAX_BLOCKS,
+  bound: "expired blocks are dropped past the limit; a block lasts until its window resets",
+});
 
 /** Throws the 429 when the address is over its budget of failed authentications. */
 export function assertAuthenticationAllowed(address: string | null): void {

@@ -79,4 +79,5 @@ export function parseJsonBody(text: string): Record<string, unknown> {
   return parsed;
 }
 
-const isJsonObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);

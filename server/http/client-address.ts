@@ -12,7 +12,11 @@ export const PEER_ADDRESS_HEADER = "x-svc-peer-address";
  */
 export function clientAddress(req: Request): string | null {
   if (config.trustProxy) {
-    const forwarded = req.headers.get("x-forwarded-for")?.split(",").map((part) => part.trim()).filter(Boolean);
+    const forwarded = req.headers
+      .get("x-forwarded-for")
+      ?.split(",")
+      .map((part) => part.trim())
+      .filter(Boolean);
     if (forwarded?.length) return forwarded[forwarded.length - 1];
   }
   return req.headers.get(PEER_ADDRESS_HEADER) || null;

@@ -1,7 +1,20 @@
 import { config } from "@/server/config";
 
 /** Headers a browser script on an allowed origin may read (the rest stay hidden from it). */
-const EXPOSED = ["ETag", "Link", "X-Total-Count", "X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit", "Retry-After", "Location"];
+const EXPOSED = [
+  "ETag",
+  "Link",
+  "X-Total-Count",
+  "X-Request-Id",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Used",
+  "X-RateLimit-Reset",
+  "RateLimit-Policy",
+  "RateLimit",
+  "Retry-After",
+  "Location",
+];
 const ALLOWED_REQUEST_HEADERS = ["Authorization", "Content-Type", "If-None-Match", "X-Request-Id"];
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

@@ -32,5 +32,6 @@ function ownHosts(req: Request): Set<string> {
 export function assertSameOrigin(req: Request): void {
   const origin = req.headers.get("origin");
   const source = origin && origin !== "null" ? hostOf(origin) : hostOf(req.headers.get("referer"));
-  if (!source || !ownHosts(req).has(source)) throw forbidden("Cross-site request refused: Origin or Referer must name this host", "CSRF");
+  if (!source || !ownHosts(req).has(source))
+    throw forbidden("Cross-site request refused: Origin or Referer must name this host", "CSRF");
 }

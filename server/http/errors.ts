@@ -34,7 +34,8 @@ const STATUS_OF: Record<ErrorKind, number> = {
 };
 
 function fromDomainError(error: DomainError): HttpError {
-  const headers: Record<string, string> = error.kind === "unauthenticated" ? { "WWW-Authenticate": 'Bearer realm="svc"' } : {};
+  const headers: Record<string, string> =
+    error.kind === "unauthenticated" ? { "WWW-Authenticate": 'Bearer realm="svc"' } : {};
   return new HttpError(STATUS_OF[error.kind], error.message, error.code, error.extra, headers);
 }
 
@@ -72,7 +73,8 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof DomainError) return fromDomainError(error);
   if (error instanceof ZodError) return validationError(describeZodError(error));
   if (error instanceof TRPCError) {
-    if (error.cause instanceof HttpError || error.cause instanceof DomainError || error.cause instanceof ZodError) return toHttpError(error.cause);
+    if (error.cause instanceof HttpError || error.cause instanceof DomainError || error.cause instanceof ZodError)
+      return toHttpError(error.cause);
     const mapped = fromTrpcError(error);
     if (mapped) return mapped;
   }

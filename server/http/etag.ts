@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 
 /** A strong validator of a representation made from `parts` (a body, or what the body is a function of). */
-export const strongEtag = (...parts: string[]): string => `"${crypto.createHash("sha256").update(parts.join("\u0000")).digest("base64url").slice(0, 32)}"`;
+export const strongEtag = (...parts: string[]): string =>
+  `"${crypto.createHash("sha256").update(parts.join("\u0000")).digest("base64url").slice(0, 32)}"`;
 
 /** If-None-Match names `etag` (weak comparison, as RFC 9110 says for this header) or is `*`. */
 export function ifNoneMatchMatches(req: Request, etag: string): boolean {

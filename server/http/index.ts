@@ -3,7 +3,18 @@ export { bodyLimitFor, cappedBody, formToObject, parseJsonBody, readBodyText } f
 export { clientAddress, PEER_ADDRESS_HEADER } from "./client-address";
 export { assertSameOrigin, isSafeMethod } from "./csrf";
 export { HttpError, errorBody, errorResponse, toHttpError } from "./errors";
-export { booleanish, boundedInt, isStorableText, listLimit, listOffset, nameSlug, namedSchema, namespaceSegment, pathSegment, text } from "./params";
+export {
+  booleanish,
+  boundedInt,
+  isStorableText,
+  listLimit,
+  listOffset,
+  nameSlug,
+  namedSchema,
+  namespaceSegment,
+  pathSegment,
+  text,
+} from "./params";
 export { namedRateLimiter, rateLimited, rateLimitHeaders, requestRateLimiter } from "./rate-limit";
 export { sharedRedis } from "./shared-redis";
 export { assertAuthenticationAllowed, countFailedAuthentication } from "./auth-failures";

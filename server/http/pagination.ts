@@ -14,10 +14,16 @@ function pageUrl(requestUrl: string, baseUrl: string, set: Record<string, string
   return target.toString();
 }
 
-const linkHeader = (links: Array<[rel: string, url: string]>): Record<string, string> => ({ Link: links.map(([rel, url]) => `<${url}>; rel="${rel}"`).join(", ") });
+const linkHeader = (links: Array<[rel: string, url: string]>): Record<string, string> => ({
+  Link: links.map(([rel, url]) => `<${url}>; rel="${rel}"`).join(", "),
+});
 
 /** A page of a limit/offset list whose total is known: X-Total-Count and all four links that apply. */
-export function paginationHeaders(requestUrl: string, baseUrl: string, page: { total: number; limit: number; offset: number }): Record<string, string> {
+export function paginationHeaders(
+  requestUrl: string,
+  baseUrl: string,
+  page: { total: number; limit: number; offset: number },
+): Record<string, string> {
   const { total, limit, offset } = page;
   const at = (to: number) => pageUrl(requestUrl, baseUrl, { limit: String(limit), offset: String(to) });
   const lastOffset = total > 0 ? Math.floor((total - 1) / limit) * limit : 0;
@@ -33,8 +39,15 @@ export function paginationHeaders(requestUrl: string, baseUrl: string, page: { t
  * rel="next" (before the page's last item) while the page is full. No total, no last: counting the
  * whole list is what the cursor avoids.
  */
-export function cursorHeaders(requestUrl: string, baseUrl: string, page: { limit: number; count: number; nextBefore?: string }): Record<string, string> {
-  const links: Array<[string, string]> = [["first", pageUrl(requestUrl, baseUrl, { limit: String(page.limit), before: undefined })]];
-  if (page.count >= page.limit && page.nextBefore !== undefined) links.push(["next", pageUrl(requestUrl, baseUrl, { limit: String(page.limit), before: page.nextBefore })]);
+export function cursorHeaders(
+  requestUrl: string,
+  baseUrl: string,
+  page: { limit: number; count: number; nextBefore?: string },
+): Record<string, string> {
+  const links: Array<[string, string]> = [
+    ["first", pageUrl(requestUrl, baseUrl, { limit: String(page.limit), before: undefined })],
+  ];
+  if (page.count >= page.limit && page.nextBefore !== undefined)
+    links.push(["next", pageUrl(requestUrl, baseUrl, { limit: String(page.limit), before: page.nextBefore })]);
   return linkHeader(links);
 }

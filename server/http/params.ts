@@ -6,14 +6,17 @@ import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, NAME_PATTERN } from "@/server/limit
 
 /** A path segment: trpc-to-openapi hands them over still percent-encoded. */
 export const pathSegment = () =>
-  z.string().min(1).transform((value, ctx) => {
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "malformed percent-encoding" });
-      return z.NEVER;
-    }
-  });
+  z
+    .string()
+    .min(1)
+    .transform((value, ctx) => {
+      try {
+        return decodeURIComponent(value);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "malformed percent-encoding" });
+        return z.NEVER;
+      }
+    });
 
 /**
  * A NUL, or a UTF-16 surrogate without its pair (JSON's "\udc00"): PostgreSQL refuses both (a text
@@ -28,19 +31,27 @@ export const text = () => z.string().refine(isStorableText, "must not contain NU
 
 /** `@alice` in a `{namespace}` segment: returns `alice`. */
 export const namespaceSegment = () =>
-  pathSegment().pipe(z.string().regex(/^@[^/@]+$/, "namespace must start with @").transform((value) => value.slice(1)));
+  pathSegment().pipe(
+    z
+      .string()
+      .regex(/^@[^/@]+$/, "namespace must start with @")
+      .transform((value) => value.slice(1)),
+  );
 
 /** A 1-64 character alphanumeric slug (project and workspace names). */
-export const nameSlug = () => z.string().regex(NAME_PATTERN, "must be a 1-64 character alphanumeric slug (letters, digits, - and _)");
+export const nameSlug = () =>
+  z.string().regex(NAME_PATTERN, "must be a 1-64 character alphanumeric slug (letters, digits, - and _)");
 
 /**
  * A boolean: JSON `true`/`false`, or the strings a query string or form sends (`true`, `false`, and
  * `on` for a checked checkbox). Literals, not `z.boolean()`, which trpc-to-openapi would coerce (`1`).
  */
-export const booleanish = () => z.union([z.literal(true), z.literal(false), z.enum(["true", "false", "on"]).transform((value) => value !== "false")]);
+export const booleanish = () =>
+  z.union([z.literal(true), z.literal(false), z.enum(["true", "false", "on"]).transform((value) => value !== "false")]);
 
 /** A bounded integer query parameter with a default (typed as always present after parsing). */
-export const boundedInt = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+export const boundedInt = (min: number, max: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
 
 export const listLimit = () => boundedInt(1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
 export const listOffset = () => boundedInt(0, Number.MAX_SAFE_INTEGER, 0);

@@ -69,8 +69,12 @@ describe.runIf(redisServerInstalled)("the shared rate limit on a real Redis (RED
     const [spender, other] = [await createTestUser(), await createTestUser()];
     await withEnv({ REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: "2" }, async () => {
       const me = (user: { token: string }) => call("GET", "/api/users/me", { token: user.token });
-      const health = async () => (await call<{ checks: { keyValueStore: { status: string } } }>("GET", "/api/health")).body.checks.keyValueStore.status;
-      expect([(await me(spender)).status, (await me(spender)).status, (await me(spender)).status]).toEqual([200, 200, 429]);
+      const health = async () =>
+        (await call<{ checks: { keyValueStore: { status: string } } }>("GET", "/api/health")).body.checks.keyValueStore
+          .status;
+      expect([(await me(spender)).status, (await me(spender)).status, (await me(spender)).status]).toEqual([
+        200, 200, 429,
+      ]);
 
       // A Redis that stops answering: a fresh instance stops waiting after its 1 s timeout.
       redis.pause();
@@ -92,8 +96,11 @@ describe.runIf(redisServerInstalled)("the shared rate limit on a real Redis (RED
 
 describe("REDIS_URL", () => {
   it("wins over the Upstash REST pair when both are set", () =>
-    withEnv({ REDIS_URL: "redis://127.0.0.1:1", UPSTASH_REDIS_REST_URL: "http://127.0.0.1:1", UPSTASH_REDIS_REST_TOKEN: "t" }, async () => {
-      expect(sharedRedis()?.kind).toBe("redis");
-      await sharedRedis()?.close();
-    }));
+    withEnv(
+      { REDIS_URL: "redis://127.0.0.1:1", UPSTASH_REDIS_REST_URL: "http://127.0.0.1:1", UPSTASH_REDIS_REST_TOKEN: "t" },
+      async () => {
+        expect(sharedRedis()?.kind).toBe("redis");
+        await sharedRedis()?.close();
+      },
+    ));
 });

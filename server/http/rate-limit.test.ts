@@ -66,7 +66,8 @@ describe("Upstash rate limiter", () => {
 });
 
 describe("failed authentications", () => {
-  const from = (address: string, token: string) => call("GET", "/api/users/me", { token, headers: { [PEER_ADDRESS_HEADER]: address } });
+  const from = (address: string, token: string) =>
+    call("GET", "/api/users/me", { token, headers: { [PEER_ADDRESS_HEADER]: address } });
   const randomToken = () => `svc_user_${randomBytes(24).toString("hex")}`;
 
   it("count against the caller's address: over the budget, 429 with Retry-After before any credential is looked up", async () => {

@@ -104,7 +104,8 @@ export class SharedRateLimiter implements RateLimiter {
       failure = error instanceof Error ? error.message : String(error);
     }
     // Once per outage, not once per request.
-    if (!this.failing) log().warn({ policy: this.policy, err: failure }, "rate limiter unavailable; letting requests through");
+    if (!this.failing)
+      log().warn({ policy: this.policy, err: failure }, "rate limiter unavailable; letting requests through");
     this.failing = true;
     return this.open();
   }
@@ -115,7 +116,14 @@ export class SharedRateLimiter implements RateLimiter {
   }
 
   private open(): RateLimitResult {
-    return { success: true, limit: this.max, remaining: this.max, reset: Date.now() + this.windowMs, policy: this.policy, windowMs: this.windowMs };
+    return {
+      success: true,
+      limit: this.max,
+      remaining: this.max,
+      reset: Date.now() + this.windowMs,
+      policy: this.policy,
+      windowMs: this.windowMs,
+    };
   }
 }
 
@@ -130,7 +138,9 @@ function limiterFor(policy: string, max: number, prefix: string): RateLimiter {
   const limiters = (holder.__svcRateLimiters ??= new Map());
   const current = limiters.get(policy);
   if (current?.key === key) return current.limiter;
-  const limiter = redis ? new SharedRateLimiter(max, redis.scripts, prefix, windowMs, policy) : new MemoryRateLimiter(max, windowMs, policy);
+  const limiter = redis
+    ? new SharedRateLimiter(max, redis.scripts, prefix, windowMs, policy)
+    : new MemoryRateLimiter(max, windowMs, policy);
   limiters.set(policy, { limiter, key });
   return limiter;
 }
@@ -140,7 +150,9 @@ function limiterFor(policy: string, max: number, prefix: string): RateLimiter {
  * address (RATE_LIMIT_ANONYMOUS_PER_MINUTE).
  */
 export function requestRateLimiter(callers: "identified" | "anonymous" = "identified"): RateLimiter {
-  return callers === "anonymous" ? limiterFor("anonymous", config.rateLimitAnonymousPerMinute, "svc:ratelimit") : limiterFor("default", config.rateLimitPerMinute, "svc:ratelimit");
+  return callers === "anonymous"
+    ? limiterFor("anonymous", config.rateLimitAnonymousPerMinute, "svc:ratelimit")
+    : limiterFor("default", config.rateLimitPerMinute, "svc:ratelimit");
 }
 
 /** A limiter of its own for one kind of request (e.g. imports: 3 per minute per user). */
@@ -168,5 +180,11 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
 /** The 429 for a caller over a limit, with its X-RateLimit-* headers and Retry-After. */
 export function rateLimited(result: RateLimitResult): HttpError {
   const retryAfter = Math.max(1, Math.ceil((result.reset - Date.now()) / 1000));
-  return new HttpError(429, "Too many requests", undefined, {}, { ...rateLimitHeaders(result), "Retry-After": String(retryAfter) });
+  return new HttpError(
+    429,
+    "Too many requests",
+    undefined,
+    {},
+    { ...rateLimitHeaders(result), "Retry-After": String(retryAfter) },
+  );
 }

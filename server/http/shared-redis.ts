@@ -34,14 +34,19 @@ const reconnectDelay = (retries: number) => Math.min(50 * 2 ** retries, 2_000);
  * logged (not every retry's).
  */
 export function connectRedis(url: string): SharedRedis {
-  const client = createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 1_000, reconnectStrategy: reconnectDelay } });
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 1_000, reconnectStrategy: reconnectDelay },
+  });
   let down = false;
   // Settles at the first connection or the first failure: until then commands wait, after it they never do.
   let settle = () => {};
   const firstAttempt = new Promise<void>((resolve) => (settle = resolve));
   client.on("error", (error: Error) => {
     settle();
-    if (!down) log().warn({ err: error.message }, "redis unavailable; shared rate limits let requests through until it is back");
+    if (!down)
+      log().warn({ err: error.message }, "redis unavailable; shared rate limits let requests through until it is back");
     down = true;
   });
   client.on("ready", () => {
@@ -96,6 +101,10 @@ export function sharedRedis(): SharedRedis | undefined {
   const current = holder.__svcSharedRedis;
   if (current?.key === key) return current;
   void current?.close();
-  holder.__svcSharedRedis = url ? connectRedis(url) : restUrl && restToken ? upstashRest(restUrl, restToken) : undefined;
+  holder.__svcSharedRedis = url
+    ? connectRedis(url)
+    : restUrl && restToken
+      ? upstashRest(restUrl, restToken)
+      : undefined;
   return holder.__svcSharedRedis;
 }

@@ -9,7 +9,11 @@ export async function queueDueSyncs(now = new Date()): Promise<number> {
   const prisma = await db();
   const sources = await prisma.projectSource.findMany({
     where: { autoSyncEnabled: true, project: { importPending: false, deletingAt: null } },
-    select: { projectId: true, syncFrequency: true, project: { select: { syncRuns: { orderBy: { createdAt: "desc" }, take: 1, select: { createdAt: true } } } } },
+    select: {
+      projectId: true,
+      syncFrequency: true,
+      project: { select: { syncRuns: { orderBy: { createdAt: "desc" }, take: 1, select: { createdAt: true } } } },
+    },
   });
   let queued = 0;
   for (const source of sources) {

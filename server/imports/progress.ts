@@ -15,7 +15,8 @@ const TOTAL = /^remote: Total (\d+) /;
 /** The transfer progress a line of git's stderr reports (given the progress so far), or null for other lines. */
 export function parseFetchProgress(line: string, previous: TransferProgress | null): TransferProgress | null {
   const receiving = RECEIVING.exec(line);
-  if (receiving) return { percent: Number(receiving[1]), receivedObjects: Number(receiving[2]), totalObjects: Number(receiving[3]) };
+  if (receiving)
+    return { percent: Number(receiving[1]), receivedObjects: Number(receiving[2]), totalObjects: Number(receiving[3]) };
   const total = TOTAL.exec(line);
   if (total && !previous) return { percent: 0, receivedObjects: 0, totalObjects: Number(total[1]) };
   return null;

@@ -13,7 +13,13 @@ interface PushPayload {
 function pushedBranch(payload: PushPayload): { owner: string; repo: string; branch: string } | null {
   const owner = payload.repository?.owner?.login ?? payload.repository?.owner?.name;
   const repo = payload.repository?.name;
-  if (typeof owner !== "string" || typeof repo !== "string" || typeof payload.ref !== "string" || !payload.ref.startsWith("refs/heads/")) return null;
+  if (
+    typeof owner !== "string" ||
+    typeof repo !== "string" ||
+    typeof payload.ref !== "string" ||
+    !payload.ref.startsWith("refs/heads/")
+  )
+    return null;
   return { owner, repo, branch: payload.ref.slice("refs/heads/".length) };
 }
 
@@ -42,7 +48,8 @@ export async function receiveProviderWebhook(req: Request): Promise<Response> {
     }
     let queued = 0;
     const pushed = pushedBranch(payload);
-    for (const projectId of pushed ? await projectsFollowing(pushed) : []) if (await queueSync(projectId, "webhook")) queued += 1;
+    for (const projectId of pushed ? await projectsFollowing(pushed) : [])
+      if (await queueSync(projectId, "webhook")) queued += 1;
     return Response.json({ queued }, { status: 200 });
   } catch (error) {
     return errorResponse(error);

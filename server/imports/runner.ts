@@ -24,13 +24,20 @@ import {
 } from "@/server/git";
 import { IMPORT_HEARTBEAT_MS } from "@/server/limits";
 import { setImportPending } from "@/server/projects";
-import { ProviderError, classifyGitFailure, getRepository, gitFailureMessage, providerGitEnv, sourceGitUrl, type FailureCategory } from "@/server/providers";
+import {
+  ProviderError,
+  classifyGitFailure,
+  getRepository,
+  gitFailureMessage,
+  providerGitEnv,
+  sourceGitUrl,
+  type FailureCategory,
+} from "@/server/providers";
 import { completedProgress, parseFetchProgress, type TransferProgress } from "./progress";
 import { log } from "@/server/log";
 
 /** The runner no longer holds the import (a re-run took it over, or stall recovery re-queued it). */
 class LostClaim extends Error {}
-
 
 /**
  * Keeps a running import's heartbeat and progress in its row, conditional on holding it: when the
@@ -61,7 +68,12 @@ class Heartbeat {
       const prisma = await db();
       const { count } = await prisma.projectImport.updateMany({
         where: { id: this.importId, runner: this.runner, status: "running" },
-        data: { updatedAt: new Date(), phase: this.phase, receivedObjects: this.progress?.receivedObjects ?? null, totalObjects: this.progress?.totalObjects ?? null },
+        data: {
+          updatedAt: new Date(),
+          phase: this.phase,
+          receivedObjects: this.progress?.receivedObjects ?? null,
+          totalObjects: this.progress?.totalObjects ?? null,
+        },
       });
       if (count > 0) return;
       this.reason = await fateOf(this.importId, this.runner);
@@ -89,7 +101,9 @@ class Heartbeat {
 
 /** Why a runner no longer holds its import: the owner asked to cancel it, or another runner took it. */
 async function fateOf(importId: string, runner: string): Promise<"cancel" | "lost"> {
-  const row = await (await db()).projectImport.findUnique({ where: { id: importId }, select: { runner: true, status: true } });
+  const row = await (
+    await db()
+  ).projectImport.findUnique({ where: { id: importId }, select: { runner: true, status: true } });
   return row?.runner === runner && row.status === "cancelling" ? "cancel" : "lost";
 }
 
@@ -99,18 +113,33 @@ async function claim(importId: string, lease: number, runner: string): Promise<P
   const now = new Date();
   const { count } = await prisma.projectImport.updateMany({
     where: { id: importId, lease, status: { in: ["queued", "running"] } },
-    data: { status: "running", runner, phase: "cloning", receivedObjects: null, totalObjects: null, startedAt: now, updatedAt: now },
+    data: {
+      status: "running",
+      runner,
+      phase: "cloning",
+      receivedObjects: null,
+      totalObjects: null,
+      startedAt: now,
+      updatedAt: now,
+    },
   });
   return count ? prisma.projectImport.findUnique({ where: { id: importId } }) : null;
 }
 
 function storageFailure(error: unknown): ProviderError | null {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === "ENOSPC" || code === "EDQUOT" || code === "EROFS" ? new ProviderError("STORAGE_ERROR", `Storage failed: ${(error as Error).message}`) : null;
+  return code === "ENOSPC" || code === "EDQUOT" || code === "EROFS"
+    ? new ProviderError("STORAGE_ERROR", `Storage failed: ${(error as Error).message}`)
+    : null;
 }
 
 /** Fetches the source branch (and the tags pointing into it) into the staging repository; `signal` kills git. */
-async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Heartbeat, signal: AbortSignal): Promise<string> {
+async function fetchSource(
+  staging: Repo,
+  source: ProjectSource,
+  heartbeat: Heartbeat,
+  signal: AbortSignal,
+): Promise<string> {
   const depth = source.depth ? ["--depth", String(source.depth)] : [];
   const result = await fetchIntoRef(staging, sourceGitUrl(source), branchRef(source.branch), branchRef(source.branch), {
     args: ["--progress", ...depth],
@@ -122,7 +151,8 @@ async function fetchSource(staging: Repo, source: ProjectSource, heartbeat: Hear
     },
   });
   heartbeat.assertHeld();
-  if (result.exitCode !== 0) throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
+  if (result.exitCode !== 0)
+    throw new ProviderError(classifyGitFailure(result.stderr), gitFailureMessage(result.stderr));
   heartbeat.progress = completedProgress(heartbeat.progress);
   const tip = readRef(staging, branchRef(source.branch));
   if (!tip) throw new ProviderError("NOT_FOUND", `Branch ${source.branch} was not found on the source`);
@@ -167,7 +197,11 @@ async function assertNoSubmodules(listing: Promise<GitOutput>): Promise<void> {
   const { exitCode, stdout, stderr } = await listing;
   if (exitCode !== 0) throw new GitCommandError(TREE_MODES, exitCode, stderr);
   const found = SUBMODULE_ENTRY.exec(stdout.toString("utf8"));
-  if (found) throw new ProviderError("UNSUPPORTED_CONTENT", `Git submodules are unsupported (${found[1] ? `gitlink ${found[1]}` : "root .gitmodules"})`);
+  if (found)
+    throw new ProviderError(
+      "UNSUPPORTED_CONTENT",
+      `Git submodules are unsupported (${found[1] ? `gitlink ${found[1]}` : "root .gitmodules"})`,
+    );
 }
 
 /**
@@ -216,16 +250,32 @@ async function finalize(
         async () => {
           const { count } = await tx.projectImport.updateMany({
             where: { id: row.id, runner, status: "running" },
-            data: { status: "completed", phase: null, completedAt: now, updatedAt: now, receivedObjects: progress?.receivedObjects ?? null, totalObjects: progress?.totalObjects ?? null },
+            data: {
+              status: "completed",
+              phase: null,
+              completedAt: now,
+              updatedAt: now,
+              receivedObjects: progress?.receivedObjects ?? null,
+              totalObjects: progress?.totalObjects ?? null,
+            },
           });
           if (count === 0) throw new LostClaim("lost");
           await setImportPending(tx, row.projectId, false, source.branch);
-          await tx.projectSource.update({ where: { projectId: row.projectId }, data: { lastSyncedCommit: tip, lastSyncAt: now } });
+          await tx.projectSource.update({
+            where: { projectId: row.projectId },
+            data: { lastSyncedCommit: tip, lastSyncAt: now },
+          });
           await recordEvent(tx, {
             projectId: row.projectId,
             kind: "project.imported",
             actor: row.requestedById ? `user:${row.requestedById}` : "system",
-            data: { importId: row.id, source: source.url, branch: source.branch, commit: tip, tags: listRefs(staging).tags.length },
+            data: {
+              importId: row.id,
+              source: source.url,
+              branch: source.branch,
+              commit: tip,
+              tags: listRefs(staging).tags.length,
+            },
           });
           await submodulesChecked;
           replaceProjectRepo(row.projectId, staging);
@@ -237,22 +287,43 @@ async function finalize(
 }
 
 /** Ends an import this runner holds as failed (with `import.failed`) or cancelled. */
-async function endImport(row: ProjectImport, runner: string, status: "failed" | "cancelled", category: FailureCategory, message: string): Promise<void> {
+async function endImport(
+  row: ProjectImport,
+  runner: string,
+  status: "failed" | "cancelled",
+  category: FailureCategory,
+  message: string,
+): Promise<void> {
   const prisma = await db();
   const now = new Date();
   await prisma.$transaction(async (tx) => {
     const { count } = await tx.projectImport.updateMany({
       where: { id: row.id, runner, status: { in: ["running", "cancelling"] } },
-      data: { status, failureCategory: category, error: status === "failed" ? message : null, phase: null, completedAt: now, updatedAt: now },
+      data: {
+        status,
+        failureCategory: category,
+        error: status === "failed" ? message : null,
+        phase: null,
+        completedAt: now,
+        updatedAt: now,
+      },
     });
     if (count && status === "failed") {
-      await recordEvent(tx, { projectId: row.projectId, kind: "import.failed", actor: "system", data: { importId: row.id, failureCategory: category } });
+      await recordEvent(tx, {
+        projectId: row.projectId,
+        kind: "import.failed",
+        actor: "system",
+        data: { importId: row.id, failureCategory: category },
+      });
     }
   });
 }
 
 /** How an import attempt ended (the job's output). */
-export type ImportOutcome = { status: "completed" | "skipped" | "superseded" | "cancelled" | "failed"; category?: FailureCategory };
+export type ImportOutcome = {
+  status: "completed" | "skipped" | "superseded" | "cancelled" | "failed";
+  category?: FailureCategory;
+};
 
 /** What the fetch step hands to the swap step: the runner that holds the import and what it staged. */
 export type FetchedImport = { status: "fetched"; runner: string; tip: string; progress: TransferProgress | null };
@@ -261,15 +332,24 @@ export type FetchedImport = { status: "fetched"; runner: string; tip: string; pr
  * Ends an attempt that threw: nothing when another runner took the import over, `cancelled` when
  * its owner asked, otherwise `failed` with the category of what happened (and `import.failed`).
  */
-async function concludeFailure(row: ProjectImport, runner: string, error: unknown, reason: "cancel" | "lost" | null): Promise<ImportOutcome> {
+async function concludeFailure(
+  row: ProjectImport,
+  runner: string,
+  error: unknown,
+  reason: "cancel" | "lost" | null,
+): Promise<ImportOutcome> {
   const fate = reason ?? (error instanceof LostClaim ? await fateOf(row.id, runner) : null);
   if (fate === "lost") return { status: "superseded" };
   if (fate === "cancel") {
     await endImport(row, runner, "cancelled", "CANCELLED", "Cancelled");
     return { status: "cancelled", category: "CANCELLED" };
   }
-  const failure = error instanceof ProviderError ? error : (storageFailure(error) ?? new ProviderError("UNKNOWN_ERROR", (error as Error).message));
-  if (failure.category === "UNKNOWN_ERROR") log().error({ importId: row.id, err: error }, "imports: import failed unexpectedly");
+  const failure =
+    error instanceof ProviderError
+      ? error
+      : (storageFailure(error) ?? new ProviderError("UNKNOWN_ERROR", (error as Error).message));
+  if (failure.category === "UNKNOWN_ERROR")
+    log().error({ importId: row.id, err: error }, "imports: import failed unexpectedly");
   await endImport(row, runner, "failed", failure.category, failure.message);
   await publishAfterCommit();
   return { status: "failed", category: failure.category };
@@ -316,7 +396,12 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
 
 /** Phase `finalizing`, while this runner still holds the import (a cancel between the steps is honoured here). */
 async function enterFinalizing(importId: string, runner: string): Promise<void> {
-  const { count } = await (await db()).projectImport.updateMany({ where: { id: importId, runner, status: "running" }, data: { phase: "finalizing", updatedAt: new Date() } });
+  const { count } = await (
+    await db()
+  ).projectImport.updateMany({
+    where: { id: importId, runner, status: "running" },
+    data: { phase: "finalizing", updatedAt: new Date() },
+  });
   if (count === 0) throw new LostClaim("lost");
 }
 

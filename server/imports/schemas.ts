@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { ImportPhase, ImportStatus, SyncRunStatus, SyncTrigger } from "@/server/generated/prisma/enums";
 import { boundedInt, text } from "@/server/http";
-import { SYNC_FREQUENCY_MAX, SYNC_FREQUENCY_MIN, SYNC_HISTORY_LIMIT_DEFAULT, SYNC_HISTORY_LIMIT_MAX } from "@/server/limits";
+import {
+  SYNC_FREQUENCY_MAX,
+  SYNC_FREQUENCY_MIN,
+  SYNC_HISTORY_LIMIT_DEFAULT,
+  SYNC_HISTORY_LIMIT_MAX,
+} from "@/server/limits";
 
 // Built per use: trpc-to-openapi mutates shared schema instances.
 
@@ -12,7 +17,8 @@ export const importInput = () => ({
   visibility: z.enum(["private", "public"]).default("private"),
 });
 
-export const sourceOutput = () => z.object({ provider: z.string(), owner: z.string(), repo: z.string(), url: z.string(), branch: z.string() });
+export const sourceOutput = () =>
+  z.object({ provider: z.string(), owner: z.string(), repo: z.string(), url: z.string(), branch: z.string() });
 
 export const importProgressOutput = () =>
   z.object({
@@ -31,12 +37,32 @@ export const importProgressOutput = () =>
 
 export const importCreatedOutput = () =>
   z.union([
-    z.object({ namespace: z.string(), slug: z.string(), importId: z.string(), path: z.string(), status: z.literal("queued"), source: sourceOutput(), visibility: z.enum(["private", "public"]) }),
-    z.object({ namespace: z.string(), slug: z.string(), remote: z.string(), source: sourceOutput(), importId: z.string(), status: z.string() }),
+    z.object({
+      namespace: z.string(),
+      slug: z.string(),
+      importId: z.string(),
+      path: z.string(),
+      status: z.literal("queued"),
+      source: sourceOutput(),
+      visibility: z.enum(["private", "public"]),
+    }),
+    z.object({
+      namespace: z.string(),
+      slug: z.string(),
+      remote: z.string(),
+      source: sourceOutput(),
+      importId: z.string(),
+      status: z.string(),
+    }),
   ]);
 
 export const importActionOutput = () =>
-  z.object({ message: z.string(), namespace: z.string(), slug: z.string(), status: z.enum(["queued", "cancelled", "cancelling"]) });
+  z.object({
+    message: z.string(),
+    namespace: z.string(),
+    slug: z.string(),
+    status: z.enum(["queued", "cancelled", "cancelling"]),
+  });
 
 const syncError = () => z.object({ code: z.string(), message: z.string() }).nullable();
 
@@ -72,7 +98,8 @@ export const syncSettingsInput = () => ({
   syncFrequency: z.number().int().min(SYNC_FREQUENCY_MIN).max(SYNC_FREQUENCY_MAX).optional(),
 });
 
-export const syncSettingsOutput = () => z.object({ success: z.literal(true), autoSyncEnabled: z.boolean(), syncFrequency: z.number().int() });
+export const syncSettingsOutput = () =>
+  z.object({ success: z.literal(true), autoSyncEnabled: z.boolean(), syncFrequency: z.number().int() });
 
 export const syncHistoryInput = () => ({
   limit: boundedInt(1, SYNC_HISTORY_LIMIT_MAX, SYNC_HISTORY_LIMIT_DEFAULT),

@@ -8,7 +8,14 @@ import { isValidBranchName } from "@/server/git";
 import { HttpError, namedRateLimiter, rateLimitHeaders } from "@/server/http";
 import { inngest } from "@/server/jobs";
 import { IMPORT_RATE_PER_MINUTE, IMPORT_STALL_MS } from "@/server/limits";
-import { createImportTarget, findProject, projectPath, projectRemote, requireProject, setImportPending } from "@/server/projects";
+import {
+  createImportTarget,
+  findProject,
+  projectPath,
+  projectRemote,
+  requireProject,
+  setImportPending,
+} from "@/server/projects";
 import { parseSourceUrl } from "@/server/providers";
 import { IN_FLIGHT, importView, sourceView } from "./views";
 
@@ -22,7 +29,13 @@ async function assertImportRate(userId: string): Promise<void> {
   const result = await namedRateLimiter("imports", IMPORT_RATE_PER_MINUTE).limit(`import:${userId}`);
   if (result.success) return;
   const retryAfter = String(Math.max(1, Math.ceil((result.reset - Date.now()) / 1000)));
-  throw new HttpError(429, "Too many requests", undefined, {}, { "Retry-After": retryAfter, ...rateLimitHeaders(result) });
+  throw new HttpError(
+    429,
+    "Too many requests",
+    undefined,
+    {},
+    { "Retry-After": retryAfter, ...rateLimitHeaders(result) },
+  );
 }
 
 /** The caller's own username: imports go only to the caller's own namespace (403 elsewhere). */
@@ -41,17 +54,32 @@ export async function lockProjectRow(tx: Tx, projectId: string): Promise<void> {
 }
 
 export async function latestImport(projectId: string, client?: Tx): Promise<ProjectImport | null> {
-  return (client ?? (await db())).projectImport.findFirst({ where: { projectId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  return (client ?? (await db())).projectImport.findFirst({
+    where: { projectId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
 }
 
 /** Sends the job; a failed send fails the import (retryable) rather than leaving it queued forever. */
 async function enqueueImport(row: Pick<ProjectImport, "id" | "lease">): Promise<void> {
   try {
-    await inngest.send({ id: `import-${row.id}-${row.lease}`, name: IMPORT_REQUESTED_EVENT, data: { importId: row.id, lease: row.lease } });
+    await inngest.send({
+      id: `import-${row.id}-${row.lease}`,
+      name: IMPORT_REQUESTED_EVENT,
+      data: { importId: row.id, lease: row.lease },
+    });
   } catch (error) {
-    await (await db()).projectImport.updateMany({
+    await (
+      await db()
+    ).projectImport.updateMany({
       where: { id: row.id, lease: row.lease, status: "queued" },
-      data: { status: "failed", failureCategory: "UNKNOWN_ERROR", error: `The import could not be queued: ${(error as Error).message}`, completedAt: new Date(), updatedAt: new Date() },
+      data: {
+        status: "failed",
+        failureCategory: "UNKNOWN_ERROR",
+        error: `The import could not be queued: ${(error as Error).message}`,
+        completedAt: new Date(),
+        updatedAt: new Date(),
+      },
     });
   }
 }
@@ -83,19 +111,44 @@ export async function requestImport(identity: Identity, ref: ProjectRef, input: 
   if (existing) return repeatImport(existing, userId);
   const { project, extra } = await createImportTarget(
     identity,
-    { ownerUserId: userId, namespace: ref.namespace, slug: ref.slug, visibility: input.visibility, defaultBranch: input.branch, source: { provider: source.provider, url: source.url } },
+    {
+      ownerUserId: userId,
+      namespace: ref.namespace,
+      slug: ref.slug,
+      visibility: input.visibility,
+      defaultBranch: input.branch,
+      source: { provider: source.provider, url: source.url },
+    },
     async (tx, created) => {
       const stored = await tx.projectSource.create({
-        data: { projectId: created.id, provider: source.provider, owner: source.owner, repo: source.repo, url: source.url, branch: input.branch, depth: input.depth ?? null },
+        data: {
+          projectId: created.id,
+          provider: source.provider,
+          owner: source.owner,
+          repo: source.repo,
+          url: source.url,
+          branch: input.branch,
+          depth: input.depth ?? null,
+        },
       });
-      const row = await tx.projectImport.create({ data: { projectId: created.id, requestedById: userId, status: "queued", lease: 1 } });
+      const row = await tx.projectImport.create({
+        data: { projectId: created.id, requestedById: userId, status: "queued", lease: 1 },
+      });
       return { stored, row };
     },
   );
   await enqueueImport(extra.row);
   return {
     created: true as const,
-    body: { namespace: project.namespace, slug: project.slug, importId: extra.row.id, path: projectPath(project), status: "queued" as const, source: sourceView(extra.stored), visibility: project.visibility },
+    body: {
+      namespace: project.namespace,
+      slug: project.slug,
+      importId: extra.row.id,
+      path: projectPath(project),
+      status: "queued" as const,
+      source: sourceView(extra.stored),
+      visibility: project.visibility,
+    },
   };
 }
 
@@ -107,18 +160,32 @@ async function repeatImport(project: Project, userId: string) {
     const source = await tx.projectSource.findUnique({ where: { projectId: project.id } });
     if (!source) throw invalid(`${projectPath(project)} exists and was not imported`);
     const latest = await latestImport(project.id, tx);
-    if (latest && (latest.status === "failed" || latest.status === "cancelled")) return { row: await queueAttempt(tx, project.id, userId), source, queued: true };
+    if (latest && (latest.status === "failed" || latest.status === "cancelled"))
+      return { row: await queueAttempt(tx, project.id, userId), source, queued: true };
     if (!latest) throw invalid(`${projectPath(project)} has no import`);
     return { row: latest, source, queued: false };
   });
   if (queued) await enqueueImport(row);
-  return { created: false as const, body: { namespace: project.namespace, slug: project.slug, remote: projectRemote(project), source: sourceView(source), importId: row.id, status: row.status } };
+  return {
+    created: false as const,
+    body: {
+      namespace: project.namespace,
+      slug: project.slug,
+      remote: projectRemote(project),
+      source: sourceView(source),
+      importId: row.id,
+      status: row.status,
+    },
+  };
 }
 
 async function importedProject(identity: Identity, ref: ProjectRef, need: "read" | "owner") {
   const { project } = await requireProject(identity, ref, need);
   const prisma = await db();
-  const [source, latest] = await Promise.all([prisma.projectSource.findUnique({ where: { projectId: project.id } }), latestImport(project.id)]);
+  const [source, latest] = await Promise.all([
+    prisma.projectSource.findUnique({ where: { projectId: project.id } }),
+    latestImport(project.id),
+  ]);
   if (!source || !latest) throw notFound("The project was not imported");
   return { project, source, latest };
 }
@@ -144,15 +211,20 @@ async function recoverStalled(row: ProjectImport): Promise<boolean> {
     row.status === "running"
       ? { status: ImportStatus.queued, lease: row.lease + 1, runner: null, phase: null, updatedAt: now }
       : { status: ImportStatus.cancelled, failureCategory: "CANCELLED", completedAt: now, updatedAt: now };
-  const { count } = await prisma.projectImport.updateMany({ where: { id: row.id, lease: row.lease, status: row.status, updatedAt: { lt: threshold } }, data });
+  const { count } = await prisma.projectImport.updateMany({
+    where: { id: row.id, lease: row.lease, status: row.status, updatedAt: { lt: threshold } },
+    data,
+  });
   if (count === 0) return false;
   if (row.status === "running") await enqueueImport({ id: row.id, lease: row.lease + 1 });
   return true;
 }
 
 function assertRetryable(latest: ProjectImport | null): void {
-  if (latest && IN_FLIGHT.includes(latest.status)) throw conflict("An import of this project is already in flight", "IMPORT_IN_PROGRESS");
-  if (!latest || (latest.status !== "failed" && latest.status !== "cancelled")) throw invalid(`Only a failed or cancelled import can be retried (this one is ${latest?.status})`);
+  if (latest && IN_FLIGHT.includes(latest.status))
+    throw conflict("An import of this project is already in flight", "IMPORT_IN_PROGRESS");
+  if (!latest || (latest.status !== "failed" && latest.status !== "cancelled"))
+    throw invalid(`Only a failed or cancelled import can be retried (this one is ${latest?.status})`);
 }
 
 /** POST .../import/retry: a failed or cancelled import is queued again (owner only, rate limited). */
@@ -161,25 +233,37 @@ export async function retryImport(identity: Identity, ref: ProjectRef) {
   const { project, latest } = await importedProject(identity, ref, "owner");
   assertRetryable(latest);
   await assertImportRate(userId);
-  const row = await (await db()).$transaction(async (tx) => {
+  const row = await (
+    await db()
+  ).$transaction(async (tx) => {
     await lockProjectRow(tx, project.id);
     assertRetryable(await latestImport(project.id, tx));
     return queueAttempt(tx, project.id, userId);
   });
   await enqueueImport(row);
-  return { message: "Import queued again", namespace: project.namespace, slug: project.slug, status: "queued" as const };
+  return {
+    message: "Import queued again",
+    namespace: project.namespace,
+    slug: project.slug,
+    status: "queued" as const,
+  };
 }
 
 /** POST .../import/cancel: queued -> cancelled at once; running -> cancelling (the runner stops git). */
 export async function cancelImport(identity: Identity, ref: ProjectRef) {
   await callerInOwnNamespace(identity, ref.namespace);
   const { project } = await importedProject(identity, ref, "owner");
-  const status = await (await db()).$transaction(async (tx) => {
+  const status = await (
+    await db()
+  ).$transaction(async (tx) => {
     await lockProjectRow(tx, project.id);
     const latest = await latestImport(project.id, tx);
     const now = new Date();
     if (latest?.status === "queued") {
-      await tx.projectImport.update({ where: { id: latest.id }, data: { status: "cancelled", failureCategory: "CANCELLED", completedAt: now, updatedAt: now } });
+      await tx.projectImport.update({
+        where: { id: latest.id },
+        data: { status: "cancelled", failureCategory: "CANCELLED", completedAt: now, updatedAt: now },
+      });
       return "cancelled" as const;
     }
     if (latest?.status === "running") {
@@ -188,6 +272,10 @@ export async function cancelImport(identity: Identity, ref: ProjectRef) {
     }
     throw invalid(`The import is not in a cancellable state (${latest?.status ?? "none"})`);
   });
-  return { message: status === "cancelled" ? "Import cancelled" : "Import cancelling", namespace: project.namespace, slug: project.slug, status };
+  return {
+    message: status === "cancelled" ? "Import cancelled" : "Import cancelling",
+    namespace: project.namespace,
+    slug: project.slug,
+    status,
+  };
 }
-

@@ -19,7 +19,11 @@ const encoder = new TextEncoder();
  * `done`, the client goes away, or `lifetimeMs` passes. The first object is read before answering,
  * so a refusal (401/403/404) is a plain JSON error.
  */
-async function sseResponse<T>(req: Request, next: () => Promise<{ value: T; done: boolean }>, lifetimeMs: number | null): Promise<Response> {
+async function sseResponse<T>(
+  req: Request,
+  next: () => Promise<{ value: T; done: boolean }>,
+  lifetimeMs: number | null,
+): Promise<Response> {
   const first = await next();
   const deadline = lifetimeMs === null ? Infinity : Date.now() + lifetimeMs;
   let timer: NodeJS.Timeout | undefined;
@@ -46,10 +50,16 @@ async function sseResponse<T>(req: Request, next: () => Promise<{ value: T; done
       clearTimeout(timer);
     },
   });
-  return new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", Connection: "keep-alive" } });
+  return new Response(stream, {
+    status: 200,
+    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", Connection: "keep-alive" },
+  });
 }
 
-async function streamFor(req: Request, open: (identity: Identity, ref: ProjectRef) => Promise<Response>): Promise<Response> {
+async function streamFor(
+  req: Request,
+  open: (identity: Identity, ref: ProjectRef) => Promise<Response>,
+): Promise<Response> {
   try {
     // As on REST: a URL that does not decode, or holds a NUL, is refused before anything reads it.
     assertWellFormedUrl(new URL(req.url));

@@ -15,7 +15,11 @@ const ACTIVE: SyncRunStatus[] = ["queued", "running"];
 
 type ProjectRef = { namespace: string; slug: string };
 
-async function connectedProject(identity: Identity, ref: ProjectRef, need: ProjectRole): Promise<{ project: Project; source: ProjectSource }> {
+async function connectedProject(
+  identity: Identity,
+  ref: ProjectRef,
+  need: ProjectRole,
+): Promise<{ project: Project; source: ProjectSource }> {
   const { project } = await requireProject(identity, ref, need);
   const source = await (await db()).projectSource.findUnique({ where: { projectId: project.id } });
   if (!source) throw invalid("The project is not connected to a remote");
@@ -30,8 +34,16 @@ export async function projectSourceOf(projectId: string): Promise<ProjectSource 
 /** The connected projects a push to `owner/repo` `branch` concerns (auto-sync on, import completed). */
 export async function projectsFollowing(pushed: { owner: string; repo: string; branch: string }): Promise<string[]> {
   const { owner, repo, branch } = pushed;
-  const sources = await (await db()).projectSource.findMany({
-    where: { owner: { equals: owner, mode: "insensitive" }, repo: { equals: repo, mode: "insensitive" }, branch, autoSyncEnabled: true, project: { importPending: false, deletingAt: null } },
+  const sources = await (
+    await db()
+  ).projectSource.findMany({
+    where: {
+      owner: { equals: owner, mode: "insensitive" },
+      repo: { equals: repo, mode: "insensitive" },
+      branch,
+      autoSyncEnabled: true,
+      project: { importPending: false, deletingAt: null },
+    },
     select: { projectId: true },
   });
   return sources.map((source) => source.projectId);
@@ -41,8 +53,14 @@ export async function projectsFollowing(pushed: { owner: string; repo: string; b
  * Queues a sync run unless one is queued or running (the project row lock serializes requesters),
  * recording what the request saw of the source (its tip and how far ahead it is) when it asked.
  */
-export async function queueSync(projectId: string, trigger: SyncTrigger, seen?: { latestCommit: string; commitsBehind: number }): Promise<SyncRun | null> {
-  const run = await (await db()).$transaction(async (tx: Tx) => {
+export async function queueSync(
+  projectId: string,
+  trigger: SyncTrigger,
+  seen?: { latestCommit: string; commitsBehind: number },
+): Promise<SyncRun | null> {
+  const run = await (
+    await db()
+  ).$transaction(async (tx: Tx) => {
     await lockProjectRow(tx, projectId);
     if (await tx.syncRun.findFirst({ where: { projectId, status: { in: ACTIVE } }, select: { id: true } })) return null;
     if (seen) await tx.projectSource.update({ where: { projectId }, data: seen });
@@ -63,7 +81,10 @@ export async function requestSync(identity: Identity, ref: ProjectRef) {
   const latest = await latestImport(project.id);
   if (latest?.status !== "completed") throw conflict("The project's import has not completed", "IMPORT_IN_PROGRESS");
   const prisma = await db();
-  if (await prisma.syncRun.findFirst({ where: { projectId: project.id, status: { in: ACTIVE } }, select: { id: true } })) throw invalid("A sync is already in progress");
+  if (
+    await prisma.syncRun.findFirst({ where: { projectId: project.id, status: { in: ACTIVE } }, select: { id: true } })
+  )
+    throw invalid("A sync is already in progress");
   const repo = openProjectRepo(project.id);
   let latestCommit: string;
   let commitsBehind = 0;
@@ -73,19 +94,29 @@ export async function requestSync(identity: Identity, ref: ProjectRef) {
   } catch (error) {
     throw providerRefusal(error);
   }
-  const base = { namespace: project.namespace, slug: project.slug, importId: latest.id, latestCommit, lastSyncedCommit: source.lastSyncedCommit };
-  if (latestCommit === source.lastSyncedCommit) return { ...base, message: "Already up to date", status: "idle", hasUpdates: false, commitsBehind: 0 };
+  const base = {
+    namespace: project.namespace,
+    slug: project.slug,
+    importId: latest.id,
+    latestCommit,
+    lastSyncedCommit: source.lastSyncedCommit,
+  };
+  if (latestCommit === source.lastSyncedCommit)
+    return { ...base, message: "Already up to date", status: "idle", hasUpdates: false, commitsBehind: 0 };
   const run = await queueSync(project.id, "manual", { latestCommit, commitsBehind });
   if (!run) throw invalid("A sync is already in progress");
   return { ...base, message: "Sync queued", status: "queued", hasUpdates: true, commitsBehind };
 }
 
-const errorOf = (run: Pick<SyncRun, "errorCode" | "errorMessage">) => (run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null);
+const errorOf = (run: Pick<SyncRun, "errorCode" | "errorMessage">) =>
+  run.errorCode ? { code: run.errorCode, message: run.errorMessage ?? "" } : null;
 
 /** Sync status: the newest run, and how far the source's tip last seen was ahead of the last synced commit. */
 export async function syncStatus(identity: Identity, ref: ProjectRef, need: ProjectRole = "read") {
   const { project, source } = await connectedProject(identity, ref, need);
-  const latest = await (await db()).syncRun.findFirst({ where: { projectId: project.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  const latest = await (
+    await db()
+  ).syncRun.findFirst({ where: { projectId: project.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
   const latestCommit = source.latestCommit ?? source.lastSyncedCommit;
   const commitsBehind = latestCommit !== source.lastSyncedCommit ? source.commitsBehind : 0;
   return {
@@ -101,12 +132,21 @@ export async function syncStatus(identity: Identity, ref: ProjectRef, need: Proj
   };
 }
 
-export async function updateSyncSettings(identity: Identity, ref: ProjectRef, input: { autoSyncEnabled?: boolean; syncFrequency?: number }) {
+export async function updateSyncSettings(
+  identity: Identity,
+  ref: ProjectRef,
+  input: { autoSyncEnabled?: boolean; syncFrequency?: number },
+) {
   if (identity.kind === "anonymous") throw unauthenticated();
   const { project } = await connectedProject(identity, ref, "owner");
-  const source = await (await db()).projectSource.update({
+  const source = await (
+    await db()
+  ).projectSource.update({
     where: { projectId: project.id },
-    data: { ...(input.autoSyncEnabled !== undefined ? { autoSyncEnabled: input.autoSyncEnabled } : {}), ...(input.syncFrequency !== undefined ? { syncFrequency: input.syncFrequency } : {}) },
+    data: {
+      ...(input.autoSyncEnabled !== undefined ? { autoSyncEnabled: input.autoSyncEnabled } : {}),
+      ...(input.syncFrequency !== undefined ? { syncFrequency: input.syncFrequency } : {}),
+    },
   });
   return { success: true as const, autoSyncEnabled: source.autoSyncEnabled, syncFrequency: source.syncFrequency };
 }
@@ -116,7 +156,12 @@ export async function syncHistory(identity: Identity, ref: ProjectRef, page: { l
   const { project } = await connectedProject(identity, ref, "write");
   const prisma = await db();
   const [runs, total] = await Promise.all([
-    prisma.syncRun.findMany({ where: { projectId: project.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: page.limit, skip: page.offset }),
+    prisma.syncRun.findMany({
+      where: { projectId: project.id },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: page.limit,
+      skip: page.offset,
+    }),
     prisma.syncRun.count({ where: { projectId: project.id } }),
   ]);
   return {
@@ -135,4 +180,3 @@ export async function syncHistory(identity: Identity, ref: ProjectRef, page: { l
     })),
   };
 }
-

@@ -5,7 +5,13 @@ export const IN_FLIGHT: readonly ImportStatus[] = ["queued", "running", "cancell
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export const sourceView = (source: ProjectSource) => ({ provider: source.provider, owner: source.owner, repo: source.repo, url: source.url, branch: source.branch });
+export const sourceView = (source: ProjectSource) => ({
+  provider: source.provider,
+  owner: source.owner,
+  repo: source.repo,
+  url: source.url,
+  branch: source.branch,
+});
 
 /** Import progress (status and stream routes). */
 export function importView(row: ProjectImport, source: ProjectSource) {
@@ -16,7 +22,11 @@ export function importView(row: ProjectImport, source: ProjectSource) {
     phase: row.status === "running" ? row.phase : null,
     progress:
       row.receivedObjects !== null && row.totalObjects !== null
-        ? { receivedObjects: row.receivedObjects, totalObjects: row.totalObjects, percent: total > 0 ? Math.floor((row.receivedObjects * 100) / total) : 100 }
+        ? {
+            receivedObjects: row.receivedObjects,
+            totalObjects: row.totalObjects,
+            percent: total > 0 ? Math.floor((row.receivedObjects * 100) / total) : 100,
+          }
         : null,
     failureCategory: row.failureCategory,
     error: row.error,

@@ -16,23 +16,47 @@ let publicProject: Awaited<ReturnType<typeof createTestProject>>;
 let agent: { id: string; token: string };
 
 beforeAll(async () => {
-  [owner, writer, reader, stranger] = [await createTestUser(), await createTestUser(), await createTestUser(), await createTestUser()];
-  project = await createTestProject(owner, { collaborators: [{ user: writer, role: "write" }, { user: reader, role: "read" }] });
+  [owner, writer, reader, stranger] = [
+    await createTestUser(),
+    await createTestUser(),
+    await createTestUser(),
+    await createTestUser(),
+  ];
+  project = await createTestProject(owner, {
+    collaborators: [
+      { user: writer, role: "write" },
+      { user: reader, role: "read" },
+    ],
+  });
   publicProject = await createTestProject(owner, { visibility: "public" });
   agent = await createTestAgent(owner);
 });
 
-const open = (base: string, token: string, body: Record<string, unknown>) => call("POST", `${base}/issues`, { token, body });
+const open = (base: string, token: string, body: Record<string, unknown>) =>
+  call("POST", `${base}/issues`, { token, body });
 
 describe("POST /issues", () => {
   it("opens issue #1, #2 ... with the author recorded and issue.opened in the activity", async () => {
     const first = await open(project.base, owner.token, { title: "First", body: "hello" });
     expect(first.status).toBe(201);
-    expect(first.body.issue).toMatchObject({ number: 1, title: "First", body: "hello", status: "open", labels: [], assignee: null, linkedChangeId: null, author: `user:${owner.id}` });
+    expect(first.body.issue).toMatchObject({
+      number: 1,
+      title: "First",
+      body: "hello",
+      status: "open",
+      labels: [],
+      assignee: null,
+      linkedChangeId: null,
+      author: `user:${owner.id}`,
+    });
     const second = await open(project.base, reader.token, { title: "Second" });
     expect(second.body.issue).toMatchObject({ number: 2, body: "", author: `user:${reader.id}` });
     const activity = await call("GET", `${project.base}/activity`, { token: owner.token });
-    expect(activity.body.events[0]).toMatchObject({ kind: "issue.opened", actor: `user:${reader.id}`, data: { number: 2, title: "Second" } });
+    expect(activity.body.events[0]).toMatchObject({
+      kind: "issue.opened",
+      actor: `user:${reader.id}`,
+      data: { number: 2, title: "Second" },
+    });
   });
 
   it("lets agents open issues (attributed to the agent)", async () => {
@@ -49,7 +73,10 @@ describe("POST /issues", () => {
   });
 
   it("answers a form caller with 302 to the new issue's page", async () => {
-    const res = await call("POST", `${project.base}/issues`, { token: owner.token, form: { title: "From a form", body: "b" } });
+    const res = await call("POST", `${project.base}/issues`, {
+      token: owner.token,
+      form: { title: "From a form", body: "b" },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toMatch(new RegExp(`^/@${owner.username}/${project.slug}/issues/\\d+$`));
   });
@@ -60,12 +87,23 @@ describe("POST /issues", () => {
   });
 
   it("validates title, body and linkedChangeId", async () => {
-    for (const body of [{}, { title: "" }, { title: "   " }, { title: "t".repeat(201) }, { title: "t", body: "b".repeat(20_001) }, { title: "t", linkedChangeId: "not-a-uuid" }, { title: "a\u0000b" }, { title: "t", body: "\u0000" }]) {
+    for (const body of [
+      {},
+      { title: "" },
+      { title: "   " },
+      { title: "t".repeat(201) },
+      { title: "t", body: "b".repeat(20_001) },
+      { title: "t", linkedChangeId: "not-a-uuid" },
+      { title: "a\u0000b" },
+      { title: "t", body: "\u0000" },
+    ]) {
       const res = await open(project.base, owner.token, body);
       expect(res.status, JSON.stringify(body).slice(0, 60)).toBe(400);
       expect(res.body.error).toBeTruthy();
     }
-    expect((await open(project.base, owner.token, { title: "t".repeat(200), body: "b".repeat(20_000) })).status).toBe(201);
+    expect((await open(project.base, owner.token, { title: "t".repeat(200), body: "b".repeat(20_000) })).status).toBe(
+      201,
+    );
     const otherChange = await createTestChange(publicProject.id);
     const foreign = await open(project.base, owner.token, { title: "t", linkedChangeId: otherChange.id });
     expect(foreign.status).toBe(400);
@@ -83,7 +121,10 @@ describe("POST /issues", () => {
     const res = await open(doomed.base, owner.token, { title: "after" });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe("TARGET_DELETING");
-    const comment = await call("POST", `${doomed.base}/issues/${existing.body.issue.number}/comments`, { token: owner.token, body: { body: "x" } });
+    const comment = await call("POST", `${doomed.base}/issues/${existing.body.issue.number}/comments`, {
+      token: owner.token,
+      body: { body: "x" },
+    });
     expect(comment.body.code).toBe("TARGET_DELETING");
   });
 });
@@ -94,8 +135,12 @@ describe("GET /issues", () => {
     const listed = await createTestProject(owner, { visibility: "public" });
     base = listed.base;
     const titles = ["Crash on 100% CPU", "crash in parser", "Docs typo", "under_score name", "plain"];
-    for (const title of titles) await open(base, owner.token, { title, body: title === "plain" ? "mentions CRASH in the body" : "" });
-    await call("PATCH", `${base}/issues/1`, { token: owner.token, body: { labels: ["bug", "p1"], assignee: writer.id } });
+    for (const title of titles)
+      await open(base, owner.token, { title, body: title === "plain" ? "mentions CRASH in the body" : "" });
+    await call("PATCH", `${base}/issues/1`, {
+      token: owner.token,
+      body: { labels: ["bug", "p1"], assignee: writer.id },
+    });
     await call("PATCH", `${base}/issues/2`, { token: owner.token, body: { labels: ["bug"], status: "closed" } });
   });
 
@@ -202,11 +247,18 @@ describe("PATCH /issues/{number}", () => {
     const change = await createTestChange(project.id);
     const linked = await call("PATCH", url(), { token: owner.token, body: { linkedChangeId: change.id } });
     expect(linked.body.issue.linkedChangeId).toBe(change.id);
-    const foreign = await call("PATCH", url(), { token: owner.token, body: { linkedChangeId: (await createTestChange(publicProject.id)).id } });
+    const foreign = await call("PATCH", url(), {
+      token: owner.token,
+      body: { linkedChangeId: (await createTestChange(publicProject.id)).id },
+    });
     expect(foreign.status).toBe(400);
-    expect((await call("PATCH", url(), { token: owner.token, body: { linkedChangeId: "" } })).body.issue.linkedChangeId).toBeNull();
+    expect(
+      (await call("PATCH", url(), { token: owner.token, body: { linkedChangeId: "" } })).body.issue.linkedChangeId,
+    ).toBeNull();
     await call("PATCH", url(), { token: owner.token, body: { linkedChangeId: change.id } });
-    expect((await call("PATCH", url(), { token: owner.token, body: { linkedChangeId: null } })).body.issue.linkedChangeId).toBeNull();
+    expect(
+      (await call("PATCH", url(), { token: owner.token, body: { linkedChangeId: null } })).body.issue.linkedChangeId,
+    ).toBeNull();
   });
 
   it("closes and reopens through status, recording issue.closed once", async () => {
@@ -215,7 +267,11 @@ describe("PATCH /issues/{number}", () => {
     expect(closed.body.issue.closedAt).toBeTruthy();
     await call("PATCH", url(), { token: writer.token, body: { status: "closed" } });
     const events = (await call("GET", `${project.base}/activity?limit=200`, { token: owner.token })).body.events;
-    expect(events.filter((e: { kind: string; data: { number: number } }) => e.kind === "issue.closed" && e.data.number === number)).toHaveLength(1);
+    expect(
+      events.filter(
+        (e: { kind: string; data: { number: number } }) => e.kind === "issue.closed" && e.data.number === number,
+      ),
+    ).toHaveLength(1);
     const reopened = await call("PATCH", url(), { token: writer.token, body: { status: "open" } });
     expect(reopened.body.issue).toMatchObject({ status: "open", closedAt: null, closedBy: null });
   });
@@ -234,8 +290,14 @@ describe("PATCH /issues/{number}", () => {
       { assignee: "bob" },
       { linkedChangeId: "nope" },
     ];
-    for (const body of bad) expect((await call("PATCH", url(), { token: owner.token, body })).status, JSON.stringify(body).slice(0, 50)).toBe(400);
-    const ok = await call("PATCH", url(), { token: owner.token, body: { labels: Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(50, "x")) } });
+    for (const body of bad)
+      expect((await call("PATCH", url(), { token: owner.token, body })).status, JSON.stringify(body).slice(0, 50)).toBe(
+        400,
+      );
+    const ok = await call("PATCH", url(), {
+      token: owner.token,
+      body: { labels: Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(50, "x")) },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -246,8 +308,12 @@ describe("PATCH /issues/{number}", () => {
     expect((await call("PATCH", url(), { body: { title: "anon" } })).status).toBe(401);
     expect((await call("PATCH", url(), { token: reader.token, body: { title: "reader" } })).status).toBe(403);
     expect((await call("PATCH", url(), { token: stranger.token, body: { title: "stranger" } })).status).toBe(404);
-    expect((await call("PATCH", `${project.base}/issues/9999`, { token: owner.token, body: { title: "x" } })).status).toBe(404);
-    expect((await call("PATCH", `${project.base}/issues/x`, { token: owner.token, body: { title: "x" } })).status).toBe(400);
+    expect(
+      (await call("PATCH", `${project.base}/issues/9999`, { token: owner.token, body: { title: "x" } })).status,
+    ).toBe(404);
+    expect((await call("PATCH", `${project.base}/issues/x`, { token: owner.token, body: { title: "x" } })).status).toBe(
+      400,
+    );
   });
 });
 
@@ -258,11 +324,17 @@ describe("POST /issues/{number}/close", () => {
     const closed = await call("POST", path, { token: writer.token });
     expect(closed.status).toBe(302);
     expect(closed.headers.get("location")).toBe(`/@${owner.username}/${project.slug}/issues/${number}`);
-    expect((await call("GET", `${project.base}/issues/${number}`, { token: owner.token })).body.issue.status).toBe("closed");
+    expect((await call("GET", `${project.base}/issues/${number}`, { token: owner.token })).body.issue.status).toBe(
+      "closed",
+    );
     const formCaller = await call("POST", path, { token: writer.token, form: {} });
     expect(formCaller.status).toBe(302);
-    expect((await call("GET", `${project.base}/issues/${number}`, { token: owner.token })).body.issue.status).toBe("open");
-    const kinds = (await call("GET", `${project.base}/activity`, { token: owner.token })).body.events.slice(0, 2).map((e: { kind: string }) => e.kind);
+    expect((await call("GET", `${project.base}/issues/${number}`, { token: owner.token })).body.issue.status).toBe(
+      "open",
+    );
+    const kinds = (await call("GET", `${project.base}/activity`, { token: owner.token })).body.events
+      .slice(0, 2)
+      .map((e: { kind: string }) => e.kind);
     expect(kinds).toEqual(["issue.reopened", "issue.closed"]);
   });
 
@@ -274,7 +346,9 @@ describe("POST /issues/{number}/close", () => {
     expect((await call("POST", `${project.base}/issues/9999/close`, { token: owner.token })).status).toBe(404);
     expect((await call("POST", `${project.base}/issues/-1/close`, { token: owner.token })).status).toBe(400);
     expect((await call("POST", `${project.base}/issues/99999999999/close`, { token: owner.token })).status).toBe(400);
-    expect((await call("PATCH", `${project.base}/issues/99999999999`, { token: owner.token, body: { title: "x" } })).status).toBe(400);
+    expect(
+      (await call("PATCH", `${project.base}/issues/99999999999`, { token: owner.token, body: { title: "x" } })).status,
+    ).toBe(400);
   });
 });
 
@@ -291,7 +365,11 @@ describe("issue comments", () => {
     const listed = await call("GET", path, { token: reader.token });
     expect(listed.status).toBe(200);
     expect(listed.body.comments.map((c: { body: string }) => c.body)).toEqual(["first", "second"]);
-    expect((await call("GET", `${path}?limit=1&offset=1`, { token: reader.token })).body.comments.map((c: { body: string }) => c.body)).toEqual(["second"]);
+    expect(
+      (await call("GET", `${path}?limit=1&offset=1`, { token: reader.token })).body.comments.map(
+        (c: { body: string }) => c.body,
+      ),
+    ).toEqual(["second"]);
     expect((await call("GET", `${path}?limit=501`, { token: reader.token })).status).toBe(400);
   });
 
@@ -301,12 +379,17 @@ describe("issue comments", () => {
     expect((await call("POST", path, { token: owner.token, body: {} })).status).toBe(400);
     expect((await call("POST", path, { token: owner.token, body: { body: "x".repeat(20_001) } })).status).toBe(400);
     expect((await call("POST", path, { token: owner.token, body: { body: "nul \u0000" } })).status).toBe(400);
-    expect((await call("POST", `${project.base}/issues/99999999999/comments`, { token: owner.token, body: { body: "x" } })).status).toBe(400);
+    expect(
+      (await call("POST", `${project.base}/issues/99999999999/comments`, { token: owner.token, body: { body: "x" } }))
+        .status,
+    ).toBe(400);
     expect((await call("GET", `${project.base}/issues/99999999999/comments`, { token: owner.token })).status).toBe(400);
     expect((await call("POST", path, { token: owner.token, body: { body: "x".repeat(20_000) } })).status).toBe(201);
     expect((await call("POST", path, { body: { body: "anon" } })).status).toBe(401);
     expect((await call("POST", path, { token: stranger.token, body: { body: "x" } })).status).toBe(404);
-    expect((await call("POST", `${project.base}/issues/9999/comments`, { token: owner.token, body: { body: "x" } })).status).toBe(404);
+    expect(
+      (await call("POST", `${project.base}/issues/9999/comments`, { token: owner.token, body: { body: "x" } })).status,
+    ).toBe(404);
     expect((await call("GET", `${project.base}/issues/9999/comments`, { token: owner.token })).status).toBe(404);
     expect((await call("GET", path)).status).toBe(404);
   });

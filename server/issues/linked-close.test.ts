@@ -22,7 +22,8 @@ async function openLinked(title: string, linkedChangeId?: string) {
   return res.body.issue.number as number;
 }
 
-const issue = async (number: number) => (await call("GET", `${project.base}/issues/${number}`, { token: owner.token })).body.issue;
+const issue = async (number: number) =>
+  (await call("GET", `${project.base}/issues/${number}`, { token: owner.token })).body.issue;
 
 describe("closeIssuesLinkedToChange", () => {
   it("closes the open issues linked to the change inside the caller's transaction, by system, with issue.closed each", async () => {
@@ -35,13 +36,19 @@ describe("closeIssuesLinkedToChange", () => {
     const unrelated = await openLinked("d", other.id);
 
     const prisma = await db();
-    const closed = await prisma.$transaction((tx) => closeIssuesLinkedToChange(tx, { projectId: project.id, changeId: change.id }));
+    const closed = await prisma.$transaction((tx) =>
+      closeIssuesLinkedToChange(tx, { projectId: project.id, changeId: change.id }),
+    );
     expect(closed).toEqual([a, b]);
     for (const number of [a, b]) expect(await issue(number)).toMatchObject({ status: "closed", closedBy: "system" });
     expect((await issue(unrelated)).status).toBe("open");
     const events = (await call("GET", `${project.base}/activity`, { token: owner.token })).body.events;
-    const systemClosed = events.filter((e: { kind: string; actor: string }) => e.kind === "issue.closed" && e.actor === "system");
-    expect(systemClosed.map((e: { data: { number: number; changeId: string } }) => [e.data.number, e.data.changeId])).toEqual([
+    const systemClosed = events.filter(
+      (e: { kind: string; actor: string }) => e.kind === "issue.closed" && e.actor === "system",
+    );
+    expect(
+      systemClosed.map((e: { data: { number: number; changeId: string } }) => [e.data.number, e.data.changeId]),
+    ).toEqual([
       [b, change.id],
       [a, change.id],
     ]);
@@ -94,6 +101,8 @@ describe("closeIssuesLinkedToChange", () => {
   it("opens its own transaction when given the plain client", async () => {
     const change = await createTestChange(project.id);
     const number = await openLinked("plain", change.id);
-    expect(await closeIssuesLinkedToChange(await db(), { projectId: project.id, changeId: change.id })).toEqual([number]);
+    expect(await closeIssuesLinkedToChange(await db(), { projectId: project.id, changeId: change.id })).toEqual([
+      number,
+    ]);
   });
 });

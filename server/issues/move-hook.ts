@@ -11,6 +11,7 @@ export const closeLinkedIssuesOnMove: BranchMoveHook = {
       select: { linkedChangeId: true },
       distinct: ["linkedChangeId"],
     });
-    for (const { linkedChangeId } of linked) await closeIssuesLinkedToChange(tx, { projectId: move.project.id, changeId: linkedChangeId! });
+    for (const { linkedChangeId } of linked)
+      await closeIssuesLinkedToChange(tx, { projectId: move.project.id, changeId: linkedChangeId! });
   },
 };

@@ -14,7 +14,12 @@ describe("issue numbers under concurrency", () => {
     const other = await createTestProject(owner);
     const N = 40;
     const results = await Promise.all(
-      Array.from({ length: N }, (_, i) => call("POST", `${(i % 4 === 0 ? other : project).base}/issues`, { token: owner.token, body: { title: `race ${i}` } })),
+      Array.from({ length: N }, (_, i) =>
+        call("POST", `${(i % 4 === 0 ? other : project).base}/issues`, {
+          token: owner.token,
+          body: { title: `race ${i}` },
+        }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(N).fill(201));
     const numbersOf = (base: string) =>
@@ -32,7 +37,10 @@ describe("issue numbers under concurrency", () => {
     const owner = await createTestUser();
     const project = await createTestProject(owner);
     await call("POST", `${project.base}/issues`, { token: owner.token, body: { title: "one" } });
-    const refused = await call("POST", `${project.base}/issues`, { token: owner.token, body: { title: "bad", linkedChangeId: crypto.randomUUID() } });
+    const refused = await call("POST", `${project.base}/issues`, {
+      token: owner.token,
+      body: { title: "bad", linkedChangeId: crypto.randomUUID() },
+    });
     expect(refused.status).toBe(400);
     const next = await call("POST", `${project.base}/issues`, { token: owner.token, body: { title: "two" } });
     expect(next.body.issue.number).toBe(2);

@@ -12,19 +12,41 @@ import {
   timelineOutput,
 } from "./schemas";
 import type { Identity } from "@/server/auth";
-import { createComment, createIssue, getIssue, issueReadVersion, issueTimeline, listComments, listIssues, patchIssue, toggleIssue } from "./service";
+import {
+  createComment,
+  createIssue,
+  getIssue,
+  issueReadVersion,
+  issueTimeline,
+  listComments,
+  listIssues,
+  patchIssue,
+  toggleIssue,
+} from "./service";
 
 const BASE = "/projects/{namespace}/{slug}/issues";
 const tags = ["issues"];
 
 /** The ETag of one issue: its row's version. */
-const issueVersion = (identity: Identity, input: { namespace: string; slug: string; number: number }) => issueReadVersion(identity, input, input.number);
+const issueVersion = (identity: Identity, input: { namespace: string; slug: string; number: number }) =>
+  issueReadVersion(identity, input, input.number);
 
-const issuePage = (ref: { namespace: string; slug: string }, number: number) => `/@${ref.namespace}/${ref.slug}/issues/${number}`;
+const issuePage = (ref: { namespace: string; slug: string }, number: number) =>
+  `/@${ref.namespace}/${ref.slug}/issues/${number}`;
 
 export const issuesRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Open an issue (read access is enough; agents may)", contentTypes: FORM_OR_JSON }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: BASE,
+        tags,
+        summary: "Open an issue (read access is enough; agents may)",
+        contentTypes: FORM_OR_JSON,
+      },
+      successStatus: 201,
+      errors: { 409: ["TARGET_DELETING"] },
+    })
     .input(createIssueInput())
     .output(z.object({ issue: issueOutput() }))
     .mutation(async ({ input, ctx }) => {
@@ -52,7 +74,15 @@ export const issuesRouter = router({
     .query(async ({ input, ctx }) => ({ issue: await getIssue(ctx.identity, input, input.number, ctx.setVersion) })),
 
   patch: userProcedure
-    .meta({ openapi: { method: "PATCH", path: `${BASE}/{number}`, tags, summary: "Edit the fields present (writers, users only)" }, errors: { 409: ["TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: `${BASE}/{number}`,
+        tags,
+        summary: "Edit the fields present (writers, users only)",
+      },
+      errors: { 409: ["TARGET_DELETING"] },
+    })
     .input(patchIssueInput())
     .output(z.object({ issue: issueOutput() }))
     .mutation(async ({ input, ctx }) => {
@@ -61,7 +91,17 @@ export const issuesRouter = router({
     }),
 
   toggle: userProcedure
-    .meta({ openapi: { method: "POST", path: `${BASE}/{number}/close`, tags, summary: "Close an open issue or reopen a closed one; 302 to the issue page", contentTypes: FORM_OR_JSON }, successStatus: 302, errors: { 409: ["TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${BASE}/{number}/close`,
+        tags,
+        summary: "Close an open issue or reopen a closed one; 302 to the issue page",
+        contentTypes: FORM_OR_JSON,
+      },
+      successStatus: 302,
+      errors: { 409: ["TARGET_DELETING"] },
+    })
     .input(issueRefInput())
     .output(z.object({ issue: issueOutput() }))
     .mutation(async ({ input, ctx }) => {
@@ -73,13 +113,32 @@ export const issuesRouter = router({
     }),
 
   createComment: authedProcedure
-    .meta({ openapi: { method: "POST", path: `${BASE}/{number}/comments`, tags, summary: "Comment on an issue (read access is enough; agents may)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${BASE}/{number}/comments`,
+        tags,
+        summary: "Comment on an issue (read access is enough; agents may)",
+      },
+      successStatus: 201,
+      errors: { 409: ["TARGET_DELETING"] },
+    })
     .input(createCommentInput())
     .output(z.object({ comment: commentOutput() }))
-    .mutation(async ({ input, ctx }) => ({ comment: await createComment(ctx.identity, input, input.number, input.body) })),
+    .mutation(async ({ input, ctx }) => ({
+      comment: await createComment(ctx.identity, input, input.number, input.body),
+    })),
 
   listComments: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${BASE}/{number}/comments`, tags, summary: "Comments of an issue, oldest first" }, list: true })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${BASE}/{number}/comments`,
+        tags,
+        summary: "Comments of an issue, oldest first",
+      },
+      list: true,
+    })
     .input(listCommentsInput())
     .output(z.object({ comments: z.array(commentOutput()) }))
     .query(async ({ input, ctx }) => {

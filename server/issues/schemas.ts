@@ -27,7 +27,10 @@ export const createIssueInput = () =>
     ...projectParams(),
     title: issueTitle(),
     body: issueBody().optional(),
-    linkedChangeId: z.union([uuid(), z.literal("")]).optional().transform((value) => value || undefined),
+    linkedChangeId: z
+      .union([uuid(), z.literal("")])
+      .optional()
+      .transform((value) => value || undefined),
   });
 
 export const listIssuesInput = () =>
@@ -55,8 +58,14 @@ export const patchIssueInput = () =>
     linkedChangeId: linkedChangeRef().optional(),
   });
 
-export const createCommentInput = () => z.object({ ...projectParams(), number: issueNumber(), body: text().trim().min(1, "body is required").max(TEXT_BODY_MAX) });
-export const listCommentsInput = () => z.object({ ...projectParams(), number: issueNumber(), limit: listLimit(), offset: listOffset() });
+export const createCommentInput = () =>
+  z.object({
+    ...projectParams(),
+    number: issueNumber(),
+    body: text().trim().min(1, "body is required").max(TEXT_BODY_MAX),
+  });
+export const listCommentsInput = () =>
+  z.object({ ...projectParams(), number: issueNumber(), limit: listLimit(), offset: listOffset() });
 
 export const issueOutput = namedSchema("Issue", () =>
   z.object({
@@ -73,10 +82,18 @@ export const issueOutput = namedSchema("Issue", () =>
     closedBy: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  }));
+  }),
+);
 
 export const commentOutput = namedSchema("IssueComment", () =>
-  z.object({ id: z.string(), issueNumber: z.number().int(), body: z.string(), author: z.string().nullable(), createdAt: z.string() }));
+  z.object({
+    id: z.string(),
+    issueNumber: z.number().int(),
+    body: z.string(),
+    author: z.string().nullable(),
+    createdAt: z.string(),
+  }),
+);
 
 export type IssueView = z.infer<ReturnType<typeof issueOutput>>;
 export type CommentView = z.infer<ReturnType<typeof commentOutput>>;
@@ -86,7 +103,14 @@ export const timelineOutput = () =>
     entries: z.array(
       z.object({
         id: z.string(),
-        kind: z.enum(["issue.opened", "issue.closed", "issue.reopened", "issue.labeled", "issue.assigned", "issue.linked"]),
+        kind: z.enum([
+          "issue.opened",
+          "issue.closed",
+          "issue.reopened",
+          "issue.labeled",
+          "issue.assigned",
+          "issue.linked",
+        ]),
         actor: z.string(),
         occurredAt: z.string(),
         added: z.array(z.string()),

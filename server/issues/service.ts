@@ -37,7 +37,13 @@ export function issueView(issue: Issue): IssueView {
 }
 
 function commentView(comment: IssueComment, issueNumber: number): CommentView {
-  return { id: comment.id, issueNumber, body: comment.body, author: authorOf(comment), createdAt: comment.createdAt.toISOString() };
+  return {
+    id: comment.id,
+    issueNumber,
+    body: comment.body,
+    author: authorOf(comment),
+    createdAt: comment.createdAt.toISOString(),
+  };
 }
 
 /** Author columns of a row written by `identity` (an agent's row names the agent and its owner). */
@@ -112,8 +118,19 @@ export async function createIssue(
         ...authorColumns(identity),
       },
     });
-    await recordEvent(tx, { projectId: project.id, kind: "issue.opened", actor: actorOf(identity), data: eventData(created) });
-    if (created.linkedChangeId) await recordEvent(tx, { projectId: project.id, kind: "issue.linked", actor: actorOf(identity), data: { ...eventData(created), changeId: created.linkedChangeId, previous: null } });
+    await recordEvent(tx, {
+      projectId: project.id,
+      kind: "issue.opened",
+      actor: actorOf(identity),
+      data: eventData(created),
+    });
+    if (created.linkedChangeId)
+      await recordEvent(tx, {
+        projectId: project.id,
+        kind: "issue.linked",
+        actor: actorOf(identity),
+        data: { ...eventData(created), changeId: created.linkedChangeId, previous: null },
+      });
     return created;
   });
   return issueView(issue);
@@ -135,7 +152,14 @@ export async function listIssues(
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.label !== undefined ? { labels: { has: filter.label } } : {}),
     ...(filter.assignee ? { assigneeId: filter.assignee } : {}),
-    ...(q ? { OR: [{ title: { contains: q, mode: "insensitive" as const } }, { body: { contains: q, mode: "insensitive" as const } }] } : {}),
+    ...(q
+      ? {
+          OR: [
+            { title: { contains: q, mode: "insensitive" as const } },
+            { body: { contains: q, mode: "insensitive" as const } },
+          ],
+        }
+      : {}),
   };
   const [issues, total] = await Promise.all([
     prisma.issue.findMany({ where, orderBy: { number: "desc" }, take: filter.limit, skip: filter.offset }),
@@ -158,10 +182,17 @@ interface IssueVersion {
 }
 
 const versionParts = (version: IssueVersion) =>
-  [version.id, version.updatedAt, version.assigneeId, version.linkedChangeId, version.authorId, version.agentId].map((part) => part ?? "");
+  [version.id, version.updatedAt, version.assigneeId, version.linkedChangeId, version.authorId, version.agentId].map(
+    (part) => part ?? "",
+  );
 
 /** One issue; `setVersion` gets its version (the parts `issueReadVersion` reads). */
-export async function getIssue(identity: Identity, ref: ProjectRef, number: number, setVersion?: (...parts: string[]) => void): Promise<IssueView> {
+export async function getIssue(
+  identity: Identity,
+  ref: ProjectRef,
+  number: number,
+  setVersion?: (...parts: string[]) => void,
+): Promise<IssueView> {
   const { project } = await requireProject(identity, projectRef(ref), "read", { cachedRow: true });
   const issue = await findIssue(await db(), project.id, number);
   setVersion?.(...versionParts({ ...issue, updatedAt: issue.updatedAt.toISOString() }));
@@ -174,7 +205,9 @@ export async function getIssue(identity: Identity, ref: ProjectRef, number: numb
  */
 export async function issueReadVersion(identity: Identity, ref: ProjectRef, number: number): Promise<string[]> {
   const { project } = await requireProject(identity, projectRef(ref), "read", { cachedRow: true });
-  const rows = await (await database()).raw.query<IssueVersion>(
+  const rows = await (
+    await database()
+  ).raw.query<IssueVersion>(
     `SELECT "id", ${isoTimestampSql("updatedAt")} AS "updatedAt", "assigneeId", "linkedChangeId", "authorId", "agentId"
      FROM "Issue" WHERE "projectId" = $1 AND "number" = $2`,
     [project.id, number],
@@ -231,7 +264,8 @@ export function patchIssue(identity: Identity, ref: ProjectRef, number: number, 
       },
     });
     if (step) await recordEvent(tx, { projectId, kind: step.kind, actor, data: eventData(updated) });
-    for (const edit of timelineEdits(current, updated)) await recordEvent(tx, { projectId, kind: edit.kind, actor, data: { ...eventData(updated), ...edit.data } });
+    for (const edit of timelineEdits(current, updated))
+      await recordEvent(tx, { projectId, kind: edit.kind, actor, data: { ...eventData(updated), ...edit.data } });
     return updated;
   });
 }
@@ -242,12 +276,21 @@ function timelineEdits(before: Issue, after: Issue) {
   const added = after.labels.filter((label) => !before.labels.includes(label));
   const removed = before.labels.filter((label) => !after.labels.includes(label));
   if (added.length > 0 || removed.length > 0) edits.push({ kind: "issue.labeled", data: { added, removed } });
-  if (before.assigneeId !== after.assigneeId) edits.push({ kind: "issue.assigned", data: { assignee: after.assigneeId, previous: before.assigneeId } });
-  if (before.linkedChangeId !== after.linkedChangeId) edits.push({ kind: "issue.linked", data: { changeId: after.linkedChangeId, previous: before.linkedChangeId } });
+  if (before.assigneeId !== after.assigneeId)
+    edits.push({ kind: "issue.assigned", data: { assignee: after.assigneeId, previous: before.assigneeId } });
+  if (before.linkedChangeId !== after.linkedChangeId)
+    edits.push({ kind: "issue.linked", data: { changeId: after.linkedChangeId, previous: before.linkedChangeId } });
   return edits;
 }
 
-const TIMELINE_KINDS = ["issue.opened", "issue.closed", "issue.reopened", "issue.labeled", "issue.assigned", "issue.linked"] as const;
+const TIMELINE_KINDS = [
+  "issue.opened",
+  "issue.closed",
+  "issue.reopened",
+  "issue.labeled",
+  "issue.assigned",
+  "issue.linked",
+] as const;
 
 /**
  * An issue's timeline from its domain events, oldest first: opened, closed (by whom; by a merged
@@ -259,7 +302,8 @@ export async function issueTimeline(identity: Identity, ref: ProjectRef, number:
   const events = await eventsAbout(project.id, "issueId", issue.id, TIMELINE_KINDS);
   return events.map((event) => {
     const data = event.data;
-    const names = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
+    const names = (value: unknown) =>
+      Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
     const id = (value: unknown) => (typeof value === "string" ? value : null);
     return {
       id: event.id,
@@ -292,7 +336,10 @@ export function toggleIssue(identity: Identity, ref: ProjectRef, number: number)
  * caller's commit (the request pipeline publishes them); given the plain client, it commits and
  * publishes itself.
  */
-export async function closeIssuesLinkedToChange(client: DbOrTx, target: { projectId: string; changeId: string }): Promise<number[]> {
+export async function closeIssuesLinkedToChange(
+  client: DbOrTx,
+  target: { projectId: string; changeId: string },
+): Promise<number[]> {
   // A transaction client lacks $connect (Prisma's interactive-transaction deny list).
   const root = client as Partial<Db>;
   if (typeof root.$connect === "function") {
@@ -314,19 +361,32 @@ export async function closeIssuesLinkedToChange(client: DbOrTx, target: { projec
       const step = transition(current, "closed", "system");
       if (step) {
         const updated = await tx.issue.update({ where: { id: current.id }, data: step.data });
-        await recordEvent(tx, { projectId: target.projectId, kind: step.kind, actor: "system", data: { ...eventData(updated), changeId: target.changeId } });
+        await recordEvent(tx, {
+          projectId: target.projectId,
+          kind: step.kind,
+          actor: "system",
+          data: { ...eventData(updated), changeId: target.changeId },
+        });
         closed.push(number);
       }
       await tx.$executeRawUnsafe("RELEASE SAVEPOINT close_linked_issue");
     } catch (error) {
       await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT close_linked_issue");
-      log().error({ issue: number, changeId: target.changeId, err: error }, "issues: could not close an issue linked to a merged change");
+      log().error(
+        { issue: number, changeId: target.changeId, err: error },
+        "issues: could not close an issue linked to a merged change",
+      );
     }
   }
   return closed;
 }
 
-export async function createComment(identity: Identity, ref: ProjectRef, number: number, body: string): Promise<CommentView> {
+export async function createComment(
+  identity: Identity,
+  ref: ProjectRef,
+  number: number,
+  body: string,
+): Promise<CommentView> {
   const { project } = await requireProject(identity, projectRef(ref), "read");
   assertNotDeleting(project);
   const prisma = await db();
@@ -354,7 +414,12 @@ export async function listComments(
   const prisma = await db();
   const issue = await findIssue(prisma, project.id, number);
   const [comments, total] = await Promise.all([
-    prisma.issueComment.findMany({ where: { issueId: issue.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: page.limit, skip: page.offset }),
+    prisma.issueComment.findMany({
+      where: { issueId: issue.id },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: page.limit,
+      skip: page.offset,
+    }),
     prisma.issueComment.count({ where: { issueId: issue.id } }),
   ]);
   return { comments: comments.map((comment) => commentView(comment, issue.number)), total };

@@ -12,7 +12,11 @@ export type TestProject = Awaited<ReturnType<typeof createTestProject>>;
  */
 export async function createTestProject(
   owner: TestUser,
-  options: { slug?: string; visibility?: "public" | "private"; collaborators?: Array<{ user: TestUser; role: "read" | "write" | "admin" }> } = {},
+  options: {
+    slug?: string;
+    visibility?: "public" | "private";
+    collaborators?: Array<{ user: TestUser; role: "read" | "write" | "admin" }>;
+  } = {},
 ) {
   const prisma = await db();
   const project = await prisma.project.create({

@@ -9,7 +9,11 @@ useTestEnvironment();
 /** issues.timeline has no REST route: the issue page reads it in-process, typed callers through /api/trpc. */
 const timeline = (token: string | undefined, path: string, number: number) => {
   const [namespace, slug] = path.split("/");
-  return call("GET", `/api/trpc/issues.timeline?input=${encodeURIComponent(JSON.stringify({ namespace, slug, number }))}`, { token });
+  return call(
+    "GET",
+    `/api/trpc/issues.timeline?input=${encodeURIComponent(JSON.stringify({ namespace, slug, number }))}`,
+    { token },
+  );
 };
 
 describe("an issue's timeline", () => {
@@ -33,7 +37,9 @@ describe("an issue's timeline", () => {
     expect(res.status).toBe(200);
     const entries = res.body.result.data.entries;
     const actor = `user:${alice.id}`;
-    expect(entries.map((e: Record<string, unknown>) => [e.kind, e.actor, e.added, e.removed, e.assignee, e.changeId])).toEqual([
+    expect(
+      entries.map((e: Record<string, unknown>) => [e.kind, e.actor, e.added, e.removed, e.assignee, e.changeId]),
+    ).toEqual([
       ["issue.opened", actor, [], [], null, null],
       ["issue.labeled", actor, ["bug", "ui"], [], null, null],
       ["issue.labeled", actor, ["docs"], ["ui"], null, null],
@@ -50,7 +56,9 @@ describe("an issue's timeline", () => {
     const alice = await createTestUser();
     const mallory = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
-    const { number } = (await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "Private" } })).body.issue;
+    const { number } = (
+      await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "Private" } })
+    ).body.issue;
     expect((await timeline(mallory.token, project.path, number)).status).toBe(404);
     expect((await timeline(undefined, project.path, number)).status).toBe(404);
     expect((await timeline(alice.token, project.path, number + 1)).status).toBe(404);

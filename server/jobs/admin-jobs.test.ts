@@ -7,12 +7,15 @@ import { createTestUser } from "@/tests/support/users";
 
 useTestEnvironment();
 
-const broken = inngest.createFunction({ id: "t-broken", triggers: [{ event: "test/broken" }], retries: 1 }, async ({ step }) => {
-  await step.run("ok-step", () => "fine");
-  await step.run("bad-step", () => {
-    throw new Error("disk on fire");
-  });
-});
+const broken = inngest.createFunction(
+  { id: "t-broken", triggers: [{ event: "test/broken" }], retries: 1 },
+  async ({ step }) => {
+    await step.run("ok-step", () => "fine");
+    await step.run("bad-step", () => {
+      throw new Error("disk on fire");
+    });
+  },
+);
 const napper = inngest.createFunction({ id: "t-napper", triggers: [{ event: "test/nap" }] }, async ({ step }) => {
   await step.sleep("long-nap", "1d");
 });
@@ -29,11 +32,20 @@ describe("admin jobs routes", () => {
 
     const all = await call("GET", "/api/admin/jobs", admin);
     expect(all.status).toBe(200);
-    expect(all.body.runs.map((run: { function: string }) => run.function).sort()).toEqual(["svc-forge-t-broken", "svc-forge-t-napper"]);
+    expect(all.body.runs.map((run: { function: string }) => run.function).sort()).toEqual([
+      "svc-forge-t-broken",
+      "svc-forge-t-napper",
+    ]);
 
     const failed = await call("GET", "/api/admin/jobs?status=failed", admin);
     expect(failed.body.runs).toHaveLength(1);
-    expect(failed.body.runs[0]).toMatchObject({ function: "svc-forge-t-broken", status: "failed", failedAttempts: 1, lastError: "disk on fire", event: { name: "test/broken" } });
+    expect(failed.body.runs[0]).toMatchObject({
+      function: "svc-forge-t-broken",
+      status: "failed",
+      failedAttempts: 1,
+      lastError: "disk on fire",
+      event: { name: "test/broken" },
+    });
 
     const byFunction = await call("GET", "/api/admin/jobs?function=t-napper&limit=1", admin);
     expect(byFunction.body.runs).toHaveLength(1);

@@ -41,7 +41,10 @@ function runView(run: RunRow) {
 
 export async function listRuns(filter: RunFilter) {
   const prisma = await db();
-  const fn = filter.function && !filter.function.startsWith(`${inngest.id}-`) ? `${inngest.id}-${filter.function}` : filter.function;
+  const fn =
+    filter.function && !filter.function.startsWith(`${inngest.id}-`)
+      ? `${inngest.id}-${filter.function}`
+      : filter.function;
   const runs = await prisma.jobRun.findMany({
     where: { status: filter.status, functionId: fn, createdAt: filter.before ? { lt: filter.before } : undefined },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -72,7 +75,15 @@ export async function cancelRun(id: string) {
   const prisma = await db();
   const { count } = await prisma.jobRun.updateMany({
     where: { id, status: { in: [...ACTIVE_STATUSES] } },
-    data: { status: "cancelled", endedAt: new Date(), leaseOwner: null, leaseExpiresAt: null, pending: [], waitEvents: [], lastError: "cancelled by an administrator" },
+    data: {
+      status: "cancelled",
+      endedAt: new Date(),
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      pending: [],
+      waitEvents: [],
+      lastError: "cancelled by an administrator",
+    },
   });
   if (!count) {
     if (!(await prisma.jobRun.findUnique({ where: { id }, select: { id: true } }))) throw notFound("Job run not found");

@@ -14,7 +14,9 @@ export interface RunState {
 }
 
 /** Due now (`$now`): new and retried runs, ended sleeps and waits, and runs whose lease expired (crash recovery). */
-export const due = (now: number) => `((status IN ('queued', 'sleeping', 'waiting') AND "availableAt" <= $${now}::timestamp(3))
+export const due = (
+  now: number,
+) => `((status IN ('queued', 'sleeping', 'waiting') AND "availableAt" <= $${now}::timestamp(3))
            OR (status = 'running' AND "leaseExpiresAt" < $${now}::timestamp(3)))`;
 
 /** Parameter positions (`$n`) of the claim fragment in the statement that embeds it. */
@@ -55,10 +57,16 @@ export const CLAIMED_RUNS = `COALESCE((
     ORDER BY c."availableAt", c."createdAt")
   FROM claimed c), '[]'::json)`;
 
-type ClaimedJson = Omit<RunState, "stepAttempts" | "pending"> & { stepAttempts: Record<string, number> | null; pending: PendingEntry[] | null };
+type ClaimedJson = Omit<RunState, "stepAttempts" | "pending"> & {
+  stepAttempts: Record<string, number> | null;
+  pending: PendingEntry[] | null;
+};
 
 /** The RunStates of a `CLAIMED_RUNS` value. */
 export function claimedRuns(value: unknown): RunState[] {
-  return ((value ?? []) as ClaimedJson[]).map((row) => ({ ...row, stepAttempts: row.stepAttempts ?? {}, pending: row.pending ?? [] }));
+  return ((value ?? []) as ClaimedJson[]).map((row) => ({
+    ...row,
+    stepAttempts: row.stepAttempts ?? {},
+    pending: row.pending ?? [],
+  }));
 }
-

@@ -66,7 +66,8 @@ export function parseCron(expression: string): CronSchedule {
   let source = expression.trim();
   const tz = /^(?:CRON_)?TZ=(\S+)\s+/.exec(source);
   if (tz) {
-    if (tz[1] !== "UTC" && tz[1] !== "Etc/UTC") throw new Error(`cron time zone "${tz[1]}" is not supported (UTC only)`);
+    if (tz[1] !== "UTC" && tz[1] !== "Etc/UTC")
+      throw new Error(`cron time zone "${tz[1]}" is not supported (UTC only)`);
     source = source.slice(tz[0].length);
   }
   source = MACROS[source] ?? source;

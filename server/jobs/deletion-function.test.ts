@@ -30,7 +30,10 @@ describe("deletion-job function", () => {
     const { jobId } = await requestDeletion("project", project.id, owner.id);
     await drainJobs({ fastForward: true });
     const prisma = await db();
-    expect(await prisma.deletionJob.findUnique({ where: { id: jobId } })).toMatchObject({ status: "completed", attempts: 3 });
+    expect(await prisma.deletionJob.findUnique({ where: { id: jobId } })).toMatchObject({
+      status: "completed",
+      attempts: 3,
+    });
     expect(await prisma.project.count({ where: { id: project.id } })).toBe(0);
     const [run] = await prisma.jobRun.findMany({ where: { functionId: "svc-forge-deletion-job" } });
     expect(run).toMatchObject({ status: "completed", output: { jobId, status: "completed" } });
@@ -48,7 +51,13 @@ describe("deletion-job function", () => {
     const job = await prisma.deletionJob.findUniqueOrThrow({ where: { id: jobId } });
     expect(job).toMatchObject({ status: "incomplete", attempts: 6 });
     expect(job.lastError).toMatch(/permission denied/);
-    const runs = await prisma.jobRun.findMany({ where: { functionId: { startsWith: "svc-forge-deletion-job" } }, orderBy: { createdAt: "asc" } });
-    expect(runs.map((run) => [run.functionId, run.status])).toContainEqual(["svc-forge-deletion-job-failure", "completed"]);
+    const runs = await prisma.jobRun.findMany({
+      where: { functionId: { startsWith: "svc-forge-deletion-job" } },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(runs.map((run) => [run.functionId, run.status])).toContainEqual([
+      "svc-forge-deletion-job-failure",
+      "completed",
+    ]);
   });
 });

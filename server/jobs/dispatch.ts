@@ -2,7 +2,16 @@ import crypto from "node:crypto";
 import type { Tx } from "@/server/db";
 import { compileExpression } from "./expressions";
 import type { FunctionSpec } from "./registry";
-import { ACTIVE_STATUSES, asJson, insertSteps, skipLocked, transaction, waitEventsOf, type JobsDb, type PendingEntry } from "./store";
+import {
+  ACTIVE_STATUSES,
+  asJson,
+  insertSteps,
+  skipLocked,
+  transaction,
+  waitEventsOf,
+  type JobsDb,
+  type PendingEntry,
+} from "./store";
 
 /** An event as functions receive it. */
 export interface RunEvent {
@@ -14,7 +23,10 @@ export interface RunEvent {
 
 const ACTIVE_LIST = ACTIVE_STATUSES.map((status) => `'${status}'`).join(",");
 
-function truthy(matches: ((scope: Record<string, unknown>) => unknown) | null, scope: Record<string, unknown>): boolean {
+function truthy(
+  matches: ((scope: Record<string, unknown>) => unknown) | null,
+  scope: Record<string, unknown>,
+): boolean {
   if (!matches) return true;
   try {
     return Boolean(matches(scope));
@@ -37,7 +49,12 @@ export function newRun(spec: FunctionSpec, event: RunEvent, now: Date) {
   };
 }
 
-type NewRun = Omit<ReturnType<typeof newRun>, "status"> & { status: "queued" | "running"; leaseOwner?: string; leaseExpiresAt?: Date; startedAt?: Date };
+type NewRun = Omit<ReturnType<typeof newRun>, "status"> & {
+  status: "queued" | "running";
+  leaseOwner?: string;
+  leaseExpiresAt?: Date;
+  startedAt?: Date;
+};
 
 // One statement of one shape for any number of runs: Prisma's query compiler would compile a
 // `createMany` again for every batch size (13% of a burst's CPU in bench/jobs).
@@ -94,7 +111,11 @@ async function resolveWaits(tx: Tx, runs: WaitingRun[], event: RunEvent, seq: bi
         truthy(entry.if ? compileExpression(entry.if) : null, { event: run.event, async: event }),
     );
     if (!resolved.length) continue;
-    await insertSteps(tx, run.id, resolved.map((entry) => ({ stepId: entry.stepId, name: entry.name, type: "data" as const, data: event })));
+    await insertSteps(
+      tx,
+      run.id,
+      resolved.map((entry) => ({ stepId: entry.stepId, name: entry.name, type: "data" as const, data: event })),
+    );
     // Later events of the batch see the run as this one left it.
     run.pending = run.pending.filter((entry) => !resolved.includes(entry));
     const parked = run.status === "sleeping" || run.status === "waiting";
@@ -104,7 +125,11 @@ async function resolveWaits(tx: Tx, runs: WaitingRun[], event: RunEvent, seq: bi
     }
     await tx.jobRun.update({
       where: { id: run.id },
-      data: { pending: asJson(run.pending), waitEvents: waitEventsOf(run.pending), ...(parked ? { status: "queued", availableAt: now } : {}) },
+      data: {
+        pending: asJson(run.pending),
+        waitEvents: waitEventsOf(run.pending),
+        ...(parked ? { status: "queued", availableAt: now } : {}),
+      },
     });
   }
   return resumed;
@@ -161,7 +186,9 @@ export interface Dispatched {
 /** The functions `event` starts a run of, and whether it may cancel runs (a run waiting for it is not known here). */
 function effectsOf(specs: FunctionSpec[], event: RunEvent): { triggered: FunctionSpec[]; cancels: boolean } {
   return {
-    triggered: specs.filter((spec) => spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event }))),
+    triggered: specs.filter((spec) =>
+      spec.eventTriggers.some((trigger) => trigger.event === event.name && truthy(trigger.matches, { event })),
+    ),
     cancels: specs.some((spec) => spec.cancel.some((rule) => rule.event === event.name)),
   };
 }
@@ -172,7 +199,8 @@ function startsNothing(specs: FunctionSpec[], event: RunEvent): boolean {
   return triggered.length === 0 && !cancels;
 }
 
-const PEEK_EVENTS = (batch: number) => `SELECT seq::text AS seq, id, name, data, ts::text AS ts FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)}`;
+const PEEK_EVENTS = (batch: number) =>
+  `SELECT seq::text AS seq, id, name, data, ts::text AS ts FROM "JobEvent" WHERE "processedAt" IS NULL ORDER BY seq LIMIT ${Number(batch)}`;
 
 // Marks events already read as processed unless an active run waits for one of their names (the
 // transaction's take resumes it then); one statement needs no transaction.
@@ -187,13 +215,25 @@ WHERE seq = ANY($2::bigint[]) AND "processedAt" IS NULL
  * connection across two round trips for no run. Answers how many it marked and whether any
  * unprocessed event it read is left for the transaction.
  */
-async function markQuietEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number): Promise<{ marked: number; left: boolean }> {
+async function markQuietEvents(
+  jobs: JobsDb,
+  specs: FunctionSpec[],
+  now: Date,
+  batch: number,
+): Promise<{ marked: number; left: boolean }> {
   const rows = await jobs.prisma.$queryRawUnsafe<TakenEvent[]>(PEEK_EVENTS(batch));
-  const end = rows.findIndex((row) => !startsNothing(specs, { id: row.id, name: row.name, data: row.data ?? {}, ts: Number(row.ts) }));
+  const end = rows.findIndex(
+    (row) => !startsNothing(specs, { id: row.id, name: row.name, data: row.data ?? {}, ts: Number(row.ts) }),
+  );
   const quiet = end < 0 ? rows : rows.slice(0, end);
   if (quiet.length === 0) return { marked: 0, left: rows.length > 0 };
   const names = [...new Set(quiet.map((row) => row.name))];
-  const marked = await jobs.prisma.$executeRawUnsafe(MARK_QUIET, now.toISOString(), quiet.map((row) => row.seq), names);
+  const marked = await jobs.prisma.$executeRawUnsafe(
+    MARK_QUIET,
+    now.toISOString(),
+    quiet.map((row) => row.seq),
+    names,
+  );
   return { marked, left: marked < rows.length };
 }
 
@@ -220,9 +260,18 @@ export async function dispatchEvents(
   return { ...taken, events: taken.events + quiet.marked, sawQuiet: taken.sawQuiet || quiet.marked > 0 };
 }
 
-async function takeEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch: number, claim?: ClaimOnCreate): Promise<Dispatched> {
+async function takeEvents(
+  jobs: JobsDb,
+  specs: FunctionSpec[],
+  now: Date,
+  batch: number,
+  claim?: ClaimOnCreate,
+): Promise<Dispatched> {
   return transaction(jobs, async (tx) => {
-    const [taken] = await tx.$queryRawUnsafe<Array<{ events: TakenEvent[]; waiting: WaitingRun[] }>>(TAKE_EVENTS(jobs, batch), now.toISOString());
+    const [taken] = await tx.$queryRawUnsafe<Array<{ events: TakenEvent[]; waiting: WaitingRun[] }>>(
+      TAKE_EVENTS(jobs, batch),
+      now.toISOString(),
+    );
     const rows = taken?.events ?? [];
     const waiting = taken?.waiting ?? [];
     const claimed: Dispatched["claimed"] = [];
@@ -245,7 +294,13 @@ async function takeEvents(jobs: JobsDb, specs: FunctionSpec[], now: Date, batch:
           continue;
         }
         claimed.push({ id: run.id, functionId: spec.id, event, maxAttempts: spec.maxAttempts });
-        runs.push({ ...run, status: "running" as const, leaseOwner: claim.owner, leaseExpiresAt: new Date(now.getTime() + claim.leaseMs), startedAt: now });
+        runs.push({
+          ...run,
+          status: "running" as const,
+          leaseOwner: claim.owner,
+          leaseExpiresAt: new Date(now.getTime() + claim.leaseMs),
+          startedAt: now,
+        });
       }
       queued += await resolveWaits(tx, waiting, event, BigInt(row.seq), now);
       if (cancels) {
@@ -266,9 +321,15 @@ export async function syncSchedules(jobs: JobsDb, specs: FunctionSpec[], now: Da
     const nextAt = spec.cron.schedule.next(now);
     const existing = await jobs.prisma.jobSchedule.findUnique({ where: { functionId: spec.id } });
     if (!existing) {
-      await jobs.prisma.jobSchedule.createMany({ data: [{ functionId: spec.id, cron: spec.cron.expression, nextAt }], skipDuplicates: true });
+      await jobs.prisma.jobSchedule.createMany({
+        data: [{ functionId: spec.id, cron: spec.cron.expression, nextAt }],
+        skipDuplicates: true,
+      });
     } else if (existing.cron !== spec.cron.expression) {
-      await jobs.prisma.jobSchedule.update({ where: { functionId: spec.id }, data: { cron: spec.cron.expression, nextAt } });
+      await jobs.prisma.jobSchedule.update({
+        where: { functionId: spec.id },
+        data: { cron: spec.cron.expression, nextAt },
+      });
     }
   }
 }
@@ -281,7 +342,9 @@ export async function syncSchedules(jobs: JobsDb, specs: FunctionSpec[], now: Da
 export async function fireDueSchedules(jobs: JobsDb, specs: FunctionSpec[], now: Date): Promise<number> {
   const cronSpecs = new Map(specs.filter((spec) => spec.cron).map((spec) => [spec.id, spec]));
   if (!cronSpecs.size) return 0;
-  const due = await jobs.prisma.jobSchedule.findMany({ where: { functionId: { in: [...cronSpecs.keys()] }, nextAt: { lte: now } } });
+  const due = await jobs.prisma.jobSchedule.findMany({
+    where: { functionId: { in: [...cronSpecs.keys()] }, nextAt: { lte: now } },
+  });
   let fired = 0;
   for (const schedule of due) {
     const spec = cronSpecs.get(schedule.functionId)!;

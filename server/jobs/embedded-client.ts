@@ -2,7 +2,8 @@ import type { ClientOptions } from "inngest";
 import { storeEvents } from "./event-store";
 import { embeddedSigningKey, inngestConfigured, wakeLocalExecutors } from "./mode";
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 /**
  * The client's fetch in embedded mode. The SDK only calls out to send events (`POST /e/<key>`):

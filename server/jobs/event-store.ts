@@ -13,7 +13,11 @@ const eventSchema = z.object({
 export type EventPayload = z.input<typeof eventSchema>;
 
 // Rows take their sequence numbers in the order listed; an id already stored is skipped.
-const INSERT_EVENTS = insertRowsSql("JobEvent", { id: "text", name: "text", data: "jsonb", ts: "bigint", receivedAt: "timestamp(3)" }, "ON CONFLICT DO NOTHING");
+const INSERT_EVENTS = insertRowsSql(
+  "JobEvent",
+  { id: "text", name: "text", data: "jsonb", ts: "bigint", receivedAt: "timestamp(3)" },
+  "ON CONFLICT DO NOTHING",
+);
 
 /**
  * Stores events for the embedded executor and answers their ids. An event whose id was already
@@ -23,7 +27,13 @@ export async function storeEvents(payloads: unknown[], client?: DbOrTx): Promise
   const receivedAt = new Date();
   const events = payloads.map((payload) => {
     const event = eventSchema.parse(payload);
-    return { id: event.id ?? crypto.randomUUID(), name: event.name, data: event.data ?? {}, ts: event.ts ?? Date.now(), receivedAt };
+    return {
+      id: event.id ?? crypto.randomUUID(),
+      name: event.name,
+      data: event.data ?? {},
+      ts: event.ts ?? Date.now(),
+      receivedAt,
+    };
   });
   if (events.length) await (client ?? (await db())).$executeRawUnsafe(INSERT_EVENTS, JSON.stringify(events));
   return events.map((event) => event.id);

@@ -8,7 +8,8 @@ const env = useTestEnvironment();
 afterAll(stopTestExecutor);
 
 const prisma = () => env.database.prisma;
-const runsOf = (fn: string) => prisma().jobRun.findMany({ where: { functionId: `svc-forge-${fn}` }, orderBy: { createdAt: "asc" } });
+const runsOf = (fn: string) =>
+  prisma().jobRun.findMany({ where: { functionId: `svc-forge-${fn}` }, orderBy: { createdAt: "asc" } });
 const only = async (fn: string) => {
   const runs = await runsOf(fn);
   expect(runs).toHaveLength(1);
@@ -17,14 +18,17 @@ const only = async (fn: string) => {
 
 // Test-only functions, registered with the test executor only.
 let flakyCalls = 0;
-const flaky = inngest.createFunction({ id: "t-flaky", triggers: [{ event: "test/flaky" }], retries: 3 }, async ({ step }) => {
-  const value = await step.run("flaky-step", () => {
-    flakyCalls++;
-    if (flakyCalls < 3) throw new Error(`boom ${flakyCalls}`);
-    return { calls: flakyCalls };
-  });
-  return { value };
-});
+const flaky = inngest.createFunction(
+  { id: "t-flaky", triggers: [{ event: "test/flaky" }], retries: 3 },
+  async ({ step }) => {
+    const value = await step.run("flaky-step", () => {
+      flakyCalls++;
+      if (flakyCalls < 3) throw new Error(`boom ${flakyCalls}`);
+      return { calls: flakyCalls };
+    });
+    return { value };
+  },
+);
 
 const failures: string[] = [];
 const doomed = inngest.createFunction(
@@ -37,15 +41,18 @@ const doomed = inngest.createFunction(
       return "handled";
     },
   },
-  async ({ step }) => step.run("always-fails", () => {
-    throw new Error("never works");
-  }),
+  async ({ step }) =>
+    step.run("always-fails", () => {
+      throw new Error("never works");
+    }),
 );
 
-const nonRetriable = inngest.createFunction({ id: "t-nonretriable", triggers: [{ event: "test/nonretriable" }], retries: 5 }, async ({ step }) =>
-  step.run("refuse", () => {
-    throw new NonRetriableError("bad input");
-  }),
+const nonRetriable = inngest.createFunction(
+  { id: "t-nonretriable", triggers: [{ event: "test/nonretriable" }], retries: 5 },
+  async ({ step }) =>
+    step.run("refuse", () => {
+      throw new NonRetriableError("bad input");
+    }),
 );
 
 const later = inngest.createFunction({ id: "t-later", triggers: [{ event: "test/later" }] }, async ({ step }) =>
@@ -62,23 +69,38 @@ const sleeper = inngest.createFunction({ id: "t-sleeper", triggers: [{ event: "t
 const waiter = inngest.createFunction(
   { id: "t-waiter", triggers: [{ event: "test/wait" }], cancelOn: [{ event: "test/cancel", match: "data.id" }] },
   async ({ step }) => {
-    const approval = await step.waitForEvent("approval", { event: "test/approved", timeout: "1h", if: "async.data.id == event.data.id" });
+    const approval = await step.waitForEvent("approval", {
+      event: "test/approved",
+      timeout: "1h",
+      if: "async.data.id == event.data.id",
+    });
     return approval ? { approvedBy: approval.data.by } : { timedOut: true };
   },
 );
 
 const stepCounts = new Map<string, number>();
 const countStep = (name: string) => stepCounts.set(name, (stepCounts.get(name) ?? 0) + 1);
-const parallel = inngest.createFunction({ id: "t-parallel", triggers: [{ event: "test/parallel" }] }, async ({ step }) => {
-  const parts = await Promise.all(["a", "b", "c"].map((name, i) => step.run(`part-${name}`, () => (countStep(`part-${name}`), i + 1))));
-  return parts.reduce((sum, part) => sum + part, 0);
-});
+const parallel = inngest.createFunction(
+  { id: "t-parallel", triggers: [{ event: "test/parallel" }] },
+  async ({ step }) => {
+    const parts = await Promise.all(
+      ["a", "b", "c"].map((name, i) => step.run(`part-${name}`, () => (countStep(`part-${name}`), i + 1))),
+    );
+    return parts.reduce((sum, part) => sum + part, 0);
+  },
+);
 
-const parent = inngest.createFunction({ id: "t-parent", triggers: [{ event: "test/parent", if: "event.data.go == true" }] }, async ({ event, step }) => {
-  await step.sendEvent("spawn", { name: "test/child", data: { from: event.data.name } });
-  return "sent";
-});
-const child = inngest.createFunction({ id: "t-child", triggers: [{ event: "test/child" }] }, async ({ event }) => `child of ${event.data.from}`);
+const parent = inngest.createFunction(
+  { id: "t-parent", triggers: [{ event: "test/parent", if: "event.data.go == true" }] },
+  async ({ event, step }) => {
+    await step.sendEvent("spawn", { name: "test/child", data: { from: event.data.name } });
+    return "sent";
+  },
+);
+const child = inngest.createFunction(
+  { id: "t-child", triggers: [{ event: "test/child" }] },
+  async ({ event }) => `child of ${event.data.from}`,
+);
 
 const inFlight = new Map<string, number>();
 let maxInFlight = 0;
@@ -112,7 +134,10 @@ describe("embedded executor", () => {
     const names = ["c", "a", "b"].map((suffix) => `test/ordered-${suffix}`);
     await inngest.send(names.map((name) => ({ id: `ordered-${name}`, name, data: { name } })));
     await inngest.send({ id: "ordered-test/ordered-a", name: "test/ordered-again", data: {} });
-    const stored = await prisma().jobEvent.findMany({ where: { id: { startsWith: "ordered-" } }, orderBy: { seq: "asc" } });
+    const stored = await prisma().jobEvent.findMany({
+      where: { id: { startsWith: "ordered-" } },
+      orderBy: { seq: "asc" },
+    });
     expect(stored.map((event) => event.name)).toEqual(names);
     expect(stored.map((event) => event.data)).toEqual(names.map((name) => ({ name })));
   });
@@ -230,7 +255,9 @@ describe("embedded executor", () => {
     ]);
     await drainJobs();
     expect(await unprocessed()).toBe(0);
-    expect((await runsOf("t-parent")).slice(before).map((run) => (run.event as { data: { name: string } }).data.name)).toEqual(["p2"]);
+    expect(
+      (await runsOf("t-parent")).slice(before).map((run) => (run.event as { data: { name: string } }).data.name),
+    ).toEqual(["p2"]);
 
     // Nothing triggers on test/approved, but a run waits for it: the waiter gets it. (The event
     // alone before it makes the executor try the quick marking first again.)
@@ -267,9 +294,15 @@ describe("embedded executor", () => {
   });
 
   it("refuses functions with options it does not implement", async () => {
-    const throttled = inngest.createFunction({ id: "t-throttled", triggers: [{ event: "test/x" }], throttle: { limit: 1, period: "1m" } }, async () => 1);
+    const throttled = inngest.createFunction(
+      { id: "t-throttled", triggers: [{ event: "test/x" }], throttle: { limit: 1, period: "1m" } },
+      async () => 1,
+    );
     await expect(startTestExecutor({ functions: [throttled] })).rejects.toThrow(/throttle not supported/);
-    const jittered = inngest.createFunction({ id: "t-jitter", triggers: [{ cron: "* * * * *", jitter: "10s" }] }, async () => 1);
+    const jittered = inngest.createFunction(
+      { id: "t-jitter", triggers: [{ cron: "* * * * *", jitter: "10s" }] },
+      async () => 1,
+    );
     await expect(startTestExecutor({ functions: [jittered] })).rejects.toThrow(/jitter is not supported/);
   });
 });

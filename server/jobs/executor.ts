@@ -174,7 +174,12 @@ export class EmbeddedExecutor implements LocalExecutor {
       // A failed batch claimed nothing: the loop claims instead.
       if (runs === null) this.backlog = true;
       // Limited functions are claimed only by the loop's claim.
-      else this.afterClaim(runs, request.limit, [...this.specs.values()].some((spec) => spec.concurrency));
+      else
+        this.afterClaim(
+          runs,
+          request.limit,
+          [...this.specs.values()].some((spec) => spec.concurrency),
+        );
     },
   };
 
@@ -207,7 +212,8 @@ export class EmbeddedExecutor implements LocalExecutor {
     }
     const response = await this.handler.PUT(syncRequest(this.serveUrl, this.signingKey));
     const body: unknown = await response.json().catch(() => null);
-    if (response.status !== 200) throw new Error(`syncing with the serve handler failed (${response.status}): ${JSON.stringify(body)}`);
+    if (response.status !== 200)
+      throw new Error(`syncing with the serve handler failed (${response.status}): ${JSON.stringify(body)}`);
     this.specs = new Map(readSyncAnswer(body).map((spec) => [spec.id, spec]));
     await syncSchedules(this.jobs, [...this.specs.values()], this.now());
     localExecutors().add(this);
@@ -294,7 +300,10 @@ export class EmbeddedExecutor implements LocalExecutor {
       this.claiming += capacity;
       let result: Awaited<ReturnType<typeof dispatchEvents>>;
       try {
-        result = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH, { claim, markQuietFirst: this.markQuietFirst });
+        result = await dispatchEvents(this.jobs, specs, this.now(), DISPATCH_BATCH, {
+          claim,
+          markQuietFirst: this.markQuietFirst,
+        });
       } finally {
         this.claiming -= capacity;
       }
@@ -317,7 +326,13 @@ export class EmbeddedExecutor implements LocalExecutor {
     this.claiming += free;
     let claimed: RunState[];
     try {
-      claimed = await claimRuns(this.jobs, { owner: this.owner, specs: this.specs, now: this.now(), leaseMs: this.leaseMs, limit: free });
+      claimed = await claimRuns(this.jobs, {
+        owner: this.owner,
+        specs: this.specs,
+        now: this.now(),
+        leaseMs: this.leaseMs,
+        limit: free,
+      });
     } finally {
       this.claiming -= free;
     }
@@ -344,7 +359,9 @@ export class EmbeddedExecutor implements LocalExecutor {
    * those start). With `fastForward`, the clock then jumps to the next sleep end, retry or wait
    * timeout and carries on. Throws when `timeoutMs` passes first.
    */
-  async drain(options: { timeoutMs?: number; fastForward?: boolean; advance?: (ms: number) => void } = {}): Promise<void> {
+  async drain(
+    options: { timeoutMs?: number; fastForward?: boolean; advance?: (ms: number) => void } = {},
+  ): Promise<void> {
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     for (;;) {
       if (Date.now() > deadline) throw new Error(`jobs did not drain within ${options.timeoutMs ?? 10_000} ms`);
@@ -398,7 +415,14 @@ export class EmbeddedExecutor implements LocalExecutor {
   }
 
   private lease(runId: string): Lease {
-    return { jobs: this.jobs, runId, owner: this.owner, leaseMs: this.leaseMs, now: () => this.now(), commit: this.commit };
+    return {
+      jobs: this.jobs,
+      runId,
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      now: () => this.now(),
+      commit: this.commit,
+    };
   }
 
   /**
@@ -419,7 +443,9 @@ export class EmbeddedExecutor implements LocalExecutor {
       if (due.length) {
         if (!(await resolveDuePending(lease, due))) return "stop";
         run.pending = run.pending.filter((entry) => !due.includes(entry));
-        run.steps.push(...due.map((entry) => ({ stepId: entry.stepId, type: "data" as const, data: null, error: undefined })));
+        run.steps.push(
+          ...due.map((entry) => ({ stepId: entry.stepId, type: "data" as const, data: null, error: undefined })),
+        );
         continue;
       }
       const stepId = run.retryStepId ?? "step";
@@ -433,9 +459,12 @@ export class EmbeddedExecutor implements LocalExecutor {
 
   /** One signed call of the serve handler, renewing the lease while the step runs. */
   private async call(run: RunState, stepId: string, attempt: number, lease: Lease): Promise<Outcome> {
-    const heartbeat = setInterval(() => {
-      if (!this.dead) void renewLease(lease).catch(() => undefined);
-    }, Math.max(250, this.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        if (!this.dead) void renewLease(lease).catch(() => undefined);
+      },
+      Math.max(250, this.leaseMs / 3),
+    );
     heartbeat.unref();
     const started = performance.now();
     let outcome: Outcome;
@@ -458,13 +487,23 @@ export class EmbeddedExecutor implements LocalExecutor {
     }
     // One line per step call: ids and the outcome's kind only (step data may hold anything).
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
-    log()[outcome.kind === "retry" || outcome.kind === "failed" ? "warn" : "info"]({ msg: "job step", runId: run.id, functionId: run.functionId, stepId, attempt, outcome: outcome.kind, durationMs });
+    log()[outcome.kind === "retry" || outcome.kind === "failed" ? "warn" : "info"]({
+      msg: "job step",
+      runId: run.id,
+      functionId: run.functionId,
+      stepId,
+      attempt,
+      outcome: outcome.kind,
+      durationMs,
+    });
     return outcome;
   }
 
   private retryAt(failedAttempts: number, retryAfter: string | null): Date {
     const now = this.clock.now();
-    const delay = retryAfterMs(retryAfter, now) ?? backoffMs(failedAttempts, this.options.retryBaseMs ?? 1000, this.options.retryMaxMs ?? 600_000);
+    const delay =
+      retryAfterMs(retryAfter, now) ??
+      backoffMs(failedAttempts, this.options.retryBaseMs ?? 1000, this.options.retryMaxMs ?? 600_000);
     return new Date(now + delay);
   }
 
@@ -478,7 +517,13 @@ export class EmbeddedExecutor implements LocalExecutor {
       case "retry": {
         const attempt = run.attempt + 1;
         if (attempt >= run.maxAttempts) await failRun(lease, { name: "Error", message: outcome.error });
-        else await scheduleRetry(lease, { stepIds: [], attempt, at: this.retryAt(attempt, outcome.retryAfter), error: outcome.error });
+        else
+          await scheduleRetry(lease, {
+            stepIds: [],
+            attempt,
+            at: this.retryAt(attempt, outcome.retryAfter),
+            error: outcome.error,
+          });
         return "stop";
       }
       case "ops":
@@ -486,10 +531,18 @@ export class EmbeddedExecutor implements LocalExecutor {
     }
   }
 
-  private async applyOps(run: RunState, ops: Op[], retryAfter: string | null, lease: Lease): Promise<Stop | "completed"> {
+  private async applyOps(
+    run: RunState,
+    ops: Op[],
+    retryAfter: string | null,
+    lease: Lease,
+  ): Promise<Stop | "completed"> {
     const unsupported = ops.find((op) => op.op !== "StepPlanned" && !STEP_OPS.has(op.op) && !TIMER_OPS.has(op.op));
     if (unsupported) {
-      await failRun(lease, { name: "NonRetriableError", message: `${unsupported.op} (${unsupported.displayName ?? unsupported.id}) is not supported by the embedded executor` });
+      await failRun(lease, {
+        name: "NonRetriableError",
+        message: `${unsupported.op} (${unsupported.displayName ?? unsupported.id}) is not supported by the embedded executor`,
+      });
       return "stop";
     }
     const ran = ops.filter((op) => STEP_OPS.has(op.op)).map((op) => ({ op, retryAfter }));
@@ -501,7 +554,12 @@ export class EmbeddedExecutor implements LocalExecutor {
     for (const { op, outcome } of plannedOutcomes) {
       if (outcome.kind !== "ops") return this.apply(run, outcome, lease);
       const result = outcome.ops.find((candidate) => STEP_OPS.has(candidate.op) && candidate.id === op.id);
-      if (!result) return this.apply(run, { kind: "retry", error: `planned step ${op.displayName ?? op.id} did not run`, retryAfter: null }, lease);
+      if (!result)
+        return this.apply(
+          run,
+          { kind: "retry", error: `planned step ${op.displayName ?? op.id} did not run`, retryAfter: null },
+          lease,
+        );
       ran.push({ op: result, retryAfter: outcome.retryAfter });
     }
     if (this.dead) return "stop";
@@ -514,18 +572,29 @@ export class EmbeddedExecutor implements LocalExecutor {
       );
     if (finished.length) {
       if (!(await recordSteps(lease, run, finished))) return "stop";
-      run.steps.push(...finished.map((step) => ({ stepId: step.stepId, type: step.type, data: step.data, error: step.error })));
+      run.steps.push(
+        ...finished.map((step) => ({ stepId: step.stepId, type: step.type, data: step.data, error: step.error })),
+      );
       run.attempt = 0;
       run.retryStepId = null;
     }
     const errors = ran.filter(({ op }) => op.op === "StepError");
     if (errors.length) {
-      const at = new Date(Math.min(...errors.map(({ op, retryAfter: after }) => this.retryAt((run.stepAttempts[op.id] ?? 0) + 1, after).getTime())));
+      const at = new Date(
+        Math.min(
+          ...errors.map(({ op, retryAfter: after }) =>
+            this.retryAt((run.stepAttempts[op.id] ?? 0) + 1, after).getTime(),
+          ),
+        ),
+      );
       await scheduleRetry(lease, { stepIds: errors.map(({ op }) => op.id), at, error: errorText(errors[0].op.error) });
       return "stop";
     }
     if (ran.length) return "continue";
-    return this.parkOn(ops.filter((op) => TIMER_OPS.has(op.op)), lease);
+    return this.parkOn(
+      ops.filter((op) => TIMER_OPS.has(op.op)),
+      lease,
+    );
   }
 
   private async parkOn(timers: Op[], lease: Lease): Promise<Stop> {
@@ -542,7 +611,20 @@ export class EmbeddedExecutor implements LocalExecutor {
         if (op.op === "Sleep") return { ...base, type: "sleep", at: sleepUntil(op.name ?? "", now) };
         const condition = typeof op.opts?.if === "string" ? op.opts.if : null;
         if (condition) compileExpression(condition);
-        return { ...base, type: "wait", at: now + parseDuration(typeof op.opts?.timeout === "string" || typeof op.opts?.timeout === "number" ? String(op.opts.timeout) : ""), event: op.name, if: condition, afterSeq };
+        return {
+          ...base,
+          type: "wait",
+          at:
+            now +
+            parseDuration(
+              typeof op.opts?.timeout === "string" || typeof op.opts?.timeout === "number"
+                ? String(op.opts.timeout)
+                : "",
+            ),
+          event: op.name,
+          if: condition,
+          afterSeq,
+        };
       });
     } catch (error) {
       await failRun(lease, { name: "NonRetriableError", message: (error as Error).message });
@@ -552,4 +634,3 @@ export class EmbeddedExecutor implements LocalExecutor {
     return "stop";
   }
 }
-

@@ -50,12 +50,14 @@ const BINARY_PRECEDENCE: Array<string[]> = [["||"], ["&&"], ["==", "!="], ["<", 
 function equal(a: unknown, b: unknown): boolean {
   if (a === undefined) a = null;
   if (b === undefined) b = null;
-  if (a !== null && b !== null && typeof a === "object" && typeof b === "object") return JSON.stringify(a) === JSON.stringify(b);
+  if (a !== null && b !== null && typeof a === "object" && typeof b === "object")
+    return JSON.stringify(a) === JSON.stringify(b);
   return a === b;
 }
 
 function compare(op: string, a: unknown, b: unknown): boolean {
-  if (!((typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string"))) return false;
+  if (!((typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string")))
+    return false;
   if (op === "<") return a < b;
   if (op === "<=") return a <= b;
   if (op === ">") return a > b;
@@ -63,7 +65,8 @@ function compare(op: string, a: unknown, b: unknown): boolean {
 }
 
 /** A value as `+` joins it to a string: a string as itself, null and undefined as nothing, the rest as JSON (numbers, booleans as written). */
-const joined = (value: unknown): string => (typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value));
+const joined = (value: unknown): string =>
+  typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value);
 
 function applyBinary(op: string, a: unknown, b: unknown): unknown {
   switch (op) {

@@ -15,12 +15,23 @@ const jobs = () => ({ prisma: env.database.prisma, kind: env.database.kind });
 
 async function heldRun(id: string, owner: string, leaseExpiresAt = new Date(Date.now() + 60_000)) {
   await env.database.prisma.jobRun.create({
-    data: { id, functionId: "svc-forge-t-batch", status: "running", event: {}, maxAttempts: 1, availableAt: new Date(), leaseOwner: owner, leaseExpiresAt },
+    data: {
+      id,
+      functionId: "svc-forge-t-batch",
+      status: "running",
+      event: {},
+      maxAttempts: 1,
+      availableAt: new Date(),
+      leaseOwner: owner,
+      leaseExpiresAt,
+    },
   });
 }
 
 async function queuedRun(id: string, functionId: string, availableAt: Date) {
-  await env.database.prisma.jobRun.create({ data: { id, functionId, status: "queued", event: { id }, maxAttempts: 1, availableAt } });
+  await env.database.prisma.jobRun.create({
+    data: { id, functionId, status: "queued", event: { id }, maxAttempts: 1, availableAt },
+  });
 }
 
 describe("group commit of the executor's writes", () => {
@@ -39,7 +50,10 @@ describe("group commit of the executor's writes", () => {
     expect(answers).toEqual([true, true, false]);
     const steps = await env.database.prisma.jobStep.findMany({ where: { runId: { startsWith: "batch-" } } });
     expect(steps.map((row) => [row.runId, row.data])).toEqual([["batch-held", { n: 1 }]]);
-    const runs = await env.database.prisma.jobRun.findMany({ where: { id: { startsWith: "batch-" } }, orderBy: { id: "asc" } });
+    const runs = await env.database.prisma.jobRun.findMany({
+      where: { id: { startsWith: "batch-" } },
+      orderBy: { id: "asc" },
+    });
     expect(runs.map((run) => [run.id, run.status, run.leaseOwner, run.output])).toEqual([
       ["batch-done", "completed", null, { ok: true }],
       ["batch-held", "running", "owner-a", null],
@@ -51,7 +65,10 @@ describe("group commit of the executor's writes", () => {
     const minute = 60_000;
     // Its own lease expired (so it is due), but it is in the batch: it is completed, not claimed.
     await heldRun("claim-completing", "owner-c", new Date(Date.now() - minute));
-    await env.database.prisma.jobRun.update({ where: { id: "claim-completing" }, data: { availableAt: new Date(Date.now() - 10 * minute) } });
+    await env.database.prisma.jobRun.update({
+      where: { id: "claim-completing" },
+      data: { availableAt: new Date(Date.now() - 10 * minute) },
+    });
     await queuedRun("claim-newer", "svc-forge-t-claim", new Date(Date.now() - minute));
     await queuedRun("claim-oldest", "svc-forge-t-claim", new Date(Date.now() - 3 * minute));
     await queuedRun("claim-older", "svc-forge-t-claim", new Date(Date.now() - 2 * minute));
@@ -59,13 +76,21 @@ describe("group commit of the executor's writes", () => {
     await queuedRun("claim-other", "svc-forge-t-other", new Date(Date.now() - 4 * minute));
     const claims: Array<string[] | null> = [];
     const claimer = {
-      request: (completes: number) => ({ limit: completes + 1, functionIds: ["svc-forge-t-batch", "svc-forge-t-claim"], leaseMs: minute }),
-      claimed: (runs: Array<{ id: string; event: unknown; steps: unknown[] }> | null) => claims.push(runs && runs.map((run) => run.id)),
+      request: (completes: number) => ({
+        limit: completes + 1,
+        functionIds: ["svc-forge-t-batch", "svc-forge-t-claim"],
+        leaseMs: minute,
+      }),
+      claimed: (runs: Array<{ id: string; event: unknown; steps: unknown[] }> | null) =>
+        claims.push(runs && runs.map((run) => run.id)),
     };
     const commit = new GroupCommit(jobs(), "owner-c", () => new Date(), claimer);
     expect(await commit.write({ runId: "claim-completing", kind: "complete", output: null })).toBe(true);
     expect(claims).toEqual([["claim-oldest", "claim-older"]]);
-    const runs = await env.database.prisma.jobRun.findMany({ where: { id: { startsWith: "claim-" } }, orderBy: { id: "asc" } });
+    const runs = await env.database.prisma.jobRun.findMany({
+      where: { id: { startsWith: "claim-" } },
+      orderBy: { id: "asc" },
+    });
     expect(runs.map((run) => [run.id, run.status, run.leaseOwner])).toEqual([
       ["claim-completing", "completed", null],
       ["claim-later", "queued", null],
@@ -78,19 +103,31 @@ describe("group commit of the executor's writes", () => {
 
   it("a write the database refuses fails its own run only; the others of its batch complete", async () => {
     const ran = new Map<number, number>();
-    const mixed = inngest.createFunction({ id: "t-mixed-batch", triggers: [{ event: "test/mixed-batch" }] }, async ({ event, step }) => {
-      const n = event.data.n as number;
-      // A NUL character is valid JSON but refused by PostgreSQL's jsonb.
-      const value = await step.run("value", () => (ran.set(n, (ran.get(n) ?? 0) + 1), n === 3 ? "bad\u0000value" : `ok ${n}`));
-      return { value };
+    const mixed = inngest.createFunction(
+      { id: "t-mixed-batch", triggers: [{ event: "test/mixed-batch" }] },
+      async ({ event, step }) => {
+        const n = event.data.n as number;
+        // A NUL character is valid JSON but refused by PostgreSQL's jsonb.
+        const value = await step.run(
+          "value",
+          () => (ran.set(n, (ran.get(n) ?? 0) + 1), n === 3 ? "bad\u0000value" : `ok ${n}`),
+        );
+        return { value };
+      },
+    );
+    const executor = new EmbeddedExecutor({
+      functions: [mixed],
+      clock: new TestClock(),
+      autoRun: false,
+      concurrency: 8,
     });
-    const executor = new EmbeddedExecutor({ functions: [mixed], clock: new TestClock(), autoRun: false, concurrency: 8 });
     executors.push(await executor.start());
     await inngest.send(Array.from({ length: 6 }, (_, n) => ({ name: "test/mixed-batch", data: { n } })));
     await executor.drain();
     const runs = await env.database.prisma.jobRun.findMany({ where: { functionId: "svc-forge-t-mixed-batch" } });
     const byN = new Map(runs.map((run) => [(run.event as { data: { n: number } }).data.n, run]));
-    for (const n of [0, 1, 2, 4, 5]) expect(byN.get(n)).toMatchObject({ status: "completed", output: { value: `ok ${n}` } });
+    for (const n of [0, 1, 2, 4, 5])
+      expect(byN.get(n)).toMatchObject({ status: "completed", output: { value: `ok ${n}` } });
     // Its step result was never stored: the run stays leased and runs the step again once the lease expires.
     expect(byN.get(3)).toMatchObject({ status: "running" });
     expect(await env.database.prisma.jobStep.count({ where: { runId: byN.get(3)!.id } })).toBe(0);

@@ -138,13 +138,18 @@ export class GroupCommit {
     }
   }
 
-  private async writeBatch(writes: RunWrite[], claim: ClaimRequest | null): Promise<{ held: Set<string>; claimed: RunState[] }> {
+  private async writeBatch(
+    writes: RunWrite[],
+    claim: ClaimRequest | null,
+  ): Promise<{ held: Set<string>; claimed: RunState[] }> {
     const runs = writes.map((write) =>
       write.kind === "steps"
         ? { id: write.runId, kind: write.kind, leaseExpiresAt: ts(write.leaseExpiresAt) }
         : { id: write.runId, kind: write.kind, output: write.output ?? null },
     );
-    const steps = writes.flatMap((write) => (write.kind === "steps" ? write.steps.map((step) => ({ runId: write.runId, ...step })) : []));
+    const steps = writes.flatMap((write) =>
+      write.kind === "steps" ? write.steps.map((step) => ({ runId: write.runId, ...step })) : [],
+    );
     const now = this.now();
     const [row] = await this.jobs.prisma.$queryRawUnsafe<Array<{ held: string[]; claimed: unknown }>>(
       this.sql,

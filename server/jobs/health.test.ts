@@ -15,7 +15,14 @@ describe("queue health", () => {
   it("degrades /api/health when due work waits longer than the stall threshold", async () => {
     const overdue = new Date(Date.now() - STALL_AFTER_MS - 1000);
     await env.database.prisma.jobRun.create({
-      data: { id: "stalled-run", functionId: "svc-forge-x", status: "queued", event: { name: "x" }, maxAttempts: 1, availableAt: overdue },
+      data: {
+        id: "stalled-run",
+        functionId: "svc-forge-x",
+        status: "queued",
+        event: { name: "x" },
+        maxAttempts: 1,
+        availableAt: overdue,
+      },
     });
     const health = await queueHealth();
     expect(health.ok).toBe(false);

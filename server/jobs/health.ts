@@ -23,16 +23,24 @@ export async function queueHealth(): Promise<QueueHealth> {
   const prisma = await db();
   const stalledBefore = new Date(Date.now() - STALL_AFTER_MS);
   const [overdueRuns, expiredLeases, overdueEvents] = await Promise.all([
-    prisma.jobRun.count({ where: { status: { in: ["queued", "sleeping", "waiting"] }, availableAt: { lt: stalledBefore } } }),
+    prisma.jobRun.count({
+      where: { status: { in: ["queued", "sleeping", "waiting"] }, availableAt: { lt: stalledBefore } },
+    }),
     prisma.jobRun.count({ where: { status: "running", leaseExpiresAt: { lt: stalledBefore } } }),
     prisma.jobEvent.count({ where: { processedAt: null, receivedAt: { lt: stalledBefore } } }),
   ]);
   const executor = embeddedExecutor();
   if (executor?.lastTickAt && Date.now() - executor.lastTickAt > LOOP_SILENCE_MS) {
-    return { ok: false, detail: `executor stalled: its loop last ran ${Math.round((Date.now() - executor.lastTickAt) / 1000)} s ago` };
+    return {
+      ok: false,
+      detail: `executor stalled: its loop last ran ${Math.round((Date.now() - executor.lastTickAt) / 1000)} s ago`,
+    };
   }
   if (overdueRuns + expiredLeases + overdueEvents > 0) {
-    return { ok: false, detail: `executor stalled: ${overdueRuns + expiredLeases} runs and ${overdueEvents} events overdue by more than ${STALL_AFTER_MS / 60_000} min` };
+    return {
+      ok: false,
+      detail: `executor stalled: ${overdueRuns + expiredLeases} runs and ${overdueEvents} events overdue by more than ${STALL_AFTER_MS / 60_000} min`,
+    };
   }
   if (executor?.lastTickError) return { ok: false, detail: `executor failing: ${executor.lastTickError}` };
   return { ok: true, detail: executor ? "embedded executor running" : "embedded executor not running in this process" };

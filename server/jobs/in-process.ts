@@ -12,7 +12,9 @@ interface Served {
 
 /** What went over the wire would have been JSON: the same values, without a serializer's round trip surprises. */
 function overTheWire<T>(value: T): T {
-  const text = JSON.stringify(value === undefined ? null : value, (_key, item: unknown) => (typeof item === "bigint" ? undefined : item));
+  const text = JSON.stringify(value === undefined ? null : value, (_key, item: unknown) =>
+    typeof item === "bigint" ? undefined : item,
+  );
   return text === undefined ? (null as T) : (JSON.parse(text) as T);
 }
 
@@ -43,7 +45,12 @@ export function inProcessInvoker(functions: InngestFunction.Any[]): (call: RunCa
     if (!target) return { kind: "failed", error: `Function "${call.functionId}" was not found in this app` };
     const event = overTheWire(call.event) as Record<string, unknown>;
     const stepState = Object.fromEntries(
-      call.steps.map((step) => [step.stepId, step.type === "data" ? { id: step.stepId, data: overTheWire(step.data) } : { id: step.stepId, error: overTheWire(step.error) }]),
+      call.steps.map((step) => [
+        step.stepId,
+        step.type === "data"
+          ? { id: step.stepId, data: overTheWire(step.data) }
+          : { id: step.stepId, error: overTheWire(step.error) },
+      ]),
     );
     const execution = InngestExecutionEngine.createExecutionEngine({
       client: target.fn["client"] as Inngest.Any,
@@ -52,7 +59,13 @@ export function inProcessInvoker(functions: InngestFunction.Any[]): (call: RunCa
       reqArgs: [],
       headers: {},
       stepMode: types.StepMode.Async,
-      data: { event, events: [event], runId: call.runId, attempt: call.attempt, maxAttempts: call.maxAttempts } as never,
+      data: {
+        event,
+        events: [event],
+        runId: call.runId,
+        attempt: call.attempt,
+        maxAttempts: call.maxAttempts,
+      } as never,
       stepState,
       stepCompletionOrder: call.steps.map((step) => step.stepId),
       requestedRunStep: call.stepId === "step" ? undefined : call.stepId,
@@ -66,14 +79,20 @@ export function inProcessInvoker(functions: InngestFunction.Any[]): (call: RunCa
         return { kind: "completed", output: overTheWire(result.data) };
       case "function-rejected": {
         const error = errorText(overTheWire(result.error));
-        return result.retriable ? { kind: "retry", error, retryAfter: retriableAfter(result.retriable) } : { kind: "failed", error };
+        return result.retriable
+          ? { kind: "retry", error, retryAfter: retriableAfter(result.retriable) }
+          : { kind: "failed", error };
       }
       case "step-ran":
         return { kind: "ops", ops: [withData(result.step)], retryAfter: retriableAfter(result.retriable) };
       case "steps-found":
         return { kind: "ops", ops: result.steps.map(withData), retryAfter: null };
       case "step-not-found":
-        return { kind: "retry", error: `Could not find step "${result.step.displayName || result.step.id}" to run`, retryAfter: null };
+        return {
+          kind: "retry",
+          error: `Could not find step "${result.step.displayName || result.step.id}" to run`,
+          retryAfter: null,
+        };
       default:
         return { kind: "failed", error: `the SDK asked to change mode (${result.type})` };
     }

@@ -7,10 +7,17 @@ import { ACTIVE_STATUSES } from "./store";
  */
 export async function hasLiveRun(eventName: string, key: string, value: string): Promise<boolean> {
   const prisma = await db();
-  const pendingEvent = await prisma.jobEvent.findFirst({ where: { name: eventName, processedAt: null, data: { path: [key], equals: value } }, select: { seq: true } });
+  const pendingEvent = await prisma.jobEvent.findFirst({
+    where: { name: eventName, processedAt: null, data: { path: [key], equals: value } },
+    select: { seq: true },
+  });
   if (pendingEvent) return true;
   const run = await prisma.jobRun.findFirst({
-    where: { status: { in: [...ACTIVE_STATUSES] }, event: { path: ["name"], equals: eventName }, AND: [{ event: { path: ["data", key], equals: value } }] },
+    where: {
+      status: { in: [...ACTIVE_STATUSES] },
+      event: { path: ["name"], equals: eventName },
+      AND: [{ event: { path: ["data", key], equals: value } }],
+    },
     select: { id: true },
   });
   return run !== null;

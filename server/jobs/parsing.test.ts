@@ -7,7 +7,10 @@ import { readFunctionConfig } from "./registry";
 const evaluate = (source: string, scope: Record<string, unknown>) => compileExpression(source)(scope);
 
 describe("expressions", () => {
-  const scope = { event: { data: { id: "a1", n: 3, tags: ["x", "y"], nested: { ok: true } } }, async: { data: { id: "a1", n: 4 } } };
+  const scope = {
+    event: { data: { id: "a1", n: 3, tags: ["x", "y"], nested: { ok: true } } },
+    async: { data: { id: "a1", n: 4 } },
+  };
 
   it("compares paths, literals and combines them", () => {
     expect(evaluate("event.data.id == async.data.id", scope)).toBe(true);
@@ -73,17 +76,40 @@ describe("function registration", () => {
   const base = { id: "app-fn", triggers: [{ event: "a/b" }], steps: { step: { retries: { attempts: 4 } } } };
 
   it("reads retries, triggers, concurrency and cancellation", () => {
-    const spec = readFunctionConfig({ ...base, concurrency: { limit: 2, key: "event.data.p" }, cancel: [{ event: "a/c", if: "event.data.p == async.data.p" }] });
-    expect(spec).toMatchObject({ maxAttempts: 5, concurrency: { limit: 2 }, cancel: [{ event: "a/c", timeoutMs: null }] });
+    const spec = readFunctionConfig({
+      ...base,
+      concurrency: { limit: 2, key: "event.data.p" },
+      cancel: [{ event: "a/c", if: "event.data.p == async.data.p" }],
+    });
+    expect(spec).toMatchObject({
+      maxAttempts: 5,
+      concurrency: { limit: 2 },
+      cancel: [{ event: "a/c", timeoutMs: null }],
+    });
     expect(readFunctionConfig({ id: "app-plain", triggers: [{ event: "x" }] }).maxAttempts).toBe(4);
   });
 
   it("refuses options the executor does not implement", () => {
-    for (const option of ["rateLimit", "throttle", "debounce", "batchEvents", "idempotency", "singleton", "timeouts", "priority"]) {
-      expect(() => readFunctionConfig({ ...base, [option]: { limit: 1 } })).toThrow(new RegExp(`${option} not supported`));
+    for (const option of [
+      "rateLimit",
+      "throttle",
+      "debounce",
+      "batchEvents",
+      "idempotency",
+      "singleton",
+      "timeouts",
+      "priority",
+    ]) {
+      expect(() => readFunctionConfig({ ...base, [option]: { limit: 1 } })).toThrow(
+        new RegExp(`${option} not supported`),
+      );
     }
     expect(() => readFunctionConfig({ ...base, concurrency: { limit: 1, scope: "account" } })).toThrow(/scope/);
-    expect(() => readFunctionConfig({ ...base, concurrency: [{ limit: 1 }, { limit: 2, key: "event.data.x" }] })).toThrow(/one concurrency/);
-    expect(() => readFunctionConfig({ ...base, triggers: [{ event: "a/b", expression: "size(x)" }] })).toThrow(/function calls/);
+    expect(() =>
+      readFunctionConfig({ ...base, concurrency: [{ limit: 1 }, { limit: 2, key: "event.data.x" }] }),
+    ).toThrow(/one concurrency/);
+    expect(() => readFunctionConfig({ ...base, triggers: [{ event: "a/b", expression: "size(x)" }] })).toThrow(
+      /function calls/,
+    );
   });
 });

@@ -33,7 +33,11 @@ const contract = inngest.createFunction(
     });
     const [a, b] = await Promise.all([step.run("left", () => "l"), step.run("right", () => "r")]);
     await step.sleep("pause", "30s");
-    const reply = await step.waitForEvent("reply", { event: "test/reply", timeout: "5m", if: "async.data.key == event.data.key" });
+    const reply = await step.waitForEvent("reply", {
+      event: "test/reply",
+      timeout: "5m",
+      if: "async.data.key == event.data.key",
+    });
     await step.sendEvent("announce", { name: "test/announced", data: { key: event.data.key } });
     if (event.data.fail === "function") throw new Error("after the steps");
     return { first, a, b, reply };
@@ -42,7 +46,12 @@ const contract = inngest.createFunction(
 
 const handler = serveFunctions([contract]);
 const serveUrl = "http://svc.test/api/inngest";
-const event = (data: Record<string, unknown>) => ({ id: crypto.randomUUID(), name: "test/contract", data: { go: true, key: "k", ...data }, ts: Date.now() });
+const event = (data: Record<string, unknown>) => ({
+  id: crypto.randomUUID(),
+  name: "test/contract",
+  data: { go: true, key: "k", ...data },
+  ts: Date.now(),
+});
 
 type CallOptions = { data?: Record<string, unknown>; steps?: MemoizedStep[]; stepId?: string; attempt?: number };
 
@@ -79,7 +88,14 @@ describe(`Inngest serve protocol (SDK ${PROTOCOL_SDK_VERSION})`, () => {
       id: "svc-forge-t-contract",
       name: "t-contract",
       triggers: [{ event: "test/contract", expression: "event.data.go == true" }],
-      steps: { step: { id: "step", name: "step", runtime: { type: "http", url: `${serveUrl}?fnId=svc-forge-t-contract&stepId=step` }, retries: { attempts: 2 } } },
+      steps: {
+        step: {
+          id: "step",
+          name: "step",
+          runtime: { type: "http", url: `${serveUrl}?fnId=svc-forge-t-contract&stepId=step` },
+          retries: { attempts: 2 },
+        },
+      },
       concurrency: { limit: 1, key: "event.data.key" },
       cancel: [{ event: "test/contract-cancel", timeout: "1h", if: "event.data.key == async.data.key" }],
     });
@@ -89,26 +105,44 @@ describe(`Inngest serve protocol (SDK ${PROTOCOL_SDK_VERSION})`, () => {
 
   it("runs a new step at once and reports it as StepRun with its hashed id", async () => {
     const { outcome } = await callRun({});
-    expect(outcome).toMatchObject({ kind: "ops", ops: [{ id: hashed("first"), op: "StepRun", displayName: "first", data: { n: 1 } }] });
+    expect(outcome).toMatchObject({
+      kind: "ops",
+      ops: [{ id: hashed("first"), op: "StepRun", displayName: "first", data: { n: 1 } }],
+    });
   });
 
   it("reports a step error as StepError (retriable) and as StepFailed on the last attempt or for NonRetriableError", async () => {
     const retriable = await callRun({ data: { fail: "retry" } });
     expect(retriable.response.status).toBe(206);
     expect(retriable.response.headers.get("x-inngest-no-retry")).toBe("false");
-    expect(retriable.outcome).toMatchObject({ kind: "ops", ops: [{ op: "StepError", error: { message: "transient" } }] });
+    expect(retriable.outcome).toMatchObject({
+      kind: "ops",
+      ops: [{ op: "StepError", error: { message: "transient" } }],
+    });
     const last = await callRun({ data: { fail: "retry" }, attempt: 2 });
     expect(last.outcome).toMatchObject({ kind: "ops", ops: [{ op: "StepFailed", error: { message: "transient" } }] });
     const permanent = await callRun({ data: { fail: "never" } });
-    expect(permanent.outcome).toMatchObject({ kind: "ops", ops: [{ op: "StepFailed", error: { name: "NonRetriableError" } }] });
-    const memoizedFailure = await callRun({ data: { fail: "never" }, steps: [{ stepId: hashed("first"), type: "error", error: { name: "NonRetriableError", message: "permanent" } }] });
+    expect(permanent.outcome).toMatchObject({
+      kind: "ops",
+      ops: [{ op: "StepFailed", error: { name: "NonRetriableError" } }],
+    });
+    const memoizedFailure = await callRun({
+      data: { fail: "never" },
+      steps: [{ stepId: hashed("first"), type: "error", error: { name: "NonRetriableError", message: "permanent" } }],
+    });
     expect(memoizedFailure.response.status).toBe(400);
     expect(memoizedFailure.outcome).toEqual({ kind: "failed", error: "NonRetriableError: permanent" });
   });
 
   it("plans parallel steps, then runs each one when asked by id", async () => {
     const { outcome } = await callRun({ steps: [data("first", { n: 1 })] });
-    expect(outcome).toMatchObject({ kind: "ops", ops: [{ op: "StepPlanned", id: hashed("left") }, { op: "StepPlanned", id: hashed("right") }] });
+    expect(outcome).toMatchObject({
+      kind: "ops",
+      ops: [
+        { op: "StepPlanned", id: hashed("left") },
+        { op: "StepPlanned", id: hashed("right") },
+      ],
+    });
     const planned = await callRun({ steps: [data("first", { n: 1 })], stepId: hashed("right") });
     expect(planned.outcome).toMatchObject({ kind: "ops", ops: [{ op: "StepRun", id: hashed("right"), data: "r" }] });
   });
@@ -119,14 +153,24 @@ describe(`Inngest serve protocol (SDK ${PROTOCOL_SDK_VERSION})`, () => {
     const wait = await callRun({ steps: throughSleep });
     expect(wait.outcome).toMatchObject({
       kind: "ops",
-      ops: [{ op: "WaitForEvent", id: hashed("reply"), name: "test/reply", opts: { timeout: "5m", if: "async.data.key == event.data.key" } }],
+      ops: [
+        {
+          op: "WaitForEvent",
+          id: hashed("reply"),
+          name: "test/reply",
+          opts: { timeout: "5m", if: "async.data.key == event.data.key" },
+        },
+      ],
     });
   });
 
   it("sends step.sendEvent through the client's fetch and finishes with 200 and the output", async () => {
     const steps = [...throughSleep, data("reply", null)];
     const send = await callRun({ steps });
-    expect(send.outcome).toMatchObject({ kind: "ops", ops: [{ op: "StepRun", id: hashed("announce"), data: { ids: [expect.any(String)] } }] });
+    expect(send.outcome).toMatchObject({
+      kind: "ops",
+      ops: [{ op: "StepRun", id: hashed("announce"), data: { ids: [expect.any(String)] } }],
+    });
     const done = await callRun({ steps: [...steps, data("announce", { ids: ["x"] })] });
     expect(done.response.status).toBe(200);
     expect(done.outcome).toEqual({ kind: "completed", output: { first: { n: 1 }, a: "l", b: "r", reply: null } });
@@ -145,14 +189,18 @@ describe(`Inngest serve protocol (SDK ${PROTOCOL_SDK_VERSION})`, () => {
   it("answers in-process what it answers over the serve protocol", async () => {
     const inProcess = inProcessInvoker([contract]);
     // Step timings and the ids of sent events differ from call to call.
-    const comparable = (outcome: unknown) => JSON.parse(JSON.stringify(outcome, (key, value) => (key === "timing" || key === "ids" ? undefined : value)));
+    const comparable = (outcome: unknown) =>
+      JSON.parse(JSON.stringify(outcome, (key, value) => (key === "timing" || key === "ids" ? undefined : value)));
     const steps = [...throughSleep, data("reply", null)];
     const calls: CallOptions[] = [
       {},
       { data: { fail: "retry" } },
       { data: { fail: "retry" }, attempt: 2 },
       { data: { fail: "never" } },
-      { data: { fail: "never" }, steps: [{ stepId: hashed("first"), type: "error", error: { name: "NonRetriableError", message: "permanent" } }] },
+      {
+        data: { fail: "never" },
+        steps: [{ stepId: hashed("first"), type: "error", error: { name: "NonRetriableError", message: "permanent" } }],
+      },
       { steps: [data("first", { n: 1 })] },
       { steps: [data("first", { n: 1 })], stepId: hashed("right") },
       { steps: throughSleep.slice(0, 3) },

@@ -13,7 +13,8 @@ const EXECUTION_VERSION = 2;
 /** JSON with object keys sorted, as the SDK canonicalizes a body before checking its signature. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
   const record = value as Record<string, unknown>;
   const entries = Object.keys(record)
     .sort()
@@ -25,11 +26,20 @@ export function canonicalJson(value: unknown): string {
 /** `x-inngest-signature` for a body: HMAC-SHA256 over body + unix seconds, keyed by the key without its prefix. */
 export function signature(body: string, signingKey: string, unixSeconds = Math.round(Date.now() / 1000)): string {
   const key = signingKey.replace(/^signkey-\w+-/, "");
-  const digest = crypto.createHmac("sha256", key).update(body + unixSeconds).digest("hex");
+  const digest = crypto
+    .createHmac("sha256", key)
+    .update(body + unixSeconds)
+    .digest("hex");
   return `t=${unixSeconds}&s=${digest}`;
 }
 
-function signedRequest(method: "PUT" | "POST", url: string, payload: unknown, signingKey: string, headers: Record<string, string> = {}): Request {
+function signedRequest(
+  method: "PUT" | "POST",
+  url: string,
+  payload: unknown,
+  signingKey: string,
+  headers: Record<string, string> = {},
+): Request {
   const body = canonicalJson(payload);
   return new Request(url, {
     method,
@@ -73,23 +83,31 @@ export function runRequest(call: RunCall): Request {
   url.searchParams.set("fnId", call.functionId);
   url.searchParams.set("stepId", call.stepId);
   const steps = Object.fromEntries(
-    call.steps.map((step) => [step.stepId, step.type === "data" ? { type: "data", data: step.data ?? null } : { type: "error", error: step.error }]),
+    call.steps.map((step) => [
+      step.stepId,
+      step.type === "data" ? { type: "data", data: step.data ?? null } : { type: "error", error: step.error },
+    ]),
   );
   const stack = call.steps.map((step) => step.stepId);
-  return signedRequest("POST", url.toString(), {
-    version: EXECUTION_VERSION,
-    event: call.event,
-    events: [call.event],
-    steps,
-    ctx: {
-      run_id: call.runId,
-      attempt: call.attempt,
-      max_attempts: call.maxAttempts,
-      disable_immediate_execution: false,
-      use_api: false,
-      stack: { stack, current: stack.length },
+  return signedRequest(
+    "POST",
+    url.toString(),
+    {
+      version: EXECUTION_VERSION,
+      event: call.event,
+      events: [call.event],
+      steps,
+      ctx: {
+        run_id: call.runId,
+        attempt: call.attempt,
+        max_attempts: call.maxAttempts,
+        disable_immediate_execution: false,
+        use_api: false,
+        stack: { stack, current: stack.length },
+      },
     },
-  }, call.signingKey);
+    call.signingKey,
+  );
 }
 
 /** An operation the SDK reports in a 206 answer. */
@@ -113,7 +131,8 @@ export type Outcome =
 export function errorText(error: unknown): string {
   if (error && typeof error === "object") {
     const { name, message } = error as { name?: unknown; message?: unknown };
-    if (typeof message === "string") return typeof name === "string" && name !== "Error" ? `${name}: ${message}` : message;
+    if (typeof message === "string")
+      return typeof name === "string" && name !== "Error" ? `${name}: ${message}` : message;
   }
   return typeof error === "string" ? error : JSON.stringify(error);
 }
@@ -140,6 +159,7 @@ export async function readOutcome(response: Response): Promise<Outcome> {
     return { kind: "ops", ops, retryAfter };
   }
   const error = body ? errorText(body) : `HTTP ${response.status}`;
-  if (response.status >= 500 && response.headers.get("x-inngest-no-retry") !== "true") return { kind: "retry", error, retryAfter };
+  if (response.status >= 500 && response.headers.get("x-inngest-no-retry") !== "true")
+    return { kind: "retry", error, retryAfter };
   return { kind: "failed", error };
 }

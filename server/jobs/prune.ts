@@ -13,15 +13,22 @@ export async function pruneJobRows(now = new Date()): Promise<{ runs: number; ev
   let runs = 0;
   let events = 0;
   for (;;) {
-    const batch = await prisma.jobRun.findMany({ where: { status: { in: [...ENDED] }, endedAt: { lt: cutoff } }, select: { id: true }, take: JOB_PRUNE_BATCH });
+    const batch = await prisma.jobRun.findMany({
+      where: { status: { in: [...ENDED] }, endedAt: { lt: cutoff } },
+      select: { id: true },
+      take: JOB_PRUNE_BATCH,
+    });
     if (batch.length === 0) break;
     runs += (await prisma.jobRun.deleteMany({ where: { id: { in: batch.map((run) => run.id) } } })).count;
   }
   for (;;) {
-    const batch = await prisma.jobEvent.findMany({ where: { processedAt: { lt: cutoff } }, select: { seq: true }, take: JOB_PRUNE_BATCH });
+    const batch = await prisma.jobEvent.findMany({
+      where: { processedAt: { lt: cutoff } },
+      select: { seq: true },
+      take: JOB_PRUNE_BATCH,
+    });
     if (batch.length === 0) break;
     events += (await prisma.jobEvent.deleteMany({ where: { seq: { in: batch.map((event) => event.seq) } } })).count;
   }
   return { runs, events };
 }
-

@@ -12,11 +12,18 @@ afterAll(async () => {
 });
 
 /** In-process calls, as the server makes them; over the serve protocol when the calls are counted. */
-function executor(functions: Parameters<typeof serveFunctions>[0], clock: TestClock, countCalls?: () => void): EmbeddedExecutor {
+function executor(
+  functions: Parameters<typeof serveFunctions>[0],
+  clock: TestClock,
+  countCalls?: () => void,
+): EmbeddedExecutor {
   const settings = { clock, autoRun: false, leaseMs: 30_000, concurrency: 4 };
   const handler = serveFunctions(functions);
   const created = countCalls
-    ? new EmbeddedExecutor({ ...settings, handler: { PUT: handler.PUT, POST: (req) => (countCalls(), handler.POST(req)) } })
+    ? new EmbeddedExecutor({
+        ...settings,
+        handler: { PUT: handler.PUT, POST: (req) => (countCalls(), handler.POST(req)) },
+      })
     : new EmbeddedExecutor({ ...settings, functions });
   executors.push(created);
   return created;
@@ -30,18 +37,21 @@ describe("executor recovery and competition", () => {
     const gate = new Promise<void>((resolve) => (unblock = resolve));
     let signalStarted!: () => void;
     const started = new Promise<void>((resolve) => (signalStarted = resolve));
-    const crashy = inngest.createFunction({ id: "t-crashy", triggers: [{ event: "test/crashy" }] }, async ({ step }) => {
-      await step.run("first", () => ++firstStepRuns);
-      const second = await step.run("second", async () => {
-        secondStepRuns++;
-        if (secondStepRuns === 1) {
-          signalStarted();
-          await gate;
-        }
-        return secondStepRuns;
-      });
-      return { second };
-    });
+    const crashy = inngest.createFunction(
+      { id: "t-crashy", triggers: [{ event: "test/crashy" }] },
+      async ({ step }) => {
+        await step.run("first", () => ++firstStepRuns);
+        const second = await step.run("second", async () => {
+          secondStepRuns++;
+          if (secondStepRuns === 1) {
+            signalStarted();
+            await gate;
+          }
+          return secondStepRuns;
+        });
+        return { second };
+      },
+    );
     const clock = new TestClock();
     const doomed = await executor([crashy], clock).start();
     await inngest.send({ name: "test/crashy", data: {} });
@@ -70,18 +80,21 @@ describe("executor recovery and competition", () => {
     const running = new Set<string>();
     const executions = new Map<string, number>();
     let overlaps = 0;
-    const busy = inngest.createFunction({ id: "t-busy", triggers: [{ event: "test/busy" }] }, async ({ step, runId }) => {
-      for (const name of ["one", "two", "three"]) {
-        await step.run(name, async () => {
-          const key = `${runId}:${name}`;
-          if (running.has(key)) overlaps++;
-          running.add(key);
-          executions.set(key, (executions.get(key) ?? 0) + 1);
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          running.delete(key);
-        });
-      }
-    });
+    const busy = inngest.createFunction(
+      { id: "t-busy", triggers: [{ event: "test/busy" }] },
+      async ({ step, runId }) => {
+        for (const name of ["one", "two", "three"]) {
+          await step.run(name, async () => {
+            const key = `${runId}:${name}`;
+            if (running.has(key)) overlaps++;
+            running.add(key);
+            executions.set(key, (executions.get(key) ?? 0) + 1);
+            await new Promise((resolve) => setTimeout(resolve, 2));
+            running.delete(key);
+          });
+        }
+      },
+    );
     const clock = new TestClock();
     const calls = [0, 0];
     const first = await executor([busy], clock, () => calls[0]++).start();

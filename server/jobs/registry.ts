@@ -43,15 +43,20 @@ function readConcurrency(raw: unknown, fnId: string): FunctionSpec["concurrency"
   const entries = Array.isArray(raw) ? raw : [raw];
   if (entries.length !== 1) throw new Error(`${fnId}: only one concurrency limit is supported`);
   const entry = entries[0] as { limit: number; key?: string; scope?: string };
-  if (entry.scope && entry.scope !== "fn") throw new Error(`${fnId}: concurrency scope "${entry.scope}" is not supported`);
-  if (!Number.isInteger(entry.limit) || entry.limit < 1) throw new Error(`${fnId}: concurrency limit must be a positive integer`);
+  if (entry.scope && entry.scope !== "fn")
+    throw new Error(`${fnId}: concurrency scope "${entry.scope}" is not supported`);
+  if (!Number.isInteger(entry.limit) || entry.limit < 1)
+    throw new Error(`${fnId}: concurrency limit must be a positive integer`);
   return { limit: entry.limit, key: entry.key ? compileOrRefuse(entry.key, `${fnId} concurrency key`) : null };
 }
 
 /** Turns one synced configuration into a spec, refusing options the executor does not implement. */
 export function readFunctionConfig(raw: RawConfig): FunctionSpec {
-  const unsupported = Object.keys(raw).filter((key) => raw[key] !== undefined && raw[key] !== null && !SUPPORTED_KEYS.has(key));
-  if (unsupported.length) throw new Error(`${raw.id}: option(s) ${unsupported.join(", ")} not supported by the embedded executor`);
+  const unsupported = Object.keys(raw).filter(
+    (key) => raw[key] !== undefined && raw[key] !== null && !SUPPORTED_KEYS.has(key),
+  );
+  if (unsupported.length)
+    throw new Error(`${raw.id}: option(s) ${unsupported.join(", ")} not supported by the embedded executor`);
   const spec: FunctionSpec = {
     id: raw.id,
     name: raw.name ?? raw.id,
@@ -72,7 +77,11 @@ export function readFunctionConfig(raw: RawConfig): FunctionSpec {
       spec.cron = { expression: trigger.cron, schedule: parseCron(trigger.cron) };
     } else if (trigger.event) {
       const expression = trigger.expression ?? null;
-      spec.eventTriggers.push({ event: trigger.event, expression, matches: expression ? compileOrRefuse(expression, `${raw.id} trigger`) : null });
+      spec.eventTriggers.push({
+        event: trigger.event,
+        expression,
+        matches: expression ? compileOrRefuse(expression, `${raw.id} trigger`) : null,
+      });
     } else {
       throw new Error(`${raw.id}: unsupported trigger ${JSON.stringify(trigger)}`);
     }

@@ -22,7 +22,13 @@ const runDetailSchema = () =>
   runSchema().extend({
     output: z.unknown(),
     steps: z.array(
-      z.object({ name: z.string(), status: z.enum(["completed", "failed"]), attempts: z.number(), error: z.string().nullable(), completedAt: z.string() }),
+      z.object({
+        name: z.string(),
+        status: z.enum(["completed", "failed"]),
+        attempts: z.number(),
+        error: z.string().nullable(),
+        completedAt: z.string(),
+      }),
     ),
   });
 
@@ -31,7 +37,15 @@ const runId = () => z.object({ id: z.string().min(1).max(100) });
 /** Background-job runs for administrators (embedded executor; with Inngest, its dashboard has them). */
 export const jobsRouter = router({
   list: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/jobs", tags: ["admin"], summary: "Background-job runs, newest first, with filters; `before` a run's createdAt pages on (Link rel=next)" }, list: "cursor" })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/jobs",
+        tags: ["admin"],
+        summary: "Background-job runs, newest first, with filters; `before` a run's createdAt pages on (Link rel=next)",
+      },
+      list: "cursor",
+    })
     .input(
       z.object({
         status: z.enum(JobRunStatus).optional(),
@@ -52,7 +66,15 @@ export const jobsRouter = router({
     .output(z.object({ run: runDetailSchema() }))
     .query(async ({ input }) => ({ run: await getRun(input.id) })),
   cancel: adminProcedure
-    .meta({ openapi: { method: "POST", path: "/admin/jobs/{id}/cancel", tags: ["admin"], summary: "Cancel a run that has not ended" }, errors: { 409: ["JOB_ALREADY_ENDED"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/admin/jobs/{id}/cancel",
+        tags: ["admin"],
+        summary: "Cancel a run that has not ended",
+      },
+      errors: { 409: ["JOB_ALREADY_ENDED"] },
+    })
     .input(runId())
     .output(z.object({ run: runDetailSchema() }))
     .mutation(async ({ input }) => ({ run: await cancelRun(input.id) })),

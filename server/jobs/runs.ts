@@ -39,7 +39,11 @@ export async function claimRuns(jobs: JobsDb, options: ClaimOptions): Promise<Ru
   const claimed = free.length ? await claimFree(jobs, free, options) : [];
   const limited = [...options.specs.values()].filter((spec) => spec.concurrency);
   if (!limited.length || claimed.length >= options.limit) return claimed;
-  const admitted = await claimLimited(jobs, { ...options, limit: options.limit - claimed.length, specs: new Map(limited.map((spec) => [spec.id, spec])) });
+  const admitted = await claimLimited(jobs, {
+    ...options,
+    limit: options.limit - claimed.length,
+    specs: new Map(limited.map((spec) => [spec.id, spec])),
+  });
   const loaded = await Promise.all(admitted.map((runId) => loadRun(jobs, runId, options.owner)));
   return [...claimed, ...loaded.filter((run): run is RunState => run !== null)];
 }
@@ -63,7 +67,9 @@ async function claimLimited(jobs: JobsDb, options: ClaimOptions): Promise<string
   const { now } = options;
   return transaction(jobs, async (tx) => {
     const placeholders = functionIds.map((_, i) => `$${i + 2}`).join(",");
-    const candidates = await tx.$queryRawUnsafe<Array<{ id: string; functionId: string; concurrencyKey: string | null }>>(
+    const candidates = await tx.$queryRawUnsafe<
+      Array<{ id: string; functionId: string; concurrencyKey: string | null }>
+    >(
       `SELECT id, "functionId", "concurrencyKey" FROM "JobRun"
        WHERE "functionId" IN (${placeholders}) AND ${due(1)}
        ORDER BY "availableAt", "createdAt" LIMIT ${Number(options.limit)} ${skipLocked(jobs)}`,
@@ -71,7 +77,8 @@ async function claimLimited(jobs: JobsDb, options: ClaimOptions): Promise<string
       ...functionIds,
     );
     if (!candidates.length) return [];
-    const keyOf = (run: { functionId: string; concurrencyKey: string | null }) => `${run.functionId}:${run.concurrencyKey ?? ""}`;
+    const keyOf = (run: { functionId: string; concurrencyKey: string | null }) =>
+      `${run.functionId}:${run.concurrencyKey ?? ""}`;
     await lockKeys(tx, jobs, candidates.map(keyOf));
     const admitted: string[] = [];
     const blocked: string[] = [];
@@ -81,7 +88,13 @@ async function claimLimited(jobs: JobsDb, options: ClaimOptions): Promise<string
       if (limit) {
         const key = keyOf(run);
         const running = await tx.jobRun.count({
-          where: { functionId: run.functionId, concurrencyKey: run.concurrencyKey, status: "running", leaseExpiresAt: { gte: now }, id: { not: run.id } },
+          where: {
+            functionId: run.functionId,
+            concurrencyKey: run.concurrencyKey,
+            status: "running",
+            leaseExpiresAt: { gte: now },
+            id: { not: run.id },
+          },
         });
         if (running + (admittedPerKey.get(key) ?? 0) >= limit) {
           blocked.push(run.id);
@@ -92,7 +105,10 @@ async function claimLimited(jobs: JobsDb, options: ClaimOptions): Promise<string
       admitted.push(run.id);
     }
     if (blocked.length) {
-      await tx.jobRun.updateMany({ where: { id: { in: blocked } }, data: { availableAt: new Date(now.getTime() + CONCURRENCY_RECHECK_MS) } });
+      await tx.jobRun.updateMany({
+        where: { id: { in: blocked } },
+        data: { availableAt: new Date(now.getTime() + CONCURRENCY_RECHECK_MS) },
+      });
     }
     if (admitted.length) {
       await tx.$executeRawUnsafe(
@@ -125,7 +141,12 @@ export async function loadRun(jobs: JobsDb, runId: string, owner: string): Promi
     stepAttempts: (run.stepAttempts ?? {}) as Record<string, number>,
     retryStepId: run.retryStepId,
     pending: (run.pending ?? []) as unknown as PendingEntry[],
-    steps: run.steps.map((step) => ({ stepId: step.stepId, type: step.type as "data" | "error", data: step.data, error: step.error })),
+    steps: run.steps.map((step) => ({
+      stepId: step.stepId,
+      type: step.type as "data" | "error",
+      data: step.data,
+      error: step.error,
+    })),
   };
 }
 
@@ -181,12 +202,19 @@ export interface StepResult {
 
 /** The lease-holder's conditional update: no row changes once the lease is lost. */
 async function updateHeld(lease: Lease, data: Prisma.JobRunUpdateManyMutationInput): Promise<boolean> {
-  const { count } = await lease.jobs.prisma.jobRun.updateMany({ where: { id: lease.runId, leaseOwner: lease.owner, status: "running" }, data });
+  const { count } = await lease.jobs.prisma.jobRun.updateMany({
+    where: { id: lease.runId, leaseOwner: lease.owner, status: "running" },
+    data,
+  });
   return count === 1;
 }
 
 /** Memoizes finished steps (data, or the error of a step that exhausted its attempts); false once the lease is lost. */
-export function recordSteps(lease: Lease, run: Pick<RunState, "stepAttempts">, results: StepResult[]): Promise<boolean> {
+export function recordSteps(
+  lease: Lease,
+  run: Pick<RunState, "stepAttempts">,
+  results: StepResult[],
+): Promise<boolean> {
   return lease.commit.write({
     runId: lease.runId,
     kind: "steps",
@@ -199,9 +227,16 @@ export function recordSteps(lease: Lease, run: Pick<RunState, "stepAttempts">, r
 export function resolveDuePending(lease: Lease, due: PendingEntry[]): Promise<boolean> {
   return underLease(lease, async (tx, run) => {
     const dueIds = new Set(due.map((entry) => entry.stepId));
-    await insertSteps(tx, lease.runId, due.map((entry) => ({ stepId: entry.stepId, name: entry.name, type: "data" as const, data: null })));
+    await insertSteps(
+      tx,
+      lease.runId,
+      due.map((entry) => ({ stepId: entry.stepId, name: entry.name, type: "data" as const, data: null })),
+    );
     const pending = run.pending.filter((entry) => !dueIds.has(entry.stepId));
-    await tx.jobRun.update({ where: { id: lease.runId }, data: { pending: asJson(pending), waitEvents: waitEventsOf(pending) } });
+    await tx.jobRun.update({
+      where: { id: lease.runId },
+      data: { pending: asJson(pending), waitEvents: waitEventsOf(pending) },
+    });
   });
 }
 
@@ -228,7 +263,10 @@ export function park(lease: Lease, reported: PendingEntry[]): Promise<boolean> {
 }
 
 /** Schedules another attempt: of the given steps (step errors) or of the function (errors outside steps). */
-export function scheduleRetry(lease: Lease, retry: { stepIds: string[]; attempt?: number; at: Date; error: string }): Promise<boolean> {
+export function scheduleRetry(
+  lease: Lease,
+  retry: { stepIds: string[]; attempt?: number; at: Date; error: string },
+): Promise<boolean> {
   return underLease(lease, async (tx, run) => {
     const stepAttempts = { ...run.stepAttempts };
     for (const stepId of retry.stepIds) stepAttempts[stepId] = (stepAttempts[stepId] ?? 0) + 1;
@@ -250,7 +288,10 @@ export function scheduleRetry(lease: Lease, retry: { stepIds: string[]; attempt?
 /** Gives the run back (the executor is stopping): due at once for whoever claims next. */
 export function releaseRun(lease: Lease): Promise<boolean> {
   return underLease(lease, async (tx) => {
-    await tx.jobRun.update({ where: { id: lease.runId }, data: { ...released, status: "queued", availableAt: lease.now() } });
+    await tx.jobRun.update({
+      where: { id: lease.runId },
+      data: { ...released, status: "queued", availableAt: lease.now() },
+    });
   });
 }
 

@@ -6,7 +6,13 @@ import { canonicalJson, signature } from "./protocol";
 
 useTestEnvironment();
 
-const runBody = { version: 2, event: { name: "svc/domain.event", data: {} }, events: [], steps: {}, ctx: { run_id: "forged", attempt: 0, use_api: false } };
+const runBody = {
+  version: 2,
+  event: { name: "svc/domain.event", data: {} },
+  events: [],
+  steps: {},
+  ctx: { run_id: "forged", attempt: 0, use_api: false },
+};
 const runPath = "/api/inngest?fnId=svc-forge-event-outbox-sweep&stepId=step";
 
 describe("/api/inngest in embedded mode", () => {
@@ -25,7 +31,10 @@ describe("/api/inngest in embedded mode", () => {
   it("refuses unsigned introspection and syncs", async () => {
     expect((await call("GET", "/api/inngest")).status).toBe(401);
     expect((await call("PUT", "/api/inngest", { body: {} })).status).toBe(401);
-    const inBand = await call("PUT", "/api/inngest", { body: { url: "http://svc.test/api/inngest" }, headers: { "x-inngest-sync-kind": "in_band" } });
+    const inBand = await call("PUT", "/api/inngest", {
+      body: { url: "http://svc.test/api/inngest" },
+      headers: { "x-inngest-sync-kind": "in_band" },
+    });
     expect(inBand.status).toBe(401);
   });
 

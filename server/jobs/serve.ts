@@ -10,7 +10,20 @@ export type ServeHandler = (request: Request) => Promise<Response>;
  * it, and the embedded executor calls it in-process. In embedded mode unsigned syncs are refused
  * too, so nothing reaches it without the process's signing key.
  */
-export function serveFunctions(functions: InngestFunction.Any[]): { GET: ServeHandler; POST: ServeHandler; PUT: ServeHandler } {
-  const handler = serve({ client: inngest, functions, servePath: "/api/inngest", ...(inngestConfigured() ? {} : { enableUnauthedSync: false }) });
-  return { GET: (req) => handler.GET(req as never, undefined), POST: (req) => handler.POST(req as never, undefined), PUT: (req) => handler.PUT(req as never, undefined) };
+export function serveFunctions(functions: InngestFunction.Any[]): {
+  GET: ServeHandler;
+  POST: ServeHandler;
+  PUT: ServeHandler;
+} {
+  const handler = serve({
+    client: inngest,
+    functions,
+    servePath: "/api/inngest",
+    ...(inngestConfigured() ? {} : { enableUnauthedSync: false }),
+  });
+  return {
+    GET: (req) => handler.GET(req as never, undefined),
+    POST: (req) => handler.POST(req as never, undefined),
+    PUT: (req) => handler.PUT(req as never, undefined),
+  };
 }

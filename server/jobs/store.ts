@@ -38,7 +38,7 @@ export interface PendingEntry {
 
 /** A JSON column value; JSON null where the value is null (Prisma needs the marker). */
 export function asJson(value: unknown): Prisma.InputJsonValue | typeof Prisma.JsonNull {
-  return value === null || value === undefined ? Prisma.JsonNull : (value);
+  return value === null || value === undefined ? Prisma.JsonNull : value;
 }
 
 export function waitEventsOf(pending: PendingEntry[]): string[] {
@@ -49,7 +49,14 @@ export function waitEventsOf(pending: PendingEntry[]): string[] {
 export async function insertSteps(
   client: DbOrTx,
   runId: string,
-  steps: Array<{ stepId: string; name: string; type: "data" | "error"; data?: unknown; error?: unknown; attempts?: number }>,
+  steps: Array<{
+    stepId: string;
+    name: string;
+    type: "data" | "error";
+    data?: unknown;
+    error?: unknown;
+    attempts?: number;
+  }>,
 ): Promise<void> {
   await client.jobStep.createMany({
     data: steps.map((step) => ({

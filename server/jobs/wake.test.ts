@@ -15,23 +15,33 @@ const stepAt = new Map<string, number>();
 const tickAt: number[] = [];
 const attemptAt: number[] = [];
 
-const prompt = inngest.createFunction({ id: "t-prompt", triggers: [{ event: "test/prompt" }] }, async ({ event, step }) =>
-  step.run("note", () => stepAt.set(event.data.key as string, clock.now()).size),
+const prompt = inngest.createFunction(
+  { id: "t-prompt", triggers: [{ event: "test/prompt" }] },
+  async ({ event, step }) => step.run("note", () => stepAt.set(event.data.key as string, clock.now()).size),
 );
 const napper = inngest.createFunction({ id: "t-napper", triggers: [{ event: "test/nap" }] }, async ({ step }) => {
   await step.sleep("nap", "2s");
   return await step.run("after-nap", () => clock.now());
 });
-const flaky = inngest.createFunction({ id: "t-flaky-once", triggers: [{ event: "test/flaky-once" }], retries: 1 }, async ({ step }) =>
-  step.run("flaky", () => {
-    attemptAt.push(clock.now());
-    if (attemptAt.length === 1) throw new Error("first attempt fails");
-    return attemptAt.length;
-  }),
+const flaky = inngest.createFunction(
+  { id: "t-flaky-once", triggers: [{ event: "test/flaky-once" }], retries: 1 },
+  async ({ step }) =>
+    step.run("flaky", () => {
+      attemptAt.push(clock.now());
+      if (attemptAt.length === 1) throw new Error("first attempt fails");
+      return attemptAt.length;
+    }),
 );
-const ticker = inngest.createFunction({ id: "t-minutely", triggers: [{ cron: "* * * * *" }] }, async () => tickAt.push(clock.now()));
+const ticker = inngest.createFunction({ id: "t-minutely", triggers: [{ cron: "* * * * *" }] }, async () =>
+  tickAt.push(clock.now()),
+);
 
-const executor = new EmbeddedExecutor({ functions: [prompt, napper, flaky, ticker], clock, pollMs: HOUR, retryBaseMs: 1000 });
+const executor = new EmbeddedExecutor({
+  functions: [prompt, napper, flaky, ticker],
+  clock,
+  pollMs: HOUR,
+  retryBaseMs: 1000,
+});
 afterAll(() => executor.stop());
 
 const runOf = async (functionId: string) => {

@@ -25,11 +25,15 @@ describe("seal", () => {
       parts[3] = Buffer.from("whsec_z").toString("base64url");
       expect(() => unseal("webhook-secret", parts.join("."))).toThrow(UnsealError);
       expect(() => unseal("webhook-secret", "plain")).toThrow(UnsealError);
-      await withEnv({ SECRET_KEY: KEY_B }, async () => expect(() => unseal("webhook-secret", sealed)).toThrow(UnsealError));
+      await withEnv({ SECRET_KEY: KEY_B }, async () =>
+        expect(() => unseal("webhook-secret", sealed)).toThrow(UnsealError),
+      );
     }));
 
   it("a SECRET_KEY shorter than 32 characters is refused by name", () =>
-    withEnv({ SECRET_KEY: "short" }, async () => expect(() => seal("webhook-secret", "x")).toThrow(/SECRET_KEY must be at least 32 characters/)));
+    withEnv({ SECRET_KEY: "short" }, async () =>
+      expect(() => seal("webhook-secret", "x")).toThrow(/SECRET_KEY must be at least 32 characters/),
+    ));
 
   it("without SECRET_KEY, a key is generated once into DATA_DIR with mode 0600", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-seal-"));

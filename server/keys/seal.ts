@@ -32,7 +32,9 @@ export function sealWithKey(key: Buffer, aad: string, plaintext: string): string
   const cipher = crypto.createCipheriv("aes-256-gcm", key, iv);
   cipher.setAAD(Buffer.from(aad));
   const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  return [VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === "string" ? part : part.toString("base64url"))).join(".");
+  return [VERSION, iv, cipher.getAuthTag(), ciphertext]
+    .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+    .join(".");
 }
 
 /** The plaintext of a `sealWithKey` value, or null when it does not open with this key and `aad`. */
@@ -49,7 +51,8 @@ export function openWithKey(key: Buffer, aad: string, sealed: string): string | 
   }
 }
 
-export const seal = (purpose: SealPurpose, plaintext: string): string => sealWithKey(keyFor(purpose), purpose, plaintext);
+export const seal = (purpose: SealPurpose, plaintext: string): string =>
+  sealWithKey(keyFor(purpose), purpose, plaintext);
 
 export class UnsealError extends Error {
   constructor(purpose: SealPurpose) {

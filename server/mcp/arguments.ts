@@ -8,7 +8,11 @@ import { isStorableText } from "@/server/http";
  */
 export function assertStorableArguments(value: unknown, path: string[] = []): void {
   if (typeof value === "string") {
-    if (!isStorableText(value)) throw invalid(`Invalid input: ${path.join(".") || "arguments"}: must not contain NUL or unpaired surrogate characters`, "VALIDATION_ERROR");
+    if (!isStorableText(value))
+      throw invalid(
+        `Invalid input: ${path.join(".") || "arguments"}: must not contain NUL or unpaired surrogate characters`,
+        "VALIDATION_ERROR",
+      );
     return;
   }
   if (Array.isArray(value)) {

@@ -1,4 +1,7 @@
-import { WebStandardStreamableHTTPServerTransport, type HandleRequestOptions } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  WebStandardStreamableHTTPServerTransport,
+  type HandleRequestOptions,
+} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { admitRequest, hashToken, resolveIdentity } from "@/server/auth";
 import { config } from "@/server/config";
@@ -18,7 +21,10 @@ function withChallenge(error: unknown): HttpError {
   // No credentials is our own HttpError below; a credential the gate refused is a DomainError (RFC 6750 invalid_token).
   const invalidToken = error instanceof HttpError ? "" : ', error="invalid_token"';
   const challenge = `Bearer resource_metadata="${protectedResourceMetadataUrl()}"${invalidToken}`;
-  return new HttpError(401, answered.message, answered.code, answered.extra, { ...answered.headers, "WWW-Authenticate": challenge });
+  return new HttpError(401, answered.message, answered.code, answered.extra, {
+    ...answered.headers,
+    "WWW-Authenticate": challenge,
+  });
 }
 
 /** The MCP procedures' context must not see /mcp's query string (merge reads force/strategy from it). */
@@ -39,21 +45,29 @@ async function parsedBodyOf(req: Request): Promise<{ parsed?: unknown; raw: stri
 }
 
 /** What the transport is handed: the body already read (under the cap), or the raw text for the SDK's own parse error. */
-async function forTransport(req: Request, call: McpCall): Promise<{ request: Request; options: HandleRequestOptions; parsed?: unknown }> {
+async function forTransport(
+  req: Request,
+  call: McpCall,
+): Promise<{ request: Request; options: HandleRequestOptions; parsed?: unknown }> {
   const options: HandleRequestOptions = { authInfo: callInfo(call) };
   if (req.method !== "POST") return { request: req, options };
   const body = await parsedBodyOf(req);
-  if (body.parsed === undefined) return { request: new Request(req.url, { method: "POST", headers: req.headers, body: body.raw }), options };
+  if (body.parsed === undefined)
+    return { request: new Request(req.url, { method: "POST", headers: req.headers, body: body.raw }), options };
   return { request: req, options: { ...options, parsedBody: body.parsed }, parsed: body.parsed };
 }
 
 /** The transport's own answer to an id it does not know (the client then starts a new session). */
-const sessionNotFound = () => Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 });
+const sessionNotFound = () =>
+  Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 });
 
 /** One server and transport for this request alone (a client that keeps no session). */
 async function statelessAnswer(request: Request, options: HandleRequestOptions): Promise<Response> {
   const server = mcpServer();
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, options);
@@ -67,18 +81,30 @@ async function statelessAnswer(request: Request, options: HandleRequestOptions):
  * their notifications on the session's GET stream. The credential is resolved again before each
  * notification, so a revoked one ends the session.
  */
-async function openSession(call: McpCall, authorization: string, request: Request, options: HandleRequestOptions): Promise<Response> {
+async function openSession(
+  call: McpCall,
+  authorization: string,
+  request: Request,
+  options: HandleRequestOptions,
+): Promise<Response> {
   let transport: WebStandardStreamableHTTPServerTransport | undefined;
   const subscriptions = new ChangeSubscriptions({
     caller: async () => {
       try {
-        return { req: call.req, identity: await resolveIdentity(new Request(call.req.url, { headers: { authorization } })) };
+        return {
+          req: call.req,
+          identity: await resolveIdentity(new Request(call.req.url, { headers: { authorization } })),
+        };
       } catch (error) {
         void transport?.close();
         throw error;
       }
     },
-    notify: (uri, transition) => server.sendResourceUpdated({ uri, _meta: { "svc-forge/transition": transition.kind, "svc-forge/eventId": transition.id } }),
+    notify: (uri, transition) =>
+      server.sendResourceUpdated({
+        uri,
+        _meta: { "svc-forge/transition": transition.kind, "svc-forge/eventId": transition.id },
+      }),
   });
   const server = mcpServer(subscriptions);
   transport = await sessionTransport(hashToken(authorization), server);
@@ -107,7 +133,9 @@ export async function handleMcpRequest(req: Request): Promise<Response> {
     let response: Response;
     if (sessionId) {
       const session = findSession(sessionId, hashToken(authorization));
-      response = session ? trackStream(session, await session.transport.handleRequest(request, options)) : sessionNotFound();
+      response = session
+        ? trackStream(session, await session.transport.handleRequest(request, options))
+        : sessionNotFound();
     } else if (isInitializeRequest(parsed)) response = await openSession(call, authorization, request, options);
     else response = await statelessAnswer(request, options);
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);

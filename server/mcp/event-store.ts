@@ -25,7 +25,10 @@ export class SessionEventStore implements EventStore {
     return this.find(eventId)?.streamId;
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const after = Number(lastEventId);
     // The id was checked by getStreamIdForEventId; if it was dropped since, what is still kept follows it.
     const streamId = this.find(lastEventId)?.streamId ?? this.kept.find((event) => event.id > after)?.streamId;

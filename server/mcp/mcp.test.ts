@@ -51,13 +51,20 @@ afterAll(async () => {
 });
 
 describe("the /mcp gate", () => {
-  const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  };
   const accept = { accept: "application/json, text/event-stream" };
 
   it("answers 401 with the protected-resource challenge without credentials, and invalid_token for a bad one", async () => {
     const bare = await call("POST", "/mcp", { body: initialize, headers: accept });
     expect(bare.status).toBe(401);
-    expect(bare.headers.get("www-authenticate")).toBe('Bearer resource_metadata="http://svc.test/.well-known/oauth-protected-resource"');
+    expect(bare.headers.get("www-authenticate")).toBe(
+      'Bearer resource_metadata="http://svc.test/.well-known/oauth-protected-resource"',
+    );
     expect(bare.body).toEqual({ error: "Authentication required" });
     const bad = await call("POST", "/mcp", { body: initialize, headers: accept, token: "svc_oauth_nottoken" });
     expect(bad.status).toBe(401);
@@ -78,17 +85,34 @@ describe("the /mcp gate", () => {
   });
 
   it.each(["2025-03-26", "2025-06-18"])("negotiates protocol version %s", async (version) => {
-    const res = await call("POST", "/mcp", { body: { ...initialize, params: { ...initialize.params, protocolVersion: version } }, headers: accept, token: alice.token });
+    const res = await call("POST", "/mcp", {
+      body: { ...initialize, params: { ...initialize.params, protocolVersion: version } },
+      headers: accept,
+      token: alice.token,
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.protocolVersion).toBe(version);
     expect(res.body.result.capabilities.tools).toBeDefined();
   });
 
   it("gives 2025-03-26 clients the JSON as text, newer ones structuredContent and a short text", async () => {
-    const request = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_project", arguments: { project: project.path } } };
-    const old = await call("POST", "/mcp", { body: request, headers: { ...accept, "mcp-protocol-version": "2025-03-26" }, token: alice.token });
+    const request = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "get_project", arguments: { project: project.path } },
+    };
+    const old = await call("POST", "/mcp", {
+      body: request,
+      headers: { ...accept, "mcp-protocol-version": "2025-03-26" },
+      token: alice.token,
+    });
     expect(JSON.parse(old.body.result.content[0].text)).toEqual(old.body.result.structuredContent);
-    const current = await call("POST", "/mcp", { body: request, headers: { ...accept, "mcp-protocol-version": "2025-06-18" }, token: alice.token });
+    const current = await call("POST", "/mcp", {
+      body: request,
+      headers: { ...accept, "mcp-protocol-version": "2025-06-18" },
+      token: alice.token,
+    });
     expect(current.body.result.content[0].text).toBe(`${project.path} (private, default branch main)`);
     expect(current.body.result.structuredContent.id).toBe(project.id);
   });
@@ -109,54 +133,117 @@ describe("tools", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
-        "list_projects", "get_project", "list_files", "read_file", "get_log", "list_branches", "create_workspace", "commit_files",
-        "create_change", "get_change", "get_evaluation_log", "list_changes", "comment_on_change", "review_change", "merge_change", "list_issues",
-        "get_issue", "create_issue", "update_issue", "comment_on_issue", "list_deployments", "submit_change", "queue_change", "get_queue",
+        "list_projects",
+        "get_project",
+        "list_files",
+        "read_file",
+        "get_log",
+        "list_branches",
+        "create_workspace",
+        "commit_files",
+        "create_change",
+        "get_change",
+        "get_evaluation_log",
+        "list_changes",
+        "comment_on_change",
+        "review_change",
+        "merge_change",
+        "list_issues",
+        "get_issue",
+        "create_issue",
+        "update_issue",
+        "comment_on_issue",
+        "list_deployments",
+        "submit_change",
+        "queue_change",
+        "get_queue",
         // docs/contracts.md#reading-code (server/mcp/read-tools.ts)
-        "get_change_diff", "get_commit", "compare", "search_code", "blame", "list_tags",
+        "get_change_diff",
+        "get_commit",
+        "compare",
+        "search_code",
+        "blame",
+        "list_tags",
       ].sort(),
     );
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.read_file.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.merge_change.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(byName.submit_change.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
-    expect(byName.read_file.inputSchema).toMatchObject({ type: "object", required: expect.arrayContaining(["project", "path"]) });
+    expect(byName.read_file.inputSchema).toMatchObject({
+      type: "object",
+      required: expect.arrayContaining(["project", "path"]),
+    });
     expect(Object.keys(byName.update_issue.inputSchema.properties ?? {}).sort()).toEqual(
       ["assignee", "body", "labels", "linkedChangeId", "number", "project", "status", "title"].sort(),
     );
     expect(byName.create_issue.inputSchema.properties?.title).toMatchObject({ type: "string", maxLength: 200 });
-    expect(Object.keys(byName.submit_change.inputSchema.properties ?? {}).sort()).toEqual(["files", "message", "project", "workspace"]);
+    expect(Object.keys(byName.submit_change.inputSchema.properties ?? {}).sort()).toEqual([
+      "files",
+      "message",
+      "project",
+      "workspace",
+    ]);
     expect(byName.submit_change.inputSchema.required?.sort()).toEqual(["files", "message", "project"]);
   });
 
   it("read tools answer the REST route's JSON", async () => {
     const rest = (path: string) => call("GET", path, { token: alice.token }).then((res) => res.body);
     expect(await ok(client, "list_projects")).toEqual(await rest("/api/projects"));
-    expect(await ok(client, "get_project", { project: project.path })).toEqual(await rest(`/api/projects/${project.path}`));
-    expect(await ok(client, "list_files", { project: project.path })).toEqual(await rest(`/api/projects/${project.path}/files`));
+    expect(await ok(client, "get_project", { project: project.path })).toEqual(
+      await rest(`/api/projects/${project.path}`),
+    );
+    expect(await ok(client, "list_files", { project: project.path })).toEqual(
+      await rest(`/api/projects/${project.path}/files`),
+    );
     expect(await ok(client, "read_file", { project: project.path, path: "src/a.txt", ref: "main" })).toEqual(
       await rest(`/api/projects/${project.path}/content?path=src/a.txt&ref=main`),
     );
-    expect(await ok(client, "get_log", { project: project.path, depth: 5 })).toEqual(await rest(`/api/projects/${project.path}/log?depth=5`));
-    expect(await ok(client, "list_branches", { project: project.path })).toEqual(await rest(`/api/projects/${project.path}/branches`));
+    expect(await ok(client, "get_log", { project: project.path, depth: 5 })).toEqual(
+      await rest(`/api/projects/${project.path}/log?depth=5`),
+    );
+    expect(await ok(client, "list_branches", { project: project.path })).toEqual(
+      await rest(`/api/projects/${project.path}/branches`),
+    );
   });
 
   it("contributes step by step: workspace, commit, change, comment, review, merge", async () => {
     const ws = await ok(client, "create_workspace", { project: project.path, workspace: "stepwise" });
     expect(ws.workspace).toBe("stepwise");
-    const commit = await ok(client, "commit_files", { project: project.path, workspace: "stepwise", files: { "src/b.txt": "b\n" }, message: "add b" });
+    const commit = await ok(client, "commit_files", {
+      project: project.path,
+      workspace: "stepwise",
+      files: { "src/b.txt": "b\n" },
+      message: "add b",
+    });
     expect(commit).toMatchObject({ workspace: "stepwise", files: 1 });
     const created = await ok(client, "create_change", { project: project.path, workspace: "stepwise" });
     expect(created.change.status).toBe("accepted");
     const changeId = created.change.id;
-    expect(await ok(client, "get_change", { change: changeId })).toEqual((await call("GET", `/api/changes/${changeId}`, { token: alice.token })).body);
+    expect(await ok(client, "get_change", { change: changeId })).toEqual(
+      (await call("GET", `/api/changes/${changeId}`, { token: alice.token })).body,
+    );
     const runId = created.evalRuns[0].id;
     const log = await ok(client, "get_evaluation_log", { changeId, runId, tail: 10 });
-    expect(log).toEqual({ runId, status: "passed", logBytes: 0, log: (await call("GET", `/api/changes/${changeId}/evaluations/${runId}/log?tail=10`, { token: alice.token })).text });
-    expect((await tool(client, "get_evaluation_log", { changeId, runId: "00000000-0000-4000-8000-000000000000" })).isError).toBe(true);
+    expect(log).toEqual({
+      runId,
+      status: "passed",
+      logBytes: 0,
+      log: (await call("GET", `/api/changes/${changeId}/evaluations/${runId}/log?tail=10`, { token: alice.token }))
+        .text,
+    });
+    expect(
+      (await tool(client, "get_evaluation_log", { changeId, runId: "00000000-0000-4000-8000-000000000000" })).isError,
+    ).toBe(true);
     const listed = await ok(client, "list_changes", { project: project.path, status: "accepted" });
     expect(listed.changes.map((c: { id: string }) => c.id)).toContain(changeId);
-    const comment = await ok(client, "comment_on_change", { change: changeId, body: "looks fine", file: "src/b.txt", line: 1, side: "new" });
+    const comment = await ok(client, "comment_on_change", {
+      change: changeId,
+      body: "looks fine",
+      file: "src/b.txt",
+      line: 1,
+      side: "new",
+    });
     expect(comment.comment).toMatchObject({ file: "src/b.txt", line: 1, side: "new" });
     const review = await ok(client, "review_change", { change: changeId, verdict: "comment", comment: "noted" });
     expect(review.changeStatus).toBe("accepted");
@@ -168,17 +255,31 @@ describe("tools", () => {
 
   it("submit_change makes the workspace, commits, opens the change and returns its verdict with findings", async () => {
     const secret = "AKIA" + "IOSFODNN7EXAMPLQ";
-    const result = await tool(client, "submit_change", { project: project.path, files: { "config.txt": `aws_access_key_id = ${secret}\n` }, message: "oops" });
+    const result = await tool(client, "submit_change", {
+      project: project.path,
+      files: { "config.txt": `aws_access_key_id = ${secret}\n` },
+      message: "oops",
+    });
     expect(result.isError).toBeFalsy();
     const body = result.structuredContent as any;
     expect(body.change.status).toBe("needs_changes");
     expect(body.eval).toBeDefined();
     expect(body.evalRuns.some((run: { findings: unknown[] }) => run.findings.length > 0)).toBe(true);
     expect(textOf(result)).toMatch(/^Change .* is needs_changes \(\d+ eval runs?, \d+ findings?\)$/);
-    const clean = await ok(client, "submit_change", { project: project.path, workspace: "again", files: { "c.txt": "c\n" }, message: "c" });
+    const clean = await ok(client, "submit_change", {
+      project: project.path,
+      workspace: "again",
+      files: { "c.txt": "c\n" },
+      message: "c",
+    });
     expect(clean.change.status).toBe("accepted");
     // The named workspace is reused on a second submission.
-    const second = await ok(client, "submit_change", { project: project.path, workspace: "again", files: { "c.txt": "c2\n" }, message: "c2" });
+    const second = await ok(client, "submit_change", {
+      project: project.path,
+      workspace: "again",
+      files: { "c.txt": "c2\n" },
+      message: "c2",
+    });
     expect(second.change.workspace).toBe(clean.change.workspace);
     expect(second.change.id).not.toBe(clean.change.id);
   });
@@ -186,11 +287,20 @@ describe("tools", () => {
   it("issues: create, list, get, update, comment", async () => {
     const created = await ok(client, "create_issue", { project: project.path, title: "Bug", body: "it breaks" });
     const number = created.issue.number;
-    expect((await ok(client, "list_issues", { project: project.path, status: "open" })).issues.map((i: { number: number }) => i.number)).toContain(number);
+    expect(
+      (await ok(client, "list_issues", { project: project.path, status: "open" })).issues.map(
+        (i: { number: number }) => i.number,
+      ),
+    ).toContain(number);
     expect(await ok(client, "get_issue", { project: project.path, number })).toEqual(
       (await call("GET", `/api/projects/${project.path}/issues/${number}`, { token: alice.token })).body,
     );
-    const updated = await ok(client, "update_issue", { project: project.path, number, status: "closed", labels: ["bug", "bug"] });
+    const updated = await ok(client, "update_issue", {
+      project: project.path,
+      number,
+      status: "closed",
+      labels: ["bug", "bug"],
+    });
     expect(updated.issue).toMatchObject({ status: "closed", labels: ["bug"] });
     const comment = await ok(client, "comment_on_issue", { project: project.path, number, body: "fixed" });
     expect(comment.comment).toMatchObject({ issueNumber: number, body: "fixed" });
@@ -198,8 +308,14 @@ describe("tools", () => {
 
   it("deployments: list_deployments answers what GET .../deployments answers, filters included", async () => {
     const listed = await ok(client, "list_deployments", { project: project.path, status: "succeeded", limit: 5 });
-    expect(listed).toEqual((await call("GET", `/api/projects/${project.path}/deployments?status=succeeded&limit=5`, { token: alice.token })).body);
-    const refused = await client.callTool({ name: "list_deployments", arguments: { project: project.path, status: "exploded" } });
+    expect(listed).toEqual(
+      (await call("GET", `/api/projects/${project.path}/deployments?status=succeeded&limit=5`, { token: alice.token }))
+        .body,
+    );
+    const refused = await client.callTool({
+      name: "list_deployments",
+      arguments: { project: project.path, status: "exploded" },
+    });
     expect(refused.isError).toBe(true);
   });
 });
@@ -228,13 +344,22 @@ describe("refusals", () => {
     expect((await merge(alice.token, change.id)).status).toBe(200);
     const refused = await tool(client, "queue_change", { change: change.id });
     expect(textOf(refused)).toMatch(/^CHANGE_NOT_MERGEABLE \(409\): /);
-    expect(refused.structuredContent).toEqual({ status: 409, code: "CHANGE_NOT_MERGEABLE", error: expect.any(String), changeStatus: "merged" });
+    expect(refused.structuredContent).toEqual({
+      status: 409,
+      code: "CHANGE_NOT_MERGEABLE",
+      error: expect.any(String),
+      changeStatus: "merged",
+    });
   });
 
   it("an agent may contribute and comment but never reviews or merges", async () => {
     const agent = await createAgentFor(alice.token);
     const agentClient = await connect(agent.token);
-    const submitted = await ok(agentClient, "submit_change", { project: project.path, files: { "agent.txt": "hi\n" }, message: "agent work" });
+    const submitted = await ok(agentClient, "submit_change", {
+      project: project.path,
+      files: { "agent.txt": "hi\n" },
+      message: "agent work",
+    });
     const changeId = submitted.change.id;
     await ok(agentClient, "comment_on_change", { change: changeId, body: "by the agent" });
     for (const [name, args] of [
@@ -269,7 +394,10 @@ describe("refusals", () => {
     const grantClient = await connect(grant);
     await ok(grantClient, "list_projects");
     const { cookie } = await createTestSession(alice.username);
-    const tokens = (await call("GET", "/api/users/me/tokens", { cookie })).body.tokens as Array<{ id: string; prefix: string }>;
+    const tokens = (await call("GET", "/api/users/me/tokens", { cookie })).body.tokens as Array<{
+      id: string;
+      prefix: string;
+    }>;
     const row = tokens.find((t) => grant.startsWith(t.prefix))!;
     expect((await call("DELETE", `/api/users/me/tokens/${row.id}`, { cookie })).status).toBe(200);
     await expect(grantClient.listTools()).rejects.toThrow(/Invalid or expired token/);

@@ -1,4 +1,9 @@
-import { ErrorCode, McpError, type ReadResourceResult, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type ReadResourceResult,
+  type ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Identity } from "@/server/auth";
 import { latestTransition, transitionsOf, watchChange, type Transition } from "@/server/events";
 import { errorBody, toHttpError } from "@/server/http";
@@ -15,7 +20,8 @@ export const CHANGE_RESOURCE_TEMPLATE: ResourceTemplate = {
   uriTemplate: `${CHANGE_URI_PREFIX}{id}`,
   name: "change",
   title: "A change",
-  description: "A change as GET /api/changes/{id} answers it; subscribe to be told of each transition (evaluated, reviewed, queued, dequeued, merged, rejected, commented).",
+  description:
+    "A change as GET /api/changes/{id} answers it; subscribe to be told of each transition (evaluated, reviewed, queued, dequeued, merged, rejected, commented).",
   mimeType: "application/json",
 };
 
@@ -29,7 +35,12 @@ function changeIdOf(uri: string): string {
 function resourceError(uri: string, error: unknown): McpError {
   const answered = toHttpError(error);
   const head = answered.code ? `${answered.code} (${answered.status})` : String(answered.status);
-  const code = answered.status === 404 ? RESOURCE_NOT_FOUND : answered.status < 500 ? ErrorCode.InvalidRequest : ErrorCode.InternalError;
+  const code =
+    answered.status === 404
+      ? RESOURCE_NOT_FOUND
+      : answered.status < 500
+        ? ErrorCode.InvalidRequest
+        : ErrorCode.InternalError;
   return new McpError(code, `${head}: ${answered.message}`, { uri, status: answered.status, ...errorBody(answered) });
 }
 
@@ -78,12 +89,14 @@ export class ChangeSubscriptions {
     const entry = { stop: () => {} };
     const live = () => this.stops.get(uri) === entry;
     entry.stop = watchChange(watched.id, () => {
-      chain = chain.then(() => (live() ? this.deliver(uri, watched, cursor, live) : cursor)).then(
-        (seen) => void (cursor = seen),
-        () => {
-          if (live()) this.unsubscribe(uri);
-        },
-      );
+      chain = chain
+        .then(() => (live() ? this.deliver(uri, watched, cursor, live) : cursor))
+        .then(
+          (seen) => void (cursor = seen),
+          () => {
+            if (live()) this.unsubscribe(uri);
+          },
+        );
     });
     this.stops.set(uri, entry);
     chain = chain.then(async () => {
@@ -97,7 +110,12 @@ export class ChangeSubscriptions {
    * the reads below stops it: a transition committed after it is not the session's any more);
    * answers the new cursor. Throws when the change is no longer readable.
    */
-  private async deliver(uri: string, change: { id: string; projectId: string }, cursor: bigint | undefined, live: () => boolean): Promise<bigint | undefined> {
+  private async deliver(
+    uri: string,
+    change: { id: string; projectId: string },
+    cursor: bigint | undefined,
+    live: () => boolean,
+  ): Promise<bigint | undefined> {
     if (cursor === undefined) return cursor;
     const { req, identity } = await this.host.caller();
     await readChange(req, identity, uri);

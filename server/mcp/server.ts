@@ -37,7 +37,10 @@ const canWrite = (identity: Identity) => identity.kind !== "user" || identity.sc
 const toolsByName = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
 function listed(tool: Tool): ListedTool {
-  const { $schema: _, ...inputSchema } = z.toJSONSchema(tool.input(), { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _, ...inputSchema } = z.toJSONSchema(tool.input(), {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return {
     name: tool.name,
     description: tool.description,
@@ -65,10 +68,20 @@ function toolLists() {
 function toolError(error: unknown): CallToolResult {
   const answered = toHttpError(error);
   const head = answered.code ? `${answered.code} (${answered.status})` : String(answered.status);
-  return { isError: true, content: [{ type: "text", text: `${head}: ${answered.message}` }], structuredContent: { ...errorBody(answered), status: answered.status } };
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${head}: ${answered.message}` }],
+    structuredContent: { ...errorBody(answered), status: answered.status },
+  };
 }
 
-async function callTool(req: Request, identity: Identity, tool: Tool, args: Record<string, unknown>, protocolVersion: string | undefined): Promise<CallToolResult> {
+async function callTool(
+  req: Request,
+  identity: Identity,
+  tool: Tool,
+  args: Record<string, unknown>,
+  protocolVersion: string | undefined,
+): Promise<CallToolResult> {
   noteTool(tool.name);
   try {
     assertStorableArguments(args);
@@ -83,7 +96,12 @@ async function callTool(req: Request, identity: Identity, tool: Tool, args: Reco
     const content: CallToolResult["content"] = [{ type: "text", text }];
     const uri = tool.resource?.(result);
     // 2025-03-26 has no resource_link: its clients get the URI as a second text.
-    if (uri) content.push(legacy ? { type: "text", text: uri } : { type: "resource_link", uri, name: uri, mimeType: CHANGE_RESOURCE_TEMPLATE.mimeType });
+    if (uri)
+      content.push(
+        legacy
+          ? { type: "text", text: uri }
+          : { type: "resource_link", uri, name: uri, mimeType: CHANGE_RESOURCE_TEMPLATE.mimeType },
+      );
     return { content, structuredContent: result };
   } catch (error) {
     return toolError(error);
@@ -97,7 +115,12 @@ export interface McpCall {
 }
 
 /** The SDK hands a handler the transport's `authInfo`: ours carries the call (the token itself stays out). */
-export const callInfo = (call: McpCall): AuthInfo => ({ token: "", clientId: "svc-forge", scopes: [], extra: { call } });
+export const callInfo = (call: McpCall): AuthInfo => ({
+  token: "",
+  clientId: "svc-forge",
+  scopes: [],
+  extra: { call },
+});
 
 function callOf(extra: { authInfo?: AuthInfo }): McpCall {
   const call = extra.authInfo?.extra?.call as McpCall | undefined;
@@ -110,7 +133,10 @@ function callOf(extra: { authInfo?: AuthInfo }): McpCall {
  * takes resources/subscribe; without (a stateless request) subscribing is refused.
  */
 export function mcpServer(subscriptions?: ChangeSubscriptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, resources: { subscribe: true } },
+    instructions: INSTRUCTIONS,
+  });
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
     const lists = toolLists();
     return { tools: canWrite(callOf(extra).identity) ? lists.all : lists.readOnly };
@@ -120,19 +146,35 @@ export function mcpServer(subscriptions?: ChangeSubscriptions): Server {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const version = extra.requestInfo?.headers["mcp-protocol-version"];
     const { req, identity } = callOf(extra);
-    return callTool(req, identity, tool, request.params.arguments ?? {}, typeof version === "string" ? version : undefined);
+    return callTool(
+      req,
+      identity,
+      tool,
+      request.params.arguments ?? {},
+      typeof version === "string" ? version : undefined,
+    );
   });
   // A change is a resource by its id; the list names what this session follows.
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [CHANGE_RESOURCE_TEMPLATE] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [CHANGE_RESOURCE_TEMPLATE],
+  }));
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: (subscriptions?.uris ?? []).map((uri) => ({ uri, name: uri, mimeType: CHANGE_RESOURCE_TEMPLATE.mimeType })),
+    resources: (subscriptions?.uris ?? []).map((uri) => ({
+      uri,
+      name: uri,
+      mimeType: CHANGE_RESOURCE_TEMPLATE.mimeType,
+    })),
   }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
     const { req, identity } = callOf(extra);
     return readChangeResource(req, identity, request.params.uri);
   });
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-    if (!subscriptions) throw new McpError(ErrorCode.InvalidRequest, "resources/subscribe needs a session (send initialize without Mcp-Session-Id first)");
+    if (!subscriptions)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        "resources/subscribe needs a session (send initialize without Mcp-Session-Id first)",
+      );
     const { req, identity } = callOf(extra);
     await subscriptions.subscribe(req, identity, request.params.uri);
     return {};

@@ -27,7 +27,12 @@ interface Registry {
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcMcpSessions?: Registry };
 const registry: Registry = (holder.__svcMcpSessions ??= { sessions: new Map() });
-registerCache("mcp.sessions", { entries: () => registry.sessions.size, limit: null, bound: "MCP_SESSIONS_PER_CREDENTIAL per credential; closed after MCP_SESSION_IDLE_MS without a request or an open stream" });
+registerCache("mcp.sessions", {
+  entries: () => registry.sessions.size,
+  limit: null,
+  bound:
+    "MCP_SESSIONS_PER_CREDENTIAL per credential; closed after MCP_SESSION_IDLE_MS without a request or an open stream",
+});
 
 const SWEEP_EVERY_MS = 60_000;
 
@@ -70,7 +75,10 @@ export function findSession(id: string, credential: string): McpSession | undefi
  * A transport that becomes a session when its initialize request is answered; `server` is
  * connected to it and closed with it (DELETE, idle, or evicted by the credential's cap).
  */
-export async function sessionTransport(credential: string, server: Server): Promise<WebStandardStreamableHTTPServerTransport> {
+export async function sessionTransport(
+  credential: string,
+  server: Server,
+): Promise<WebStandardStreamableHTTPServerTransport> {
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     enableJsonResponse: true,

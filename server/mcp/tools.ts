@@ -35,7 +35,9 @@ export interface Tool {
 
 /** "area.procedure" names of the root router, e.g. "changes.get". */
 // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- tRPC's router record carries a string index beside the names
-type ProcedureName = { [A in keyof RouterInputs & string]: `${A}.${keyof RouterInputs[A] & string}` }[keyof RouterInputs & string];
+type ProcedureName = {
+  [A in keyof RouterInputs & string]: `${A}.${keyof RouterInputs[A] & string}`;
+}[keyof RouterInputs & string];
 
 /** What the procedure `N` answers. */
 type OutputOf<N extends ProcedureName> = N extends `${infer A}.${infer P}`
@@ -56,7 +58,11 @@ function procedureInput(name: ProcedureName): z.ZodObject {
   return procedure._def.inputs[0] as z.ZodObject;
 }
 
-const projectArg = () => z.string().regex(/^@[^/@]+\/[^/]+$/, "project must be @namespace/slug").describe("The project, as @namespace/slug");
+const projectArg = () =>
+  z
+    .string()
+    .regex(/^@[^/@]+\/[^/]+$/, "project must be @namespace/slug")
+    .describe("The project, as @namespace/slug");
 const changeArg = () => z.string().min(1).max(100).describe("The change id");
 const workspaceArg = () => z.string().min(1).describe("The workspace name");
 
@@ -76,7 +82,9 @@ function toolInput(name: ProcedureName, rename: Rename, extra: z.ZodRawShape = {
     omit.name = true;
     add.workspace = workspaceArg();
   }
-  return procedureInput(name).omit(omit).extend({ ...add, ...extra });
+  return procedureInput(name)
+    .omit(omit)
+    .extend({ ...add, ...extra });
 }
 
 /**
@@ -110,7 +118,9 @@ function procedureArgs(args: Args, rename: Rename): Args {
 
 /** The caller's function for a procedure, e.g. "changes.get". */
 export function procedureOf(caller: ApiCaller, name: ProcedureName): (input: Args) => Promise<Result> {
-  return name.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (input: Args) => Promise<Result>;
+  return name.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], caller) as (
+    input: Args,
+  ) => Promise<Result>;
 }
 
 interface ProcedureTool<N extends ProcedureName> {
@@ -136,7 +146,8 @@ export function procedureTool<N extends ProcedureName>(name: string, procedure: 
   };
 }
 
-export const count = (items: unknown[], noun: string, plural = `${noun}s`) => `${items.length} ${items.length === 1 ? noun : plural}`;
+export const count = (items: unknown[], noun: string, plural = `${noun}s`) =>
+  `${items.length} ${items.length === 1 ? noun : plural}`;
 const project = { project: true } as const;
 const change = { change: true } as const;
 
@@ -206,7 +217,10 @@ export const CORE_TOOLS: Tool[] = [
     description: "One file's text at a branch; binary and too large files come without a value.",
     readOnly: true,
     rename: project,
-    summarize: (r) => (r.kind === "content" ? `${r.path} at ${r.ref}: ${String(r.value).length} characters` : `${r.path} at ${r.ref}: ${r.kind}`),
+    summarize: (r) =>
+      r.kind === "content"
+        ? `${r.path} at ${r.ref}: ${String(r.value).length} characters`
+        : `${r.path} at ${r.ref}: ${r.kind}`,
   }),
   procedureTool("get_log", "repository.log", {
     description: "Commit log of a branch, newest first (depth commits).",
@@ -232,7 +246,8 @@ export const CORE_TOOLS: Tool[] = [
     destructive: false,
     input: commitInput,
     run: commitFiles,
-    summarize: (r) => `Committed ${count(new Array(r.files as number), "file")} to ${r.workspace as string}: ${r.commit as string}`,
+    summarize: (r) =>
+      `Committed ${count(new Array(r.files as number), "file")} to ${r.workspace as string}: ${r.commit as string}`,
   },
   procedureTool("create_change", "changes.create", {
     description: "Propose a workspace as a change; it is evaluated at once and the verdict returned.",
@@ -240,20 +255,29 @@ export const CORE_TOOLS: Tool[] = [
     summarize: verdictOf,
   }),
   procedureTool("get_change", "changes.get", {
-    description: "A change with its latest eval runs (status queued, running, passed, failed, error or cancelled; findings) and costs.",
+    description:
+      "A change with its latest eval runs (status queued, running, passed, failed, error or cancelled; findings) and costs.",
     readOnly: true,
     rename: change,
     summarize: (r) =>
       `Change ${r.change.id} is ${r.change.status}${r.queue ? `, queued at position ${r.queue.position}` : ""}; runs: ${r.evalRuns.map((run) => `${run.evaluator} ${run.status}`).join(", ")}`,
   }),
-  ...QUEUE_TOOL_SPECS.map((tool) => procedureTool(tool.name, tool.procedure, tool.spec as ProcedureTool<ProcedureName>)),
+  ...QUEUE_TOOL_SPECS.map((tool) =>
+    procedureTool(tool.name, tool.procedure, tool.spec as ProcedureTool<ProcedureName>),
+  ),
   {
     name: "get_evaluation_log",
     description: "An evaluation run's log (setup and command output); tail: its last N lines.",
     readOnly: true,
     destructive: false,
-    input: () => z.object({ changeId: changeArg(), runId: z.string().min(1).max(100).describe("The eval run id (from get_change)"), tail: z.number().int().min(0).max(100_000).optional() }),
-    run: (caller, args) => caller.changes.evaluationLog({ id: args.changeId as string, runId: args.runId as string, tail: args.tail }),
+    input: () =>
+      z.object({
+        changeId: changeArg(),
+        runId: z.string().min(1).max(100).describe("The eval run id (from get_change)"),
+        tail: z.number().int().min(0).max(100_000).optional(),
+      }),
+    run: (caller, args) =>
+      caller.changes.evaluationLog({ id: args.changeId as string, runId: args.runId as string, tail: args.tail }),
     summarize: (r) => `Run ${r.runId as string} is ${r.status as string} (${r.logBytes as number} bytes of log)`,
   },
   procedureTool("list_changes", "changes.list", {

@@ -8,7 +8,11 @@ export type RoutePatternOf = (method: string, pathname: string) => string;
  * Runs one API request: counts it and times it under its route pattern (a bounded label set), and
  * keeps the caller's address in scope for the audit rows the request writes.
  */
-export async function instrumentRequest(req: Request, routeOf: RoutePatternOf, handle: () => Promise<Response>): Promise<Response> {
+export async function instrumentRequest(
+  req: Request,
+  routeOf: RoutePatternOf,
+  handle: () => Promise<Response>,
+): Promise<Response> {
   const started = process.hrtime.bigint();
   const response = await withCallerAddress(req, handle);
   const method = req.method.toUpperCase();

@@ -10,7 +10,16 @@ import { importMetrics } from "@/server/imports";
 import { samplesOf, type MetricSource } from "./source";
 import { db } from "@/server/db";
 
-const SOURCES: MetricSource[] = [...authMetrics, ...projectMetrics, ...changeMetrics, ...issueMetrics, ...webhookMetrics, ...jobMetrics, ...importMetrics, ...deploymentMetrics];
+const SOURCES: MetricSource[] = [
+  ...authMetrics,
+  ...projectMetrics,
+  ...changeMetrics,
+  ...issueMetrics,
+  ...webhookMetrics,
+  ...jobMetrics,
+  ...importMetrics,
+  ...deploymentMetrics,
+];
 
 /** Request latency buckets (seconds): a few ms for reads up to the slow merges and pushes. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -28,14 +37,22 @@ function databaseFamilies(registry: Registry) {
  * family cost several times the queries themselves (bench/backup), and one statement also reads
  * every family from one snapshot.
  */
-const SCRAPE_STATEMENT = SOURCES.map((source, index) => `SELECT ${index} AS family, label::text AS label, value::float8 AS value FROM (${source.sql}) AS family_${index}`).join("\nUNION ALL\n");
+const SCRAPE_STATEMENT = SOURCES.map(
+  (source, index) =>
+    `SELECT ${index} AS family, label::text AS label, value::float8 AS value FROM (${source.sql}) AS family_${index}`,
+).join("\nUNION ALL\n");
 
 /** Reads the database families (prom-client's collect() would run one query per family instead). */
 export async function refreshDatabaseFamilies(): Promise<void> {
-  const rows = await (await db()).$queryRawUnsafe<Array<{ family: number; label: string | null; value: number }>>(SCRAPE_STATEMENT);
+  const rows = await (
+    await db()
+  ).$queryRawUnsafe<Array<{ family: number; label: string | null; value: number }>>(SCRAPE_STATEMENT);
   for (const [index, { source, family }] of metrics().database.entries()) {
     family.reset();
-    for (const sample of samplesOf(source, rows.filter((row) => row.family === index))) {
+    for (const sample of samplesOf(
+      source,
+      rows.filter((row) => row.family === index),
+    )) {
       if (family instanceof Gauge) family.set(sample.labels, sample.value);
       else family.inc(sample.labels, sample.value);
     }
@@ -50,9 +67,25 @@ function createMetrics() {
   return {
     registry,
     database: databaseFamilies(registry),
-    httpRequests: new Counter({ name: "svc_http_requests_total", help: "HTTP API requests by method, route pattern and status", labelNames: ["method", "route", "status"], registers: [registry] }),
-    httpDuration: new Histogram({ name: "svc_http_request_duration_seconds", help: "HTTP API request latency by method and route pattern", labelNames: ["method", "route"], buckets: LATENCY_BUCKETS, registers: [registry] }),
-    gitRequests: new Counter({ name: "svc_git_requests_total", help: "Git smart-HTTP requests by service", labelNames: ["service"], registers: [registry] }),
+    httpRequests: new Counter({
+      name: "svc_http_requests_total",
+      help: "HTTP API requests by method, route pattern and status",
+      labelNames: ["method", "route", "status"],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: "svc_http_request_duration_seconds",
+      help: "HTTP API request latency by method and route pattern",
+      labelNames: ["method", "route"],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    gitRequests: new Counter({
+      name: "svc_git_requests_total",
+      help: "Git smart-HTTP requests by service",
+      labelNames: ["service"],
+      registers: [registry],
+    }),
   };
 }
 

@@ -31,5 +31,10 @@ export function samplesOf(source: MetricSource, rows: Array<{ label: string | nu
   if (!label) return rows.map((row) => ({ labels: {}, value: row.value }));
   const samples = rows.map((row) => ({ labels: { [label]: row.label ?? "" }, value: row.value }));
   const present = new Set(rows.map((row) => row.label));
-  return [...samples, ...(source.labelValues ?? []).filter((value) => !present.has(value)).map((value) => ({ labels: { [label]: value }, value: 0 }))];
+  return [
+    ...samples,
+    ...(source.labelValues ?? [])
+      .filter((value) => !present.has(value))
+      .map((value) => ({ labels: { [label]: value }, value: 0 })),
+  ];
 }

@@ -32,7 +32,8 @@ export class RedirectedRefusal extends Error {
 /** `redirect_uri` with the answer's parameters, `iss` included (RFC 9207). */
 export function redirectTo(redirectUri: string, params: Record<string, string | undefined>): string {
   const url = new URL(redirectUri);
-  for (const [name, value] of Object.entries({ ...params, iss: issuer() })) if (value !== undefined) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries({ ...params, iss: issuer() }))
+    if (value !== undefined) url.searchParams.set(name, value);
   return url.toString();
 }
 
@@ -46,16 +47,20 @@ function scopeOf(requested: string | undefined): Scope | undefined {
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Checks an authorization request (query of GET, fields of the consent form's POST). */
-export async function parseAuthorizationRequest(params: Record<string, string | undefined>): Promise<AuthorizationRequest> {
+export async function parseAuthorizationRequest(
+  params: Record<string, string | undefined>,
+): Promise<AuthorizationRequest> {
   const client = await findClient(params.client_id);
   if (!client) throw new UntrustedAuthorizationRequest("Unknown client_id");
   const redirectUri = params.redirect_uri;
   // Required, and compared exactly with a registered URI: no prefix, no normalization.
-  if (!redirectUri || !client.redirectUris.includes(redirectUri)) throw new UntrustedAuthorizationRequest("redirect_uri is not registered for this client");
+  if (!redirectUri || !client.redirectUris.includes(redirectUri))
+    throw new UntrustedAuthorizationRequest("redirect_uri is not registered for this client");
   const state = params.state;
   const refuse = (error: string) => new RedirectedRefusal(redirectUri, error, state);
   if (params.response_type !== "code") throw refuse("unsupported_response_type");
-  if (params.code_challenge_method !== "S256" || !S256_CHALLENGE.test(params.code_challenge ?? "")) throw refuse("invalid_request");
+  if (params.code_challenge_method !== "S256" || !S256_CHALLENGE.test(params.code_challenge ?? ""))
+    throw refuse("invalid_request");
   const scope = scopeOf(params.scope);
   if (!scope) throw refuse("invalid_scope");
   return { client, redirectUri, state, codeChallenge: params.code_challenge!, scope };
@@ -64,7 +69,9 @@ export async function parseAuthorizationRequest(params: Record<string, string | 
 /** Issues a one-time authorization code for the signed-in user's consent; stored hashed. */
 export async function issueCode(userId: string, request: AuthorizationRequest): Promise<string> {
   const code = mintToken("");
-  await (await db()).oAuthCode.create({
+  await (
+    await db()
+  ).oAuthCode.create({
     data: {
       codeHash: code.hash,
       clientId: request.client.id,

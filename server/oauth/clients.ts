@@ -18,7 +18,8 @@ export interface RegisteredClient {
 
 /** https anywhere, http only on loopback (RFC 8252 native apps), or a private-use scheme; never a fragment. */
 export function redirectUriProblem(uri: string): string | undefined {
-  if (uri.length > OAUTH_REDIRECT_URI_LENGTH_MAX) return `redirect URI longer than ${OAUTH_REDIRECT_URI_LENGTH_MAX} characters`;
+  if (uri.length > OAUTH_REDIRECT_URI_LENGTH_MAX)
+    return `redirect URI longer than ${OAUTH_REDIRECT_URI_LENGTH_MAX} characters`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -27,23 +28,29 @@ export function redirectUriProblem(uri: string): string | undefined {
   }
   if (url.hash || uri.includes("#")) return `redirect URI has a fragment: ${uri}`;
   if (REFUSED_SCHEMES.has(url.protocol)) return `redirect URI scheme refused: ${url.protocol}`;
-  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname)) return `http redirect URIs must be on loopback: ${uri}`;
+  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname))
+    return `http redirect URIs must be on loopback: ${uri}`;
   return undefined;
 }
 
 /** RFC 7591 dynamic registration of a public client (PKCE, no secret). Answers what was registered. */
 export async function registerClient(body: unknown): Promise<OAuthClientInformationFull> {
   const parsed = OAuthClientMetadataSchema.safeParse(body);
-  if (!parsed.success) throw new InvalidClientMetadataError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+  if (!parsed.success)
+    throw new InvalidClientMetadataError(
+      parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
+    );
   const metadata = parsed.data;
   const uris = metadata.redirect_uris;
-  if (uris.length === 0 || uris.length > OAUTH_REDIRECT_URIS_MAX) throw new InvalidClientMetadataError(`between 1 and ${OAUTH_REDIRECT_URIS_MAX} redirect_uris are required`);
+  if (uris.length === 0 || uris.length > OAUTH_REDIRECT_URIS_MAX)
+    throw new InvalidClientMetadataError(`between 1 and ${OAUTH_REDIRECT_URIS_MAX} redirect_uris are required`);
   const problem = uris.map(redirectUriProblem).find(Boolean);
   if (problem) throw new InvalidClientMetadataError(problem);
   if (metadata.grant_types?.some((grant) => grant !== "authorization_code" && grant !== "refresh_token")) {
     throw new InvalidClientMetadataError("grant_types may hold only authorization_code and refresh_token");
   }
-  if (metadata.response_types?.some((type) => type !== "code")) throw new InvalidClientMetadataError("response_types may hold only code");
+  if (metadata.response_types?.some((type) => type !== "code"))
+    throw new InvalidClientMetadataError("response_types may hold only code");
   const name = (metadata.client_name ?? "MCP client").slice(0, CLIENT_NAME_MAX).replace(/\u0000/g, "");
   const clientId = `svc_client_${crypto.randomBytes(16).toString("base64url")}`;
   const row = await (await db()).oAuthClient.create({ data: { clientId, name, redirectUris: uris } });

@@ -1,7 +1,12 @@
 import crypto from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema, type OAuthClientInformationMixed, type OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import {
+  OAuthMetadataSchema,
+  OAuthProtectedResourceMetadataSchema,
+  type OAuthClientInformationMixed,
+  type OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call, TEST_ORIGIN } from "@/tests/support/http";
 import { connectMcp } from "@/tests/support/mcp";
@@ -27,17 +32,35 @@ function pkce() {
 }
 
 async function register(body: Record<string, unknown> = {}) {
-  const res = await call("POST", "/oauth/register", { body: { client_name: "test client", redirect_uris: [REDIRECT], ...body } });
+  const res = await call("POST", "/oauth/register", {
+    body: { client_name: "test client", redirect_uris: [REDIRECT], ...body },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.client_id as string;
 }
 
 const authorizeQuery = (clientId: string, challenge: string, extra: Record<string, string> = {}) =>
-  new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "st4te", ...extra });
+  new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "st4te",
+    ...extra,
+  });
 
 /** The consent form's Allow (or Deny), posted from this site with the session. */
-async function consent(query: URLSearchParams, decision: "allow" | "deny" = "allow", options: { origin?: string | null } = {}) {
-  return call("POST", "/oauth/authorize", { cookie, form: { ...Object.fromEntries(query), decision }, origin: options.origin });
+async function consent(
+  query: URLSearchParams,
+  decision: "allow" | "deny" = "allow",
+  options: { origin?: string | null } = {},
+) {
+  return call("POST", "/oauth/authorize", {
+    cookie,
+    form: { ...Object.fromEntries(query), decision },
+    origin: options.origin,
+  });
 }
 
 const locationOf = (res: { headers: Headers }) => new URL(res.headers.get("location")!);
@@ -54,7 +77,13 @@ async function grant(scope = "read_write") {
   const clientId = await register();
   const { verifier, challenge } = pkce();
   const code = await codeFor(clientId, challenge, scope);
-  const res = await token({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+  const res = await token({
+    grant_type: "authorization_code",
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return { clientId, code, verifier, tokens: res.body as OAuthTokens };
 }
@@ -84,17 +113,31 @@ describe("discovery", () => {
     });
     for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
       const pr = await call("GET", path);
-      expect(OAuthProtectedResourceMetadataSchema.parse(pr.body)).toMatchObject({ resource: `${TEST_ORIGIN}/mcp`, authorization_servers: [TEST_ORIGIN] });
+      expect(OAuthProtectedResourceMetadataSchema.parse(pr.body)).toMatchObject({
+        resource: `${TEST_ORIGIN}/mcp`,
+        authorization_servers: [TEST_ORIGIN],
+      });
     }
   });
 });
 
 describe("the SDK client connects with nothing but the URL", () => {
   it("discovers, registers, sends the user to consent, exchanges the code and calls tools", async () => {
-    const state: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; codeVerifier: string; authorizationUrl?: URL } = { codeVerifier: "" };
+    const state: {
+      client?: OAuthClientInformationMixed;
+      tokens?: OAuthTokens;
+      codeVerifier: string;
+      authorizationUrl?: URL;
+    } = { codeVerifier: "" };
     const provider: OAuthClientProvider = {
       redirectUrl: REDIRECT,
-      clientMetadata: { client_name: "sdk client", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" },
+      clientMetadata: {
+        client_name: "sdk client",
+        redirect_uris: [REDIRECT],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      },
       clientInformation: () => state.client,
       saveClientInformation: (info) => void (state.client = info),
       tokens: () => state.tokens,
@@ -105,7 +148,10 @@ describe("the SDK client connects with nothing but the URL", () => {
     };
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     const { fetchInProcess } = await import("@/tests/support/http");
-    const transport = new StreamableHTTPClientTransport(new URL("/mcp", TEST_ORIGIN), { authProvider: provider, fetch: fetchInProcess });
+    const transport = new StreamableHTTPClientTransport(new URL("/mcp", TEST_ORIGIN), {
+      authProvider: provider,
+      fetch: fetchInProcess,
+    });
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     await expect(new Client({ name: "sdk", version: "1" }).connect(transport)).rejects.toThrow(UnauthorizedError);
     expect(state.client?.client_id).toMatch(/^svc_client_/);
@@ -137,14 +183,20 @@ describe("the SDK client connects with nothing but the URL", () => {
     await client.close();
 
     const tokens = (await call("GET", "/api/users/me/tokens", { cookie })).body.tokens;
-    expect(tokens).toContainEqual(expect.objectContaining({ kind: "oauth", name: "MCP: sdk client", status: "active" }));
+    expect(tokens).toContainEqual(
+      expect.objectContaining({ kind: "oauth", name: "MCP: sdk client", status: "active" }),
+    );
   });
 
   it("a read grant lists read-only tools only", async () => {
     const { tokens } = await grant("read");
     expect(tokens.scope).toBe("read");
     const client = await connectMcp({ token: tokens.access_token });
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOLS.filter((t) => t.readOnly).map((t) => t.name).sort());
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(
+      TOOLS.filter((t) => t.readOnly)
+        .map((t) => t.name)
+        .sort(),
+    );
     await client.close();
   });
 });
@@ -164,9 +216,18 @@ describe("registration", () => {
   });
 
   it("registers public clients only, with what it stored", async () => {
-    const res = await call("POST", "/oauth/register", { body: { client_name: "c", redirect_uris: ["https://app.example/cb", "myapp.example:/cb"], token_endpoint_auth_method: "client_secret_post" } });
+    const res = await call("POST", "/oauth/register", {
+      body: {
+        client_name: "c",
+        redirect_uris: ["https://app.example/cb", "myapp.example:/cb"],
+        token_endpoint_auth_method: "client_secret_post",
+      },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ token_endpoint_auth_method: "none", redirect_uris: ["https://app.example/cb", "myapp.example:/cb"] });
+    expect(res.body).toMatchObject({
+      token_endpoint_auth_method: "none",
+      redirect_uris: ["https://app.example/cb", "myapp.example:/cb"],
+    });
     expect(res.body.client_secret).toBeUndefined();
   });
 });
@@ -178,8 +239,16 @@ describe("authorization endpoint", () => {
     const unknown = await call("GET", `/oauth/authorize?${authorizeQuery("svc_client_nope", challenge)}`, { cookie });
     expect(unknown.status).toBe(400);
     expect(unknown.headers.get("location")).toBeNull();
-    for (const redirect of ["http://127.0.0.1:33418/callback/", "http://127.0.0.1:33418/callback?x=1", "http://127.0.0.1:33419/callback"]) {
-      const res = await call("GET", `/oauth/authorize?${authorizeQuery(clientId, challenge, { redirect_uri: redirect })}`, { cookie });
+    for (const redirect of [
+      "http://127.0.0.1:33418/callback/",
+      "http://127.0.0.1:33418/callback?x=1",
+      "http://127.0.0.1:33419/callback",
+    ]) {
+      const res = await call(
+        "GET",
+        `/oauth/authorize?${authorizeQuery(clientId, challenge, { redirect_uri: redirect })}`,
+        { cookie },
+      );
       expect(res.status, redirect).toBe(400);
       expect(res.headers.get("location")).toBeNull();
     }
@@ -216,7 +285,10 @@ describe("authorization endpoint", () => {
     const clientId = await register();
     const { challenge } = pkce();
     const denied = await consent(authorizeQuery(clientId, challenge), "deny");
-    expect(Object.fromEntries(locationOf(denied).searchParams)).toMatchObject({ error: "access_denied", state: "st4te" });
+    expect(Object.fromEntries(locationOf(denied).searchParams)).toMatchObject({
+      error: "access_denied",
+      state: "st4te",
+    });
     const forged = await consent(authorizeQuery(clientId, challenge), "allow", { origin: "http://evil.example" });
     expect(forged.status).toBe(403);
     expect(forged.headers.get("location")).toBeNull();
@@ -230,21 +302,43 @@ describe("token endpoint", () => {
     const clientId = await register();
     const { verifier, challenge } = pkce();
     const code = await codeFor(clientId, challenge);
-    const wrong = await token({ grant_type: "authorization_code", code, code_verifier: pkce().verifier, redirect_uri: REDIRECT, client_id: clientId });
+    const wrong = await token({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: pkce().verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toBe("invalid_grant");
-    const right = await token({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+    const right = await token({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(right.body.error).toBe("invalid_grant");
   });
 
   it("a reused code is refused and revokes the grant the first exchange issued", async () => {
     const { clientId, code, verifier, tokens } = await grant();
     expect(await admitted(tokens.access_token)).toBe(true);
-    const again = await token({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId });
+    const again = await token({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(again.status).toBe(400);
     expect(again.body.error).toBe("invalid_grant");
     expect(await admitted(tokens.access_token)).toBe(false);
-    const refreshed = await token({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: clientId });
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token!,
+      client_id: clientId,
+    });
     expect(refreshed.body.error).toBe("invalid_grant");
   });
 
@@ -253,14 +347,46 @@ describe("token endpoint", () => {
     const other = await register();
     const { verifier, challenge } = pkce();
     const code = await codeFor(clientId, challenge);
-    expect((await token({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: other })).body.error).toBe("invalid_grant");
+    expect(
+      (
+        await token({
+          grant_type: "authorization_code",
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT,
+          client_id: other,
+        })
+      ).body.error,
+    ).toBe("invalid_grant");
     const second = await codeFor(clientId, challenge);
-    expect((await token({ grant_type: "authorization_code", code: second, code_verifier: verifier, redirect_uri: `${REDIRECT}x`, client_id: clientId })).body.error).toBe("invalid_grant");
-    const unknown = await token({ grant_type: "authorization_code", code: second, code_verifier: verifier, redirect_uri: REDIRECT, client_id: "nobody" });
+    expect(
+      (
+        await token({
+          grant_type: "authorization_code",
+          code: second,
+          code_verifier: verifier,
+          redirect_uri: `${REDIRECT}x`,
+          client_id: clientId,
+        })
+      ).body.error,
+    ).toBe("invalid_grant");
+    const unknown = await token({
+      grant_type: "authorization_code",
+      code: second,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: "nobody",
+    });
     expect(unknown.status).toBe(401);
     expect(unknown.body.error).toBe("invalid_client");
     // A NUL in the id is no client either (it never reaches the database, which would refuse it with a 500).
-    const nul = await token({ grant_type: "authorization_code", code: second, code_verifier: verifier, redirect_uri: REDIRECT, client_id: "a\u0000b" });
+    const nul = await token({
+      grant_type: "authorization_code",
+      code: second,
+      code_verifier: verifier,
+      redirect_uri: REDIRECT,
+      client_id: "a\u0000b",
+    });
     expect(nul.status).toBe(401);
     const password = await token({ grant_type: "password", client_id: clientId });
     expect(password.body.error).toBe("unsupported_grant_type");
@@ -268,7 +394,11 @@ describe("token endpoint", () => {
 
   it("refresh rotates both tokens; the old access token dies; reusing a refresh token revokes the family", async () => {
     const { clientId, tokens } = await grant();
-    const first = await token({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: clientId });
+    const first = await token({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token!,
+      client_id: clientId,
+    });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.headers.get("cache-control")).toBe("no-store");
     const rotated = first.body as OAuthTokens;
@@ -276,15 +406,26 @@ describe("token endpoint", () => {
     expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
     expect(await admitted(tokens.access_token)).toBe(false);
     expect(await admitted(rotated.access_token)).toBe(true);
-    const replay = await token({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: clientId });
+    const replay = await token({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token!,
+      client_id: clientId,
+    });
     expect(replay.body.error).toBe("invalid_grant");
     expect(await admitted(rotated.access_token)).toBe(false);
-    expect((await token({ grant_type: "refresh_token", refresh_token: rotated.refresh_token!, client_id: clientId })).body.error).toBe("invalid_grant");
+    expect(
+      (await token({ grant_type: "refresh_token", refresh_token: rotated.refresh_token!, client_id: clientId })).body
+        .error,
+    ).toBe("invalid_grant");
   });
 
   it("concurrent refreshes with one token: one rotates, the other is a reuse", async () => {
     const { clientId, tokens } = await grant();
-    const both = await Promise.all([1, 2].map(() => token({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: clientId })));
+    const both = await Promise.all(
+      [1, 2].map(() =>
+        token({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: clientId }),
+      ),
+    );
     expect(both.map((res) => res.status).sort()).toEqual([200, 400]);
   });
 });
@@ -298,13 +439,17 @@ describe("revocation and the grants' limits", () => {
       expect(await admitted(tokens.access_token)).toBe(false);
     }
     const clientId = await register();
-    expect((await call("POST", "/oauth/revoke", { form: { token: "svc_oauth_unknown", client_id: clientId } })).status).toBe(200);
+    expect(
+      (await call("POST", "/oauth/revoke", { form: { token: "svc_oauth_unknown", client_id: clientId } })).status,
+    ).toBe(200);
   });
 
   it("another client cannot revoke a grant", async () => {
     const { tokens } = await grant();
     const other = await register();
-    expect((await call("POST", "/oauth/revoke", { form: { token: tokens.refresh_token!, client_id: other } })).status).toBe(200);
+    expect(
+      (await call("POST", "/oauth/revoke", { form: { token: tokens.refresh_token!, client_id: other } })).status,
+    ).toBe(200);
     expect(await admitted(tokens.access_token)).toBe(true);
   });
 

@@ -1,7 +1,21 @@
 import crypto from "node:crypto";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { InvalidClientError, InvalidGrantError, InvalidRequestError, UnsupportedGrantTypeError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { createApiToken, forgetUserCredentials, hashToken, mintToken, oauthGrantByToken, OAUTH_TOKEN_PREFIX, revokeOAuthGrant, rotateOAuthGrant } from "@/server/auth";
+import {
+  InvalidClientError,
+  InvalidGrantError,
+  InvalidRequestError,
+  UnsupportedGrantTypeError,
+} from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import {
+  createApiToken,
+  forgetUserCredentials,
+  hashToken,
+  mintToken,
+  oauthGrantByToken,
+  OAUTH_TOKEN_PREFIX,
+  revokeOAuthGrant,
+  rotateOAuthGrant,
+} from "@/server/auth";
 import { db, type Tx } from "@/server/db";
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, OAUTH_REFRESH_TOKEN_TTL_DAYS } from "@/server/limits";
 import { findClient, type RegisteredClient } from "./clients";
@@ -32,7 +46,9 @@ async function clientOf(params: Params): Promise<RegisteredClient> {
 
 async function newRefreshToken(tx: Tx, grantId: string, clientId: string): Promise<string> {
   const minted = mintToken(REFRESH_TOKEN_PREFIX);
-  await tx.oAuthRefreshToken.create({ data: { tokenHash: minted.hash, grantId, clientId, expiresAt: refreshExpiry() } });
+  await tx.oAuthRefreshToken.create({
+    data: { tokenHash: minted.hash, grantId, clientId, expiresAt: refreshExpiry() },
+  });
   return minted.plaintext;
 }
 
@@ -64,17 +80,30 @@ async function exchangeCode(params: Params): Promise<OAuthTokens> {
   const outcome = await prisma.$transaction(async (tx): Promise<Outcome> => {
     // The code row is locked so two exchanges of one code are serialized: the second sees usedAt
     // (and the grant the first issued, which it revokes), never a second grant.
-    const [row] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "OAuthCode" WHERE "codeHash" = ${hashToken(code)} FOR UPDATE`;
+    const [row] = await tx.$queryRaw<
+      Array<{ id: string }>
+    >`SELECT id FROM "OAuthCode" WHERE "codeHash" = ${hashToken(code)} FOR UPDATE`;
     if (!row) return { refused: "Unknown authorization code" };
     const stored = await tx.oAuthCode.findUniqueOrThrow({ where: { id: row.id } });
-    if (stored.usedAt) return { refused: "Authorization code already used; the grant it issued is revoked", revokeGrant: stored.grantId };
+    if (stored.usedAt)
+      return {
+        refused: "Authorization code already used; the grant it issued is revoked",
+        revokeGrant: stored.grantId,
+      };
     // The code is spent by this attempt whatever follows: a wrong verifier cannot be retried.
     await tx.oAuthCode.update({ where: { id: stored.id }, data: { usedAt: new Date() } });
     if (stored.expiresAt <= new Date()) return { refused: "Authorization code expired" };
     if (stored.clientId !== client.id) return { refused: "Authorization code was issued to another client" };
-    if (text(params.redirect_uri) !== stored.redirectUri) return { refused: "redirect_uri does not match the authorization request" };
-    if (!verifierMatches(text(params.code_verifier), stored.codeChallenge)) return { refused: "code_verifier does not match the code challenge" };
-    const grant = await createApiToken(stored.userId, "oauth", { name: `MCP: ${client.name}`, scope: stored.scope, expiresAt: accessExpiry() }, tx);
+    if (text(params.redirect_uri) !== stored.redirectUri)
+      return { refused: "redirect_uri does not match the authorization request" };
+    if (!verifierMatches(text(params.code_verifier), stored.codeChallenge))
+      return { refused: "code_verifier does not match the code challenge" };
+    const grant = await createApiToken(
+      stored.userId,
+      "oauth",
+      { name: `MCP: ${client.name}`, scope: stored.scope, expiresAt: accessExpiry() },
+      tx,
+    );
     await tx.oAuthCode.update({ where: { id: stored.id }, data: { grantId: grant.token.id } });
     const refresh = await newRefreshToken(tx, grant.token.id, client.id);
     return { tokens: tokenResponse(grant.plaintext, refresh, stored.scope) };
@@ -90,11 +119,14 @@ async function refresh(params: Params): Promise<OAuthTokens> {
   const prisma = await db();
   const outcome = await prisma.$transaction(async (tx): Promise<Outcome> => {
     // Locked so two refreshes with one token are serialized: exactly one rotates, the other is a reuse.
-    const [row] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "OAuthRefreshToken" WHERE "tokenHash" = ${hashToken(token)} FOR UPDATE`;
+    const [row] = await tx.$queryRaw<
+      Array<{ id: string }>
+    >`SELECT id FROM "OAuthRefreshToken" WHERE "tokenHash" = ${hashToken(token)} FOR UPDATE`;
     if (!row) return { refused: "Unknown refresh token" };
     const stored = await tx.oAuthRefreshToken.findUniqueOrThrow({ where: { id: row.id } });
     if (stored.clientId !== client.id) return { refused: "Refresh token was issued to another client" };
-    if (stored.usedAt) return { refused: "Refresh token already used; the grant is revoked", revokeGrant: stored.grantId };
+    if (stored.usedAt)
+      return { refused: "Refresh token already used; the grant is revoked", revokeGrant: stored.grantId };
     if (stored.expiresAt <= new Date()) return { refused: "Refresh token expired" };
     await tx.oAuthRefreshToken.update({ where: { id: stored.id }, data: { usedAt: new Date() } });
     const rotated = await rotateOAuthGrant(tx, stored.grantId, accessExpiry());
@@ -127,13 +159,17 @@ export async function revokeToken(params: Params): Promise<void> {
   if (!token) throw new InvalidRequestError("token is required");
   const prisma = await db();
   const refreshRow = await prisma.oAuthRefreshToken.findUnique({ where: { tokenHash: hashToken(token) } });
-  const grantId = refreshRow ? refreshRow.clientId === client.id && refreshRow.grantId : await grantOfClient(token, client.id);
+  const grantId = refreshRow
+    ? refreshRow.clientId === client.id && refreshRow.grantId
+    : await grantOfClient(token, client.id);
   if (grantId) await revokeOAuthGrant(grantId);
 }
 
 async function grantOfClient(accessToken: string, clientId: string): Promise<string | undefined> {
   const grant = await oauthGrantByToken(accessToken);
   if (!grant) return undefined;
-  const issuedToClient = await (await db()).oAuthRefreshToken.findFirst({ where: { grantId: grant.id, clientId }, select: { id: true } });
+  const issuedToClient = await (
+    await db()
+  ).oAuthRefreshToken.findFirst({ where: { grantId: grant.id, clientId }, select: { id: true } });
   return issuedToClient ? grant.id : undefined;
 }

@@ -14,7 +14,10 @@ export async function orgMembership(identity: Identity, org: Organization, clien
   const userId = actingUserId(identity);
   if (!userId) return null;
   const prisma = client ?? (await db());
-  const member = await prisma.orgMember.findUnique({ where: { orgId_userId: { orgId: org.id, userId } }, select: { role: true } });
+  const member = await prisma.orgMember.findUnique({
+    where: { orgId_userId: { orgId: org.id, userId } },
+    select: { role: true },
+  });
   return member?.role ?? null;
 }
 
@@ -22,7 +25,12 @@ export async function orgMembership(identity: Identity, org: Organization, clien
  * Loads an organization for a member: a non-member gets 404 (an organization's existence does not
  * leak), a member below `need` gets 403.
  */
-export async function requireOrg(identity: Identity, slug: string, need: AccessLevel = "read", client?: DbOrTx): Promise<OrgAccess> {
+export async function requireOrg(
+  identity: Identity,
+  slug: string,
+  need: AccessLevel = "read",
+  client?: DbOrTx,
+): Promise<OrgAccess> {
   const prisma = client ?? (await db());
   const org = await prisma.organization.findUnique({ where: { slug } });
   const role = org ? await orgMembership(identity, org, prisma) : null;

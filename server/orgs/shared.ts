@@ -8,8 +8,13 @@ import { actingUserId, type Identity } from "@/server/auth";
 export async function sharedOrgsOf(viewer: Identity, userId: string): Promise<Array<{ slug: string; name: string }>> {
   const viewerId = actingUserId(viewer);
   if (!viewerId) return [];
-  const orgs = await (await db()).organization.findMany({
-    where: { members: { some: { userId } }, ...(viewerId === userId ? {} : { AND: { members: { some: { userId: viewerId } } } }) },
+  const orgs = await (
+    await db()
+  ).organization.findMany({
+    where: {
+      members: { some: { userId } },
+      ...(viewerId === userId ? {} : { AND: { members: { some: { userId: viewerId } } } }),
+    },
     select: { slug: true, name: true },
     orderBy: { slug: "asc" },
   });

@@ -17,7 +17,11 @@ const teamView = (team: { id: string; slug: string; name: string; description: s
  * A team of an organization the caller is a member of, checked at `need` on the organization
  * (non-members 404, members below `need` 403, an unknown team 404).
  */
-export async function requireTeam(identity: Identity, input: { org: string; team: string }, need: "read" | "admin" = "read") {
+export async function requireTeam(
+  identity: Identity,
+  input: { org: string; team: string },
+  need: "read" | "admin" = "read",
+) {
   const { org } = await requireOrg(identity, input.org, need);
   const prisma = await db();
   const team = await prisma.team.findUnique({ where: { orgId_slug: { orgId: org.id, slug: input.team } } });
@@ -31,13 +35,23 @@ export async function listTeams(identity: Identity, orgSlug: string) {
   return (await prisma.team.findMany({ where: { orgId: org.id }, orderBy: { slug: "asc" } })).map(teamView);
 }
 
-export async function createTeam(identity: UserIdentity, input: { org: string; slug: string; name?: string; description?: string }) {
+export async function createTeam(
+  identity: UserIdentity,
+  input: { org: string; slug: string; name?: string; description?: string },
+) {
   const { org } = await requireOrg(identity, input.org, "admin");
   const prisma = await db();
   const team = await prisma
     .$transaction(async (tx) => {
-      const created = await tx.team.create({ data: { orgId: org.id, slug: input.slug, name: input.name ?? input.slug, description: input.description ?? "" } });
-      await writeAudit(tx, { action: "org.team.created", identity, target: `org:${org.slug}`, data: { team: created.slug } });
+      const created = await tx.team.create({
+        data: { orgId: org.id, slug: input.slug, name: input.name ?? input.slug, description: input.description ?? "" },
+      });
+      await writeAudit(tx, {
+        action: "org.team.created",
+        identity,
+        target: `org:${org.slug}`,
+        data: { team: created.slug },
+      });
       return created;
     })
     .catch((error: { code?: string }) => {
@@ -52,7 +66,12 @@ export async function deleteTeam(identity: UserIdentity, input: { org: string; t
   const prisma = await db();
   await prisma.$transaction(async (tx) => {
     await tx.team.delete({ where: { id: team.id } });
-    await writeAudit(tx, { action: "org.team.deleted", identity, target: `org:${org.slug}`, data: { team: team.slug } });
+    await writeAudit(tx, {
+      action: "org.team.deleted",
+      identity,
+      target: `org:${org.slug}`,
+      data: { team: team.slug },
+    });
   });
   await forgetGrants({ orgIds: [org.id] });
 }
@@ -60,7 +79,11 @@ export async function deleteTeam(identity: UserIdentity, input: { org: string; t
 export async function listTeamMembers(identity: Identity, input: { org: string; team: string }) {
   const { team } = await requireTeam(identity, input);
   const prisma = await db();
-  const members = await prisma.teamMember.findMany({ where: { teamId: team.id }, include: { user: true }, orderBy: { createdAt: "asc" } });
+  const members = await prisma.teamMember.findMany({
+    where: { teamId: team.id },
+    include: { user: true },
+    orderBy: { createdAt: "asc" },
+  });
   return members.map((member) => ({ user: publicUser(member.user) }));
 }
 
@@ -77,7 +100,12 @@ export async function addTeamMember(identity: UserIdentity, input: { org: string
     const existing = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId: team.id, userId: user.id } } });
     if (existing) return;
     await tx.teamMember.create({ data: { teamId: team.id, userId: user.id } });
-    await writeAudit(tx, { action: "org.team.member.added", identity, target: `org:${org.slug}`, data: { team: team.slug, userId: user.id, username: user.username } });
+    await writeAudit(tx, {
+      action: "org.team.member.added",
+      identity,
+      target: `org:${org.slug}`,
+      data: { team: team.slug, userId: user.id, username: user.username },
+    });
   });
   await forgetGrants();
   return { user: publicUser(user) };
@@ -91,7 +119,12 @@ export async function removeTeamMember(identity: UserIdentity, input: { org: str
   await prisma.$transaction(async (tx) => {
     const removed = await tx.teamMember.deleteMany({ where: { teamId: team.id, userId: user.id } });
     if (removed.count === 0) throw notFound(`${input.username} is not in team ${team.slug}`);
-    await writeAudit(tx, { action: "org.team.member.removed", identity, target: `org:${org.slug}`, data: { team: team.slug, userId: user.id, username: user.username } });
+    await writeAudit(tx, {
+      action: "org.team.member.removed",
+      identity,
+      target: `org:${org.slug}`,
+      data: { team: team.slug, userId: user.id, username: user.username },
+    });
   });
   await forgetGrants({ userIds: [user.id] });
 }

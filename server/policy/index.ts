@@ -2,4 +2,12 @@
 export { pathMatcher } from "./glob";
 export { loadPolicy } from "./load";
 export type { PolicyResult } from "./parse";
-export type { DeployEntry, DiffPolicy, EvaluationPolicy, LlmPolicy, Policy, SandboxPolicy, WebhookPolicy } from "./schema";
+export type {
+  DeployEntry,
+  DiffPolicy,
+  EvaluationPolicy,
+  LlmPolicy,
+  Policy,
+  SandboxPolicy,
+  WebhookPolicy,
+} from "./schema";

@@ -47,9 +47,21 @@ deploys:
     expect(result.policy.protection).toEqual({ locked: true, allowDirectPush: false });
     expect(result.policy.evaluators.diff).toEqual({ maxFiles: 10, maxLines: 100, forbiddenPaths: ["secrets/**"] });
     expect(result.policy.evaluators.webhook).toEqual({ url: "https://ci.example.com/hook", timeoutMs: 2000 });
-    expect(result.policy.evaluators.sandbox).toEqual({ command: "npm test", memoryMb: 256, timeoutMs: 120_000, retries: 0 });
+    expect(result.policy.evaluators.sandbox).toEqual({
+      command: "npm test",
+      memoryMb: 256,
+      timeoutMs: 120_000,
+      retries: 0,
+    });
     expect(result.policy.deploys).toEqual([
-      { name: "prod", provider: "webhook", url: "https://deploy.example.com/hook", secrets: ["DEPLOY_TOKEN"], requireApproval: false, timeoutMs: 600_000 },
+      {
+        name: "prod",
+        provider: "webhook",
+        url: "https://deploy.example.com/hook",
+        secrets: ["DEPLOY_TOKEN"],
+        requireApproval: false,
+        timeoutMs: 600_000,
+      },
     ]);
   });
 
@@ -88,10 +100,22 @@ evaluation: { waitSeconds: 0 }
     ["evaluators: { sandbox: {} }", "evaluators.sandbox.command"],
     ["evaluators: { sandbox: { command: x, retries: -1 } }", "evaluators.sandbox.retries"],
     ["evaluators: { sandbox: { command: x, retries: 1.5 } }", "evaluators.sandbox.retries"],
-    ["evaluators: { sandbox: { command: x, setup: y, cache: { key: [package-lock.json] } } }", "evaluators.sandbox.cache.paths"],
-    ["evaluators: { sandbox: { command: x, cache: { key: [a], paths: [b] } } }", "evaluators.sandbox.cache: a cache keeps what setup produces"],
-    ["evaluators: { sandbox: { command: x, setup: y, cache: { key: [../x], paths: [a] } } }", "evaluators.sandbox.cache.key.0"],
-    ["evaluators: { sandbox: { command: x, setup: y, cache: { key: [a], paths: [/abs] } } }", "evaluators.sandbox.cache.paths.0"],
+    [
+      "evaluators: { sandbox: { command: x, setup: y, cache: { key: [package-lock.json] } } }",
+      "evaluators.sandbox.cache.paths",
+    ],
+    [
+      "evaluators: { sandbox: { command: x, cache: { key: [a], paths: [b] } } }",
+      "evaluators.sandbox.cache: a cache keeps what setup produces",
+    ],
+    [
+      "evaluators: { sandbox: { command: x, setup: y, cache: { key: [../x], paths: [a] } } }",
+      "evaluators.sandbox.cache.key.0",
+    ],
+    [
+      "evaluators: { sandbox: { command: x, setup: y, cache: { key: [a], paths: [/abs] } } }",
+      "evaluators.sandbox.cache.paths.0",
+    ],
     ["evaluators: { sandbox: { command: x, setup: y, cache: { key: [a], paths: [b], ttl: 3 } } }", 'unknown key "ttl"'],
     ["evaluators: { sandbox: { command: x, reports: report.xml } }", "evaluators.sandbox.reports"],
     ["evaluators: { sandbox: { command: x, setup: '' } }", "evaluators.sandbox.setup"],
@@ -107,7 +131,10 @@ evaluation: { waitSeconds: 0 }
     ["deploys: [{ name: p, provider: command, command: x, secrets: [lower] }]", "deploys.0.secrets.0"],
     ["deploys: [{ name: p, provider: command, command: x, timeoutMs: 3600001 }]", "deploys.0.timeoutMs"],
     ["deploys: [{ name: p, provider: command, command: x, url: 'https://x.example' }]", 'unknown key "url"'],
-    ["deploys: [{ name: p, provider: command, command: x }, { name: p, provider: command, command: y }]", "deploys.1.name"],
+    [
+      "deploys: [{ name: p, provider: command, command: x }, { name: p, provider: command, command: y }]",
+      "deploys.1.name",
+    ],
   ])("reports %j clearly", (text, expected) => {
     const result = parsePolicy(text);
     expect(result.ok).toBe(false);

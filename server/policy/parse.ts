@@ -26,7 +26,10 @@ export function parsePolicy(text: string | null): PolicyResult {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? issue.path.join(".") : "(top level)";
-    const unknown = issue.code === "unrecognized_keys" ? `: unknown key ${issue.keys.map((k) => `"${k}"`).join(", ")}` : `: ${issue.message}`;
+    const unknown =
+      issue.code === "unrecognized_keys"
+        ? `: unknown key ${issue.keys.map((k) => `"${k}"`).join(", ")}`
+        : `: ${issue.message}`;
     return { ok: false, error: `${POLICY_PATH} is invalid at ${where}${unknown}` };
   }
   return { ok: true, policy: parsed.data };

@@ -1,12 +1,21 @@
 import { z } from "zod";
-import { DEPLOY_TIMEOUT_MS_DEFAULT, DEPLOY_TIMEOUT_MS_MAX, EVALUATION_WAIT_SECONDS_DEFAULT, EVALUATION_WAIT_SECONDS_MAX, SECRET_NAME_PATTERN } from "@/server/limits";
+import {
+  DEPLOY_TIMEOUT_MS_DEFAULT,
+  DEPLOY_TIMEOUT_MS_MAX,
+  EVALUATION_WAIT_SECONDS_DEFAULT,
+  EVALUATION_WAIT_SECONDS_MAX,
+  SECRET_NAME_PATTERN,
+} from "@/server/limits";
 
 // The keys of .svc/policy.yml. Objects are strict: an unknown or misspelt key is an error, never a
 // silently ignored setting.
 
 const globList = () => z.array(z.string().min(1).max(500)).max(200);
 const httpUrl = () =>
-  z.string().url().refine((value) => /^https?:\/\//i.test(value), "must be an http(s) URL");
+  z
+    .string()
+    .url()
+    .refine((value) => /^https?:\/\//i.test(value), "must be an http(s) URL");
 
 const diffEvaluator = z.strictObject({
   maxFiles: z.number().int().min(1).optional(),
@@ -40,28 +49,41 @@ const checkoutPath = () =>
     .string()
     .min(1)
     .max(500)
-    .refine((value) => !value.startsWith("/") && !value.split("/").some((part) => part === ".." || part === ".git"), "must be a path inside the repository (relative, no .. or .git)");
+    .refine(
+      (value) => !value.startsWith("/") && !value.split("/").some((part) => part === ".." || part === ".git"),
+      "must be a path inside the repository (relative, no .. or .git)",
+    );
 
-const sandboxEvaluator = z.strictObject({
-  /** Run with `sh -c` in a checkout of the change's tip, without network. A non-zero exit fails the evaluation. */
-  command: z.string().min(1).max(10_000),
-  /** Run first in the same checkout, with network (installs dependencies); its failure fails the run. */
-  setup: z.string().min(1).max(10_000).optional(),
-  /** What setup produced, kept per project between runs: `key` files (with setup and platform) name the entry. */
-  cache: z
-    .strictObject({
-      key: z.array(checkoutPath()).min(1).max(20),
-      paths: z.array(checkoutPath()).min(1).max(20),
-    })
-    .optional(),
-  /** JUnit XML files (globs in the checkout) the command writes; their failed cases become findings. */
-  reports: z.array(checkoutPath()).min(1).max(50).optional(),
-  /** A failed command runs again up to this many times; passing later marks the run flaky. */
-  retries: z.number().int().min(0).max(5).default(0),
-  /** setup and command together. */
-  timeoutMs: z.number().int().min(1_000).max(30 * 60_000).default(120_000),
-  memoryMb: z.number().int().min(16).max(16_384).default(512),
-}).refine((sandbox) => !sandbox.cache || sandbox.setup, { message: "a cache keeps what setup produces: it needs a setup", path: ["cache"] });
+const sandboxEvaluator = z
+  .strictObject({
+    /** Run with `sh -c` in a checkout of the change's tip, without network. A non-zero exit fails the evaluation. */
+    command: z.string().min(1).max(10_000),
+    /** Run first in the same checkout, with network (installs dependencies); its failure fails the run. */
+    setup: z.string().min(1).max(10_000).optional(),
+    /** What setup produced, kept per project between runs: `key` files (with setup and platform) name the entry. */
+    cache: z
+      .strictObject({
+        key: z.array(checkoutPath()).min(1).max(20),
+        paths: z.array(checkoutPath()).min(1).max(20),
+      })
+      .optional(),
+    /** JUnit XML files (globs in the checkout) the command writes; their failed cases become findings. */
+    reports: z.array(checkoutPath()).min(1).max(50).optional(),
+    /** A failed command runs again up to this many times; passing later marks the run flaky. */
+    retries: z.number().int().min(0).max(5).default(0),
+    /** setup and command together. */
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(30 * 60_000)
+      .default(120_000),
+    memoryMb: z.number().int().min(16).max(16_384).default(512),
+  })
+  .refine((sandbox) => !sandbox.cache || sandbox.setup, {
+    message: "a cache keeps what setup produces: it needs a setup",
+    path: ["cache"],
+  });
 
 const secretScan = z.strictObject({
   /** Paths (globs) whose findings are ignored, on top of the built-in lockfile and fixture allowlist. */
@@ -103,7 +125,8 @@ const deploysBlock = z
   .superRefine((entries, ctx) => {
     const seen = new Set<string>();
     entries.forEach((entry, index) => {
-      if (seen.has(entry.name)) ctx.addIssue({ code: "custom", path: [index, "name"], message: `the name "${entry.name}" is used twice` });
+      if (seen.has(entry.name))
+        ctx.addIssue({ code: "custom", path: [index, "name"], message: `the name "${entry.name}" is used twice` });
       seen.add(entry.name);
     });
   });

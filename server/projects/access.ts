@@ -35,8 +35,13 @@ export async function projectGrants(userId: string | undefined, project: Project
 async function sharedGrants(userId: string, project: Project, client?: DbOrTx): Promise<Grant[]> {
   const prisma = client ?? (await db());
   const [orgGrants, collaborator] = await Promise.all([
-    project.ownerOrgId ? orgGrantsOn({ orgId: project.ownerOrgId, orgSlug: project.namespace, projectId: project.id, userId }, prisma) : [],
-    prisma.projectCollaborator.findUnique({ where: { projectId_userId: { projectId: project.id, userId } }, select: { role: true } }),
+    project.ownerOrgId
+      ? orgGrantsOn({ orgId: project.ownerOrgId, orgSlug: project.namespace, projectId: project.id, userId }, prisma)
+      : [],
+    prisma.projectCollaborator.findUnique({
+      where: { projectId_userId: { projectId: project.id, userId } },
+      select: { role: true },
+    }),
   ]);
   return collaborator ? [...orgGrants, { via: "collaborator", permission: collaborator.role }] : orgGrants;
 }
@@ -73,7 +78,8 @@ const scopeRefusal = () => forbidden("This workspace key writes only to its own 
  */
 export function assertWorkspaceScope(identity: Identity, workspace: { id?: string | null; name?: string }): void {
   if (identity.kind !== "workspace-key") return;
-  const same = workspace.id !== undefined ? workspace.id === identity.workspaceId : workspace.name === identity.workspace;
+  const same =
+    workspace.id !== undefined ? workspace.id === identity.workspaceId : workspace.name === identity.workspace;
   if (!same) throw scopeRefusal();
 }
 
@@ -83,7 +89,10 @@ export interface ProjectAccess {
 }
 
 /** `{name}` in change routes: `@ns/slug`, `ns/slug` or a project id. */
-export async function findProject(ref: { namespace: string; slug: string } | { id: string }, client?: DbOrTx): Promise<Project | null> {
+export async function findProject(
+  ref: { namespace: string; slug: string } | { id: string },
+  client?: DbOrTx,
+): Promise<Project | null> {
   const prisma = client ?? (await db());
   if ("id" in ref) {
     if (!/^[0-9a-f-]{36}$/i.test(ref.id)) return null;
@@ -101,7 +110,11 @@ export async function findProject(ref: { namespace: string; slug: string } | { i
  */
 function findProjectForRead(ref: { namespace: string; slug: string } | { id: string }): Promise<Project | null> {
   const key = "id" in ref ? `project:${ref.id}` : `project:${projectPath(ref)}`;
-  return cachedGrants(key, () => findProject(ref), (project) => project !== null && !project.importPending && !project.deletingAt);
+  return cachedGrants(
+    key,
+    () => findProject(ref),
+    (project) => project !== null && !project.importPending && !project.deletingAt,
+  );
 }
 
 /**
@@ -114,19 +127,34 @@ export interface ProjectAlongside<T> {
   fromJson(value: unknown): T;
 }
 
-type ProjectJson = Omit<Project, "createdAt" | "updatedAt" | "deletingAt"> & { createdAt: string; updatedAt: string; deletingAt: string | null };
+type ProjectJson = Omit<Project, "createdAt" | "updatedAt" | "deletingAt"> & {
+  createdAt: string;
+  updatedAt: string;
+  deletingAt: string | null;
+};
 
 /** findProject and a row read with it (`alongside`), in one statement through the driver. */
-export async function findProjectAlongside<T>(ref: { namespace: string; slug: string } | { id: string }, alongside: ProjectAlongside<T>): Promise<{ project: Project | null; alongside: T | null }> {
+export async function findProjectAlongside<T>(
+  ref: { namespace: string; slug: string } | { id: string },
+  alongside: ProjectAlongside<T>,
+): Promise<{ project: Project | null; alongside: T | null }> {
   if ("id" in ref && !/^[0-9a-f-]{36}$/i.test(ref.id)) return { project: null, alongside: null };
   const params: unknown[] = [];
   const param = (value: unknown) => `$${params.push(value)}`;
-  const where = "id" in ref ? `p.id = ${param(ref.id)}::uuid` : `p.namespace = ${param(ref.namespace)} AND p.slug = ${param(ref.slug)}`;
+  const where =
+    "id" in ref
+      ? `p.id = ${param(ref.id)}::uuid`
+      : `p.namespace = ${param(ref.namespace)} AND p.slug = ${param(ref.slug)}`;
   const sql = `SELECT to_jsonb(p) AS project, ${alongside.sql("p.id", param)} AS alongside FROM "Project" AS p WHERE ${where}`;
   const [row] = await (await database()).raw.query<{ project: ProjectJson; alongside: unknown }>(sql, params);
   if (!row) return { project: null, alongside: null };
   const { createdAt, updatedAt, deletingAt, ...rest } = row.project;
-  const project: Project = { ...rest, createdAt: dateFromJson(createdAt), updatedAt: dateFromJson(updatedAt), deletingAt: deletingAt === null ? null : dateFromJson(deletingAt) };
+  const project: Project = {
+    ...rest,
+    createdAt: dateFromJson(createdAt),
+    updatedAt: dateFromJson(updatedAt),
+    deletingAt: deletingAt === null ? null : dateFromJson(deletingAt),
+  };
   return { project, alongside: row.alongside === null ? null : alongside.fromJson(row.alongside) };
 }
 
@@ -142,12 +170,21 @@ export async function requireProject<T = never>(
   identity: Identity,
   ref: { namespace: string; slug: string } | { id: string },
   need: ProjectRole = "read",
-  options: { deniedStatus?: 403 | 404; client?: DbOrTx; cachedRow?: boolean; workspace?: string; alongside?: ProjectAlongside<T> } = {},
+  options: {
+    deniedStatus?: 403 | 404;
+    client?: DbOrTx;
+    cachedRow?: boolean;
+    workspace?: string;
+    alongside?: ProjectAlongside<T>;
+  } = {},
 ): Promise<ProjectAccess & { alongside: T | null }> {
   let alongside: T | null = null;
   let project: Project | null;
-  if (options.alongside && !options.client) ({ project, alongside } = await findProjectAlongside(ref, options.alongside));
-  else project = options.cachedRow && !options.client ? await findProjectForRead(ref) : await findProject(ref, options.client);
+  if (options.alongside && !options.client)
+    ({ project, alongside } = await findProjectAlongside(ref, options.alongside));
+  else
+    project =
+      options.cachedRow && !options.client ? await findProjectForRead(ref) : await findProject(ref, options.client);
   if (!project) throw notFound();
   const role = await projectRole(identity, project, options.client);
   if (role === "none") throw notFound();

@@ -4,7 +4,10 @@ import type { Signature } from "@/server/git";
 import { unauthenticated } from "@/server/errors";
 
 const noreplyHost = () => new URL(config.baseUrl).hostname;
-export const userSignature = (username: string): Signature => ({ name: username, email: `${username}@users.noreply.${noreplyHost()}` });
+export const userSignature = (username: string): Signature => ({
+  name: username,
+  email: `${username}@users.noreply.${noreplyHost()}`,
+});
 
 /**
  * Who a commit written for the caller records: a user is author and committer; an agent is the
@@ -18,7 +21,10 @@ export function commitAuthorship(caller: Identity): { author: Signature; committ
   }
   if (identity.kind === "agent") {
     return {
-      author: { name: `${identity.agentName} (agent of ${identity.ownerUsername})`, email: `agent-${identity.agentId}@agents.noreply.${noreplyHost()}` },
+      author: {
+        name: `${identity.agentName} (agent of ${identity.ownerUsername})`,
+        email: `agent-${identity.agentId}@agents.noreply.${noreplyHost()}`,
+      },
       committer: userSignature(identity.ownerUsername),
     };
   }

@@ -1,5 +1,15 @@
 import { actorOf, type Identity } from "@/server/auth";
-import { branchRef, isValidBranchName, moveBranch, openProjectRepo, readRef, RefConflictError, resolveStartPoint, type BranchMove, type Repo } from "@/server/git";
+import {
+  branchRef,
+  isValidBranchName,
+  moveBranch,
+  openProjectRepo,
+  readRef,
+  RefConflictError,
+  resolveStartPoint,
+  type BranchMove,
+  type Repo,
+} from "@/server/git";
 import { conflict, invalid, notFound } from "@/server/errors";
 import { recordEvent } from "@/server/events";
 import type { Project } from "@/server/generated/prisma/client";
@@ -20,10 +30,28 @@ async function writableProject(identity: Identity, ref: ProjectRef) {
  * Moves a branch of the project through the one door with the `push` event a git push of the same
  * update records, so subscribers (deployments of the branch, webhooks of `push`) cannot tell them apart.
  */
-async function moveProjectBranch(identity: Identity, project: Project, repo: Repo, name: string, from: string | null, to: string | null): Promise<void> {
+async function moveProjectBranch(
+  identity: Identity,
+  project: Project,
+  repo: Repo,
+  name: string,
+  from: string | null,
+  to: string | null,
+): Promise<void> {
   const actor = actorOf(identity);
-  const move: BranchMove = { project, workspace: null, ref: branchRef(name), from, to, actor, cause: "branch", changeIds: [] };
-  await moveBranch(repo, move, (tx) => recordEvent(tx, { projectId: project.id, kind: "push", actor, data: { ref: move.ref, before: from, after: to } }));
+  const move: BranchMove = {
+    project,
+    workspace: null,
+    ref: branchRef(name),
+    from,
+    to,
+    actor,
+    cause: "branch",
+    changeIds: [],
+  };
+  await moveBranch(repo, move, (tx) =>
+    recordEvent(tx, { projectId: project.id, kind: "push", actor, data: { ref: move.ref, before: from, after: to } }),
+  );
 }
 
 /**
@@ -31,13 +59,18 @@ async function moveProjectBranch(identity: Identity, project: Project, repo: Rep
  * invalid name or unresolvable start point; 409 BRANCH_EXISTS, BRANCH_NAME_CONFLICT ("a" vs "a/b"),
  * NO_DEFAULT_BRANCH (no start point and no default branch).
  */
-export async function createProjectBranch(identity: Identity, ref: ProjectRef, input: { name: string; startPoint?: string }) {
+export async function createProjectBranch(
+  identity: Identity,
+  ref: ProjectRef,
+  input: { name: string; startPoint?: string },
+) {
   const project = await writableProject(identity, ref);
   if (!isValidBranchName(input.name)) throw invalid(`Invalid branch name ${JSON.stringify(input.name)}`);
   const repo = openProjectRepo(project.id);
   let oid: string | null;
   if (input.startPoint !== undefined) oid = await resolveStartPoint(repo, input.startPoint);
-  else if (!(oid = readRef(repo, branchRef(project.defaultBranch)))) throw conflict(`The default branch ${project.defaultBranch} does not exist`, "NO_DEFAULT_BRANCH");
+  else if (!(oid = readRef(repo, branchRef(project.defaultBranch))))
+    throw conflict(`The default branch ${project.defaultBranch} does not exist`, "NO_DEFAULT_BRANCH");
   try {
     await moveProjectBranch(identity, project, repo, input.name, null, oid);
   } catch (error) {

@@ -1,6 +1,13 @@
 import type { CollaboratorRole } from "@/server/generated/prisma/client";
 import { forgetGrants, highest } from "@/server/access";
-import { actingUserId, findUserById, findUserByUsername, publicUser, type Identity, type UserIdentity } from "@/server/auth";
+import {
+  actingUserId,
+  findUserById,
+  findUserByUsername,
+  publicUser,
+  type Identity,
+  type UserIdentity,
+} from "@/server/auth";
 import { writeAudit } from "@/server/audit";
 import { db } from "@/server/db";
 import { forbidden, notFound } from "@/server/errors";
@@ -12,18 +19,27 @@ type ProjectRef = { namespace: string; slug: string };
 export async function listCollaborators(identity: Identity, ref: ProjectRef) {
   const { project } = await requireProject(identity, ref, "admin");
   const prisma = await db();
-  const rows = await prisma.projectCollaborator.findMany({ where: { projectId: project.id }, include: { user: true }, orderBy: { createdAt: "asc" } });
+  const rows = await prisma.projectCollaborator.findMany({
+    where: { projectId: project.id },
+    include: { user: true },
+    orderBy: { createdAt: "asc" },
+  });
   return rows.map((row) => ({ user: publicUser(row.user), permission: row.role }));
 }
 
 /** Adds a collaborator or changes their permission (project admins). */
-export async function putCollaborator(identity: UserIdentity, input: ProjectRef & { username: string; permission: CollaboratorRole }) {
+export async function putCollaborator(
+  identity: UserIdentity,
+  input: ProjectRef & { username: string; permission: CollaboratorRole },
+) {
   const { project } = await requireProject(identity, input, "admin");
   const user = await findUserByUsername(input.username);
   if (!user) throw notFound(`User ${input.username} not found`);
   const prisma = await db();
   await prisma.$transaction(async (tx) => {
-    const current = await tx.projectCollaborator.findUnique({ where: { projectId_userId: { projectId: project.id, userId: user.id } } });
+    const current = await tx.projectCollaborator.findUnique({
+      where: { projectId_userId: { projectId: project.id, userId: user.id } },
+    });
     await tx.projectCollaborator.upsert({
       where: { projectId_userId: { projectId: project.id, userId: user.id } },
       create: { projectId: project.id, userId: user.id, role: input.permission },
@@ -35,7 +51,11 @@ export async function putCollaborator(identity: UserIdentity, input: ProjectRef 
       identity,
       projectId: project.id,
       target: `user:${user.id}`,
-      data: { username: user.username, permission: input.permission, ...(current ? { previousPermission: current.role } : {}) },
+      data: {
+        username: user.username,
+        permission: input.permission,
+        ...(current ? { previousPermission: current.role } : {}),
+      },
     });
   });
   await forgetGrants({ userIds: [user.id] });
@@ -50,7 +70,13 @@ export async function removeCollaborator(identity: UserIdentity, input: ProjectR
   await prisma.$transaction(async (tx) => {
     const removed = await tx.projectCollaborator.deleteMany({ where: { projectId: project.id, userId: user.id } });
     if (removed.count === 0) throw notFound(`${input.username} is not a collaborator`);
-    await writeAudit(tx, { action: "project.collaborator.removed", identity, projectId: project.id, target: `user:${user.id}`, data: { username: user.username } });
+    await writeAudit(tx, {
+      action: "project.collaborator.removed",
+      identity,
+      projectId: project.id,
+      target: `user:${user.id}`,
+      data: { username: user.username },
+    });
   });
   await forgetGrants({ userIds: [user.id] });
 }
@@ -68,7 +94,8 @@ export async function explainPermission(identity: Identity, input: ProjectRef & 
   const callerId = actingUserId(identity);
   const user = input.user ? await findUserByUsername(input.user) : callerId ? await findUserById(callerId) : null;
   if (!user) throw notFound(`User ${input.user} not found`);
-  if (user.id !== callerId && !atLeast(callerRole, "admin")) throw forbidden("Only project admins ask about other users");
+  if (user.id !== callerId && !atLeast(callerRole, "admin"))
+    throw forbidden("Only project admins ask about other users");
   const grants = await projectGrants(user.id, project);
   return { user, permission: highest(grants.map((grant) => grant.permission)), grants };
 }
@@ -92,7 +119,10 @@ export async function listTeamProjects(identity: Identity, input: { org: string;
   });
 }
 
-export async function putTeamProject(identity: UserIdentity, input: { org: string; team: string; slug: string; permission: CollaboratorRole }) {
+export async function putTeamProject(
+  identity: UserIdentity,
+  input: { org: string; team: string; slug: string; permission: CollaboratorRole },
+) {
   const { org, team } = await requireTeam(identity, input, "admin");
   const project = await orgProject(org, input.slug);
   await grantTeamProject(identity, { org, team, projectId: project.id, permission: input.permission });
@@ -102,6 +132,7 @@ export async function putTeamProject(identity: UserIdentity, input: { org: strin
 export async function removeTeamProject(identity: UserIdentity, input: { org: string; team: string; slug: string }) {
   const { org, team } = await requireTeam(identity, input, "admin");
   const project = await orgProject(org, input.slug);
-  if (!(await revokeTeamProject(identity, { org, team, projectId: project.id }))) throw notFound(`Team ${team.slug} has no grant on ${projectPath(project)}`);
+  if (!(await revokeTeamProject(identity, { org, team, projectId: project.id })))
+    throw notFound(`Team ${team.slug} has no grant on ${projectPath(project)}`);
   return { path: projectPath(project) };
 }

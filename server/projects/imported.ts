@@ -31,11 +31,17 @@ export interface ImportTargetInput {
  * `project.created`; `within` adds the importer's rows in the same transaction. A unique violation
  * (a concurrent creation of the same path) removes the repository and answers 409.
  */
-export async function createImportTarget<T>(identity: Identity, input: ImportTargetInput, within: (tx: Tx, project: Project) => Promise<T>): Promise<{ project: Project; extra: T }> {
+export async function createImportTarget<T>(
+  identity: Identity,
+  input: ImportTargetInput,
+  within: (tx: Tx, project: Project) => Promise<T>,
+): Promise<{ project: Project; extra: T }> {
   const id = randomUUID();
   initProjectRepo(id, input.defaultBranch);
   try {
-    return await (await db()).$transaction(async (tx) => {
+    return await (
+      await db()
+    ).$transaction(async (tx) => {
       const project = await tx.project.create({
         data: {
           id,
@@ -49,12 +55,18 @@ export async function createImportTarget<T>(identity: Identity, input: ImportTar
           importPending: true,
         },
       });
-      await recordEvent(tx, { projectId: id, kind: "project.created", actor: actorOf(identity), data: { path: projectPath(project), visibility: project.visibility, source: input.source } });
+      await recordEvent(tx, {
+        projectId: id,
+        kind: "project.created",
+        actor: actorOf(identity),
+        data: { path: projectPath(project), visibility: project.visibility, source: input.source },
+      });
       return { project, extra: await within(tx, project) };
     });
   } catch (error) {
     removeProjectRepos(id);
-    if ((error as { code?: string }).code === "P2002") throw conflict(`Project @${input.namespace}/${input.slug} already exists`, "CONFLICT");
+    if ((error as { code?: string }).code === "P2002")
+      throw conflict(`Project @${input.namespace}/${input.slug} already exists`, "CONFLICT");
     throw error;
   }
 }
@@ -64,7 +76,15 @@ export async function createImportTarget<T>(identity: Identity, input: ImportTar
  * Cached rows are dropped; one read before this transaction commits sees an import-pending row, which
  * is never cached (requireProject's `cachedRow`).
  */
-export async function setImportPending(tx: Tx, projectId: string, pending: boolean, defaultBranch?: string): Promise<void> {
-  await tx.project.update({ where: { id: projectId }, data: { importPending: pending, ...(defaultBranch ? { defaultBranch } : {}) } });
+export async function setImportPending(
+  tx: Tx,
+  projectId: string,
+  pending: boolean,
+  defaultBranch?: string,
+): Promise<void> {
+  await tx.project.update({
+    where: { id: projectId },
+    data: { importPending: pending, ...(defaultBranch ? { defaultBranch } : {}) },
+  });
   await forgetGrants();
 }

@@ -1,5 +1,15 @@
 // The area's front door: other areas import from here, never from inside the area.
-export { assertNotDeleting, assertWorkspaceScope, atLeast, findProject, findProjectAlongside, projectGrants, projectPath, projectRole, requireProject } from "./access";
+export {
+  assertNotDeleting,
+  assertWorkspaceScope,
+  atLeast,
+  findProject,
+  findProjectAlongside,
+  projectGrants,
+  projectPath,
+  projectRole,
+  requireProject,
+} from "./access";
 export type { ProjectAlongside } from "./access";
 export type { Grant, ProjectRole } from "./access";
 export { commitAuthorship, userSignature } from "./authorship";

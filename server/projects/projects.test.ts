@@ -15,7 +15,16 @@ describe("POST /api/projects", () => {
     const alice = await createTestUser();
     const res = await call("POST", "/api/projects", { token: alice.token, body: { name: "demo" } });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(["commit", "id", "name", "namespace", "path", "remote", "slug", "visibility"]);
+    expect(Object.keys(res.body).sort()).toEqual([
+      "commit",
+      "id",
+      "name",
+      "namespace",
+      "path",
+      "remote",
+      "slug",
+      "visibility",
+    ]);
     expect(res.body).toMatchObject({
       name: "demo",
       namespace: alice.username,
@@ -34,7 +43,11 @@ describe("POST /api/projects", () => {
 
   it("writes a given file map, or starter files with seed, and honours visibility", async () => {
     const alice = await createTestUser();
-    const withFiles = await createTestProject(alice.token, { name: "files", visibility: "public", files: { "src/app/main.ts": "x", "README.md": "# hi" } });
+    const withFiles = await createTestProject(alice.token, {
+      name: "files",
+      visibility: "public",
+      files: { "src/app/main.ts": "x", "README.md": "# hi" },
+    });
     expect(withFiles.visibility).toBe("public");
     const listed = await call("GET", `/api/projects/@${alice.username}/files/files`);
     expect(listed.body.files).toEqual(["README.md", "src/app/main.ts"]);
@@ -46,14 +59,25 @@ describe("POST /api/projects", () => {
 
   it("form callers are redirected to the project page", async () => {
     const alice = await createTestUser();
-    const res = await call("POST", "/api/projects", { token: alice.token, form: { name: "formed", visibility: "public", seed: "true" } });
+    const res = await call("POST", "/api/projects", {
+      token: alice.token,
+      form: { name: "formed", visibility: "public", seed: "true" },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe(`/@${alice.username}/formed`);
   });
 
   it("validates input: 400 for bad names, visibility, paths; 401 anonymous; 413 over the file caps", async () => {
     const alice = await createTestUser();
-    for (const body of [{}, { name: "" }, { name: "has space" }, { name: "x".repeat(65) }, { name: "-lead" }, { name: "ok", visibility: "secret" }, { name: "ok", files: { "../x": "y" } }]) {
+    for (const body of [
+      {},
+      { name: "" },
+      { name: "has space" },
+      { name: "x".repeat(65) },
+      { name: "-lead" },
+      { name: "ok", visibility: "secret" },
+      { name: "ok", files: { "../x": "y" } },
+    ]) {
       const res = await call("POST", "/api/projects", { token: alice.token, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(typeof res.body.error).toBe("string");
@@ -72,7 +96,9 @@ describe("POST /api/projects", () => {
     expect(again.status).toBe(409);
     const reposDir = path.join(env.dataDir, "repos");
     const before = fs.readdirSync(reposDir).length;
-    const racing = await Promise.all([1, 2, 3].map(() => call("POST", "/api/projects", { token: alice.token, body: { name: "race" } })));
+    const racing = await Promise.all(
+      [1, 2, 3].map(() => call("POST", "/api/projects", { token: alice.token, body: { name: "race" } })),
+    );
     expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     expect(fs.readdirSync(reposDir).length).toBe(before + 1);
   });
@@ -85,9 +111,15 @@ describe("POST /api/projects", () => {
       { userId: owner.id, role: "write" },
       { userId: reader.id, role: "read" },
     ]);
-    expect((await call("POST", "/api/projects", { token: owner.token, body: { name: "p", org: "nope" } })).status).toBe(404);
-    expect((await call("POST", "/api/projects", { token: reader.token, body: { name: "p", org: "acme" } })).status).toBe(403);
-    expect((await call("POST", "/api/projects", { token: outsider.token, body: { name: "p", org: "acme" } })).status).toBe(404);
+    expect((await call("POST", "/api/projects", { token: owner.token, body: { name: "p", org: "nope" } })).status).toBe(
+      404,
+    );
+    expect(
+      (await call("POST", "/api/projects", { token: reader.token, body: { name: "p", org: "acme" } })).status,
+    ).toBe(403);
+    expect(
+      (await call("POST", "/api/projects", { token: outsider.token, body: { name: "p", org: "acme" } })).status,
+    ).toBe(404);
     const created = await createTestProject(owner.token, { name: "p", org: "acme" });
     expect(created).toMatchObject({ namespace: "acme", path: "@acme/p" });
     // org members read it; outsiders do not
@@ -116,7 +148,15 @@ describe("GET /api/projects and /api/projects/{namespace}/{slug}", () => {
     const project = await createTestProject(alice.token, { name: "p" });
     const res = await call("GET", `/api/projects/@${alice.username}/p`, { token: alice.token });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: project.id, path: project.path, remote: project.remote, defaultBranch: "main", source: null, visibility: "private", deleting: false });
+    expect(res.body).toMatchObject({
+      id: project.id,
+      path: project.path,
+      remote: project.remote,
+      defaultBranch: "main",
+      source: null,
+      visibility: "private",
+      deleting: false,
+    });
     expect((await call("GET", `/api/projects/@${alice.username}/p`, { token: bob.token })).status).toBe(404);
     expect((await call("GET", `/api/projects/@${alice.username}/p`)).status).toBe(404);
     expect((await call("GET", `/api/projects/@${alice.username}/missing`, { token: alice.token })).status).toBe(404);
@@ -132,10 +172,19 @@ describe("DELETE /api/projects/{namespace}/{slug}", () => {
     const project = await createTestProject(alice.token, { name: "doomed" });
     await grantCollaborator(project.id, bob.id, "admin");
     const url = `/api/projects/@${alice.username}/doomed`;
-    expect((await call("DELETE", url, { token: alice.token, body: { confirm: `@${alice.username}/Doomed` } })).status).toBe(400);
+    expect(
+      (await call("DELETE", url, { token: alice.token, body: { confirm: `@${alice.username}/Doomed` } })).status,
+    ).toBe(400);
     expect((await call("DELETE", url, { token: alice.token, body: {} })).status).toBe(400);
     expect((await call("DELETE", url, { token: bob.token, body: { confirm: project.path } })).status).toBe(404);
-    expect((await call("DELETE", `/api/projects/@${alice.username}/nothing`, { token: alice.token, body: { confirm: `@${alice.username}/nothing` } })).status).toBe(404);
+    expect(
+      (
+        await call("DELETE", `/api/projects/@${alice.username}/nothing`, {
+          token: alice.token,
+          body: { confirm: `@${alice.username}/nothing` },
+        })
+      ).status,
+    ).toBe(404);
     expect((await call("DELETE", url, { body: { confirm: project.path } })).status).toBe(401);
     const accepted = await call("DELETE", url, { token: alice.token, body: { confirm: project.path } });
     expect(accepted.status).toBe(202);
@@ -145,7 +194,10 @@ describe("DELETE /api/projects/{namespace}/{slug}", () => {
     // writes racing the deletion are refused
     const branch = await call("POST", `${url}/branches`, { token: alice.token, body: { name: "late" } });
     expect(branch).toMatchObject({ status: 409, body: { code: "TARGET_DELETING" } });
-    const workspace = await call("POST", `/api/workspaces/@${alice.username}/doomed/workspaces`, { token: alice.token, body: {} });
+    const workspace = await call("POST", `/api/workspaces/@${alice.username}/doomed/workspaces`, {
+      token: alice.token,
+      body: {},
+    });
     expect(workspace).toMatchObject({ status: 409, body: { code: "TARGET_DELETING" } });
     // the list hides it at once; the job removes it
     const list = await call("GET", "/api/projects", { token: alice.token });
@@ -158,10 +210,16 @@ describe("DELETE /api/projects/{namespace}/{slug}", () => {
   it("the form alias redirects home", async () => {
     const alice = await createTestUser();
     const project = await createTestProject(alice.token, { name: "formdel" });
-    const res = await call("POST", `/api/projects/@${alice.username}/formdel/delete`, { token: alice.token, form: { confirm: project.path } });
+    const res = await call("POST", `/api/projects/@${alice.username}/formdel/delete`, {
+      token: alice.token,
+      form: { confirm: project.path },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("/");
-    const mismatch = await call("POST", `/api/projects/@${alice.username}/formdel/delete`, { token: alice.token, form: { confirm: "nope" } });
+    const mismatch = await call("POST", `/api/projects/@${alice.username}/formdel/delete`, {
+      token: alice.token,
+      form: { confirm: "nope" },
+    });
     expect(mismatch.status).toBe(400);
   });
 });

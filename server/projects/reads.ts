@@ -1,7 +1,16 @@
 import type { Project } from "@/server/generated/prisma/client";
 import type { Identity } from "@/server/auth";
 import { db } from "@/server/db";
-import { listDirectory, listFiles, listBranches, log, openProjectRepo, readFile, resolveBranch, type Repo } from "@/server/git";
+import {
+  listDirectory,
+  listFiles,
+  listBranches,
+  log,
+  openProjectRepo,
+  readFile,
+  resolveBranch,
+  type Repo,
+} from "@/server/git";
 import { notFound } from "@/server/errors";
 import { BRANCH_LIST_CAP, TREE_PAGE_ENTRIES } from "@/server/limits";
 import { projectPath, requireProject } from "./access";
@@ -9,7 +18,11 @@ import { resolveCommit } from "./commit-names";
 
 type ProjectRef = { namespace: string; slug: string };
 
-const envelope = (project: Project) => ({ namespace: project.namespace, slug: project.slug, path: projectPath(project) });
+const envelope = (project: Project) => ({
+  namespace: project.namespace,
+  slug: project.slug,
+  path: projectPath(project),
+});
 
 /** Called with what a read's answer is a function of: the parts of its ETag. */
 type SetVersion = (...parts: string[]) => void;
@@ -19,7 +32,13 @@ type SetVersion = (...parts: string[]) => void;
  * routes, or at a full commit id where `commitIds` allows one (the pages' permalinks; the spec's
  * reads take branches only). The answer depends only on the project's path, the ref and its commit (its version).
  */
-async function readAt(identity: Identity, ref: ProjectRef, branch: string | undefined, setVersion?: SetVersion, commitIds = false) {
+async function readAt(
+  identity: Identity,
+  ref: ProjectRef,
+  branch: string | undefined,
+  setVersion?: SetVersion,
+  commitIds = false,
+) {
   const { project } = await requireProject(identity, ref, "read", { cachedRow: true });
   const repo = openProjectRepo(project.id);
   const name = branch ?? project.defaultBranch;
@@ -48,7 +67,13 @@ const README = /^readme(\.md|\.markdown)?$/i;
  * (directories first), how many there are, and the name of its README if it has one (on any
  * page). 404 when no directory is there.
  */
-export async function projectDirectory(identity: Identity, ref: ProjectRef, dirPath: string, page: number, branch?: string) {
+export async function projectDirectory(
+  identity: Identity,
+  ref: ProjectRef,
+  dirPath: string,
+  page: number,
+  branch?: string,
+) {
   const at = await readAt(identity, ref, branch, undefined, true);
   const entries = await listDirectory(at.repo, at.commit, dirPath);
   if (!entries) throw notFound(`No directory ${dirPath} at ${at.ref}`);
@@ -67,16 +92,37 @@ export async function projectDirectory(identity: Identity, ref: ProjectRef, dirP
  * One file: `path` echoes the file read, `project` is the project path. At a branch (the spec's
  * content route), or also at a full commit id with `commitIds` (the file pages).
  */
-export async function projectContent(identity: Identity, ref: ProjectRef, filePath: string, branch?: string, setVersion?: SetVersion, commitIds = false) {
+export async function projectContent(
+  identity: Identity,
+  ref: ProjectRef,
+  filePath: string,
+  branch?: string,
+  setVersion?: SetVersion,
+  commitIds = false,
+) {
   const at = await readAt(identity, ref, branch, setVersion, commitIds);
   const file = await readFile(at.repo, at.commit, filePath);
   if (!file) throw notFound(`No file ${filePath} at ${at.ref}`);
-  return { namespace: at.project.namespace, slug: at.project.slug, path: filePath, project: projectPath(at.project), ref: at.ref, commit: at.commit, ...file };
+  return {
+    namespace: at.project.namespace,
+    slug: at.project.slug,
+    path: filePath,
+    project: projectPath(at.project),
+    ref: at.ref,
+    commit: at.commit,
+    ...file,
+  };
 }
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-export async function projectLog(identity: Identity, ref: ProjectRef, depth: number, branch?: string, setVersion?: SetVersion) {
+export async function projectLog(
+  identity: Identity,
+  ref: ProjectRef,
+  depth: number,
+  branch?: string,
+  setVersion?: SetVersion,
+) {
   const at = await readAt(identity, ref, branch, setVersion);
   const entries = await log(at.repo, at.commit, depth);
   return {
@@ -99,7 +145,9 @@ export function branchEnvelope(repo: Repo, defaultBranch: string) {
   let branches = all;
   if (all.length > BRANCH_LIST_CAP) {
     const main = all.find((branch) => branch.name === defaultBranch);
-    const others = all.filter((branch) => branch.name !== defaultBranch).slice(0, main ? BRANCH_LIST_CAP - 1 : BRANCH_LIST_CAP);
+    const others = all
+      .filter((branch) => branch.name !== defaultBranch)
+      .slice(0, main ? BRANCH_LIST_CAP - 1 : BRANCH_LIST_CAP);
     branches = main ? [main, ...others].sort((a, b) => (a.name < b.name ? -1 : 1)) : others;
   }
   return { defaultBranch, branches, truncated: branches.length < all.length, totalBranchCount: all.length };
@@ -112,7 +160,9 @@ export async function projectBranches(identity: Identity, ref: ProjectRef) {
 
 export async function projectProvenance(identity: Identity, ref: ProjectRef, limit: number) {
   const { project } = await requireProject(identity, ref, "read");
-  const records = await (await db()).provenance.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "desc" }, take: limit });
+  const records = await (
+    await db()
+  ).provenance.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "desc" }, take: limit });
   return {
     ...envelope(project),
     records: records.map((record) => ({

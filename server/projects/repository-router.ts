@@ -5,7 +5,15 @@ import { boundedInt, listLimit, pathSegment, namedSchema, text } from "@/server/
 import { COMMIT_LOG_DEPTH_DEFAULT } from "@/server/limits";
 import { projectParams } from "./schemas";
 import { createProjectBranch, deleteProjectBranch } from "./branches";
-import { projectBranches, projectContent, projectDirectory, projectFiles, projectLog, projectProvenance, projectReadVersion } from "./reads";
+import {
+  projectBranches,
+  projectContent,
+  projectDirectory,
+  projectFiles,
+  projectLog,
+  projectProvenance,
+  projectReadVersion,
+} from "./reads";
 
 const tags = ["repository"];
 const PROJECT = "/projects/{namespace}/{slug}";
@@ -25,11 +33,16 @@ const contentOutput = () =>
   });
 const person = () => z.object({ name: z.string(), email: z.string(), date: z.string() });
 /** The ETag of a read at a branch: the project, the branch and its commit. */
-const branchVersion = (identity: Identity, input: { namespace: string; slug: string; ref?: string }) => projectReadVersion(identity, input, input.ref);
+const branchVersion = (identity: Identity, input: { namespace: string; slug: string; ref?: string }) =>
+  projectReadVersion(identity, input, input.ref);
 
 export const repositoryRouter = router({
   files: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/files`, tags, summary: "Every file path at a branch" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
+    .meta({
+      openapi: { method: "GET", path: `${PROJECT}/files`, tags, summary: "Every file path at a branch" },
+      etag: branchVersion,
+      errors: { 409: ["AMBIGUOUS_REF"] },
+    })
     .input(z.object({ ...projectParams(), ref: refQuery() }))
     .output(z.object({ ...envelope(), ref: z.string(), commit: z.string(), files: z.array(z.string()) }))
     .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref, ctx.setVersion)),
@@ -50,7 +63,16 @@ export const repositoryRouter = router({
     .query(({ input, ctx }) => projectDirectory(ctx.identity, input, input.path, input.page, input.ref)),
 
   content: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/content`, tags, summary: "One file: text content, or kind binary / too_large without value" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${PROJECT}/content`,
+        tags,
+        summary: "One file: text content, or kind binary / too_large without value",
+      },
+      etag: branchVersion,
+      errors: { 409: ["AMBIGUOUS_REF"] },
+    })
     .input(z.object({ ...projectParams(), path: text().min(1), ref: refQuery() }))
     .output(contentOutput())
     .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref, ctx.setVersion)),
@@ -63,20 +85,41 @@ export const repositoryRouter = router({
     .query(({ input, ctx }) => projectContent(ctx.identity, input, input.path, input.ref, undefined, true)),
 
   log: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" }, etag: branchVersion, errors: { 409: ["AMBIGUOUS_REF"] } })
-    .input(z.object({ ...projectParams(), depth: boundedInt(1, LOG_DEPTH_MAX, COMMIT_LOG_DEPTH_DEFAULT), ref: refQuery() }))
+    .meta({
+      openapi: { method: "GET", path: `${PROJECT}/log`, tags, summary: "Commit log of a branch, newest first" },
+      etag: branchVersion,
+      errors: { 409: ["AMBIGUOUS_REF"] },
+    })
+    .input(
+      z.object({ ...projectParams(), depth: boundedInt(1, LOG_DEPTH_MAX, COMMIT_LOG_DEPTH_DEFAULT), ref: refQuery() }),
+    )
     .output(
       z.object({
         ...envelope(),
         ref: z.string(),
         commit: z.string(),
-        log: z.array(z.object({ sha: z.string(), message: z.string(), parents: z.array(z.string()), author: person(), committer: person() })),
+        log: z.array(
+          z.object({
+            sha: z.string(),
+            message: z.string(),
+            parents: z.array(z.string()),
+            author: person(),
+            committer: person(),
+          }),
+        ),
       }),
     )
     .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth, input.ref, ctx.setVersion)),
 
   provenance: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/provenance`, tags, summary: "Which agent or model produced each merged commit" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${PROJECT}/provenance`,
+        tags,
+        summary: "Which agent or model produced each merged commit",
+      },
+    })
     .input(z.object({ ...projectParams(), limit: listLimit() }))
     .output(
       z.object({
@@ -97,20 +140,54 @@ export const repositoryRouter = router({
     .query(({ input, ctx }) => projectProvenance(ctx.identity, input, input.limit)),
 
   branches: publicProcedure
-    .meta({ openapi: { method: "GET", path: `${PROJECT}/branches`, tags, summary: "Branch list envelope (capped; the default branch is always kept)" }, etag: true })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${PROJECT}/branches`,
+        tags,
+        summary: "Branch list envelope (capped; the default branch is always kept)",
+      },
+      etag: true,
+    })
     .input(z.object(projectParams()))
-    .output(z.object({ defaultBranch: z.string(), branches: z.array(branchOutput()), truncated: z.boolean(), totalBranchCount: z.number().int() }))
+    .output(
+      z.object({
+        defaultBranch: z.string(),
+        branches: z.array(branchOutput()),
+        truncated: z.boolean(),
+        totalBranchCount: z.number().int(),
+      }),
+    )
     .query(({ input, ctx }) => projectBranches(ctx.identity, input)),
 
   createBranch: authedProcedure
-    .meta({ openapi: { method: "POST", path: `${PROJECT}/branches`, tags, summary: "Create a branch at a branch or full commit id (writers)" }, successStatus: 201, errors: { 409: ["BRANCH_EXISTS", "BRANCH_NAME_CONFLICT", "NO_DEFAULT_BRANCH", "TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${PROJECT}/branches`,
+        tags,
+        summary: "Create a branch at a branch or full commit id (writers)",
+      },
+      successStatus: 201,
+      errors: { 409: ["BRANCH_EXISTS", "BRANCH_NAME_CONFLICT", "NO_DEFAULT_BRANCH", "TARGET_DELETING"] },
+    })
     .input(z.object({ ...projectParams(), name: text().min(1), startPoint: text().min(1).optional() }))
     .output(branchOutput())
-    .mutation(({ input, ctx }) => createProjectBranch(ctx.identity, input, { name: input.name, startPoint: input.startPoint })),
+    .mutation(({ input, ctx }) =>
+      createProjectBranch(ctx.identity, input, { name: input.name, startPoint: input.startPoint }),
+    ),
 
   // Hierarchical names arrive as one %2F-joined segment (see the rewrite table in server/api/rest.ts).
   deleteBranch: authedProcedure
-    .meta({ openapi: { method: "DELETE", path: `${PROJECT}/branches/{name}`, tags, summary: "Delete a branch (writers; never the default branch)" }, errors: { 409: ["DEFAULT_BRANCH_PROTECTED", "TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: `${PROJECT}/branches/{name}`,
+        tags,
+        summary: "Delete a branch (writers; never the default branch)",
+      },
+      errors: { 409: ["DEFAULT_BRANCH_PROTECTED", "TARGET_DELETING"] },
+    })
     .input(z.object({ ...projectParams(), name: pathSegment() }))
     .output(z.object({ deleted: z.boolean(), name: z.string() }))
     .mutation(({ input, ctx }) => deleteProjectBranch(ctx.identity, input, input.name)),

@@ -13,7 +13,10 @@ useTestEnvironment();
 
 const author = { name: "t", email: "t@example.test" };
 
-async function setup(visibility: "private" | "public" = "private", files: Record<string, string> = { "README.md": "hello\n", "src/a.ts": "a" }) {
+async function setup(
+  visibility: "private" | "public" = "private",
+  files: Record<string, string> = { "README.md": "hello\n", "src/a.ts": "a" },
+) {
   const owner = await createTestUser();
   const project = await createTestProject(owner.token, { name: "repo", visibility, files });
   const base = `/api/projects/@${owner.username}/repo`;
@@ -26,9 +29,20 @@ describe("files, content, log with the ref rules", () => {
     await updateRef(repo, "refs/heads/feature/one", project.commit, null);
     const { oid } = await commitUnhooked(repo, "feature/one", { files: { "src/b.ts": "b" }, message: "b", author });
     const main = await call("GET", `${base}/files`, { token: owner.token });
-    expect(main.body).toEqual({ namespace: owner.username, slug: "repo", path: project.path, ref: "main", commit: project.commit, files: ["README.md", "src/a.ts"] });
+    expect(main.body).toEqual({
+      namespace: owner.username,
+      slug: "repo",
+      path: project.path,
+      ref: "main",
+      commit: project.commit,
+      files: ["README.md", "src/a.ts"],
+    });
     const feature = await call("GET", `${base}/files?ref=feature%2Fone`, { token: owner.token });
-    expect(feature.body).toMatchObject({ ref: "feature/one", commit: oid, files: ["README.md", "src/a.ts", "src/b.ts"] });
+    expect(feature.body).toMatchObject({
+      ref: "feature/one",
+      commit: oid,
+      files: ["README.md", "src/a.ts", "src/b.ts"],
+    });
   });
 
   it("unknown refs, tags and short shas are 404; a branch that is also a tag is 409 AMBIGUOUS_REF", async () => {
@@ -49,13 +63,23 @@ describe("files, content, log with the ref rules", () => {
   it("content: text with value; binary and too_large without value; 400 without path; 404 for a missing file", async () => {
     const { owner, base, repo } = await setup();
     await commitUnhooked(repo, "main", {
-      files: { "bin/logo.png": Uint8Array.from([0x89, 0x50, 0x00, 0x47]), "big.txt": "y".repeat(CONTENT_VIEW_BYTES_MAX + 1) },
+      files: {
+        "bin/logo.png": Uint8Array.from([0x89, 0x50, 0x00, 0x47]),
+        "big.txt": "y".repeat(CONTENT_VIEW_BYTES_MAX + 1),
+      },
       message: "assets",
       author,
     });
     const text = await call("GET", `${base}/content?path=src%2Fa.ts`, { token: owner.token });
     expect(text.status).toBe(200);
-    expect(text.body).toMatchObject({ namespace: owner.username, slug: "repo", path: "src/a.ts", kind: "content", value: "a", ref: "main" });
+    expect(text.body).toMatchObject({
+      namespace: owner.username,
+      slug: "repo",
+      path: "src/a.ts",
+      kind: "content",
+      value: "a",
+      ref: "main",
+    });
     const binary = await call("GET", `${base}/content?path=bin/logo.png`, { token: owner.token });
     expect(binary.body.kind).toBe("binary");
     expect("value" in binary.body).toBe(false);
@@ -69,7 +93,8 @@ describe("files, content, log with the ref rules", () => {
 
   it("log: newest first, depth default 20, depth bounds", async () => {
     const { owner, project, base, repo } = await setup();
-    for (let i = 0; i < 22; i++) await commitUnhooked(repo, "main", { files: { "n.txt": `${i}` }, message: `commit ${i}`, author });
+    for (let i = 0; i < 22; i++)
+      await commitUnhooked(repo, "main", { files: { "n.txt": `${i}` }, message: `commit ${i}`, author });
     const res = await call("GET", `${base}/log`, { token: owner.token });
     expect(res.status).toBe(200);
     expect(res.body.log).toHaveLength(20);
@@ -101,8 +126,14 @@ describe("branches", () => {
   it("lists the envelope; past the cap the default branch is kept and truncated is set", async () => {
     const { owner, project, base, repo } = await setup();
     const small = await call("GET", `${base}/branches`, { token: owner.token });
-    expect(small.body).toEqual({ defaultBranch: "main", branches: [{ name: "main", oid: expect.any(String) }], truncated: false, totalBranchCount: 1 });
-    for (let i = 0; i < 205; i++) await updateRef(repo, `refs/heads/a${String(i).padStart(3, "0")}`, project.commit, null);
+    expect(small.body).toEqual({
+      defaultBranch: "main",
+      branches: [{ name: "main", oid: expect.any(String) }],
+      truncated: false,
+      totalBranchCount: 1,
+    });
+    for (let i = 0; i < 205; i++)
+      await updateRef(repo, `refs/heads/a${String(i).padStart(3, "0")}`, project.commit, null);
     const res = await call("GET", `${base}/branches`, { token: owner.token });
     expect(res.body.branches).toHaveLength(200);
     expect(res.body.truncated).toBe(true);
@@ -115,8 +146,18 @@ describe("branches", () => {
     const { oid: second } = await commitUnhooked(repo, "main", { files: { "x.txt": "x" }, message: "x", author });
     const created = await call("POST", `${base}/branches`, { token: owner.token, body: { name: "feature/a" } });
     expect(created).toMatchObject({ status: 201, body: { name: "feature/a", oid: second } });
-    expect((await call("POST", `${base}/branches`, { token: owner.token, body: { name: "old", startPoint: project.commit } })).body.oid).toBe(project.commit);
-    expect((await call("POST", `${base}/branches`, { token: owner.token, body: { name: "copy", startPoint: "old" } })).body.oid).toBe(project.commit);
+    expect(
+      (
+        await call("POST", `${base}/branches`, {
+          token: owner.token,
+          body: { name: "old", startPoint: project.commit },
+        })
+      ).body.oid,
+    ).toBe(project.commit);
+    expect(
+      (await call("POST", `${base}/branches`, { token: owner.token, body: { name: "copy", startPoint: "old" } })).body
+        .oid,
+    ).toBe(project.commit);
     const cases: Array<[Record<string, unknown>, number, string?]> = [
       [{ name: "feature/a" }, 409, "BRANCH_EXISTS"],
       [{ name: "feature" }, 409, "BRANCH_NAME_CONFLICT"],
@@ -158,14 +199,23 @@ describe("branches", () => {
 
   it("deletes hierarchical names by real segments or %2F; the default branch is protected", async () => {
     const { owner, base } = await setup();
-    for (const name of ["team/x/y", "team/z", "plain"]) await call("POST", `${base}/branches`, { token: owner.token, body: { name } });
-    expect(await call("DELETE", `${base}/branches/team/x/y`, { token: owner.token })).toMatchObject({ status: 200, body: { deleted: true, name: "team/x/y" } });
+    for (const name of ["team/x/y", "team/z", "plain"])
+      await call("POST", `${base}/branches`, { token: owner.token, body: { name } });
+    expect(await call("DELETE", `${base}/branches/team/x/y`, { token: owner.token })).toMatchObject({
+      status: 200,
+      body: { deleted: true, name: "team/x/y" },
+    });
     expect((await call("DELETE", `${base}/branches/team%2Fz`, { token: owner.token })).status).toBe(200);
     expect((await call("DELETE", `${base}/branches/plain`, { token: owner.token })).status).toBe(200);
     expect((await call("DELETE", `${base}/branches/plain`, { token: owner.token })).status).toBe(404);
-    const names = (await call("GET", `${base}/branches`, { token: owner.token })).body.branches.map((b: { name: string }) => b.name);
+    const names = (await call("GET", `${base}/branches`, { token: owner.token })).body.branches.map(
+      (b: { name: string }) => b.name,
+    );
     expect(names).toEqual(["main"]);
-    expect(await call("DELETE", `${base}/branches/main`, { token: owner.token })).toMatchObject({ status: 409, body: { code: "DEFAULT_BRANCH_PROTECTED" } });
+    expect(await call("DELETE", `${base}/branches/main`, { token: owner.token })).toMatchObject({
+      status: 409,
+      body: { code: "DEFAULT_BRANCH_PROTECTED" },
+    });
   });
 });
 
@@ -174,7 +224,15 @@ describe("provenance", () => {
     const { owner, project, base } = await setup();
     const prisma = await db();
     for (let i = 0; i < 3; i++) {
-      await prisma.provenance.create({ data: { projectId: project.id, commitSha: `${i}`.repeat(40), authorId: owner.id, model: `m${i}`, createdAt: new Date(Date.now() + i * 1000) } });
+      await prisma.provenance.create({
+        data: {
+          projectId: project.id,
+          commitSha: `${i}`.repeat(40),
+          authorId: owner.id,
+          model: `m${i}`,
+          createdAt: new Date(Date.now() + i * 1000),
+        },
+      });
     }
     const res = await call("GET", `${base}/provenance`, { token: owner.token });
     expect(res.status).toBe(200);

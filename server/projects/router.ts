@@ -10,11 +10,22 @@ import { projectView } from "./view";
 const tags = ["projects"];
 const PROJECT = "/projects/{namespace}/{slug}";
 /** The ETag of a project: its row's version. */
-const projectVersion = (identity: Identity, input: { namespace: string; slug: string }) => projectRowVersion(identity, input);
+const projectVersion = (identity: Identity, input: { namespace: string; slug: string }) =>
+  projectRowVersion(identity, input);
 
 export const projectsRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/projects", tags, summary: "Create a project (form: 302 to its page)", contentTypes: FORM_OR_JSON }, successStatus: 201, errors: { 404: [], 409: ["CONFLICT", "NAMESPACE_TAKEN", "TARGET_DELETING"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/projects",
+        tags,
+        summary: "Create a project (form: 302 to its page)",
+        contentTypes: FORM_OR_JSON,
+      },
+      successStatus: 201,
+      errors: { 404: [], 409: ["CONFLICT", "NAMESPACE_TAKEN", "TARGET_DELETING"] },
+    })
     .input(
       z.object({
         name: nameSlug(),
@@ -32,17 +43,26 @@ export const projectsRouter = router({
     }),
 
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: "/projects", tags, summary: "Projects the caller can read (empty for anonymous callers)" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/projects",
+        tags,
+        summary: "Projects the caller can read (empty for anonymous callers)",
+      },
+    })
     .input(z.object({}))
     .output(z.object({ projects: z.array(projectOutput()) }))
     .query(async ({ ctx }) => ({ projects: (await listProjects(ctx.identity)).map(projectView) })),
 
   get: publicProcedure
-    .meta({ openapi: { method: "GET", path: PROJECT, tags, summary: "One project (anonymous on public projects)" }, etag: projectVersion })
+    .meta({
+      openapi: { method: "GET", path: PROJECT, tags, summary: "One project (anonymous on public projects)" },
+      etag: projectVersion,
+    })
     .input(z.object(projectParams()))
     .output(projectOutput())
     .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input, ctx.setVersion))),
-
 });
 
 export { repositoryRouter } from "./repository-router";

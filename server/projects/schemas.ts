@@ -25,11 +25,12 @@ export const projectOutput = namedSchema("Project", () =>
     deleting: z.boolean(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  }));
+  }),
+);
 
 /** The 201 body of POST /api/projects: exactly these fields (zod strips the rest of the record). */
 export const projectCreateOutput = namedSchema("ProjectCreated", () =>
   projectOutput()
     .pick({ id: true, name: true, namespace: true, slug: true, path: true, remote: true, visibility: true })
-    .extend({ commit: z.string() }));
-
+    .extend({ commit: z.string() }),
+);

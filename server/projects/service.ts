@@ -53,13 +53,18 @@ async function owningNamespace(identity: Identity, org: string | undefined) {
  * first commit's move of the default branch. The database's unique (namespace, slug) decides a race between two creations; the
  * loser's repository (under its own id) is removed.
  */
-export async function createProject(identity: Identity, input: CreateProjectInput): Promise<{ project: Project; commit: string }> {
+export async function createProject(
+  identity: Identity,
+  input: CreateProjectInput,
+): Promise<{ project: Project; commit: string }> {
   const owner = await owningNamespace(identity, input.org);
   const files = initialFiles(input);
   assertFileMapWithinLimits(files);
   const prisma = await db();
-  const taken = () => conflict(`Project ${projectPath({ namespace: owner.namespace, slug: input.name })} already exists`, "CONFLICT");
-  if (await prisma.project.findUnique({ where: { namespace_slug: { namespace: owner.namespace, slug: input.name } } })) throw taken();
+  const taken = () =>
+    conflict(`Project ${projectPath({ namespace: owner.namespace, slug: input.name })} already exists`, "CONFLICT");
+  if (await prisma.project.findUnique({ where: { namespace_slug: { namespace: owner.namespace, slug: input.name } } }))
+    throw taken();
   const { author, committer } = commitAuthorship(identity);
   const id = randomUUID();
   const repo = initProjectRepo(id, DEFAULT_BRANCH);
@@ -77,9 +82,22 @@ export async function createProject(identity: Identity, input: CreateProjectInpu
       move: { project: { id, defaultBranch: DEFAULT_BRANCH }, workspace: null, actor, cause: "init", changeIds: [] },
       recordMove: async (tx, move) => {
         project = await tx.project.create({
-          data: { id, namespace: owner.namespace, slug: input.name, ownerUserId: owner.ownerUserId, ownerOrgId: owner.ownerOrgId, visibility: input.visibility, defaultBranch: DEFAULT_BRANCH },
+          data: {
+            id,
+            namespace: owner.namespace,
+            slug: input.name,
+            ownerUserId: owner.ownerUserId,
+            ownerOrgId: owner.ownerOrgId,
+            visibility: input.visibility,
+            defaultBranch: DEFAULT_BRANCH,
+          },
         });
-        await recordEvent(tx, { projectId: id, kind: "project.created", actor, data: { path: projectPath(project), commit: move.oid, visibility: project.visibility } });
+        await recordEvent(tx, {
+          projectId: id,
+          kind: "project.created",
+          actor,
+          data: { path: projectPath(project), commit: move.oid, visibility: project.visibility },
+        });
       },
     });
     return { project, commit: oid };
@@ -96,21 +114,39 @@ export async function listProjects(identity: Identity): Promise<Project[]> {
   if (!userId) return [];
   const prisma = await db();
   // A workspace key sees its own project and nothing else of its creator's.
-  if (identity.kind === "workspace-key") return prisma.project.findMany({ where: { id: identity.projectId, deletingAt: null } });
-  const [reach, grants] = await Promise.all([orgReachOf(userId), prisma.projectCollaborator.findMany({ where: { userId }, select: { projectId: true } })]);
+  if (identity.kind === "workspace-key")
+    return prisma.project.findMany({ where: { id: identity.projectId, deletingAt: null } });
+  const [reach, grants] = await Promise.all([
+    orgReachOf(userId),
+    prisma.projectCollaborator.findMany({ where: { userId }, select: { projectId: true } }),
+  ]);
   return prisma.project.findMany({
     where: {
       deletingAt: null,
-      OR: [{ ownerUserId: userId }, { ownerOrgId: { in: reach.orgIds } }, { id: { in: [...reach.teamProjectIds, ...grants.map((g) => g.projectId)] } }],
+      OR: [
+        { ownerUserId: userId },
+        { ownerOrgId: { in: reach.orgIds } },
+        { id: { in: [...reach.teamProjectIds, ...grants.map((g) => g.projectId)] } },
+      ],
     },
     orderBy: [{ namespace: "asc" }, { slug: "asc" }],
   });
 }
 
 /** One project; `setVersion` gets its version (the parts `projectRowVersion` reads). */
-export async function getProject(identity: Identity, ref: { namespace: string; slug: string }, setVersion?: (...parts: string[]) => void): Promise<Project> {
+export async function getProject(
+  identity: Identity,
+  ref: { namespace: string; slug: string },
+  setVersion?: (...parts: string[]) => void,
+): Promise<Project> {
   const { project } = await requireProject(identity, ref, "read");
-  setVersion?.(...rowVersionParts({ ...project, deletingAt: project.deletingAt?.toISOString() ?? null, updatedAt: project.updatedAt.toISOString() }));
+  setVersion?.(
+    ...rowVersionParts({
+      ...project,
+      deletingAt: project.deletingAt?.toISOString() ?? null,
+      updatedAt: project.updatedAt.toISOString(),
+    }),
+  );
   return project;
 }
 
@@ -130,15 +166,31 @@ interface ProjectRowVersion {
 }
 
 const rowVersionParts = (row: ProjectRowVersion) =>
-  [row.id, projectRemote(row), row.visibility, row.defaultBranch, row.sourceProvider, row.sourceUrl, row.ownerOrgId, row.ownerUserId, row.deletingAt, row.updatedAt].map((part) => part ?? "");
+  [
+    row.id,
+    projectRemote(row),
+    row.visibility,
+    row.defaultBranch,
+    row.sourceProvider,
+    row.sourceUrl,
+    row.ownerOrgId,
+    row.ownerUserId,
+    row.deletingAt,
+    row.updatedAt,
+  ].map((part) => part ?? "");
 
 /**
  * A project's version, for the REST pipeline's 304 before dispatch: access from the cached row, the
  * changing columns from one indexed read through the driver (the query engine costs more than the read).
  */
-export async function projectRowVersion(identity: Identity, ref: { namespace: string; slug: string }): Promise<string[]> {
+export async function projectRowVersion(
+  identity: Identity,
+  ref: { namespace: string; slug: string },
+): Promise<string[]> {
   const { project } = await requireProject(identity, ref, "read", { cachedRow: true });
-  const rows = await (await database()).raw.query<ProjectRowVersion>(
+  const rows = await (
+    await database()
+  ).raw.query<ProjectRowVersion>(
     `SELECT "id", "namespace", "slug", "visibility"::text, "defaultBranch", "sourceProvider", "sourceUrl", "ownerOrgId", "ownerUserId",
        ${isoTimestampSql("deletingAt")} AS "deletingAt", ${isoTimestampSql("updatedAt")} AS "updatedAt"
      FROM "Project" WHERE "id" = $1`,

@@ -8,7 +8,16 @@ import { call } from "@/tests/support/http";
 export async function createTestProject(token: string, body: Record<string, unknown>) {
   const res = await call("POST", "/api/projects", { token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { id: string; name: string; namespace: string; slug: string; path: string; remote: string; commit: string; visibility: string };
+  return res.body as {
+    id: string;
+    name: string;
+    namespace: string;
+    slug: string;
+    path: string;
+    remote: string;
+    commit: string;
+    visibility: string;
+  };
 }
 
 /** A collaborator row written directly, for tests that are not about granting (tests/access drives the routes). */

@@ -30,10 +30,19 @@ export class ProviderError extends Error {
 const GIT_PATTERNS: Array<[RegExp, FailureCategory]> = [
   [/No space left on device|ENOSPC|Disk quota exceeded|write error|unable to write/i, "STORAGE_ERROR"],
   [/The requested URL returned error: 429|rate limit/i, "RATE_LIMITED"],
-  [/Authentication failed|could not read (Username|Password)|returned error: 40[13]|terminal prompts disabled/i, "AUTH_ERROR"],
-  [/returned error: 404|Repository not found|not found|couldn't find remote ref|does not appear to be a git repository/i, "NOT_FOUND"],
+  [
+    /Authentication failed|could not read (Username|Password)|returned error: 40[13]|terminal prompts disabled/i,
+    "AUTH_ERROR",
+  ],
+  [
+    /returned error: 404|Repository not found|not found|couldn't find remote ref|does not appear to be a git repository/i,
+    "NOT_FOUND",
+  ],
   [/Operation too slow|timed out|Timeout was reached/i, "TIMEOUT"],
-  [/Could not resolve host|Failed to connect|Connection refused|Connection reset|Empty reply from server|unable to access|RPC failed/i, "NETWORK_ERROR"],
+  [
+    /Could not resolve host|Failed to connect|Connection refused|Connection reset|Empty reply from server|unable to access|RPC failed/i,
+    "NETWORK_ERROR",
+  ],
 ];
 
 /** The category of a failed git transfer, from git's own message. */
@@ -52,11 +61,18 @@ export function gitFailureMessage(stderr: string): string {
 
 /** Strips anything that looks like a credential (user info in a URL, an Authorization value). */
 export const redactCredentials = (text: string) =>
-  text.replace(/\/\/[^/\s:@]+(:[^/\s@]*)?@/g, "//").replace(/(authorization:\s*)(basic|bearer|token)\s+\S+/gi, "$1$2 [redacted]");
+  text
+    .replace(/\/\/[^/\s:@]+(:[^/\s@]*)?@/g, "//")
+    .replace(/(authorization:\s*)(basic|bearer|token)\s+\S+/gi, "$1$2 [redacted]");
 
 /** A provider failure answered to a caller: a rejected instance credential is 401 AUTH_ERROR, anything else 502 GITHUB_ERROR. */
 export function providerRefusal(error: unknown): unknown {
   if (!(error instanceof ProviderError)) return error;
-  if (error.category === "AUTH_ERROR") return new DomainError("unauthenticated", `The provider refused the instance's credential: ${error.message}`, "AUTH_ERROR");
+  if (error.category === "AUTH_ERROR")
+    return new DomainError(
+      "unauthenticated",
+      `The provider refused the instance's credential: ${error.message}`,
+      "AUTH_ERROR",
+    );
   return upstreamFailed(`The provider call failed (${error.category}): ${error.message}`, "GITHUB_ERROR");
 }

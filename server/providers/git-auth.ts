@@ -13,8 +13,16 @@ export function providerGitEnv(): Record<string, string> {
     ["fetch.writeCommitGraph", "false"],
   ];
   const token = config.githubToken;
-  if (token) settings.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`]);
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(settings.length), GIT_ASKPASS: "/bin/false", SSH_ASKPASS: "/bin/false" };
+  if (token)
+    settings.push([
+      "http.extraHeader",
+      `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`,
+    ]);
+  const env: Record<string, string> = {
+    GIT_CONFIG_COUNT: String(settings.length),
+    GIT_ASKPASS: "/bin/false",
+    SSH_ASKPASS: "/bin/false",
+  };
   settings.forEach(([key, value], index) => {
     env[`GIT_CONFIG_KEY_${index}`] = key;
     env[`GIT_CONFIG_VALUE_${index}`] = value;

@@ -12,22 +12,34 @@ describe("classifyGitFailure", () => {
     ["remote: Repository not found.\nfatal: repository 'https://github.com/o/r.git/' not found", "NOT_FOUND"],
     ["fatal: couldn't find remote ref refs/heads/nope", "NOT_FOUND"],
     ["error: RPC failed; curl 28 Operation too slow. Less than 1 bytes/sec transferred the last 2 seconds", "TIMEOUT"],
-    ["fatal: unable to access 'http://127.0.0.1:9/o/r.git/': Failed to connect to 127.0.0.1 port 9: Connection refused", "NETWORK_ERROR"],
+    [
+      "fatal: unable to access 'http://127.0.0.1:9/o/r.git/': Failed to connect to 127.0.0.1 port 9: Connection refused",
+      "NETWORK_ERROR",
+    ],
     ["fatal: bad object 1234", "GIT_ERROR"],
   ])("%s -> %s", (stderr, category) => expect(classifyGitFailure(stderr)).toBe(category));
 });
 
 describe("credentials never travel in messages", () => {
   it("strips user info from URLs and Authorization values", () => {
-    expect(redactCredentials("fatal: unable to access 'https://x-access-token:ghp_secret@github.com/o/r.git/'")).toBe("fatal: unable to access 'https://github.com/o/r.git/'");
+    expect(redactCredentials("fatal: unable to access 'https://x-access-token:ghp_secret@github.com/o/r.git/'")).toBe(
+      "fatal: unable to access 'https://github.com/o/r.git/'",
+    );
     expect(redactCredentials("Authorization: Basic eC1hY2Nlc3M=")).toBe("Authorization: Basic [redacted]");
-    expect(gitFailureMessage("remote: Counting objects: 3\rReceiving objects: 50% (1/2)\nfatal: https://u:p@h/x failed")).toBe("fatal: https://h/x failed");
+    expect(
+      gitFailureMessage("remote: Counting objects: 3\rReceiving objects: 50% (1/2)\nfatal: https://u:p@h/x failed"),
+    ).toBe("fatal: https://h/x failed");
   });
 });
 
 describe("parseSourceUrl", () => {
   it("accepts GITHUB_URL/<owner>/<repo> with an optional .git or trailing slash, under a path prefix too", async () => {
-    expect(parseSourceUrl("https://github.com/octo/hello.git")).toEqual({ provider: "github", owner: "octo", repo: "hello", url: "https://github.com/octo/hello" });
+    expect(parseSourceUrl("https://github.com/octo/hello.git")).toEqual({
+      provider: "github",
+      owner: "octo",
+      repo: "hello",
+      url: "https://github.com/octo/hello",
+    });
     expect(parseSourceUrl("https://github.com/octo/hello/").repo).toBe("hello");
     await withEnv({ GITHUB_URL: "https://ghe.example/git" }, async () => {
       expect(parseSourceUrl("https://ghe.example/git/octo/hello").url).toBe("https://ghe.example/git/octo/hello");
@@ -35,8 +47,14 @@ describe("parseSourceUrl", () => {
     });
   });
 
-  it.each(["http://github.com/octo/hello", "https://github.com.evil/octo/hello", "https://github.com/octo", "https://github.com/octo/hello/issues", "https://github.com/-x/hello", "https://github.com/octo/..", "https://t:x@github.com/octo/hello", "ssh://git@github.com/octo/hello"])(
-    "refuses %s",
-    (url) => expect(() => parseSourceUrl(url)).toThrow(/Unsupported provider/),
-  );
+  it.each([
+    "http://github.com/octo/hello",
+    "https://github.com.evil/octo/hello",
+    "https://github.com/octo",
+    "https://github.com/octo/hello/issues",
+    "https://github.com/-x/hello",
+    "https://github.com/octo/..",
+    "https://t:x@github.com/octo/hello",
+    "ssh://git@github.com/octo/hello",
+  ])("refuses %s", (url) => expect(() => parseSourceUrl(url)).toThrow(/Unsupported provider/));
 });

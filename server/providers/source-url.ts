@@ -32,11 +32,16 @@ export function parseSourceUrl(input: string): SourceRef {
   if (url.protocol !== base.protocol || url.host !== base.host) throw unsupported();
   const basePath = base.pathname.replace(/\/+$/, "");
   if (!url.pathname.startsWith(`${basePath}/`)) throw unsupported();
-  const rest = url.pathname.slice(basePath.length + 1).replace(/\/$/, "").replace(/\.git$/, "");
+  const rest = url.pathname
+    .slice(basePath.length + 1)
+    .replace(/\/$/, "")
+    .replace(/\.git$/, "");
   const [owner, repo, ...extra] = rest.split("/");
-  if (extra.length || !owner || !repo || !OWNER.test(owner) || !REPO.test(repo) || repo === "." || repo === "..") throw unsupported();
+  if (extra.length || !owner || !repo || !OWNER.test(owner) || !REPO.test(repo) || repo === "." || repo === "..")
+    throw unsupported();
   return { provider: "github", owner, repo, url: `${config.githubUrl}/${owner}/${repo}` };
 }
 
 /** Where git fetches and pushes a source (credentials go in the environment, never here). */
-export const sourceGitUrl = (source: { owner: string; repo: string }) => `${config.githubUrl}/${source.owner}/${source.repo}.git`;
+export const sourceGitUrl = (source: { owner: string; repo: string }) =>
+  `${config.githubUrl}/${source.owner}/${source.repo}.git`;

@@ -76,19 +76,34 @@ export function bwrapOptions(mounts: SandboxMounts): string[] {
     ...(mounts.network ? ["--share-net"] : []),
     "--die-with-parent",
     "--new-session",
-    "--uid", String(SANDBOX_UID),
-    "--gid", String(SANDBOX_UID),
-    "--hostname", "runner",
+    "--uid",
+    String(SANDBOX_UID),
+    "--gid",
+    String(SANDBOX_UID),
+    "--hostname",
+    "runner",
     ...topLevelMounts(),
     ...etc,
-    "--ro-bind", mounts.passwd, "/etc/passwd",
-    "--ro-bind", mounts.group, "/etc/group",
-    "--proc", "/proc",
-    "--dev", "/dev",
-    "--tmpfs", "/tmp",
-    "--bind", mounts.src, SANDBOX_SRC,
-    "--bind", mounts.home, SANDBOX_HOME,
-    "--chdir", SANDBOX_SRC,
+    "--ro-bind",
+    mounts.passwd,
+    "/etc/passwd",
+    "--ro-bind",
+    mounts.group,
+    "/etc/group",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+    "--bind",
+    mounts.src,
+    SANDBOX_SRC,
+    "--bind",
+    mounts.home,
+    SANDBOX_HOME,
+    "--chdir",
+    SANDBOX_SRC,
   ];
 }
 
@@ -107,14 +122,25 @@ export function assertSandboxReady(): void {
 /** Whether bubblewrap is installed and can create its namespaces here (asked once per process). */
 export function sandboxAvailable(): { ok: true } | { ok: false; reason: string } {
   if (available) return available;
-  if (!fs.existsSync(BWRAP)) return (available = { ok: false, reason: `${BWRAP} is missing (install Debian's bubblewrap)` });
+  if (!fs.existsSync(BWRAP))
+    return (available = { ok: false, reason: `${BWRAP} is missing (install Debian's bubblewrap)` });
   // As the runs start it: as root, from an unprivileged uid (the kernel may refuse those a user namespace).
-  const probe = spawnSync(BWRAP, ["--unshare-all", "--die-with-parent", ...topLevelMounts(), "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"], {
-    encoding: "utf8",
-    timeout: 10_000,
-    cwd: "/",
-    ...(process.getuid?.() === 0 ? { uid: PROBE_UID, gid: PROBE_UID } : {}),
-  });
-  available = probe.status === 0 ? { ok: true } : { ok: false, reason: `bubblewrap cannot create its namespaces here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}` };
+  const probe = spawnSync(
+    BWRAP,
+    ["--unshare-all", "--die-with-parent", ...topLevelMounts(), "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"],
+    {
+      encoding: "utf8",
+      timeout: 10_000,
+      cwd: "/",
+      ...(process.getuid?.() === 0 ? { uid: PROBE_UID, gid: PROBE_UID } : {}),
+    },
+  );
+  available =
+    probe.status === 0
+      ? { ok: true }
+      : {
+          ok: false,
+          reason: `bubblewrap cannot create its namespaces here: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`,
+        };
   return available;
 }

@@ -34,7 +34,9 @@ function tool(command: string, args: string[]): Promise<void> {
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${command} failed (${code}): ${stderr.trim().slice(0, 500)}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} failed (${code}): ${stderr.trim().slice(0, 500)}`)),
+    );
   });
 }
 
@@ -58,7 +60,15 @@ function insideCheckout(src: string, relative: string): boolean {
 /** What names an entry: the key files' contents, the setup, the paths and the platform. */
 export function cacheKey(src: string, cache: CachePolicy, setup: string): string {
   const hash = createHash("sha256");
-  hash.update(JSON.stringify({ v: 1, platform: `${process.platform}-${process.arch}`, node: process.version, setup, paths: cache.paths }));
+  hash.update(
+    JSON.stringify({
+      v: 1,
+      platform: `${process.platform}-${process.arch}`,
+      node: process.version,
+      setup,
+      paths: cache.paths,
+    }),
+  );
   for (const name of cache.key) {
     hash.update(`\0${name}\0`);
     const file = path.join(src, name);
@@ -71,7 +81,12 @@ export function cacheKey(src: string, cache: CachePolicy, setup: string): string
 }
 
 /** Hard-links the entry's paths into the checkout; false (nothing restored) when there is none. */
-export async function restoreCache(projectId: string, key: string, cache: CachePolicy, layout: RunLayout): Promise<boolean> {
+export async function restoreCache(
+  projectId: string,
+  key: string,
+  cache: CachePolicy,
+  layout: RunLayout,
+): Promise<boolean> {
   const entry = path.join(projectDir(projectId), key);
   if (!fs.existsSync(path.join(entry, "data"))) return false;
   const restored: string[] = [];
@@ -86,7 +101,8 @@ export async function restoreCache(projectId: string, key: string, cache: CacheP
       restored.push(to);
       await tool("cp", ["-al", "--", from, to]);
       // cp made the directories as the server: the run must be able to add and remove files in them.
-      if (runsAsRoot()) await tool("find", [to, "-type", "d", "-exec", "chown", `${layout.uid}:${layout.gid}`, "{}", "+"]);
+      if (runsAsRoot())
+        await tool("find", [to, "-type", "d", "-exec", "chown", `${layout.uid}:${layout.gid}`, "{}", "+"]);
     }
     const now = new Date();
     await fs.promises.utimes(entry, now, now);

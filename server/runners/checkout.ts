@@ -12,9 +12,16 @@ import { runsAsRoot } from "./layout";
 export function writeCheckout(repo: Repo, commit: string, layout: RunLayout): Promise<void> {
   return new Promise((resolve, reject) => {
     const env = { ...inheritedEnvironment(), GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" };
-    const archive = spawn("git", ["--git-dir", repo.gitdir, "archive", "--format=tar", commit], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const archive = spawn("git", ["--git-dir", repo.gitdir, "archive", "--format=tar", commit], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const owner = runsAsRoot() ? { uid: layout.uid, gid: layout.gid } : {};
-    const tar = spawn("tar", ["-x", "--no-same-owner", "-C", layout.src], { ...owner, cwd: layout.src, stdio: ["pipe", "ignore", "pipe"] });
+    const tar = spawn("tar", ["-x", "--no-same-owner", "-C", layout.src], {
+      ...owner,
+      cwd: layout.src,
+      stdio: ["pipe", "ignore", "pipe"],
+    });
     archive.stdout.pipe(tar.stdin);
     let stderr = "";
     const collect = (chunk: Buffer) => (stderr += chunk.toString("utf8"));
@@ -30,7 +37,13 @@ export function writeCheckout(repo: Repo, commit: string, layout: RunLayout): Pr
     const exited = () => --pending === 0 && !failed && resolve();
     archive.on("error", fail);
     tar.on("error", fail);
-    archive.on("close", (code) => (code === 0 ? exited() : fail(new Error(`git archive of ${commit} failed (${code}): ${stderr.trim()}`))));
-    tar.on("close", (code) => (code === 0 ? exited() : fail(new Error(`tar could not write the checkout (${code}): ${stderr.trim().slice(0, 500)}`))));
+    archive.on("close", (code) =>
+      code === 0 ? exited() : fail(new Error(`git archive of ${commit} failed (${code}): ${stderr.trim()}`)),
+    );
+    tar.on("close", (code) =>
+      code === 0
+        ? exited()
+        : fail(new Error(`tar could not write the checkout (${code}): ${stderr.trim().slice(0, 500)}`)),
+    );
   });
 }

@@ -34,21 +34,31 @@ describe.skipIf(bwrapMissing !== null)(`executeRun${bwrapMissing ? ` (skipped: $
   it("finds a failed node --test case at its file and line from the TAP output", async () => {
     const run = await fx.run({ "test/math.test.js": failingTest }, "{ command: 'node --test' }");
     expect(run).toMatchObject({ status: "failed", exitCode: 1, attempts: 1, flaky: false, timedOut: false });
-    expect(run.findings).toEqual([{ message: expect.stringContaining("2 !== 3"), file: "test/math.test.js", line: 5, rule: "test:adds" }]);
+    expect(run.findings).toEqual([
+      { message: expect.stringContaining("2 !== 3"), file: "test/math.test.js", line: 5, rule: "test:adds" },
+    ]);
   });
 
   it("finds failed cases in the JUnit files the reports globs name", async () => {
     const command = "node --test --test-reporter=junit --test-reporter-destination=reports/junit.xml";
-    const run = await fx.run({ "test/math.test.js": failingTest, "reports/.keep": "" }, `{ command: ${JSON.stringify(command)}, reports: ["reports/*.xml"] }`);
+    const run = await fx.run(
+      { "test/math.test.js": failingTest, "reports/.keep": "" },
+      `{ command: ${JSON.stringify(command)}, reports: ["reports/*.xml"] }`,
+    );
     expect(run.status).toBe("failed");
-    expect(run.findings).toEqual([{ message: expect.stringContaining("2 !== 3"), file: "test/math.test.js", line: 5, rule: "test:adds" }]);
+    expect(run.findings).toEqual([
+      { message: expect.stringContaining("2 !== 3"), file: "test/math.test.js", line: 5, rule: "test:adds" },
+    ]);
   });
 
   it("gives the last 50 lines as the finding of a failure without tests", async () => {
     const run = await fx.run({ "a.txt": "a\n" }, `{ command: "seq 1 80; exit 3" }`);
     expect(run).toMatchObject({ status: "failed", exitCode: 3 });
     expect(run.findings).toHaveLength(1);
-    expect(run.findings[0].message.split("\n")).toEqual(["The command exited with 3", ...Array.from({ length: 50 }, (_, i) => String(31 + i))]);
+    expect(run.findings[0].message.split("\n")).toEqual([
+      "The command exited with 3",
+      ...Array.from({ length: 50 }, (_, i) => String(31 + i)),
+    ]);
   });
 
   it("runs a failed command again up to retries; passing later marks the run flaky", async () => {
@@ -77,7 +87,17 @@ describe.skipIf(bwrapMissing !== null)(`executeRun${bwrapMissing ? ` (skipped: $
     expect(warm).toMatchObject({ status: "passed", cache: { key: cold.cache!.key, hit: true } });
     expect(warm.output).not.toContain("SETUP-RAN");
     expect(warm.output).toContain("library");
-    const entry = path.join(process.env.DATA_DIR!, "runner", "cache", "p-exec", cold.cache!.key, "data", "deps", "lib", "index.txt");
+    const entry = path.join(
+      process.env.DATA_DIR!,
+      "runner",
+      "cache",
+      "p-exec",
+      cold.cache!.key,
+      "data",
+      "deps",
+      "lib",
+      "index.txt",
+    );
     // The same inode: shared, not copied.
     expect(Number(/inode=(\d+)/.exec(warm.output)![1])).toBe(fs.statSync(entry).ino);
 
@@ -92,13 +112,23 @@ describe.skipIf(bwrapMissing !== null)(`executeRun${bwrapMissing ? ` (skipped: $
   it("a run cannot change a cache entry through its hard links, only replace the files in its own checkout", async () => {
     const files = { "deps.lock": "poison\n" };
     const setup = "mkdir deps && echo clean > deps/file.txt";
-    const attack = "echo poisoned >> deps/file.txt 2>/dev/null && echo WROTE-THROUGH; rm -f deps/file.txt && echo mine > deps/file.txt && echo REPLACED";
-    await fx.run(files, `{ setup: ${JSON.stringify(setup)}, cache: { key: [deps.lock], paths: [deps] }, command: "true" }`);
-    const hostile = await fx.run(files, `{ setup: ${JSON.stringify(setup)}, cache: { key: [deps.lock], paths: [deps] }, command: ${JSON.stringify(attack)} }`);
+    const attack =
+      "echo poisoned >> deps/file.txt 2>/dev/null && echo WROTE-THROUGH; rm -f deps/file.txt && echo mine > deps/file.txt && echo REPLACED";
+    await fx.run(
+      files,
+      `{ setup: ${JSON.stringify(setup)}, cache: { key: [deps.lock], paths: [deps] }, command: "true" }`,
+    );
+    const hostile = await fx.run(
+      files,
+      `{ setup: ${JSON.stringify(setup)}, cache: { key: [deps.lock], paths: [deps] }, command: ${JSON.stringify(attack)} }`,
+    );
     expect(hostile.cache?.hit).toBe(true);
     expect(hostile.output).not.toContain("WROTE-THROUGH");
     expect(hostile.output).toContain("REPLACED");
-    const after = await fx.run(files, `{ setup: ${JSON.stringify(setup)}, cache: { key: [deps.lock], paths: [deps] }, command: "cat deps/file.txt" }`);
+    const after = await fx.run(
+      files,
+      `{ setup: ${JSON.stringify(setup)}, cache: { key: [deps.lock], paths: [deps] }, command: "cat deps/file.txt" }`,
+    );
     expect(after.output).toContain("clean");
     expect(after.output).not.toContain("poisoned");
   });
@@ -111,7 +141,9 @@ describe.skipIf(bwrapMissing !== null)(`executeRun${bwrapMissing ? ` (skipped: $
     // A hit makes the first the most recently used; the third entry then pushes out the second.
     expect((await fx.run({ "deps.lock": "lru-1\n" }, policy, { projectId: "p-lru" })).cache?.hit).toBe(true);
     await fx.run({ "deps.lock": "lru-3\n" }, policy, { projectId: "p-lru" });
-    const entries = fs.readdirSync(path.join(process.env.DATA_DIR!, "runner", "cache", "p-lru")).filter((name) => !name.startsWith("."));
+    const entries = fs
+      .readdirSync(path.join(process.env.DATA_DIR!, "runner", "cache", "p-lru"))
+      .filter((name) => !name.startsWith("."));
     expect(entries).toContain(first.cache!.key);
     expect(entries).not.toContain(second.cache!.key);
   });
@@ -119,7 +151,9 @@ describe.skipIf(bwrapMissing !== null)(`executeRun${bwrapMissing ? ` (skipped: $
   it("caps the log at RUNNER_LOG_MB: the tail is kept and the cut is said", async () => {
     process.env.RUNNER_LOG_MB = "1";
     const sizes: number[] = [];
-    const run = await fx.run({ "a.txt": "a\n" }, `{ command: "seq 1 400000" }`, { onOutput: (bytes) => sizes.push(bytes) });
+    const run = await fx.run({ "a.txt": "a\n" }, `{ command: "seq 1 400000" }`, {
+      onOutput: (bytes) => sizes.push(bytes),
+    });
     expect(run.status).toBe("passed");
     expect(run.logBytes).toBe(Buffer.byteLength(run.log));
     expect(run.logBytes).toBeLessThanOrEqual(1024 * 1024 + 200);
@@ -130,7 +164,10 @@ describe.skipIf(bwrapMissing !== null)(`executeRun${bwrapMissing ? ` (skipped: $
   });
 
   it("writes setup and command output to the log in order, stdout and stderr interleaved", async () => {
-    const run = await fx.run({ "a.txt": "a\n" }, `{ setup: "echo s-out; echo s-err >&2", command: "echo c-out; echo c-err >&2; echo c-out2" }`);
+    const run = await fx.run(
+      { "a.txt": "a\n" },
+      `{ setup: "echo s-out; echo s-err >&2", command: "echo c-out; echo c-err >&2; echo c-out2" }`,
+    );
     expect(run.output.split("\n").filter(Boolean)).toEqual(["s-out", "s-err", "c-out", "c-err", "c-out2"]);
   });
 });

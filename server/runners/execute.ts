@@ -17,7 +17,11 @@ type Step = IsolatedOutcome & { output: string };
 /** Why a step did not pass, in words; null when it exited 0 in time. */
 export function stepFailure(step: IsolatedOutcome, timeoutMs: number): string | null {
   if (step.code === 0 && !step.timedOut) return null;
-  return step.timedOut ? `timed out after ${timeoutMs} ms` : step.signal ? `was killed (${step.signal})` : `exited with ${step.code}`;
+  return step.timedOut
+    ? `timed out after ${timeoutMs} ms`
+    : step.signal
+      ? `was killed (${step.signal})`
+      : `exited with ${step.code}`;
 }
 
 /**
@@ -29,7 +33,14 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
   const started = performance.now();
   const { sandbox } = spec;
   const log = new RunLog(spec.logPath, config.runnerLogBytes, spec.onOutput);
-  const base = { exitCode: null, timedOut: false, attempts: 0, flaky: false, cache: null, findings: [] } satisfies Partial<RunResult>;
+  const base = {
+    exitCode: null,
+    timedOut: false,
+    attempts: 0,
+    flaky: false,
+    cache: null,
+    findings: [],
+  } satisfies Partial<RunResult>;
   const finish = (result: Partial<RunResult> & Pick<RunResult, "status">): RunResult => {
     log.note(`run ${result.status}`);
     return { ...base, ...result, logBytes: log.close(), durationMs: Math.round(performance.now() - started) };
@@ -45,14 +56,19 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
     log.note(`checkout of ${spec.commit}`);
     await writeCheckout(spec.repo, spec.commit, layout);
     const deadline = Date.now() + sandbox.timeoutMs;
-    const step = (command: string, network: boolean, timeoutMs: number): Promise<Step> => runStep(layout!, log, spec, command, network, timeoutMs);
+    const step = (command: string, network: boolean, timeoutMs: number): Promise<Step> =>
+      runStep(layout!, log, spec, command, network, timeoutMs);
 
     let cache: RunResult["cache"] = null;
     if (sandbox.setup) {
       if (sandbox.cache) {
         const key = cacheKey(layout.src, sandbox.cache, sandbox.setup);
         cache = { key, hit: await restoreCache(spec.projectId, key, sandbox.cache, layout) };
-        log.note(cache.hit ? `cache ${key}: hit, restored ${sandbox.cache.paths.join(", ")}; setup skipped` : `cache ${key}: miss`);
+        log.note(
+          cache.hit
+            ? `cache ${key}: hit, restored ${sandbox.cache.paths.join(", ")}; setup skipped`
+            : `cache ${key}: miss`,
+        );
       }
       if (!cache?.hit) {
         log.note(`setup: ${sandbox.setup}`);
@@ -60,9 +76,18 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
         if (setup.cancelled) return finish({ status: "cancelled", cache });
         if (setup.sandboxError) throw new Error(`The sandbox could not start: ${setup.sandboxError}`);
         const why = stepFailure(setup, sandbox.timeoutMs);
-        if (why !== null) return finish({ status: "failed", exitCode: setup.code, timedOut: setup.timedOut, cache, findings: [tailFinding(`The setup command ${why}`, setup.output)] });
+        if (why !== null)
+          return finish({
+            status: "failed",
+            exitCode: setup.code,
+            timedOut: setup.timedOut,
+            cache,
+            findings: [tailFinding(`The setup command ${why}`, setup.output)],
+          });
         if (sandbox.cache && cache) {
-          await saveCache(spec.projectId, cache.key, sandbox.cache, layout).catch((error: Error) => log.note(`the cache was not saved: ${error.message}`));
+          await saveCache(spec.projectId, cache.key, sandbox.cache, layout).catch((error: Error) =>
+            log.note(`the cache was not saved: ${error.message}`),
+          );
         }
       }
     }
@@ -77,13 +102,21 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
       last = await step(sandbox.command, false, timeoutMs);
       if (last.cancelled) return finish({ status: "cancelled", attempts, cache });
       if (last.sandboxError) throw new Error(`The sandbox could not start: ${last.sandboxError}`);
-      if (stepFailure(last, timeoutMs) === null) return finish({ status: "passed", exitCode: 0, attempts, flaky: attempts > 1, cache });
+      if (stepFailure(last, timeoutMs) === null)
+        return finish({ status: "passed", exitCode: 0, attempts, flaky: attempts > 1, cache });
       // A command that ran out of time would only run out of time again.
       if (last.timedOut) break;
     }
     const why = stepFailure(last!, sandbox.timeoutMs)!;
     const tests = last!.timedOut ? [] : testFindings(layout.src, sandbox.reports, last!.output);
-    return finish({ status: "failed", exitCode: last!.code, timedOut: last!.timedOut, attempts, cache, findings: tests.length ? tests : [tailFinding(`The command ${why}`, last!.output)] });
+    return finish({
+      status: "failed",
+      exitCode: last!.code,
+      timedOut: last!.timedOut,
+      attempts,
+      cache,
+      findings: tests.length ? tests : [tailFinding(`The command ${why}`, last!.output)],
+    });
   } catch (error) {
     log.note(`the run could not complete: ${(error as Error).message}`);
     return finish({ status: "error", findings: [{ message: (error as Error).message }] });
@@ -92,7 +125,14 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
   }
 }
 
-async function runStep(layout: RunLayout, log: RunLog, spec: RunSpec, command: string, network: boolean, timeoutMs: number): Promise<Step> {
+async function runStep(
+  layout: RunLayout,
+  log: RunLog,
+  spec: RunSpec,
+  command: string,
+  network: boolean,
+  timeoutMs: number,
+): Promise<Step> {
   const chunks: Buffer[] = [];
   let kept = 0;
   const outcome = await runIsolated({

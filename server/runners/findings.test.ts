@@ -26,7 +26,14 @@ AssertionError: expected 2 to be 3 // Object.is equality
     <testcase classname="test/math.test.ts" name="math &gt; subtracts" time="0.001"></testcase>
   </testsuite>
 </testsuites>`;
-    expect(junitFindings(xml, locator)).toEqual([{ message: "expected 2 to be 3 // Object.is equality", file: "test/math.test.ts", line: 7, rule: "test:math > adds" }]);
+    expect(junitFindings(xml, locator)).toEqual([
+      {
+        message: "expected 2 to be 3 // Object.is equality",
+        file: "test/math.test.ts",
+        line: 7,
+        rule: "test:math > adds",
+      },
+    ]);
   });
 
   it("reads pytest's (errors too), with the path printed relative to the repository", () => {
@@ -54,7 +61,9 @@ tests/test_math.py:4: AssertionError</failure></testcase>
     </testcase>
   </testsuite>
 </testsuites>`;
-    expect(junitFindings(xml, locator)).toEqual([{ message: "Failed", file: "pkg/calc/calc_test.go", line: 12, rule: "test:TestAdd" }]);
+    expect(junitFindings(xml, locator)).toEqual([
+      { message: "Failed", file: "pkg/calc/calc_test.go", line: 12, rule: "test:TestAdd" },
+    ]);
   });
 
   it("reads jest-junit's: no message attribute, the stack in the text, the file attribute when asked for", () => {
@@ -105,6 +114,8 @@ not ok 1 - /src/src/sum.test.js
   error: '1 subtest failed'
   ...
 1..1`;
-    expect(tapFindings(tap, locator)).toEqual([{ message: "boom", file: "src/sum.test.js", line: 4, rule: "test:sums" }]);
+    expect(tapFindings(tap, locator)).toEqual([
+      { message: "boom", file: "src/sum.test.js", line: 4, rule: "test:sums" },
+    ]);
   });
 });

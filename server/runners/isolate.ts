@@ -30,7 +30,15 @@ export interface IsolatedOutcome {
 
 /** The sandbox's whole environment: nothing of the server's (credentials, keys) reaches it. */
 function sandboxEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
-  return { ...extra, PATH: "/usr/local/bin:/usr/bin:/bin", HOME: SANDBOX_HOME, USER: "runner", LANG: "C.UTF-8", TMPDIR: "/tmp", CI: "1" } as unknown as NodeJS.ProcessEnv;
+  return {
+    ...extra,
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    HOME: SANDBOX_HOME,
+    USER: "runner",
+    LANG: "C.UTF-8",
+    TMPDIR: "/tmp",
+    CI: "1",
+  } as unknown as NodeJS.ProcessEnv;
 }
 
 /**
@@ -42,15 +50,27 @@ export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome
   if (run.signal?.aborted) return { code: null, signal: null, timedOut: false, cancelled: true };
   const limits = createLimits(run.memoryMb);
   const { layout } = run;
-  const drop = runsAsRoot() ? ["setpriv", `--reuid=${layout.uid}`, `--regid=${layout.gid}`, "--clear-groups", "--"] : [];
-  const mounts = { src: layout.src, home: layout.home, passwd: layout.passwd, group: layout.group, network: run.network };
+  const drop = runsAsRoot()
+    ? ["setpriv", `--reuid=${layout.uid}`, `--regid=${layout.gid}`, "--clear-groups", "--"]
+    : [];
+  const mounts = {
+    src: layout.src,
+    home: layout.home,
+    passwd: layout.passwd,
+    group: layout.group,
+    network: run.network,
+  };
   const [bin, ...args] = [...limits.prefix, ...drop, BWRAP, "--args", "3", ...sandboxCommand(run.command)];
   try {
     return await new Promise<IsolatedOutcome>((resolve, reject) => {
       const child = spawn(bin, args, { cwd: "/", env: sandboxEnv(run.env), stdio: ["ignore", "pipe", "pipe", "pipe"] });
       const options = child.stdio[3] as Writable;
       options.on("error", () => undefined); // bwrap gone before it read them: its exit says why
-      options.end(bwrapOptions(mounts).map((option) => `${option}\0`).join(""));
+      options.end(
+        bwrapOptions(mounts)
+          .map((option) => `${option}\0`)
+          .join(""),
+      );
       let timedOut = false;
       let cancelled = false;
       const kill = () => {
@@ -86,7 +106,8 @@ export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome
       });
       child.on("close", (code, signal) => {
         done();
-        const sandboxError = code !== 0 && !timedOut && !cancelled && stderr.trim() ? stderr.trim().slice(0, 2000) : undefined;
+        const sandboxError =
+          code !== 0 && !timedOut && !cancelled && stderr.trim() ? stderr.trim().slice(0, 2000) : undefined;
         resolve({ code, signal, timedOut, cancelled, ...(sandboxError ? { sandboxError } : {}) });
       });
     });

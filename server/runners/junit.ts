@@ -12,7 +12,8 @@ const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: "@_",
   textNodeName: "text",
-  isArray: (name, _path, _leaf, isAttribute) => !isAttribute && ["testsuite", "testcase", "failure", "error"].includes(name),
+  isArray: (name, _path, _leaf, isAttribute) =>
+    !isAttribute && ["testsuite", "testcase", "failure", "error"].includes(name),
   processEntities: true,
   parseTagValue: false,
   parseAttributeValue: false,
@@ -21,11 +22,20 @@ const parser = new XMLParser({
 type Node = Record<string, unknown>;
 const MESSAGE_CHARS = 4000;
 
-const text = (value: unknown): string => (typeof value === "string" ? value : typeof value === "object" && value && typeof (value as Node).text === "string" ? ((value as Node).text as string) : "");
-const attr = (node: Node, name: string): string | undefined => (typeof node[`@_${name}`] === "string" ? (node[`@_${name}`] as string) : undefined);
+const text = (value: unknown): string =>
+  typeof value === "string"
+    ? value
+    : typeof value === "object" && value && typeof (value as Node).text === "string"
+      ? ((value as Node).text as string)
+      : "";
+const attr = (node: Node, name: string): string | undefined =>
+  typeof node[`@_${name}`] === "string" ? (node[`@_${name}`] as string) : undefined;
 
 /** Cases directly in `node` (node --test's reporter puts top-level tests under testsuites), then in its suites, nested. */
-function* cases(node: Node, suiteFile: string | undefined): Generator<{ testcase: Node; suiteFile: string | undefined }> {
+function* cases(
+  node: Node,
+  suiteFile: string | undefined,
+): Generator<{ testcase: Node; suiteFile: string | undefined }> {
   for (const testcase of (node.testcase as Node[] | undefined) ?? []) yield { testcase, suiteFile };
   for (const suite of (node.testsuite as Node[] | undefined) ?? []) {
     const file = attr(suite, "file") ?? attr(suite, "filepath") ?? suiteFile;
@@ -46,14 +56,22 @@ export function junitFindings(xml: string, locator: Locator): RunFinding[] {
     const problem = ((testcase.failure as unknown[] | undefined) ?? (testcase.error as unknown[] | undefined))?.[0];
     if (problem === undefined) continue;
     const body = text(problem).trim();
-    const message = (typeof problem === "object" && problem ? attr(problem as Node, "message") : undefined) || body.split("\n").slice(0, 20).join("\n") || "failed";
+    const message =
+      (typeof problem === "object" && problem ? attr(problem as Node, "message") : undefined) ||
+      body.split("\n").slice(0, 20).join("\n") ||
+      "failed";
     const name = attr(testcase, "name") ?? "(unnamed)";
     const declared = attr(testcase, "file") ?? suiteFile ?? pathLike(attr(testcase, "classname"));
-    const where = locate([body, declared && attr(testcase, "line") ? `${declared}:${attr(testcase, "line")}` : "", declared ?? ""], locator, declared);
+    const where = locate(
+      [body, declared && attr(testcase, "line") ? `${declared}:${attr(testcase, "line")}` : "", declared ?? ""],
+      locator,
+      declared,
+    );
     findings.push({ message: message.slice(0, MESSAGE_CHARS), ...where, rule: `test:${name}` });
   }
   return findings;
 }
 
 /** vitest names a case's class by its file; other tools by a dotted or package name. */
-const pathLike = (value: string | undefined) => (value && /\.[a-z]{1,5}$/i.test(value) && value.includes("/") ? value : undefined);
+const pathLike = (value: string | undefined) =>
+  value && /\.[a-z]{1,5}$/i.test(value) && value.includes("/") ? value : undefined;

@@ -57,12 +57,24 @@ export function createLayout(): RunLayout {
   const root = runsAsRoot();
   const uid = root ? allocateUid() : process.getuid!();
   const gid = root ? uid : process.getgid!();
-  const layout: RunLayout = { dir, src: path.join(dir, "src"), home: path.join(dir, "home"), passwd: path.join(dir, "passwd"), group: path.join(dir, "group"), uid, gid };
+  const layout: RunLayout = {
+    dir,
+    src: path.join(dir, "src"),
+    home: path.join(dir, "home"),
+    passwd: path.join(dir, "passwd"),
+    group: path.join(dir, "group"),
+    uid,
+    gid,
+  };
   for (const own of [layout.src, layout.home]) {
     fs.mkdirSync(own, { mode: 0o700 });
     if (root) fs.chownSync(own, uid, gid);
   }
-  fs.writeFileSync(layout.passwd, `root:x:0:0::/root:/bin/sh\nrunner:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n`, { mode: 0o644 });
+  fs.writeFileSync(
+    layout.passwd,
+    `root:x:0:0::/root:/bin/sh\nrunner:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n`,
+    { mode: 0o644 },
+  );
   fs.writeFileSync(layout.group, `root:x:0:\nrunner:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`, { mode: 0o644 });
   return layout;
 }

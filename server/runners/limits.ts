@@ -26,7 +26,8 @@ function ownCgroup(controller: string | null): string | null {
   for (const line of lines) {
     const [, controllers, where] = line.split(":");
     if (where === undefined) continue;
-    if (controller === null ? controllers === "" && line.startsWith("0:") : controllers.split(",").includes(controller)) return where;
+    if (controller === null ? controllers === "" && line.startsWith("0:") : controllers.split(",").includes(controller))
+      return where;
   }
   return null;
 }
@@ -86,7 +87,14 @@ export function createLimits(memoryMb: number): Limits {
   const bytes = String(memoryMb * 1024 * 1024);
   const name = `svc-runner-${randomBytes(8).toString("hex")}`;
   // Moves the shell into each cgroup named before "--", then execs what follows.
-  const enter = (procs: string[]) => ["/bin/sh", "-c", 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"', "sh", ...procs, "--"];
+  const enter = (procs: string[]) => [
+    "/bin/sh",
+    "-c",
+    'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"',
+    "sh",
+    ...procs,
+    "--",
+  ];
   if (cgroups?.kind === "v1") {
     const memory = path.join(cgroups.memory, name);
     const pids = path.join(cgroups.pids, name);
@@ -101,7 +109,10 @@ export function createLimits(memoryMb: number): Limits {
     }
     write(path.join(pids, "pids.max"), String(RUNNER_PROCESSES_MAX));
     return {
-      prefix: [...enter([path.join(memory, "cgroup.procs"), path.join(pids, "cgroup.procs")]), ...rlimits(memoryMb, false)],
+      prefix: [
+        ...enter([path.join(memory, "cgroup.procs"), path.join(pids, "cgroup.procs")]),
+        ...rlimits(memoryMb, false),
+      ],
       release: async () => {
         await removeCgroup(memory);
         await removeCgroup(pids);
@@ -118,7 +129,10 @@ export function createLimits(memoryMb: number): Limits {
       // no swap controller
     }
     write(path.join(dir, "pids.max"), String(RUNNER_PROCESSES_MAX));
-    return { prefix: [...enter([path.join(dir, "cgroup.procs")]), ...rlimits(memoryMb, false)], release: () => removeCgroup(dir) };
+    return {
+      prefix: [...enter([path.join(dir, "cgroup.procs")]), ...rlimits(memoryMb, false)],
+      release: () => removeCgroup(dir),
+    };
   }
   return { prefix: rlimits(memoryMb, true), release: async () => undefined };
 }

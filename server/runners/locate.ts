@@ -87,7 +87,8 @@ function resolve(relative: string, locator: Locator): string | undefined {
   if (relative.startsWith("/")) {
     // A path of another machine (a report written elsewhere): the longest end that is a file here.
     const parts = relative.split("/").filter(Boolean);
-    for (let i = 0; i < parts.length; i++) if (locator.exists(parts.slice(i).join("/"))) return parts.slice(i).join("/");
+    for (let i = 0; i < parts.length; i++)
+      if (locator.exists(parts.slice(i).join("/"))) return parts.slice(i).join("/");
     return undefined;
   }
   if (locator.exists(relative)) return relative;

@@ -39,7 +39,10 @@ export class RunLog {
     if (!this.cut) {
       this.cut = true;
       this.beforeCut = this.written;
-      const line = Buffer.from(`\n[runner] the log passed its limit (RUNNER_LOG_MB); its tail is kept when the run ends\n`, "utf8");
+      const line = Buffer.from(
+        `\n[runner] the log passed its limit (RUNNER_LOG_MB); its tail is kept when the run ends\n`,
+        "utf8",
+      );
       fs.writeSync(this.fd, line);
       this.written += line.length;
       this.onOutput?.(this.written);
@@ -63,7 +66,10 @@ export class RunLog {
       kept = Buffer.concat([older, kept]);
     }
     fs.closeSync(this.fd);
-    const head = Buffer.from(`[runner] ${this.total - kept.length} bytes of output were cut; the last ${kept.length} follow\n`, "utf8");
+    const head = Buffer.from(
+      `[runner] ${this.total - kept.length} bytes of output were cut; the last ${kept.length} follow\n`,
+      "utf8",
+    );
     const tmp = `${this.path}.tmp`;
     fs.writeFileSync(tmp, Buffer.concat([head, kept]), { mode: 0o600 });
     fs.renameSync(tmp, this.path);

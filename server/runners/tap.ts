@@ -25,7 +25,11 @@ export function tapFindings(output: string, locator: Locator): RunFinding[] {
     const stack = typeof details?.stack === "string" ? details.stack : "";
     const location = typeof details?.location === "string" ? details.location : "";
     const declared = location.replace(/:\d+:\d+$/, "") || undefined;
-    findings.push({ message: error.trim().slice(0, MESSAGE_CHARS) || "failed", ...locate([stack, location, name], locator, declared), rule: `test:${name}` });
+    findings.push({
+      message: error.trim().slice(0, MESSAGE_CHARS) || "failed",
+      ...locate([stack, location, name], locator, declared),
+      rule: `test:${name}`,
+    });
   }
   return findings;
 }

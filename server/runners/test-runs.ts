@@ -21,7 +21,11 @@ export interface RunnerFixture {
   repo: Repo;
   commit(files: Record<string, string>): Promise<string>;
   /** `output`: the log without the runner's own lines (which repeat the commands). */
-  run(files: Record<string, string>, sandbox: string, extra?: Partial<RunSpec>): Promise<RunResult & { log: string; output: string }>;
+  run(
+    files: Record<string, string>,
+    sandbox: string,
+    extra?: Partial<RunSpec>,
+  ): Promise<RunResult & { log: string; output: string }>;
   cleanup(): void;
 }
 
@@ -43,16 +47,31 @@ export function runnerFixture(projectId = "p-runner"): RunnerFixture {
   execFileSync("git", ["init", "-q", "--bare", "-b", "main", path.join(root, "r.git")]);
   const repo = openRepo(path.join(root, "r.git"), projectId);
   const author = { name: "t", email: "t@example.com" };
-  const commit = async (files: Record<string, string>) => (await writeCommitFromFiles(repo, { parent: null, files, message: "tree", author })).oid;
+  const commit = async (files: Record<string, string>) =>
+    (await writeCommitFromFiles(repo, { parent: null, files, message: "tree", author })).oid;
   return {
     root,
     repo,
     commit,
     async run(files, sandbox, extra = {}) {
       const logPath = path.join(root, `run-${++logs}.log`);
-      const result = await executeRun({ projectId, repo, commit: await commit(files), sandbox: sandboxPolicy(sandbox), logPath, ...extra });
+      const result = await executeRun({
+        projectId,
+        repo,
+        commit: await commit(files),
+        sandbox: sandboxPolicy(sandbox),
+        logPath,
+        ...extra,
+      });
       const log = fs.readFileSync(extra.logPath ?? logPath, "utf8");
-      return { ...result, log, output: log.split("\n").filter((line) => !line.startsWith("[runner] ")).join("\n") };
+      return {
+        ...result,
+        log,
+        output: log
+          .split("\n")
+          .filter((line) => !line.startsWith("[runner] "))
+          .join("\n"),
+      };
     },
     cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
   };

@@ -9,7 +9,11 @@ import { assertInstanceKeysAgree } from "./keys";
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString("base64");
 
-useTestEnvironment({ SECRET_KEY: "first-instance-secret-key-0123456789abcdef", AUTH_SECRET: "first-instance-auth-secret-0123456789abcdef", DEPLOY_SECRET_KEY: key(1) });
+useTestEnvironment({
+  SECRET_KEY: "first-instance-secret-key-0123456789abcdef",
+  AUTH_SECRET: "first-instance-auth-secret-0123456789abcdef",
+  DEPLOY_SECRET_KEY: key(1),
+});
 
 describe("instances sharing a database agree on their keys at start", () => {
   it("the first start stores check values, never the secrets; a start with the same secrets passes", async () => {
@@ -36,7 +40,10 @@ describe("instances sharing a database agree on their keys at start", () => {
     await withEnv({ DEPLOY_SECRET_KEY: key(2) }, () => assertInstanceKeysAgree());
     const owner = await createTestUser();
     const project = await projectWith(owner.token, { "README.md": "keys\n" });
-    expect((await call("PUT", `/api/projects/${project.path}/secrets/TOKEN`, { token: owner.token, body: { value: "v" } })).status).toBe(201);
+    expect(
+      (await call("PUT", `/api/projects/${project.path}/secrets/TOKEN`, { token: owner.token, body: { value: "v" } }))
+        .status,
+    ).toBe(201);
     await withEnv({ DEPLOY_SECRET_KEY: key(2) }, async () => {
       await expect(assertInstanceKeysAgree()).rejects.toThrow(/^DEPLOY_SECRET_KEY of this instance does not open/);
     });

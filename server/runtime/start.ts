@@ -8,7 +8,10 @@ import { protectDataDir } from "./data-dir";
 import { registerSubscribers } from "./subscribers";
 import { log } from "@/server/log";
 
-const holder = globalThis as unknown as { __svcRuntimeStarted?: boolean; __svcShutdownHooks?: Array<() => Promise<void>> };
+const holder = globalThis as unknown as {
+  __svcRuntimeStarted?: boolean;
+  __svcShutdownHooks?: Array<() => Promise<void>>;
+};
 
 /** Hooks run on SIGTERM/SIGINT before the database closes (e.g. stopping the job executor). */
 export function onShutdown(hook: () => Promise<void>): void {

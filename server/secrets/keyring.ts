@@ -21,12 +21,18 @@ const toStoreKey = (base64: string): StoreKey => {
 /** The writing key; DEPLOY_SECRET_KEY_MISSING without one. */
 export function currentKey(): StoreKey {
   const configured = config.deploySecretKey;
-  if (!configured) throw internal("The secret store needs DEPLOY_SECRET_KEY to be configured on this instance", "DEPLOY_SECRET_KEY_MISSING");
+  if (!configured)
+    throw internal(
+      "The secret store needs DEPLOY_SECRET_KEY to be configured on this instance",
+      "DEPLOY_SECRET_KEY_MISSING",
+    );
   return toStoreKey(configured);
 }
 
 function readableKeys(): StoreKey[] {
-  return [config.deploySecretKey, config.deploySecretKeyPrevious].flatMap((value) => (value ? [toStoreKey(value)] : []));
+  return [config.deploySecretKey, config.deploySecretKeyPrevious].flatMap((value) =>
+    value ? [toStoreKey(value)] : [],
+  );
 }
 
 /** Whether a configured key (current or previous) has this fingerprint. */

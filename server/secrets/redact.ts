@@ -10,7 +10,13 @@ export function redactValues(text: string, values: Iterable<string>): string {
   for (const value of values) {
     if (!value) continue;
     const bytes = Buffer.from(value, "utf8");
-    for (const form of [value, bytes.toString("base64"), bytes.toString("base64").replace(/=+$/, ""), bytes.toString("base64url")]) forms.add(form);
+    for (const form of [
+      value,
+      bytes.toString("base64"),
+      bytes.toString("base64").replace(/=+$/, ""),
+      bytes.toString("base64url"),
+    ])
+      forms.add(form);
   }
   let redacted = text;
   for (const form of [...forms].sort((a, b) => b.length - a.length)) redacted = redacted.split(form).join(REDACTED);

@@ -24,26 +24,47 @@ let project: Awaited<ReturnType<typeof createTestProject>>;
 let publicProject: Awaited<ReturnType<typeof createTestProject>>;
 
 beforeAll(async () => {
-  [owner, admin, writer, stranger] = [await createTestUser(), await createTestUser(), await createTestUser(), await createTestUser()];
-  project = await createTestProject(owner, { collaborators: [{ user: admin, role: "admin" }, { user: writer, role: "write" }] });
+  [owner, admin, writer, stranger] = [
+    await createTestUser(),
+    await createTestUser(),
+    await createTestUser(),
+    await createTestUser(),
+  ];
+  project = await createTestProject(owner, {
+    collaborators: [
+      { user: admin, role: "admin" },
+      { user: writer, role: "write" },
+    ],
+  });
   publicProject = await createTestProject(owner, { visibility: "public" });
   agent = await createTestAgent(owner);
 });
 
-const put = (token: string | undefined, name: string, value: unknown, base = project.base) => call("PUT", `${base}/secrets/${name}`, { token, body: { value } });
+const put = (token: string | undefined, name: string, value: unknown, base = project.base) =>
+  call("PUT", `${base}/secrets/${name}`, { token, body: { value } });
 
 describe("secret routes", () => {
   it("creates (201), replaces (200), lists metadata and never answers a value", async () => {
     const created = await put(admin.token, "DEPLOY_TOKEN", "s3cr3t-value-one");
     expect(created.status).toBe(201);
-    expect(created.body.secret).toMatchObject({ name: "DEPLOY_TOKEN", createdBy: `user:${admin.id}`, updatedBy: `user:${admin.id}` });
+    expect(created.body.secret).toMatchObject({
+      name: "DEPLOY_TOKEN",
+      createdBy: `user:${admin.id}`,
+      updatedBy: `user:${admin.id}`,
+    });
     const replaced = await put(owner.token, "DEPLOY_TOKEN", "s3cr3t-value-two");
     expect(replaced.status).toBe(200);
     expect(replaced.body.secret).toMatchObject({ createdBy: `user:${admin.id}`, updatedBy: `user:${owner.id}` });
     const listed = await call("GET", `${project.base}/secrets`, { token: admin.token });
     expect(listed.status).toBe(200);
     expect(listed.body.secrets.map((s: { name: string }) => s.name)).toContain("DEPLOY_TOKEN");
-    expect(Object.keys(listed.body.secrets[0]).sort()).toEqual(["createdAt", "createdBy", "name", "updatedAt", "updatedBy"]);
+    expect(Object.keys(listed.body.secrets[0]).sort()).toEqual([
+      "createdAt",
+      "createdBy",
+      "name",
+      "updatedAt",
+      "updatedBy",
+    ]);
     for (const res of [created, replaced, listed]) expect(res.text).not.toContain("s3cr3t");
     const { values } = await secretValues(project.id, ["DEPLOY_TOKEN"]);
     expect(values.DEPLOY_TOKEN).toBe("s3cr3t-value-two");
@@ -51,10 +72,17 @@ describe("secret routes", () => {
 
   it("audits writes and deletes without the value", async () => {
     await put(admin.token, "AUDITED", "audit-me-not");
-    expect((await call("DELETE", `${project.base}/secrets/AUDITED`, { token: admin.token })).body).toEqual({ deleted: true, name: "AUDITED" });
-    const rows = await (await db()).auditLog.findMany({ where: { projectId: project.id, target: "AUDITED" }, orderBy: { createdAt: "asc" } });
+    expect((await call("DELETE", `${project.base}/secrets/AUDITED`, { token: admin.token })).body).toEqual({
+      deleted: true,
+      name: "AUDITED",
+    });
+    const rows = await (
+      await db()
+    ).auditLog.findMany({ where: { projectId: project.id, target: "AUDITED" }, orderBy: { createdAt: "asc" } });
     expect(rows.map((row) => row.action)).toEqual(["secret.written", "secret.deleted"]);
-    expect(JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? String(value) : value))).not.toContain("audit-me-not");
+    expect(JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? String(value) : value))).not.toContain(
+      "audit-me-not",
+    );
   });
 
   it("refuses anonymous callers (401), agents and non-admins (403), and hides private projects (404)", async () => {
@@ -73,7 +101,8 @@ describe("secret routes", () => {
   });
 
   it("validates names and values (400) and answers 404 for an unknown name", async () => {
-    for (const name of ["lower", "1ABC", "A-B", `A${"B".repeat(64)}`]) expect((await put(admin.token, name, "v")).status).toBe(400);
+    for (const name of ["lower", "1ABC", "A-B", `A${"B".repeat(64)}`])
+      expect((await put(admin.token, name, "v")).status).toBe(400);
     expect((await put(admin.token, "BIG", "x".repeat(4097))).status).toBe(400);
     expect((await put(admin.token, "WIDE", "é".repeat(2049))).status).toBe(400);
     expect((await put(admin.token, "EXACT", "x".repeat(4096))).status).toBe(201);
@@ -92,16 +121,31 @@ describe("secret routes", () => {
 
   it("serves form callers with redirects to the settings page, with ?error= on failure", async () => {
     const page = `/@${project.namespace}/${project.slug}/settings/secrets`;
-    const created = await call("POST", `${project.base}/secrets`, { token: admin.token, form: { name: "FORM_SECRET", value: "from-a-form" } });
+    const created = await call("POST", `${project.base}/secrets`, {
+      token: admin.token,
+      form: { name: "FORM_SECRET", value: "from-a-form" },
+    });
     expect(created.status).toBe(302);
     expect(created.headers.get("location")).toBe(page);
-    const bad = await call("POST", `${project.base}/secrets`, { token: admin.token, form: { name: "bad name", value: "x" } });
+    const bad = await call("POST", `${project.base}/secrets`, {
+      token: admin.token,
+      form: { name: "bad name", value: "x" },
+    });
     expect([bad.status, bad.headers.get("location")]).toEqual([302, `${page}?error=VALIDATION_ERROR`]);
-    const json = await call("POST", `${project.base}/secrets`, { token: admin.token, body: { name: "JSON_SECRET", value: "v" } });
+    const json = await call("POST", `${project.base}/secrets`, {
+      token: admin.token,
+      body: { name: "JSON_SECRET", value: "v" },
+    });
     expect(json.status).toBe(201);
-    expect((await call("POST", `${project.base}/secrets`, { token: admin.token, body: { name: "JSON_SECRET", value: "w" } })).status).toBe(200);
+    expect(
+      (await call("POST", `${project.base}/secrets`, { token: admin.token, body: { name: "JSON_SECRET", value: "w" } }))
+        .status,
+    ).toBe(200);
     for (let i = 0; i < 2; i++) {
-      const deleted = await call("POST", `${project.base}/secrets/FORM_SECRET/delete`, { token: admin.token, form: {} });
+      const deleted = await call("POST", `${project.base}/secrets/FORM_SECRET/delete`, {
+        token: admin.token,
+        form: {},
+      });
       expect([deleted.status, deleted.headers.get("location")]).toEqual([302, page]);
     }
     expect((await call("POST", `${project.base}/secrets/FORM_SECRET/delete`, { token: admin.token })).status).toBe(404);
@@ -123,7 +167,16 @@ describe("encryption at rest", () => {
     expect(openSecret(row)).toBe("moving-target-value");
     expect(openSecret({ ...row, projectId: publicProject.id })).toBeNull();
     expect(openSecret({ ...row, name: "OTHER" })).toBeNull();
-    await prisma.projectSecret.create({ data: { projectId: publicProject.id, name: "MOVABLE", keyId: row.keyId, sealed: row.sealed, createdBy: "x", updatedBy: "x" } });
+    await prisma.projectSecret.create({
+      data: {
+        projectId: publicProject.id,
+        name: "MOVABLE",
+        keyId: row.keyId,
+        sealed: row.sealed,
+        createdBy: "x",
+        updatedBy: "x",
+      },
+    });
     const moved = await secretValues(publicProject.id, ["MOVABLE"]);
     expect(moved).toEqual({ values: {}, missing: ["MOVABLE"] });
   });
@@ -150,9 +203,15 @@ describe("encryption at rest", () => {
   });
 
   it("refuses a key that is not 32 bytes of base64 at start-up", async () => {
-    for (const bad of [crypto.randomBytes(16).toString("base64"), crypto.randomBytes(33).toString("base64"), "not base64 at all!"]) {
+    for (const bad of [
+      crypto.randomBytes(16).toString("base64"),
+      crypto.randomBytes(33).toString("base64"),
+      "not base64 at all!",
+    ]) {
       await withEnv({ DEPLOY_SECRET_KEY: bad }, async () => expect(() => validateConfig()).toThrow(ConfigError));
-      await withEnv({ DEPLOY_SECRET_KEY_PREVIOUS: bad }, async () => expect(() => validateConfig()).toThrow(/DEPLOY_SECRET_KEY_PREVIOUS/));
+      await withEnv({ DEPLOY_SECRET_KEY_PREVIOUS: bad }, async () =>
+        expect(() => validateConfig()).toThrow(/DEPLOY_SECRET_KEY_PREVIOUS/),
+      );
     }
   });
 });

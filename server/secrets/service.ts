@@ -41,13 +41,16 @@ export function assertSecretName(name: string): void {
 }
 
 function assertSecretValue(value: string): void {
-  if (Buffer.byteLength(value, "utf8") > SECRET_VALUE_BYTES_MAX) throw invalid(`A secret value is at most ${SECRET_VALUE_BYTES_MAX} bytes`, "VALIDATION_ERROR");
+  if (Buffer.byteLength(value, "utf8") > SECRET_VALUE_BYTES_MAX)
+    throw invalid(`A secret value is at most ${SECRET_VALUE_BYTES_MAX} bytes`, "VALIDATION_ERROR");
   if (value.includes("\u0000")) throw invalid("A secret value must not contain the NUL character", "VALIDATION_ERROR");
 }
 
 export async function listSecrets(identity: Identity, ref: ProjectRef): Promise<SecretView[]> {
   const project = await requireSecretAdmin(identity, ref);
-  const rows = await (await db()).projectSecret.findMany({ where: { projectId: project.id }, orderBy: { name: "asc" } });
+  const rows = await (
+    await db()
+  ).projectSecret.findMany({ where: { projectId: project.id }, orderBy: { name: "asc" } });
   return rows.map(secretView);
 }
 
@@ -55,7 +58,12 @@ export async function listSecrets(identity: Identity, ref: ProjectRef): Promise<
  * Creates or replaces a secret. One INSERT ... ON CONFLICT DO UPDATE, so two writers of one name
  * never both create it; `xmax = 0` tells a fresh insert from an update.
  */
-export async function putSecret(identity: Identity, ref: ProjectRef, name: string, value: string): Promise<{ secret: SecretView; created: boolean }> {
+export async function putSecret(
+  identity: Identity,
+  ref: ProjectRef,
+  name: string,
+  value: string,
+): Promise<{ secret: SecretView; created: boolean }> {
   assertSecretName(name);
   assertSecretValue(value);
   const project = await requireSecretAdmin(identity, ref);
@@ -69,15 +77,28 @@ export async function putSecret(identity: Identity, ref: ProjectRef, name: strin
         SET "keyId" = EXCLUDED."keyId", "sealed" = EXCLUDED."sealed", "updatedBy" = EXCLUDED."updatedBy", "updatedAt" = now()
       RETURNING "id", (xmax = 0) AS "created"`;
     const row = await tx.projectSecret.findUniqueOrThrow({ where: { id: rows[0].id } });
-    await writeAudit(tx, { action: "secret.written", identity, projectId: project.id, target: name, data: { created: rows[0].created } });
+    await writeAudit(tx, {
+      action: "secret.written",
+      identity,
+      projectId: project.id,
+      target: name,
+      data: { created: rows[0].created },
+    });
     return { secret: secretView(row), created: rows[0].created };
   });
 }
 
 /** 404 for an unknown name, unless `missingOk` (then `deleted: false`). */
-export async function deleteSecret(identity: Identity, ref: ProjectRef, name: string, options: { missingOk?: boolean } = {}): Promise<{ deleted: boolean; name: string }> {
+export async function deleteSecret(
+  identity: Identity,
+  ref: ProjectRef,
+  name: string,
+  options: { missingOk?: boolean } = {},
+): Promise<{ deleted: boolean; name: string }> {
   const project = await requireSecretAdmin(identity, ref);
-  const deleted = await (await db()).$transaction(async (tx) => {
+  const deleted = await (
+    await db()
+  ).$transaction(async (tx) => {
     const removed = await tx.projectSecret.deleteMany({ where: { projectId: project.id, name } });
     if (removed.count === 0) {
       if (options.missingOk) return false;
@@ -93,8 +114,14 @@ export async function deleteSecret(identity: Identity, ref: ProjectRef, name: st
  * The values of the named secrets of a project, for the provider of a deployment that names them;
  * `missing` lists names not stored (or not readable with the configured keys).
  */
-export async function secretValues(projectId: string, names: string[], client?: DbOrTx): Promise<{ values: Record<string, string>; missing: string[] }> {
-  const rows = names.length ? await (client ?? (await db())).projectSecret.findMany({ where: { projectId, name: { in: names } } }) : [];
+export async function secretValues(
+  projectId: string,
+  names: string[],
+  client?: DbOrTx,
+): Promise<{ values: Record<string, string>; missing: string[] }> {
+  const rows = names.length
+    ? await (client ?? (await db())).projectSecret.findMany({ where: { projectId, name: { in: names } } })
+    : [];
   const values: Record<string, string> = {};
   for (const row of rows) {
     const value = openSecret(row);

@@ -14,7 +14,11 @@ export const SVC_USAGE = `usage: npm run svc -- <command>
                                         with the old key as DEPLOY_SECRET_KEY_PREVIOUS); prints {rekeyed, unreadable}`;
 
 async function userCreate(args: string[]) {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { admin: { type: "boolean", default: false } } });
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { admin: { type: "boolean", default: false } },
+  });
   if (positionals.length !== 1) throw invalid(SVC_USAGE);
   const username = usernameSchema().parse(positionals[0]);
   const prisma = await db();
@@ -29,7 +33,11 @@ async function oauthGrant(args: string[]) {
   const { positionals, values } = parseArgs({
     args,
     allowPositionals: true,
-    options: { name: { type: "string", default: "cli" }, scope: { type: "string", default: "read" }, "expires-in-days": { type: "string" } },
+    options: {
+      name: { type: "string", default: "cli" },
+      scope: { type: "string", default: "read" },
+      "expires-in-days": { type: "string" },
+    },
   });
   if (positionals.length !== 1) throw invalid(SVC_USAGE);
   const input = z

@@ -39,7 +39,8 @@ describe("POST /api/users/me/rotate-token", () => {
   it("refuses named tokens, OAuth grants and agents with 403 SESSION_REQUIRED; read tokens by scope; anonymous 401", async () => {
     const user = await signedInUser();
     const readWrite = await createTestToken(user.cookie, { scope: "read_write" });
-    const grant = ((await runSvcCommand(["oauth:grant", user.username, "--scope", "read_write"])) as { token: string }).token;
+    const grant = ((await runSvcCommand(["oauth:grant", user.username, "--scope", "read_write"])) as { token: string })
+      .token;
     const agent = (await call("POST", "/api/agents", { token: user.token, body: {} })).body.token;
     for (const token of [readWrite, grant, agent]) {
       const res = await call("POST", "/api/users/me/rotate-token", { token });
@@ -47,7 +48,9 @@ describe("POST /api/users/me/rotate-token", () => {
       expect(res.body.code).toBe("SESSION_REQUIRED");
     }
     const read = await createTestToken(user.cookie);
-    expect((await call("POST", "/api/users/me/rotate-token", { token: read })).body.code).toBe("TOKEN_SCOPE_INSUFFICIENT");
+    expect((await call("POST", "/api/users/me/rotate-token", { token: read })).body.code).toBe(
+      "TOKEN_SCOPE_INSUFFICIENT",
+    );
     const anonymous = await call("POST", "/api/users/me/rotate-token");
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.code).toBeUndefined();
@@ -56,7 +59,9 @@ describe("POST /api/users/me/rotate-token", () => {
 
   it("of two concurrent rotations exactly one resulting credential works", async () => {
     const user = await signedInUser();
-    const results = await Promise.all([1, 2].map(() => call("POST", "/api/users/me/rotate-token", { cookie: user.cookie })));
+    const results = await Promise.all(
+      [1, 2].map(() => call("POST", "/api/users/me/rotate-token", { cookie: user.cookie })),
+    );
     const minted = results.filter((r) => r.status === 200).map((r) => r.body.token as string);
     expect(results.every((r) => r.status === 200 || r.status === 409)).toBe(true);
     const working = [];

@@ -27,11 +27,17 @@ const parse = (actor: string) => {
  */
 export async function actorNames(actors: string[]): Promise<ActorName[]> {
   const unique = [...new Set(actors)];
-  const ids = (kind: string) => unique.map(parse).filter((parsed) => parsed.kind === kind && isUuid(parsed.id)).map((parsed) => parsed.id);
+  const ids = (kind: string) =>
+    unique
+      .map(parse)
+      .filter((parsed) => parsed.kind === kind && isUuid(parsed.id))
+      .map((parsed) => parsed.id);
   const [users, agents] = await Promise.all([
     (async () => {
       const wanted = ids("user");
-      return wanted.length === 0 ? [] : (await db()).user.findMany({ where: { id: { in: wanted } }, select: { id: true, username: true } });
+      return wanted.length === 0
+        ? []
+        : (await db()).user.findMany({ where: { id: { in: wanted } }, select: { id: true, username: true } });
     })(),
     agentNames(ids("agent")),
   ]);
@@ -55,19 +61,36 @@ export async function actorNames(actors: string[]): Promise<ActorName[]> {
  * on projects the viewer can read. A missing, deleted or tombstone user is 404.
  */
 export async function userProfile(viewer: Identity, username: string) {
-  const user = await (await db()).user.findUnique({ where: { username }, select: { id: true, username: true, isTombstone: true, deletingAt: true, createdAt: true } });
+  const user = await (
+    await db()
+  ).user.findUnique({
+    where: { username },
+    select: { id: true, username: true, isTombstone: true, deletingAt: true, createdAt: true },
+  });
   if (!user || user.isTombstone || user.deletingAt) throw notFound(`User ${username} not found`);
-  const [projects, orgs, granted] = await Promise.all([projectsOwnedBy(viewer, user.id), sharedOrgsOf(viewer, user.id), grantedProjectIds(viewer)]);
+  const [projects, orgs, granted] = await Promise.all([
+    projectsOwnedBy(viewer, user.id),
+    sharedOrgsOf(viewer, user.id),
+    grantedProjectIds(viewer),
+  ]);
   const events = await eventsByActor(`user:${user.id}`, granted, PROFILE_ACTIVITY_MAX);
   const paths = new Map(projects.map((project) => [project.id, projectPath(project)]));
-  const unknown = [...new Set(events.map((event) => event.projectId).filter((id): id is string => id !== null && !paths.has(id)))];
+  const unknown = [
+    ...new Set(events.map((event) => event.projectId).filter((id): id is string => id !== null && !paths.has(id))),
+  ];
   if (unknown.length > 0) {
-    const rows = await (await db()).project.findMany({ where: { id: { in: unknown } }, select: { id: true, namespace: true, slug: true } });
+    const rows = await (
+      await db()
+    ).project.findMany({ where: { id: { in: unknown } }, select: { id: true, namespace: true, slug: true } });
     for (const row of rows) paths.set(row.id, projectPath(row));
   }
   return {
     user: { id: user.id, username: user.username, createdAt: user.createdAt.toISOString() },
-    projects: projects.map((project) => ({ path: projectPath(project), visibility: project.visibility, updatedAt: project.updatedAt.toISOString() })),
+    projects: projects.map((project) => ({
+      path: projectPath(project),
+      visibility: project.visibility,
+      updatedAt: project.updatedAt.toISOString(),
+    })),
     orgs,
     activity: events.map((event) => ({
       id: event.id,

@@ -19,32 +19,54 @@ const tokenSchema = namedSchema("Token", () =>
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
     createdAt: z.string(),
-  }));
+  }),
+);
 
 const NO_STORE = "no-store";
 
 export const usersRouter = router({
   me: userProcedure
-    .meta({ openapi: { method: "GET", path: "/users/me", tags: ["users"], summary: "The authenticated user's profile" } })
+    .meta({
+      openapi: { method: "GET", path: "/users/me", tags: ["users"], summary: "The authenticated user's profile" },
+    })
     .input(z.object({}))
     .output(
       z.object({
         id: z.string(),
         username: z.string(),
         isAdmin: z.boolean(),
-        credential: z.object({ kind: z.enum(["session", "legacy", "token", "oauth"]), scope: z.enum(["read", "read_write"]) }),
+        credential: z.object({
+          kind: z.enum(["session", "legacy", "token", "oauth"]),
+          scope: z.enum(["read", "read_write"]),
+        }),
       }),
     )
     .query(({ ctx }) => profileOf(ctx.identity)),
 
   listTokens: sessionProcedure
-    .meta({ openapi: { method: "GET", path: "/users/me/tokens", tags: ["users"], summary: "API tokens and OAuth grants (never plaintext); session only" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/users/me/tokens",
+        tags: ["users"],
+        summary: "API tokens and OAuth grants (never plaintext); session only",
+      },
+    })
     .input(z.object({}))
     .output(z.object({ tokens: z.array(tokenSchema()) }))
     .query(async ({ ctx }) => ({ tokens: await listApiTokens(ctx.identity.userId) })),
 
   createToken: sessionProcedure
-    .meta({ openapi: { method: "POST", path: "/users/me/tokens", tags: ["users"], summary: "Create an API token; plaintext shown once; session only" }, successStatus: 201, errors: { 409: ["TOKEN_LIMIT_REACHED"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/users/me/tokens",
+        tags: ["users"],
+        summary: "Create an API token; plaintext shown once; session only",
+      },
+      successStatus: 201,
+      errors: { 409: ["TOKEN_LIMIT_REACHED"] },
+    })
     .input(
       z.object({
         name: text().trim().min(1).max(100),
@@ -60,19 +82,45 @@ export const usersRouter = router({
     }),
 
   revokeToken: sessionProcedure
-    .meta({ openapi: { method: "DELETE", path: "/users/me/tokens/{id}", tags: ["users"], summary: "Revoke a token (the row is kept); session only" } })
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/users/me/tokens/{id}",
+        tags: ["users"],
+        summary: "Revoke a token (the row is kept); session only",
+      },
+    })
     .input(z.object({ id: pathSegment() }))
     .output(z.object({ token: tokenSchema() }))
     .mutation(async ({ ctx, input }) => ({ token: await revokeToken(ctx.identity, input.id) })),
 
   disableLegacyToken: sessionProcedure
-    .meta({ openapi: { method: "POST", path: "/users/me/legacy-token/disable", tags: ["users"], summary: "Disable the legacy credential permanently; session only" } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/users/me/legacy-token/disable",
+        tags: ["users"],
+        summary: "Disable the legacy credential permanently; session only",
+      },
+    })
     .input(z.object({}))
-    .output(z.object({ legacyToken: z.object({ disabled: z.literal(true), disabledAt: z.string(), prefix: z.string().nullable() }) }))
+    .output(
+      z.object({
+        legacyToken: z.object({ disabled: z.literal(true), disabledAt: z.string(), prefix: z.string().nullable() }),
+      }),
+    )
     .mutation(async ({ ctx }) => ({ legacyToken: await disableLegacyCredential(ctx.identity.userId) })),
 
   rotateToken: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/users/me/rotate-token", tags: ["users"], summary: "Mint a new legacy credential; session or the legacy credential" }, errors: { 403: ["SESSION_REQUIRED"], 409: ["CONFLICT"] } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/users/me/rotate-token",
+        tags: ["users"],
+        summary: "Mint a new legacy credential; session or the legacy credential",
+      },
+      errors: { 403: ["SESSION_REQUIRED"], 409: ["CONFLICT"] },
+    })
     .input(z.object({}))
     .output(z.object({ token: z.string(), prefix: z.string() }))
     .mutation(async ({ ctx }) => {
@@ -91,9 +139,19 @@ export const usersRouter = router({
     .output(
       z.object({
         user: z.object({ id: z.string(), username: z.string(), createdAt: z.string() }),
-        projects: z.array(z.object({ path: z.string(), visibility: z.enum(["public", "private"]), updatedAt: z.string() })),
+        projects: z.array(
+          z.object({ path: z.string(), visibility: z.enum(["public", "private"]), updatedAt: z.string() }),
+        ),
         orgs: z.array(z.object({ slug: z.string(), name: z.string() })),
-        activity: z.array(z.object({ id: z.string(), kind: z.string(), project: z.string().nullable(), occurredAt: z.string(), data: z.record(z.string(), z.unknown()) })),
+        activity: z.array(
+          z.object({
+            id: z.string(),
+            kind: z.string(),
+            project: z.string().nullable(),
+            occurredAt: z.string(),
+            data: z.record(z.string(), z.unknown()),
+          }),
+        ),
       }),
     )
     .query(({ ctx, input }) => userProfile(ctx.identity, input.username)),
@@ -103,7 +161,12 @@ export const usersRouter = router({
     .output(
       z.object({
         actors: z.array(
-          z.object({ actor: z.string(), kind: z.enum(["user", "agent", "system", "unknown"]), username: z.string().nullable(), agentName: z.string().nullable() }),
+          z.object({
+            actor: z.string(),
+            kind: z.enum(["user", "agent", "system", "unknown"]),
+            username: z.string().nullable(),
+            agentName: z.string().nullable(),
+          }),
         ),
       }),
     )

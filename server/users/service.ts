@@ -1,5 +1,13 @@
 import { db } from "@/server/db";
-import { createApiToken, forgetUserCredentials, mintToken, revokeApiToken, USER_TOKEN_PREFIX, type NewToken, type UserIdentity } from "@/server/auth";
+import {
+  createApiToken,
+  forgetUserCredentials,
+  mintToken,
+  revokeApiToken,
+  USER_TOKEN_PREFIX,
+  type NewToken,
+  type UserIdentity,
+} from "@/server/auth";
 import { writeAudit } from "@/server/audit";
 import { conflict, unauthenticated } from "@/server/errors";
 
@@ -27,7 +35,9 @@ export async function rotateLegacyCredential(userId: string) {
   const user = await currentUser(userId);
   if (user.legacyTokenDisabledAt) throw conflict("The legacy credential was disabled permanently", "CONFLICT");
   const minted = mintToken(USER_TOKEN_PREFIX);
-  const { count } = await (await db()).user.updateMany({
+  const { count } = await (
+    await db()
+  ).user.updateMany({
     where: { id: userId, deletingAt: null, legacyTokenDisabledAt: null, legacyTokenHash: user.legacyTokenHash },
     data: { legacyTokenHash: minted.hash, legacyTokenPrefix: minted.displayPrefix },
   });
@@ -40,10 +50,17 @@ export async function rotateLegacyCredential(userId: string) {
 export async function disableLegacyCredential(userId: string) {
   await currentUser(userId);
   const prisma = await db();
-  await prisma.user.updateMany({ where: { id: userId, legacyTokenDisabledAt: null }, data: { legacyTokenDisabledAt: new Date() } });
+  await prisma.user.updateMany({
+    where: { id: userId, legacyTokenDisabledAt: null },
+    data: { legacyTokenDisabledAt: new Date() },
+  });
   forgetUserCredentials(userId);
   const user = await prisma.user.findUniqueOrThrow({ where: { id: userId } });
-  return { disabled: true as const, disabledAt: user.legacyTokenDisabledAt!.toISOString(), prefix: user.legacyTokenPrefix };
+  return {
+    disabled: true as const,
+    disabledAt: user.legacyTokenDisabledAt!.toISOString(),
+    prefix: user.legacyTokenPrefix,
+  };
 }
 
 /** Creates a named API token for the caller, audited `token.created` in the same transaction. */
@@ -51,7 +68,12 @@ export async function createNamedToken(identity: UserIdentity, input: NewToken) 
   const prisma = await db();
   return prisma.$transaction(async (tx) => {
     const created = await createApiToken(identity.userId, "token", input, tx);
-    await writeAudit(tx, { action: "token.created", identity, target: `token:${created.token.id}`, data: { name: created.token.name, scope: created.token.scope, prefix: created.token.prefix } });
+    await writeAudit(tx, {
+      action: "token.created",
+      identity,
+      target: `token:${created.token.id}`,
+      data: { name: created.token.name, scope: created.token.scope, prefix: created.token.prefix },
+    });
     return created;
   });
 }
@@ -59,6 +81,11 @@ export async function createNamedToken(identity: UserIdentity, input: NewToken) 
 /** Revokes one of the caller's tokens or grants, audited `token.revoked` when this call revoked it. */
 export function revokeToken(identity: UserIdentity, tokenId: string) {
   return revokeApiToken(identity.userId, tokenId, (tx, token) =>
-    writeAudit(tx, { action: "token.revoked", identity, target: `token:${token.id}`, data: { kind: token.kind, name: token.name, prefix: token.prefix } }),
+    writeAudit(tx, {
+      action: "token.revoked",
+      identity,
+      target: `token:${token.id}`,
+      data: { kind: token.kind, name: token.name, prefix: token.prefix },
+    }),
   );
 }

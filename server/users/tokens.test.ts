@@ -47,7 +47,15 @@ describe("POST /api/users/me/tokens", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.body.plaintext).toMatch(/^svc_user_/);
-    expect(res.body.token).toMatchObject({ name: "laptop", scope: "read", kind: "token", status: "active", expiresAt: null, lastUsedAt: null, revokedAt: null });
+    expect(res.body.token).toMatchObject({
+      name: "laptop",
+      scope: "read",
+      kind: "token",
+      status: "active",
+      expiresAt: null,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(res.body.plaintext.startsWith(res.body.token.prefix)).toBe(true);
     expect(res.body.token.prefix.length).toBeLessThan(res.body.plaintext.length - 16);
 
@@ -63,13 +71,27 @@ describe("POST /api/users/me/tokens", () => {
 
   it("sets an expiry of 1-365 days and rejects anything else with 400", async () => {
     const user = await signedInUser();
-    const created = await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "ci", scope: "read_write", expiresInDays: 30 } });
+    const created = await call("POST", "/api/users/me/tokens", {
+      cookie: user.cookie,
+      body: { name: "ci", scope: "read_write", expiresInDays: 30 },
+    });
     expect(created.status).toBe(201);
     const days = (Date.parse(created.body.token.expiresAt) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThanOrEqual(30);
-    expect((await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "y", expiresInDays: 365 } })).status).toBe(201);
-    for (const body of [{ name: "x", expiresInDays: 0 }, { name: "x", expiresInDays: 366 }, { name: "x", expiresInDays: 1.5 }, { name: "x", scope: "admin" }, { name: "" }, { name: "a\u0000" }, {}]) {
+    expect(
+      (await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "y", expiresInDays: 365 } }))
+        .status,
+    ).toBe(201);
+    for (const body of [
+      { name: "x", expiresInDays: 0 },
+      { name: "x", expiresInDays: 366 },
+      { name: "x", expiresInDays: 1.5 },
+      { name: "x", scope: "admin" },
+      { name: "" },
+      { name: "a\u0000" },
+      {},
+    ]) {
       const res = await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toBeTruthy();
@@ -91,7 +113,10 @@ describe("POST /api/users/me/tokens", () => {
     const user = await signedInUser();
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const res = await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: `t${i}`, expiresInDays: i === 0 ? 1 : undefined } });
+      const res = await call("POST", "/api/users/me/tokens", {
+        cookie: user.cookie,
+        body: { name: `t${i}`, expiresInDays: i === 0 ? 1 : undefined },
+      });
       expect(res.status).toBe(201);
       ids.push(res.body.token.id);
     }
@@ -100,12 +125,21 @@ describe("POST /api/users/me/tokens", () => {
     expect(over.body.code).toBe("TOKEN_LIMIT_REACHED");
 
     expect((await call("DELETE", `/api/users/me/tokens/${ids[1]}`, { cookie: user.cookie })).status).toBe(200);
-    expect((await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "replacement" } })).status).toBe(201);
-    expect((await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "again" } })).body.code).toBe("TOKEN_LIMIT_REACHED");
+    expect(
+      (await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "replacement" } })).status,
+    ).toBe(201);
+    expect(
+      (await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "again" } })).body.code,
+    ).toBe("TOKEN_LIMIT_REACHED");
 
     // Once the 1-day token has expired (its day moved into the past here) it no longer counts.
-    await env.database.prisma.apiToken.update({ where: { id: ids[0] }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect((await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "after expiry" } })).status).toBe(201);
+    await env.database.prisma.apiToken.update({
+      where: { id: ids[0] },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect(
+      (await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "after expiry" } })).status,
+    ).toBe(201);
 
     const list = await call("GET", "/api/users/me/tokens", { cookie: user.cookie });
     expect(list.body.tokens).toHaveLength(22);
@@ -116,7 +150,11 @@ describe("POST /api/users/me/tokens", () => {
   it("concurrent creations never exceed the limit", async () => {
     const user = await signedInUser();
     for (let i = 0; i < 18; i++) await createTestToken(user.cookie, { name: `t${i}` });
-    const results = await Promise.all([1, 2, 3, 4].map((i) => call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: `race${i}` } })));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: `race${i}` } }),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(2);
     expect(results.filter((r) => r.status === 409)).toHaveLength(2);
   });
@@ -128,7 +166,11 @@ describe("scopes (rule 1)", () => {
     const read = await createTestToken(user.cookie);
     const me = await call("GET", "/api/users/me", { token: read });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ id: user.id, username: user.username, credential: { kind: "token", scope: "read" } });
+    expect(me.body).toMatchObject({
+      id: user.id,
+      username: user.username,
+      credential: { kind: "token", scope: "read" },
+    });
     for (const [method, path] of [
       ["POST", "/api/agents"],
       ["POST", "/api/no/such/route"],
@@ -155,12 +197,18 @@ describe("DELETE /api/users/me/tokens/{id}", () => {
   it("revokes at once, keeps the row, and is 404 for unknown, malformed or another user's ids", async () => {
     const user = await signedInUser();
     const other = await signedInUser();
-    const created = await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "ci", scope: "read_write" } });
+    const created = await call("POST", "/api/users/me/tokens", {
+      cookie: user.cookie,
+      body: { name: "ci", scope: "read_write" },
+    });
     const { plaintext, token } = created.body;
     expect((await call("GET", "/api/users/me", { token: plaintext })).status).toBe(200);
 
     expect((await call("DELETE", `/api/users/me/tokens/${token.id}`, { cookie: other.cookie })).status).toBe(404);
-    expect((await call("DELETE", "/api/users/me/tokens/00000000-0000-4000-8000-000000000000", { cookie: user.cookie })).status).toBe(404);
+    expect(
+      (await call("DELETE", "/api/users/me/tokens/00000000-0000-4000-8000-000000000000", { cookie: user.cookie }))
+        .status,
+    ).toBe(404);
     expect((await call("DELETE", "/api/users/me/tokens/not-a-uuid", { cookie: user.cookie })).status).toBe(404);
 
     const revoked = await call("DELETE", `/api/users/me/tokens/${token.id}`, { cookie: user.cookie });
@@ -177,7 +225,10 @@ describe("DELETE /api/users/me/tokens/{id}", () => {
   it("needs a same-host Origin like every cookie write (rule 3)", async () => {
     const user = await signedInUser();
     const created = await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "ci" } });
-    const res = await call("DELETE", `/api/users/me/tokens/${created.body.token.id}`, { cookie: user.cookie, origin: null });
+    const res = await call("DELETE", `/api/users/me/tokens/${created.body.token.id}`, {
+      cookie: user.cookie,
+      origin: null,
+    });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("CSRF");
   });
@@ -188,11 +239,13 @@ describe("lastUsedAt", () => {
     const user = await signedInUser();
     const created = await call("POST", "/api/users/me/tokens", { cookie: user.cookie, body: { name: "ci" } });
     await call("GET", "/api/users/me", { token: created.body.plaintext });
-    const first = (await env.database.prisma.apiToken.findUniqueOrThrow({ where: { id: created.body.token.id } })).lastUsedAt;
+    const first = (await env.database.prisma.apiToken.findUniqueOrThrow({ where: { id: created.body.token.id } }))
+      .lastUsedAt;
     expect(first).toBeInstanceOf(Date);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await call("GET", "/api/users/me", { token: created.body.plaintext });
-    const second = (await env.database.prisma.apiToken.findUniqueOrThrow({ where: { id: created.body.token.id } })).lastUsedAt;
+    const second = (await env.database.prisma.apiToken.findUniqueOrThrow({ where: { id: created.body.token.id } }))
+      .lastUsedAt;
     expect(second).toEqual(first);
     const list = await call("GET", "/api/users/me/tokens", { cookie: user.cookie });
     expect(list.body.tokens[0].lastUsedAt).toBe(first!.toISOString());

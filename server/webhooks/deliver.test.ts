@@ -5,7 +5,12 @@ import { recordEvent } from "@/server/events/record";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { attemptDelivery, deliveryIdFor, pruneDeliveryLogs, webhooksForEvent } from "./deliver";
-import { WEBHOOK_DELIVERY_LOG_KEEP, WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES, WEBHOOK_MAX_ATTEMPTS, retryDelayMs } from "./policy";
+import {
+  WEBHOOK_DELIVERY_LOG_KEEP,
+  WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES,
+  WEBHOOK_MAX_ATTEMPTS,
+  retryDelayMs,
+} from "./policy";
 import { startReceiver } from "./test-receiver";
 import { useWebhookProject } from "./test-support";
 
@@ -31,13 +36,26 @@ describe("webhook delivery", () => {
     expect(payload).toEqual({
       id: eventId,
       kind: "issue.opened",
-      project: { id: ctx.project.id, namespace: ctx.owner.username, slug: ctx.project.slug, path: `@${ctx.owner.username}/${ctx.project.slug}` },
+      project: {
+        id: ctx.project.id,
+        namespace: ctx.owner.username,
+        slug: ctx.project.slug,
+        path: `@${ctx.owner.username}/${ctx.project.slug}`,
+      },
       actor: `user:${ctx.owner.id}`,
       occurredAt,
       data: expect.objectContaining({ title: "Signed", number: expect.any(Number) }),
     });
     const log = await deliveries(hook.id);
-    expect(log[0]).toMatchObject({ eventId, kind: "issue.opened", attempt: 1, succeeded: true, statusCode: 200, responseExcerpt: "ok", error: null });
+    expect(log[0]).toMatchObject({
+      eventId,
+      kind: "issue.opened",
+      attempt: 1,
+      succeeded: true,
+      statusCode: 200,
+      responseExcerpt: "ok",
+      error: null,
+    });
     expect(log[0].durationMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -56,7 +74,13 @@ describe("webhook delivery", () => {
     expect(new Set(requests.map((r) => r.headers["x-svc-delivery"])).size).toBe(1);
     expect(new Set(requests.map((r) => r.body)).size).toBe(1);
     const log = await deliveries(hook.id);
-    expect(log.map((d: { attempt: number; statusCode: number; succeeded: boolean }) => [d.attempt, d.statusCode, d.succeeded])).toEqual([
+    expect(
+      log.map((d: { attempt: number; statusCode: number; succeeded: boolean }) => [
+        d.attempt,
+        d.statusCode,
+        d.succeeded,
+      ]),
+    ).toEqual([
       [3, 204, true],
       [2, 500, false],
       [1, 500, false],
@@ -68,7 +92,11 @@ describe("webhook delivery", () => {
     await closed.close();
     const dead = await createHook(deadUrl);
     expect(await attemptDelivery({ eventId, webhookId: dead.id, attempt: 1 })).toBe("retry");
-    expect((await deliveries(dead.id))[0]).toMatchObject({ statusCode: null, succeeded: false, error: expect.stringMatching(/ECONNREFUSED/) });
+    expect((await deliveries(dead.id))[0]).toMatchObject({
+      statusCode: null,
+      succeeded: false,
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 
   it("times out a receiver that does not answer and retries it", async () => {
@@ -82,7 +110,11 @@ describe("webhook delivery", () => {
       delete process.env.WEBHOOK_TIMEOUT_MS;
       ctx.receiver.setResponder(() => ({ status: 200, body: "ok" }));
     }
-    expect((await deliveries(hook.id))[0]).toMatchObject({ succeeded: false, statusCode: null, error: "timed out after 300 ms" });
+    expect((await deliveries(hook.id))[0]).toMatchObject({
+      succeeded: false,
+      statusCode: null,
+      error: "timed out after 300 ms",
+    });
   });
 
   it("does not retry 4xx answers or the last attempt", async () => {
@@ -116,22 +148,34 @@ describe("webhook delivery", () => {
     const view = () => webhook(hook.id);
     try {
       for (let i = 0; i < WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES - 1; i++) {
-        expect(await attemptDelivery({ eventId: await openIssue(`fail ${i}`), webhookId: hook.id, attempt: 1 })).toBe("failed");
+        expect(await attemptDelivery({ eventId: await openIssue(`fail ${i}`), webhookId: hook.id, attempt: 1 })).toBe(
+          "failed",
+        );
       }
       ctx.receiver.setResponder(() => ({ status: 200 }));
-      expect(await attemptDelivery({ eventId: await openIssue("success"), webhookId: hook.id, attempt: 1 })).toBe("delivered");
+      expect(await attemptDelivery({ eventId: await openIssue("success"), webhookId: hook.id, attempt: 1 })).toBe(
+        "delivered",
+      );
       expect((await view()).failureStreak).toBe(0);
       ctx.receiver.setResponder(() => ({ status: 400 }));
       for (let i = 0; i < WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES; i++) {
-        expect(await attemptDelivery({ eventId: await openIssue(`fail again ${i}`), webhookId: hook.id, attempt: 1 })).toBe("failed");
+        expect(
+          await attemptDelivery({ eventId: await openIssue(`fail again ${i}`), webhookId: hook.id, attempt: 1 }),
+        ).toBe("failed");
       }
     } finally {
       ctx.receiver.setResponder(() => ({ status: 200, body: "ok" }));
     }
     const disabled = await view();
-    expect(disabled).toMatchObject({ active: false, failureStreak: WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES, disabledReason: expect.stringMatching(/consecutive failed deliveries/) });
+    expect(disabled).toMatchObject({
+      active: false,
+      failureStreak: WEBHOOK_DISABLE_AFTER_FAILED_DELIVERIES,
+      disabledReason: expect.stringMatching(/consecutive failed deliveries/),
+    });
     expect(disabled.disabledAt).toBeTruthy();
-    expect(await attemptDelivery({ eventId: await openIssue("after disable"), webhookId: hook.id, attempt: 1 })).toBe("skipped");
+    expect(await attemptDelivery({ eventId: await openIssue("after disable"), webhookId: hook.id, attempt: 1 })).toBe(
+      "skipped",
+    );
     const reenabled = await toggle(hook.id);
     expect(reenabled.body.active).toBe(true);
     expect(await view()).toMatchObject({ active: true, failureStreak: 0, disabledAt: null, disabledReason: null });
@@ -148,7 +192,10 @@ describe("webhook delivery", () => {
       process.env.ALLOW_PRIVATE_TARGETS = "1";
     }
     expect(ctx.receiver.received.length).toBe(before);
-    expect((await deliveries(hook.id))[0]).toMatchObject({ succeeded: false, error: expect.stringMatching(/127\.0\.0\.1/) });
+    expect((await deliveries(hook.id))[0]).toMatchObject({
+      succeeded: false,
+      error: expect.stringMatching(/127\.0\.0\.1/),
+    });
   });
 
   it("matches nothing for an unknown or malformed event id", async () => {
@@ -177,10 +224,15 @@ describe("webhook delivery", () => {
       succeeded: true,
       createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, i)),
     });
-    await prisma.webhookDelivery.createMany({ data: Array.from({ length: WEBHOOK_DELIVERY_LOG_KEEP + 5 }, (_, i) => row(hook.id, i)) });
+    await prisma.webhookDelivery.createMany({
+      data: Array.from({ length: WEBHOOK_DELIVERY_LOG_KEEP + 5 }, (_, i) => row(hook.id, i)),
+    });
     await prisma.webhookDelivery.createMany({ data: [row(other.id, 0)] });
     expect(await pruneDeliveryLogs()).toBeGreaterThanOrEqual(5);
-    const kept = await prisma.webhookDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { createdAt: "asc" } });
+    const kept = await prisma.webhookDelivery.findMany({
+      where: { webhookId: hook.id },
+      orderBy: { createdAt: "asc" },
+    });
     expect(kept).toHaveLength(WEBHOOK_DELIVERY_LOG_KEEP);
     expect(kept[0].deliveryId).toBe("dlv_5");
     expect(await prisma.webhookDelivery.count({ where: { webhookId: other.id } })).toBe(1);

@@ -34,23 +34,39 @@ export interface Target {
 export async function webhooksForEvent(eventId: string): Promise<Target[]> {
   if (!isUuid(eventId)) return [];
   const prisma = await db();
-  const event = await prisma.domainEvent.findUnique({ where: { id: eventId }, select: { projectId: true, kind: true } });
+  const event = await prisma.domainEvent.findUnique({
+    where: { id: eventId },
+    select: { projectId: true, kind: true },
+  });
   if (!event?.projectId) return [];
-  const hooks = await prisma.webhook.findMany({ where: { projectId: event.projectId, active: true }, select: { id: true, events: true } });
+  const hooks = await prisma.webhook.findMany({
+    where: { projectId: event.projectId, active: true },
+    select: { id: true, events: true },
+  });
   return hooks
     .filter((hook) => subscribes(hook.events, event.kind))
     .map((hook) => ({ webhookId: hook.id, deliveryId: deliveryIdFor(eventId, hook.id) }));
 }
 
 /** The events area's interest `webhooks`: the project has an active webhook (events of the others start no fan-out run). */
-export const projectHasActiveWebhook = (project: string) => `EXISTS (SELECT 1 FROM "Webhook" WHERE active AND "projectId" = ${project})`;
+export const projectHasActiveWebhook = (project: string) =>
+  `EXISTS (SELECT 1 FROM "Webhook" WHERE active AND "projectId" = ${project})`;
 
 /** The JSON body sent for an event: built from stored rows only, so every attempt sends the same bytes. */
 export async function buildPayload(eventId: string): Promise<{ kind: string; body: string } | null> {
   if (!isUuid(eventId)) return null;
   const prisma = await db();
   const rows = await prisma.$queryRaw<
-    Array<{ id: string; kind: string; actor: string; data: unknown; occurredAt: Date; projectId: string; namespace: string; slug: string }>
+    Array<{
+      id: string;
+      kind: string;
+      actor: string;
+      data: unknown;
+      occurredAt: Date;
+      projectId: string;
+      namespace: string;
+      slug: string;
+    }>
   >`
     SELECT e."id", e."kind", e."actor", e."data", e."occurredAt", p."id" AS "projectId", p."namespace", p."slug"
     FROM "DomainEvent" e JOIN "Project" p ON p."id" = e."projectId"
@@ -89,7 +105,12 @@ export interface PostOptions {
  * POSTs once, without following redirects, giving up after `timeoutMs` for the whole exchange.
  * Connections go through the outbound policy's lookup. Never throws: failures are in `error`.
  */
-export function postOnce(url: URL, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
+export function postOnce(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: PostOptions,
+): Promise<PostResult> {
   const { timeoutMs, maxResponseBytes } = options;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -104,12 +125,19 @@ export function postOnce(url: URL, body: string, headers: Record<string, string>
     const transport = url.protocol === "https:" ? https : http;
     const request = transport.request(
       url,
-      { method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body).toString() }, lookup: guardedLookup },
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": Buffer.byteLength(body).toString() },
+        lookup: guardedLookup,
+      },
       (response) => {
         const chunks: Buffer[] = [];
         let kept = 0;
         const done = () => {
-          finish({ statusCode: response.statusCode, responseExcerpt: Buffer.concat(chunks).toString("utf8").slice(0, maxResponseBytes) });
+          finish({
+            statusCode: response.statusCode,
+            responseExcerpt: Buffer.concat(chunks).toString("utf8").slice(0, maxResponseBytes),
+          });
           response.destroy();
         };
         response.on("data", (chunk: Buffer) => {
@@ -134,7 +162,12 @@ export function postOnce(url: URL, body: string, headers: Record<string, string>
  * The outbound path of webhooks and of evaluators that call out: the policy's check of the URL
  * (which resolves its host), then `postOnce`, which checks the addresses again at connect time.
  */
-export async function guardedPost(url: URL, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
+export async function guardedPost(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: PostOptions,
+): Promise<PostResult> {
   try {
     await assertAllowedTarget(url);
   } catch (error) {
@@ -154,7 +187,11 @@ const retryable = (result: PostResult) => result.statusCode === undefined || res
  * deleted webhook (or a deleted event/project) receives nothing. The last failed attempt, or a
  * failure not worth retrying, counts toward auto-disabling the webhook; a success resets the count.
  */
-export async function attemptDelivery(job: { eventId: string; webhookId: string; attempt: number }): Promise<AttemptOutcome> {
+export async function attemptDelivery(job: {
+  eventId: string;
+  webhookId: string;
+  attempt: number;
+}): Promise<AttemptOutcome> {
   const prisma = await db();
   const hook = await prisma.webhook.findUnique({ where: { id: job.webhookId } });
   if (!hook?.active) return "skipped";

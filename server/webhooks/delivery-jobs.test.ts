@@ -27,7 +27,11 @@ describe("webhook delivery jobs", () => {
     const mac = crypto.createHmac("sha256", hook.secret).update(request.body).digest();
     const sent = Buffer.from(String(request.headers["x-svc-signature"]).replace(/^sha256=/, ""), "hex");
     expect(crypto.timingSafeEqual(mac, sent)).toBe(true);
-    expect(JSON.parse(request.body)).toMatchObject({ id: eventId, kind: "issue.opened", data: { title: "Delivered by a job" } });
+    expect(JSON.parse(request.body)).toMatchObject({
+      id: eventId,
+      kind: "issue.opened",
+      data: { title: "Delivered by a job" },
+    });
     expect(request.headers["x-svc-event"]).toBe("issue.opened");
     expect((await deliveries(hook.id)).map((d: { succeeded: boolean }) => d.succeeded)).toEqual([true]);
     await toggle(hook.id);
@@ -50,7 +54,13 @@ describe("webhook delivery jobs", () => {
     expect(requests).toHaveLength(3);
     expect(new Set(requests.map((r) => r.headers["x-svc-delivery"])).size).toBe(1);
     const log = await deliveries(hook.id);
-    expect(log.map((d: { attempt: number; statusCode: number; responseExcerpt: string }) => [d.attempt, d.statusCode, d.responseExcerpt])).toEqual([
+    expect(
+      log.map((d: { attempt: number; statusCode: number; responseExcerpt: string }) => [
+        d.attempt,
+        d.statusCode,
+        d.responseExcerpt,
+      ]),
+    ).toEqual([
       [3, 200, "ok"],
       [2, 500, "not yet"],
       [1, 500, "not yet"],
@@ -66,7 +76,9 @@ describe("webhook delivery jobs", () => {
       await drainJobs({ fastForward: true });
       expect(failing.received).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
       const log = await deliveries(hook.id);
-      expect(log.map((d: { attempt: number }) => d.attempt)).toEqual(Array.from({ length: WEBHOOK_MAX_ATTEMPTS }, (_, i) => WEBHOOK_MAX_ATTEMPTS - i));
+      expect(log.map((d: { attempt: number }) => d.attempt)).toEqual(
+        Array.from({ length: WEBHOOK_MAX_ATTEMPTS }, (_, i) => WEBHOOK_MAX_ATTEMPTS - i),
+      );
       expect((await webhook(hook.id)).failureStreak).toBe(1);
       await toggle(hook.id);
     } finally {
@@ -99,7 +111,10 @@ describe("webhook delivery jobs", () => {
       await createHook(once.url);
       const eventId = await openIssue("Once");
       await drainJobs();
-      await inngest.send({ name: "svc/domain.event", data: { eventId, projectId: ctx.project.id, kind: "issue.opened" } });
+      await inngest.send({
+        name: "svc/domain.event",
+        data: { eventId, projectId: ctx.project.id, kind: "issue.opened" },
+      });
       await drainJobs({ fastForward: true });
       expect(once.received).toHaveLength(1);
     } finally {

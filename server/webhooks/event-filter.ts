@@ -9,7 +9,10 @@ export function normalizeEventFilter(raw: string): { value: string } | { error: 
   if (names.length === 1 && names[0] === "*") return { value: "*" };
   if (names.some((name) => name === "")) return { error: "events must be * or a comma-separated list of event kinds" };
   const unknown = names.filter((name) => !(SUBSCRIBABLE_EVENT_KINDS as readonly string[]).includes(name));
-  if (unknown.length) return { error: `unknown event kind(s): ${unknown.join(", ")}; use * or any of ${SUBSCRIBABLE_EVENT_KINDS.join(", ")}` };
+  if (unknown.length)
+    return {
+      error: `unknown event kind(s): ${unknown.join(", ")}; use * or any of ${SUBSCRIBABLE_EVENT_KINDS.join(", ")}`,
+    };
   return { value: SUBSCRIBABLE_EVENT_KINDS.filter((kind) => names.includes(kind)).join(",") };
 }
 

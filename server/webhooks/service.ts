@@ -66,14 +66,24 @@ export async function createWebhook(identity: Identity, ref: ProjectRef, input: 
   }
   const prisma = await db();
   const secret = `whsec_${crypto.randomBytes(32).toString("base64url")}`;
-  const hook = await prisma.webhook.create({ data: { projectId: project.id, url: url.toString(), events: events.value, sealedSecret: seal("webhook-secret", secret) } });
+  const hook = await prisma.webhook.create({
+    data: {
+      projectId: project.id,
+      url: url.toString(),
+      events: events.value,
+      sealedSecret: seal("webhook-secret", secret),
+    },
+  });
   return { ...webhookView(hook), secret };
 }
 
 export async function listWebhooks(identity: Identity, ref: ProjectRef) {
   const { project } = await writableProject(identity, ref);
   const prisma = await db();
-  const hooks = await prisma.webhook.findMany({ where: { projectId: project.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const hooks = await prisma.webhook.findMany({
+    where: { projectId: project.id },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
   return hooks.map(webhookView);
 }
 
@@ -115,7 +125,10 @@ export async function listDeliveries(identity: Identity, ref: ProjectRef, id: st
     orderBy: [{ createdAt: "desc" }, { attempt: "desc" }],
     take: WEBHOOK_DELIVERY_LOG_PAGE,
   });
-  const events = await prisma.domainEvent.findMany({ where: { id: { in: [...new Set(deliveries.map((d) => d.eventId))] } }, select: { id: true, kind: true } });
+  const events = await prisma.domainEvent.findMany({
+    where: { id: { in: [...new Set(deliveries.map((d) => d.eventId))] } },
+    select: { id: true, kind: true },
+  });
   const kinds = new Map(events.map((event) => [event.id, event.kind]));
   return deliveries.map((delivery) => deliveryView(delivery, kinds.get(delivery.eventId) ?? null));
 }

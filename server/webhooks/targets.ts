@@ -104,7 +104,11 @@ export async function assertAllowedTarget(url: URL): Promise<void> {
   assertAddresses(url.hostname, addresses);
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * A `lookup` for http(s).request that refuses connections to addresses the policy forbids,
@@ -114,7 +118,11 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
   dns.lookup(hostname, { ...options, all: true, verbatim: true }, (error, entries) => {
     if (error) return callback(error, "");
     try {
-      if (!config.allowPrivateTargets) assertAddresses(hostname, entries.map((entry) => entry.address));
+      if (!config.allowPrivateTargets)
+        assertAddresses(
+          hostname,
+          entries.map((entry) => entry.address),
+        );
     } catch (refusal) {
       return callback(refusal as NodeJS.ErrnoException, "");
     }

@@ -35,7 +35,9 @@ export function useWebhookProject() {
       return (await call("GET", `${ctx.project.base}/webhooks/${hookId}/deliveries`, asOwner())).body.deliveries;
     },
     async webhook(hookId: string) {
-      return (await call("GET", `${ctx.project.base}/webhooks`, asOwner())).body.webhooks.find((h: { id: string }) => h.id === hookId);
+      return (await call("GET", `${ctx.project.base}/webhooks`, asOwner())).body.webhooks.find(
+        (h: { id: string }) => h.id === hookId,
+      );
     },
     toggle(hookId: string) {
       return call("POST", `${ctx.project.base}/webhooks/${hookId}/toggle`, asOwner());

@@ -18,18 +18,38 @@ let publicProject: Awaited<ReturnType<typeof createTestProject>>;
 const PUBLIC_URL = "http://93.184.216.34/hook";
 
 beforeAll(async () => {
-  [owner, writer, reader, stranger] = [await createTestUser(), await createTestUser(), await createTestUser(), await createTestUser()];
-  project = await createTestProject(owner, { collaborators: [{ user: writer, role: "write" }, { user: reader, role: "read" }] });
-  publicProject = await createTestProject(owner, { visibility: "public", collaborators: [{ user: reader, role: "read" }] });
+  [owner, writer, reader, stranger] = [
+    await createTestUser(),
+    await createTestUser(),
+    await createTestUser(),
+    await createTestUser(),
+  ];
+  project = await createTestProject(owner, {
+    collaborators: [
+      { user: writer, role: "write" },
+      { user: reader, role: "read" },
+    ],
+  });
+  publicProject = await createTestProject(owner, {
+    visibility: "public",
+    collaborators: [{ user: reader, role: "read" }],
+  });
 });
 
-const create = (token: string | undefined, body: Record<string, unknown>, base = project.base) => call("POST", `${base}/webhooks`, { token, body });
+const create = (token: string | undefined, body: Record<string, unknown>, base = project.base) =>
+  call("POST", `${base}/webhooks`, { token, body });
 
 describe("POST /webhooks", () => {
   it("creates a webhook (events default *) and shows its secret only once", async () => {
     const res = await create(writer.token, { url: PUBLIC_URL });
     expect(res.status).toBe(201);
-    expect(res.body.webhook).toMatchObject({ url: PUBLIC_URL, events: "*", active: true, failureStreak: 0, disabledAt: null });
+    expect(res.body.webhook).toMatchObject({
+      url: PUBLIC_URL,
+      events: "*",
+      active: true,
+      failureStreak: 0,
+      disabledAt: null,
+    });
     expect(res.body.webhook.secret).toMatch(/^whsec_.{40,}$/);
     const listed = await call("GET", `${project.base}/webhooks`, { token: writer.token });
     expect(listed.status).toBe(200);
@@ -107,7 +127,9 @@ describe("POST /webhooks", () => {
     expect((await create(undefined, { url: PUBLIC_URL })).status).toBe(404);
     expect((await create(undefined, { url: PUBLIC_URL }, publicProject.base)).status).toBe(403);
     expect((await create(reader.token, { url: PUBLIC_URL }, publicProject.base)).status).toBe(403);
-    expect((await create(owner.token, { url: PUBLIC_URL }, `/api/projects/@${owner.username}/missing`)).status).toBe(404);
+    expect((await create(owner.token, { url: PUBLIC_URL }, `/api/projects/@${owner.username}/missing`)).status).toBe(
+      404,
+    );
     const agent = await createTestAgent(owner);
     expect((await create(agent.token, { url: PUBLIC_URL })).status).toBe(201);
   });
@@ -146,8 +168,12 @@ describe("webhook management", () => {
   it("answers 404 for unknown, malformed and other projects' webhook ids", async () => {
     const elsewhere = (await create(owner.token, { url: PUBLIC_URL }, publicProject.base)).body.webhook.id;
     for (const id of [crypto.randomUUID(), "not-a-uuid", elsewhere]) {
-      expect((await call("POST", `${project.base}/webhooks/${id}/toggle`, { token: owner.token })).status, id).toBe(404);
-      expect((await call("GET", `${project.base}/webhooks/${id}/deliveries`, { token: owner.token })).status, id).toBe(404);
+      expect((await call("POST", `${project.base}/webhooks/${id}/toggle`, { token: owner.token })).status, id).toBe(
+        404,
+      );
+      expect((await call("GET", `${project.base}/webhooks/${id}/deliveries`, { token: owner.token })).status, id).toBe(
+        404,
+      );
       expect((await call("DELETE", `${project.base}/webhooks/${id}`, { token: owner.token })).status, id).toBe(404);
     }
   });
@@ -164,10 +190,14 @@ describe("webhook management", () => {
 
   it("POST .../delete is the form alias: 302 back to the webhooks page", async () => {
     const id = (await create(owner.token, { url: PUBLIC_URL })).body.webhook.id;
-    expect((await call("POST", `${project.base}/webhooks/${id}/delete`, { token: reader.token, form: {} })).status).toBe(403);
+    expect(
+      (await call("POST", `${project.base}/webhooks/${id}/delete`, { token: reader.token, form: {} })).status,
+    ).toBe(403);
     const res = await call("POST", `${project.base}/webhooks/${id}/delete`, { token: owner.token, form: {} });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe(`/@${owner.username}/${project.slug}/settings/webhooks`);
-    expect((await call("POST", `${project.base}/webhooks/${id}/delete`, { token: owner.token, form: {} })).status).toBe(404);
+    expect((await call("POST", `${project.base}/webhooks/${id}/delete`, { token: owner.token, form: {} })).status).toBe(
+      404,
+    );
   });
 });

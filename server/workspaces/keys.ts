@@ -1,5 +1,16 @@
 import type { Prisma, Project, WorkspaceKey } from "@/server/generated/prisma/client";
-import { WORKSPACE_KEY_PREFIX, actingAgentId, actingUserId, deadKeyReason, forgetUserCredentials, isUuid, mintToken, onDeadKeyPresented, type Identity, type KeyRevocationReason } from "@/server/auth";
+import {
+  WORKSPACE_KEY_PREFIX,
+  actingAgentId,
+  actingUserId,
+  deadKeyReason,
+  forgetUserCredentials,
+  isUuid,
+  mintToken,
+  onDeadKeyPresented,
+  type Identity,
+  type KeyRevocationReason,
+} from "@/server/auth";
 import { writeAudit } from "@/server/audit";
 import { announceOnCommit, db, type DbOrTx } from "@/server/db";
 import { forbidden, notFound } from "@/server/errors";
@@ -34,14 +45,21 @@ export function keyView(row: WorkspaceKey, creatorUsername: string) {
  * needs to be able to write that workspace; the key acts as them, remembering which credential
  * they used, so revoking that credential revokes the key.
  */
-export async function createWorkspaceKey(identity: Identity, ref: ProjectRef & { workspace: string }, input: { ttlMinutes: number; keyName?: string }) {
+export async function createWorkspaceKey(
+  identity: Identity,
+  ref: ProjectRef & { workspace: string },
+  input: { ttlMinutes: number; keyName?: string },
+) {
   const { project, role } = await requireProject(identity, ref, "write");
   const workspace = await findWorkspace(project.id, ref.workspace);
   if (!workspace || !canWriteWorkspace(identity, role, workspace)) throw notFound(`Unknown workspace ${ref.workspace}`);
   const userId = actingUserId(identity);
-  if (!userId || (identity.kind !== "user" && identity.kind !== "agent")) throw forbidden("Workspace keys are made by users and agents");
+  if (!userId || (identity.kind !== "user" && identity.kind !== "agent"))
+    throw forbidden("Workspace keys are made by users and agents");
   const minted = mintToken(WORKSPACE_KEY_PREFIX);
-  const row = await (await db()).$transaction(async (tx) => {
+  const row = await (
+    await db()
+  ).$transaction(async (tx) => {
     const created = await tx.workspaceKey.create({
       data: {
         projectId: project.id,
@@ -57,22 +75,37 @@ export async function createWorkspaceKey(identity: Identity, ref: ProjectRef & {
         expiresAt: new Date(Date.now() + input.ttlMinutes * 60_000),
       },
     });
-    await writeAudit(tx, { action: "workspace_key.created", identity, projectId: project.id, target: `workspace_key:${created.id}`, data: { workspace: workspace.name, expiresAt: created.expiresAt.toISOString() } });
+    await writeAudit(tx, {
+      action: "workspace_key.created",
+      identity,
+      projectId: project.id,
+      target: `workspace_key:${created.id}`,
+      data: { workspace: workspace.name, expiresAt: created.expiresAt.toISOString() },
+    });
     return created;
   });
   return { key: keyView(row, creatorName(identity)), plaintext: minted.plaintext };
 }
 
-const creatorName = (identity: Identity) => (identity.kind === "user" ? identity.username : identity.kind === "agent" ? identity.ownerUsername : "");
+const creatorName = (identity: Identity) =>
+  identity.kind === "user" ? identity.username : identity.kind === "agent" ? identity.ownerUsername : "";
 
 /**
  * Marks keys revoked with the reason, audits each, and announces their creators on commit so every
  * instance drops them from its credential cache. Keys already revoked are left as they are.
  */
-async function revokeKeys(tx: DbOrTx, keys: WorkspaceKey[], reason: KeyRevocationReason, identity?: Identity): Promise<WorkspaceKey[]> {
+async function revokeKeys(
+  tx: DbOrTx,
+  keys: WorkspaceKey[],
+  reason: KeyRevocationReason,
+  identity?: Identity,
+): Promise<WorkspaceKey[]> {
   const revoked: WorkspaceKey[] = [];
   for (const key of keys) {
-    const { count } = await tx.workspaceKey.updateMany({ where: { id: key.id, revokedAt: null }, data: { revokedAt: new Date(), revokedReason: reason } });
+    const { count } = await tx.workspaceKey.updateMany({
+      where: { id: key.id, revokedAt: null },
+      data: { revokedAt: new Date(), revokedReason: reason },
+    });
     if (count > 0) revoked.push(key);
   }
   await settleRevoked(tx, revoked, reason, identity);
@@ -82,9 +115,20 @@ async function revokeKeys(tx: DbOrTx, keys: WorkspaceKey[], reason: KeyRevocatio
 type RevokedKey = Pick<WorkspaceKey, "id" | "projectId" | "workspaceName" | "createdById">;
 
 /** Audits keys just revoked and announces their creators on commit (every instance drops them from its credential cache). */
-async function settleRevoked(tx: DbOrTx, revoked: RevokedKey[], reason: KeyRevocationReason, identity?: Identity): Promise<void> {
+async function settleRevoked(
+  tx: DbOrTx,
+  revoked: RevokedKey[],
+  reason: KeyRevocationReason,
+  identity?: Identity,
+): Promise<void> {
   for (const key of revoked) {
-    await writeAudit(tx, { action: "workspace_key.revoked", identity, projectId: key.projectId, target: `workspace_key:${key.id}`, data: { reason, workspace: key.workspaceName } });
+    await writeAudit(tx, {
+      action: "workspace_key.revoked",
+      identity,
+      projectId: key.projectId,
+      target: `workspace_key:${key.id}`,
+      data: { reason, workspace: key.workspaceName },
+    });
   }
   for (const userId of new Set(revoked.map((key) => key.createdById))) {
     await announceOnCommit(tx, CREDENTIALS_TOPIC, userId);
@@ -100,7 +144,10 @@ async function settleRevoked(tx: DbOrTx, revoked: RevokedKey[], reason: KeyRevoc
  */
 async function settleDeadKeys(project: Project, keys: WorkspaceKey[]): Promise<WorkspaceKey[]> {
   const prisma = await db();
-  const full = await prisma.workspaceKey.findMany({ where: { id: { in: keys.map((key) => key.id) } }, include: { createdBy: true, createdByAgent: true, project: { select: { deletingAt: true } } } });
+  const full = await prisma.workspaceKey.findMany({
+    where: { id: { in: keys.map((key) => key.id) } },
+    include: { createdBy: true, createdByAgent: true, project: { select: { deletingAt: true } } },
+  });
   const alive: WorkspaceKey[] = [];
   for (const row of full) {
     const reason = (await deadKeyReason(row)) ?? ((await creatorCanWrite(row, project)) ? null : "access_lost");
@@ -123,9 +170,15 @@ export const sweepDeadKeys = () => settleKeysWhere({});
 async function settleKeysWhere(where: Prisma.WorkspaceKeyWhereInput): Promise<number> {
   const prisma = await db();
   let recorded = 0;
-  for (let after: string | undefined; ; ) {
-    const page = await prisma.workspaceKey.findMany({ where: { ...where, revokedAt: null, ...(after ? { id: { gt: after } } : {}) }, orderBy: { id: "asc" }, take: SWEEP_PAGE });
-    const projects = await prisma.project.findMany({ where: { id: { in: [...new Set(page.map((key) => key.projectId))] } } });
+  for (let after: string | undefined; ;) {
+    const page = await prisma.workspaceKey.findMany({
+      where: { ...where, revokedAt: null, ...(after ? { id: { gt: after } } : {}) },
+      orderBy: { id: "asc" },
+      take: SWEEP_PAGE,
+    });
+    const projects = await prisma.project.findMany({
+      where: { id: { in: [...new Set(page.map((key) => key.projectId))] } },
+    });
     for (const project of projects) {
       const keys = page.filter((key) => key.projectId === project.id);
       recorded += keys.length - (await settleDeadKeys(project, keys)).length;
@@ -153,12 +206,19 @@ async function creatorCanWrite(row: WorkspaceKey, project: Project): Promise<boo
 }
 
 /** The workspace's active keys (project writers), or every key with `revoked` (each says why it ended). */
-export async function listWorkspaceKeys(identity: Identity, ref: ProjectRef & { workspace: string }, options: { revoked: boolean }) {
+export async function listWorkspaceKeys(
+  identity: Identity,
+  ref: ProjectRef & { workspace: string },
+  options: { revoked: boolean },
+) {
   const { project } = await requireProject(identity, ref, "write");
   const workspace = await findWorkspace(project.id, ref.workspace);
   if (!workspace) throw notFound(`Unknown workspace ${ref.workspace}`);
   const prisma = await db();
-  await settleDeadKeys(project, await prisma.workspaceKey.findMany({ where: { workspaceId: workspace.id, revokedAt: null } }));
+  await settleDeadKeys(
+    project,
+    await prisma.workspaceKey.findMany({ where: { workspaceId: workspace.id, revokedAt: null } }),
+  );
   const rows = await prisma.workspaceKey.findMany({
     where: { workspaceId: workspace.id, ...(options.revoked ? {} : { revokedAt: null }) },
     include: { createdBy: { select: { username: true } } },
@@ -173,7 +233,8 @@ export async function revokeWorkspaceKey(identity: Identity, id: string) {
   const key = isUuid(id) ? await prisma.workspaceKey.findUnique({ where: { id } }) : null;
   if (!key) throw notFound("Workspace key not found");
   const { role } = await requireProject(identity, { id: key.projectId }, "read");
-  if (key.createdById !== actingUserId(identity) && !atLeast(role, "admin")) throw forbidden("Only the key's creator or a project admin revokes it");
+  if (key.createdById !== actingUserId(identity) && !atLeast(role, "admin"))
+    throw forbidden("Only the key's creator or a project admin revokes it");
   await prisma.$transaction((tx) => revokeKeys(tx, [key], "revoked", identity));
   forgetUserCredentials(key.createdById);
   return { revoked: true as const, id: key.id };
@@ -184,7 +245,11 @@ export async function revokeWorkspaceKey(identity: Identity, id: string) {
  * transaction that records it. One statement for all the changes a landing settles; a landing's
  * transaction holds the embedded database meanwhile, and nearly always no key matches.
  */
-export async function revokeKeysOfChanges(tx: DbOrTx, changeIds: string[], reason: "merged" | "rejected"): Promise<void> {
+export async function revokeKeysOfChanges(
+  tx: DbOrTx,
+  changeIds: string[],
+  reason: "merged" | "rejected",
+): Promise<void> {
   const revoked = await tx.$queryRaw<RevokedKey[]>`
     UPDATE "WorkspaceKey" AS k SET "revokedAt" = now(), "revokedReason" = ${reason}
       FROM "Change" AS c

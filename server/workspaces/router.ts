@@ -16,13 +16,28 @@ const workspaceOutput = namedSchema("Workspace", () =>
     createdById: z.string().nullable(),
     createdByAgentId: z.string().nullable(),
     createdAt: z.string(),
-  }));
+  }),
+);
 
 export const workspacesRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: COLLECTION, tags, summary: "Fork the project into a workspace (writers)" }, successStatus: 201, errors: { 409: ["CONFLICT", "TARGET_DELETING"] }, workspaceKey: true })
+    .meta({
+      openapi: { method: "POST", path: COLLECTION, tags, summary: "Fork the project into a workspace (writers)" },
+      successStatus: 201,
+      errors: { 409: ["CONFLICT", "TARGET_DELETING"] },
+      workspaceKey: true,
+    })
     .input(z.object({ ...projectParams(), name: nameSlug().optional() }))
-    .output(z.object({ workspace: z.string(), remote: z.string(), namespace: z.string(), slug: z.string(), path: z.string(), id: z.string() }))
+    .output(
+      z.object({
+        workspace: z.string(),
+        remote: z.string(),
+        namespace: z.string(),
+        slug: z.string(),
+        path: z.string(),
+        id: z.string(),
+      }),
+    )
     .mutation(async ({ input, ctx }) => {
       const { project, workspace } = await createWorkspace(ctx.identity, input, input.name);
       return {
@@ -36,17 +51,48 @@ export const workspacesRouter = router({
     }),
 
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: COLLECTION, tags, summary: "The project's workspaces (anonymous on public projects)" } })
+    .meta({
+      openapi: {
+        method: "GET",
+        path: COLLECTION,
+        tags,
+        summary: "The project's workspaces (anonymous on public projects)",
+      },
+    })
     .input(z.object(projectParams()))
-    .output(z.object({ namespace: z.string(), slug: z.string(), path: z.string(), workspaces: z.array(workspaceOutput()) }))
+    .output(
+      z.object({ namespace: z.string(), slug: z.string(), path: z.string(), workspaces: z.array(workspaceOutput()) }),
+    )
     .query(async ({ input, ctx }) => {
       const { project, workspaces } = await listWorkspaces(ctx.identity, input);
-      return { namespace: project.namespace, slug: project.slug, path: projectPath(project), workspaces: workspaces.map((w) => workspaceView(project, w)) };
+      return {
+        namespace: project.namespace,
+        slug: project.slug,
+        path: projectPath(project),
+        workspaces: workspaces.map((w) => workspaceView(project, w)),
+      };
     }),
 
   commit: authedProcedure
-    .meta({ openapi: { method: "POST", path: "/workspaces/{name}/commit", tags, summary: "Write a file map (null deletes) as one workspace commit" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] }, workspaceKey: true })
-    .input(z.object({ name: pathSegment(), projectId: z.string().min(1), message: text().min(1), files: fileMapInput({ allowDeletes: true }) }))
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/workspaces/{name}/commit",
+        tags,
+        summary: "Write a file map (null deletes) as one workspace commit",
+      },
+      successStatus: 201,
+      errors: { 409: ["TARGET_DELETING"] },
+      workspaceKey: true,
+    })
+    .input(
+      z.object({
+        name: pathSegment(),
+        projectId: z.string().min(1),
+        message: text().min(1),
+        files: fileMapInput({ allowDeletes: true }),
+      }),
+    )
     .output(
       z.object({
         workspace: z.string(),

@@ -13,7 +13,21 @@ import {
   type RecordMove,
 } from "@/server/git";
 import { conflict, internal, notFound } from "@/server/errors";
-import { assertFileMapWithinLimits, assertNotDeleting, assertNotImporting, assertWorkspaceScope, atLeast, commitAuthorship, findProjectAlongside, type ProjectAlongside, projectPath, projectRole, type ProjectRole, requireProject, workspaceRemote } from "@/server/projects";
+import {
+  assertFileMapWithinLimits,
+  assertNotDeleting,
+  assertNotImporting,
+  assertWorkspaceScope,
+  atLeast,
+  commitAuthorship,
+  findProjectAlongside,
+  type ProjectAlongside,
+  projectPath,
+  projectRole,
+  type ProjectRole,
+  requireProject,
+  workspaceRemote,
+} from "@/server/projects";
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -37,9 +51,19 @@ async function forkOnce(identity: Identity, project: Project, name: string): Pro
   const { registered } = await createWorkspaceFork(project.id, name, project.defaultBranch, (tip, place) =>
     prisma.$transaction(async (tx) => {
       const workspace = await tx.workspace.create({
-        data: { projectId: project.id, name, createdById: actingUserId(identity) ?? null, createdByAgentId: actingAgentId(identity) },
+        data: {
+          projectId: project.id,
+          name,
+          createdById: actingUserId(identity) ?? null,
+          createdByAgentId: actingAgentId(identity),
+        },
       });
-      await recordEvent(tx, { projectId: project.id, kind: "workspace.created", actor: actorOf(identity), data: { workspace: name, commit: tip } });
+      await recordEvent(tx, {
+        projectId: project.id,
+        kind: "workspace.created",
+        actor: actorOf(identity),
+        data: { workspace: name, commit: tip },
+      });
       place();
       return workspace;
     }),
@@ -63,14 +87,17 @@ export async function createWorkspace(identity: Identity, ref: ProjectRef, reque
       return { project, workspace };
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      if (requestedName !== undefined || attempt + 1 >= GENERATED_NAME_ATTEMPTS) throw conflict(`Workspace ${name} already exists`, "CONFLICT");
+      if (requestedName !== undefined || attempt + 1 >= GENERATED_NAME_ATTEMPTS)
+        throw conflict(`Workspace ${name} already exists`, "CONFLICT");
     }
   }
 }
 
 export async function listWorkspaces(identity: Identity, ref: ProjectRef) {
   const { project } = await requireProject(identity, ref, "read");
-  const workspaces = await (await db()).workspace.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "asc" } });
+  const workspaces = await (
+    await db()
+  ).workspace.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "asc" } });
   return { project, workspaces };
 }
 
@@ -81,7 +108,8 @@ export async function findWorkspace(projectId: string, name: string): Promise<Wo
 
 /** The workspace `name`, read with its project in one statement (`requireProject`'s `alongside`). */
 export const workspaceAlongside = (name: string): ProjectAlongside<Workspace> => ({
-  sql: (projectId, param) => `(SELECT to_jsonb(w) FROM "Workspace" AS w WHERE w."projectId" = ${projectId} AND w.name = ${param(name)})`,
+  sql: (projectId, param) =>
+    `(SELECT to_jsonb(w) FROM "Workspace" AS w WHERE w."projectId" = ${projectId} AND w.name = ${param(name)})`,
   fromJson: (value) => {
     const row = value as Omit<Workspace, "createdAt"> & { createdAt: string };
     return { ...row, createdAt: dateFromJson(row.createdAt) };
@@ -95,7 +123,10 @@ export const workspaceNameSql = (id: string) => `(SELECT w.name FROM "Workspace"
 export async function workspaceNames(ids: string[], client?: DbOrTx): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await (client ?? (await db())).workspace.findMany({ where: { id: { in: unique } }, select: { id: true, name: true } });
+  const rows = await (client ?? (await db())).workspace.findMany({
+    where: { id: { in: unique } },
+    select: { id: true, name: true },
+  });
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
@@ -104,7 +135,11 @@ export async function workspaceNames(ids: string[], client?: DbOrTx): Promise<Ma
  * project admins; a workspace key writes to its own workspace (its creator's write access is
  * checked by the access resolver).
  */
-export function canWriteWorkspace(identity: Identity, role: ProjectRole, workspace: Pick<Workspace, "id" | "createdById">): boolean {
+export function canWriteWorkspace(
+  identity: Identity,
+  role: ProjectRole,
+  workspace: Pick<Workspace, "id" | "createdById">,
+): boolean {
   if (identity.kind === "workspace-key") return workspace.id === identity.workspaceId;
   if (!atLeast(role, "write")) return false;
   const isCreator = workspace.createdById !== null && workspace.createdById === actingUserId(identity);
@@ -128,7 +163,10 @@ async function writableWorkspace(identity: Identity, projectId: string, name: st
 }
 
 /** Writes a file map (null deletes) as one commit on the workspace's branch; concurrent commits all land. */
-export async function commitToWorkspace(identity: Identity, input: { projectId: string; name: string; files: FileMap; message: string }) {
+export async function commitToWorkspace(
+  identity: Identity,
+  input: { projectId: string; name: string; files: FileMap; message: string },
+) {
   const { project, workspace } = await writableWorkspace(identity, input.projectId, input.name);
   assertFileMapWithinLimits(input.files);
   const repo = openWorkspaceRepo(project.id, workspace.name);
@@ -139,8 +177,28 @@ export async function commitToWorkspace(identity: Identity, input: { projectId: 
   // transaction that moves the branch, with the branch-move subscribers' hooks.
   const actor = actorOf(identity);
   const recordMove: RecordMove = (tx, move) =>
-    recordEvent(tx, { projectId: project.id, kind: "push", actor, data: { ref: branchRef(branch), before: move.parent, after: move.oid, workspace: workspace.name } });
+    recordEvent(tx, {
+      projectId: project.id,
+      kind: "push",
+      actor,
+      data: { ref: branchRef(branch), before: move.parent, after: move.oid, workspace: workspace.name },
+    });
   const move = { project, workspace: workspace.name, actor, cause: "commit" as const, changeIds: [] };
-  const { oid, parent } = await commitToBranch(repo, branch, { files: input.files, message: input.message, author, committer, recordMove, move });
-  return { workspace: workspace.name, projectId: project.id, path: projectPath(project), branch, commit: oid, parent, files: Object.keys(input.files).length };
+  const { oid, parent } = await commitToBranch(repo, branch, {
+    files: input.files,
+    message: input.message,
+    author,
+    committer,
+    recordMove,
+    move,
+  });
+  return {
+    workspace: workspace.name,
+    projectId: project.id,
+    path: projectPath(project),
+    branch,
+    commit: oid,
+    parent,
+    files: Object.keys(input.files).length,
+  };
 }

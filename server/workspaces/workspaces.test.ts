@@ -3,7 +3,16 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { db } from "@/server/db/client";
-import { branchRef, listFiles, log, openProjectRepo, openWorkspaceRepo, readCommit, readFile, readRef } from "@/server/git";
+import {
+  branchRef,
+  listFiles,
+  log,
+  openProjectRepo,
+  openWorkspaceRepo,
+  readCommit,
+  readFile,
+  readRef,
+} from "@/server/git";
 import { WORKSPACE_COMMIT_BYTES_MAX } from "@/server/limits";
 import { findProjectAlongside } from "@/server/projects";
 import { createTestProject, grantCollaborator } from "@/server/projects/test-fixtures";
@@ -13,7 +22,11 @@ useTestEnvironment();
 
 async function setup(visibility: "private" | "public" = "private") {
   const owner = await createTestUser();
-  const project = await createTestProject(owner.token, { name: "proj", visibility, files: { "README.md": "r", "src/keep.ts": "k", "src/drop.ts": "d" } });
+  const project = await createTestProject(owner.token, {
+    name: "proj",
+    visibility,
+    files: { "README.md": "r", "src/keep.ts": "k", "src/drop.ts": "d" },
+  });
   return { owner, project, collection: `/api/workspaces/@${owner.username}/proj/workspaces` };
 }
 
@@ -37,7 +50,9 @@ describe("POST/GET /api/workspaces/{namespace}/{slug}/workspaces", () => {
     });
     const fork = openWorkspaceRepo(project.id, "ws1");
     expect(readRef(fork, branchRef("main"))).toBe(project.commit);
-    const event = await (await db()).domainEvent.findFirst({ where: { projectId: project.id, kind: "workspace.created" } });
+    const event = await (
+      await db()
+    ).domainEvent.findFirst({ where: { projectId: project.id, kind: "workspace.created" } });
     expect(event).toMatchObject({ actor: `user:${owner.id}`, data: { workspace: "ws1", commit: project.commit } });
   });
 
@@ -62,7 +77,10 @@ describe("POST/GET /api/workspaces/{namespace}/{slug}/workspaces", () => {
     expect((await call("POST", collection, { token: reader.token, body: {} })).status).toBe(403);
     expect((await call("POST", collection, { token: stranger.token, body: {} })).status).toBe(404);
     expect((await call("POST", collection, { body: {} })).status).toBe(401);
-    expect((await call("POST", `/api/workspaces/@${owner.username}/missing/workspaces`, { token: owner.token, body: {} })).status).toBe(404);
+    expect(
+      (await call("POST", `/api/workspaces/@${owner.username}/missing/workspaces`, { token: owner.token, body: {} }))
+        .status,
+    ).toBe(404);
     const agent = await call("POST", "/api/agents", { token: owner.token, body: { name: "bot" } });
     expect(agent.status).toBe(201);
     const byAgent = await call("POST", collection, { token: agent.body.token, body: { name: "agentws" } });
@@ -90,7 +108,11 @@ describe("POST /api/workspaces/{name}/commit", () => {
     await createWorkspace(collection, owner.token, "w");
     const res = await call("POST", "/api/workspaces/w/commit", {
       token: owner.token,
-      body: { projectId: project.id, message: "work", files: { "src/new/deep.ts": "deep", "src/drop.ts": null, "README.md": "changed" } },
+      body: {
+        projectId: project.id,
+        message: "work",
+        files: { "src/new/deep.ts": "deep", "src/drop.ts": null, "README.md": "changed" },
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ workspace: "w", projectId: project.id, branch: "main", parent: project.commit });
@@ -108,7 +130,10 @@ describe("POST /api/workspaces/{name}/commit", () => {
     const { owner, project, collection } = await setup();
     const agent = await call("POST", "/api/agents", { token: owner.token, body: { name: "robo" } });
     const name = (await call("POST", collection, { token: agent.body.token, body: { name: "aw" } })).body.workspace;
-    const res = await call("POST", `/api/workspaces/${name}/commit`, { token: agent.body.token, body: { projectId: project.id, message: "by agent", files: { "a.txt": "a" } } });
+    const res = await call("POST", `/api/workspaces/${name}/commit`, {
+      token: agent.body.token,
+      body: { projectId: project.id, message: "by agent", files: { "a.txt": "a" } },
+    });
     expect(res.status).toBe(201);
     const commit = await readCommit(openWorkspaceRepo(project.id, "aw"), res.body.commit);
     expect(commit.author.name).toBe(`robo (agent of ${owner.username})`);
@@ -131,12 +156,28 @@ describe("POST /api/workspaces/{name}/commit", () => {
       expect((await call("POST", "/api/workspaces/mine/commit", { token, body })).status).toBe(404);
     }
     expect((await call("POST", "/api/workspaces/other/commit", { token: owner.token, body })).status).toBe(404);
-    expect((await call("POST", "/api/workspaces/mine/commit", { token: owner.token, body: { ...body, projectId: "not-a-uuid" } })).status).toBe(404);
-    expect((await call("POST", "/api/workspaces/mine/commit", { token: owner.token, body: { ...body, projectId: "00000000-0000-4000-8000-000000000000" } })).status).toBe(404);
+    expect(
+      (
+        await call("POST", "/api/workspaces/mine/commit", {
+          token: owner.token,
+          body: { ...body, projectId: "not-a-uuid" },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call("POST", "/api/workspaces/mine/commit", {
+          token: owner.token,
+          body: { ...body, projectId: "00000000-0000-4000-8000-000000000000" },
+        })
+      ).status,
+    ).toBe(404);
     expect((await call("POST", "/api/workspaces/mine/commit", { body })).status).toBe(401);
     // the writer's own workspace and a project admin on anyone's are fine
     const writersOwn = await createWorkspace(collection, writer.token, "theirs");
-    expect((await call("POST", `/api/workspaces/${writersOwn}/commit`, { token: writer.token, body })).status).toBe(201);
+    expect((await call("POST", `/api/workspaces/${writersOwn}/commit`, { token: writer.token, body })).status).toBe(
+      201,
+    );
     expect((await call("POST", "/api/workspaces/mine/commit", { token: admin.token, body })).status).toBe(201);
   });
 
@@ -144,18 +185,35 @@ describe("POST /api/workspaces/{name}/commit", () => {
     const { owner, project, collection } = await setup();
     await createWorkspace(collection, owner.token, "v");
     const url = "/api/workspaces/v/commit";
-    for (const body of [{ projectId: project.id, files: {} }, { projectId: project.id, message: "m" }, { message: "m", files: {} }, { projectId: project.id, message: "m", files: { a: 1 } }]) {
+    for (const body of [
+      { projectId: project.id, files: {} },
+      { projectId: project.id, message: "m" },
+      { message: "m", files: {} },
+      { projectId: project.id, message: "m", files: { a: 1 } },
+    ]) {
       expect((await call("POST", url, { token: owner.token, body })).status, JSON.stringify(body)).toBe(400);
     }
-    const badPath = await call("POST", url, { token: owner.token, body: { projectId: project.id, message: "m", files: { "../etc/passwd": "x" } } });
+    const badPath = await call("POST", url, {
+      token: owner.token,
+      body: { projectId: project.id, message: "m", files: { "../etc/passwd": "x" } },
+    });
     expect(badPath).toMatchObject({ status: 400, body: { code: "INVALID_PATH" } });
     const many = Object.fromEntries(Array.from({ length: 2001 }, (_, i) => [`f/${i}.txt`, "x"]));
-    const tooMany = await call("POST", url, { token: owner.token, body: { projectId: project.id, message: "m", files: many } });
+    const tooMany = await call("POST", url, {
+      token: owner.token,
+      body: { projectId: project.id, message: "m", files: many },
+    });
     expect(tooMany).toMatchObject({ status: 413, body: { code: "PAYLOAD_TOO_LARGE" } });
-    const huge = await call("POST", url, { token: owner.token, body: { projectId: project.id, message: "m", files: { "big.txt": "z".repeat(WORKSPACE_COMMIT_BYTES_MAX + 1) } } });
+    const huge = await call("POST", url, {
+      token: owner.token,
+      body: { projectId: project.id, message: "m", files: { "big.txt": "z".repeat(WORKSPACE_COMMIT_BYTES_MAX + 1) } },
+    });
     expect(huge).toMatchObject({ status: 413, body: { code: "PAYLOAD_TOO_LARGE" } });
     const exactly = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`f/${i}.txt`, "x"]));
-    expect((await call("POST", url, { token: owner.token, body: { projectId: project.id, message: "m", files: exactly } })).status).toBe(201);
+    expect(
+      (await call("POST", url, { token: owner.token, body: { projectId: project.id, message: "m", files: exactly } }))
+        .status,
+    ).toBe(201);
   });
 
   it("concurrent commits to one workspace all land in its history", async () => {
@@ -163,7 +221,10 @@ describe("POST /api/workspaces/{name}/commit", () => {
     await createWorkspace(collection, owner.token, "busy");
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        call("POST", "/api/workspaces/busy/commit", { token: owner.token, body: { projectId: project.id, message: `c${i}`, files: { [`c${i}.txt`]: `${i}` } } }),
+        call("POST", "/api/workspaces/busy/commit", {
+          token: owner.token,
+          body: { projectId: project.id, message: `c${i}`, files: { [`c${i}.txt`]: `${i}` } },
+        }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
@@ -172,7 +233,9 @@ describe("POST /api/workspaces/{name}/commit", () => {
     for (const r of results) expect(history).toContain(r.body.commit);
     expect(history).toHaveLength(9);
     // Each commit's push event was recorded with its move: the events chain from the fork point to the tip.
-    const pushes = await (await db()).domainEvent.findMany({ where: { projectId: project.id, kind: "push" }, orderBy: { seq: "asc" } });
+    const pushes = await (
+      await db()
+    ).domainEvent.findMany({ where: { projectId: project.id, kind: "push" }, orderBy: { seq: "asc" } });
     const moves = pushes.map((event) => event.data as { before: string; after: string; workspace: string });
     expect(moves).toHaveLength(8);
     expect(moves.every((move) => move.workspace === "busy")).toBe(true);
@@ -184,8 +247,14 @@ describe("POST /api/workspaces/{name}/commit", () => {
   it("409 TARGET_DELETING once the project's deletion is accepted", async () => {
     const { owner, project, collection } = await setup();
     await createWorkspace(collection, owner.token, "late");
-    await call("DELETE", `/api/projects/@${owner.username}/proj`, { token: owner.token, body: { confirm: project.path } });
-    const res = await call("POST", "/api/workspaces/late/commit", { token: owner.token, body: { projectId: project.id, message: "m", files: { "a.txt": "a" } } });
+    await call("DELETE", `/api/projects/@${owner.username}/proj`, {
+      token: owner.token,
+      body: { confirm: project.path },
+    });
+    const res = await call("POST", "/api/workspaces/late/commit", {
+      token: owner.token,
+      body: { projectId: project.id, message: "m", files: { "a.txt": "a" } },
+    });
     expect(res).toMatchObject({ status: 409, body: { code: "TARGET_DELETING" } });
   });
 });
@@ -197,12 +266,30 @@ describe("a project and its workspace read together", () => {
     const name = await createWorkspace(collection, owner.token, "together");
     const prisma = await db();
     // Every timestamp column set, one of them on a whole second (JSON drops its fraction).
-    await prisma.project.update({ where: { id: project.id }, data: { deletingAt: new Date("2026-01-02T03:04:05.000Z") } });
-    const expected = { project: await prisma.project.findUniqueOrThrow({ where: { id: project.id } }), alongside: await prisma.workspace.findUniqueOrThrow({ where: { projectId_name: { projectId: project.id, name } } }) };
+    await prisma.project.update({
+      where: { id: project.id },
+      data: { deletingAt: new Date("2026-01-02T03:04:05.000Z") },
+    });
+    const expected = {
+      project: await prisma.project.findUniqueOrThrow({ where: { id: project.id } }),
+      alongside: await prisma.workspace.findUniqueOrThrow({
+        where: { projectId_name: { projectId: project.id, name } },
+      }),
+    };
     expect(await findProjectAlongside({ id: project.id }, workspaceAlongside(name))).toEqual(expected);
-    expect(await findProjectAlongside({ namespace: owner.username, slug: "proj" }, workspaceAlongside(name))).toEqual(expected);
-    expect(await findProjectAlongside({ id: project.id }, workspaceAlongside("missing"))).toEqual({ project: expected.project, alongside: null });
-    expect(await findProjectAlongside({ id: "00000000-0000-4000-8000-000000000000" }, workspaceAlongside(name))).toEqual({ project: null, alongside: null });
-    expect(await findProjectAlongside({ id: "not-a-uuid" }, workspaceAlongside(name))).toEqual({ project: null, alongside: null });
+    expect(await findProjectAlongside({ namespace: owner.username, slug: "proj" }, workspaceAlongside(name))).toEqual(
+      expected,
+    );
+    expect(await findProjectAlongside({ id: project.id }, workspaceAlongside("missing"))).toEqual({
+      project: expected.project,
+      alongside: null,
+    });
+    expect(
+      await findProjectAlongside({ id: "00000000-0000-4000-8000-000000000000" }, workspaceAlongside(name)),
+    ).toEqual({ project: null, alongside: null });
+    expect(await findProjectAlongside({ id: "not-a-uuid" }, workspaceAlongside(name))).toEqual({
+      project: null,
+      alongside: null,
+    });
   });
 });

@@ -72,13 +72,21 @@ let grantAll: (project: Project) => Promise<void>;
 const asOwner = (method: Method, path: string, body?: unknown) => call(method, path, { token: owner.token, body });
 
 async function freshProject(visibility: "private" | "public", files: Record<string, string> = {}) {
-  const project = await createTestProject(owner.token, { name: unique("m"), org, visibility, files: { "README.md": "hi\n", ...files } });
+  const project = await createTestProject(owner.token, {
+    name: unique("m"),
+    org,
+    visibility,
+    files: { "README.md": "hi\n", ...files },
+  });
   await grantAll(project);
   return project;
 }
 
 async function webhookOf(project: Project) {
-  const res = await asOwner("POST", `/api/projects/${project.path}/webhooks`, { url: "http://127.0.0.1:9/x", events: "issue.opened" });
+  const res = await asOwner("POST", `/api/projects/${project.path}/webhooks`, {
+    url: "http://127.0.0.1:9/x",
+    events: "issue.opened",
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.webhook.id as string;
 }
@@ -89,7 +97,15 @@ const P = (fixture: Fixture, rest = "") => `/api/projects/${fixture.project.path
 async function freshChange(fixture: Fixture, project = fixture.project): Promise<string> {
   const workspace = unique("fresh");
   expect((await asOwner("POST", `/api/workspaces/${project.path}/workspaces`, { name: workspace })).status).toBe(201);
-  expect((await asOwner("POST", `/api/workspaces/${workspace}/commit`, { projectId: project.id, message: workspace, files: { [`${workspace}.txt`]: "x\n" } })).status).toBe(201);
+  expect(
+    (
+      await asOwner("POST", `/api/workspaces/${workspace}/commit`, {
+        projectId: project.id,
+        message: workspace,
+        files: { [`${workspace}.txt`]: "x\n" },
+      })
+    ).status,
+  ).toBe(201);
   const proposed = await asOwner("POST", `/api/projects/${project.path}/changes`, { workspace });
   expect(proposed.status, JSON.stringify(proposed.body)).toBe(201);
   return proposed.body.change.id;
@@ -116,7 +132,8 @@ async function ownersComment(fixture: Fixture, resolved: boolean): Promise<strin
   const comment = await asOwner("POST", `/api/changes/${fixture.changeId}/comments`, { body: "a thread" });
   expect(comment.status, JSON.stringify(comment.body)).toBe(201);
   const id = comment.body.comment.id as string;
-  if (resolved) expect((await asOwner("POST", `/api/changes/${fixture.changeId}/comments/${id}/resolve`)).status).toBe(200);
+  if (resolved)
+    expect((await asOwner("POST", `/api/changes/${fixture.changeId}/comments/${id}/resolve`)).status).toBe(200);
   return id;
 }
 
@@ -130,7 +147,10 @@ async function ownersKey(fixture: Fixture): Promise<string> {
 /** The status of a Server-Sent Events answer (and its JSON body when it is a refusal); the stream is closed unread. */
 async function streamStatus(path: string, token?: string): Promise<{ status: number; body: unknown }> {
   const controller = new AbortController();
-  const res = await fetchInProcess(`${TEST_ORIGIN}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: controller.signal });
+  const res = await fetchInProcess(`${TEST_ORIGIN}${path}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal: controller.signal,
+  });
   const body = (res.headers.get("content-type") ?? "").includes("json") ? await res.json() : undefined;
   controller.abort();
   await res.body?.cancel().catch(() => undefined);
@@ -145,9 +165,22 @@ async function deletion(fixture: Fixture, succeeds: boolean, suffix: string): Pr
 
 const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/projects/{namespace}/{slug}": { kind: "public", need: "read", request: (f) => ({ path: P(f) }) },
-  "GET /api/projects/{namespace}/{slug}/activity": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/activity") }) },
-  "GET /api/projects/{namespace}/{slug}/branches": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/branches") }) },
-  "POST /api/projects/{namespace}/{slug}/branches": { kind: "authed", need: "write", denied: 404, request: (f) => ({ path: P(f, "/branches"), body: { name: unique("b") } }) },
+  "GET /api/projects/{namespace}/{slug}/activity": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/activity") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/branches": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/branches") }),
+  },
+  "POST /api/projects/{namespace}/{slug}/branches": {
+    kind: "authed",
+    need: "write",
+    denied: 404,
+    request: (f) => ({ path: P(f, "/branches"), body: { name: unique("b") } }),
+  },
   "DELETE /api/projects/{namespace}/{slug}/branches/{name}": {
     kind: "authed",
     need: "write",
@@ -159,17 +192,62 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     },
   },
   // docs/contracts.md#reading-code
-  "GET /api/projects/{namespace}/{slug}/branches/{name}": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/branches/main") }) },
-  "GET /api/projects/{namespace}/{slug}/commits/{sha}": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/commits/${f.project.commit}`) }) },
-  "GET /api/projects/{namespace}/{slug}/compare": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/compare?base=${f.project.commit}&head=main`) }) },
-  "GET /api/projects/{namespace}/{slug}/search": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/search?q=hi") }) },
-  "GET /api/projects/{namespace}/{slug}/blame": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/blame?path=README.md") }) },
-  "GET /api/projects/{namespace}/{slug}/archive": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/archive") }) },
-  "GET /api/projects/{namespace}/{slug}/raw": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/raw?path=README.md") }) },
-  "GET /api/projects/{namespace}/{slug}/contents": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/contents?path=README.md") }) },
-  "GET /api/projects/{namespace}/{slug}/archive-link": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/archive-link") }) },
-  "GET /api/projects/{namespace}/{slug}/tags": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/tags") }) },
-  "POST /api/projects/{namespace}/{slug}/tags": { kind: "authed", need: "write", denied: 404, request: (f) => ({ path: P(f, "/tags"), body: { name: unique("t") } }) },
+  "GET /api/projects/{namespace}/{slug}/branches/{name}": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/branches/main") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/commits/{sha}": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, `/commits/${f.project.commit}`) }),
+  },
+  "GET /api/projects/{namespace}/{slug}/compare": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, `/compare?base=${f.project.commit}&head=main`) }),
+  },
+  "GET /api/projects/{namespace}/{slug}/search": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/search?q=hi") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/blame": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/blame?path=README.md") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/archive": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/archive") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/raw": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/raw?path=README.md") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/contents": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/contents?path=README.md") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/archive-link": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/archive-link") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/tags": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/tags") }),
+  },
+  "POST /api/projects/{namespace}/{slug}/tags": {
+    kind: "authed",
+    need: "write",
+    denied: 404,
+    request: (f) => ({ path: P(f, "/tags"), body: { name: unique("t") } }),
+  },
   "DELETE /api/projects/{namespace}/{slug}/tags/{name}": {
     kind: "authed",
     need: "admin",
@@ -179,14 +257,46 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
       return { path: P(f, `/tags/${name}`) };
     },
   },
-  "GET /api/projects/{namespace}/{slug}/content": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/content?path=README.md") }) },
-  "GET /api/projects/{namespace}/{slug}/files": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/files") }) },
-  "GET /api/projects/{namespace}/{slug}/log": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/log") }) },
-  "GET /api/projects/{namespace}/{slug}/provenance": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/provenance") }) },
-  "GET /api/projects/{namespace}/{slug}/permission": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/permission") }) },
-  "GET /api/projects/{namespace}/{slug}/changes": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/changes") }) },
-  "GET /api/projects/{projectId}/changes": { kind: "public", need: "read", request: (f) => ({ path: `/api/projects/${f.project.id}/changes` }) },
-  "GET /api/projects/{namespace}/{slug}/queue": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/queue") }) },
+  "GET /api/projects/{namespace}/{slug}/content": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/content?path=README.md") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/files": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/files") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/log": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/log") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/provenance": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/provenance") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/permission": {
+    kind: "authed",
+    need: "read",
+    request: (f) => ({ path: P(f, "/permission") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/changes": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/changes") }),
+  },
+  "GET /api/projects/{projectId}/changes": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: `/api/projects/${f.project.id}/changes` }),
+  },
+  "GET /api/projects/{namespace}/{slug}/queue": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/queue") }),
+  },
   "POST /api/projects/{namespace}/{slug}/changes/merge-batch": {
     kind: "user",
     need: "write",
@@ -195,9 +305,16 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "POST /api/projects/{projectId}/changes/merge-batch": {
     kind: "user",
     need: "write",
-    request: (f) => ({ path: `/api/projects/${f.project.id}/changes/merge-batch`, body: { changeIds: [crypto.randomUUID()] } }),
+    request: (f) => ({
+      path: `/api/projects/${f.project.id}/changes/merge-batch`,
+      body: { changeIds: [crypto.randomUUID()] },
+    }),
   },
-  "GET /api/projects/{namespace}/{slug}/collaborators": { kind: "authed", need: "admin", request: (f) => ({ path: P(f, "/collaborators") }) },
+  "GET /api/projects/{namespace}/{slug}/collaborators": {
+    kind: "authed",
+    need: "admin",
+    request: (f) => ({ path: P(f, "/collaborators") }),
+  },
   "PUT /api/projects/{namespace}/{slug}/collaborators/{username}": {
     kind: "user",
     need: "admin",
@@ -207,28 +324,57 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     kind: "user",
     need: "admin",
     request: async (f) => {
-      expect((await asOwner("PUT", P(f, `/collaborators/${extraUser.username}`), { permission: "read" })).status).toBe(200);
+      expect((await asOwner("PUT", P(f, `/collaborators/${extraUser.username}`), { permission: "read" })).status).toBe(
+        200,
+      );
       return { path: P(f, `/collaborators/${extraUser.username}`) };
     },
   },
-  "GET /api/projects/{namespace}/{slug}/issues": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/issues") }) },
-  "POST /api/projects/{namespace}/{slug}/issues": { kind: "authed", need: "read", request: (f) => ({ path: P(f, "/issues"), body: { title: "from the matrix" } }) },
-  "GET /api/projects/{namespace}/{slug}/issues/{number}": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/issues/${f.issueNumber}`) }) },
+  "GET /api/projects/{namespace}/{slug}/issues": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/issues") }),
+  },
+  "POST /api/projects/{namespace}/{slug}/issues": {
+    kind: "authed",
+    need: "read",
+    request: (f) => ({ path: P(f, "/issues"), body: { title: "from the matrix" } }),
+  },
+  "GET /api/projects/{namespace}/{slug}/issues/{number}": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, `/issues/${f.issueNumber}`) }),
+  },
   "PATCH /api/projects/{namespace}/{slug}/issues/{number}": {
     kind: "user",
     need: "write",
     request: (f) => ({ path: P(f, `/issues/${f.issueNumber}`), body: { labels: ["triaged"] } }),
   },
-  "POST /api/projects/{namespace}/{slug}/issues/{number}/close": { kind: "user", need: "write", success: 302, request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/close`), body: {} }) },
-  "GET /api/projects/{namespace}/{slug}/issues/{number}/comments": { kind: "public", need: "read", request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`) }) },
+  "POST /api/projects/{namespace}/{slug}/issues/{number}/close": {
+    kind: "user",
+    need: "write",
+    success: 302,
+    request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/close`), body: {} }),
+  },
+  "GET /api/projects/{namespace}/{slug}/issues/{number}/comments": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`) }),
+  },
   "POST /api/projects/{namespace}/{slug}/issues/{number}/comments": {
     kind: "authed",
     need: "read",
     request: (f) => ({ path: P(f, `/issues/${f.issueNumber}/comments`), body: { body: "a comment" } }),
   },
-  "GET /api/projects/{namespace}/{slug}/deployments": { kind: "public", need: "read", request: (f) => ({ path: P(f, "/deployments") }) },
+  "GET /api/projects/{namespace}/{slug}/deployments": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/deployments") }),
+  },
   "GET /api/deployments/{id}": { coveredBy: "tests/deployments/routes.test.ts (the deployment's own project decides)" },
-  "POST /api/deployments/{id}/approve": { coveredBy: "tests/deployments/routes.test.ts (users with write access; agents 401)" },
+  "POST /api/deployments/{id}/approve": {
+    coveredBy: "tests/deployments/routes.test.ts (users with write access; agents 401)",
+  },
   "POST /api/deployments/{id}/retry": { coveredBy: "tests/deployments/routes.test.ts (write access; agents allowed)" },
   // Secret routes answer agents 403 (not the 401 of user-only routes) and anonymous callers 401 even on public projects.
   "GET /api/projects/{namespace}/{slug}/secrets": { coveredBy: "server/secrets/secrets.test.ts" },
@@ -236,13 +382,21 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "PUT /api/projects/{namespace}/{slug}/secrets/{name}": { coveredBy: "server/secrets/secrets.test.ts" },
   "DELETE /api/projects/{namespace}/{slug}/secrets/{name}": { coveredBy: "server/secrets/secrets.test.ts" },
   "POST /api/projects/{namespace}/{slug}/secrets/{name}/delete": { coveredBy: "server/secrets/secrets.test.ts" },
-  "GET /api/projects/{namespace}/{slug}/webhooks": { kind: "public", need: "write", request: (f) => ({ path: P(f, "/webhooks") }) },
+  "GET /api/projects/{namespace}/{slug}/webhooks": {
+    kind: "public",
+    need: "write",
+    request: (f) => ({ path: P(f, "/webhooks") }),
+  },
   "POST /api/projects/{namespace}/{slug}/webhooks": {
     kind: "public",
     need: "write",
     request: (f) => ({ path: P(f, "/webhooks"), body: { url: "http://127.0.0.1:9/y", events: "issue.opened" } }),
   },
-  "DELETE /api/projects/{namespace}/{slug}/webhooks/{id}": { kind: "public", need: "write", request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}`) }) },
+  "DELETE /api/projects/{namespace}/{slug}/webhooks/{id}": {
+    kind: "public",
+    need: "write",
+    request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}`) }),
+  },
   "POST /api/projects/{namespace}/{slug}/webhooks/{id}/delete": {
     kind: "public",
     need: "write",
@@ -259,40 +413,105 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "write",
     request: async (f) => ({ path: P(f, `/webhooks/${await webhookOf(f.project)}/deliveries`) }),
   },
-  "GET /api/workspaces/{namespace}/{slug}/workspaces": { kind: "public", need: "read", request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces` }) },
+  "GET /api/workspaces/{namespace}/{slug}/workspaces": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces` }),
+  },
   "POST /api/workspaces/{namespace}/{slug}/workspaces": {
     kind: "authed",
     need: "write",
     request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces`, body: { name: unique("ws") } }),
   },
-  "GET /api/changes/{id}/diff": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/diff` }) },
+  "GET /api/changes/{id}/diff": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: `/api/changes/${f.changeId}/diff` }),
+  },
   "GET /api/changes/{id}": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}` }) },
-  "GET /api/changes/{id}/reviews": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/reviews` }) },
-  "GET /api/changes/{id}/comments": { kind: "public", need: "read", request: (f) => ({ path: `/api/changes/${f.changeId}/comments` }) },
-  "POST /api/changes/{id}/comments": { kind: "authed", need: "read", keyMay: true, request: (f) => ({ path: `/api/changes/${f.changeId}/comments`, body: { body: "looks fine" } }) },
+  "GET /api/changes/{id}/reviews": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: `/api/changes/${f.changeId}/reviews` }),
+  },
+  "GET /api/changes/{id}/comments": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: `/api/changes/${f.changeId}/comments` }),
+  },
+  "POST /api/changes/{id}/comments": {
+    kind: "authed",
+    need: "read",
+    keyMay: true,
+    request: (f) => ({ path: `/api/changes/${f.changeId}/comments`, body: { body: "looks fine" } }),
+  },
   "POST /api/changes/{id}/reviews": {
     kind: "user",
     need: "write",
     request: (f) => ({ path: `/api/changes/${f.changeId}/reviews`, body: { verdict: "comment", comment: "noted" } }),
   },
   // The change's life: each caller expected to get through acts on a change of its own, so the fixture's stays open.
-  "POST /api/changes/{id}/evaluate": { kind: "user", need: "write", request: (f) => ({ path: `/api/changes/${f.changeId}/evaluate` }) },
-  "POST /api/changes/{id}/merge": { kind: "user", need: "write", request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/merge` }) },
-  "POST /api/changes/{id}/reject": { kind: "user", need: "write", request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/reject` }) },
-  "POST /api/changes/{id}/revert": { kind: "user", need: "write", request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await mergedChange(f) : f.changeId}/revert` }) },
+  "POST /api/changes/{id}/evaluate": {
+    kind: "user",
+    need: "write",
+    request: (f) => ({ path: `/api/changes/${f.changeId}/evaluate` }),
+  },
+  "POST /api/changes/{id}/merge": {
+    kind: "user",
+    need: "write",
+    request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/merge` }),
+  },
+  "POST /api/changes/{id}/reject": {
+    kind: "user",
+    need: "write",
+    request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/reject` }),
+  },
+  "POST /api/changes/{id}/revert": {
+    kind: "user",
+    need: "write",
+    request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await mergedChange(f) : f.changeId}/revert` }),
+  },
   // The merge queue (contracts/queue.md): writers with a user identity, as merge.
-  "POST /api/changes/{id}/queue": { kind: "user", need: "write", success: 202, request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/queue`, body: {} }) },
-  "DELETE /api/changes/{id}/queue": { kind: "user", need: "write", request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await queuedChange(f) : f.changeId}/queue` }) },
+  "POST /api/changes/{id}/queue": {
+    kind: "user",
+    need: "write",
+    success: 202,
+    request: async (f, succeeds) => ({
+      path: `/api/changes/${succeeds ? await freshChange(f) : f.changeId}/queue`,
+      body: {},
+    }),
+  },
+  "DELETE /api/changes/{id}/queue": {
+    kind: "user",
+    need: "write",
+    request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await queuedChange(f) : f.changeId}/queue` }),
+  },
   "POST /api/changes/{id}/queue/delete": {
     kind: "user",
     need: "write",
-    request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await queuedChange(f) : f.changeId}/queue/delete`, body: {} }),
+    request: async (f, succeeds) => ({
+      path: `/api/changes/${succeeds ? await queuedChange(f) : f.changeId}/queue/delete`,
+      body: {},
+    }),
   },
   // Threads: writers, or the comment's author (here the owner, a writer anyway).
-  "POST /api/changes/{id}/comments/{commentId}/resolve": { kind: "authed", need: "write", request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, false)}/resolve` }) },
-  "POST /api/changes/{id}/comments/{commentId}/unresolve": { kind: "authed", need: "write", request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, true)}/unresolve` }) },
+  "POST /api/changes/{id}/comments/{commentId}/resolve": {
+    kind: "authed",
+    need: "write",
+    request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, false)}/resolve` }),
+  },
+  "POST /api/changes/{id}/comments/{commentId}/unresolve": {
+    kind: "authed",
+    need: "write",
+    request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, true)}/unresolve` }),
+  },
   // Event streams (contracts/agents.md): read access, as GET /api/changes/{id}.
-  "GET /api/changes/{id}/events": { kind: "public", need: "read", stream: true, request: (f) => ({ path: `/api/changes/${f.changeId}/events` }) },
+  "GET /api/changes/{id}/events": {
+    kind: "public",
+    need: "read",
+    stream: true,
+    request: (f) => ({ path: `/api/changes/${f.changeId}/events` }),
+  },
   // Workspace keys (contracts/agents.md): the fixture's workspace "matrix" is the owner's, so a
   // writer who is neither its creator nor an admin does not find it (404); revoking is for the key's
   // creator (the owner, through any of its credentials) or a project admin.
@@ -302,8 +521,16 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     deniedAt: { write: 404 },
     request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces/matrix/keys`, body: { ttlMinutes: 5 } }),
   },
-  "GET /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": { kind: "authed", need: "write", request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces/matrix/keys` }) },
-  "DELETE /api/workspace-keys/{id}": { kind: "authed", need: "admin", request: async (f) => ({ path: `/api/workspace-keys/${await ownersKey(f)}` }) },
+  "GET /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": {
+    kind: "authed",
+    need: "write",
+    request: (f) => ({ path: `/api/workspaces/${f.project.path}/workspaces/matrix/keys` }),
+  },
+  "DELETE /api/workspace-keys/{id}": {
+    kind: "authed",
+    need: "admin",
+    request: async (f) => ({ path: `/api/workspace-keys/${await ownersKey(f)}` }),
+  },
 
   "DELETE /api/projects/{namespace}/{slug}": {
     kind: "user",
@@ -319,23 +546,35 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   },
 
   // Access that turns on more than a level on one project.
-  "POST /api/projects/{namespace}/{slug}/changes": { coveredBy: "tests/changes/changes.test.ts (the workspace's creator or a project admin proposes)" },
+  "POST /api/projects/{namespace}/{slug}/changes": {
+    coveredBy: "tests/changes/changes.test.ts (the workspace's creator or a project admin proposes)",
+  },
   "POST /api/projects/{projectId}/changes": { coveredBy: "tests/changes/changes.test.ts" },
   "POST /api/projects/conflicts/{id}/resolve": { coveredBy: "tests/changes/conflicts.test.ts" },
-  "POST /api/workspaces/{name}/commit": { coveredBy: "server/workspaces tests (the workspace's creator or a project admin)" },
-  "POST /api/changes/{id}/host-pr": { coveredBy: "tests/imports/host-pr.test.ts (needs a project imported from the provider)" },
+  "POST /api/workspaces/{name}/commit": {
+    coveredBy: "server/workspaces tests (the workspace's creator or a project admin)",
+  },
+  "POST /api/changes/{id}/host-pr": {
+    coveredBy: "tests/imports/host-pr.test.ts (needs a project imported from the provider)",
+  },
   // Imports and sync: only in the caller's own namespace, on a project imported from the provider.
   "POST /api/projects/{namespace}/{slug}/import": { coveredBy: "tests/imports/imports.test.ts" },
-  "GET /api/projects/{namespace}/{slug}/import/status": { coveredBy: "tests/imports/imports.test.ts and tests/imports/lifecycle.test.ts" },
+  "GET /api/projects/{namespace}/{slug}/import/status": {
+    coveredBy: "tests/imports/imports.test.ts and tests/imports/lifecycle.test.ts",
+  },
   "POST /api/projects/{namespace}/{slug}/import/retry": { coveredBy: "tests/imports/lifecycle.test.ts" },
   "POST /api/projects/{namespace}/{slug}/import/cancel": { coveredBy: "tests/imports/lifecycle.test.ts" },
   "POST /api/projects/{namespace}/{slug}/sync": { coveredBy: "tests/imports/sync.test.ts" },
   "GET /api/projects/{namespace}/{slug}/sync/status": { coveredBy: "tests/imports/sync.test.ts" },
   "POST /api/projects/{namespace}/{slug}/sync/settings": { coveredBy: "tests/imports/sync.test.ts" },
   "GET /api/projects/{namespace}/{slug}/sync/history": { coveredBy: "tests/imports/sync.test.ts" },
-  "GET /api/projects/{namespace}/{slug}/import/stream": { coveredBy: "tests/imports/lifecycle.test.ts (SSE; read access)" },
+  "GET /api/projects/{namespace}/{slug}/import/stream": {
+    coveredBy: "tests/imports/lifecycle.test.ts (SSE; read access)",
+  },
   "GET /api/projects/{namespace}/{slug}/sync/stream": { coveredBy: "tests/imports/sync.test.ts (SSE; read access)" },
-  "POST /api/providers/github/webhook": { coveredBy: "tests/imports/sync.test.ts (no caller: the X-Hub-Signature-256 signature decides)" },
+  "POST /api/providers/github/webhook": {
+    coveredBy: "tests/imports/sync.test.ts (no caller: the X-Hub-Signature-256 signature decides)",
+  },
   // Not about a project.
   "GET /api/projects": { coveredBy: "tests/access/project-access.test.ts (lists what the caller can read)" },
   "POST /api/projects": { coveredBy: "tests/access/project-access.test.ts (org write to create in an org)" },
@@ -400,7 +639,13 @@ interface Caller {
 
 const callers: Caller[] = [];
 
-function expectedStatus(row: Row, method: Method, caller: Caller, visibility: "private" | "public", success: number): number {
+function expectedStatus(
+  row: Row,
+  method: Method,
+  caller: Caller,
+  visibility: "private" | "public",
+  success: number,
+): number {
   if (!caller.token && row.kind !== "public") return 401;
   if (caller.workspaceKey) {
     if (row.kind === "user") return method === "GET" ? 401 : 403;
@@ -417,7 +662,18 @@ function expectedStatus(row: Row, method: Method, caller: Caller, visibility: "p
 
 beforeAll(async () => {
   const users = await Promise.all(Array.from({ length: 12 }, () => createTestUser()));
-  const [orgAdmin, orgWriter, orgReader, teamReader, teamWriter, teamAdmin, collabReader, collabWriter, collabAdmin, stranger] = users;
+  const [
+    orgAdmin,
+    orgWriter,
+    orgReader,
+    teamReader,
+    teamWriter,
+    teamAdmin,
+    collabReader,
+    collabWriter,
+    collabAdmin,
+    stranger,
+  ] = users;
   [owner, extraUser] = [users[10], users[11]];
   org = unique("matrix");
   expect((await asOwner("POST", "/api/orgs", { slug: org })).status).toBe(201);
@@ -429,7 +685,8 @@ beforeAll(async () => {
     [teamWriter, "read"],
     [teamAdmin, "read"],
   ];
-  for (const [user, role] of roles) expect((await asOwner("PUT", `/api/orgs/${org}/members/${user.username}`, { role })).status).toBe(200);
+  for (const [user, role] of roles)
+    expect((await asOwner("PUT", `/api/orgs/${org}/members/${user.username}`, { role })).status).toBe(200);
   const teams: Array<[string, User, GrantedLevel]> = [
     ["readers", teamReader, "read"],
     ["writers", teamWriter, "write"],
@@ -445,13 +702,21 @@ beforeAll(async () => {
     [collabAdmin, "admin"],
   ];
   grantAll = async (project) => {
-    for (const [team, , permission] of teams) expect((await asOwner("PUT", `/api/orgs/${org}/teams/${team}/projects/${project.slug}`, { permission })).status).toBe(200);
-    for (const [user, permission] of collaborators) expect((await asOwner("PUT", `/api/projects/${project.path}/collaborators/${user.username}`, { permission })).status).toBe(200);
+    for (const [team, , permission] of teams)
+      expect(
+        (await asOwner("PUT", `/api/orgs/${org}/teams/${team}/projects/${project.slug}`, { permission })).status,
+      ).toBe(200);
+    for (const [user, permission] of collaborators)
+      expect(
+        (await asOwner("PUT", `/api/projects/${project.path}/collaborators/${user.username}`, { permission })).status,
+      ).toBe(200);
   };
 
-  const agentOf = async (user: User) => (await call("POST", "/api/agents", { token: user.token, body: { name: "bot" } })).body.token as string;
+  const agentOf = async (user: User) =>
+    (await call("POST", "/api/agents", { token: user.token, body: { name: "bot" } })).body.token as string;
   const { cookie } = await createTestSession(owner.username);
-  const oauth = ((await runSvcCommand(["oauth:grant", owner.username, "--scope", "read_write"])) as { token: string }).token;
+  const oauth = ((await runSvcCommand(["oauth:grant", owner.username, "--scope", "read_write"])) as { token: string })
+    .token;
   callers.push(
     { name: "anonymous", level: "none" },
     { name: "stranger", token: stranger.token, level: "none" },
@@ -466,7 +731,12 @@ beforeAll(async () => {
     { name: "collaborator admin", token: collabAdmin.token, level: "admin" },
     { name: "owner", token: owner.token, level: "owner" },
     { name: "owner's OAuth grant", token: oauth, level: "owner" },
-    { name: "owner's read token", token: await createTestToken(cookie, { scope: "read" }), level: "owner", readOnly: true },
+    {
+      name: "owner's read token",
+      token: await createTestToken(cookie, { scope: "read" }),
+      level: "owner",
+      readOnly: true,
+    },
     { name: "owner's agent", token: await agentOf(owner), level: "owner", agent: true },
     { name: "team writer's agent", token: await agentOf(teamWriter), level: "write", agent: true },
     { name: "collaborator reader's agent", token: await agentOf(collabReader), level: "read", agent: true },
@@ -491,20 +761,40 @@ async function operations(): Promise<Array<{ key: string; method: Method; succes
 describe("the authorization matrix", () => {
   it("has a row for every operation of the OpenAPI document, and no row for one that is gone", async () => {
     const keys = (await operations()).map((op) => op.key);
-    expect(keys.filter((key) => !(key in ROWS)), "operations without a row").toEqual([]);
-    expect(Object.keys(ROWS).filter((key) => !keys.includes(key)), "rows without an operation").toEqual([]);
+    expect(
+      keys.filter((key) => !(key in ROWS)),
+      "operations without a row",
+    ).toEqual([]);
+    expect(
+      Object.keys(ROWS).filter((key) => !keys.includes(key)),
+      "rows without an operation",
+    ).toEqual([]);
   });
 
   for (const visibility of ["private", "public"] as const) {
     it(`answers every caller on a ${visibility} project as the access model says`, async () => {
-      const fixture: Fixture = { project: await freshProject(visibility), held: await freshProject(visibility, { ".svc/policy.yml": "protection:\n  locked: true\n" }), issueNumber: 0, changeId: "" };
+      const fixture: Fixture = {
+        project: await freshProject(visibility),
+        held: await freshProject(visibility, { ".svc/policy.yml": "protection:\n  locked: true\n" }),
+        issueNumber: 0,
+        changeId: "",
+      };
       const issue = await asOwner("POST", P(fixture, "/issues"), { title: "the matrix issue" });
       fixture.issueNumber = issue.body.issue.number;
       await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces`, { name: "matrix" });
-      await asOwner("POST", "/api/workspaces/matrix/commit", { projectId: fixture.project.id, message: "m", files: { "m.txt": "m\n" } });
+      await asOwner("POST", "/api/workspaces/matrix/commit", {
+        projectId: fixture.project.id,
+        message: "m",
+        files: { "m.txt": "m\n" },
+      });
       fixture.changeId = (await asOwner("POST", P(fixture, "/changes"), { workspace: "matrix" })).body.change.id;
       const key = await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces/matrix/keys`, {});
-      const keyCaller: Caller = { name: "owner's workspace key", token: key.body.plaintext, level: "read", workspaceKey: true };
+      const keyCaller: Caller = {
+        name: "owner's workspace key",
+        token: key.body.plaintext,
+        level: "read",
+        workspaceKey: true,
+      };
 
       const mismatches: string[] = [];
       const conformance = conformanceChecker(await openApiDocument());
@@ -517,10 +807,15 @@ describe("the authorization matrix", () => {
           const expected = expectedStatus(row, op.method, caller, visibility, success);
           const request = await row.request(fixture, expected === success);
           const options: CallOptions = { token: caller.token, body: request.body };
-          const res = row.stream ? await streamStatus(request.path, caller.token) : await call(op.method, request.path, options);
+          const res = row.stream
+            ? await streamStatus(request.path, caller.token)
+            : await call(op.method, request.path, options);
           asked++;
           conformance.check(op.method, request.path, res.status);
-          if (res.status !== expected) mismatches.push(`${op.key} as ${caller.name}: ${res.status} (expected ${expected}) ${JSON.stringify(res.body).slice(0, 120)}`);
+          if (res.status !== expected)
+            mismatches.push(
+              `${op.key} as ${caller.name}: ${res.status} (expected ${expected}) ${JSON.stringify(res.body).slice(0, 120)}`,
+            );
         }
       }
       console.log(`[matrix] ${visibility}: ${asked} requests`);

@@ -17,7 +17,8 @@ async function createOrg(owner: User, orgSlug = slug("org")) {
   return res.body.org as { id: string; slug: string; name: string };
 }
 
-const putMember = (org: string, caller: User, username: string, role: string) => call("PUT", `/api/orgs/${org}/members/${username}`, { token: caller.token, body: { role } });
+const putMember = (org: string, caller: User, username: string, role: string) =>
+  call("PUT", `/api/orgs/${org}/members/${username}`, { token: caller.token, body: { role } });
 
 async function agentOf(owner: User) {
   const res = await call("POST", "/api/agents", { token: owner.token, body: { name: "bot" } });
@@ -37,7 +38,13 @@ let reader: User;
 let stranger: User;
 
 beforeAll(async () => {
-  [owner, admin, writer, reader, stranger] = await Promise.all([createTestUser(), createTestUser(), createTestUser(), createTestUser(), createTestUser()]);
+  [owner, admin, writer, reader, stranger] = await Promise.all([
+    createTestUser(),
+    createTestUser(),
+    createTestUser(),
+    createTestUser(),
+    createTestUser(),
+  ]);
 });
 
 describe("organizations", () => {
@@ -52,12 +59,18 @@ describe("organizations", () => {
       expect(res.status).toBe(409);
       expect(res.body.code).toBe("NAMESPACE_TAKEN");
     }
-    const named = await call("POST", "/api/orgs", { token: owner.token, body: { slug: slug("named"), name: "Named Org" } });
+    const named = await call("POST", "/api/orgs", {
+      token: owner.token,
+      body: { slug: slug("named"), name: "Named Org" },
+    });
     expect(named.body.org.name).toBe("Named Org");
     for (const body of [{}, { slug: "" }, { slug: "has space" }, { slug: "x".repeat(65) }, { slug: "a\u0000b" }]) {
       expect((await call("POST", "/api/orgs", { token: owner.token, body })).status, JSON.stringify(body)).toBe(400);
     }
-    const user = await call("POST", "/api/admin/users", { body: { username: org.slug }, headers: { "x-admin-api-key": TEST_ADMIN_KEY } });
+    const user = await call("POST", "/api/admin/users", {
+      body: { username: org.slug },
+      headers: { "x-admin-api-key": TEST_ADMIN_KEY },
+    });
     expect(user.status).toBe(409);
     expect(await auditActions(`org:${org.slug}`)).toEqual(["org.created"]);
   });
@@ -66,7 +79,10 @@ describe("organizations", () => {
     const org = await createOrg(owner);
     const agent = await agentOf(owner);
     expect((await call("POST", "/api/orgs", { token: agent, body: { slug: slug("bot") } })).status).toBe(401);
-    expect((await call("PUT", `/api/orgs/${org.slug}/members/${reader.username}`, { token: agent, body: { role: "read" } })).status).toBe(401);
+    expect(
+      (await call("PUT", `/api/orgs/${org.slug}/members/${reader.username}`, { token: agent, body: { role: "read" } }))
+        .status,
+    ).toBe(401);
     expect((await call("POST", `/api/orgs/${org.slug}/teams`, { token: agent, body: { slug: "t" } })).status).toBe(401);
     const listed = await call("GET", "/api/orgs", { token: agent });
     expect(listed.status).toBe(200);
@@ -95,7 +111,9 @@ describe("organizations", () => {
     expect((await putMember(org.slug, writer, reader.username, "read")).status).toBe(403);
     expect((await putMember(org.slug, admin, writer.username, "owner")).status).toBe(403);
     expect((await putMember(org.slug, admin, owner.username, "read")).status).toBe(403);
-    expect((await call("DELETE", `/api/orgs/${org.slug}/members/${owner.username}`, { token: admin.token })).status).toBe(403);
+    expect(
+      (await call("DELETE", `/api/orgs/${org.slug}/members/${owner.username}`, { token: admin.token })).status,
+    ).toBe(403);
     expect((await putMember(org.slug, owner, "nobody-at-all", "read")).status).toBe(404);
     expect((await putMember(org.slug, owner, writer.username, "superuser")).status).toBe(400);
 
@@ -109,7 +127,9 @@ describe("organizations", () => {
     expect((await putMember(org.slug, owner, admin.username, "owner")).status).toBe(200);
     expect((await putMember(org.slug, admin, owner.username, "write")).status).toBe(200);
     const members = (await call("GET", `/api/orgs/${org.slug}/members`, { token: writer.token })).body.members;
-    expect(Object.fromEntries(members.map((m: { user: { username: string }; role: string }) => [m.user.username, m.role]))).toEqual({
+    expect(
+      Object.fromEntries(members.map((m: { user: { username: string }; role: string }) => [m.user.username, m.role])),
+    ).toEqual({
       [owner.username]: "write",
       [admin.username]: "owner",
       [writer.username]: "write",
@@ -130,7 +150,10 @@ describe("organizations", () => {
   it("never leaves an organization without an owner when two owners demote each other at once", async () => {
     const org = await createOrg(owner);
     expect((await putMember(org.slug, owner, admin.username, "owner")).status).toBe(200);
-    const [a, b] = await Promise.all([putMember(org.slug, owner, admin.username, "read"), putMember(org.slug, admin, owner.username, "read")]);
+    const [a, b] = await Promise.all([
+      putMember(org.slug, owner, admin.username, "read"),
+      putMember(org.slug, admin, owner.username, "read"),
+    ]);
     // The loser either finds itself demoted already (403) or would remove the last owner (409).
     expect([a.status, b.status].filter((status) => status === 200)).toHaveLength(1);
     expect([a.status, b.status].find((status) => status !== 200)).toBeOneOf([403, 409]);
@@ -144,28 +167,58 @@ describe("teams", () => {
     const org = await createOrg(owner);
     await putMember(org.slug, owner, admin.username, "admin");
     await putMember(org.slug, owner, reader.username, "read");
-    const created = await call("POST", `/api/orgs/${org.slug}/teams`, { token: admin.token, body: { slug: "core", description: "the core" } });
+    const created = await call("POST", `/api/orgs/${org.slug}/teams`, {
+      token: admin.token,
+      body: { slug: "core", description: "the core" },
+    });
     expect(created.status).toBe(201);
     expect(created.body.team).toMatchObject({ slug: "core", name: "core", description: "the core" });
-    expect((await call("POST", `/api/orgs/${org.slug}/teams`, { token: admin.token, body: { slug: "core" } })).status).toBe(409);
-    expect((await call("POST", `/api/orgs/${org.slug}/teams`, { token: reader.token, body: { slug: "mine" } })).status).toBe(403);
-    expect((await call("POST", `/api/orgs/${org.slug}/teams`, { token: stranger.token, body: { slug: "mine" } })).status).toBe(404);
-    expect((await call("GET", `/api/orgs/${org.slug}/teams`, { token: reader.token })).body.teams.map((t: { slug: string }) => t.slug)).toEqual(["core"]);
+    expect(
+      (await call("POST", `/api/orgs/${org.slug}/teams`, { token: admin.token, body: { slug: "core" } })).status,
+    ).toBe(409);
+    expect(
+      (await call("POST", `/api/orgs/${org.slug}/teams`, { token: reader.token, body: { slug: "mine" } })).status,
+    ).toBe(403);
+    expect(
+      (await call("POST", `/api/orgs/${org.slug}/teams`, { token: stranger.token, body: { slug: "mine" } })).status,
+    ).toBe(404);
+    expect(
+      (await call("GET", `/api/orgs/${org.slug}/teams`, { token: reader.token })).body.teams.map(
+        (t: { slug: string }) => t.slug,
+      ),
+    ).toEqual(["core"]);
 
-    const outsider = await call("PUT", `/api/orgs/${org.slug}/teams/core/members/${stranger.username}`, { token: admin.token });
+    const outsider = await call("PUT", `/api/orgs/${org.slug}/teams/core/members/${stranger.username}`, {
+      token: admin.token,
+    });
     expect(outsider.status).toBe(422);
     expect(outsider.body.code).toBe("NOT_ORG_MEMBER");
-    expect((await call("PUT", `/api/orgs/${org.slug}/teams/core/members/${reader.username}`, { token: reader.token })).status).toBe(403);
-    expect((await call("PUT", `/api/orgs/${org.slug}/teams/core/members/${reader.username}`, { token: admin.token })).status).toBe(200);
-    expect((await call("PUT", `/api/orgs/${org.slug}/teams/nope/members/${reader.username}`, { token: admin.token })).status).toBe(404);
+    expect(
+      (await call("PUT", `/api/orgs/${org.slug}/teams/core/members/${reader.username}`, { token: reader.token }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await call("PUT", `/api/orgs/${org.slug}/teams/core/members/${reader.username}`, { token: admin.token })).status,
+    ).toBe(200);
+    expect(
+      (await call("PUT", `/api/orgs/${org.slug}/teams/nope/members/${reader.username}`, { token: admin.token })).status,
+    ).toBe(404);
     const members = await call("GET", `/api/orgs/${org.slug}/teams/core/members`, { token: reader.token });
     expect(members.body.members).toEqual([{ user: { id: reader.id, username: reader.username } }]);
 
-    expect((await call("DELETE", `/api/orgs/${org.slug}/members/${reader.username}`, { token: admin.token })).body).toEqual({ removed: true });
-    expect((await call("GET", `/api/orgs/${org.slug}/teams/core/members`, { token: admin.token })).body.members).toEqual([]);
+    expect(
+      (await call("DELETE", `/api/orgs/${org.slug}/members/${reader.username}`, { token: admin.token })).body,
+    ).toEqual({ removed: true });
+    expect(
+      (await call("GET", `/api/orgs/${org.slug}/teams/core/members`, { token: admin.token })).body.members,
+    ).toEqual([]);
 
-    expect((await call("DELETE", `/api/orgs/${org.slug}/teams/core`, { token: admin.token })).body).toEqual({ deleted: true });
+    expect((await call("DELETE", `/api/orgs/${org.slug}/teams/core`, { token: admin.token })).body).toEqual({
+      deleted: true,
+    });
     expect((await call("GET", `/api/orgs/${org.slug}/teams`, { token: admin.token })).body.teams).toEqual([]);
-    expect(await auditActions(`org:${org.slug}`)).toEqual(expect.arrayContaining(["org.team.created", "org.team.member.added", "org.team.deleted"]));
+    expect(await auditActions(`org:${org.slug}`)).toEqual(
+      expect.arrayContaining(["org.team.created", "org.team.member.added", "org.team.deleted"]),
+    );
   });
 });

@@ -5,19 +5,32 @@ import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { sweepDeadKeys } from "@/server/workspaces";
-import { commitTo, createAgentFor, eventsOf, merge, projectWith, propose, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
+import {
+  commitTo,
+  createAgentFor,
+  eventsOf,
+  merge,
+  projectWith,
+  propose,
+  workspaceOf,
+  type TestProject,
+} from "@/server/changes/test-fixtures";
 import { useGitServer, withToken } from "@/tests/git/support";
 
 const env = useTestEnvironment();
 
 type User = Awaited<ReturnType<typeof createTestUser>>;
 
-const keysPath = (project: TestProject, workspace: string) => `/api/workspaces/${project.path}/workspaces/${workspace}/keys`;
+const keysPath = (project: TestProject, workspace: string) =>
+  `/api/workspaces/${project.path}/workspaces/${workspace}/keys`;
 
 async function mintKey(token: string, project: TestProject, workspace: string, body: Record<string, unknown> = {}) {
   const res = await call("POST", keysPath(project, workspace), { token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { key: { id: string; workspace: string; projectId: string; expiresAt: string; createdBy: { id: string } }; plaintext: string };
+  return res.body as {
+    key: { id: string; workspace: string; projectId: string; expiresAt: string; createdBy: { id: string } };
+    plaintext: string;
+  };
 }
 
 /** A project of `owner` with a workspace holding one commit, and a key for that workspace. */
@@ -31,7 +44,8 @@ async function keyedWorkspace(owner: User) {
 const revokedReason = async (project: TestProject, workspace: string, token: string, keyId: string) => {
   const res = await call("GET", `${keysPath(project, workspace)}?revoked=true`, { token });
   expect(res.status).toBe(200);
-  return (res.body.keys as Array<{ id: string; revokedReason: string | null }>).find((key) => key.id === keyId)?.revokedReason;
+  return (res.body.keys as Array<{ id: string; revokedReason: string | null }>).find((key) => key.id === keyId)
+    ?.revokedReason;
 };
 
 /** The key's answer on a project read, polled until it stops being 200 (a revocation reaching this instance's cache) or 5 s pass. */
@@ -46,8 +60,13 @@ async function statusOnceRefused(project: TestProject, token: string): Promise<n
 }
 
 const auditReasons = async (keyId: string) => {
-  const rows = await (await db()).auditLog.findMany({ where: { target: `workspace_key:${keyId}` }, orderBy: { seq: "asc" } });
-  return rows.map((row) => `${row.action}${(row.data as { reason?: string }).reason ? `:${(row.data as { reason: string }).reason}` : ""}`);
+  const rows = await (
+    await db()
+  ).auditLog.findMany({ where: { target: `workspace_key:${keyId}` }, orderBy: { seq: "asc" } });
+  return rows.map(
+    (row) =>
+      `${row.action}${(row.data as { reason?: string }).reason ? `:${(row.data as { reason: string }).reason}` : ""}`,
+  );
 };
 
 describe("workspace keys: minting and listing", () => {
@@ -57,7 +76,12 @@ describe("workspace keys: minting and listing", () => {
     const workspace = await workspaceOf(owner.token, project);
     const minted = await mintKey(owner.token, project, workspace, { ttlMinutes: 5, name: "worker-1" });
     expect(minted.plaintext).toMatch(/^svc_ws_/);
-    expect(minted.key).toMatchObject({ workspace, projectId: project.id, name: "worker-1", createdBy: { id: owner.id } });
+    expect(minted.key).toMatchObject({
+      workspace,
+      projectId: project.id,
+      name: "worker-1",
+      createdBy: { id: owner.id },
+    });
     expect(Date.parse(minted.key.expiresAt) - Date.now()).toBeGreaterThan(4 * 60_000);
     expect(Date.parse(minted.key.expiresAt) - Date.now()).toBeLessThanOrEqual(5 * 60_000);
 
@@ -77,8 +101,12 @@ describe("workspace keys: minting and listing", () => {
     const project = await projectWith(owner.token, { "README.md": "hi\n" });
     await grantCollaborator(project.id, reader.id, "read");
     const workspace = await workspaceOf(owner.token, project);
-    expect((await call("POST", keysPath(project, workspace), { token: owner.token, body: { ttlMinutes: 0 } })).status).toBe(400);
-    expect((await call("POST", keysPath(project, workspace), { token: owner.token, body: { ttlMinutes: 1441 } })).status).toBe(400);
+    expect(
+      (await call("POST", keysPath(project, workspace), { token: owner.token, body: { ttlMinutes: 0 } })).status,
+    ).toBe(400);
+    expect(
+      (await call("POST", keysPath(project, workspace), { token: owner.token, body: { ttlMinutes: 1441 } })).status,
+    ).toBe(400);
     expect((await call("POST", keysPath(project, workspace), { token: reader.token, body: {} })).status).toBe(403);
     expect((await call("POST", keysPath(project, workspace), { token: stranger.token, body: {} })).status).toBe(404);
     expect((await call("POST", keysPath(project, "nope"), { token: owner.token, body: {} })).status).toBe(404);
@@ -113,9 +141,13 @@ describe("what a workspace key may do", () => {
     expect(comment.status, JSON.stringify(comment.body)).toBe(201);
 
     const events = await eventsOf(project.id);
-    const byKey = events.filter((event) => (event.data as { keyId?: string }).keyId === key.id).map((event) => event.kind);
+    const byKey = events
+      .filter((event) => (event.data as { keyId?: string }).keyId === key.id)
+      .map((event) => event.kind);
     expect(byKey).toEqual(["push", "change.created", "change.evaluated", "change.commented"]);
-    expect(new Set(events.filter((event) => byKey.includes(event.kind)).map((event) => event.actor))).toEqual(new Set([`user:${owner.id}`]));
+    expect(new Set(events.filter((event) => byKey.includes(event.kind)).map((event) => event.actor))).toEqual(
+      new Set([`user:${owner.id}`]),
+    );
   });
 
   it("is refused everywhere else: other projects 404, other workspaces and other writes 403, token and agent routes 401", async () => {
@@ -131,13 +163,24 @@ describe("what a workspace key may do", () => {
     expect(listed.status).toBe(200);
     expect(JSON.stringify(listed.body)).toContain(project.id);
     expect(JSON.stringify(listed.body)).not.toContain(other.id);
-    expect((await call("POST", `/api/workspaces/${workspace}/commit`, { token, body: { projectId: other.id, message: "m", files: { "x.txt": "x\n" } } })).status).toBe(404);
+    expect(
+      (
+        await call("POST", `/api/workspaces/${workspace}/commit`, {
+          token,
+          body: { projectId: other.id, message: "m", files: { "x.txt": "x\n" } },
+        })
+      ).status,
+    ).toBe(404);
 
     const scoped = async (method: string, path: string, body?: unknown) => {
       const res = await call(method, path, { token, body });
       expect([res.status, res.body.code], `${method} ${path}`).toEqual([403, "TOKEN_SCOPE_INSUFFICIENT"]);
     };
-    await scoped("POST", `/api/workspaces/${sibling}/commit`, { projectId: project.id, message: "m", files: { "x.txt": "x\n" } });
+    await scoped("POST", `/api/workspaces/${sibling}/commit`, {
+      projectId: project.id,
+      message: "m",
+      files: { "x.txt": "x\n" },
+    });
     await scoped("POST", `/api/projects/${project.path}/changes`, { workspace: sibling });
     await scoped("POST", `/api/changes/${siblingChange}/comments`, { body: "hi" });
     await scoped("POST", `/api/changes/${siblingChange}/merge`);
@@ -151,7 +194,10 @@ describe("what a workspace key may do", () => {
       ["GET", "/api/agents"],
       ["POST", "/api/agents"],
     ] as const) {
-      expect((await call(method, path, { token, body: method === "POST" ? { name: "x" } : undefined })).status, `${method} ${path}`).toBe(401);
+      expect(
+        (await call(method, path, { token, body: method === "POST" ? { name: "x" } : undefined })).status,
+        `${method} ${path}`,
+      ).toBe(401);
     }
   });
 
@@ -165,7 +211,8 @@ describe("what a workspace key may do", () => {
       const sibling = await workspaceOf(owner.token, project);
       const { key, plaintext } = await mintKey(owner.token, project, workspace);
       const list = await call("GET", `/api/workspaces/${project.path}/workspaces`, { token: owner.token });
-      const remoteOf = (name: string) => list.body.workspaces.find((w: { name: string }) => w.name === name).remote as string;
+      const remoteOf = (name: string) =>
+        list.body.workspaces.find((w: { name: string }) => w.name === name).remote as string;
 
       const dir = git.git.dir("clone");
       await git.git.ok(["clone", "-q", withToken(remoteOf(workspace), plaintext), dir]);
@@ -174,9 +221,15 @@ describe("what a workspace key may do", () => {
       const push = (await eventsOf(project.id, "push")).at(-1)!;
       expect(push.data).toMatchObject({ workspace, keyId: key.id });
 
-      const refusedSibling = await git.git.run(["push", "-q", withToken(remoteOf(sibling), plaintext), "HEAD:refs/heads/main"], { cwd: dir });
+      const refusedSibling = await git.git.run(
+        ["push", "-q", withToken(remoteOf(sibling), plaintext), "HEAD:refs/heads/main"],
+        { cwd: dir },
+      );
       expect(refusedSibling.code).not.toBe(0);
-      const refusedProject = await git.git.run(["push", "-q", withToken(project.remote, plaintext), "HEAD:refs/heads/main"], { cwd: dir });
+      const refusedProject = await git.git.run(
+        ["push", "-q", withToken(project.remote, plaintext), "HEAD:refs/heads/main"],
+        { cwd: dir },
+      );
       expect(refusedProject.code).not.toBe(0);
       expect((await git.git.run(["ls-remote", withToken(project.remote, plaintext)])).code).toBe(0);
     });
@@ -255,7 +308,14 @@ describe("a workspace key revokes itself", () => {
     const workspace = await workspaceOf(writer.token, project);
     const { key, plaintext } = await mintKey(writer.token, project, workspace);
     expect((await call("GET", `/api/projects/${project.path}`, { token: plaintext })).status).toBe(200);
-    expect((await call("PUT", `/api/projects/${project.path}/collaborators/${writer.username}`, { token: owner.token, body: { permission: "read" } })).status).toBeLessThan(300);
+    expect(
+      (
+        await call("PUT", `/api/projects/${project.path}/collaborators/${writer.username}`, {
+          token: owner.token,
+          body: { permission: "read" },
+        })
+      ).status,
+    ).toBeLessThan(300);
     // Recorded by the grant change itself, before the key is presented or listed.
     expect(await auditReasons(key.id)).toEqual(["workspace_key.created", "workspace_key.revoked:access_lost"]);
     await expectDead(plaintext, project);
@@ -272,22 +332,38 @@ describe("a workspace key revokes itself", () => {
     const writer = await createTestUser();
     const org = `org${writer.username.replace(/[^a-z0-9]/gi, "").slice(-20)}`;
     expect((await call("POST", "/api/orgs", { token: owner.token, body: { slug: org } })).status).toBe(201);
-    const created = await call("POST", "/api/projects", { token: owner.token, body: { name: "keyed", org, files: { "README.md": "hi\n" } } });
+    const created = await call("POST", "/api/projects", {
+      token: owner.token,
+      body: { name: "keyed", org, files: { "README.md": "hi\n" } },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const project = created.body as TestProject;
     const grants = `/api/orgs/${org}`;
     if (how === "collaborator") await grantCollaborator(project.id, writer.id, "write");
     else {
-      expect((await call("PUT", `${grants}/members/${writer.username}`, { token: owner.token, body: { role: "read" } })).status).toBeLessThan(300);
+      expect(
+        (await call("PUT", `${grants}/members/${writer.username}`, { token: owner.token, body: { role: "read" } }))
+          .status,
+      ).toBeLessThan(300);
       expect((await call("POST", `${grants}/teams`, { token: owner.token, body: { slug: "crew" } })).status).toBe(201);
-      expect((await call("PUT", `${grants}/teams/crew/members/${writer.username}`, { token: owner.token })).status).toBeLessThan(300);
-      expect((await call("PUT", `${grants}/teams/crew/projects/keyed`, { token: owner.token, body: { permission: "write" } })).status).toBeLessThan(300);
+      expect(
+        (await call("PUT", `${grants}/teams/crew/members/${writer.username}`, { token: owner.token })).status,
+      ).toBeLessThan(300);
+      expect(
+        (
+          await call("PUT", `${grants}/teams/crew/projects/keyed`, {
+            token: owner.token,
+            body: { permission: "write" },
+          })
+        ).status,
+      ).toBeLessThan(300);
     }
     const workspace = await workspaceOf(writer.token, project);
     const { key, plaintext } = await mintKey(writer.token, project, workspace);
     expect((await call("GET", `/api/projects/${project.path}`, { token: plaintext })).status).toBe(200);
     const removal = {
-      collaborator: () => call("DELETE", `/api/projects/${project.path}/collaborators/${writer.username}`, { token: owner.token }),
+      collaborator: () =>
+        call("DELETE", `/api/projects/${project.path}/collaborators/${writer.username}`, { token: owner.token }),
       member: () => call("DELETE", `${grants}/members/${writer.username}`, { token: owner.token }),
       "team member": () => call("DELETE", `${grants}/teams/crew/members/${writer.username}`, { token: owner.token }),
       "team grant": () => call("DELETE", `${grants}/teams/crew/projects/keyed`, { token: owner.token }),
@@ -314,7 +390,10 @@ describe("a workspace key revokes itself", () => {
     const owner = await createTestUser();
     const { project, token } = await keyedWorkspace(owner);
     expect((await call("GET", `/api/projects/${project.path}`, { token })).status).toBe(200);
-    expect((await call("DELETE", `/api/projects/${project.path}`, { token: owner.token, body: { confirm: project.path } })).status).toBe(202);
+    expect(
+      (await call("DELETE", `/api/projects/${project.path}`, { token: owner.token, body: { confirm: project.path } }))
+        .status,
+    ).toBe(202);
     const res = await call("GET", `/api/projects/${project.path}`, { token });
     expect([401, 404]).toContain(res.status);
     expect((await call("GET", `/api/workspaces/${project.path}/workspaces`, { token })).status).not.toBe(200);
@@ -333,7 +412,14 @@ describe("the background sweep", () => {
     await grantCollaborator(project.id, writer.id, "write");
     const writersWorkspace = await workspaceOf(writer.token, project);
     const demoted = await mintKey(writer.token, project, writersWorkspace);
-    expect((await call("PUT", `/api/projects/${project.path}/collaborators/${writer.username}`, { token: owner.token, body: { permission: "read" } })).status).toBeLessThan(300);
+    expect(
+      (
+        await call("PUT", `/api/projects/${project.path}/collaborators/${writer.username}`, {
+          token: owner.token,
+          body: { permission: "read" },
+        })
+      ).status,
+    ).toBeLessThan(300);
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       vi.setSystemTime(Date.parse(expiring.key.expiresAt) + 1);
@@ -368,7 +454,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("revocations made by other instanc
     await other.connect();
     try {
       await other.query("BEGIN");
-      await other.query(`UPDATE "WorkspaceKey" SET "revokedAt" = now(), "revokedReason" = 'merged' WHERE id = $1`, [key.id]);
+      await other.query(`UPDATE "WorkspaceKey" SET "revokedAt" = now(), "revokedReason" = 'merged' WHERE id = $1`, [
+        key.id,
+      ]);
       await other.query("SELECT pg_notify('svc_invalidate', $1)", [`credentials\n${owner.id}`]);
       await new Promise((resolve) => setTimeout(resolve, 100));
       // Not yet committed: the notification waits for the commit, and the cached key still works.

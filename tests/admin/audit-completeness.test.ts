@@ -10,7 +10,11 @@ import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { createTestSession } from "@/tests/support/sessions";
 import { createTestUser } from "@/tests/support/users";
 
-useTestEnvironment({ AUTH_CACHE_TTL_SECONDS: "0", DEPLOY_SECRET_KEY: Buffer.alloc(32, 5).toString("base64"), ALLOW_PRIVATE_TARGETS: "1" });
+useTestEnvironment({
+  AUTH_CACHE_TTL_SECONDS: "0",
+  DEPLOY_SECRET_KEY: Buffer.alloc(32, 5).toString("base64"),
+  ALLOW_PRIVATE_TARGETS: "1",
+});
 useTestJobs();
 
 const ADMIN = { "x-admin-api-key": TEST_ADMIN_KEY };
@@ -42,13 +46,19 @@ async function driveEveryAuditedOperation() {
   await ok(call("POST", `/api/orgs/${org}/teams`, { ...as, body: { slug: "core" } }), 201);
   await ok(call("PUT", `/api/orgs/${org}/teams/core/members/${friend.username}`, as));
   const orgProject = await createTestProject(owner.token, { name: "team-owned", org });
-  await ok(call("PUT", `/api/orgs/${org}/teams/core/projects/${orgProject.slug}`, { ...as, body: { permission: "write" } }));
+  await ok(
+    call("PUT", `/api/orgs/${org}/teams/core/projects/${orgProject.slug}`, { ...as, body: { permission: "write" } }),
+  );
   await ok(call("DELETE", `/api/orgs/${org}/teams/core/projects/${orgProject.slug}`, as));
   await ok(call("DELETE", `/api/orgs/${org}/teams/core/members/${friend.username}`, as));
   await ok(call("DELETE", `/api/orgs/${org}/teams/core`, as));
   await ok(call("DELETE", `/api/orgs/${org}/members/${friend.username}`, as));
 
-  const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: DEAD_URL, requireApproval: true }, { name: "preview", provider: "webhook", url: DEAD_URL });
+  const project = await projectDeploying(
+    owner.token,
+    { name: "production", provider: "webhook", url: DEAD_URL, requireApproval: true },
+    { name: "preview", provider: "webhook", url: DEAD_URL },
+  );
   const collaborator = `/api/projects/${project.path}/collaborators/${friend.username}`;
   await ok(call("PUT", collaborator, { ...as, body: { permission: "read" } }));
   await ok(call("PUT", collaborator, { ...as, body: { permission: "write" } }));
@@ -57,7 +67,10 @@ async function driveEveryAuditedOperation() {
   await ok(call("DELETE", `/api/projects/${project.path}/secrets/API_KEY`, as));
 
   await ok(call("POST", `/api/workspaces/${project.path}/workspaces`, { ...as, body: { name: "keyed" } }), 201);
-  const minted = await ok(call("POST", `/api/workspaces/${project.path}/workspaces/keyed/keys`, { ...as, body: {} }), 201);
+  const minted = await ok(
+    call("POST", `/api/workspaces/${project.path}/workspaces/keyed/keys`, { ...as, body: {} }),
+    201,
+  );
   await ok(call("DELETE", `/api/workspace-keys/${minted.key.id}`, as));
 
   const { change } = await changeWith(owner.token, project, { "f.txt": "x\n" });

@@ -10,10 +10,20 @@ import { createTestProject } from "@/server/projects/test-fixtures";
 useTestEnvironment();
 
 const ADMIN = { "x-admin-api-key": TEST_ADMIN_KEY };
-const asAdmin = (path: string, headers: Record<string, string> = {}) => call("GET", path, { headers: { ...ADMIN, ...headers } });
+const asAdmin = (path: string, headers: Record<string, string> = {}) =>
+  call("GET", path, { headers: { ...ADMIN, ...headers } });
 
-async function addCollaborator(ownerToken: string, projectPath: string, username: string, headers: Record<string, string> = {}) {
-  const res = await call("PUT", `/api/projects/${projectPath}/collaborators/${username}`, { token: ownerToken, body: { permission: "read" }, headers });
+async function addCollaborator(
+  ownerToken: string,
+  projectPath: string,
+  username: string,
+  headers: Record<string, string> = {},
+) {
+  const res = await call("PUT", `/api/projects/${projectPath}/collaborators/${username}`, {
+    token: ownerToken,
+    body: { permission: "read" },
+    headers,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
@@ -43,10 +53,14 @@ describe("the audit log", () => {
     const headers = { "x-svc-peer-address": "10.0.0.2", "x-forwarded-for": "198.51.100.1, 192.0.2.9" };
     const first = await createTestUser();
     const second = await createTestUser();
-    await withEnv({ TRUST_PROXY: undefined }, () => addCollaborator(owner.token, project.path, first.username, headers));
+    await withEnv({ TRUST_PROXY: undefined }, () =>
+      addCollaborator(owner.token, project.path, first.username, headers),
+    );
     await withEnv({ TRUST_PROXY: "1" }, () => addCollaborator(owner.token, project.path, second.username, headers));
     const res = await asAdmin(`/api/admin/audit?project=${project.path}&action=project.collaborator.added`);
-    const byTarget = Object.fromEntries(res.body.entries.map((entry: { target: string; ip: string }) => [entry.target, entry.ip]));
+    const byTarget = Object.fromEntries(
+      res.body.entries.map((entry: { target: string; ip: string }) => [entry.target, entry.ip]),
+    );
     expect(byTarget[`user:${first.id}`]).toBe("10.0.0.2");
     expect(byTarget[`user:${second.id}`]).toBe("192.0.2.9");
   });
@@ -59,7 +73,9 @@ describe("the audit log", () => {
     expect(all.body.entries).toHaveLength(2);
     expect(all.body.entries[0].target).toBe(`user:${created[2].id}`);
     expect(all.body.entries[1].target).toBe(`user:${created[1].id}`);
-    const next = await asAdmin(`/api/admin/audit?actor=admin-key&action=admin.user.created&limit=2&before=${all.body.entries[1].id}`);
+    const next = await asAdmin(
+      `/api/admin/audit?actor=admin-key&action=admin.user.created&limit=2&before=${all.body.entries[1].id}`,
+    );
     expect(next.body.entries[0].target).toBe(`user:${created[0].id}`);
     expect((await asAdmin(`/api/admin/audit?project=@nobody/nothing`)).body.entries).toEqual([]);
   });

@@ -16,17 +16,25 @@ useTestJobs();
 const stub = useStubProvider();
 
 type Owner = Awaited<ReturnType<typeof createTestUser>>;
-type Manifest = { repositories: Array<{ projectId: string; workspace?: string; refs: Record<string, string>; bundle: string | null }> };
+type Manifest = {
+  repositories: Array<{ projectId: string; workspace?: string; refs: Record<string, string>; bundle: string | null }>;
+};
 
 const rowsOf = (members: Map<string, Buffer>, table: string) =>
-  (members.get(`database/${table}.ndjson`)?.toString("utf8") ?? "").split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);
+  (members.get(`database/${table}.ndjson`)?.toString("utf8") ?? "")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, string>);
 
 it("a backup taken while projects are being deleted completes, each project wholly in it or wholly absent", async () => {
   const owner = await createTestUser();
   const projects = [];
   for (let i = 0; i < 8; i++) projects.push(await projectWith(owner.token, { "README.md": `doomed ${i}\n` }));
   for (const project of projects) {
-    expect((await call("DELETE", `/api/projects/${project.path}`, { token: owner.token, body: { confirm: project.path } })).status).toBe(202);
+    expect(
+      (await call("DELETE", `/api/projects/${project.path}`, { token: owner.token, body: { confirm: project.path } }))
+        .status,
+    ).toBe(202);
   }
   const backup = await (await db()).backup.create({ data: { id: `bak_deleting_${Date.now()}` } });
   const [done] = await Promise.all([runBackup(backup.id), drainJobs()]);
@@ -34,9 +42,16 @@ it("a backup taken while projects are being deleted completes, each project whol
 
   const members = await membersOf(await backupArchive(backup.id));
   const manifest = JSON.parse(members.get("manifest.json")!.toString("utf8"));
-  const rows = members.get("database/Project.ndjson")!.toString("utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).id as string);
+  const rows = members
+    .get("database/Project.ndjson")!
+    .toString("utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line).id as string);
   for (const project of projects) {
-    const entry = manifest.repositories.find((r: { projectId: string; workspace?: string }) => r.projectId === project.id && !r.workspace);
+    const entry = manifest.repositories.find(
+      (r: { projectId: string; workspace?: string }) => r.projectId === project.id && !r.workspace,
+    );
     expect(Boolean(entry), project.id).toBe(rows.includes(project.id));
     if (entry) expect(members.has(entry.bundle), project.id).toBe(true);
   }
@@ -55,7 +70,9 @@ async function shallowImport(owner: Owner): Promise<TestProject> {
   const upstream = uniqueName("up");
   stub.current.seed("octo", upstream, [{ "src/a.txt": "1\n" }, { "src/a.txt": "2\n" }, { "src/a.txt": "3\n" }]);
   const slug = uniqueName("shallow");
-  expect((await requestImport(owner, slug, { url: `${stub.current.url}/octo/${upstream}`, depth: 1 })).status).toBe(201);
+  expect((await requestImport(owner, slug, { url: `${stub.current.url}/octo/${upstream}`, depth: 1 })).status).toBe(
+    201,
+  );
   await drainJobs({ timeoutMs: 60_000 });
   const row = await projectRow(owner.username, slug);
   return { ...row, path: `@${owner.username}/${slug}` } as unknown as TestProject;
@@ -69,9 +86,14 @@ function expectWholeOrAbsent(members: Map<string, Buffer>, projects: TestProject
   for (const project of projects) {
     const repositories = manifest.repositories.filter((r) => r.projectId === project.id);
     const inRows = projectRows.has(project.id);
-    expect(repositories.some((r) => !r.workspace), project.id).toBe(inRows);
+    expect(
+      repositories.some((r) => !r.workspace),
+      project.id,
+    ).toBe(inRows);
     const workspaces = workspaceRows.filter((row) => row.projectId === project.id).map((row) => row.name);
-    expect(repositories.flatMap((r) => (r.workspace ? [r.workspace] : [])).sort(), project.id).toEqual(inRows ? workspaces.sort() : []);
+    expect(repositories.flatMap((r) => (r.workspace ? [r.workspace] : [])).sort(), project.id).toEqual(
+      inRows ? workspaces.sort() : [],
+    );
     for (const { bundle } of repositories) if (bundle) expect(members.has(bundle), bundle).toBe(true);
   }
 }
@@ -79,9 +101,13 @@ function expectWholeOrAbsent(members: Map<string, Buffer>, projects: TestProject
 it("backups taken in a loop while projects with workspaces and changes are deleted all complete, each project whole or absent, and the last restores", async () => {
   const owner = await createTestUser();
   const doomed = [];
-  for (let i = 0; i < 4; i++) doomed.push(await busyProject(owner, await projectWith(owner.token, { "README.md": `doomed ${i}\n` })));
+  for (let i = 0; i < 4; i++)
+    doomed.push(await busyProject(owner, await projectWith(owner.token, { "README.md": `doomed ${i}\n` })));
   doomed.push(await busyProject(owner, await shallowImport(owner)));
-  const kept = [await busyProject(owner, await projectWith(owner.token, { "README.md": "kept\n" })), await busyProject(owner, await shallowImport(owner))];
+  const kept = [
+    await busyProject(owner, await projectWith(owner.token, { "README.md": "kept\n" })),
+    await busyProject(owner, await shallowImport(owner)),
+  ];
   await drainJobs();
 
   const prisma = await db();
@@ -95,7 +121,10 @@ it("backups taken in a loop while projects with workspaces and changes are delet
     while (deleting) await takeBackup();
   })();
   for (const project of doomed) {
-    expect((await call("DELETE", `/api/projects/${project.path}`, { token: owner.token, body: { confirm: project.path } })).status).toBe(202);
+    expect(
+      (await call("DELETE", `/api/projects/${project.path}`, { token: owner.token, body: { confirm: project.path } }))
+        .status,
+    ).toBe(202);
   }
   await drainJobs();
   deleting = false;

@@ -6,7 +6,14 @@ import { allRefs, openProjectRepo, openWorkspaceRepo } from "@/server/git";
 import { tablesInDependencyOrder } from "@/server/backup/tables";
 import { runBackup, runBackupCommand } from "@/server/backup";
 import { TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
-import { backupArchive, completedBackup, membersOf, packArchive, restoreArchive as restore, switchToFreshInstance } from "@/tests/support/backup";
+import {
+  backupArchive,
+  completedBackup,
+  membersOf,
+  packArchive,
+  restoreArchive as restore,
+  switchToFreshInstance,
+} from "@/tests/support/backup";
 import { call } from "@/tests/support/http";
 import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { createTestUser } from "@/tests/support/users";
@@ -17,7 +24,11 @@ import { secretValues } from "@/server/secrets";
 import { withEnv } from "@/tests/support/env";
 
 // No credential cache: a token must be checked against the instance it is sent to.
-useTestEnvironment({ AUTH_CACHE_TTL_SECONDS: "0", DEPLOY_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"), ALLOW_PRIVATE_TARGETS: "1" });
+useTestEnvironment({
+  AUTH_CACHE_TTL_SECONDS: "0",
+  DEPLOY_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
+  ALLOW_PRIVATE_TARGETS: "1",
+});
 useTestJobs();
 
 const ADMIN = { "x-admin-api-key": TEST_ADMIN_KEY };
@@ -28,14 +39,19 @@ async function instanceState() {
   const tables: Record<string, string[]> = {};
   await prisma.$transaction(async (tx: Tx) => {
     for (const table of await tablesInDependencyOrder(tx)) {
-      const rows = await tx.$queryRawUnsafe<Array<{ row: string }>>(`SELECT row_to_json(t)::text AS row FROM "${table}" t`);
+      const rows = await tx.$queryRawUnsafe<Array<{ row: string }>>(
+        `SELECT row_to_json(t)::text AS row FROM "${table}" t`,
+      );
       tables[table] = rows.map((r) => r.row).sort();
     }
   });
   const refs: Record<string, Record<string, string>> = {};
   for (const project of await prisma.project.findMany({ include: { workspaces: true } })) {
     refs[project.id] = Object.fromEntries(allRefs(openProjectRepo(project.id)));
-    for (const workspace of project.workspaces) refs[`${project.id}/${workspace.name}`] = Object.fromEntries(allRefs(openWorkspaceRepo(project.id, workspace.name)));
+    for (const workspace of project.workspaces)
+      refs[`${project.id}/${workspace.name}`] = Object.fromEntries(
+        allRefs(openWorkspaceRepo(project.id, workspace.name)),
+      );
   }
   return { tables, refs };
 }
@@ -48,7 +64,9 @@ describe("backup and restore", () => {
     expect((await call("GET", "/api/admin/backups/bak_missing", { headers: ADMIN })).status).toBe(404);
     expect((await call("GET", "/api/admin/backups/bak_missing/archive", { headers: ADMIN })).status).toBe(404);
     expect((await call("GET", "/api/admin/restore/rst_missing", { headers: ADMIN })).status).toBe(404);
-    expect((await call("POST", "/api/admin/restore", { token: user.token, body: new Uint8Array([1]) })).status).toBe(403);
+    expect((await call("POST", "/api/admin/restore", { token: user.token, body: new Uint8Array([1]) })).status).toBe(
+      403,
+    );
     const running = await call("POST", "/api/admin/backups", { headers: ADMIN });
     const early = await call("GET", `/api/admin/backups/${running.body.backup.id}/archive`, { headers: ADMIN });
     expect(early.status).toBe(409);
@@ -62,9 +80,15 @@ describe("backup and restore", () => {
     const project = await projectWith(owner.token, { "README.md": "hello\n", "src/a.txt": "1\n" });
     const { change } = await changeWith(owner.token, project, { "src/a.txt": "2\n" });
     expect((await merge(owner.token, change.id)).status).toBe(200);
-    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: owner.token, body: { title: "kept" } });
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+      token: owner.token,
+      body: { title: "kept" },
+    });
     expect(issue.status).toBe(201);
-    const hook = await call("POST", `/api/projects/${project.path}/webhooks`, { token: owner.token, body: { url: "http://127.0.0.1:9/h", events: "issue.opened", secret: "s3cret-value" } });
+    const hook = await call("POST", `/api/projects/${project.path}/webhooks`, {
+      token: owner.token,
+      body: { url: "http://127.0.0.1:9/h", events: "issue.opened", secret: "s3cret-value" },
+    });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
     await drainJobs();
 
@@ -74,7 +98,9 @@ describe("backup and restore", () => {
     expect(manifest).toMatchObject({ format: 1, serviceVersion: expect.any(String) });
     expect(manifest.database.tables.Change).toBe(1);
     expect(Object.keys(manifest.database.tables)).not.toContain("JobRun");
-    const projectEntry = manifest.repositories.find((r: { projectId: string; workspace?: string }) => r.projectId === project.id && !r.workspace);
+    const projectEntry = manifest.repositories.find(
+      (r: { projectId: string; workspace?: string }) => r.projectId === project.id && !r.workspace,
+    );
     expect(projectEntry.refs["refs/heads/main"]).toMatch(/^[0-9a-f]{40}$/);
     expect(members.has(projectEntry.bundle)).toBe(true);
     expect(archive.length).toBeGreaterThan(0);
@@ -84,7 +110,11 @@ describe("backup and restore", () => {
     expect((await call("GET", `/api/projects/${project.path}`, { token: owner.token })).status).toBe(401);
     const { accepted, restore: restored } = await restore(archive);
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
-    expect(restored, JSON.stringify(restored)).toMatchObject({ status: "completed", projects: expect.any(Number), error: null });
+    expect(restored, JSON.stringify(restored)).toMatchObject({
+      status: "completed",
+      projects: expect.any(Number),
+      error: null,
+    });
 
     const after = await instanceState();
     const { AuditLog: auditBefore, ...restBefore } = before.tables;
@@ -100,8 +130,21 @@ describe("backup and restore", () => {
     expect(file.status).toBe(200);
     expect(JSON.stringify(file.body)).toContain("2\\n");
     expect((await call("GET", `/api/changes/${change.id}`, { token: owner.token })).body.change.status).toBe("merged");
-    expect((await call("GET", `/api/projects/${project.path}/issues/${issue.body.issue?.number ?? issue.body.number}`, { token: owner.token })).status).toBe(200);
-    expect((await call("POST", `/api/projects/${project.path}/issues`, { token: owner.token, body: { title: "after restore" } })).status).toBe(201);
+    expect(
+      (
+        await call("GET", `/api/projects/${project.path}/issues/${issue.body.issue?.number ?? issue.body.number}`, {
+          token: owner.token,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await call("POST", `/api/projects/${project.path}/issues`, {
+          token: owner.token,
+          body: { title: "after restore" },
+        })
+      ).status,
+    ).toBe(201);
     expect((await call("GET", "/api/admin/audit/verify", { headers: ADMIN })).body).toMatchObject({ ok: true });
     const audit = await call("GET", "/api/admin/audit?action=restore.completed", { headers: ADMIN });
     expect(audit.body.entries[0]).toMatchObject({ actor: "admin-key" });
@@ -116,7 +159,12 @@ describe("backup and restore", () => {
     await projectWith(owner.token, { "README.md": "tampered\n" });
     const { archive } = await completedBackup();
     const members = await membersOf(archive);
-    const tampered = await packArchive([...members].map(([name, content]) => [name, name.endsWith(".bundle") ? Buffer.concat([content, Buffer.from("x")]) : content]));
+    const tampered = await packArchive(
+      [...members].map(([name, content]) => [
+        name,
+        name.endsWith(".bundle") ? Buffer.concat([content, Buffer.from("x")]) : content,
+      ]),
+    );
 
     await switchToFreshInstance();
     const { restore: failed } = await restore(tampered);
@@ -134,21 +182,31 @@ describe("backup and restore", () => {
     const owner = await createTestUser();
     const projects = await Promise.all([0, 1, 2].map((i) => projectWith(owner.token, { "README.md": `race ${i}\n` })));
     const changes = [];
-    for (const project of projects) changes.push((await changeWith(owner.token, project, { "x.txt": `${project.id}\n` })).change);
+    for (const project of projects)
+      changes.push((await changeWith(owner.token, project, { "x.txt": `${project.id}\n` })).change);
     const prisma = await db();
     const backup = await prisma.backup.create({ data: { id: `bak_race_${Date.now()}` } });
     const [done] = await Promise.all([
       runBackup(backup.id),
       ...changes.map((change) => merge(owner.token, change.id)),
-      ...projects.map((project) => call("POST", `/api/projects/${project.path}/issues`, { token: owner.token, body: { title: "racing" } })),
+      ...projects.map((project) =>
+        call("POST", `/api/projects/${project.path}/issues`, { token: owner.token, body: { title: "racing" } }),
+      ),
     ]);
     expect(done?.status).toBe("completed");
     const members = await membersOf(await backupArchive(backup.id));
     const manifest = JSON.parse(members.get("manifest.json")!.toString("utf8"));
-    const changeRows = members.get("database/Change.ndjson")!.toString("utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    const changeRows = members
+      .get("database/Change.ndjson")!
+      .toString("utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     for (const [index, change] of changes.entries()) {
       const row = changeRows.find((r) => r.id === change.id);
-      const entry = manifest.repositories.find((r: { projectId: string; workspace?: string }) => r.projectId === projects[index].id && !r.workspace);
+      const entry = manifest.repositories.find(
+        (r: { projectId: string; workspace?: string }) => r.projectId === projects[index].id && !r.workspace,
+      );
       const merged = row.status === "merged";
       // A merge in the backup has its branch at the merge commit; one after it left both untouched.
       if (merged) expect(entry.refs["refs/heads/main"]).toBe(row.mergedSha);
@@ -160,11 +218,17 @@ describe("backup and restore", () => {
     await switchToFreshInstance();
     const uploads = path.join(config.backupDir, "restores");
     await withEnv({ RESTORE_ARCHIVE_BYTES_MAX: "1024" }, async () => {
-      const streamed = await call("POST", "/api/admin/restore", { headers: { ...ADMIN, "content-type": "application/x-tar" }, body: new Uint8Array(1025) });
+      const streamed = await call("POST", "/api/admin/restore", {
+        headers: { ...ADMIN, "content-type": "application/x-tar" },
+        body: new Uint8Array(1025),
+      });
       expect(streamed.status).toBe(413);
       expect(streamed.body).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
       expect(fs.existsSync(uploads) ? fs.readdirSync(uploads) : []).toEqual([]);
-      const declared = await call("POST", "/api/admin/restore", { headers: { ...ADMIN, "content-type": "application/x-tar", "content-length": "5000000" }, body: new Uint8Array(10) });
+      const declared = await call("POST", "/api/admin/restore", {
+        headers: { ...ADMIN, "content-type": "application/x-tar", "content-length": "5000000" },
+        body: new Uint8Array(10),
+      });
       expect(declared.status).toBe(413);
       expect(await (await db()).restore.count()).toBe(0);
       const atTheCap = await restore(new Uint8Array(1024));
@@ -176,7 +240,10 @@ describe("backup and restore", () => {
   it("bounds each repository's restore (PUSH_TIMEOUT), needs the deploy secret key, and keeps nothing of a failed restore", async () => {
     const owner = await createTestUser();
     const project = await projectWith(owner.token, { "README.md": "bounded\n" });
-    const secret = await call("PUT", `/api/projects/${project.path}/secrets/API_TOKEN`, { token: owner.token, body: { value: "tok-123" } });
+    const secret = await call("PUT", `/api/projects/${project.path}/secrets/API_TOKEN`, {
+      token: owner.token,
+      body: { value: "tok-123" },
+    });
     expect(secret.status, JSON.stringify(secret.body)).toBe(201);
     const { archive } = await completedBackup();
     await switchToFreshInstance();
@@ -209,6 +276,8 @@ describe("backup and restore", () => {
     const { restore: restored } = await restore(archive);
     expect(restored).toMatchObject({ status: "completed", projects: 1, code: null });
     expect(await secretValues(project.id, ["API_TOKEN"])).toEqual({ values: { API_TOKEN: "tok-123" }, missing: [] });
-    expect((await call("GET", `/api/projects/${project.path}/content?path=README.md`, { token: owner.token })).status).toBe(200);
+    expect(
+      (await call("GET", `/api/projects/${project.path}/content?path=README.md`, { token: owner.token })).status,
+    ).toBe(200);
   }, 120_000);
 });

@@ -36,7 +36,15 @@ describe("GET /api/admin/caches", () => {
       expect(memory.databaseWasmBytes).toBeNull();
     }
     const byName = new Map(caches.map((cache) => [cache.name, cache]));
-    for (const name of ["git.parsedObjects", "git.commitHeaders", "git.packReads", "access.grants", "auth.credentials", "changes.openStreams", "mcp.sessions"]) {
+    for (const name of [
+      "git.parsedObjects",
+      "git.commitHeaders",
+      "git.packReads",
+      "access.grants",
+      "auth.credentials",
+      "changes.openStreams",
+      "mcp.sessions",
+    ]) {
       expect(byName.has(name), name).toBe(true);
       expect(byName.get(name)!.bound.length).toBeGreaterThan(0);
     }

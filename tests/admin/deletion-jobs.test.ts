@@ -26,10 +26,20 @@ describe("deletion jobs for administrators", () => {
     const jobId = await deleteProject(owner.token, project.path);
     const running = await call("GET", "/api/admin/deletion-jobs?status=deleting", { headers: ADMIN });
     expect(running.status).toBe(200);
-    expect(running.body.jobs.find((job: { id: string }) => job.id === jobId)).toMatchObject({ kind: "project", targetId: project.id, status: "deleting", attempts: 0, error: null, step: null });
+    expect(running.body.jobs.find((job: { id: string }) => job.id === jobId)).toMatchObject({
+      kind: "project",
+      targetId: project.id,
+      status: "deleting",
+      attempts: 0,
+      error: null,
+      step: null,
+    });
     await drainJobs();
     const done = await call("GET", "/api/admin/deletion-jobs?status=completed", { headers: ADMIN });
-    expect(done.body.jobs.find((job: { id: string }) => job.id === jobId)).toMatchObject({ status: "completed", attempts: 1 });
+    expect(done.body.jobs.find((job: { id: string }) => job.id === jobId)).toMatchObject({
+      status: "completed",
+      attempts: 1,
+    });
     expect((await call("GET", "/api/admin/deletion-jobs?status=deleting", { headers: ADMIN })).body.jobs).toEqual([]);
     expect((await call("GET", "/api/admin/deletion-jobs?status=stuck", { headers: ADMIN })).status).toBe(400);
   });
@@ -44,15 +54,24 @@ describe("deletion jobs for administrators", () => {
     expect(live.body.code).toBe("NOT_REDRIVABLE");
     await drainJobs();
     const prisma = await db();
-    await prisma.deletionJob.update({ where: { id: jobId }, data: { status: "incomplete", lastError: "repos: disk full", stepsDone: { set: [] } } });
+    await prisma.deletionJob.update({
+      where: { id: jobId },
+      data: { status: "incomplete", lastError: "repos: disk full", stepsDone: { set: [] } },
+    });
     const listed = await call("GET", "/api/admin/deletion-jobs?status=failed", { headers: ADMIN });
-    expect(listed.body.jobs.find((job: { id: string }) => job.id === jobId)).toMatchObject({ status: "failed", error: "repos: disk full" });
+    expect(listed.body.jobs.find((job: { id: string }) => job.id === jobId)).toMatchObject({
+      status: "failed",
+      error: "repos: disk full",
+    });
 
     const redriven = await call("POST", `/api/admin/deletion-jobs/${jobId}/redrive`, { headers: ADMIN });
     expect(redriven.status).toBe(202);
     expect(redriven.body).toEqual({ status: "deleting", jobId });
     await drainJobs();
-    expect(await prisma.deletionJob.findUniqueOrThrow({ where: { id: jobId } })).toMatchObject({ status: "completed", attempts: 2 });
+    expect(await prisma.deletionJob.findUniqueOrThrow({ where: { id: jobId } })).toMatchObject({
+      status: "completed",
+      attempts: 2,
+    });
 
     const again = await call("POST", `/api/admin/deletion-jobs/${jobId}/redrive`, { headers: ADMIN });
     expect(again.status).toBe(409);
@@ -87,10 +106,20 @@ describe("pruning job rows", () => {
     const old = new Date(Date.now() - (JOB_ROWS_RETENTION_DAYS + 1) * 86_400_000);
     const event = { name: "svc/test", data: {} };
     const base = { functionId: "svc-forge-test", event, maxAttempts: 1, availableAt: old };
-    await prisma.jobRun.create({ data: { ...base, id: "run_old_done", status: "completed", endedAt: old, steps: { create: { stepId: "s", name: "s", type: "data", data: 1 } } } });
+    await prisma.jobRun.create({
+      data: {
+        ...base,
+        id: "run_old_done",
+        status: "completed",
+        endedAt: old,
+        steps: { create: { stepId: "s", name: "s", type: "data", data: 1 } },
+      },
+    });
     await prisma.jobRun.create({ data: { ...base, id: "run_old_queued", status: "queued" } });
     await prisma.jobRun.create({ data: { ...base, id: "run_new_done", status: "failed", endedAt: new Date() } });
-    await prisma.jobEvent.create({ data: { id: "ev_old", name: "svc/test", ts: BigInt(old.getTime()), processedAt: old } });
+    await prisma.jobEvent.create({
+      data: { id: "ev_old", name: "svc/test", ts: BigInt(old.getTime()), processedAt: old },
+    });
     await prisma.jobEvent.create({ data: { id: "ev_pending", name: "svc/test", ts: BigInt(old.getTime()) } });
 
     const pruned = await pruneJobRows();
@@ -98,6 +127,8 @@ describe("pruning job rows", () => {
     const ids = (await prisma.jobRun.findMany({ where: { id: { startsWith: "run_" } } })).map((run) => run.id).sort();
     expect(ids).toEqual(["run_new_done", "run_old_queued"]);
     expect(await prisma.jobStep.count({ where: { runId: "run_old_done" } })).toBe(0);
-    expect((await prisma.jobEvent.findMany({ where: { id: { startsWith: "ev_" } } })).map((e) => e.id)).toEqual(["ev_pending"]);
+    expect((await prisma.jobEvent.findMany({ where: { id: { startsWith: "ev_" } } })).map((e) => e.id)).toEqual([
+      "ev_pending",
+    ]);
   });
 });

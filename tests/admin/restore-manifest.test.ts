@@ -12,7 +12,10 @@ import { createTestUser } from "@/tests/support/users";
 useTestEnvironment({ AUTH_CACHE_TTL_SECONDS: "0" });
 useTestJobs();
 
-type Manifest = { database: { tables: Record<string, number> }; repositories: Array<{ bundle: string | null; head: string; workspace?: string }> };
+type Manifest = {
+  database: { tables: Record<string, number> };
+  repositories: Array<{ bundle: string | null; head: string; workspace?: string }>;
+};
 let members: Map<string, Buffer>;
 let manifest: Manifest;
 
@@ -29,7 +32,9 @@ async function restoreEdited(edit: (manifest: Manifest) => void, keep?: (name: s
   const edited = structuredClone(manifest);
   edit(edited);
   const others = [...members].filter(([name]) => name !== "manifest.json" && (keep?.(name) ?? true));
-  const { restore } = await restoreArchive(await packArchive([["manifest.json", Buffer.from(JSON.stringify(edited))], ...others]));
+  const { restore } = await restoreArchive(
+    await packArchive([["manifest.json", Buffer.from(JSON.stringify(edited))], ...others]),
+  );
   expect(restore.status, JSON.stringify(restore)).toBe("failed");
   expect(restore.code).toBe("BACKUP_INVALID");
   expect(await (await db()).project.count()).toBe(0);
@@ -53,7 +58,9 @@ describe("restore confines what the manifest names", () => {
   });
 
   it("refuses a head or a ref that is not a valid name (no path into the repository)", async () => {
-    expect(await restoreEdited((m) => void (project(m).head = "../../../../tmp/X"))).toMatch(/head is not a valid branch name/);
+    expect(await restoreEdited((m) => void (project(m).head = "../../../../tmp/X"))).toMatch(
+      /head is not a valid branch name/,
+    );
     expect(
       await restoreEdited((m) => {
         const entry = project(m) as unknown as { refs: Record<string, string> };

@@ -5,13 +5,23 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
-import { advanceProject, changeWith, commitTo, createAgentFor, eventsOf, POLICY, projectWith } from "@/server/changes/test-fixtures";
+import {
+  advanceProject,
+  changeWith,
+  commitTo,
+  createAgentFor,
+  eventsOf,
+  POLICY,
+  projectWith,
+} from "@/server/changes/test-fixtures";
 
 useTestEnvironment();
 
 const headOf = (projectId: string) => readRef(openProjectRepo(projectId), "refs/heads/main")!;
-const git = (projectId: string, ...args: string[]) => execFileSync("git", ["--git-dir", openProjectRepo(projectId).gitdir, ...args]).toString();
-const batch = (token: string | undefined, path: string, body: unknown) => call("POST", `/api/projects/${path}/changes/merge-batch`, { token, body });
+const git = (projectId: string, ...args: string[]) =>
+  execFileSync("git", ["--git-dir", openProjectRepo(projectId).gitdir, ...args]).toString();
+const batch = (token: string | undefined, path: string, body: unknown) =>
+  call("POST", `/api/projects/${path}/changes/merge-batch`, { token, body });
 
 describe("POST /api/projects/{name}/changes/merge-batch", () => {
   it("merges eligible changes onto the head with one branch move; reports conflicted and skipped with reasons", async () => {
@@ -20,13 +30,24 @@ describe("POST /api/projects/{name}/changes/merge-batch", () => {
     const a = await changeWith(alice.token, project, { "a.txt": "a\n" });
     const b = await changeWith(alice.token, project, { "b.txt": "b\n", "shared.txt": "from b\n" });
     const c = await changeWith(alice.token, project, { "shared.txt": "from c\n" });
-    const secret = await changeWith(alice.token, project, { "s.txt": `t=${"ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY2z4A"}\n` });
+    const secret = await changeWith(alice.token, project, {
+      "s.txt": `t=${"ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY2z4A"}\n`,
+    });
     const rejected = await changeWith(alice.token, project, { "r.txt": "r\n" });
     await call("POST", `/api/changes/${rejected.change.id}/reject`, { token: alice.token });
     const moved = await changeWith(alice.token, project, { "m.txt": "m\n" });
     await commitTo(alice.token, project, moved.workspace, { "m.txt": "m2\n" });
 
-    const ids = [a.change.id, b.change.id, c.change.id, secret.change.id, rejected.change.id, moved.change.id, "00000000-0000-0000-0000-000000000000", a.change.id];
+    const ids = [
+      a.change.id,
+      b.change.id,
+      c.change.id,
+      secret.change.id,
+      rejected.change.id,
+      moved.change.id,
+      "00000000-0000-0000-0000-000000000000",
+      a.change.id,
+    ];
     const res = await batch(alice.token, project.path, { changeIds: ids });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.merged).toEqual([a.change.id, b.change.id]);
@@ -36,7 +57,8 @@ describe("POST /api/projects/{name}/changes/merge-batch", () => {
     expect(reasons[rejected.change.id]).toMatch(/already rejected/);
     expect(reasons[moved.change.id]).toMatch(/^STALE_WORKSPACE/);
     expect(reasons["00000000-0000-0000-0000-000000000000"]).toBe("Not a change of this project");
-    for (const key of ["resolveMs", "batchMs", "persistMs", "serverMs"]) expect(res.body.timings[key]).toBeGreaterThanOrEqual(0);
+    for (const key of ["resolveMs", "batchMs", "persistMs", "serverMs"])
+      expect(res.body.timings[key]).toBeGreaterThanOrEqual(0);
     expect(res.body.timings.serverMs).toBeGreaterThanOrEqual(res.body.timings.batchMs);
 
     const head = headOf(project.id);
@@ -44,7 +66,9 @@ describe("POST /api/projects/{name}/changes/merge-batch", () => {
     expect(git(project.id, "show", `${head}:shared.txt`)).toBe("from b\n");
     expect(git(project.id, "show", `${head}:a.txt`)).toBe("a\n");
     expect(git(project.id, "rev-list", "--first-parent", "--count", head).trim()).toBe("3");
-    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId?: string }).changeId)).toEqual([a.change.id, b.change.id]);
+    expect(
+      (await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId?: string }).changeId),
+    ).toEqual([a.change.id, b.change.id]);
     const statuses = await call("GET", `/api/projects/${project.path}/changes?status=merged`, { token: alice.token });
     expect(statuses.body.changes.map((x: any) => x.id).sort()).toEqual([a.change.id, b.change.id].sort());
   });

@@ -19,7 +19,10 @@ async function openEvents(changeId: string, token: string, lastEventId?: string)
   const controller = new AbortController();
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (lastEventId) headers["last-event-id"] = lastEventId;
-  const res = await fetchInProcess(`http://svc.test/api/changes/${changeId}/events`, { headers, signal: controller.signal });
+  const res = await fetchInProcess(`http://svc.test/api/changes/${changeId}/events`, {
+    headers,
+    signal: controller.signal,
+  });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -31,7 +34,9 @@ async function openEvents(changeId: string, token: string, lastEventId?: string)
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         if (block.startsWith(":")) continue;
-        const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
+        const fields = Object.fromEntries(
+          block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
+        );
         return { id: fields.id, event: fields.event, data: JSON.parse(fields.data) };
       }
       if (done) return null;
@@ -56,7 +61,10 @@ describe("GET /api/changes/{id}/events", () => {
     const got = await call("GET", `/api/changes/${change.id}`, { token: owner.token });
     expect(first!.data).toEqual(got.body);
 
-    expect((await call("POST", `/api/changes/${change.id}/comments`, { token: owner.token, body: { body: "first" } })).status).toBe(201);
+    expect(
+      (await call("POST", `/api/changes/${change.id}/comments`, { token: owner.token, body: { body: "first" } }))
+        .status,
+    ).toBe(201);
     const commented = await stream.next();
     expect(commented).toMatchObject({ event: "change.commented", data: { change: { id: change.id } } });
     expect((await merge(owner.token, change.id)).status).toBe(200);
@@ -91,7 +99,10 @@ describe("GET /api/changes/{id}/events", () => {
     const stream = await openEvents(change.id, owner.token);
     const state = (await stream.next())!;
     stream.close();
-    for (const body of ["one", "two"]) expect((await call("POST", `/api/changes/${change.id}/comments`, { token: owner.token, body: { body } })).status).toBe(201);
+    for (const body of ["one", "two"])
+      expect(
+        (await call("POST", `/api/changes/${change.id}/comments`, { token: owner.token, body: { body } })).status,
+      ).toBe(201);
     expect((await call("POST", `/api/changes/${change.id}/reject`, { token: owner.token })).status).toBe(200);
 
     const resumed = await openEvents(change.id, owner.token, state.id);

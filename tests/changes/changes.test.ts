@@ -27,7 +27,13 @@ describe("POST /api/projects/{name}/changes", () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     const workspace = await workspaceOf(alice.token, project);
-    const tip = await commitTo(alice.token, project, workspace, { "src/a.ts": "export const a = 1;\n" }, "Add a\n\nbody");
+    const tip = await commitTo(
+      alice.token,
+      project,
+      workspace,
+      { "src/a.ts": "export const a = 1;\n" },
+      "Add a\n\nbody",
+    );
     const res = await propose(alice.token, project, workspace);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.change).toMatchObject({
@@ -41,15 +47,28 @@ describe("POST /api/projects/{name}/changes", () => {
       baseSha: project.commit,
       tipSha: tip,
     });
-    expect(res.body.eval).toMatchObject({ verdict: "passed", round: 1, baseSha: project.commit, tipSha: tip, issues: [] });
+    expect(res.body.eval).toMatchObject({
+      verdict: "passed",
+      round: 1,
+      baseSha: project.commit,
+      tipSha: tip,
+      issues: [],
+    });
     expect(res.body.evalRuns).toMatchObject([{ evaluator: "secretScan", status: "passed", round: 1 }]);
-    expect((await eventsOf(project.id)).map((e) => e.kind).filter((k) => k.startsWith("change."))).toEqual(["change.created", "change.evaluated"]);
+    expect((await eventsOf(project.id)).map((e) => e.kind).filter((k) => k.startsWith("change."))).toEqual([
+      "change.created",
+      "change.evaluated",
+    ]);
   });
 
   it("records needs_changes when the secret scan finds a secret, naming file and line only", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
-    const { change, eval: evaluation, evalRuns } = await changeWith(alice.token, project, { "config/.env": `A=1\nGITHUB_TOKEN=${fakeToken()}\n` });
+    const {
+      change,
+      eval: evaluation,
+      evalRuns,
+    } = await changeWith(alice.token, project, { "config/.env": `A=1\nGITHUB_TOKEN=${fakeToken()}\n` });
     expect(change.status).toBe("needs_changes");
     expect(evaluation.verdict).toBe("failed");
     expect(evalRuns[0].findings[0]).toMatchObject({ file: "config/.env", line: 2, rule: "github-token" });
@@ -61,13 +80,18 @@ describe("POST /api/projects/{name}/changes", () => {
     const project = await projectWith(alice.token, { [POLICY]: "requiredApprovals: many\n" });
     const { change, eval: evaluation, evalRuns } = await changeWith(alice.token, project, { "a.txt": "a\n" });
     expect(change.status).toBe("needs_changes");
-    expect(evalRuns.map((r: any) => [r.evaluator, r.status])).toEqual([["secretScan", "passed"], ["policy", "error"]]);
+    expect(evalRuns.map((r: any) => [r.evaluator, r.status])).toEqual([
+      ["secretScan", "passed"],
+      ["policy", "error"],
+    ]);
     expect(evaluation.issues[0]).toContain(".svc/policy.yml is invalid at requiredApprovals");
   });
 
   it("runs the policy's evaluators: a diff limit fails the change", async () => {
     const alice = await createTestUser();
-    const project = await projectWith(alice.token, { [POLICY]: "evaluators:\n  diff: { maxFiles: 1, forbiddenPaths: ['infra/**'] }\n" });
+    const project = await projectWith(alice.token, {
+      [POLICY]: "evaluators:\n  diff: { maxFiles: 1, forbiddenPaths: ['infra/**'] }\n",
+    });
     const { change, evalRuns } = await changeWith(alice.token, project, { "a.txt": "a\n", "infra/x.tf": "x\n" });
     expect(change.status).toBe("needs_changes");
     const diff = evalRuns.find((r: any) => r.evaluator === "diff");
@@ -75,7 +99,11 @@ describe("POST /api/projects/{name}/changes", () => {
   });
 
   it.each([
-    [".gitmodules", { ".gitmodules": '[submodule "x"]\n\tpath = x\n\turl = https://example.com/x.git\n' }, /submodules are unsupported.*\.gitmodules/i],
+    [
+      ".gitmodules",
+      { ".gitmodules": '[submodule "x"]\n\tpath = x\n\turl = https://example.com/x.git\n' },
+      /submodules are unsupported.*\.gitmodules/i,
+    ],
   ])("answers 400 for a workspace with %s", async (_, files, message) => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
@@ -91,7 +119,8 @@ describe("POST /api/projects/{name}/changes", () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     const workspace = await workspaceOf(alice.token, project);
-    const { openWorkspaceRepo, readCommit, readRef, writeCommitObject, writeTree, readTree } = await import("@/server/git");
+    const { openWorkspaceRepo, readCommit, readRef, writeCommitObject, writeTree, readTree } =
+      await import("@/server/git");
     const { updateRef } = await import("@/server/git/refs");
     const repo = openWorkspaceRepo(project.id, workspace);
     const parent = readRef(repo, "refs/heads/main")!;
@@ -99,7 +128,13 @@ describe("POST /api/projects/{name}/changes", () => {
     const vendor = await writeTree(repo, [{ mode: "160000", path: "lib", oid: parent, type: "commit" }]);
     const root = await writeTree(repo, [...tree, { mode: "040000", path: "vendor", oid: vendor, type: "tree" }]);
     const person = { name: "x", email: "x@x", timestamp: 1, timezoneOffset: 0 };
-    const commit = await writeCommitObject(repo, { tree: root, parent: [parent], author: person, committer: person, message: "sub\n" });
+    const commit = await writeCommitObject(repo, {
+      tree: root,
+      parent: [parent],
+      author: person,
+      committer: person,
+      message: "sub\n",
+    });
     await updateRef(repo, "refs/heads/main", commit, parent);
     const res = await propose(alice.token, project, workspace);
     expect(res.status).toBe(400);
@@ -112,7 +147,9 @@ describe("POST /api/projects/{name}/changes", () => {
     const workspace = await workspaceOf(alice.token, project);
     expect((await propose(alice.token, project, workspace)).status).toBe(400);
     expect((await propose(alice.token, project, "nope")).status).toBe(404);
-    expect((await call("POST", `/api/projects/${project.path}/changes`, { token: alice.token, body: {} })).status).toBe(400);
+    expect((await call("POST", `/api/projects/${project.path}/changes`, { token: alice.token, body: {} })).status).toBe(
+      400,
+    );
     expect((await propose(alice.token, project, "a\u0000b")).status).toBe(400);
   });
 
@@ -167,13 +204,19 @@ describe("GET changes", () => {
     const bob = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
-    const byId = await call("GET", `/api/projects/${project.id}/changes?status=accepted&limit=5`, { token: alice.token });
+    const byId = await call("GET", `/api/projects/${project.id}/changes?status=accepted&limit=5`, {
+      token: alice.token,
+    });
     expect(byId.status, JSON.stringify(byId.body)).toBe(200);
     expect(byId.body).toMatchObject({ project: project.path, changes: [{ id: change.id }] });
     expect((await call("HEAD", `/api/projects/${project.id}/changes`, { token: alice.token })).status).toBe(200);
     expect((await call("GET", `/api/projects/${project.id}/changes`, { token: bob.token })).status).toBe(404);
-    expect((await call("GET", `/api/projects/${project.id}/changes?limit=0`, { token: alice.token })).body.code).toBe("VALIDATION_ERROR");
-    expect((await call("GET", `/api/projects/${crypto.randomUUID()}/changes`, { token: alice.token })).status).toBe(404);
+    expect((await call("GET", `/api/projects/${project.id}/changes?limit=0`, { token: alice.token })).body.code).toBe(
+      "VALIDATION_ERROR",
+    );
+    expect((await call("GET", `/api/projects/${crypto.randomUUID()}/changes`, { token: alice.token })).status).toBe(
+      404,
+    );
 
     const named = await call("POST", "/api/projects", { token: alice.token, body: { name: "changes" } });
     expect(named.status, JSON.stringify(named.body)).toBe(201);
@@ -194,7 +237,9 @@ describe("GET changes", () => {
     expect(res.body.costs).toMatchObject([{ kind: "secretScan", runs: 1, costUsd: 0 }]);
     expect((await call("GET", `/api/changes/${change.id}`, { token: bob.token })).status).toBe(404);
     expect((await call("GET", `/api/changes/${change.id}`)).status).toBe(404);
-    expect((await call("GET", "/api/changes/00000000-0000-0000-0000-000000000000", { token: alice.token })).status).toBe(404);
+    expect(
+      (await call("GET", "/api/changes/00000000-0000-0000-0000-000000000000", { token: alice.token })).status,
+    ).toBe(404);
     expect((await call("GET", "/api/changes/not-a-uuid", { token: alice.token })).status).toBe(404);
   });
 });
@@ -206,14 +251,19 @@ describe("POST /api/changes/{id}/evaluate", () => {
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     await grantCollaborator(project.id, bob.id, "write");
     const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
-    const approve = await call("POST", `/api/changes/${change.id}/reviews`, { token: bob.token, body: { verdict: "approve" } });
+    const approve = await call("POST", `/api/changes/${change.id}/reviews`, {
+      token: bob.token,
+      body: { verdict: "approve" },
+    });
     expect(approve.body.changeStatus).toBe("approved");
 
     // Same base: the approval stays.
     const same = await call("POST", `/api/changes/${change.id}/evaluate`, { token: alice.token });
     expect(same.status, JSON.stringify(same.body)).toBe(200);
     expect(same.body).toMatchObject({ changeId: change.id, eval: { round: 2, verdict: "passed" } });
-    expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe("approved");
+    expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe(
+      "approved",
+    );
 
     const head = await advanceProject(project, { "other.txt": "o\n" });
     const moved = await call("POST", `/api/changes/${change.id}/evaluate`, { token: alice.token });
@@ -248,11 +298,15 @@ describe("POST /api/changes/{id}/reject", () => {
     const res = await call("POST", `/api/changes/${change.id}/reject`, { token: alice.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ rejected: true, changeId: change.id });
-    expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe("rejected");
+    expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe(
+      "rejected",
+    );
     expect((await eventsOf(project.id, "change.rejected")).length).toBe(1);
     const mergedOne = await changeWith(alice.token, project, { "b.txt": "b\n" });
     expect((await merge(alice.token, mergedOne.change.id)).status).toBe(200);
     expect((await call("POST", `/api/changes/${mergedOne.change.id}/reject`, { token: alice.token })).status).toBe(400);
-    expect((await call("POST", "/api/changes/00000000-0000-0000-0000-000000000000/reject", { token: alice.token })).status).toBe(404);
+    expect(
+      (await call("POST", "/api/changes/00000000-0000-0000-0000-000000000000/reject", { token: alice.token })).status,
+    ).toBe(404);
   });
 });

@@ -11,8 +11,10 @@ import { advanceProject, changeWith, eventsOf, merge, POLICY, projectWith } from
 useTestEnvironment();
 
 const headOf = (projectId: string) => readRef(openProjectRepo(projectId), "refs/heads/main")!;
-const show = (projectId: string, commit: string, file: string) => execFileSync("git", ["--git-dir", openProjectRepo(projectId).gitdir, "show", `${commit}:${file}`]).toString();
-const resolve = (token: string | undefined, id: string, body: unknown) => call("POST", `/api/projects/conflicts/${id}/resolve`, { token, body });
+const show = (projectId: string, commit: string, file: string) =>
+  execFileSync("git", ["--git-dir", openProjectRepo(projectId).gitdir, "show", `${commit}:${file}`]).toString();
+const resolve = (token: string | undefined, id: string, body: unknown) =>
+  call("POST", `/api/projects/conflicts/${id}/resolve`, { token, body });
 
 /** A change conflicting with the project on a.txt (and cleanly adding c.txt). */
 async function conflicted(policy = "merge: { requireFreshBase: false }\n") {
@@ -45,7 +47,11 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
     expect(show(project.id, res.body.commitSha, "c.txt")).toBe("c\n");
     const landed = await readCommit(openProjectRepo(project.id), res.body.commitSha);
     expect(landed.parent).toEqual([before, change.tipSha]);
-    expect(landed.message).toMatch(new RegExp(`^${change.title}\\n\\nMerged change ${change.id} from workspace \\S+\\.\\n\\nConflicts resolved \\(${strategy}\\): a\\.txt\\n$`));
+    expect(landed.message).toMatch(
+      new RegExp(
+        `^${change.title}\\n\\nMerged change ${change.id} from workspace \\S+\\.\\n\\nConflicts resolved \\(${strategy}\\): a\\.txt\\n$`,
+      ),
+    );
     expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe("merged");
     expect((await eventsOf(project.id, "change.merged")).length).toBe(1);
     const again = await resolve(alice.token, conflictId, { strategy });
@@ -54,7 +60,10 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
 
   it("manual: applies the given contents", async () => {
     const { alice, project, conflictId } = await conflicted();
-    const res = await resolve(alice.token, conflictId, { strategy: "manual", resolutions: [{ file: "a.txt", content: "both\n" }] });
+    const res = await resolve(alice.token, conflictId, {
+      strategy: "manual",
+      resolutions: [{ file: "a.txt", content: "both\n" }],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(show(project.id, res.body.commitSha, "a.txt")).toBe("both\n");
   });
@@ -63,10 +72,25 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
     ["an unknown strategy", { strategy: "theirs" }, 400, "INVALID_INPUT"],
     ["manual without resolutions", { strategy: "manual" }, 400, "INVALID_INPUT"],
     ["a malformed resolution", { strategy: "manual", resolutions: [{ file: "a.txt" }] }, 400, "INVALID_INPUT"],
-    ["a path outside the repository", { strategy: "manual", resolutions: [{ file: "../etc/passwd", content: "x" }] }, 422, "INVALID_PATH"],
+    [
+      "a path outside the repository",
+      { strategy: "manual", resolutions: [{ file: "../etc/passwd", content: "x" }] },
+      422,
+      "INVALID_PATH",
+    ],
     ["a .git path", { strategy: "manual", resolutions: [{ file: ".git/config", content: "x" }] }, 422, "INVALID_PATH"],
-    ["a file over 10 MB", { strategy: "manual", resolutions: [{ file: "a.txt", content: "x".repeat(10_000_001) }] }, 422, "INVALID_INPUT"],
-    ["a resolution missing a conflicting file", { strategy: "manual", resolutions: [{ file: "other.txt", content: "x" }] }, 422, undefined],
+    [
+      "a file over 10 MB",
+      { strategy: "manual", resolutions: [{ file: "a.txt", content: "x".repeat(10_000_001) }] },
+      422,
+      "INVALID_INPUT",
+    ],
+    [
+      "a resolution missing a conflicting file",
+      { strategy: "manual", resolutions: [{ file: "other.txt", content: "x" }] },
+      422,
+      undefined,
+    ],
   ])("refuses %s", async (_, body, status, code) => {
     const { alice, conflictId } = await (shared ??= conflicted());
     const res = await resolve(alice.token, conflictId, body);
@@ -79,7 +103,10 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
     const { alice, project, conflictId } = await conflicted();
     const before = headOf(project.id);
     const secret = "AKIA" + "QWERTYUIOPASDFGH";
-    const res = await resolve(alice.token, conflictId, { strategy: "manual", resolutions: [{ file: "a.txt", content: `key=${secret}\n` }] });
+    const res = await resolve(alice.token, conflictId, {
+      strategy: "manual",
+      resolutions: [{ file: "a.txt", content: `key=${secret}\n` }],
+    });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("SECRET_DETECTED");
     expect(res.body.issues[0]).toContain("a.txt:1");
@@ -89,16 +116,32 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
 
   it("EVALUATION_FAILED when a policy evaluator rejects the resolution", async () => {
     process.env.ALLOW_PRIVATE_TARGETS = "1";
-    const stub = await startStubServer((request) => ({ body: request.body.change.files.some((f: any) => f.path === "a.txt") ? { verdict: "fail", issues: ["a.txt is frozen"] } : { verdict: "pass" } }));
+    const stub = await startStubServer((request) => ({
+      body: request.body.change.files.some((f: any) => f.path === "a.txt")
+        ? { verdict: "fail", issues: ["a.txt is frozen"] }
+        : { verdict: "pass" },
+    }));
     servers.push(stub);
     const alice = await createTestUser();
-    const project = await projectWith(alice.token, { [POLICY]: "merge: { requireFreshBase: false }\n", "a.txt": "1\n" });
+    const project = await projectWith(alice.token, {
+      [POLICY]: "merge: { requireFreshBase: false }\n",
+      "a.txt": "1\n",
+    });
     const { change } = await changeWith(alice.token, project, { "b.txt": "b\n" });
     // The change itself passes (no webhook yet); the policy gains a webhook that rejects a.txt edits.
-    await advanceProject(project, { "b.txt": "project b\n", [POLICY]: `merge: { requireFreshBase: false }\nevaluators: { webhook: { url: "${stub.url}" } }\n` });
+    await advanceProject(project, {
+      "b.txt": "project b\n",
+      [POLICY]: `merge: { requireFreshBase: false }\nevaluators: { webhook: { url: "${stub.url}" } }\n`,
+    });
     const conflict = await merge(alice.token, change.id);
     expect(conflict.body.code).toBe("MERGE_CONFLICT");
-    const rejected = await resolve(alice.token, conflict.body.conflictId, { strategy: "manual", resolutions: [{ file: "b.txt", content: "b\n" }, { file: "a.txt", content: "2\n" }] });
+    const rejected = await resolve(alice.token, conflict.body.conflictId, {
+      strategy: "manual",
+      resolutions: [
+        { file: "b.txt", content: "b\n" },
+        { file: "a.txt", content: "2\n" },
+      ],
+    });
     expect(rejected.status).toBe(422);
     expect(rejected.body).toMatchObject({ code: "EVALUATION_FAILED", issues: ["webhook: a.txt is frozen"] });
     const accepted = await resolve(alice.token, conflict.body.conflictId, { strategy: "accept-workspace" });
@@ -110,7 +153,9 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
     const stranger = await createTestUser();
     const reader = await createTestUser();
     await grantCollaborator(project.id, reader.id, "read");
-    expect((await resolve(stranger.token, "00000000-0000-0000-0000-000000000000", { strategy: "accept-project" })).status).toBe(410);
+    expect(
+      (await resolve(stranger.token, "00000000-0000-0000-0000-000000000000", { strategy: "accept-project" })).status,
+    ).toBe(410);
     expect((await resolve(stranger.token, "nope", { strategy: "accept-project" })).status).toBe(410);
     expect((await resolve(stranger.token, conflictId, { strategy: "accept-project" })).status).toBe(404);
     expect((await resolve(reader.token, conflictId, { strategy: "accept-project" })).status).toBe(403);
@@ -123,7 +168,10 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
     const stub = await startStubServer(() => ({ body: { verdict: "pass" }, delayMs: 400 }));
     servers.push(stub);
     const alice = await createTestUser();
-    const project = await projectWith(alice.token, { [POLICY]: `merge: { requireFreshBase: false }\nevaluators: { webhook: { url: "${stub.url}" } }\n`, "a.txt": "1\n" });
+    const project = await projectWith(alice.token, {
+      [POLICY]: `merge: { requireFreshBase: false }\nevaluators: { webhook: { url: "${stub.url}" } }\n`,
+      "a.txt": "1\n",
+    });
     const { change } = await changeWith(alice.token, project, { "a.txt": "workspace\n" });
     await advanceProject(project, { "a.txt": "project\n" });
     const conflict = await merge(alice.token, change.id);

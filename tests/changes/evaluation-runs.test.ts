@@ -8,7 +8,16 @@ import { parseSse } from "@/server/changes/runs/test-sse";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
-import { commitTo, eventsOf, merge, POLICY, projectWith, propose, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
+import {
+  commitTo,
+  eventsOf,
+  merge,
+  POLICY,
+  projectWith,
+  propose,
+  workspaceOf,
+  type TestProject,
+} from "@/server/changes/test-fixtures";
 
 useTestEnvironment();
 
@@ -28,14 +37,20 @@ afterEach(async () => {
 });
 
 async function webhookStub(): Promise<Stub> {
-  const stub = await startStubServer(() => ({ body: { verdict: answer.verdict, issues: answer.issues }, delayMs: answer.delayMs }));
+  const stub = await startStubServer(() => ({
+    body: { verdict: answer.verdict, issues: answer.issues },
+    delayMs: answer.delayMs,
+  }));
   servers.push(stub);
   return stub;
 }
 
 async function projectWithWebhook(token: string, extra = "") {
   const stub = await webhookStub();
-  const project = await projectWith(token, { [POLICY]: `evaluators: { webhook: { url: "${stub.url}/check", timeoutMs: 2000 } }\n${extra}`, "README.md": "hi\n" });
+  const project = await projectWith(token, {
+    [POLICY]: `evaluators: { webhook: { url: "${stub.url}/check", timeoutMs: 2000 } }\n${extra}`,
+    "README.md": "hi\n",
+  });
   return { stub, project };
 }
 
@@ -58,7 +73,13 @@ describe("background evaluation runs", () => {
     expect(created.change.status).toBe("accepted");
     expect(created.eval.verdict).toBe("passed");
     expect(created.evalRuns.map((run: any) => run.status)).toEqual(["passed", "passed"]);
-    expect(webhookRun(created.evalRuns)).toMatchObject({ attempts: 1, flaky: false, timedOut: false, reusedFrom: null, cache: null });
+    expect(webhookRun(created.evalRuns)).toMatchObject({
+      attempts: 1,
+      flaky: false,
+      timedOut: false,
+      reusedFrom: null,
+      cache: null,
+    });
     expect(webhookRun(created.evalRuns).finishedAt).not.toBeNull();
     expect(stub.requests).toHaveLength(1);
     expect((await eventsOf(project.id, "change.evaluated")).map((e) => (e.data as any).status)).toEqual(["accepted"]);
@@ -98,7 +119,10 @@ describe("background evaluation runs", () => {
   it("a run past its time bound ends as error and fails the evaluation", async () => {
     const alice = await createTestUser();
     const stub = await webhookStub();
-    const project = await projectWith(alice.token, { [POLICY]: `evaluators: { webhook: { url: "${stub.url}/check", timeoutMs: 200 } }\n`, "README.md": "hi\n" });
+    const project = await projectWith(alice.token, {
+      [POLICY]: `evaluators: { webhook: { url: "${stub.url}/check", timeoutMs: 200 } }\n`,
+      "README.md": "hi\n",
+    });
     answer.delayMs = 1_500;
     const created = await proposeWith(alice.token, project, { "a.txt": "a\n" });
     expect(created.change.status).toBe("needs_changes");
@@ -116,7 +140,15 @@ describe("background evaluation runs", () => {
     const run = webhookRun(created.evalRuns);
     const path = `/api/changes/${created.change.id}/evaluations/${run.id}/cancel`;
     expect((await call("POST", path, { token: bob.token })).status).toBe(403);
-    expect((await call("POST", `/api/changes/${created.change.id}/evaluations/00000000-0000-4000-8000-000000000000/cancel`, { token: alice.token })).status).toBe(404);
+    expect(
+      (
+        await call(
+          "POST",
+          `/api/changes/${created.change.id}/evaluations/00000000-0000-4000-8000-000000000000/cancel`,
+          { token: alice.token },
+        )
+      ).status,
+    ).toBe(404);
     const cancelled = await call("POST", path, { token: alice.token });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body).toMatchObject({ id: run.id, status: "cancelled" });
@@ -133,7 +165,9 @@ describe("background evaluation runs", () => {
     expect(["queued", "running"]).toContain(going.status);
     const third = await call("POST", `/api/changes/${created.change.id}/evaluate?wait=60`, { token: alice.token });
     expect(third.status).toBe(200);
-    expect(await (await db()).evalRun.findUniqueOrThrow({ where: { id: going.id } })).toMatchObject({ status: "cancelled" });
+    expect(await (await db()).evalRun.findUniqueOrThrow({ where: { id: going.id } })).toMatchObject({
+      status: "cancelled",
+    });
     expect(webhookRun(third.body.evalRuns).status).toBe("passed");
     expect((await getChange(alice.token, created.change.id)).change.status).toBe("accepted");
   });
@@ -169,14 +203,24 @@ describe("background evaluation runs", () => {
     expect(after.change.status).toBe("accepted");
     expect(stub.requests).toHaveLength(1);
     // The dead instance's late write is refused: the run is not its own any more.
-    expect(await finishRun(runId, "dead-instance", { status: "failed", findings: [{ message: "late" }], durationMs: 1, logBytes: 0 })).toBe(false);
+    expect(
+      await finishRun(runId, "dead-instance", {
+        status: "failed",
+        findings: [{ message: "late" }],
+        durationMs: 1,
+        logBytes: 0,
+      }),
+    ).toBe(false);
     expect((await prisma.evalRun.findUniqueOrThrow({ where: { id: runId } })).status).toBe("passed");
 
     // A run every runner died on, MAX_TAKES times, ends as error.
     process.env.RUNNER_CONCURRENCY = "0";
     const doomed = await proposeWith(alice.token, project, { "b.txt": "b\n" }, "?wait=0");
     const doomedId = webhookRun(doomed.evalRuns).id;
-    await prisma.evalRun.update({ where: { id: doomedId }, data: { status: "running", attempts: MAX_TAKES, leaseOwner: "dead", leaseUntil: new Date(Date.now() - 1_000) } });
+    await prisma.evalRun.update({
+      where: { id: doomedId },
+      data: { status: "running", attempts: MAX_TAKES, leaseOwner: "dead", leaseUntil: new Date(Date.now() - 1_000) },
+    });
     await sweepRuns();
     const ended = await getChange(alice.token, doomed.change.id);
     expect(webhookRun(ended.evalRuns)).toMatchObject({ status: "error", attempts: MAX_TAKES });
@@ -199,13 +243,20 @@ describe("background evaluation runs", () => {
       [first.change.id, "queued", 1],
       [second.change.id, "queued", 2],
     ]);
-    expect((await call("GET", `/api/projects/${project.path}/evaluations?status=running`, { token: bob.token })).body.evaluations).toEqual([]);
-    expect((await call("GET", `/api/projects/${project.path}/evaluations?status=passed`, { token: bob.token })).status).toBe(400);
+    expect(
+      (await call("GET", `/api/projects/${project.path}/evaluations?status=running`, { token: bob.token })).body
+        .evaluations,
+    ).toEqual([]);
+    expect(
+      (await call("GET", `/api/projects/${project.path}/evaluations?status=passed`, { token: bob.token })).status,
+    ).toBe(400);
     expect((await call("GET", `/api/projects/${project.path}/evaluations`, { token: carol.token })).status).toBe(404);
     process.env.RUNNER_CONCURRENCY = "1";
     wakeRunners();
     await runnersSettled();
-    expect((await call("GET", `/api/projects/${project.path}/evaluations`, { token: bob.token })).body.evaluations).toEqual([]);
+    expect(
+      (await call("GET", `/api/projects/${project.path}/evaluations`, { token: bob.token })).body.evaluations,
+    ).toEqual([]);
   });
 
   it("?wait is bounded: 301 and -1 are a 400", async () => {
@@ -214,7 +265,14 @@ describe("background evaluation runs", () => {
     const workspace = await workspaceOf(alice.token, project);
     await commitTo(alice.token, project, workspace, { "a.txt": "a\n" });
     for (const wait of ["301", "-1", "x"]) {
-      expect((await call("POST", `/api/projects/${project.path}/changes?wait=${wait}`, { token: alice.token, body: { workspace } })).status).toBe(400);
+      expect(
+        (
+          await call("POST", `/api/projects/${project.path}/changes?wait=${wait}`, {
+            token: alice.token,
+            body: { workspace },
+          })
+        ).status,
+      ).toBe(400);
     }
     expect((await propose(alice.token, project, workspace)).status).toBe(201);
   });
@@ -236,7 +294,13 @@ describe("GET /api/changes/{id}/evaluations/{runId}/log", () => {
     expect(run.logBytes).toBe(Buffer.byteLength(log.text));
     expect((await call("GET", `${path}?tail=1`, { token: alice.token })).text).toBe("second\n");
     expect((await call("GET", `${path}?tail=x`, { token: alice.token })).status).toBe(400);
-    expect((await call("GET", `/api/changes/${created.change.id}/evaluations/00000000-0000-4000-8000-000000000000/log`, { token: alice.token })).status).toBe(404);
+    expect(
+      (
+        await call("GET", `/api/changes/${created.change.id}/evaluations/00000000-0000-4000-8000-000000000000/log`, {
+          token: alice.token,
+        })
+      ).status,
+    ).toBe(404);
     expect((await call("GET", path, { token: carol.token })).status).toBe(404);
 
     const sse = await call("GET", path, { token: alice.token, headers: { accept: "text/event-stream" } });
@@ -247,10 +311,24 @@ describe("GET /api/changes/{id}/evaluations/{runId}/log", () => {
     expect(events[0].id).toBe(String(Buffer.byteLength(log.text)));
     expect(JSON.parse(events[1].data)).toEqual({ status: "failed" });
     const offset = Buffer.byteLength("webhook: failed\n");
-    const resumed = parseSse((await call("GET", path, { token: alice.token, headers: { accept: "text/event-stream", "last-event-id": String(offset) } })).text);
+    const resumed = parseSse(
+      (
+        await call("GET", path, {
+          token: alice.token,
+          headers: { accept: "text/event-stream", "last-event-id": String(offset) },
+        })
+      ).text,
+    );
     expect(resumed.map((e) => e.event)).toEqual(["log", "end"]);
     expect(JSON.parse(resumed[0].data)).toBe("first\nsecond\n");
-    const done = parseSse((await call("GET", path, { token: alice.token, headers: { accept: "text/event-stream", "last-event-id": events[0].id! } })).text);
+    const done = parseSse(
+      (
+        await call("GET", path, {
+          token: alice.token,
+          headers: { accept: "text/event-stream", "last-event-id": events[0].id! },
+        })
+      ).text,
+    );
     expect(done.map((e) => e.event)).toEqual(["end"]);
   });
 });

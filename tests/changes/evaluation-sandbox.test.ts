@@ -25,8 +25,8 @@ async function proposeWith(token: string, project: TestProject, files: Record<st
   return res.body as { change: any; eval: any; evalRuns: any[] };
 }
 
-const sandboxProject = (token: string, sandbox: string) => projectWith(token, { [POLICY]: `evaluators:\n  sandbox: ${sandbox}\n`, "README.md": "hi\n" });
-
+const sandboxProject = (token: string, sandbox: string) =>
+  projectWith(token, { [POLICY]: `evaluators:\n  sandbox: ${sandbox}\n`, "README.md": "hi\n" });
 
 describe.skipIf(bwrapMissing !== null)("sandbox runs in the background", () => {
   it("reuses a final run of an identical tree and settings: same status, reusedFrom set, nothing run", async () => {
@@ -41,7 +41,12 @@ describe.skipIf(bwrapMissing !== null)("sandbox runs in the background", () => {
     // Re-evaluating the unchanged change, and another change with the same tree, cost no run.
     const again = await call("POST", `/api/changes/${first.change.id}/evaluate`, { token: alice.token });
     expect(again.status).toBe(200);
-    expect(sandboxRun(again.body.evalRuns)).toMatchObject({ status: "passed", reusedFrom: ran.id, attempts: 0, logBytes: 0 });
+    expect(sandboxRun(again.body.evalRuns)).toMatchObject({
+      status: "passed",
+      reusedFrom: ran.id,
+      attempts: 0,
+      logBytes: 0,
+    });
     const twin = await proposeWith(alice.token, project, { "a.txt": "a\n" });
     expect(twin.change.status).toBe("accepted");
     expect(sandboxRun(twin.evalRuns)).toMatchObject({ status: "passed", reusedFrom: ran.id });
@@ -65,7 +70,9 @@ describe.skipIf(bwrapMissing !== null)("sandbox runs in the background", () => {
     expect(created.change.status).toBe("open");
     const run = sandboxRun(created.evalRuns);
     const path = `/api/changes/${created.change.id}/evaluations/${run.id}/log`;
-    const live = parseSse((await call("GET", path, { token: alice.token, headers: { accept: "text/event-stream" } })).text);
+    const live = parseSse(
+      (await call("GET", path, { token: alice.token, headers: { accept: "text/event-stream" } })).text,
+    );
     expect(live.at(-1)).toEqual({ id: undefined, event: "end", data: JSON.stringify({ status: "passed" }) });
     const logs = live.filter((e) => e.event === "log");
     const streamed = logs.map((e) => JSON.parse(e.data) as string).join("");
@@ -74,10 +81,24 @@ describe.skipIf(bwrapMissing !== null)("sandbox runs in the background", () => {
     expect(whole).toMatch(/one\n[\s\S]*two\n/);
     expect(logs.at(-1)!.id).toBe(String(Buffer.byteLength(whole)));
     const cut = Buffer.byteLength(whole.slice(0, whole.indexOf("two")));
-    const resumed = parseSse((await call("GET", path, { token: alice.token, headers: { accept: "text/event-stream", "last-event-id": String(cut) } })).text);
-    expect(resumed.filter((e) => e.event === "log").map((e) => JSON.parse(e.data)).join("")).toBe(whole.slice(whole.indexOf("two")));
+    const resumed = parseSse(
+      (
+        await call("GET", path, {
+          token: alice.token,
+          headers: { accept: "text/event-stream", "last-event-id": String(cut) },
+        })
+      ).text,
+    );
+    expect(
+      resumed
+        .filter((e) => e.event === "log")
+        .map((e) => JSON.parse(e.data))
+        .join(""),
+    ).toBe(whole.slice(whole.indexOf("two")));
     await runnersSettled();
-    expect((await call("GET", `/api/changes/${created.change.id}`, { token: alice.token })).body.change.status).toBe("accepted");
+    expect((await call("GET", `/api/changes/${created.change.id}`, { token: alice.token })).body.change.status).toBe(
+      "accepted",
+    );
   });
 
   it("svc-forge change logs --follow prints each run's log, streaming a running one to its end", async () => {
@@ -85,16 +106,35 @@ describe.skipIf(bwrapMissing !== null)("sandbox runs in the background", () => {
     const project = await sandboxProject(alice.token, "{ command: 'echo start; sleep 2; echo finish' }");
     const created = await proposeWith(alice.token, project, { "a.txt": "a\n" }, "?wait=0");
     let out = "";
-    const ended = await changeLogs(created.change.id, { baseUrl: server.baseUrl, token: alice.token, follow: true, write: (text) => (out += text) });
+    const ended = await changeLogs(created.change.id, {
+      baseUrl: server.baseUrl,
+      token: alice.token,
+      follow: true,
+      write: (text) => (out += text),
+    });
     expect(ended).toEqual([
       { evaluator: "secretScan", status: "passed" },
       { evaluator: "sandbox", status: "passed" },
     ]);
-    expect(out).toMatch(/== secretScan \(passed\) ==\n== sandbox \((queued|running)\) ==\n[\s\S]*start\nfinish\n[\s\S]*== sandbox: passed ==\n$/);
+    expect(out).toMatch(
+      /== secretScan \(passed\) ==\n== sandbox \((queued|running)\) ==\n[\s\S]*start\nfinish\n[\s\S]*== sandbox: passed ==\n$/,
+    );
     // Without --follow: what is there, once.
     let again = "";
-    await changeLogs(created.change.id, { baseUrl: server.baseUrl, token: alice.token, follow: false, write: (text) => (again += text) });
+    await changeLogs(created.change.id, {
+      baseUrl: server.baseUrl,
+      token: alice.token,
+      follow: false,
+      write: (text) => (again += text),
+    });
     expect(again).toMatch(/== sandbox \(passed\) ==\n[\s\S]*start\nfinish\n[\s\S]*$/);
-    await expect(changeLogs("00000000-0000-4000-8000-000000000000", { baseUrl: server.baseUrl, token: alice.token, follow: false, write: () => {} })).rejects.toThrow(/^404/);
+    await expect(
+      changeLogs("00000000-0000-4000-8000-000000000000", {
+        baseUrl: server.baseUrl,
+        token: alice.token,
+        follow: false,
+        write: () => {},
+      }),
+    ).rejects.toThrow(/^404/);
   });
 });

@@ -6,7 +6,17 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
-import { advanceProject, changeWith, commitTo, createAgentFor, eventsOf, merge, ownerReaderAgentChange, POLICY, projectWith } from "@/server/changes/test-fixtures";
+import {
+  advanceProject,
+  changeWith,
+  commitTo,
+  createAgentFor,
+  eventsOf,
+  merge,
+  ownerReaderAgentChange,
+  POLICY,
+  projectWith,
+} from "@/server/changes/test-fixtures";
 
 useTestEnvironment();
 
@@ -15,7 +25,8 @@ const showFile = (projectId: string, commit: string, file: string) =>
   execFileSync("git", ["--git-dir", openProjectRepo(projectId).gitdir, "show", `${commit}:${file}`]).toString();
 
 /** changes.mergeBlockers has no REST route: the change page reads it in-process, typed callers through /api/trpc. */
-const trpcBlockers = (token: string | undefined, id: string) => call("GET", `/api/trpc/changes.mergeBlockers?input=${encodeURIComponent(JSON.stringify({ id }))}`, { token });
+const trpcBlockers = (token: string | undefined, id: string) =>
+  call("GET", `/api/trpc/changes.mergeBlockers?input=${encodeURIComponent(JSON.stringify({ id }))}`, { token });
 async function blockersOf(token: string, id: string): Promise<string[]> {
   const res = await trpcBlockers(token, id);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -28,30 +39,47 @@ describe("POST /api/changes/{id}/merge", () => {
     const agent = await createAgentFor(alice.token, "model-x");
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     const { change } = await changeWith(agent.token, project, { "a.txt": "a\n" });
-    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "Add a", linkedChangeId: change.id } });
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+      token: alice.token,
+      body: { title: "Add a", linkedChangeId: change.id },
+    });
     expect(issue.status, JSON.stringify(issue.body)).toBe(201);
 
     const res = await merge(alice.token, change.id);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ merged: true, changeId: change.id, project: project.path, workspace: expect.any(String), postMerge: { status: "passed" } });
+    expect(res.body).toMatchObject({
+      merged: true,
+      changeId: change.id,
+      project: project.path,
+      workspace: expect.any(String),
+      postMerge: { status: "passed" },
+    });
     const head = headOf(project.id);
     expect(res.body.commit).toBe(head);
     const landed = await readCommit(openProjectRepo(project.id), head);
     expect(landed.parent).toEqual([project.commit, change.tipSha]);
     // The change's title is the subject (what a one-line log shows); the body names the change and its workspace.
     expect(change.title).toBeTruthy();
-    expect(landed.message).toBe(`${change.title}\n\nMerged change ${change.id} from workspace ${res.body.workspace}.\n`);
+    expect(landed.message).toBe(
+      `${change.title}\n\nMerged change ${change.id} from workspace ${res.body.workspace}.\n`,
+    );
     expect(showFile(project.id, head, "a.txt")).toBe("a\n");
 
     const got = await call("GET", `/api/changes/${change.id}`, { token: alice.token });
     expect(got.body.change).toMatchObject({ status: "merged", mergedSha: head, mergedById: alice.id });
-    const closed = await call("GET", `/api/projects/${project.path}/issues/${issue.body.issue.number}`, { token: alice.token });
+    const closed = await call("GET", `/api/projects/${project.path}/issues/${issue.body.issue.number}`, {
+      token: alice.token,
+    });
     expect(closed.body.issue.status).toBe("closed");
     const issueClosed = await eventsOf(project.id, "issue.closed");
     expect(issueClosed.map((e) => e.actor)).toEqual(["system"]);
-    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId?: string }).changeId)).toEqual([change.id]);
+    expect(
+      (await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId?: string }).changeId),
+    ).toEqual([change.id]);
     const provenance = await call("GET", `/api/projects/${project.path}/provenance`, { token: alice.token });
-    expect(provenance.body.records).toMatchObject([{ commitSha: head, changeId: change.id, agentId: agent.id, authorId: alice.id, model: "model-x" }]);
+    expect(provenance.body.records).toMatchObject([
+      { commitSha: head, changeId: change.id, agentId: agent.id, authorId: alice.id, model: "model-x" },
+    ]);
   });
 
   it("squashes into one commit on the head", async () => {
@@ -62,7 +90,9 @@ describe("POST /api/changes/{id}/merge", () => {
     expect(res.status).toBe(200);
     const landed = await readCommit(openProjectRepo(project.id), res.body.commit);
     expect(landed.parent).toEqual([project.commit]);
-    expect(landed.message).toBe(`${change.title}\n\nSquashed change ${change.id} from workspace ${res.body.workspace}.\n`);
+    expect(landed.message).toBe(
+      `${change.title}\n\nSquashed change ${change.id} from workspace ${res.body.workspace}.\n`,
+    );
     expect((await merge(alice.token, change.id)).status).toBe(400);
   });
 
@@ -131,7 +161,9 @@ describe("POST /api/changes/{id}/merge", () => {
     expect((await merge(alice.token, other.change.id)).status).toBe(403);
     expect((await merge(alice.token, other.change.id, "?force=true")).status).toBe(200);
 
-    const locked = await projectWith(alice.token, { [POLICY]: "merge: { allowForce: true }\nprotection: { locked: true }\n" });
+    const locked = await projectWith(alice.token, {
+      [POLICY]: "merge: { allowForce: true }\nprotection: { locked: true }\n",
+    });
     const third = await changeWith(alice.token, locked, { "a.txt": "a\n" });
     const lockedRes = await merge(alice.token, third.change.id, "?force=true");
     expect(lockedRes.status).toBe(403);
@@ -141,12 +173,17 @@ describe("POST /api/changes/{id}/merge", () => {
   it("fails closed when the policy names an evaluator without a binding", async () => {
     const alice = await createTestUser();
     delete process.env.SANDBOX_ENABLED;
-    const project = await projectWith(alice.token, { [POLICY]: "merge: { allowForce: true }\nevaluators: { sandbox: { command: 'true' } }\n" });
+    const project = await projectWith(alice.token, {
+      [POLICY]: "merge: { allowForce: true }\nevaluators: { sandbox: { command: 'true' } }\n",
+    });
     const { change, evalRuns } = await changeWith(alice.token, project, { "a.txt": "a\n" });
     expect(evalRuns.find((r: any) => r.evaluator === "sandbox")).toMatchObject({ status: "error" });
     const res = await merge(alice.token, change.id, "?force=true");
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ code: "PROTECTION_BLOCKED", reasons: ["The policy names evaluator sandbox (SANDBOX_ENABLED is not set)"] });
+    expect(res.body).toMatchObject({
+      code: "PROTECTION_BLOCKED",
+      reasons: ["The policy names evaluator sandbox (SANDBOX_ENABLED is not set)"],
+    });
   });
 
   it("blocks a change whose reviewer requested changes", async () => {
@@ -155,7 +192,10 @@ describe("POST /api/changes/{id}/merge", () => {
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     await grantCollaborator(project.id, bob.id, "write");
     const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
-    await call("POST", `/api/changes/${change.id}/reviews`, { token: bob.token, body: { verdict: "request_changes", comment: "no" } });
+    await call("POST", `/api/changes/${change.id}/reviews`, {
+      token: bob.token,
+      body: { verdict: "request_changes", comment: "no" },
+    });
     const res = await merge(alice.token, change.id);
     expect(res.status).toBe(403);
     expect(res.body.reasons).toContain("A reviewer requested changes");
@@ -211,12 +251,19 @@ describe("POST /api/changes/{id}/merge", () => {
 
   it("answers MERGE_CONFLICT with a conflict record", async () => {
     const alice = await createTestUser();
-    const project = await projectWith(alice.token, { [POLICY]: "merge: { requireFreshBase: false }\n", "a.txt": "1\n" });
+    const project = await projectWith(alice.token, {
+      [POLICY]: "merge: { requireFreshBase: false }\n",
+      "a.txt": "1\n",
+    });
     const { change } = await changeWith(alice.token, project, { "a.txt": "workspace\n" });
     await advanceProject(project, { "a.txt": "project\n" });
     const res = await merge(alice.token, change.id);
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ code: "MERGE_CONFLICT", conflictingFiles: ["a.txt"], conflictId: expect.any(String) });
+    expect(res.body).toMatchObject({
+      code: "MERGE_CONFLICT",
+      conflictingFiles: ["a.txt"],
+      conflictId: expect.any(String),
+    });
     const record = await (await db()).conflict.findUnique({ where: { id: res.body.conflictId } });
     expect(record).toMatchObject({ changeId: change.id, status: "open", files: ["a.txt"] });
   });
@@ -252,7 +299,9 @@ describe("racing merges", () => {
   it("without requireFreshBase both land, one on top of the other", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { [POLICY]: "merge: { requireFreshBase: false }\n" });
-    const changes = await Promise.all([1, 2, 3].map(async (i) => (await changeWith(alice.token, project, { [`f${i}.txt`]: `${i}\n` })).change));
+    const changes = await Promise.all(
+      [1, 2, 3].map(async (i) => (await changeWith(alice.token, project, { [`f${i}.txt`]: `${i}\n` })).change),
+    );
     const results = await Promise.all(changes.map((c) => merge(alice.token, c.id)));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
     const head = headOf(project.id);
@@ -262,7 +311,12 @@ describe("racing merges", () => {
   it("many racing merges without requireFreshBase: each lands or answers STALE_BASE, never a bare CONFLICT", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { [POLICY]: "merge: { requireFreshBase: false }\n" });
-    const changes = await Promise.all(Array.from({ length: 8 }, async (_, i) => (await changeWith(alice.token, project, { [`r${i}.txt`]: `${i}\n` })).change));
+    const changes = await Promise.all(
+      Array.from(
+        { length: 8 },
+        async (_, i) => (await changeWith(alice.token, project, { [`r${i}.txt`]: `${i}\n` })).change,
+      ),
+    );
     const results = await Promise.all(changes.map((c) => merge(alice.token, c.id)));
     for (const res of results) {
       if (res.status !== 200) expect([res.status, res.body.code]).toEqual([409, "STALE_BASE"]);
@@ -280,7 +334,9 @@ describe("racing merges", () => {
     const results = await Promise.all([merge(alice.token, change.id), merge(alice.token, change.id)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
     expect((await eventsOf(project.id, "change.merged")).length).toBe(1);
-    const log = execFileSync("git", ["--git-dir", openProjectRepo(project.id).gitdir, "rev-list", "--count", "main"]).toString().trim();
+    const log = execFileSync("git", ["--git-dir", openProjectRepo(project.id).gitdir, "rev-list", "--count", "main"])
+      .toString()
+      .trim();
     expect(log).toBe("3");
   });
 });

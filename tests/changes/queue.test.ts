@@ -2,7 +2,19 @@ import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { processQueue, queuesSettled, wakeQueue } from "@/server/changes";
-import { advanceProject, changeWith, commitTo, createAgentFor, eventsOf, merge, POLICY, projectWith, propose, workspaceOf, type TestProject } from "@/server/changes/test-fixtures";
+import {
+  advanceProject,
+  changeWith,
+  commitTo,
+  createAgentFor,
+  eventsOf,
+  merge,
+  POLICY,
+  projectWith,
+  propose,
+  workspaceOf,
+  type TestProject,
+} from "@/server/changes/test-fixtures";
 import { branchRef, headBranch, moveBranch, openProjectRepo, openWorkspaceRepo, readRef } from "@/server/git";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { useTestEnvironment } from "@/tests/support/harness";
@@ -17,7 +29,8 @@ useTestEnvironment();
 afterEach(() => queuesSettled());
 
 const LOCKED = "protection:\n  locked: true\n";
-const queue = (token: string, id: string, body: Record<string, unknown> = {}) => call("POST", `/api/changes/${id}/queue`, { token, body });
+const queue = (token: string, id: string, body: Record<string, unknown> = {}) =>
+  call("POST", `/api/changes/${id}/queue`, { token, body });
 const queueOf = (token: string, project: TestProject) => call("GET", `/api/projects/${project.path}/queue`, { token });
 
 /**
@@ -40,7 +53,9 @@ async function statusOf(id: string) {
 }
 
 async function dequeued(project: TestProject) {
-  return (await eventsOf(project.id, "change.dequeued")).map((e) => e.data as { changeId: string; reason: string; conflictId?: string; conflictingFiles?: string[] });
+  return (await eventsOf(project.id, "change.dequeued")).map(
+    (e) => e.data as { changeId: string; reason: string; conflictId?: string; conflictingFiles?: string[] },
+  );
 }
 
 describe("the merge queue", { timeout: 120_000 }, () => {
@@ -48,7 +63,8 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const alice = await createTestUser();
     const { project, release } = await heldProject(alice.token);
     const changes = [];
-    for (const name of ["a", "b", "c"]) changes.push((await changeWith(alice.token, project, { [`${name}.txt`]: `${name}\n` })).change.id as string);
+    for (const name of ["a", "b", "c"])
+      changes.push((await changeWith(alice.token, project, { [`${name}.txt`]: `${name}\n` })).change.id as string);
     const first = await queue(alice.token, changes[0]);
     expect(first.status, first.text).toBe(202);
     expect(first.body).toEqual({ queued: true, changeId: changes[0], position: 1, state: "waiting" });
@@ -63,11 +79,16 @@ describe("the merge queue", { timeout: 120_000 }, () => {
       [changes[1], 2, "waiting", alice.username, "squash"],
       [changes[2], 3, "waiting", alice.username, "merge"],
     ]);
-    expect((await call("GET", `/api/changes/${changes[1]}`, { token: alice.token })).body.queue).toMatchObject({ position: 2, state: "waiting" });
+    expect((await call("GET", `/api/changes/${changes[1]}`, { token: alice.token })).body.queue).toMatchObject({
+      position: 2,
+      state: "waiting",
+    });
 
     await release();
     for (const id of changes) expect(await statusOf(id)).toBe("merged");
-    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId: string }).changeId)).toEqual(changes);
+    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId: string }).changeId)).toEqual(
+      changes,
+    );
     expect((await dequeued(project)).map((d) => [d.changeId, d.reason])).toEqual(changes.map((id) => [id, "merged"]));
     expect((await eventsOf(project.id, "change.queued")).length).toBe(3);
     const after = await queueOf(alice.token, project);
@@ -77,7 +98,11 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const files = await call("GET", `/api/projects/${project.path}/files`, { token: alice.token });
     expect(files.body.files).toEqual(expect.arrayContaining(["a.txt", "b.txt", "c.txt"]));
     const merged = await queue(alice.token, changes[0]);
-    expect([merged.status, merged.body.code, merged.body.changeStatus]).toEqual([409, "CHANGE_NOT_MERGEABLE", "merged"]);
+    expect([merged.status, merged.body.code, merged.body.changeStatus]).toEqual([
+      409,
+      "CHANGE_NOT_MERGEABLE",
+      "merged",
+    ]);
   });
 
   it("cancels (DELETE and the form alias), 404 when not queued; agents get 401; readers 403; forms are redirected", async () => {
@@ -90,13 +115,18 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     expect((await queue(agent.token, change.id)).status).toBe(401);
     expect((await queue(reader.token, change.id)).status).toBe(403);
     expect((await queueOf(reader.token, project)).status).toBe(200);
-    const form = await call("POST", `/api/changes/${change.id}/queue`, { token: alice.token, form: { strategy: "merge" } });
+    const form = await call("POST", `/api/changes/${change.id}/queue`, {
+      token: alice.token,
+      form: { strategy: "merge" },
+    });
     expect([form.status, form.headers.get("location")]).toEqual([302, `/${project.path}/changes/${change.id}`]);
     const cancelled = await call("DELETE", `/api/changes/${change.id}/queue`, { token: alice.token });
     expect([cancelled.status, cancelled.body]).toEqual([200, { queued: false, changeId: change.id }]);
     expect((await call("DELETE", `/api/changes/${change.id}/queue`, { token: alice.token })).status).toBe(404);
     expect((await queue(alice.token, change.id)).status).toBe(202);
-    expect((await call("POST", `/api/changes/${change.id}/queue/delete`, { token: alice.token, form: {} })).status).toBe(302);
+    expect(
+      (await call("POST", `/api/changes/${change.id}/queue/delete`, { token: alice.token, form: {} })).status,
+    ).toBe(302);
     expect((await dequeued(project)).map((d) => d.reason)).toEqual(["cancelled", "cancelled"]);
     const rejected = await changeWith(alice.token, project, { "r.txt": "r\n" });
     await call("POST", `/api/changes/${rejected.change.id}/reject`, { token: alice.token });
@@ -169,10 +199,19 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const repo = openWorkspaceRepo(project.id, waiting.workspace);
     const base = readRef(openProjectRepo(project.id), branchRef("main"))!;
     execFileSync("git", ["--git-dir", repo.gitdir, "update-ref", branchRef(headBranch(repo)!), base]);
-    expect((await call("POST", `/api/changes/${waiting.change.id}/reviews`, { token: bob.token, body: { verdict: "approve" } })).status).toBe(201);
+    expect(
+      (
+        await call("POST", `/api/changes/${waiting.change.id}/reviews`, {
+          token: bob.token,
+          body: { verdict: "approve" },
+        })
+      ).status,
+    ).toBe(201);
     await queuesSettled();
     expect(await statusOf(waiting.change.id)).toBe("approved");
-    expect((await dequeued(project)).map((d) => [d.changeId, d.reason])).toEqual([[waiting.change.id, "stale_workspace"]]);
+    expect((await dequeued(project)).map((d) => [d.changeId, d.reason])).toEqual([
+      [waiting.change.id, "stale_workspace"],
+    ]);
   });
 
   it("merge.autoQueue lands accepted changes with nobody pressing a button, recorded as by the owner", async () => {
@@ -186,7 +225,9 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     await queuesSettled();
     const change = await (await db()).change.findUniqueOrThrow({ where: { id: created.body.change.id } });
     expect([change.status, change.mergedById]).toEqual(["merged", owner.id]);
-    expect((await eventsOf(project.id, "change.queued")).map((e) => [e.actor, (e.data as { auto: boolean }).auto])).toEqual([["system", true]]);
+    expect(
+      (await eventsOf(project.id, "change.queued")).map((e) => [e.actor, (e.data as { auto: boolean }).auto]),
+    ).toEqual([["system", true]]);
   });
 
   it("an idle queue waits QUEUE_GATHER_MS for more entries: changes queued within the window land in one landing", async () => {
@@ -194,16 +235,23 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const agents = [await createAgentFor(owner.token), await createAgentFor(owner.token)];
     const project = await projectWith(owner.token, { "README.md": "hi\n", [POLICY]: "merge:\n  autoQueue: true\n" });
     const workspaces = await Promise.all(agents.map((agent) => workspaceOf(agent.token, project)));
-    await Promise.all(agents.map((agent, i) => commitTo(agent.token, project, workspaces[i], { [`agent${i}.txt`]: "work\n" })));
+    await Promise.all(
+      agents.map((agent, i) => commitTo(agent.token, project, workspaces[i], { [`agent${i}.txt`]: "work\n" })),
+    );
     const ids = await withEnv({ QUEUE_GATHER_MS: "2000" }, async () => {
       const first = (await propose(agents[0].token, project, workspaces[0])).body.change.id as string;
       const second = (await propose(agents[1].token, project, workspaces[1])).body.change.id as string;
       // Inside the window nothing has landed: the first entry waits for company.
-      expect((await call("GET", `/api/changes/${first}`, { token: owner.token })).body.queue).toMatchObject({ position: 1, state: "waiting" });
+      expect((await call("GET", `/api/changes/${first}`, { token: owner.token })).body.queue).toMatchObject({
+        position: 1,
+        state: "waiting",
+      });
       await queuesSettled();
       return [first, second];
     });
-    const merged = await (await db()).change.findMany({ where: { id: { in: ids } }, select: { status: true, mergedAt: true } });
+    const merged = await (
+      await db()
+    ).change.findMany({ where: { id: { in: ids } }, select: { status: true, mergedAt: true } });
     expect(merged.map((change) => change.status)).toEqual(["merged", "merged"]);
     // One landing: one transaction, one mergedAt.
     expect(new Set(merged.map((change) => change.mergedAt!.getTime())).size).toBe(1);
@@ -213,7 +261,10 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const owner = await createTestUser();
     const reviewer = await createTestUser();
     const agent = await createAgentFor(owner.token);
-    const project = await projectWith(owner.token, { "README.md": "hi\n", [POLICY]: "requiredApprovals: 1\nmerge:\n  autoQueue: true\n" });
+    const project = await projectWith(owner.token, {
+      "README.md": "hi\n",
+      [POLICY]: "requiredApprovals: 1\nmerge:\n  autoQueue: true\n",
+    });
     await grantCollaborator(project.id, reviewer.id, "write");
     const workspace = await workspaceOf(agent.token, project);
     await commitTo(agent.token, project, workspace, { "agent.txt": "work\n" });
@@ -221,7 +272,10 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     await queuesSettled();
     expect(await statusOf(id)).toBe("accepted");
     expect((await call("GET", `/api/changes/${id}`, { token: owner.token })).body.queue).toBeNull();
-    const review = await call("POST", `/api/changes/${id}/reviews`, { token: reviewer.token, body: { verdict: "approve" } });
+    const review = await call("POST", `/api/changes/${id}/reviews`, {
+      token: reviewer.token,
+      body: { verdict: "approve" },
+    });
     expect(review.status, review.text).toBe(201);
     await queuesSettled();
     expect(await statusOf(id)).toBe("merged");
@@ -236,7 +290,10 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     expect((await queue(alice.token, approved)).status).toBe(202);
     await queuesSettled();
     expect(await statusOf(approved)).toBe("accepted");
-    expect((await call("POST", `/api/changes/${approved}/reviews`, { token: bob.token, body: { verdict: "approve" } })).status).toBe(201);
+    expect(
+      (await call("POST", `/api/changes/${approved}/reviews`, { token: bob.token, body: { verdict: "approve" } }))
+        .status,
+    ).toBe(201);
     await queuesSettled();
     expect(await statusOf(approved)).toBe("merged");
 
@@ -249,7 +306,16 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const unlocked = await advanceProject(held, { [POLICY]: "requiredApprovals: 0\n" });
     execFileSync("git", ["--git-dir", repo.gitdir, "update-ref", branchRef("main"), before]);
     expect(await statusOf(waiting)).toBe("accepted");
-    await moveBranch(repo, { project: { id: held.id, defaultBranch: "main" }, workspace: null, ref: branchRef("main"), from: before, to: unlocked, actor: `user:${alice.id}`, cause: "push", changeIds: [] });
+    await moveBranch(repo, {
+      project: { id: held.id, defaultBranch: "main" },
+      workspace: null,
+      ref: branchRef("main"),
+      from: before,
+      to: unlocked,
+      actor: `user:${alice.id}`,
+      cause: "push",
+      changeIds: [],
+    });
     await queuesSettled();
     expect(await statusOf(waiting)).toBe("merged");
   });
@@ -258,7 +324,8 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const alice = await createTestUser();
     const { project } = await heldProject(alice.token);
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await changeWith(alice.token, project, { [`f${i}.txt`]: `${i}\n` })).change.id);
+    for (let i = 0; i < 6; i++)
+      ids.push((await changeWith(alice.token, project, { [`f${i}.txt`]: `${i}\n` })).change.id);
     for (const id of ids) await queue(alice.token, id);
     // What a killed processor leaves behind: entries marked as under test, nothing landed.
     await (await db()).queueEntry.updateMany({ where: { projectId: project.id }, data: { state: "testing" } });
@@ -277,7 +344,8 @@ describe("the merge queue", { timeout: 120_000 }, () => {
     const alice = await createTestUser();
     const { project, release } = await heldProject(alice.token);
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await changeWith(alice.token, project, { [`read${i}.txt`]: `${i}\n` })).change.id);
+    for (let i = 0; i < 6; i++)
+      ids.push((await changeWith(alice.token, project, { [`read${i}.txt`]: `${i}\n` })).change.id);
     for (const id of ids) await queue(alice.token, id);
     const seen: string[] = [];
     let landing = true;
@@ -315,7 +383,9 @@ describe("the merge queue", { timeout: 120_000 }, () => {
       }
       expect(statuses.filter((s) => s >= 500)).toEqual([]);
       expect(await (await db()).queueEntry.count({ where: { projectId: project.id } })).toBe(0);
-      const merged = (await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId: string }).changeId);
+      const merged = (await eventsOf(project.id, "change.merged")).map(
+        (e) => (e.data as { changeId: string }).changeId,
+      );
       expect(merged.sort()).toEqual([...ids].sort());
       expect(lines.filter((line) => String(line.msg).startsWith("queue:"))).toEqual([]);
     });

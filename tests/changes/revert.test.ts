@@ -8,7 +8,16 @@ import { call } from "@/tests/support/http";
 import { drainJobs, useTestJobs } from "@/tests/support/jobs";
 import { createTestUser } from "@/tests/support/users";
 import { startReceiver, type Receiver } from "@/server/webhooks/test-receiver";
-import { advanceProject, changeWith, eventsOf, merge, ownerReaderAgentChange, POLICY, projectWith, type TestProject } from "@/server/changes/test-fixtures";
+import {
+  advanceProject,
+  changeWith,
+  eventsOf,
+  merge,
+  ownerReaderAgentChange,
+  POLICY,
+  projectWith,
+  type TestProject,
+} from "@/server/changes/test-fixtures";
 import { GitClient, startTestServer, withToken, type TestServer } from "@/tests/git/support";
 
 // Webhooks reach a receiver on 127.0.0.1; the delivery jobs run on the embedded executor.
@@ -30,7 +39,8 @@ afterAll(async () => {
   git?.cleanup();
 });
 
-const revert = (token: string | undefined, changeId: string) => call("POST", `/api/changes/${changeId}/revert`, { token });
+const revert = (token: string | undefined, changeId: string) =>
+  call("POST", `/api/changes/${changeId}/revert`, { token });
 const headOf = (projectId: string) => readRef(openProjectRepo(projectId), "refs/heads/main")!;
 
 /** A project with README and a.txt, and a merged change that edits a.txt and adds b.txt. */
@@ -64,20 +74,31 @@ describe("POST /api/changes/{id}/revert", () => {
 
     const work = await cloneOf(project, alice.token);
     const read = (file: string) => fs.readFileSync(path.join(work, file), "utf8");
-    expect(await git.ok(["log", "-1", "--format=%H%n%(trailers:key=Reverts-Change,valueonly)"], { cwd: work })).toBe(`${res.body.commit}\n${change.id}`);
+    expect(await git.ok(["log", "-1", "--format=%H%n%(trailers:key=Reverts-Change,valueonly)"], { cwd: work })).toBe(
+      `${res.body.commit}\n${change.id}`,
+    );
     expect(read("a.txt")).toBe("1\n2\nTHREE\n");
     expect(fs.existsSync(path.join(work, "b.txt"))).toBe(false);
     expect(read("c.txt")).toBe("later\n");
     expect(read("README.md")).toBe("hi\n");
 
     const got = await call("GET", `/api/changes/${change.id}`, { token: alice.token });
-    expect(got.body.change).toMatchObject({ status: "merged", mergedSha, revertedSha: res.body.commit, revertedById: alice.id, revertedAt: expect.any(String) });
+    expect(got.body.change).toMatchObject({
+      status: "merged",
+      mergedSha,
+      revertedSha: res.body.commit,
+      revertedById: alice.id,
+      revertedAt: expect.any(String),
+    });
   });
 
   it("makes change.reverted visible in the activity and to subscribed webhooks", async () => {
     const alice = await createTestUser();
     const { project, change } = await mergedChange(alice.token);
-    const hook = await call("POST", `/api/projects/${project.path}/webhooks`, { token: alice.token, body: { url: receiver.url, events: "change.reverted" } });
+    const hook = await call("POST", `/api/projects/${project.path}/webhooks`, {
+      token: alice.token,
+      body: { url: receiver.url, events: "change.reverted" },
+    });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
     const before = receiver.received.length;
 
@@ -85,11 +106,17 @@ describe("POST /api/changes/{id}/revert", () => {
     expect(res.status).toBe(200);
     const activity = await call("GET", `/api/projects/${project.path}/activity`, { token: alice.token });
     expect(activity.status).toBe(200);
-    expect(activity.body.events[0]).toMatchObject({ kind: "change.reverted", actor: `user:${alice.id}`, data: { changeId: change.id, commit: res.body.commit } });
+    expect(activity.body.events[0]).toMatchObject({
+      kind: "change.reverted",
+      actor: `user:${alice.id}`,
+      data: { changeId: change.id, commit: res.body.commit },
+    });
 
     await drainJobs();
     const delivered = receiver.received.slice(before).map((r) => JSON.parse(r.body));
-    expect(delivered).toMatchObject([{ kind: "change.reverted", data: { changeId: change.id, commit: res.body.commit } }]);
+    expect(delivered).toMatchObject([
+      { kind: "change.reverted", data: { changeId: change.id, commit: res.body.commit } },
+    ]);
   });
 
   it("answers 400 for a change that is not merged or already reverted", async () => {
@@ -135,7 +162,10 @@ describe("POST /api/changes/{id}/revert", () => {
     const locked = await advanceProject(project, { [POLICY]: "protection:\n  locked: true\n" });
     const res = await revert(alice.token, change.id);
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ code: "PROTECTION_BLOCKED", reasons: ["The default branch is locked (protection.locked)"] });
+    expect(res.body).toMatchObject({
+      code: "PROTECTION_BLOCKED",
+      reasons: ["The default branch is locked (protection.locked)"],
+    });
     expect(headOf(project.id)).toBe(locked);
   });
 

@@ -8,8 +8,10 @@ import { changeWith, createAgentFor, eventsOf, projectWith } from "@/server/chan
 
 useTestEnvironment();
 
-const review = (token: string | undefined, changeId: string, body: unknown) => call("POST", `/api/changes/${changeId}/reviews`, { token, body });
-const comment = (token: string | undefined, changeId: string, body: unknown) => call("POST", `/api/changes/${changeId}/comments`, { token, body });
+const review = (token: string | undefined, changeId: string, body: unknown) =>
+  call("POST", `/api/changes/${changeId}/reviews`, { token, body });
+const comment = (token: string | undefined, changeId: string, body: unknown) =>
+  call("POST", `/api/changes/${changeId}/comments`, { token, body });
 
 async function setup(visibility: "private" | "public" = "private") {
   const alice = await createTestUser();
@@ -27,13 +29,18 @@ describe("reviews", () => {
     const { bob, project, change } = await setup();
     const approved = await review(bob.token, change.id, { verdict: "approve", comment: "lgtm" });
     expect(approved.status).toBe(201);
-    expect(approved.body).toMatchObject({ changeStatus: "approved", review: { verdict: "approve", comment: "lgtm", reviewer: { id: bob.id } } });
+    expect(approved.body).toMatchObject({
+      changeStatus: "approved",
+      review: { verdict: "approve", comment: "lgtm", reviewer: { id: bob.id } },
+    });
     const requested = await review(bob.token, change.id, { verdict: "request_changes" });
     expect(requested.body.changeStatus).toBe("needs_changes");
     const commented = await review(bob.token, change.id, { verdict: "comment", comment: "one more thing" });
     expect(commented.status).toBe(201);
     expect(commented.body.changeStatus).toBe("needs_changes");
-    const kinds = (await eventsOf(project.id)).map((e) => e.kind).filter((k) => k === "change.reviewed" || k === "change.commented");
+    const kinds = (await eventsOf(project.id))
+      .map((e) => e.kind)
+      .filter((k) => k === "change.reviewed" || k === "change.commented");
     expect(kinds).toEqual(["change.reviewed", "change.reviewed", "change.commented"]);
   });
 
@@ -52,7 +59,9 @@ describe("reviews", () => {
     // The comment texts went to the discussion.
     const comments = await call("GET", `/api/changes/${change.id}/comments`, { token: alice.token });
     expect(comments.body.comments.map((c: any) => c.body)).toEqual(["nit", "thanks", "again"]);
-    expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe("approved");
+    expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe(
+      "approved",
+    );
   });
 
   it("400 for an empty comment verdict or unknown verdict; 401 agents and anonymous; 403 readers; 404 strangers", async () => {
@@ -62,7 +71,9 @@ describe("reviews", () => {
     expect((await review(alice.token, change.id, { verdict: "comment" })).status).toBe(400);
     expect((await review(alice.token, change.id, { verdict: "comment", comment: "   " })).status).toBe(400);
     expect((await review(alice.token, change.id, { verdict: "lgtm" })).status).toBe(400);
-    expect((await review(alice.token, change.id, { verdict: "approve", comment: "x".repeat(20_001) })).status).toBe(400);
+    expect((await review(alice.token, change.id, { verdict: "approve", comment: "x".repeat(20_001) })).status).toBe(
+      400,
+    );
     expect((await review(alice.token, change.id, { verdict: "approve", comment: "a\u0000b" })).status).toBe(400);
     expect((await review(alice.token, change.id, { verdict: "comment", comment: "a\u0000b" })).status).toBe(400);
     expect((await review(agent.token, change.id, { verdict: "approve" })).status).toBe(401);
@@ -97,12 +108,29 @@ describe("comments", () => {
   it("anchors, one-level threads (a reply to a reply flattens onto the root), agents and readers may comment", async () => {
     const { alice, carol, project, change } = await setup();
     const agent = await createAgentFor(alice.token);
-    const root = await comment(carol.token, change.id, { body: "why?", file: "a.txt", line: 1, side: "new", commitSha: change.tipSha });
+    const root = await comment(carol.token, change.id, {
+      body: "why?",
+      file: "a.txt",
+      line: 1,
+      side: "new",
+      commitSha: change.tipSha,
+    });
     expect(root.status, JSON.stringify(root.body)).toBe(201);
-    expect(root.body.comment).toMatchObject({ file: "a.txt", line: 1, side: "new", commitSha: change.tipSha, parentCommentId: null, author: { id: carol.id } });
+    expect(root.body.comment).toMatchObject({
+      file: "a.txt",
+      line: 1,
+      side: "new",
+      commitSha: change.tipSha,
+      parentCommentId: null,
+      author: { id: carol.id },
+    });
     const reply = await comment(agent.token, change.id, { body: "because", parentCommentId: root.body.comment.id });
     expect(reply.status).toBe(201);
-    expect(reply.body.comment).toMatchObject({ parentCommentId: root.body.comment.id, agentId: agent.id, author: { id: alice.id } });
+    expect(reply.body.comment).toMatchObject({
+      parentCommentId: root.body.comment.id,
+      agentId: agent.id,
+      author: { id: alice.id },
+    });
     const nested = await comment(alice.token, change.id, { body: "ok", parentCommentId: reply.body.comment.id });
     expect(nested.body.comment.parentCommentId).toBe(root.body.comment.id);
     expect((await eventsOf(project.id, "change.commented")).length).toBe(3);
@@ -130,9 +158,20 @@ describe("comments", () => {
     const stranger = await createTestUser();
     expect((await comment(alice.token, change.id, { body: "x".repeat(20_000) })).status).toBe(201);
     const root = await comment(alice.token, change.id, { body: "root" });
-    expect((await comment(alice.token, change.id, { body: "r", parentCommentId: root.body.comment.id, file: "a.txt", line: 1 })).status).toBe(400);
+    expect(
+      (
+        await comment(alice.token, change.id, {
+          body: "r",
+          parentCommentId: root.body.comment.id,
+          file: "a.txt",
+          line: 1,
+        })
+      ).status,
+    ).toBe(400);
     const other = await changeWith(alice.token, project, { "b.txt": "b\n" });
-    expect((await comment(alice.token, other.change.id, { body: "r", parentCommentId: root.body.comment.id })).status).toBe(400);
+    expect(
+      (await comment(alice.token, other.change.id, { body: "r", parentCommentId: root.body.comment.id })).status,
+    ).toBe(400);
     expect((await comment(undefined, change.id, { body: "x" })).status).toBe(401);
     expect((await comment(stranger.token, change.id, { body: "x" })).status).toBe(404);
     expect((await call("GET", `/api/changes/${change.id}/comments`, { token: stranger.token })).status).toBe(404);
@@ -153,6 +192,8 @@ describe("comments", () => {
     const carolsOwnReplyRoot = (await comment(alice.token, change.id, { body: "alice root" })).body.comment;
     expect((await call("POST", path(carolsOwnReplyRoot.id, "resolve"), { token: carol.token })).status).toBe(403);
     expect((await call("POST", path(root.id, "resolve"), { token: other.token })).status).toBe(404);
-    expect((await call("POST", path("00000000-0000-0000-0000-000000000000", "resolve"), { token: alice.token })).status).toBe(404);
+    expect(
+      (await call("POST", path("00000000-0000-0000-0000-000000000000", "resolve"), { token: alice.token })).status,
+    ).toBe(404);
   });
 });

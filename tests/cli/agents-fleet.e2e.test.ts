@@ -19,7 +19,11 @@ let base: string;
 let server: ChildProcess;
 
 async function json(method: string, url: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(`${base}${url}`, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -27,7 +31,12 @@ beforeAll(async () => {
   const app = sharedAppBuild(path.join(root, "bench/.work/agents-fleet"));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  server = startNext(app, port, { BASE_URL: base, DATA_DIR: path.join(work, "data"), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: "warn" });
+  server = startNext(app, port, {
+    BASE_URL: base,
+    DATA_DIR: path.join(work, "data"),
+    ADMIN_API_KEY: ADMIN_KEY,
+    LOG_LEVEL: "warn",
+  });
   // Start-up on a busy shared machine can take minutes (migrations, Next.js warming up).
   const deadline = Date.now() + 300_000;
   for (;;) {
@@ -49,7 +58,12 @@ afterAll(async () => {
 
 describe("examples/fleet-orchestrator.ts against the production server", { timeout: 300_000 }, () => {
   it("every worker's change lands through the queue with its own key, and every key ends revoked by its merge", async () => {
-    const owner = await json("POST", "/api/admin/users", { "x-admin-api-key": ADMIN_KEY }, { username: "orchestrator" });
+    const owner = await json(
+      "POST",
+      "/api/admin/users",
+      { "x-admin-api-key": ADMIN_KEY },
+      { username: "orchestrator" },
+    );
     expect(owner.status).toBe(201);
     const auth = { authorization: `Bearer ${owner.body.token}` };
     const project = await json("POST", "/api/projects", auth, { name: "fleet", files: { "README.md": "hi\n" } });
@@ -67,6 +81,8 @@ describe("examples/fleet-orchestrator.ts against the production server", { timeo
     const files = await json("GET", `/api/projects/${project.body.path}/files`, auth);
     expect(JSON.stringify(files.body)).toContain("workers/2.txt");
     const audit = await json("GET", "/api/admin/audit?action=workspace_key.revoked", { "x-admin-api-key": ADMIN_KEY });
-    expect(audit.body.entries.filter((entry: { data: { reason?: string } }) => entry.data.reason === "merged").length).toBeGreaterThanOrEqual(3);
+    expect(
+      audit.body.entries.filter((entry: { data: { reason?: string } }) => entry.data.reason === "merged").length,
+    ).toBeGreaterThanOrEqual(3);
   });
 });

@@ -24,17 +24,21 @@ let port: number;
 let server: ChildProcess | undefined;
 let receiver: Receiver;
 
-
 async function start(): Promise<void> {
-  server = startNext(app, port, {
-    DATA_DIR: dataDir,
-    BASE_URL: `http://127.0.0.1:${port}`,
-    ADMIN_API_KEY: ADMIN_KEY,
-    ALLOW_PRIVATE_TARGETS: "1",
-    WEBHOOK_RETRY_BASE_MS: "200",
-    RATE_LIMIT_PER_MINUTE: "1000000",
-    ...(env.databaseUrl ? { DATABASE_URL: env.databaseUrl } : {}),
-  }, { detached: true });
+  server = startNext(
+    app,
+    port,
+    {
+      DATA_DIR: dataDir,
+      BASE_URL: `http://127.0.0.1:${port}`,
+      ADMIN_API_KEY: ADMIN_KEY,
+      ALLOW_PRIVATE_TARGETS: "1",
+      WEBHOOK_RETRY_BASE_MS: "200",
+      RATE_LIMIT_PER_MINUTE: "1000000",
+      ...(env.databaseUrl ? { DATABASE_URL: env.databaseUrl } : {}),
+    },
+    { detached: true },
+  );
   await waitForServer(port, server, "/api/health");
 }
 
@@ -44,8 +48,15 @@ function crash(): void {
 }
 
 async function api(method: string, url: string, token: string | undefined, body?: unknown) {
-  const headers: Record<string, string> = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }) };
-  const res = await request(port, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }),
+  };
+  const res = await request(port, url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status as number, body: res.body ? JSON.parse(res.body) : undefined };
 }
 
@@ -67,16 +78,26 @@ it("after kill -9 mid-burst and a restart, nothing acknowledged is lost and the 
   const token: string = owner.body.token;
   const project = (await api("POST", "/api/projects", token, { name: "crash", files: { "README.md": "r\n" } })).body;
   const base = `/api/projects/${project.path}`;
-  expect((await api("POST", `${base}/webhooks`, token, { url: receiver.url, events: "issue.opened" })).status).toBe(201);
+  expect((await api("POST", `${base}/webhooks`, token, { url: receiver.url, events: "issue.opened" })).status).toBe(
+    201,
+  );
   const policy = { ".svc/policy.yml": "merge: { requireFreshBase: false }\n" };
   await api("POST", `/api/workspaces/${project.path}/workspaces`, token, { name: "policy" });
-  await api("POST", "/api/workspaces/policy/commit", token, { projectId: project.id, message: "policy", files: policy });
+  await api("POST", "/api/workspaces/policy/commit", token, {
+    projectId: project.id,
+    message: "policy",
+    files: policy,
+  });
   const policyChange = (await api("POST", `${base}/changes`, token, { workspace: "policy" })).body.change;
   expect((await api("POST", `/api/changes/${policyChange.id}/merge`, token)).status).toBe(200);
   const changes: string[] = [];
   for (let i = 0; i < 6; i++) {
     await api("POST", `/api/workspaces/${project.path}/workspaces`, token, { name: `w${i}` });
-    await api("POST", `/api/workspaces/w${i}/commit`, token, { projectId: project.id, message: `w${i}`, files: { [`w${i}.txt`]: `${i}\n` } });
+    await api("POST", `/api/workspaces/w${i}/commit`, token, {
+      projectId: project.id,
+      message: `w${i}`,
+      files: { [`w${i}.txt`]: `${i}\n` },
+    });
     changes.push((await api("POST", `${base}/changes`, token, { workspace: `w${i}` })).body.change.id);
   }
   const git = new GitClient();
@@ -84,7 +105,11 @@ it("after kill -9 mid-burst and a restart, nothing acknowledged is lost and the 
   await git.ok(["clone", "-q", withToken(project.remote, token), work]);
 
   // The burst: issues, merges and pushes at once; the server dies part-way through.
-  const acknowledged = { issues: [] as Array<{ number: number; title: string }>, merges: [] as Array<{ id: string; commit: string }>, pushes: [] as Array<{ ref: string; oid: string }> };
+  const acknowledged = {
+    issues: [] as Array<{ number: number; title: string }>,
+    merges: [] as Array<{ id: string; commit: string }>,
+    pushes: [] as Array<{ ref: string; oid: string }>,
+  };
   let killed = false;
   const burst: Array<Promise<unknown>> = [];
   // Four writers open issues without pause until the server dies.
@@ -100,22 +125,36 @@ it("after kill -9 mid-burst and a restart, nothing acknowledged is lost and the 
     );
   }
   for (const id of changes) {
-    burst.push(api("POST", `/api/changes/${id}/merge`, token).then((res) => res.status === 200 && acknowledged.merges.push({ id, commit: res.body.commit }), () => undefined));
+    burst.push(
+      api("POST", `/api/changes/${id}/merge`, token).then(
+        (res) => res.status === 200 && acknowledged.merges.push({ id, commit: res.body.commit }),
+        () => undefined,
+      ),
+    );
   }
   for (let i = 0; i < 3; i++) {
     const oid = await git.commit(work, { [`push${i}.txt`]: `${i}\n` }, `push ${i}`);
-    burst.push(git.run(["push", "-q", "origin", `${oid}:refs/heads/pushed-${i}`], { cwd: work }).then((res) => res.code === 0 && acknowledged.pushes.push({ ref: `pushed-${i}`, oid })));
+    burst.push(
+      git
+        .run(["push", "-q", "origin", `${oid}:refs/heads/pushed-${i}`], { cwd: work })
+        .then((res) => res.code === 0 && acknowledged.pushes.push({ ref: `pushed-${i}`, oid })),
+    );
   }
   // Die once some of each kind landed, with the rest in flight (or after 10 s at the latest).
   const killAt = Date.now() + 10_000;
-  while (Date.now() < killAt && (acknowledged.merges.length < 2 || acknowledged.pushes.length < 1)) await new Promise((r) => setTimeout(r, 20));
+  while (Date.now() < killAt && (acknowledged.merges.length < 2 || acknowledged.pushes.length < 1))
+    await new Promise((r) => setTimeout(r, 20));
   crash();
   killed = true;
   await Promise.all(burst);
 
   await start();
 
-  const stored = await Promise.all(acknowledged.issues.map(async (issue) => (await api("GET", `${base}/issues/${issue.number}`, token)).body?.issue?.title));
+  const stored = await Promise.all(
+    acknowledged.issues.map(
+      async (issue) => (await api("GET", `${base}/issues/${issue.number}`, token)).body?.issue?.title,
+    ),
+  );
   expect(stored).toEqual(acknowledged.issues.map((issue) => issue.title));
   const gitdir = path.join(dataDir, "repos", project.id, "project.git");
   const isAncestor = (commit: string) => {
@@ -136,7 +175,10 @@ it("after kill -9 mid-burst and a restart, nothing acknowledged is lost and the 
     if (change.status === "merged") expect(isAncestor(change.mergedSha), id).toBe(true);
   }
   for (const push of acknowledged.pushes) {
-    const branches = (await api("GET", `${base}/branches`, token)).body.branches as Array<{ name: string; oid: string }>;
+    const branches = (await api("GET", `${base}/branches`, token)).body.branches as Array<{
+      name: string;
+      oid: string;
+    }>;
     expect(branches.find((b) => b.name === push.ref)?.oid).toBe(push.oid);
   }
   expect((await api("GET", `${base}/files`, token)).status).toBe(200);
@@ -148,8 +190,12 @@ it("after kill -9 mid-burst and a restart, nothing acknowledged is lost and the 
 
   // Deliveries owed at the kill (events recorded, not yet delivered) go out after the restart.
   const deadline = Date.now() + 60_000;
-  const delivered = () => new Set(receiver.received.filter((r) => r.headers["x-svc-signature"]).map((r) => JSON.parse(r.body).data.title));
-  while (acknowledged.issues.some((issue) => !delivered().has(issue.title)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+  const delivered = () =>
+    new Set(receiver.received.filter((r) => r.headers["x-svc-signature"]).map((r) => JSON.parse(r.body).data.title));
+  while (acknowledged.issues.some((issue) => !delivered().has(issue.title)) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 250));
   expect(acknowledged.issues.filter((issue) => !delivered().has(issue.title))).toEqual([]);
-  console.log(`[crash] acknowledged before kill -9: ${acknowledged.issues.length} issues, ${acknowledged.merges.length} merges, ${acknowledged.pushes.length} pushes; ${receiver.received.length} delivery attempts`);
+  console.log(
+    `[crash] acknowledged before kill -9: ${acknowledged.issues.length} issues, ${acknowledged.merges.length} merges, ${acknowledged.pushes.length} pushes; ${receiver.received.length} delivery attempts`,
+  );
 }, 300_000);

@@ -35,11 +35,23 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-const webhook = (extra: Record<string, unknown> = {}) => ({ name: "production", provider: "webhook", url: receiver.url, secrets: ["DEPLOY_TOKEN"], signWith: "HOOK_KEY", ...extra });
+const webhook = (extra: Record<string, unknown> = {}) => ({
+  name: "production",
+  provider: "webhook",
+  url: receiver.url,
+  secrets: ["DEPLOY_TOKEN"],
+  signWith: "HOOK_KEY",
+  ...extra,
+});
 
 describe("a merge deploys", () => {
   it("creates one row per entry with deployment.requested, then the job calls the signed webhook with exactly the named secrets", async () => {
-    const project = await projectDeploying(owner.token, webhook(), { name: "staging", provider: "webhook", url: receiver.url, requireApproval: true });
+    const project = await projectDeploying(owner.token, webhook(), {
+      name: "staging",
+      provider: "webhook",
+      url: receiver.url,
+      requireApproval: true,
+    });
     await grantCollaborator(project.id, reader.id, "read");
     await putSecret(owner.token, project, "DEPLOY_TOKEN", TOKEN_VALUE);
     await putSecret(owner.token, project, "HOOK_KEY", SIGNING_VALUE);
@@ -51,7 +63,9 @@ describe("a merge deploys", () => {
       ["production", "queued", 1, commit, changeId],
       ["staging", "pending_approval", 1, commit, changeId],
     ]);
-    const requested = (await eventsOf(project.id, "deployment.requested")).map((event) => event.data as { name: string });
+    const requested = (await eventsOf(project.id, "deployment.requested")).map(
+      (event) => event.data as { name: string },
+    );
     expect(requested.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
       rows.map((row) => ({ deploymentId: row.id, name: row.name, commit, attempt: 1, status: row.status })),
     );
@@ -59,7 +73,14 @@ describe("a merge deploys", () => {
     await drainJobs();
     const production = rows.find((row) => row.name === "production")!;
     const done = await getDeployment(owner.token, production.id);
-    expect(done.body.deployment).toMatchObject({ status: "succeeded", attempt: 1, commit, changeId, requestedBy: `user:${owner.id}`, error: null });
+    expect(done.body.deployment).toMatchObject({
+      status: "succeeded",
+      attempt: 1,
+      commit,
+      changeId,
+      requestedBy: `user:${owner.id}`,
+      error: null,
+    });
     expect(done.body.deployment.startedAt).not.toBeNull();
     expect(done.body.deployment.logTail).toBe("deployed with *** (***)");
     expect(done.text).not.toContain(TOKEN_VALUE);
@@ -69,7 +90,9 @@ describe("a merge deploys", () => {
     const [request] = calls;
     expect(request.headers["x-svc-event"]).toBe("deployment.requested");
     expect(request.headers["x-svc-delivery"]).toBe(production.id);
-    expect(request.headers["x-svc-signature"]).toBe(`sha256=${crypto.createHmac("sha256", SIGNING_VALUE).update(request.body).digest("hex")}`);
+    expect(request.headers["x-svc-signature"]).toBe(
+      `sha256=${crypto.createHmac("sha256", SIGNING_VALUE).update(request.body).digest("hex")}`,
+    );
     expect(JSON.parse(request.body)).toEqual({
       deployment: { id: production.id, name: "production", attempt: 1, commit },
       project: { id: project.id, path: project.path },
@@ -78,7 +101,9 @@ describe("a merge deploys", () => {
     });
 
     const succeeded = await eventsOf(project.id, "deployment.succeeded");
-    expect(succeeded.map((event) => event.data)).toEqual([{ deploymentId: production.id, name: "production", commit, attempt: 1, status: "succeeded" }]);
+    expect(succeeded.map((event) => event.data)).toEqual([
+      { deploymentId: production.id, name: "production", commit, attempt: 1, status: "succeeded" },
+    ]);
     // Readers see the row without the log; the staging row still waits for approval.
     const asReader = await getDeployment(reader.token, production.id);
     expect(asReader.status).toBe(200);
@@ -89,8 +114,16 @@ describe("a merge deploys", () => {
 
 describe("outcomes", () => {
   it("fails on a non-2xx answer and records deployment.failed", async () => {
-    const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url.replace("/hook", "/fail") });
-    receiver.setResponder((request) => (request.headers["x-svc-event"] === "deployment.requested" && JSON.parse(request.body).project.id === project.id ? { status: 503, body: "down" } : { status: 200 }));
+    const project = await projectDeploying(owner.token, {
+      name: "production",
+      provider: "webhook",
+      url: receiver.url.replace("/hook", "/fail"),
+    });
+    receiver.setResponder((request) =>
+      request.headers["x-svc-event"] === "deployment.requested" && JSON.parse(request.body).project.id === project.id
+        ? { status: 503, body: "down" }
+        : { status: 200 },
+    );
     try {
       await mergeChange(owner.token, project);
       await drainJobs();
@@ -99,11 +132,18 @@ describe("outcomes", () => {
     }
     const [row] = await deploymentRows(project.id);
     expect(row).toMatchObject({ status: "failed", error: "The deploy webhook answered HTTP 503", logTail: "down" });
-    expect((await eventsOf(project.id, "deployment.failed")).map((event) => (event.data as { status: string }).status)).toEqual(["failed"]);
+    expect(
+      (await eventsOf(project.id, "deployment.failed")).map((event) => (event.data as { status: string }).status),
+    ).toEqual(["failed"]);
   });
 
   it("fails naming a secret missing from the store, without calling the provider", async () => {
-    const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url, secrets: ["NOT_STORED"] });
+    const project = await projectDeploying(owner.token, {
+      name: "production",
+      provider: "webhook",
+      url: receiver.url,
+      secrets: ["NOT_STORED"],
+    });
     const before = receiver.received.length;
     await mergeChange(owner.token, project);
     await drainJobs();
@@ -125,7 +165,12 @@ describe("outcomes", () => {
   });
 
   it("runs a command deployment in the sandbox with the secrets as environment, its output redacted", async () => {
-    const project = await projectDeploying(owner.token, { name: "production", provider: "command", command: 'cat README.md; echo "token=$DEPLOY_TOKEN"', secrets: ["DEPLOY_TOKEN"] });
+    const project = await projectDeploying(owner.token, {
+      name: "production",
+      provider: "command",
+      command: 'cat README.md; echo "token=$DEPLOY_TOKEN"',
+      secrets: ["DEPLOY_TOKEN"],
+    });
     await putSecret(owner.token, project, "DEPLOY_TOKEN", TOKEN_VALUE);
     await withEnv({ SANDBOX_ENABLED: "1" }, async () => {
       await mergeChange(owner.token, project);
@@ -139,11 +184,21 @@ describe("outcomes", () => {
 
 describe("supersession and skipping", () => {
   it("a newer commit's deployment starting supersedes older ones still waiting", async () => {
-    const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url, requireApproval: true });
+    const project = await projectDeploying(owner.token, {
+      name: "production",
+      provider: "webhook",
+      url: receiver.url,
+      requireApproval: true,
+    });
     const first = await mergeChange(owner.token, project);
     const second = await mergeChange(owner.token, project);
     const [older, newer] = await deploymentRows(project.id);
-    expect([older.commit, newer.commit, older.status, newer.status]).toEqual([first.commit, second.commit, "pending_approval", "pending_approval"]);
+    expect([older.commit, newer.commit, older.status, newer.status]).toEqual([
+      first.commit,
+      second.commit,
+      "pending_approval",
+      "pending_approval",
+    ]);
     expect((await call("POST", `/api/deployments/${newer.id}/approve`, { token: owner.token })).status).toBe(200);
     await drainJobs();
     const [olderAfter, newerAfter] = await deploymentRows(project.id);
@@ -151,11 +206,18 @@ describe("supersession and skipping", () => {
     expect(olderAfter).toMatchObject({ status: "superseded" });
     expect(olderAfter.error).toContain(second.commit);
     // A superseded row is terminal: it can be retried, not approved.
-    expect((await call("POST", `/api/deployments/${older.id}/approve`, { token: owner.token })).body.code).toBe("DEPLOYMENT_NOT_PENDING");
+    expect((await call("POST", `/api/deployments/${older.id}/approve`, { token: owner.token })).body.code).toBe(
+      "DEPLOYMENT_NOT_PENDING",
+    );
   });
 
   it("a retry of an older commit starting leaves a newer commit's waiting deployment alone", async () => {
-    const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url, requireApproval: true });
+    const project = await projectDeploying(owner.token, {
+      name: "production",
+      provider: "webhook",
+      url: receiver.url,
+      requireApproval: true,
+    });
     await mergeChange(owner.token, project);
     const [first] = await deploymentRows(project.id);
     expect((await call("POST", `/api/deployments/${first.id}/approve`, { token: owner.token })).status).toBe(200);
@@ -177,7 +239,9 @@ describe("supersession and skipping", () => {
     await mergeChange(owner.token, project);
     const before = receiver.received.length;
     // The next merge removes the entry: it requests nothing, and the first row finds its entry gone.
-    await mergeChange(owner.token, project, { [POLICY]: deploysPolicy({ name: "other", provider: "webhook", url: receiver.url, branch: "release" }) });
+    await mergeChange(owner.token, project, {
+      [POLICY]: deploysPolicy({ name: "other", provider: "webhook", url: receiver.url, branch: "release" }),
+    });
     await drainJobs();
     const rows = await deploymentRows(project.id);
     expect(rows).toHaveLength(1);
@@ -189,7 +253,9 @@ describe("supersession and skipping", () => {
   it("a queued deployment whose entry now names another branch is skipped", async () => {
     const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url });
     await mergeChange(owner.token, project);
-    await mergeChange(owner.token, project, { [POLICY]: deploysPolicy({ name: "production", provider: "webhook", url: receiver.url, branch: "release" }) });
+    await mergeChange(owner.token, project, {
+      [POLICY]: deploysPolicy({ name: "production", provider: "webhook", url: receiver.url, branch: "release" }),
+    });
     await drainJobs();
     const rows = await deploymentRows(project.id);
     expect(rows.map((row) => row.status)).toEqual(["skipped"]);
@@ -206,7 +272,9 @@ describe("durability", () => {
       data: { nextAt: new Date(jobs.current.clock.now() + 5 * 60_000) },
     });
     // A real failure of the queue's store: the embedded client's INSERT of this event kind is refused.
-    await prisma.$executeRawUnsafe(`ALTER TABLE "JobEvent" ADD CONSTRAINT "test_refuse_deploys" CHECK ("name" <> 'svc/deployment.requested') NOT VALID`);
+    await prisma.$executeRawUnsafe(
+      `ALTER TABLE "JobEvent" ADD CONSTRAINT "test_refuse_deploys" CHECK ("name" <> 'svc/deployment.requested') NOT VALID`,
+    );
     try {
       await mergeChange(owner.token, project);
     } finally {
@@ -227,7 +295,9 @@ describe("durability", () => {
     const project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: receiver.url });
     const prisma = await db();
     // A real failure of our own: the database refuses the outcome the provider step writes.
-    await prisma.$executeRawUnsafe(`ALTER TABLE "Deployment" ADD CONSTRAINT "test_refuse_success" CHECK ("status" <> 'succeeded') NOT VALID`);
+    await prisma.$executeRawUnsafe(
+      `ALTER TABLE "Deployment" ADD CONSTRAINT "test_refuse_success" CHECK ("status" <> 'succeeded') NOT VALID`,
+    );
     try {
       await mergeChange(owner.token, project);
       await drainJobs({ fastForward: true, timeoutMs: 60_000 });
@@ -237,7 +307,11 @@ describe("durability", () => {
     const [row] = await deploymentRows(project.id);
     expect(row.status).toBe("failed");
     expect(row.error).toMatch(/^The deployment job failed: /);
-    expect((await eventsOf(project.id, "deployment.failed")).map((event) => (event.data as { deploymentId: string }).deploymentId)).toEqual([row.id]);
+    expect(
+      (await eventsOf(project.id, "deployment.failed")).map(
+        (event) => (event.data as { deploymentId: string }).deploymentId,
+      ),
+    ).toEqual([row.id]);
   });
 
   it("a crash during the provider call resumes in another executor: the webhook is called again with the same delivery id, and says so", async () => {

@@ -25,9 +25,18 @@ let publicProject: Awaited<ReturnType<typeof projectDeploying>>;
 const DEAD_URL = "http://127.0.0.1:9/hook";
 
 beforeAll(async () => {
-  [owner, writer, reader, stranger] = [await createTestUser(), await createTestUser(), await createTestUser(), await createTestUser()];
+  [owner, writer, reader, stranger] = [
+    await createTestUser(),
+    await createTestUser(),
+    await createTestUser(),
+    await createTestUser(),
+  ];
   agent = await createAgentFor(owner.token);
-  project = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: DEAD_URL, requireApproval: true }, { name: "preview", provider: "webhook", url: DEAD_URL });
+  project = await projectDeploying(
+    owner.token,
+    { name: "production", provider: "webhook", url: DEAD_URL, requireApproval: true },
+    { name: "preview", provider: "webhook", url: DEAD_URL },
+  );
   publicProject = await projectDeploying(owner.token, { name: "production", provider: "webhook", url: DEAD_URL });
   await (await db()).project.update({ where: { id: publicProject.id }, data: { visibility: "public" } });
   for (const id of [project.id, publicProject.id]) {
@@ -38,7 +47,8 @@ beforeAll(async () => {
 
 const approve = (token: string | undefined, id: string) => call("POST", `/api/deployments/${id}/approve`, { token });
 const retry = (token: string | undefined, id: string) => call("POST", `/api/deployments/${id}/retry`, { token });
-const list = (token: string | undefined, query = "", base = project.path) => call("GET", `/api/projects/${base}/deployments${query}`, { token });
+const list = (token: string | undefined, query = "", base = project.path) =>
+  call("GET", `/api/projects/${base}/deployments${query}`, { token });
 
 async function pendingDeployment() {
   await mergeChange(owner.token, project);
@@ -136,9 +146,14 @@ describe("POST /api/deployments/{id}/approve", () => {
     expect(again.status).toBe(302);
     const back = new URL(again.headers.get("location")!, "http://x");
     expect(back.pathname).toBe(`/${project.path}/deployments/${row.id}`);
-    expect([back.searchParams.get("code"), back.searchParams.get("error")]).toEqual(["DEPLOYMENT_NOT_PENDING", "The deployment is not awaiting approval"]);
+    expect([back.searchParams.get("code"), back.searchParams.get("error")]).toEqual([
+      "DEPLOYMENT_NOT_PENDING",
+      "The deployment is not awaiting approval",
+    ]);
     // What the caller cannot read stays a 404, form or not.
-    expect((await call("POST", `/api/deployments/${row.id}/approve`, { token: stranger.token, form: {} })).status).toBe(404);
+    expect((await call("POST", `/api/deployments/${row.id}/approve`, { token: stranger.token, form: {} })).status).toBe(
+      404,
+    );
   });
 
   it("503 DEPLOY_QUEUE_UNAVAILABLE without the queue binding, before any status change", async () => {
@@ -161,31 +176,53 @@ describe("POST /api/deployments/{id}/retry", () => {
   it("an agent retries a finished deployment: 201 attempt + 1 of the same commit and change, audited; then 409 DEPLOYMENT_RETRY_EXISTS", async () => {
     await mergeChange(owner.token, project);
     await drainJobs({ timeoutMs: 60_000 });
-    const finished = (await deploymentRows(project.id)).filter((row) => row.name === "preview" && row.status === "failed").at(-1)!;
+    const finished = (await deploymentRows(project.id))
+      .filter((row) => row.name === "preview" && row.status === "failed")
+      .at(-1)!;
     const res = await retry(agent.token, finished.id);
     expect(res.status).toBe(201);
-    expect(res.body.deployment).toMatchObject({ name: "preview", commit: finished.commit, attempt: 2, changeId: finished.changeId, requestedBy: `agent:${agent.id}` });
+    expect(res.body.deployment).toMatchObject({
+      name: "preview",
+      commit: finished.commit,
+      attempt: 2,
+      changeId: finished.changeId,
+      requestedBy: `agent:${agent.id}`,
+    });
     expect(["queued", "running", "failed"]).toContain(res.body.deployment.status);
     const again = await retry(writer.token, finished.id);
     expect([again.status, again.body.code]).toEqual([409, "DEPLOYMENT_RETRY_EXISTS"]);
-    const audit = await (await db()).auditLog.findMany({ where: { action: "deployment.retried", target: res.body.deployment.id } });
+    const audit = await (
+      await db()
+    ).auditLog.findMany({ where: { action: "deployment.retried", target: res.body.deployment.id } });
     expect(audit.map((entry) => entry.actorAgentId)).toEqual([agent.id]);
-    const requested = await (await db()).domainEvent.findMany({ where: { projectId: project.id, kind: "deployment.requested" } });
-    expect(requested.some((event) => (event.data as { deploymentId: string }).deploymentId === res.body.deployment.id)).toBe(true);
+    const requested = await (
+      await db()
+    ).domainEvent.findMany({ where: { projectId: project.id, kind: "deployment.requested" } });
+    expect(
+      requested.some((event) => (event.data as { deploymentId: string }).deploymentId === res.body.deployment.id),
+    ).toBe(true);
     await drainJobs({ timeoutMs: 60_000 });
   });
 
   it("answers a form caller with 302 to the new attempt's page, and a refusal with 302 back to the pressed one", async () => {
     await mergeChange(owner.token, project);
     await drainJobs({ timeoutMs: 60_000 });
-    const finished = (await deploymentRows(project.id)).filter((row) => row.name === "preview" && row.status === "failed" && row.attempt === 1).at(-1)!;
+    const finished = (await deploymentRows(project.id))
+      .filter((row) => row.name === "preview" && row.status === "failed" && row.attempt === 1)
+      .at(-1)!;
     const res = await call("POST", `/api/deployments/${finished.id}/retry`, { token: writer.token, form: {} });
     expect(res.status).toBe(302);
-    const created = (await deploymentRows(project.id)).find((row) => row.commit === finished.commit && row.name === "preview" && row.attempt === 2)!;
+    const created = (await deploymentRows(project.id)).find(
+      (row) => row.commit === finished.commit && row.name === "preview" && row.attempt === 2,
+    )!;
     expect(res.headers.get("location")).toBe(`/${project.path}/deployments/${created.id}`);
     const again = await call("POST", `/api/deployments/${finished.id}/retry`, { token: reader.token, form: {} });
     const back = new URL(again.headers.get("location")!, "http://x");
-    expect([again.status, back.pathname, back.searchParams.get("code")]).toEqual([302, `/${project.path}/deployments/${finished.id}`, null]);
+    expect([again.status, back.pathname, back.searchParams.get("code")]).toEqual([
+      302,
+      `/${project.path}/deployments/${finished.id}`,
+      null,
+    ]);
     expect(back.searchParams.get("error")).toMatch(/./);
     await drainJobs({ timeoutMs: 60_000 });
   });
@@ -193,10 +230,16 @@ describe("POST /api/deployments/{id}/retry", () => {
   it("two racing retries make one row", async () => {
     await mergeChange(owner.token, project);
     await drainJobs({ timeoutMs: 60_000 });
-    const finished = (await deploymentRows(project.id)).filter((row) => row.name === "preview" && row.status === "failed" && row.attempt === 1).at(-1)!;
+    const finished = (await deploymentRows(project.id))
+      .filter((row) => row.name === "preview" && row.status === "failed" && row.attempt === 1)
+      .at(-1)!;
     const results = await Promise.all([retry(writer.token, finished.id), retry(owner.token, finished.id)]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
-    expect(await (await db()).deployment.count({ where: { projectId: project.id, name: "preview", commit: finished.commit, attempt: 2 } })).toBe(1);
+    expect(
+      await (
+        await db()
+      ).deployment.count({ where: { projectId: project.id, name: "preview", commit: finished.commit, attempt: 2 } }),
+    ).toBe(1);
     await drainJobs({ timeoutMs: 60_000 });
   });
 

@@ -4,14 +4,19 @@ import { changeWith, merge, projectWith, POLICY, type TestProject } from "@/serv
 import { call } from "@/tests/support/http";
 
 /** A `deploys:` block with one entry per object (YAML flow mappings). */
-export const deploysPolicy = (...entries: Array<Record<string, unknown>>) => `deploys:\n${entries.map((entry) => `  - ${JSON.stringify(entry)}\n`).join("")}`;
+export const deploysPolicy = (...entries: Array<Record<string, unknown>>) =>
+  `deploys:\n${entries.map((entry) => `  - ${JSON.stringify(entry)}\n`).join("")}`;
 
 export async function projectDeploying(token: string, ...entries: Array<Record<string, unknown>>) {
   return projectWith(token, { "README.md": "hi\n", [POLICY]: deploysPolicy(...entries) });
 }
 
 /** Merges one new change into the project (its files on top); returns the change id and merged commit. */
-export async function mergeChange(token: string, project: TestProject, files: Record<string, string | null> = { [`f${Math.random()}.txt`]: "x\n" }) {
+export async function mergeChange(
+  token: string,
+  project: TestProject,
+  files: Record<string, string | null> = { [`f${Math.random()}.txt`]: "x\n" },
+) {
   const { change } = await changeWith(token, project, files);
   const merged = await merge(token, change.id);
   expect(merged.status, merged.text).toBe(200);
@@ -24,7 +29,11 @@ export async function putSecret(token: string, project: TestProject, name: strin
 }
 
 export async function deploymentRows(projectId: string) {
-  return (await db()).deployment.findMany({ where: { projectId }, orderBy: [{ createdAt: "asc" }, { attempt: "asc" }] });
+  return (await db()).deployment.findMany({
+    where: { projectId },
+    orderBy: [{ createdAt: "asc" }, { attempt: "asc" }],
+  });
 }
 
-export const getDeployment = (token: string | undefined, id: string) => call("GET", `/api/deployments/${id}`, { token });
+export const getDeployment = (token: string | undefined, id: string) =>
+  call("GET", `/api/deployments/${id}`, { token });

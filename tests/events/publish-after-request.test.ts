@@ -28,12 +28,20 @@ describe("events recorded by a request", () => {
     const created = await call("POST", "/api/projects", { token: owner.token, body: { name: "events" } });
     expect(created.status).toBe(201);
     const prisma = await db();
-    const projectEvent = await prisma.domainEvent.findFirstOrThrow({ where: { projectId: created.body.id, kind: "project.created" } });
+    const projectEvent = await prisma.domainEvent.findFirstOrThrow({
+      where: { projectId: created.body.id, kind: "project.created" },
+    });
     expect(projectEvent.dispatchedAt).not.toBeNull();
 
-    const hook = await call("POST", `/api/projects/${created.body.path}/webhooks`, { token: owner.token, body: { url: receiver.url, events: "workspace.created" } });
+    const hook = await call("POST", `/api/projects/${created.body.path}/webhooks`, {
+      token: owner.token,
+      body: { url: receiver.url, events: "workspace.created" },
+    });
     expect(hook.status).toBe(201);
-    const workspace = await call("POST", `/api/workspaces/${created.body.path}/workspaces`, { token: owner.token, body: { name: "ws1" } });
+    const workspace = await call("POST", `/api/workspaces/${created.body.path}/workspaces`, {
+      token: owner.token,
+      body: { name: "ws1" },
+    });
     expect(workspace.status).toBe(201);
 
     const pending = await prisma.domainEvent.count({ where: { projectId: created.body.id, dispatchedAt: null } });
@@ -47,20 +55,34 @@ describe("events recorded by a request", () => {
   it("start the webhooks' fan-out only for a project with an active webhook", async () => {
     const owner = await createTestUser();
     const created = await call("POST", "/api/projects", { token: owner.token, body: { name: "quiet" } });
-    const workspace = (name: string) => call("POST", `/api/workspaces/${created.body.path}/workspaces`, { token: owner.token, body: { name } });
+    const workspace = (name: string) =>
+      call("POST", `/api/workspaces/${created.body.path}/workspaces`, { token: owner.token, body: { name } });
     const fanOuts = async () =>
-      (await db()).jobRun.findMany({ where: { functionId: { endsWith: "webhooks-fan-out" }, event: { path: ["data", "projectId"], equals: created.body.id } }, select: { event: true } });
+      (await db()).jobRun.findMany({
+        where: {
+          functionId: { endsWith: "webhooks-fan-out" },
+          event: { path: ["data", "projectId"], equals: created.body.id },
+        },
+        select: { event: true },
+      });
     expect((await workspace("unheard")).status).toBe(201);
     await drainJobs();
     expect(await fanOuts()).toEqual([]);
 
-    const hook = await call("POST", `/api/projects/${created.body.path}/webhooks`, { token: owner.token, body: { url: receiver.url, events: "workspace.created" } });
+    const hook = await call("POST", `/api/projects/${created.body.path}/webhooks`, {
+      token: owner.token,
+      body: { url: receiver.url, events: "workspace.created" },
+    });
     expect(hook.status).toBe(201);
     const before = receiver.received.length;
     expect((await workspace("heard")).status).toBe(201);
     await drainJobs();
-    expect((await fanOuts()).map((run) => (run.event as { data: { kind: string } }).data.kind)).toEqual(["workspace.created"]);
-    expect(receiver.received.slice(before).map((request) => JSON.parse(request.body).data.workspace)).toEqual(["heard"]);
+    expect((await fanOuts()).map((run) => (run.event as { data: { kind: string } }).data.kind)).toEqual([
+      "workspace.created",
+    ]);
+    expect(receiver.received.slice(before).map((request) => JSON.parse(request.body).data.workspace)).toEqual([
+      "heard",
+    ]);
   });
 
   it("start the promoted changes' follow-up for a workspace push only in a project with a promoted change", async () => {
@@ -68,7 +90,13 @@ describe("events recorded by a request", () => {
     const project = await projectWith(owner.token, { "a.txt": "a\n" });
     const { change, workspace } = await changeWith(owner.token, project, { "b.txt": "b\n" });
     const follows = async () =>
-      (await db()).jobRun.findMany({ where: { functionId: { endsWith: "promoted-change-follow" }, event: { path: ["data", "projectId"], equals: project.id } }, select: { event: true } });
+      (await db()).jobRun.findMany({
+        where: {
+          functionId: { endsWith: "promoted-change-follow" },
+          event: { path: ["data", "projectId"], equals: project.id },
+        },
+        select: { event: true },
+      });
     await commitTo(owner.token, project, workspace, { "b.txt": "b2\n" });
     await drainJobs();
     expect(await follows()).toEqual([]);

@@ -19,7 +19,10 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 10);
 useTestEnvironment({ RATE_LIMIT_PER_MINUTE: "100000000", ALLOW_PRIVATE_TARGETS: "" });
 
 type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[] };
-type Operation = { parameters?: Array<{ in: string; name: string }>; requestBody?: { content?: Record<string, { schema?: Schema }> } };
+type Operation = {
+  parameters?: Array<{ in: string; name: string }>;
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+};
 
 const world = {} as { token: string; readerToken: string; real: Record<string, string[]> };
 const statuses = new Map<string, number>();
@@ -30,7 +33,19 @@ const MALFORMED = ["%ff", "%zz", "%", "%00", "a%2Fb", "%c0%80", "..", "%2e%2e", 
 const hostileString = fc.oneof(
   fc.string(),
   fc.string({ unit: "binary", maxLength: 40 }),
-  fc.constantFrom("", "\u0000", "a\u0000b", "\ud800", "x".repeat(100_000), "GIT~1/x", "../../etc/passwd", "2147483648", "9223372036854775808", "true", "null"),
+  fc.constantFrom(
+    "",
+    "\u0000",
+    "a\u0000b",
+    "\ud800",
+    "x".repeat(100_000),
+    "GIT~1/x",
+    "../../etc/passwd",
+    "2147483648",
+    "9223372036854775808",
+    "true",
+    "null",
+  ),
 );
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -60,8 +75,16 @@ function bodyFor(schema: Schema | undefined): fc.Arbitrary<unknown> {
       return [name, real.length ? fc.oneof(fc.constantFrom(...real), hostileValue) : hostileValue];
     }),
   );
-  const object = fc.tuple(fc.record(fields, { requiredKeys: [] }), fc.dictionary(fc.string({ maxLength: 8 }), hostileValue, { maxKeys: 3 })).map(([known, extra]) => ({ ...extra, ...known }));
-  return fc.oneof({ weight: 8, arbitrary: object }, { weight: 1, arbitrary: fc.constantFrom([], 123, "text", null, [{}]) });
+  const object = fc
+    .tuple(
+      fc.record(fields, { requiredKeys: [] }),
+      fc.dictionary(fc.string({ maxLength: 8 }), hostileValue, { maxKeys: 3 }),
+    )
+    .map(([known, extra]) => ({ ...extra, ...known }));
+  return fc.oneof(
+    { weight: 8, arbitrary: object },
+    { weight: 1, arbitrary: fc.constantFrom([], 123, "text", null, [{}]) },
+  );
 }
 
 /** Percent-encodes a generated value; a lone surrogate has no UTF-8 form and goes as its invalid CESU-8 bytes. */
@@ -75,10 +98,12 @@ function operationCase(path: string, operation: Operation) {
   const queryParams = (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
   const schema = operation.requestBody?.content?.["application/json"]?.schema;
   return fc.record({
-    path: fc.tuple(...pathParams.map(paramValue)).map((values) => pathParams.reduce((out, name, i) => out.replace(`{${name}}`, encode(values[i])), path)),
-    query: fc.tuple(...queryParams.map((name) => fc.option(paramValue(name)))).map((values) =>
-      queryParams.flatMap((name, i) => (values[i] ? [`${name}=${encode(values[i])}`] : [])).join("&"),
-    ),
+    path: fc
+      .tuple(...pathParams.map(paramValue))
+      .map((values) => pathParams.reduce((out, name, i) => out.replace(`{${name}}`, encode(values[i])), path)),
+    query: fc
+      .tuple(...queryParams.map((name) => fc.option(paramValue(name))))
+      .map((values) => queryParams.flatMap((name, i) => (values[i] ? [`${name}=${encode(values[i])}`] : [])).join("&")),
     body: operation.requestBody ? bodyFor(schema) : fc.constant(undefined),
   });
 }
@@ -89,7 +114,10 @@ beforeAll(async () => {
   const owner = await createTestUser();
   const project = await projectWith(owner.token, { "README.md": "hi\n", "src/a.ts": "a\n" });
   const { change, workspace } = await changeWith(owner.token, project, { "b.txt": "b\n" });
-  const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: owner.token, body: { title: "fuzzed" } });
+  const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+    token: owner.token,
+    body: { title: "fuzzed" },
+  });
   const agent = await call("POST", "/api/agents", { token: owner.token, body: { name: "fuzzbot" } });
   const [namespace, slug] = project.path.split("/");
   // The fuzzed calls may revoke the owner's own credential; a collaborator checks the project after.
@@ -124,7 +152,13 @@ describe("fuzzing every operation of the OpenAPI document", () => {
     const conformance = conformanceChecker(document);
     // HEAD is served wherever GET is, so it is fuzzed there too.
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.entries(item).flatMap(([method, operation]) => (method === "get" ? ["GET", "HEAD"] : [method.toUpperCase()]).map((verb) => ({ path, method: verb, operation }))),
+      Object.entries(item).flatMap(([method, operation]) =>
+        (method === "get" ? ["GET", "HEAD"] : [method.toUpperCase()]).map((verb) => ({
+          path,
+          method: verb,
+          operation,
+        })),
+      ),
     );
     expect(operations.length).toBeGreaterThan(50);
     const failures: string[] = [];
@@ -132,20 +166,33 @@ describe("fuzzing every operation of the OpenAPI document", () => {
       await fc.assert(
         fc.asyncProperty(operationCase(path, operation), async ({ path: concrete, query, body }) => {
           const url = `${concrete}${query ? `?${query}` : ""}`;
-          const headers: Record<string, string> = concrete.startsWith("/api/admin") ? { "x-admin-api-key": TEST_ADMIN_KEY } : {};
-          const res = await call(method, url, { token: world.token, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+          const headers: Record<string, string> = concrete.startsWith("/api/admin")
+            ? { "x-admin-api-key": TEST_ADMIN_KEY }
+            : {};
+          const res = await call(method, url, {
+            token: world.token,
+            headers,
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
           conformance.check(method, url, res.status);
           const bucket = `${Math.floor(res.status / 100)}xx`;
           statuses.set(bucket, (statuses.get(bucket) ?? 0) + 1);
-          if (res.status >= 500) failures.push(`${method} ${url.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 200)}`);
+          if (res.status >= 500)
+            failures.push(`${method} ${url.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 200)}`);
           return res.status < 500;
         }),
         { numRuns: RUNS, endOnFailure: true },
       );
     }
-    console.log(`[fuzz] ${[...statuses.values()].reduce((a, b) => a + b, 0)} requests over ${operations.length} operations and methods:`, Object.fromEntries(statuses));
+    console.log(
+      `[fuzz] ${[...statuses.values()].reduce((a, b) => a + b, 0)} requests over ${operations.length} operations and methods:`,
+      Object.fromEntries(statuses),
+    );
     expect(failures).toEqual([]);
-    expect(conformance.findings(), `statuses the document does not list: ${JSON.stringify(conformance.findings())}`).toEqual([]);
+    expect(
+      conformance.findings(),
+      `statuses the document does not list: ${JSON.stringify(conformance.findings())}`,
+    ).toEqual([]);
     const [namespace, slug] = [world.real.namespace[0], world.real.slug[0]];
     for (const read of ["", "/files", "/changes", "/issues"]) {
       const res = await call("GET", `/api/projects/${namespace}/${slug}${read}`, { token: world.readerToken });

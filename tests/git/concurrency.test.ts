@@ -43,7 +43,11 @@ async function pusher(remote: string, id: number): Promise<string[]> {
       expect(attempt, `pusher ${id} round ${round} never landed`).toBeLessThan(ATTEMPTS_MAX);
       await git.ok(["fetch", "-q", "origin"], { cwd });
       await git.ok(["reset", "-q", "--hard", "origin/main"], { cwd });
-      const sha = await git.commit(cwd, { [`pusher-${id}/round-${round}.txt`]: `${id}/${round}/${attempt}\n` }, `pusher ${id} round ${round}`);
+      const sha = await git.commit(
+        cwd,
+        { [`pusher-${id}/round-${round}.txt`]: `${id}/${round}/${attempt}\n` },
+        `pusher ${id} round ${round}`,
+      );
       const push = await git.run(["push", "--porcelain", "origin", "HEAD:main"], { cwd });
       if (push.code === 0) {
         accepted.push(sha);
@@ -69,41 +73,52 @@ async function apiCommitter(token: string, projectId: string, workspace: string)
 }
 
 describe("concurrent writers on one branch", () => {
-  it("parallel git pushes and API commits to one workspace branch: every accepted update is in the history", async () => {
-    const alice = await createTestUser();
-    const project = await createTestProject(alice.token, { name: "race", files: { "README.md": "race\n" } });
-    const created = await call("POST", `/api/workspaces/${project.path}/workspaces`, { token: alice.token, body: { name: "shared" } });
-    expect(created.status).toBe(201);
-    const remote = withToken(created.body.remote, alice.token);
+  it(
+    "parallel git pushes and API commits to one workspace branch: every accepted update is in the history",
+    async () => {
+      const alice = await createTestUser();
+      const project = await createTestProject(alice.token, { name: "race", files: { "README.md": "race\n" } });
+      const created = await call("POST", `/api/workspaces/${project.path}/workspaces`, {
+        token: alice.token,
+        body: { name: "shared" },
+      });
+      expect(created.status).toBe(201);
+      const remote = withToken(created.body.remote, alice.token);
 
-    const results = await Promise.all([
-      ...Array.from({ length: PUSHERS }, (_, id) => pusher(remote, id)),
-      apiCommitter(alice.token, project.id, "shared"),
-    ]);
-    const accepted = results.flat();
-    expect(accepted.length).toBe(PUSHERS * ROUNDS + API_COMMITS);
+      const results = await Promise.all([
+        ...Array.from({ length: PUSHERS }, (_, id) => pusher(remote, id)),
+        apiCommitter(alice.token, project.id, "shared"),
+      ]);
+      const accepted = results.flat();
+      expect(accepted.length).toBe(PUSHERS * ROUNDS + API_COMMITS);
 
-    const check = git.dir("check");
-    await git.ok(["clone", "-q", remote, check]);
-    const history = (await git.ok(["rev-list", "HEAD"], { cwd: check })).split("\n");
-    for (const sha of accepted) expect(history, `lost update ${sha}`).toContain(sha);
-    // Nothing else landed: the initial commit plus exactly the accepted ones.
-    expect(history.length).toBe(1 + accepted.length);
+      const check = git.dir("check");
+      await git.ok(["clone", "-q", remote, check]);
+      const history = (await git.ok(["rev-list", "HEAD"], { cwd: check })).split("\n");
+      for (const sha of accepted) expect(history, `lost update ${sha}`).toContain(sha);
+      // Nothing else landed: the initial commit plus exactly the accepted ones.
+      expect(history.length).toBe(1 + accepted.length);
 
-    const events = await call("GET", `/api/projects/${project.path}/activity?limit=200`, { token: alice.token });
-    const pushes = events.body.events.filter((event: { kind: string }) => event.kind === "push");
-    // Every accepted update records one `push` (API commits to a workspace record the same signal).
-    expect(pushes.length).toBe(PUSHERS * ROUNDS + API_COMMITS);
-  }, TIMEOUT_MS);
+      const events = await call("GET", `/api/projects/${project.path}/activity?limit=200`, { token: alice.token });
+      const pushes = events.body.events.filter((event: { kind: string }) => event.kind === "push");
+      // Every accepted update records one `push` (API commits to a workspace record the same signal).
+      expect(pushes.length).toBe(PUSHERS * ROUNDS + API_COMMITS);
+    },
+    TIMEOUT_MS,
+  );
 
-  it("parallel pushes to the project's default branch: no lost update", async () => {
-    const alice = await createTestUser();
-    const project = await createTestProject(alice.token, { name: "race2", files: { "README.md": "race\n" } });
-    const remote = withToken(project.remote, alice.token);
-    const accepted = (await Promise.all(Array.from({ length: PUSHERS }, (_, id) => pusher(remote, 100 + id)))).flat();
-    const log = await call("GET", `/api/projects/${project.path}/log?depth=100`, { token: alice.token });
-    const history = log.body.log.map((entry: { sha: string }) => entry.sha);
-    for (const sha of accepted) expect(history, `lost update ${sha}`).toContain(sha);
-    expect(history.length).toBe(1 + accepted.length);
-  }, TIMEOUT_MS);
+  it(
+    "parallel pushes to the project's default branch: no lost update",
+    async () => {
+      const alice = await createTestUser();
+      const project = await createTestProject(alice.token, { name: "race2", files: { "README.md": "race\n" } });
+      const remote = withToken(project.remote, alice.token);
+      const accepted = (await Promise.all(Array.from({ length: PUSHERS }, (_, id) => pusher(remote, 100 + id)))).flat();
+      const log = await call("GET", `/api/projects/${project.path}/log?depth=100`, { token: alice.token });
+      const history = log.body.log.map((entry: { sha: string }) => entry.sha);
+      for (const sha of accepted) expect(history, `lost update ${sha}`).toContain(sha);
+      expect(history.length).toBe(1 + accepted.length);
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -30,8 +30,14 @@ describe("git smart HTTP with shared access", () => {
     await call("POST", `/api/orgs/${org}/teams`, { token: owner.token, body: { slug: "devs" } });
     await call("PUT", `/api/orgs/${org}/teams/devs/members/${writer.username}`, { token: owner.token });
     const project = await createTestProject(owner.token, { name: "shared", org, files: { "README.md": "hi\n" } });
-    await call("PUT", `/api/orgs/${org}/teams/devs/projects/shared`, { token: owner.token, body: { permission: "write" } });
-    await call("PUT", `/api/projects/${project.path}/collaborators/${reader.username}`, { token: owner.token, body: { permission: "read" } });
+    await call("PUT", `/api/orgs/${org}/teams/devs/projects/shared`, {
+      token: owner.token,
+      body: { permission: "write" },
+    });
+    await call("PUT", `/api/projects/${project.path}/collaborators/${reader.username}`, {
+      token: owner.token,
+      body: { permission: "read" },
+    });
 
     const writerClone = git.dir(`w${++dirs}`);
     await git.ok(["clone", "-q", withToken(project.remote, writer.token), writerClone]);
@@ -46,7 +52,9 @@ describe("git smart HTTP with shared access", () => {
     // A push without write access is a plain 404, as for a read token (authorizeGit).
     expect(refused.stderr).toMatch(/Repository not found/);
 
-    expect((await call("DELETE", `/api/orgs/${org}/members/${writer.username}`, { token: owner.token })).status).toBe(200);
+    expect((await call("DELETE", `/api/orgs/${org}/members/${writer.username}`, { token: owner.token })).status).toBe(
+      200,
+    );
     const next = await git.commit(writerClone, { "team.txt": "again\n" }, "after removal");
     const afterRemoval = await git.run(["push", "-q", "origin", `${next}:refs/heads/team`], { cwd: writerClone });
     expect(afterRemoval.code).not.toBe(0);

@@ -34,12 +34,24 @@ const newDir = () => git.dir(`w${++dirCounter}`);
 /** Raw smart-HTTP requests against the running server (to check statuses and headers). */
 function fetchGit(
   urlPath: string,
-  options: { token?: string; basic?: string; method?: string; body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  options: {
+    token?: string;
+    basic?: string;
+    method?: string;
+    body?: string;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+  } = {},
 ) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.basic) headers.authorization = `Basic ${Buffer.from(options.basic).toString("base64")}`;
-  return fetch(`${server.baseUrl}${urlPath}`, { method: options.method ?? "GET", headers, body: options.body, signal: options.signal });
+  return fetch(`${server.baseUrl}${urlPath}`, {
+    method: options.method ?? "GET",
+    headers,
+    body: options.body,
+    signal: options.signal,
+  });
 }
 
 async function cloneOf(remote: string, token: string): Promise<string> {
@@ -49,11 +61,18 @@ async function cloneOf(remote: string, token: string): Promise<string> {
 }
 
 const activity = async (projectPath: string, token: string) =>
-  (await call("GET", `/api/projects/${projectPath}/activity?limit=200`, { token })).body.events as Array<{ kind: string; actor: string; data: Record<string, unknown> }>;
+  (await call("GET", `/api/projects/${projectPath}/activity?limit=200`, { token })).body.events as Array<{
+    kind: string;
+    actor: string;
+    data: Record<string, unknown>;
+  }>;
 
 describe("clone, push, tag and fetch with the real git client", () => {
   it("clones a private project with the token as password, pushes, tags and fetches; pushes are activity", async () => {
-    const project = await createTestProject(alice.token, { name: "roundtrip", files: { "README.md": "# hi\n", "src/a.txt": "a\n" } });
+    const project = await createTestProject(alice.token, {
+      name: "roundtrip",
+      files: { "README.md": "# hi\n", "src/a.txt": "a\n" },
+    });
     expect(project.remote).toBe(`${server.baseUrl}/@${alice.username}/roundtrip.git`);
     const work = await cloneOf(project.remote, alice.token);
     expect(fs.readFileSync(path.join(work, "src/a.txt"), "utf8")).toBe("a\n");
@@ -90,7 +109,11 @@ describe("clone, push, tag and fetch with the real git client", () => {
     const pushes = (await activity(project.path, alice.token)).filter((event) => event.kind === "push");
     expect(pushes.length).toBe(6);
     expect(pushes.every((event) => event.actor === `user:${alice.id}`)).toBe(true);
-    expect(pushes.map((event) => event.data)).toContainEqual({ ref: "refs/heads/main", before: project.commit, after: second });
+    expect(pushes.map((event) => event.data)).toContainEqual({
+      ref: "refs/heads/main",
+      before: project.commit,
+      after: second,
+    });
     expect(pushes.map((event) => event.data)).toContainEqual({ ref: "refs/tags/v1", before: null, after: second });
   });
 
@@ -108,8 +131,13 @@ describe("clone, push, tag and fetch with the real git client", () => {
     expect(v0.startsWith("001e# service=git-upload-pack\n0000")).toBe(true);
     expect(v0).toContain(`${project.commit} HEAD`);
     // Extra path forms: without .git, and through the internal rewrite prefix.
-    expect((await fetchGit(`/${project.path}/info/refs?service=git-upload-pack`, { token: alice.token })).status).toBe(200);
-    expect((await fetchGit(`/git-http/${project.path}.git/info/refs?service=git-upload-pack`, { token: alice.token })).status).toBe(200);
+    expect((await fetchGit(`/${project.path}/info/refs?service=git-upload-pack`, { token: alice.token })).status).toBe(
+      200,
+    );
+    expect(
+      (await fetchGit(`/git-http/${project.path}.git/info/refs?service=git-upload-pack`, { token: alice.token }))
+        .status,
+    ).toBe(200);
   });
 
   it("handles gzip-compressed negotiation bodies", async () => {
@@ -170,7 +198,9 @@ describe("authentication and access", () => {
 
   it("an invalid token is 401 with a Basic challenge", async () => {
     const project = await createTestProject(alice.token, { name: "badtoken" });
-    const res = await fetchGit(`/${project.path}.git/info/refs?service=git-upload-pack`, { basic: `git:${alice.token}x` });
+    const res = await fetchGit(`/${project.path}.git/info/refs?service=git-upload-pack`, {
+      basic: `git:${alice.token}x`,
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toMatch(/^Basic /);
     const clone = await git.run(["clone", withToken(project.remote, "svc_user_nope"), newDir()]);
@@ -180,10 +210,15 @@ describe("authentication and access", () => {
 
   it("an authenticated caller without access gets 404 (private project, unknown project, pushing as a reader)", async () => {
     const project = await createTestProject(alice.token, { name: "hidden" });
-    const asBob = await fetchGit(`/${project.path}.git/info/refs?service=git-upload-pack`, { basic: `bob:${bob.token}` });
+    const asBob = await fetchGit(`/${project.path}.git/info/refs?service=git-upload-pack`, {
+      basic: `bob:${bob.token}`,
+    });
     expect(asBob.status).toBe(404);
     expect(asBob.headers.get("content-type")).toContain("text/plain");
-    expect((await fetchGit(`/@${alice.username}/nothing-here.git/info/refs?service=git-upload-pack`, { token: bob.token })).status).toBe(404);
+    expect(
+      (await fetchGit(`/@${alice.username}/nothing-here.git/info/refs?service=git-upload-pack`, { token: bob.token }))
+        .status,
+    ).toBe(404);
     const clone = await git.run(["clone", withToken(project.remote, bob.token), newDir()]);
     expect(clone.code).not.toBe(0);
     expect(clone.stderr).toMatch(/not found/);
@@ -192,14 +227,20 @@ describe("authentication and access", () => {
     await grantCollaborator(project.id, carol.id, "read");
     const work = await cloneOf(project.remote, carol.token);
     await git.commit(work, { "x.txt": "x\n" }, "reader's commit");
-    expect((await fetchGit(`/${project.path}.git/info/refs?service=git-receive-pack`, { token: carol.token })).status).toBe(404);
+    expect(
+      (await fetchGit(`/${project.path}.git/info/refs?service=git-receive-pack`, { token: carol.token })).status,
+    ).toBe(404);
     const push = await git.run(["push", "origin", "main"], { cwd: work });
     expect(push.code).not.toBe(0);
     expect(push.stderr).toMatch(/not found/);
   });
 
   it("public projects clone anonymously; pushing asks for credentials", async () => {
-    const project = await createTestProject(alice.token, { name: "open", visibility: "public", files: { "a.txt": "a\n" } });
+    const project = await createTestProject(alice.token, {
+      name: "open",
+      visibility: "public",
+      files: { "a.txt": "a\n" },
+    });
     const dir = newDir();
     await git.ok(["clone", "-q", project.remote, dir]);
     expect(fs.readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("a\n");
@@ -222,7 +263,9 @@ describe("authentication and access", () => {
     const work = await cloneOf(project.remote, readToken);
     await git.ok(["fetch", "-q", "origin"], { cwd: work });
     await git.commit(work, { "b.txt": "b\n" }, "with a read token");
-    const advertisement = await fetchGit(`/${project.path}.git/info/refs?service=git-receive-pack`, { basic: `git:${readToken}` });
+    const advertisement = await fetchGit(`/${project.path}.git/info/refs?service=git-receive-pack`, {
+      basic: `git:${readToken}`,
+    });
     const receive = await fetchGit(`/${project.path}.git/git-receive-pack`, {
       basic: `git:${readToken}`,
       method: "POST",
@@ -238,8 +281,12 @@ describe("authentication and access", () => {
     expect(push.stderr).toMatch(/not found/);
     await git.ok(["push", "-q", withToken(project.remote, writeToken), "main"], { cwd: work });
     const bearer = await git.commit(work, { "c.txt": "c\n" }, "bearer");
-    await git.ok(["-c", `http.extraHeader=Authorization: Bearer ${writeToken}`, "push", "-q", project.remote, "main"], { cwd: work });
-    expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(bearer);
+    await git.ok(["-c", `http.extraHeader=Authorization: Bearer ${writeToken}`, "push", "-q", project.remote, "main"], {
+      cwd: work,
+    });
+    expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(
+      bearer,
+    );
   });
 
   it("counts git requests against the per-identity rate limit (429 with Retry-After)", async () => {
@@ -251,7 +298,9 @@ describe("authentication and access", () => {
       const statuses: number[] = [];
       let last: Response | undefined;
       for (let i = 0; i < 3; i++) {
-        last = await fetchGit(`/${project.path}.git/info/refs?service=git-upload-pack`, { basic: `git:${carol.token}` });
+        last = await fetchGit(`/${project.path}.git/info/refs?service=git-upload-pack`, {
+          basic: `git:${carol.token}`,
+        });
         statuses.push(last.status);
       }
       expect(statuses).toEqual([200, 200, 429]);
@@ -266,7 +315,12 @@ describe("authentication and access", () => {
     const project = await createTestProject(alice.token, { name: "protocolerrors" });
     expect((await fetchGit(`/${project.path}.git/info/refs`, { token: alice.token })).status).toBe(403);
     expect((await fetchGit(`/${project.path}.git/git-upload-pack`, { token: alice.token })).status).toBe(405);
-    const wrongType = await fetchGit(`/${project.path}.git/git-upload-pack`, { token: alice.token, method: "POST", body: "0000", headers: { "content-type": "text/plain" } });
+    const wrongType = await fetchGit(`/${project.path}.git/git-upload-pack`, {
+      token: alice.token,
+      method: "POST",
+      body: "0000",
+      headers: { "content-type": "text/plain" },
+    });
     expect(wrongType.status).toBe(415);
     const brotli = await fetchGit(`/${project.path}.git/git-upload-pack`, {
       token: alice.token,
@@ -287,9 +341,13 @@ describe("push rules", () => {
     await git.commit(work, { "direct.txt": "x\n" }, "direct push");
     const push = await git.run(["push", "origin", "main", "main:refs/heads/side"], { cwd: work });
     expect(push.code).not.toBe(0);
-    expect(push.stderr).toMatch(/! \[remote rejected\] main -> main \(main is gated: the project policy requires 1 approval; push to a workspace and open a change\)/);
+    expect(push.stderr).toMatch(
+      /! \[remote rejected\] main -> main \(main is gated: the project policy requires 1 approval; push to a workspace and open a change\)/,
+    );
     expect(push.stderr).toMatch(/\* \[new branch\]\s+main -> side/);
-    expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(policy);
+    expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(
+      policy,
+    );
   });
 
   it("gates on protection (allowDirectPush: false, locked) and fails closed on an invalid policy", async () => {
@@ -314,7 +372,9 @@ describe("push rules", () => {
     await git.ok(["commit", "-q", "-m", "add a gitlink"], { cwd: work });
     const gitlink = await git.run(["push", "origin", "main"], { cwd: work });
     expect(gitlink.code).not.toBe(0);
-    expect(gitlink.stderr).toMatch(/\(Git submodules are unsupported \(SUBMODULES_UNSUPPORTED\): gitlink at vendor\/lib\)/);
+    expect(gitlink.stderr).toMatch(
+      /\(Git submodules are unsupported \(SUBMODULES_UNSUPPORTED\): gitlink at vendor\/lib\)/,
+    );
     await git.ok(["push", "-q", "origin", "main:refs/heads/with-submodule"], { cwd: work });
 
     await git.ok(["reset", "-q", "--hard", "origin/main"], { cwd: work });
@@ -324,18 +384,26 @@ describe("push rules", () => {
     expect(modules.stderr).toMatch(/SUBMODULES_UNSUPPORTED\): \.gitmodules at the root/);
   });
 
-  it.each([["GIT~1"], [".g\u200cit"], [".git."], [".GIT"]])("refuses a pushed tree holding %j/x (git fsck with NTFS and HFS protection)", async (name) => {
-    const project = await createTestProject(alice.token, { name: `odd${[...name].map((c) => c.codePointAt(0)).join("")}`, files: { "a.txt": "a\n" } });
-    const work = await cloneOf(project.remote, alice.token);
-    const blob = (await git.ok(["hash-object", "-w", "--stdin"], { cwd: work, input: "x\n" })).trim();
-    const inner = (await git.ok(["mktree"], { cwd: work, input: `100644 blob ${blob}\tx\n` })).trim();
-    const root = (await git.ok(["mktree"], { cwd: work, input: `040000 tree ${inner}\t${name}\n100644 blob ${blob}\ta.txt\n` })).trim();
-    const commit = (await git.ok(["commit-tree", root, "-p", "HEAD", "-m", "odd name"], { cwd: work })).trim();
-    const push = await git.run(["push", "origin", `${commit}:refs/heads/topic`], { cwd: work });
-    expect(push.code).not.toBe(0);
-    expect(push.stderr).toMatch(/dotgit|hasDotgit|fsck/i);
-    expect(await git.ok(["ls-remote", withToken(project.remote, alice.token)])).not.toContain("refs/heads/topic");
-  });
+  it.each([["GIT~1"], [".g\u200cit"], [".git."], [".GIT"]])(
+    "refuses a pushed tree holding %j/x (git fsck with NTFS and HFS protection)",
+    async (name) => {
+      const project = await createTestProject(alice.token, {
+        name: `odd${[...name].map((c) => c.codePointAt(0)).join("")}`,
+        files: { "a.txt": "a\n" },
+      });
+      const work = await cloneOf(project.remote, alice.token);
+      const blob = (await git.ok(["hash-object", "-w", "--stdin"], { cwd: work, input: "x\n" })).trim();
+      const inner = (await git.ok(["mktree"], { cwd: work, input: `100644 blob ${blob}\tx\n` })).trim();
+      const root = (
+        await git.ok(["mktree"], { cwd: work, input: `040000 tree ${inner}\t${name}\n100644 blob ${blob}\ta.txt\n` })
+      ).trim();
+      const commit = (await git.ok(["commit-tree", root, "-p", "HEAD", "-m", "odd name"], { cwd: work })).trim();
+      const push = await git.run(["push", "origin", `${commit}:refs/heads/topic`], { cwd: work });
+      expect(push.code).not.toBe(0);
+      expect(push.stderr).toMatch(/dotgit|hasDotgit|fsck/i);
+      expect(await git.ok(["ls-remote", withToken(project.remote, alice.token)])).not.toContain("refs/heads/topic");
+    },
+  );
 
   it("never deletes the default branch; deletes other branches; refuses refs outside heads and tags", async () => {
     const project = await createTestProject(alice.token, { name: "deletions" });
@@ -361,23 +429,35 @@ describe("push rules", () => {
     await git.ok(["push", "-q", "origin", "main"], { cwd: first });
     await git.commit(second, { "two.txt": "2\n" }, "second");
     // The client sends the old value it last saw: a lease that no longer holds is refused by the server.
-    const leased = await git.run(["push", `--force-with-lease=main:${project.commit}`, "origin", "main"], { cwd: second });
+    const leased = await git.run(["push", `--force-with-lease=main:${project.commit}`, "origin", "main"], {
+      cwd: second,
+    });
     expect(leased.code).not.toBe(0);
-    expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(landed);
+    expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(
+      landed,
+    );
     // The refused update left no trace: the only push event is the one that landed.
     const pushes = (await activity(project.path, alice.token)).filter((event) => event.kind === "push");
     expect(pushes.map((event) => event.data.after)).toEqual([landed]);
     const forced = await git.commit(second, { "three.txt": "3\n" }, "third");
     await git.ok(["push", "-q", "--force", "origin", "main"], { cwd: second });
-    expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(forced);
+    expect((await call("GET", `/api/projects/${project.path}/log`, { token: alice.token })).body.log[0].sha).toBe(
+      forced,
+    );
   });
 });
 
 describe("workspaces", () => {
   it("serves a workspace fork at its remote: its writers push (not gated), others get 404", async () => {
-    const project = await createTestProject(alice.token, { name: "forked", files: { ".svc/policy.yml": "requiredApprovals: 2\n" } });
+    const project = await createTestProject(alice.token, {
+      name: "forked",
+      files: { ".svc/policy.yml": "requiredApprovals: 2\n" },
+    });
     await grantCollaborator(project.id, bob.id, "write");
-    const created = await call("POST", `/api/workspaces/${project.path}/workspaces`, { token: alice.token, body: { name: "feature1" } });
+    const created = await call("POST", `/api/workspaces/${project.path}/workspaces`, {
+      token: alice.token,
+      body: { name: "feature1" },
+    });
     expect(created.status).toBe(201);
     expect(created.body.remote).toBe(`${server.baseUrl}/${project.path}/workspaces/feature1.git`);
     const work = await cloneOf(created.body.remote, alice.token);
@@ -397,7 +477,10 @@ describe("workspaces", () => {
     const push = await git.run(["push", "origin", "main"], { cwd: bobs });
     expect(push.code).not.toBe(0);
     expect(push.stderr).toMatch(/not found/);
-    expect((await fetchGit(`/${project.path}/workspaces/nope.git/info/refs?service=git-upload-pack`, { token: alice.token })).status).toBe(404);
+    expect(
+      (await fetchGit(`/${project.path}/workspaces/nope.git/info/refs?service=git-upload-pack`, { token: alice.token }))
+        .status,
+    ).toBe(404);
 
     const events = await activity(project.path, alice.token);
     // Newest first: the commit route records the same `push` signal as the git push before it.

@@ -91,7 +91,10 @@ export class GitClient {
     this.home = fs.mkdtempSync(path.join(os.tmpdir(), "svc-git-home-"));
   }
 
-  async run(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<GitResult> {
+  async run(
+    args: string[],
+    options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+  ): Promise<GitResult> {
     const env: Record<string, string | undefined> = {
       PATH: process.env.PATH,
       HOME: this.home,
@@ -101,14 +104,23 @@ export class GitClient {
       GIT_COMMITTER_EMAIL: "pusher@example.test",
       ...options.env,
     };
-    const result = await spawnGit(args, { cwd: options.cwd ?? this.home, env, isolatedEnv: true, input: options.input });
+    const result = await spawnGit(args, {
+      cwd: options.cwd ?? this.home,
+      env,
+      isolatedEnv: true,
+      input: options.input,
+    });
     return { code: result.exitCode, stdout: result.stdout.toString("utf8"), stderr: result.stderr };
   }
 
   /** Runs git and fails with its output unless it exits 0. */
-  async ok(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<string> {
+  async ok(
+    args: string[],
+    options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+  ): Promise<string> {
     const result = await this.run(args, options);
-    if (result.code !== 0) throw new Error(`git ${args.join(" ")} exited ${result.code}\n${result.stderr}${result.stdout}`);
+    if (result.code !== 0)
+      throw new Error(`git ${args.join(" ")} exited ${result.code}\n${result.stderr}${result.stdout}`);
     return result.stdout.trim();
   }
 

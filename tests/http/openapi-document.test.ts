@@ -14,11 +14,18 @@ type Operation = {
   requestBody?: { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
   responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
 };
-type Document = { servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } };
+type Document = {
+  servers: Array<{ url: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
 
 let document: Document;
 const operation = (method: string, route: string) => document.paths[route]?.[method];
-const routesOf = (doc: Document) => Object.entries(doc.paths).flatMap(([route, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${route}`));
+const routesOf = (doc: Document) =>
+  Object.entries(doc.paths).flatMap(([route, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${route}`),
+  );
 
 beforeAll(async () => {
   document = (await call("GET", "/api/openapi.json")).body;
@@ -57,7 +64,21 @@ describe("the OpenAPI document", () => {
   });
 
   it("names its types as components and refers to them", () => {
-    for (const id of ["Error", "Project", "Change", "Issue", "IssueComment", "Webhook", "Workspace", "Branch", "Agent", "Token", "User", "Review", "ChangeComment"]) {
+    for (const id of [
+      "Error",
+      "Project",
+      "Change",
+      "Issue",
+      "IssueComment",
+      "Webhook",
+      "Workspace",
+      "Branch",
+      "Agent",
+      "Token",
+      "User",
+      "Review",
+      "ChangeComment",
+    ]) {
       expect(document.components.schemas, id).toHaveProperty(id);
     }
     const issue = operation("get", "/api/projects/{namespace}/{slug}/issues/{number}");
@@ -67,9 +88,21 @@ describe("the OpenAPI document", () => {
 
   it("lists every error status a route can answer, with its codes", () => {
     const merge = operation("post", "/api/changes/{id}/merge");
-    expect(Object.keys(merge.responses)).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "429", "500"]);
+    expect(Object.keys(merge.responses)).toEqual([
+      "200",
+      "400",
+      "401",
+      "403",
+      "404",
+      "409",
+      "413",
+      "415",
+      "429",
+      "500",
+    ]);
     const conflict = JSON.stringify(merge.responses["409"]);
-    for (const code of ["STALE_BASE", "STALE_WORKSPACE", "WORKSPACE_UNVERIFIABLE", "MERGE_CONFLICT"]) expect(conflict).toContain(code);
+    for (const code of ["STALE_BASE", "STALE_WORKSPACE", "WORKSPACE_UNVERIFIABLE", "MERGE_CONFLICT"])
+      expect(conflict).toContain(code);
     expect(JSON.stringify(merge.responses["403"])).toContain("PROTECTION_BLOCKED");
     expect(Object.keys(operation("get", "/api/projects").responses)).toEqual(["200", "400", "401", "429", "500"]);
     expect(operation("get", "/api/projects/{namespace}/{slug}/files").responses).toHaveProperty("304");
@@ -78,13 +111,22 @@ describe("the OpenAPI document", () => {
 
   it("puts the merge route's force and strategy in the query, not in a body", () => {
     const merge = operation("post", "/api/changes/{id}/merge");
-    expect(merge.parameters?.filter((p) => p.in === "query").map((p) => p.name).sort()).toEqual(["force", "strategy"]);
+    expect(
+      merge.parameters
+        ?.filter((p) => p.in === "query")
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(["force", "strategy"]);
     expect(merge.requestBody).toBeUndefined();
   });
 
   it("answers form routes and the issue toggle with 302 where the spec says", () => {
-    expect(Object.keys(operation("post", "/api/projects/{namespace}/{slug}/issues/{number}/close").responses)[0]).toBe("302");
-    expect(Object.keys(operation("post", "/api/projects/{namespace}/{slug}/webhooks/{id}/delete").responses)[0]).toBe("302");
+    expect(Object.keys(operation("post", "/api/projects/{namespace}/{slug}/issues/{number}/close").responses)[0]).toBe(
+      "302",
+    );
+    expect(Object.keys(operation("post", "/api/projects/{namespace}/{slug}/webhooks/{id}/delete").responses)[0]).toBe(
+      "302",
+    );
     const createProject = operation("post", "/api/projects");
     expect(createProject.responses).toHaveProperty("201");
     expect(createProject.responses).toHaveProperty("302");
@@ -100,7 +142,9 @@ describe("the OpenAPI document", () => {
   });
 
   it("is the document checked in under client/ (run `npm run openapi` after changing a route)", () => {
-    const committed = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../client/openapi.json"), "utf8")) as Document;
+    const committed = JSON.parse(
+      fs.readFileSync(path.resolve(import.meta.dirname, "../../client/openapi.json"), "utf8"),
+    ) as Document;
     expect({ ...committed, servers: document.servers }).toEqual(document);
   });
 });

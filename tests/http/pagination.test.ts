@@ -24,7 +24,8 @@ describe("limit/offset lists", () => {
   it("link the first, previous, next and last pages and count the whole list; following the links reads every item once", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    for (let i = 1; i <= 5; i++) await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: `issue ${i}` } });
+    for (let i = 1; i <= 5; i++)
+      await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: `issue ${i}` } });
     const first = await call("GET", `/api/projects/${project.path}/issues?status=open&limit=2`, { token: alice.token });
     expect(first.headers.get("x-total-count")).toBe("5");
     const firstLinks = links(first.headers.get("link"));
@@ -35,11 +36,17 @@ describe("limit/offset lists", () => {
 
     const middle = await call("GET", pathOf(firstLinks.next), { token: alice.token });
     const middleLinks = links(middle.headers.get("link"));
-    expect([offsetOf(middleLinks.prev), offsetOf(middleLinks.next), offsetOf(middleLinks.last)]).toEqual(["0", "4", "4"]);
+    expect([offsetOf(middleLinks.prev), offsetOf(middleLinks.next), offsetOf(middleLinks.last)]).toEqual([
+      "0",
+      "4",
+      "4",
+    ]);
     const last = await call("GET", pathOf(middleLinks.last), { token: alice.token });
     const lastLinks = links(last.headers.get("link"));
     expect(Object.keys(lastLinks).sort()).toEqual(["first", "last", "prev"]);
-    const titles = [first, middle, last].flatMap((page) => page.body.issues.map((issue: { title: string }) => issue.title));
+    const titles = [first, middle, last].flatMap((page) =>
+      page.body.issues.map((issue: { title: string }) => issue.title),
+    );
     expect(titles.sort()).toEqual(["issue 1", "issue 2", "issue 3", "issue 4", "issue 5"]);
   });
 
@@ -61,7 +68,11 @@ describe("limit/offset lists", () => {
   });
 
   it("past the end: prev leads back to the last page", () => {
-    const headers = paginationHeaders("http://svc.test/api/x?limit=10&offset=50", "http://svc.test", { total: 25, limit: 10, offset: 50 });
+    const headers = paginationHeaders("http://svc.test/api/x?limit=10&offset=50", "http://svc.test", {
+      total: 25,
+      limit: 10,
+      offset: 50,
+    });
     expect(offsetOf(links(headers.Link).prev)).toBe("20");
     expect(links(headers.Link).next).toBeUndefined();
   });
@@ -72,7 +83,11 @@ describe("cursor lists", () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
     for (let i = 0; i < 5; i++) {
-      const added = await call("PUT", `/api/projects/${project.path}/collaborators/${(await createTestUser()).username}`, { token: alice.token, body: { permission: "read" } });
+      const added = await call(
+        "PUT",
+        `/api/projects/${project.path}/collaborators/${(await createTestUser()).username}`,
+        { token: alice.token, body: { permission: "read" } },
+      );
       expect(added.status).toBe(200);
     }
     const headers = { "x-admin-api-key": TEST_ADMIN_KEY };
@@ -96,28 +111,57 @@ describe("cursor lists", () => {
   });
 
   it("a page shorter than the limit has no next", () => {
-    expect(links(cursorHeaders("http://svc.test/api/x?before=b&limit=5", "http://svc.test", { limit: 5, count: 4, nextBefore: "a" }).Link)).toEqual({ first: "http://svc.test/api/x?limit=5" });
+    expect(
+      links(
+        cursorHeaders("http://svc.test/api/x?before=b&limit=5", "http://svc.test", {
+          limit: 5,
+          count: 4,
+          nextBefore: "a",
+        }).Link,
+      ),
+    ).toEqual({ first: "http://svc.test/api/x?limit=5" });
   });
 });
 
 describe("the convention in the OpenAPI document", () => {
-  const document = JSON.parse(fs.readFileSync("client/openapi.json", "utf8")) as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; responses: Record<string, { headers?: Record<string, unknown> }> }>> };
-  const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
-  const takes = (operation: (typeof operations)[number]["operation"], name: string) => operation.parameters?.some((p) => p.in === "query" && p.name === name) ?? false;
-  const success = (operation: (typeof operations)[number]["operation"]) => Object.entries(operation.responses).find(([status]) => status.startsWith("2"))?.[1];
+  const document = JSON.parse(fs.readFileSync("client/openapi.json", "utf8")) as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: Array<{ in: string; name: string }>;
+          responses: Record<string, { headers?: Record<string, unknown> }>;
+        }
+      >
+    >;
+  };
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+  );
+  const takes = (operation: (typeof operations)[number]["operation"], name: string) =>
+    operation.parameters?.some((p) => p.in === "query" && p.name === name) ?? false;
+  const success = (operation: (typeof operations)[number]["operation"]) =>
+    Object.entries(operation.responses).find(([status]) => status.startsWith("2"))?.[1];
 
   it("declares Link and X-Total-Count on every limit/offset list, and Link on every cursor list", () => {
     const offsetLists = operations.filter(({ method, operation }) => method === "get" && takes(operation, "offset"));
     const cursorLists = operations.filter(({ method, operation }) => method === "get" && takes(operation, "before"));
     expect(offsetLists.length).toBeGreaterThanOrEqual(10);
     expect(cursorLists.map(({ path }) => path).sort()).toEqual(["/api/admin/audit", "/api/admin/jobs"]);
-    for (const { path, operation } of offsetLists) expect(Object.keys(success(operation)?.headers ?? {}), path).toEqual(expect.arrayContaining(["Link", "X-Total-Count"]));
-    for (const { path, operation } of cursorLists) expect(Object.keys(success(operation)?.headers ?? {}), path).toContain("Link");
+    for (const { path, operation } of offsetLists)
+      expect(Object.keys(success(operation)?.headers ?? {}), path).toEqual(
+        expect.arrayContaining(["Link", "X-Total-Count"]),
+      );
+    for (const { path, operation } of cursorLists)
+      expect(Object.keys(success(operation)?.headers ?? {}), path).toContain("Link");
   });
 
   it("docs/api.md names every list operation that takes a limit", () => {
     const docs = fs.readFileSync("docs/api.md", "utf8");
     const lists = operations.filter(({ method, operation }) => method === "get" && takes(operation, "limit"));
-    expect(lists.filter(({ path }) => !docs.includes(`\`GET ${path.replace(/^\/api/, "")}\``)).map(({ path }) => path)).toEqual([]);
+    expect(
+      lists.filter(({ path }) => !docs.includes(`\`GET ${path.replace(/^\/api/, "")}\``)).map(({ path }) => path),
+    ).toEqual([]);
   });
 });

@@ -17,7 +17,11 @@ describe("rate-limit fields", () => {
       await call("GET", "/api/users/me", { token: alice.token });
       const res = await call("GET", "/api/users/me", { token: alice.token });
       const field = (name: string) => res.headers.get(name);
-      expect([field("x-ratelimit-limit"), field("x-ratelimit-remaining"), field("x-ratelimit-used")]).toEqual(["50", "48", "2"]);
+      expect([field("x-ratelimit-limit"), field("x-ratelimit-remaining"), field("x-ratelimit-used")]).toEqual([
+        "50",
+        "48",
+        "2",
+      ]);
       const resetIn = Number(field("x-ratelimit-reset")) - Date.now() / 1000;
       expect(resetIn).toBeGreaterThan(0);
       expect(field("ratelimit-policy")).toBe(`"default";q=50;w=86400`);
@@ -33,7 +37,10 @@ describe("rate-limit fields", () => {
   it("are exposed to allowed browser origins", async () => {
     const alice = await createTestUser();
     await withEnv({ CORS_ORIGINS: "https://app.example" }, async () => {
-      const res = await call("GET", "/api/users/me", { token: alice.token, headers: { origin: "https://app.example" } });
+      const res = await call("GET", "/api/users/me", {
+        token: alice.token,
+        headers: { origin: "https://app.example" },
+      });
       const exposed = (res.headers.get("access-control-expose-headers") ?? "").split(/,\s*/);
       expect(exposed).toEqual(expect.arrayContaining(["X-RateLimit-Used", "RateLimit-Policy", "RateLimit"]));
     });
@@ -44,9 +51,15 @@ describe("conditional reads answered 304", () => {
   it("do not spend the rate budget, whether answered before dispatch (versioned) or after (digest)", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "watched" } });
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+      token: alice.token,
+      body: { title: "watched" },
+    });
     await withEnv({ RATE_LIMIT_PER_MINUTE: "1000" }, async () => {
-      for (const url of [`/api/projects/${project.path}/issues/${issue.body.issue.number}`, `/api/projects/${project.path}/branches`]) {
+      for (const url of [
+        `/api/projects/${project.path}/issues/${issue.body.issue.number}`,
+        `/api/projects/${project.path}/branches`,
+      ]) {
         const first = await call("GET", url, { token: alice.token });
         const etag = first.headers.get("etag")!;
         const remaining = Number(first.headers.get("x-ratelimit-remaining"));

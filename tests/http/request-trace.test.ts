@@ -18,19 +18,49 @@ useTestEnvironment();
 const MCP_HEADERS = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
 
 /** The log line of the request with this id (each request is sent with its own). */
-const lineOf = (lines: Array<Record<string, any>>, requestId: string) => lines.filter((line) => line.msg === "request" && line.requestId === requestId);
+const lineOf = (lines: Array<Record<string, any>>, requestId: string) =>
+  lines.filter((line) => line.msg === "request" && line.requestId === requestId);
 
 describe("X-Request-Id and the request log on every surface", () => {
   it("plain routes, discovery, OAuth and /mcp refusals answer with the id and log one line with their route", async () => {
-    const cases: Array<{ method: string; path: string; route: string; status: number; body?: unknown; form?: Record<string, string> }> = [
+    const cases: Array<{
+      method: string;
+      path: string;
+      route: string;
+      status: number;
+      body?: unknown;
+      form?: Record<string, string>;
+    }> = [
       { method: "GET", path: "/health", route: "/health", status: 200 },
       { method: "GET", path: "/api/openapi.json", route: "/api/openapi.json", status: 200 },
-      { method: "POST", path: "/mcp", route: "/mcp", status: 401, body: { jsonrpc: "2.0", id: 1, method: "tools/list" } },
+      {
+        method: "POST",
+        path: "/mcp",
+        route: "/mcp",
+        status: 401,
+        body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      },
       { method: "GET", path: "/mcp", route: "/mcp", status: 405 },
       { method: "DELETE", path: "/mcp", route: "/mcp", status: 405 },
-      { method: "GET", path: "/.well-known/oauth-authorization-server", route: "/.well-known/oauth-authorization-server", status: 200 },
-      { method: "GET", path: "/.well-known/oauth-protected-resource/mcp", route: "/.well-known/oauth-protected-resource", status: 200 },
-      { method: "POST", path: "/oauth/token", route: "/oauth/token", status: 401, form: { grant_type: "authorization_code", code: "nope" } },
+      {
+        method: "GET",
+        path: "/.well-known/oauth-authorization-server",
+        route: "/.well-known/oauth-authorization-server",
+        status: 200,
+      },
+      {
+        method: "GET",
+        path: "/.well-known/oauth-protected-resource/mcp",
+        route: "/.well-known/oauth-protected-resource",
+        status: 200,
+      },
+      {
+        method: "POST",
+        path: "/oauth/token",
+        route: "/oauth/token",
+        status: 401,
+        form: { grant_type: "authorization_code", code: "nope" },
+      },
       { method: "POST", path: "/oauth/register", route: "/oauth/register", status: 400, body: { redirect_uris: [] } },
       { method: "GET", path: "/oauth/authorize?client_id=nobody", route: "/oauth/authorize", status: 400 },
       { method: "POST", path: "/oauth/revoke", route: "/oauth/revoke", status: 401, form: { token: "svc_oauth_nope" } },
@@ -38,11 +68,22 @@ describe("X-Request-Id and the request log on every surface", () => {
     await withLogLines(async (lines) => {
       for (const [index, entry] of cases.entries()) {
         const requestId = `trace-plain-${index}`;
-        const res = await call(entry.method, entry.path, { body: entry.body, form: entry.form, headers: { "x-request-id": requestId } });
+        const res = await call(entry.method, entry.path, {
+          body: entry.body,
+          form: entry.form,
+          headers: { "x-request-id": requestId },
+        });
         const what = `${entry.method} ${entry.path}`;
         expect(res.status, what).toBe(entry.status);
         expect(res.headers.get("x-request-id"), what).toBe(requestId);
-        expect(lineOf(lines, requestId), what).toEqual([expect.objectContaining({ method: entry.method, route: entry.route, status: entry.status, identity: "anonymous" })]);
+        expect(lineOf(lines, requestId), what).toEqual([
+          expect.objectContaining({
+            method: entry.method,
+            route: entry.route,
+            status: entry.status,
+            identity: "anonymous",
+          }),
+        ]);
       }
       // No incoming id (or one that could forge a log line): a fresh one.
       const fresh = await call("GET", "/health", { headers: { "x-request-id": "bad id <forged>" } });
@@ -57,12 +98,19 @@ describe("X-Request-Id and the request log on every surface", () => {
       const res = await call("POST", "/mcp", {
         token: alice.token,
         headers: { ...MCP_HEADERS, "x-request-id": "trace-mcp-1" },
-        body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_project", arguments: { project: project.path } } },
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "get_project", arguments: { project: project.path } },
+        },
       });
       expect(res.status).toBe(200);
       expect(res.body.result.isError).toBeFalsy();
       expect(res.headers.get("x-request-id")).toBe("trace-mcp-1");
-      expect(lineOf(lines, "trace-mcp-1")).toEqual([expect.objectContaining({ route: "/mcp", status: 200, identity: "user", tools: ["get_project"] })]);
+      expect(lineOf(lines, "trace-mcp-1")).toEqual([
+        expect.objectContaining({ route: "/mcp", status: 200, identity: "user", tools: ["get_project"] }),
+      ]);
       const text = JSON.stringify(lines);
       expect(text).not.toContain(alice.token);
     });
@@ -72,19 +120,29 @@ describe("X-Request-Id and the request log on every surface", () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     await withLogLines(async (lines) => {
-      const res = await call("GET", `/${project.path}.git/info/refs?service=git-upload-pack`, { token: alice.token, headers: { "x-request-id": "trace-git-1" } });
+      const res = await call("GET", `/${project.path}.git/info/refs?service=git-upload-pack`, {
+        token: alice.token,
+        headers: { "x-request-id": "trace-git-1" },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get("x-request-id")).toBe("trace-git-1");
-      expect(lineOf(lines, "trace-git-1")).toEqual([expect.objectContaining({ route: "/@{namespace}/{slug}.git/info/refs", status: 200, identity: "user" })]);
+      expect(lineOf(lines, "trace-git-1")).toEqual([
+        expect.objectContaining({ route: "/@{namespace}/{slug}.git/info/refs", status: 200, identity: "user" }),
+      ]);
       expect(JSON.stringify(lineOf(lines, "trace-git-1"))).not.toContain(project.path);
     });
   });
 
   it("a REST request refused with 401 is logged with the route it was refused at", async () => {
     await withLogLines(async (lines) => {
-      const res = await call("GET", "/api/projects/@someone/thing/files", { token: "svc_user_not-a-real-token", headers: { "x-request-id": "trace-401" } });
+      const res = await call("GET", "/api/projects/@someone/thing/files", {
+        token: "svc_user_not-a-real-token",
+        headers: { "x-request-id": "trace-401" },
+      });
       expect(res.status).toBe(401);
-      expect(lineOf(lines, "trace-401")).toEqual([expect.objectContaining({ route: "/api/projects/{namespace}/{slug}/files", status: 401 })]);
+      expect(lineOf(lines, "trace-401")).toEqual([
+        expect.objectContaining({ route: "/api/projects/{namespace}/{slug}/files", status: 401 }),
+      ]);
     });
   });
 });
@@ -95,7 +153,10 @@ describe("log lines written inside a request", () => {
     await withLogLines(async (lines) => {
       // A Redis that refuses connections: the shared limiter logs from inside the admission gate and lets the request through.
       await withEnv({ REDIS_URL: "redis://127.0.0.1:1" }, async () => {
-        const res = await call("GET", "/api/users/me", { token: alice.token, headers: { "x-request-id": "deep-line-1" } });
+        const res = await call("GET", "/api/users/me", {
+          token: alice.token,
+          headers: { "x-request-id": "deep-line-1" },
+        });
         expect(res.status).toBe(200);
         const deep = lines.filter((line) => line.msg !== "request" && line.requestId === "deep-line-1");
         expect(deep.map((line) => line.msg)).toContain("rate limiter unavailable; letting requests through");

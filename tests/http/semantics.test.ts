@@ -36,12 +36,22 @@ describe("content types", () => {
     });
     expect(plain.status).toBe(415);
     expect(plain.body.code).toBe("UNSUPPORTED_MEDIA_TYPE");
-    const form = await call("POST", `/api/projects/${project.path}/branches`, { token: alice.token, form: { name: "b2" } });
+    const form = await call("POST", `/api/projects/${project.path}/branches`, {
+      token: alice.token,
+      form: { name: "b2" },
+    });
     expect(form.status).toBe(415);
-    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, form: { title: "from a form" } });
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+      token: alice.token,
+      form: { title: "from a form" },
+    });
     expect(issue.status).toBe(302);
     // A body with no Content-Type at all is read as JSON.
-    const bare = await call("POST", `/api/projects/${project.path}/branches`, { token: alice.token, headers: { "content-type": "" }, body: JSON.stringify({ name: "b3" }) });
+    const bare = await call("POST", `/api/projects/${project.path}/branches`, {
+      token: alice.token,
+      headers: { "content-type": "" },
+      body: JSON.stringify({ name: "b3" }),
+    });
     expect(bare.status).toBe(201);
   });
 });
@@ -49,9 +59,15 @@ describe("content types", () => {
 describe("X-Request-Id", () => {
   it("echoes a valid incoming id, replaces an invalid one, and is on errors too", async () => {
     const alice = await createTestUser();
-    const echoed = await call("GET", "/api/users/me", { token: alice.token, headers: { "x-request-id": "client-42.a:b" } });
+    const echoed = await call("GET", "/api/users/me", {
+      token: alice.token,
+      headers: { "x-request-id": "client-42.a:b" },
+    });
     expect(echoed.headers.get("x-request-id")).toBe("client-42.a:b");
-    const replaced = await call("GET", "/api/users/me", { token: alice.token, headers: { "x-request-id": "bad id\u0001<script>" } });
+    const replaced = await call("GET", "/api/users/me", {
+      token: alice.token,
+      headers: { "x-request-id": "bad id\u0001<script>" },
+    });
     expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     const missing = await call("GET", "/api/projects/@nobody/none", { token: alice.token });
     expect(missing.status).toBe(404);
@@ -71,7 +87,9 @@ describe("ETags", () => {
       expect(again.status, read).toBe(304);
       expect(again.text).toBe("");
       expect(again.headers.get("etag")).toBe(etag);
-      const head = await call("HEAD", `/api/projects/${project.path}${read}`, { headers: { "if-none-match": `W/${etag}, "other"` } });
+      const head = await call("HEAD", `/api/projects/${project.path}${read}`, {
+        headers: { "if-none-match": `W/${etag}, "other"` },
+      });
       expect(head.status, read).toBe(304);
     }
     const before = (await call("GET", `/api/projects/${project.path}/files`)).headers.get("etag")!;
@@ -85,7 +103,10 @@ describe("ETags", () => {
   it("single resources carry an ETag that changes with the resource", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "etag me" } });
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+      token: alice.token,
+      body: { title: "etag me" },
+    });
     const url = `/api/projects/${project.path}/issues/${issue.body.issue.number}`;
     const first = await call("GET", url, { token: alice.token });
     const etag = first.headers.get("etag")!;
@@ -104,20 +125,35 @@ describe("ETag revalidation before dispatch", () => {
   it("answers only a held current ETag early; other conditional reads get what a plain read gets", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "versioned" } });
-    for (const url of [`/api/projects/${project.path}/log?depth=5`, `/api/projects/${project.path}/issues/${issue.body.issue.number}`, `/api/projects/${project.path}`]) {
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+      token: alice.token,
+      body: { title: "versioned" },
+    });
+    for (const url of [
+      `/api/projects/${project.path}/log?depth=5`,
+      `/api/projects/${project.path}/issues/${issue.body.issue.number}`,
+      `/api/projects/${project.path}`,
+    ]) {
       const plain = await call("GET", url, { token: alice.token });
       const stale = await call("GET", url, { token: alice.token, headers: { "if-none-match": '"stale"' } });
       expect(stale.status, url).toBe(200);
       expect(stale.headers.get("etag"), url).toBe(plain.headers.get("etag"));
       expect(stale.body, url).toEqual(plain.body);
       // Without a token the private project is not there: 404, not the 304 the header asks for.
-      expect((await call("GET", url, { headers: { "if-none-match": plain.headers.get("etag")! } })).status, url).toBe(404);
+      expect((await call("GET", url, { headers: { "if-none-match": plain.headers.get("etag")! } })).status, url).toBe(
+        404,
+      );
     }
-    const refused = await call("GET", `/api/projects/${project.path}/log?depth=0`, { token: alice.token, headers: { "if-none-match": "*" } });
+    const refused = await call("GET", `/api/projects/${project.path}/log?depth=0`, {
+      token: alice.token,
+      headers: { "if-none-match": "*" },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe("VALIDATION_ERROR");
-    const missing = await call("GET", `/api/projects/${project.path}/issues/999`, { token: alice.token, headers: { "if-none-match": "*" } });
+    const missing = await call("GET", `/api/projects/${project.path}/issues/999`, {
+      token: alice.token,
+      headers: { "if-none-match": "*" },
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -132,13 +168,18 @@ describe("ETag revalidation before dispatch", () => {
     const after = await call("GET", url, { token: alice.token, headers: { "if-none-match": etag } });
     expect(after.status).toBe(200);
     expect(after.body.updatedAt).not.toBe(first.body.updatedAt);
-    expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": after.headers.get("etag")! } })).status).toBe(304);
+    expect(
+      (await call("GET", url, { token: alice.token, headers: { "if-none-match": after.headers.get("etag")! } })).status,
+    ).toBe(304);
   });
 
   it("an issue's ETag moves with its status, and not with a comment", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "assigned" } });
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+      token: alice.token,
+      body: { title: "assigned" },
+    });
     const url = `/api/projects/${project.path}/issues/${issue.body.issue.number}`;
     const etag = (await call("GET", url, { token: alice.token })).headers.get("etag")!;
     await call("POST", `${url}/comments`, { token: alice.token, body: { body: "a comment is not part of the issue" } });
@@ -156,20 +197,37 @@ describe("ETag revalidation and access", () => {
     const alice = await createTestUser();
     const bob = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    const grant = await call("PUT", `/api/projects/${project.path}/collaborators/${bob.username}`, { token: alice.token, body: { permission: "read" } });
+    const grant = await call("PUT", `/api/projects/${project.path}/collaborators/${bob.username}`, {
+      token: alice.token,
+      body: { permission: "read" },
+    });
     expect(grant.status).toBe(200);
-    const issue = await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: "seen by bob" } });
-    const urls = [`/api/projects/${project.path}/content?path=a.txt`, `/api/projects/${project.path}/log`, `/api/projects/${project.path}/issues/${issue.body.issue.number}`];
+    const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+      token: alice.token,
+      body: { title: "seen by bob" },
+    });
+    const urls = [
+      `/api/projects/${project.path}/content?path=a.txt`,
+      `/api/projects/${project.path}/log`,
+      `/api/projects/${project.path}/issues/${issue.body.issue.number}`,
+    ];
     const etags: string[] = [];
     for (const url of urls) {
       const etag = (await call("GET", url, { token: bob.token })).headers.get("etag")!;
       expect((await call("GET", url, { token: bob.token, headers: { "if-none-match": etag } })).status, url).toBe(304);
       etags.push(etag);
     }
-    expect((await call("DELETE", `/api/projects/${project.path}/collaborators/${bob.username}`, { token: alice.token })).status).toBe(200);
+    expect(
+      (await call("DELETE", `/api/projects/${project.path}/collaborators/${bob.username}`, { token: alice.token }))
+        .status,
+    ).toBe(200);
     for (const [i, url] of urls.entries()) {
-      expect((await call("GET", url, { token: bob.token, headers: { "if-none-match": etags[i] } })).status, url).toBe(404);
-      expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": etags[i] } })).status, url).toBe(304);
+      expect((await call("GET", url, { token: bob.token, headers: { "if-none-match": etags[i] } })).status, url).toBe(
+        404,
+      );
+      expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": etags[i] } })).status, url).toBe(
+        304,
+      );
     }
   });
 });
@@ -178,7 +236,8 @@ describe("pagination headers", () => {
   it("lists answer X-Total-Count and Link rel=next/prev", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    for (let i = 0; i < 5; i++) await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: `issue ${i}` } });
+    for (let i = 0; i < 5; i++)
+      await call("POST", `/api/projects/${project.path}/issues`, { token: alice.token, body: { title: `issue ${i}` } });
     const first = await call("GET", `/api/projects/${project.path}/issues?limit=2`, { token: alice.token });
     expect(first.headers.get("x-total-count")).toBe("5");
     expect(first.body.issues).toHaveLength(2);
@@ -211,13 +270,19 @@ describe("CORS", () => {
       expect(other.headers.get("access-control-allow-origin")).toBeNull();
       const preflight = await call("OPTIONS", "/api/projects", {
         origin: "http://localhost:5173",
-        headers: { "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+        headers: {
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization, content-type",
+        },
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
       expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
       expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization");
-      const refused = await call("OPTIONS", "/api/projects", { origin: "https://evil.example", headers: { "access-control-request-method": "POST" } });
+      const refused = await call("OPTIONS", "/api/projects", {
+        origin: "https://evil.example",
+        headers: { "access-control-request-method": "POST" },
+      });
       expect(refused.headers.get("access-control-allow-origin")).toBeNull();
     });
     // Default: no origin is allowed.

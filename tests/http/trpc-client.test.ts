@@ -21,14 +21,21 @@ function clientFor(headers: Record<string, string>, options: { batch?: boolean }
     responses.push(response.clone());
     return response;
   };
-  const link = (options.batch ? httpBatchLink : httpLink)({ url: `${TEST_ORIGIN}/api/trpc`, headers, fetch: fetchInProcess });
+  const link = (options.batch ? httpBatchLink : httpLink)({
+    url: `${TEST_ORIGIN}/api/trpc`,
+    headers,
+    fetch: fetchInProcess,
+  });
   return { client: createTRPCClient<AppRouter>({ links: [link] }), responses };
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function failureOf(call: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
-  const error = await call.then(() => undefined, (e: unknown) => e);
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof TRPCClientError)) throw new Error(`expected a TRPCClientError, got ${String(error)}`);
   return error;
 }
@@ -61,7 +68,10 @@ describe("/api/trpc with @trpc/client", () => {
     const limited = clientFor(bearer(bob.token));
     let refusal: TRPCClientError<AppRouter> | undefined;
     for (let i = 0; i < 1001 && !refusal; i++) {
-      refusal = await limited.client.users.me.query({}).then(() => undefined, (e: TRPCClientError<AppRouter>) => e);
+      refusal = await limited.client.users.me.query({}).then(
+        () => undefined,
+        (e: TRPCClientError<AppRouter>) => e,
+      );
     }
     expect(refusal?.data).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429 });
     expect(limited.responses.at(-1)?.headers.get("retry-after")).toMatch(/^\d+$/);
@@ -82,7 +92,9 @@ describe("/api/trpc with @trpc/client", () => {
     const { client } = clientFor(bearer(alice.token));
     const [namespace, slug] = project.path.split("/");
     await client.issues.create.mutate({ namespace, slug, title: "over trpc" });
-    const pending = await (await db()).domainEvent.count({ where: { projectId: project.id, kind: "issue.opened", dispatchedAt: null } });
+    const pending = await (
+      await db()
+    ).domainEvent.count({ where: { projectId: project.id, kind: "issue.opened", dispatchedAt: null } });
     expect(pending).toBe(0);
     expect(await (await db()).domainEvent.count({ where: { projectId: project.id, kind: "issue.opened" } })).toBe(1);
   });

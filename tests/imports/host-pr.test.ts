@@ -29,7 +29,8 @@ beforeAll(async () => {
   project = { id: (await projectRow(owner.username, slug)).id, path: `@${owner.username}/${slug}` };
 });
 
-const promote = (token: string, id: string, body?: unknown) => call("POST", `/api/changes/${id}/host-pr`, { token, body });
+const promote = (token: string, id: string, body?: unknown) =>
+  call("POST", `/api/changes/${id}/host-pr`, { token, body });
 
 describe("POST /api/changes/{id}/host-pr", { timeout: 120_000 }, () => {
   it("pushes the tip to svc/<id>, opens one pull request against the default branch, marks the change promoted and posts the verdict", async () => {
@@ -39,13 +40,24 @@ describe("POST /api/changes/{id}/host-pr", { timeout: 120_000 }, () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
       changeId: change.id,
-      host: { owner: "octo", repo, branch: `svc/${change.id}`, pullRequestNumber: expect.any(Number), pullRequestUrl: expect.stringContaining(`/octo/${repo}/pull/`) },
+      host: {
+        owner: "octo",
+        repo,
+        branch: `svc/${change.id}`,
+        pullRequestNumber: expect.any(Number),
+        pullRequestUrl: expect.stringContaining(`/octo/${repo}/pull/`),
+      },
     });
     expect(stub.current.tip("octo", repo, `svc/${change.id}`)).toBe(change.tipSha);
     const pulls = stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith("/pulls"));
-    expect(pulls.map((r) => r.body)).toEqual([expect.objectContaining({ title: "Add feature", head: `svc/${change.id}`, base: "main", draft: true })]);
+    expect(pulls.map((r) => r.body)).toEqual([
+      expect.objectContaining({ title: "Add feature", head: `svc/${change.id}`, base: "main", draft: true }),
+    ]);
     expect(pulls[0].authorization).toBe(`Bearer ${stub.current.token}`);
-    expect((await call("GET", `/api/changes/${change.id}`, { token: owner.token })).body.change).toMatchObject({ status: "promoted", hostPullRequest: res.body.host });
+    expect((await call("GET", `/api/changes/${change.id}`, { token: owner.token })).body.change).toMatchObject({
+      status: "promoted",
+      hostPullRequest: res.body.host,
+    });
 
     const repeat = await promote(owner.token, change.id);
     expect(repeat.body).toEqual(res.body);
@@ -54,7 +66,9 @@ describe("POST /api/changes/{id}/host-pr", { timeout: 120_000 }, () => {
     await drainJobs({ timeoutMs: 60_000 });
     const statuses = stub.current.requests.filter((r) => r.path.includes(`/statuses/${change.tipSha}`));
     expect(statuses[0].body).toMatchObject({ state: "success", context: "svc/evaluation" });
-    const comments = stub.current.requests.filter((r) => r.path.endsWith(`/issues/${res.body.host.pullRequestNumber}/comments`));
+    const comments = stub.current.requests.filter((r) =>
+      r.path.endsWith(`/issues/${res.body.host.pullRequestNumber}/comments`),
+    );
     expect(comments[0].body.body).toMatch(/svc\/evaluation: passed/);
   });
 
@@ -67,7 +81,9 @@ describe("POST /api/changes/{id}/host-pr", { timeout: 120_000 }, () => {
       expect(res.body.error).toMatch(/GITHUB_TOKEN/);
     });
     const plain = await call("POST", "/api/projects", { token: owner.token, body: { name: uniqueName("plain") } });
-    const { change: unsourced } = await changeWith(owner.token, { id: plain.body.id, path: plain.body.path } as never, { "x.txt": "x\n" });
+    const { change: unsourced } = await changeWith(owner.token, { id: plain.body.id, path: plain.body.path } as never, {
+      "x.txt": "x\n",
+    });
     expect((await promote(owner.token, unsourced.id)).body.error).toMatch(/connected to the hosting provider/);
     await call("POST", `/api/changes/${change.id}/reject`, { token: owner.token });
     expect((await promote(owner.token, change.id)).body.error).toMatch(/accepted change/);
@@ -94,15 +110,19 @@ describe("POST /api/changes/{id}/host-pr", { timeout: 120_000 }, () => {
     const reader = await createTestUser();
     await grantCollaborator(project.id, reader.id, "read");
     expect((await promote(reader.token, change.id)).status).toBe(403);
-    expect((await call("GET", `/api/changes/${change.id}`, { token: owner.token })).body.change.status).toBe("accepted");
+    expect((await call("GET", `/api/changes/${change.id}`, { token: owner.token })).body.change.status).toBe(
+      "accepted",
+    );
   });
 });
 
 describe("a promoted change follows its workspace", { timeout: 120_000 }, () => {
   const local = useGitServer();
 
-  const statusesOn = (sha: string) => stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/statuses/${sha}`));
-  const commentsOn = (number: number) => stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/issues/${number}/comments`));
+  const statusesOn = (sha: string) =>
+    stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/statuses/${sha}`));
+  const commentsOn = (number: number) =>
+    stub.current.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/issues/${number}/comments`));
   const changeNow = async (id: string) => (await call("GET", `/api/changes/${id}`, { token: owner.token })).body;
 
   it("a commit through the route and a git push re-evaluate it in the background, move svc/<id> on the source, post a status and a comment; it stays promoted", async () => {
@@ -116,9 +136,13 @@ describe("a promoted change follows its workspace", { timeout: 120_000 }, () => 
     const committed = await commitTo(owner.token, project as never, workspace, { "follow.txt": "two\n" });
     await drainJobs({ timeoutMs: 60_000 });
     expect(stub.current.tip("octo", repo, `svc/${change.id}`)).toBe(committed);
-    expect(statusesOn(committed).map((r) => r.body)).toEqual([expect.objectContaining({ state: "success", context: "svc/evaluation" })]);
+    expect(statusesOn(committed).map((r) => r.body)).toEqual([
+      expect.objectContaining({ state: "success", context: "svc/evaluation" }),
+    ]);
     expect(commentsOn(number)).toHaveLength(2);
-    expect(commentsOn(number)[1].body.body).toMatch(new RegExp(`svc/evaluation: passed\\*\\* \\(round 2, tip ${committed}\\)`));
+    expect(commentsOn(number)[1].body.body).toMatch(
+      new RegExp(`svc/evaluation: passed\\*\\* \\(round 2, tip ${committed}\\)`),
+    );
     let now = await changeNow(change.id);
     expect(now.change).toMatchObject({ status: "promoted", tipSha: committed });
     expect(now.eval).toMatchObject({ round: 2, tipSha: committed, verdict: "passed" });
@@ -129,19 +153,33 @@ describe("a promoted change follows its workspace", { timeout: 120_000 }, () => 
     const work = git.dir(`follow-${change.id}`);
     await git.ok(["clone", "-q", withToken(remote, owner.token), work]);
     expect(await git.ok(["rev-parse", "HEAD"], { cwd: work })).toBe(committed);
-    const pushed = await git.commit(work, { "creds.txt": `t=${"ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY2z4A"}\n` }, "add creds");
+    const pushed = await git.commit(
+      work,
+      { "creds.txt": `t=${"ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY2z4A"}\n` },
+      "add creds",
+    );
     await git.ok(["push", "-q", "origin", "HEAD"], { cwd: work });
     await drainJobs({ timeoutMs: 60_000 });
     expect(stub.current.tip("octo", repo, `svc/${change.id}`)).toBe(pushed);
-    expect(statusesOn(pushed).map((r) => r.body)).toEqual([expect.objectContaining({ state: "failure", context: "svc/evaluation" })]);
+    expect(statusesOn(pushed).map((r) => r.body)).toEqual([
+      expect.objectContaining({ state: "failure", context: "svc/evaluation" }),
+    ]);
     expect(commentsOn(number)).toHaveLength(3);
     expect(commentsOn(number)[2].body.body).toMatch(/svc\/evaluation: failed\*\* \(round 3/);
     now = await changeNow(change.id);
     expect(now.change).toMatchObject({ status: "promoted", tipSha: pushed });
     expect(stub.current.requests.filter((r) => r.path.endsWith("/pulls"))).toHaveLength(2);
     // The follow-ups of one workspace wait for each other, not for other workspaces' pushes.
-    const follows = await (await db()).jobRun.findMany({ where: { functionId: { endsWith: "promoted-change-follow" }, event: { path: ["data", "workspace"], equals: workspace } } });
+    const follows = await (
+      await db()
+    ).jobRun.findMany({
+      where: {
+        functionId: { endsWith: "promoted-change-follow" },
+        event: { path: ["data", "workspace"], equals: workspace },
+      },
+    });
     expect(follows.length).toBeGreaterThanOrEqual(2);
-    for (const run of follows) expect(run.concurrencyKey).toBe(`${(run.event as { data: { projectId: string } }).data.projectId}:${workspace}`);
+    for (const run of follows)
+      expect(run.concurrencyKey).toBe(`${(run.event as { data: { projectId: string } }).data.projectId}:${workspace}`);
   });
 });

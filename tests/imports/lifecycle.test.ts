@@ -10,7 +10,17 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { advanceJobClock, drainJobs, startTestExecutor, TestClock, useTestJobs } from "@/tests/support/jobs";
 import { createTestUser } from "@/tests/support/users";
-import { eventKinds, eventually, importStatus, projectBase, projectRow, refsOf, requestImport, uniqueName, useStubProvider } from "./support";
+import {
+  eventKinds,
+  eventually,
+  importStatus,
+  projectBase,
+  projectRow,
+  refsOf,
+  requestImport,
+  uniqueName,
+  useStubProvider,
+} from "./support";
 
 useTestEnvironment();
 const jobs = useTestJobs();
@@ -31,12 +41,19 @@ describe("cancel and retry", { timeout: 120_000 }, () => {
     await requestImport(user, slug, { url: `${stub.current.url}/octo/life` });
     const cancelled = await action(user, slug, "cancel");
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toEqual({ message: "Import cancelled", namespace: user.username, slug, status: "cancelled" });
+    expect(cancelled.body).toEqual({
+      message: "Import cancelled",
+      namespace: user.username,
+      slug,
+      status: "cancelled",
+    });
     await drainJobs();
     expect((await importStatus(user, slug)).body).toMatchObject({ status: "cancelled", failureCategory: "CANCELLED" });
     expect((await action(user, slug, "cancel")).status).toBe(400);
     const other = await createTestUser();
-    expect((await call("POST", `${projectBase(user.username, slug)}/import/retry`, { token: other.token })).status).toBe(403);
+    expect(
+      (await call("POST", `${projectBase(user.username, slug)}/import/retry`, { token: other.token })).status,
+    ).toBe(403);
 
     const retried = await action(user, slug, "retry");
     expect(retried.status).toBe(200);
@@ -80,7 +97,12 @@ describe("stall recovery", { timeout: 120_000 }, () => {
     const slug = uniqueName("stall");
     const created = await requestImport(user, slug, { url: `${stub.current.url}/octo/life` });
     // A runner that died without a trace: running, heartbeat six minutes old.
-    await (await db()).projectImport.update({ where: { id: created.body.importId }, data: { status: "running", runner: "dead", updatedAt: new Date(Date.now() - 6 * 60_000) } });
+    await (
+      await db()
+    ).projectImport.update({
+      where: { id: created.body.importId },
+      data: { status: "running", runner: "dead", updatedAt: new Date(Date.now() - 6 * 60_000) },
+    });
     const recovered = await importStatus(user, slug);
     expect(recovered.body).toMatchObject({ status: "queued", recovered: true });
     expect((await importStatus(user, slug)).body.recovered).toBeUndefined();
@@ -100,7 +122,12 @@ describe("a restart in the middle of a clone", { timeout: 120_000 }, () => {
     const user = await createTestUser();
     const slug = uniqueName("crash");
     stub.current.gitDelayMs = 1500;
-    const doomed = new EmbeddedExecutor({ handler: serveFunctions(functions), clock: new TestClock(), autoRun: false, leaseMs: 30_000 });
+    const doomed = new EmbeddedExecutor({
+      handler: serveFunctions(functions),
+      clock: new TestClock(),
+      autoRun: false,
+      leaseMs: 30_000,
+    });
     doomedExecutors.push(doomed);
     await jobs.current.executor.stop();
     await doomed.start();
@@ -120,7 +147,14 @@ describe("a restart in the middle of a clone", { timeout: 120_000 }, () => {
     const project = await projectRow(user.username, slug);
     expect((await refsOf(user.username, slug)).branches).toEqual([{ name: "main", oid: tip }]);
     expect((await eventKinds(project.id)).filter((event) => event.kind === "project.imported")).toHaveLength(1);
-    const runs = await (await db()).jobRun.findMany({ where: { functionId: { endsWith: "import-project" }, event: { path: ["data", "importId"], equals: status.importId } } });
+    const runs = await (
+      await db()
+    ).jobRun.findMany({
+      where: {
+        functionId: { endsWith: "import-project" },
+        event: { path: ["data", "importId"], equals: status.importId },
+      },
+    });
     expect(runs.map((run) => run.status)).toEqual(["completed"]);
     // The first runner, still alive in this process, lost the import and wrote nothing: no staging left either.
     await eventually(async () => fs.readdirSync(projectDir(project.id)).every((name) => !name.startsWith("import-")));
@@ -150,7 +184,9 @@ describe("a restart in the middle of a clone", { timeout: 120_000 }, () => {
     doomedExecutors.push(doomed);
     await jobs.current.executor.stop();
     await doomed.start();
-    const fetchesBefore = stub.current.gitRequests.filter((request) => request === "GET /octo/life.git/info/refs").length;
+    const fetchesBefore = stub.current.gitRequests.filter(
+      (request) => request === "GET /octo/life.git/info/refs",
+    ).length;
     await requestImport(user, slug, { url: `${stub.current.url}/octo/life` });
     void doomed.drain({ timeoutMs: 20_000 }).catch(() => undefined);
     await eventually(async () => importCalls >= 2, 20_000);
@@ -164,7 +200,9 @@ describe("a restart in the middle of a clone", { timeout: 120_000 }, () => {
     await drainJobs();
     expect((await importStatus(user, slug)).body.status).toBe("completed");
     expect((await refsOf(user.username, slug)).branches).toEqual([{ name: "main", oid: tip }]);
-    expect(stub.current.gitRequests.filter((request) => request === "GET /octo/life.git/info/refs").length - fetchesBefore).toBe(1);
+    expect(
+      stub.current.gitRequests.filter((request) => request === "GET /octo/life.git/info/refs").length - fetchesBefore,
+    ).toBe(1);
     expect((await eventKinds(project.id)).filter((event) => event.kind === "project.imported")).toHaveLength(1);
     expect(fs.readdirSync(projectDir(project.id)).every((name) => !name.startsWith("import-"))).toBe(true);
   });
@@ -193,6 +231,8 @@ describe("GET /import/stream", { timeout: 120_000 }, () => {
       await draining;
     }
     const stranger = await createTestUser();
-    expect((await call("GET", `${projectBase(user.username, slug)}/import/stream`, { token: stranger.token })).status).toBe(404);
+    expect(
+      (await call("GET", `${projectBase(user.username, slug)}/import/stream`, { token: stranger.token })).status,
+    ).toBe(404);
   });
 });

@@ -9,7 +9,12 @@ export function useStubProvider(): { readonly current: StubProvider } {
   const state = {} as { current: StubProvider };
   beforeAll(async () => {
     state.current = await startStubProvider();
-    Object.assign(process.env, { GITHUB_URL: state.current.url, GITHUB_API_URL: state.current.apiUrl, GITHUB_TOKEN: state.current.token, PROVIDER_TIMEOUT_SECONDS: "2" });
+    Object.assign(process.env, {
+      GITHUB_URL: state.current.url,
+      GITHUB_API_URL: state.current.apiUrl,
+      GITHUB_TOKEN: state.current.token,
+      PROVIDER_TIMEOUT_SECONDS: "2",
+    });
   });
   afterAll(async () => {
     await state.current?.close();
@@ -26,7 +31,8 @@ export const projectBase = (namespace: string, slug: string) => `/api/projects/@
 export const requestImport = (user: { username: string; token: string }, slug: string, body: Record<string, unknown>) =>
   call("POST", `${projectBase(user.username, slug)}/import`, { token: user.token, body });
 
-export const importStatus = (user: { username: string; token: string }, slug: string) => call("GET", `${projectBase(user.username, slug)}/import/status`, { token: user.token });
+export const importStatus = (user: { username: string; token: string }, slug: string) =>
+  call("GET", `${projectBase(user.username, slug)}/import/status`, { token: user.token });
 
 export async function projectRow(namespace: string, slug: string) {
   return (await db()).project.findUniqueOrThrow({ where: { namespace_slug: { namespace, slug } } });
@@ -43,7 +49,10 @@ export async function eventKinds(projectId: string) {
 }
 
 /** Polls `check` until it returns a value (bounded: fails after `timeoutMs`). */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

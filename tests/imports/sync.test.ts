@@ -19,15 +19,28 @@ const stub = useStubProvider();
 type User = Awaited<ReturnType<typeof createTestUser>>;
 
 /** A completed import of a fresh upstream repository `octo/<repo>` into a new user's namespace. */
-async function imported(files: Array<Record<string, string>> = [{ "README.md": "hi\n" }, { "a.txt": "a\n" }], depth?: number) {
+async function imported(
+  files: Array<Record<string, string>> = [{ "README.md": "hi\n" }, { "a.txt": "a\n" }],
+  depth?: number,
+) {
   const user = await createTestUser();
   const repo = uniqueName("up");
   stub.current.seed("octo", repo, files);
   const slug = uniqueName("s");
-  expect((await requestImport(user, slug, { url: `${stub.current.url}/octo/${repo}`, ...(depth ? { depth } : {}) })).status).toBe(201);
+  expect(
+    (await requestImport(user, slug, { url: `${stub.current.url}/octo/${repo}`, ...(depth ? { depth } : {}) })).status,
+  ).toBe(201);
   await drainJobs({ timeoutMs: 60_000 });
   const project = await projectRow(user.username, slug);
-  return { user, repo, slug, project, base: projectBase(user.username, slug), path: `@${user.username}/${slug}`, tip: () => readRef(openProjectRepo(project.id), branchRef("main")) };
+  return {
+    user,
+    repo,
+    slug,
+    project,
+    base: projectBase(user.username, slug),
+    path: `@${user.username}/${slug}`,
+    tip: () => readRef(openProjectRepo(project.id), branchRef("main")),
+  };
 }
 
 const sync = (user: User, base: string) => call("POST", `${base}/sync`, { token: user.token });
@@ -37,13 +50,26 @@ describe("POST /sync", { timeout: 120_000 }, () => {
     const p = await imported();
     const none = await sync(p.user, p.base);
     expect(none.status).toBe(200);
-    expect(none.body).toMatchObject({ hasUpdates: false, commitsBehind: 0, latestCommit: p.tip(), lastSyncedCommit: p.tip() });
+    expect(none.body).toMatchObject({
+      hasUpdates: false,
+      commitsBehind: 0,
+      latestCommit: p.tip(),
+      lastSyncedCommit: p.tip(),
+    });
     const before = p.tip();
     const added = stub.current.addCommits("octo", p.repo, [{ "b.txt": "b\n" }, { "c.txt": "c\n" }, { "d.txt": "d\n" }]);
     const queued = await sync(p.user, p.base);
-    expect(queued.body).toMatchObject({ status: "queued", hasUpdates: true, commitsBehind: 3, latestCommit: added[2], lastSyncedCommit: before });
+    expect(queued.body).toMatchObject({
+      status: "queued",
+      hasUpdates: true,
+      commitsBehind: 3,
+      latestCommit: added[2],
+      lastSyncedCommit: before,
+    });
     // The provider counted them (compare API); only the job fetches.
-    expect(stub.current.requests.filter((r) => r.method === "GET" && r.path.endsWith(`/compare/${before}...${added[2]}`))).toHaveLength(1);
+    expect(
+      stub.current.requests.filter((r) => r.method === "GET" && r.path.endsWith(`/compare/${before}...${added[2]}`)),
+    ).toHaveLength(1);
     expect(readRef(openProjectRepo(p.project.id), "refs/svc/upstream/main")).not.toBe(added[2]);
     expect((await sync(p.user, p.base)).status).toBe(400);
     const status = await call("GET", `${p.base}/sync/status`, { token: p.user.token });
@@ -51,35 +77,72 @@ describe("POST /sync", { timeout: 120_000 }, () => {
     await drainJobs({ timeoutMs: 60_000 });
     expect(p.tip()).toBe(added[2]);
     const after = await call("GET", `${p.base}/sync/status`, { token: p.user.token });
-    expect(after.body).toMatchObject({ status: "succeeded", hasUpdates: false, commitsBehind: 0, lastSyncedCommit: added[2], error: null, autoSyncEnabled: false, syncFrequency: 60 });
+    expect(after.body).toMatchObject({
+      status: "succeeded",
+      hasUpdates: false,
+      commitsBehind: 0,
+      lastSyncedCommit: added[2],
+      error: null,
+      autoSyncEnabled: false,
+      syncFrequency: 60,
+    });
     const history = await call("GET", `${p.base}/sync/history`, { token: p.user.token });
     expect(history.body.history).toHaveLength(1);
-    expect(history.body.history[0]).toMatchObject({ trigger: "manual", status: "succeeded", fromCommit: before, toCommit: added[2], commitsSynced: 3, error: null });
+    expect(history.body.history[0]).toMatchObject({
+      trigger: "manual",
+      status: "succeeded",
+      fromCommit: before,
+      toCommit: added[2],
+      commitsSynced: 3,
+      error: null,
+    });
     expect(history.body.history[0].durationMs).toBeGreaterThanOrEqual(0);
     const events = (await eventKinds(p.project.id)).filter((event) => event.kind === "sync.completed");
-    expect(events.map((event) => event.data)).toMatchObject([{ fromCommit: before, toCommit: added[2], commitsSynced: 3 }]);
+    expect(events.map((event) => event.data)).toMatchObject([
+      { fromCommit: before, toCommit: added[2], commitsSynced: 3 },
+    ]);
   });
 
   it("a sync moving the default branch requests the policy's deployments, as a merge does", async () => {
-    const p = await imported([{ "README.md": "hi\n", ".svc/policy.yml": deploysPolicy({ name: "production", provider: "webhook", url: "https://deploy.example.com/hook" }) }]);
+    const p = await imported([
+      {
+        "README.md": "hi\n",
+        ".svc/policy.yml": deploysPolicy({
+          name: "production",
+          provider: "webhook",
+          url: "https://deploy.example.com/hook",
+        }),
+      },
+    ]);
     const [added] = stub.current.addCommits("octo", p.repo, [{ "b.txt": "b\n" }]);
     expect((await sync(p.user, p.base)).body.hasUpdates).toBe(true);
     await drainJobs({ timeoutMs: 60_000 });
     expect(p.tip()).toBe(added);
     const rows = await deploymentRows(p.project.id);
-    expect(rows.filter((row) => row.commit === added).map((row) => [row.name, row.branch, row.changeId, row.requestedBy])).toEqual([["production", "main", null, "system"]]);
+    expect(
+      rows.filter((row) => row.commit === added).map((row) => [row.name, row.branch, row.changeId, row.requestedBy]),
+    ).toEqual([["production", "main", null, "system"]]);
   });
 
   it("merges cleanly when local merges and upstream commits coexist", async () => {
     const p = await imported();
-    const { change } = await changeWith(p.user.token, { id: p.project.id, path: p.path } as never, { "local.txt": "mine\n" });
+    const { change } = await changeWith(p.user.token, { id: p.project.id, path: p.path } as never, {
+      "local.txt": "mine\n",
+    });
     expect((await merge(p.user.token, change.id)).status).toBe(200);
     const local = p.tip()!;
     const [upstream] = stub.current.addCommits("octo", p.repo, [{ "upstream.txt": "theirs\n" }]);
     expect((await sync(p.user, p.base)).body.hasUpdates).toBe(true);
     await drainJobs({ timeoutMs: 60_000 });
     const merged = p.tip()!;
-    const parents = execFileSync("git", ["--git-dir", openProjectRepo(p.project.id).gitdir, "rev-list", "--parents", "-n", "1", merged], { encoding: "utf8" }).trim().split(" ").slice(1);
+    const parents = execFileSync(
+      "git",
+      ["--git-dir", openProjectRepo(p.project.id).gitdir, "rev-list", "--parents", "-n", "1", merged],
+      { encoding: "utf8" },
+    )
+      .trim()
+      .split(" ")
+      .slice(1);
     expect(parents).toEqual([local, upstream]);
     const files = await call("GET", `${p.base}/files`, { token: p.user.token });
     expect(files.body.files).toEqual(expect.arrayContaining(["local.txt", "upstream.txt", "a.txt"]));
@@ -87,7 +150,9 @@ describe("POST /sync", { timeout: 120_000 }, () => {
 
   it("fails SYNC_DIVERGED and moves nothing when local and upstream conflict", async () => {
     const p = await imported();
-    const { change } = await changeWith(p.user.token, { id: p.project.id, path: p.path } as never, { "a.txt": "local version\n" });
+    const { change } = await changeWith(p.user.token, { id: p.project.id, path: p.path } as never, {
+      "a.txt": "local version\n",
+    });
     expect((await merge(p.user.token, change.id)).status).toBe(200);
     const local = p.tip();
     stub.current.addCommits("octo", p.repo, [{ "a.txt": "upstream version\n" }]);
@@ -100,34 +165,63 @@ describe("POST /sync", { timeout: 120_000 }, () => {
 
   it("deepens a shallow history before giving up on an upstream that shares no commit", async () => {
     const p = await imported([{ "a.txt": "1\n" }, { "a.txt": "2\n" }, { "a.txt": "3\n" }], 1);
-    const { change } = await changeWith(p.user.token, { id: p.project.id, path: p.path } as never, { "local.txt": "x\n" });
+    const { change } = await changeWith(p.user.token, { id: p.project.id, path: p.path } as never, {
+      "local.txt": "x\n",
+    });
     expect((await merge(p.user.token, change.id)).status).toBe(200);
     const local = p.tip();
     // The upstream history is rewritten (force-pushed): nothing in common with ours.
     const bare = stub.current.repoPath("octo", p.repo);
-    const rewritten = execFileSync("git", ["--git-dir", bare, "commit-tree", "-m", "rewritten", execFileSync("git", ["--git-dir", bare, "write-tree"], { encoding: "utf8", env: { ...process.env, GIT_INDEX_FILE: "/tmp/svc-empty-index" } }).trim()], {
-      encoding: "utf8",
-      env: { ...process.env, GIT_AUTHOR_NAME: "u", GIT_AUTHOR_EMAIL: "u@x", GIT_COMMITTER_NAME: "u", GIT_COMMITTER_EMAIL: "u@x" },
-    }).trim();
+    const rewritten = execFileSync(
+      "git",
+      [
+        "--git-dir",
+        bare,
+        "commit-tree",
+        "-m",
+        "rewritten",
+        execFileSync("git", ["--git-dir", bare, "write-tree"], {
+          encoding: "utf8",
+          env: { ...process.env, GIT_INDEX_FILE: "/tmp/svc-empty-index" },
+        }).trim(),
+      ],
+      {
+        encoding: "utf8",
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: "u",
+          GIT_AUTHOR_EMAIL: "u@x",
+          GIT_COMMITTER_NAME: "u",
+          GIT_COMMITTER_EMAIL: "u@x",
+        },
+      },
+    ).trim();
     execFileSync("git", ["--git-dir", bare, "update-ref", "refs/heads/main", rewritten]);
     await sync(p.user, p.base);
     await drainJobs({ timeoutMs: 60_000 });
     expect(p.tip()).toBe(local);
     const status = await call("GET", `${p.base}/sync/status`, { token: p.user.token });
     expect(status.body.error).toMatchObject({ code: "SYNC_DIVERGED" });
-    const shallow = execFileSync("git", ["--git-dir", openProjectRepo(p.project.id).gitdir, "rev-parse", "--is-shallow-repository"], { encoding: "utf8" }).trim();
+    const shallow = execFileSync(
+      "git",
+      ["--git-dir", openProjectRepo(p.project.id).gitdir, "rev-parse", "--is-shallow-repository"],
+      { encoding: "utf8" },
+    ).trim();
     expect(shallow).toBe("false");
   });
 
   it("loses no update when a sync and a merge race on the default branch", async () => {
     const p = await imported();
-    const { change } = await changeWith(p.user.token, { id: p.project.id, path: p.path } as never, { "raced.txt": "local\n" });
+    const { change } = await changeWith(p.user.token, { id: p.project.id, path: p.path } as never, {
+      "raced.txt": "local\n",
+    });
     const [upstream] = stub.current.addCommits("octo", p.repo, [{ "up.txt": "up\n" }]);
     expect((await sync(p.user, p.base)).body.hasUpdates).toBe(true);
     const [merged] = await Promise.all([merge(p.user.token, change.id), drainJobs()]);
     const repo = openProjectRepo(p.project.id);
     const tip = p.tip()!;
-    const contains = (commit: string) => execFileSync("git", ["--git-dir", repo.gitdir, "merge-base", "--is-ancestor", commit, tip]) !== undefined;
+    const contains = (commit: string) =>
+      execFileSync("git", ["--git-dir", repo.gitdir, "merge-base", "--is-ancestor", commit, tip]) !== undefined;
     expect(contains(upstream)).toBe(true);
     if (merged.status === 200) expect(contains(merged.body.commit)).toBe(true);
     else expect(merged.body.code).toBe("STALE_BASE");
@@ -151,16 +245,31 @@ describe("sync settings, auto-sync and the inbound webhook", { timeout: 120_000 
   it("validates and stores the settings", async () => {
     const p = await imported();
     const settings = (body: unknown) => call("POST", `${p.base}/sync/settings`, { token: p.user.token, body });
-    for (const body of [{ syncFrequency: 9 }, { syncFrequency: 10081 }, { syncFrequency: 1.5 }, { autoSyncEnabled: "maybe" }]) expect((await settings(body)).status).toBe(400);
-    expect((await settings({ autoSyncEnabled: true, syncFrequency: 10 })).body).toEqual({ success: true, autoSyncEnabled: true, syncFrequency: 10 });
+    for (const body of [
+      { syncFrequency: 9 },
+      { syncFrequency: 10081 },
+      { syncFrequency: 1.5 },
+      { autoSyncEnabled: "maybe" },
+    ])
+      expect((await settings(body)).status).toBe(400);
+    expect((await settings({ autoSyncEnabled: true, syncFrequency: 10 })).body).toEqual({
+      success: true,
+      autoSyncEnabled: true,
+      syncFrequency: 10,
+    });
     expect((await settings({})).body).toEqual({ success: true, autoSyncEnabled: true, syncFrequency: 10 });
     const other = await createTestUser();
-    expect((await call("POST", `${p.base}/sync/settings`, { token: other.token, body: { autoSyncEnabled: false } })).status).toBe(404);
+    expect(
+      (await call("POST", `${p.base}/sync/settings`, { token: other.token, body: { autoSyncEnabled: false } })).status,
+    ).toBe(404);
   });
 
   it("the auto-sync cron syncs projects whose frequency elapsed", async () => {
     const p = await imported();
-    await call("POST", `${p.base}/sync/settings`, { token: p.user.token, body: { autoSyncEnabled: true, syncFrequency: 10 } });
+    await call("POST", `${p.base}/sync/settings`, {
+      token: p.user.token,
+      body: { autoSyncEnabled: true, syncFrequency: 10 },
+    });
     const [upstream] = stub.current.addCommits("octo", p.repo, [{ "auto.txt": "x\n" }]);
     expect(await queueDueSyncs()).toBeGreaterThanOrEqual(1);
     await drainJobs({ timeoutMs: 60_000 });
@@ -178,7 +287,10 @@ describe("sync settings, auto-sync and the inbound webhook", { timeout: 120_000 
     const hook = (body: unknown, event: string, signature?: string) => {
       const raw = JSON.stringify(body);
       const sig = signature ?? `sha256=${createHmac("sha256", "hook-secret").update(raw).digest("hex")}`;
-      return call("POST", "/api/providers/github/webhook", { body: raw, headers: { "x-github-event": event, "x-hub-signature-256": sig } });
+      return call("POST", "/api/providers/github/webhook", {
+        body: raw,
+        headers: { "x-github-event": event, "x-hub-signature-256": sig },
+      });
     };
     expect((await hook({ zen: "hi" }, "ping")).status).toBe(404);
     await withEnv({ GITHUB_WEBHOOK_SECRET: "hook-secret" }, async () => {
@@ -187,9 +299,14 @@ describe("sync settings, auto-sync and the inbound webhook", { timeout: 120_000 
       expect((await hook({ zen: "hi" }, "ping")).status).toBe(200);
       expect((await hook({ action: "opened" }, "issues")).status).toBe(202);
       const [upstream] = stub.current.addCommits("octo", p.repo, [{ "hooked.txt": "x\n" }]);
-      const push = await hook({ ref: "refs/heads/main", repository: { name: p.repo, owner: { login: "octo" } } }, "push");
+      const push = await hook(
+        { ref: "refs/heads/main", repository: { name: p.repo, owner: { login: "octo" } } },
+        "push",
+      );
       expect(push.body).toEqual({ queued: 1 });
-      expect((await hook({ ref: "refs/heads/other", repository: { name: p.repo, owner: { login: "octo" } } }, "push")).body).toEqual({ queued: 0 });
+      expect(
+        (await hook({ ref: "refs/heads/other", repository: { name: p.repo, owner: { login: "octo" } } }, "push")).body,
+      ).toEqual({ queued: 0 });
       await drainJobs({ timeoutMs: 60_000 });
       expect(p.tip()).toBe(upstream);
     });

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ResourceUpdatedNotificationSchema, type CallToolResult, type ResourceUpdatedNotification } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+  type ResourceUpdatedNotification,
+} from "@modelcontextprotocol/sdk/types.js";
 import { admitRequest } from "@/server/auth";
 import { startInvalidationListener } from "@/server/db";
 import { ChangeSubscriptions, changeResourceUri } from "@/server/mcp/resources";
@@ -91,7 +95,11 @@ async function nextStreamEvent(stream: Response, method: string): Promise<{ id: 
     if (end >= 0) {
       const frame = state.buffer.slice(0, end);
       state.buffer = state.buffer.slice(end + 2);
-      const field = (name: string) => frame.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+      const field = (name: string) =>
+        frame
+          .split("\n")
+          .find((line) => line.startsWith(`${name}: `))
+          ?.slice(name.length + 2);
       const data = field("data");
       const message = data ? JSON.parse(data) : null;
       if (message?.method === method) return { id: field("id") ?? "", message };
@@ -103,7 +111,8 @@ async function nextStreamEvent(stream: Response, method: string): Promise<{ id: 
   }
 }
 
-const comment = (token: string, changeId: string, body: string) => call("POST", `/api/changes/${changeId}/comments`, { token, body: { body } });
+const comment = (token: string, changeId: string, body: string) =>
+  call("POST", `/api/changes/${changeId}/comments`, { token, body: { body } });
 
 describe("changes as MCP resources", { timeout: 180_000 }, () => {
   it("submit_change names its resource; read answers the REST JSON; templates and capabilities say so", async () => {
@@ -111,7 +120,10 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
     const project = await projectWith(owner.token, { "README.md": "hi\n" });
     const { client } = await connect(owner.token);
     expect(client.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
-    const submitted = (await client.callTool({ name: "submit_change", arguments: { project: project.path, files: { "a.txt": "a\n" }, message: "add a" } })) as CallToolResult;
+    const submitted = (await client.callTool({
+      name: "submit_change",
+      arguments: { project: project.path, files: { "a.txt": "a\n" }, message: "add a" },
+    })) as CallToolResult;
     expect(submitted.isError, JSON.stringify(submitted.content)).toBeFalsy();
     const changeId = (submitted.structuredContent as { change: { id: string } }).change.id;
     const uri = `svc://changes/${changeId}`;
@@ -183,8 +195,13 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
     const project = await projectWith(owner.token, { "README.md": "hi\n" });
     const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
     const { client } = await connect(stranger.token);
-    await expect(client.readResource({ uri: `svc://changes/${change.id}` })).rejects.toMatchObject({ code: -32002, message: expect.stringContaining("404") });
-    await expect(client.subscribeResource({ uri: `svc://changes/${change.id}` })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: `svc://changes/${change.id}` })).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringContaining("404"),
+    });
+    await expect(client.subscribeResource({ uri: `svc://changes/${change.id}` })).rejects.toMatchObject({
+      code: -32002,
+    });
     await expect(client.readResource({ uri: "svc://projects/x" })).rejects.toMatchObject({ code: -32002 });
     expect((await client.listResources()).resources).toEqual([]);
   });
@@ -192,12 +209,22 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
   it("a client whose stream dropped gets what it missed by reconnecting with Last-Event-ID", async () => {
     const { owner, change, subscriber } = await subscribedChange();
     const sessionId = subscriber.sessionId()!;
-    const headers = { authorization: `Bearer ${owner.token}`, accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" };
+    const headers = {
+      authorization: `Bearer ${owner.token}`,
+      accept: "text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+    };
     // The SDK client's own stream is closed so this raw one can stand in for it (one GET stream per session).
     await subscriber.client.transport?.close();
     const updatedOn = async (stream: Response) => {
       const event = await nextStreamEvent(stream, "notifications/resources/updated");
-      return { id: event.id, transition: (event.message as { params: { _meta: Record<string, string> } }).params._meta["svc-forge/transition"] };
+      return {
+        id: event.id,
+        transition: (event.message as { params: { _meta: Record<string, string> } }).params._meta[
+          "svc-forge/transition"
+        ],
+      };
     };
     const first = await fetch(new URL("/mcp", http.server.baseUrl), { headers });
     expect(first.status).toBe(200);
@@ -208,27 +235,45 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
 
     expect((await comment(owner.token, change.id, "missed")).status).toBe(201);
     expect((await merge(owner.token, change.id)).status).toBe(200);
-    const resumed = await fetch(new URL("/mcp", http.server.baseUrl), { headers: { ...headers, "last-event-id": seen.id } });
+    const resumed = await fetch(new URL("/mcp", http.server.baseUrl), {
+      headers: { ...headers, "last-event-id": seen.id },
+    });
     expect(resumed.status).toBe(200);
     expect((await updatedOn(resumed)).transition).toBe("change.commented");
     expect((await updatedOn(resumed)).transition).toBe("change.merged");
     await closeStream(resumed);
-    const unknown = await fetch(new URL("/mcp", http.server.baseUrl), { headers: { ...headers, "last-event-id": "999999" } });
+    const unknown = await fetch(new URL("/mcp", http.server.baseUrl), {
+      headers: { ...headers, "last-event-id": "999999" },
+    });
     expect(unknown.status).toBe(400);
     await unknown.body?.cancel();
   });
 
   it("a notification stream opens with a comment, so its client sees it open before any notification", async () => {
     const owner = await createTestUser();
-    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    };
     const opened = await fetch(new URL("/mcp", http.server.baseUrl), {
       method: "POST",
-      headers: { authorization: `Bearer ${owner.token}`, accept: "application/json, text/event-stream", "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${owner.token}`,
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+      },
       body: JSON.stringify(initialize),
     });
     expect(opened.status).toBe(200);
     await opened.body?.cancel();
-    const headers = { authorization: `Bearer ${owner.token}`, accept: "text/event-stream", "mcp-session-id": opened.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-06-18" };
+    const headers = {
+      authorization: `Bearer ${owner.token}`,
+      accept: "text/event-stream",
+      "mcp-session-id": opened.headers.get("mcp-session-id")!,
+      "mcp-protocol-version": "2025-06-18",
+    };
     const stream = await fetch(new URL("/mcp", http.server.baseUrl), { headers });
     expect(stream.status).toBe(200);
     const reader = stream.body!.getReader();
@@ -243,7 +288,11 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
     const sessionId = connected.sessionId()!;
     expect(sessionId).toBeTruthy();
     const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
-    const headers = { accept: "application/json, text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" };
+    const headers = {
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+    };
     expect((await call("POST", "/mcp", { token: other.token, body: ping, headers })).status).toBe(404);
     expect((await call("POST", "/mcp", { token: owner.token, body: ping, headers })).status).toBe(200);
     expect((await call("DELETE", "/mcp", { token: owner.token, headers })).status).toBe(200);
@@ -253,20 +302,27 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
 
 // A transition committed through another connection (as another instance would) reaches the
 // subscribed session through the PostgreSQL channel, as it reaches the SSE streams.
-describe.runIf(process.env.TEST_DATABASE_URL)("transitions made by other instances (PostgreSQL)", { timeout: 180_000 }, () => {
-  let listener: Awaited<ReturnType<typeof startInvalidationListener>>;
-  beforeAll(async () => {
-    listener = await startInvalidationListener(env.databaseUrl);
-  });
-  afterAll(async () => {
-    await listener?.stop();
-  });
+describe.runIf(process.env.TEST_DATABASE_URL)(
+  "transitions made by other instances (PostgreSQL)",
+  { timeout: 180_000 },
+  () => {
+    let listener: Awaited<ReturnType<typeof startInvalidationListener>>;
+    beforeAll(async () => {
+      listener = await startInvalidationListener(env.databaseUrl);
+    });
+    afterAll(async () => {
+      await listener?.stop();
+    });
 
-  it("a rejection recorded and announced elsewhere is notified", async () => {
-    const { project, change, uri, subscriber } = await subscribedChange();
-    await rejectElsewhere(env.databaseUrl, { id: change.id, projectId: project.id });
-    expect(await subscriber.nextUpdate()).toMatchObject({ uri, _meta: { "svc-forge/transition": "change.rejected" } });
-    const read = await subscriber.client.readResource({ uri });
-    expect(JSON.parse((read.contents[0] as { text: string }).text).change.status).toBe("rejected");
-  });
-});
+    it("a rejection recorded and announced elsewhere is notified", async () => {
+      const { project, change, uri, subscriber } = await subscribedChange();
+      await rejectElsewhere(env.databaseUrl, { id: change.id, projectId: project.id });
+      expect(await subscriber.nextUpdate()).toMatchObject({
+        uri,
+        _meta: { "svc-forge/transition": "change.rejected" },
+      });
+      const read = await subscriber.client.readResource({ uri });
+      expect(JSON.parse((read.contents[0] as { text: string }).text).change.status).toBe("rejected");
+    });
+  },
+);

@@ -17,7 +17,11 @@ describe("the build stamp", () => {
   };
   const build = (args: string[], env: Record<string, string> = {}) => {
     const before = fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").split("\n").filter(Boolean).length : 0;
-    const run = spawnSync("node", ["scripts/build.mjs", ...args], { cwd: root, encoding: "utf8", env: { ...process.env, PATH: `${path.join(root, "bin")}:${process.env.PATH}`, SVC_SKIP_BUILD: "", ...env } });
+    const run = spawnSync("node", ["scripts/build.mjs", ...args], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${path.join(root, "bin")}:${process.env.PATH}`, SVC_SKIP_BUILD: "", ...env },
+    });
     expect(run.status, run.stderr).toBe(0);
     const after = fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").split("\n").filter(Boolean).length : 0;
     return { built: after > before, output: run.stdout };
@@ -32,7 +36,10 @@ describe("the build stamp", () => {
     write("tests/a.test.ts", "// not part of the build\n");
     write("README.md", "# not part of the build\n");
     // The stand-in for `npx next build`: records the call, leaves a build, and writes a source as Next does.
-    write("bin/npx", `#!/bin/sh\necho "$*" >> "${calls}"\nmkdir -p .next && echo id > .next/BUILD_ID && echo "// generated" > next-env.d.ts\n`);
+    write(
+      "bin/npx",
+      `#!/bin/sh\necho "$*" >> "${calls}"\nmkdir -p .next && echo id > .next/BUILD_ID && echo "// generated" > next-env.d.ts\n`,
+    );
     fs.chmodSync(path.join(root, "bin/npx"), 0o755);
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

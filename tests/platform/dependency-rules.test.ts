@@ -8,16 +8,27 @@ import { describe, expect, it } from "vitest";
 const root = path.resolve(".");
 const fixture = path.join(root, "scripts/depcruise-fixtures");
 const lintDeps: string = JSON.parse(fs.readFileSync("package.json", "utf8")).scripts["lint:deps"];
-const checkedPaths = lintDeps.replace(/^depcruise /, "").replace(/ --config .*$/, "").split(" ");
+const checkedPaths = lintDeps
+  .replace(/^depcruise /, "")
+  .replace(/ --config .*$/, "")
+  .split(" ");
 
 describe("the dependency rules", () => {
   it("name every breaking import of the fixture, and only those", { timeout: 180_000 }, () => {
     const run = spawnSync(
       path.join(root, "node_modules/.bin/depcruise"),
-      [...checkedPaths.filter((entry) => fs.existsSync(path.join(fixture, entry))), "--config", path.join(root, ".dependency-cruiser.cjs"), "--output-type", "json"],
+      [
+        ...checkedPaths.filter((entry) => fs.existsSync(path.join(fixture, entry))),
+        "--config",
+        path.join(root, ".dependency-cruiser.cjs"),
+        "--output-type",
+        "json",
+      ],
       { cwd: fixture, encoding: "utf8" },
     );
-    const violations = (JSON.parse(run.stdout).summary.violations as Array<{ rule: { name: string }; from: string; to: string }>)
+    const violations = (
+      JSON.parse(run.stdout).summary.violations as Array<{ rule: { name: string }; from: string; to: string }>
+    )
       .map((violation) => `${violation.rule.name}: ${violation.from} -> ${violation.to}`)
       .sort();
     expect(violations).toEqual([
@@ -46,7 +57,9 @@ describe("the dependency rules", () => {
   });
 
   it("are run on every top-level folder and file of code in the repository", () => {
-    const tracked = execFileSync("git", ["ls-files", "*.ts", "*.tsx", "*.mjs", "*.js"], { encoding: "utf8" }).split("\n").filter(Boolean);
+    const tracked = execFileSync("git", ["ls-files", "*.ts", "*.tsx", "*.mjs", "*.js"], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
     const topLevel = [...new Set(tracked.map((file) => file.split("/")[0]))].sort();
     expect(topLevel.filter((entry) => !checkedPaths.includes(entry))).toEqual([]);
   });

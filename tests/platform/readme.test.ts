@@ -6,13 +6,25 @@ import { describe, expect, it } from "vitest";
 // The README is what a newcomer reads in ten minutes; the rest lives in docs/. Both are read by
 // users of the repository alone, so they point nowhere outside it.
 const readme = fs.readFileSync("README.md", "utf8");
-const documents = ["README.md", ...fs.readdirSync("docs").filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const documents = [
+  "README.md",
+  ...fs
+    .readdirSync("docs")
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 
 describe("the README and docs/", () => {
   it("keep the README short: what it is, how to run it, the walkthrough, configuration, where to go next", () => {
     expect(readme.split("\n").length).toBeLessThanOrEqual(200);
     const sections = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    expect(sections).toEqual(["Run it", "Walkthrough: from nothing to a merged change", "Configuration", "Tests", "Where to go next"]);
+    expect(sections).toEqual([
+      "Run it",
+      "Walkthrough: from nothing to a merged change",
+      "Configuration",
+      "Tests",
+      "Where to go next",
+    ]);
   });
 
   it("name every environment variable of server/config.ts in the README", () => {
@@ -45,15 +57,21 @@ describe("the README and docs/", () => {
   });
 
   it("are what the repository cites for the rules beyond the specification (docs/contracts.md), not notes kept outside it", () => {
-    const found = spawnSync("git", ["grep", "-nE", "contracts/[a-z-]+\\.md|RECIPES\\.md", "--", "."], { encoding: "utf8" });
+    const found = spawnSync("git", ["grep", "-nE", "contracts/[a-z-]+\\.md|RECIPES\\.md", "--", "."], {
+      encoding: "utf8",
+    });
     expect(found.stdout).toBe("");
     expect(found.status).toBe(1);
   });
 
   it("say how to reproduce every benchmark", () => {
     const benchmarks = fs.readFileSync("docs/benchmarks.md", "utf8");
-    const benches = fs.readdirSync("bench", { withFileTypes: true }).filter((entry) => entry.isDirectory() && !["support", ".work"].includes(entry.name));
+    const benches = fs
+      .readdirSync("bench", { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !["support", ".work"].includes(entry.name));
     expect(benches.length).toBeGreaterThan(10);
-    expect(benches.map((entry) => entry.name).filter((name) => !new RegExp(`bench/${name}/run\\.(ts|mjs)`).test(benchmarks))).toEqual([]);
+    expect(
+      benches.map((entry) => entry.name).filter((name) => !new RegExp(`bench/${name}/run\\.(ts|mjs)`).test(benchmarks)),
+    ).toEqual([]);
   });
 });

@@ -9,12 +9,43 @@ import { describe, expect, it } from "vitest";
 // production code from asking git to write a ref.
 
 /** Writers that skip the event and the subscribers: they stay inside server/git. */
-const RAW_WRITERS = ["updateRef", "updateRefWhileLocked", "deleteRef", "createBranch", "deleteBranch", "runMoveHooks", "runAfterMoveHooks", "commitUnhooked", "swapLooseRef"];
+const RAW_WRITERS = [
+  "updateRef",
+  "updateRefWhileLocked",
+  "deleteRef",
+  "createBranch",
+  "deleteBranch",
+  "runMoveHooks",
+  "runAfterMoveHooks",
+  "commitUnhooked",
+  "swapLooseRef",
+];
 
 /** git subcommands that write a ref of the repository they run in (a fetch: its refspec's destination). */
 const REF_WRITING_SUBCOMMANDS = [
-  "update-ref", "symbolic-ref", "pack-refs", "gc", "maintenance", "fetch", "pull", "clone", "tag", "branch", "replace", "notes", "reflog",
-  "commit", "merge", "reset", "checkout", "switch", "rebase", "cherry-pick", "revert", "am", "stash",
+  "update-ref",
+  "symbolic-ref",
+  "pack-refs",
+  "gc",
+  "maintenance",
+  "fetch",
+  "pull",
+  "clone",
+  "tag",
+  "branch",
+  "replace",
+  "notes",
+  "reflog",
+  "commit",
+  "merge",
+  "reset",
+  "checkout",
+  "switch",
+  "rebase",
+  "cherry-pick",
+  "revert",
+  "am",
+  "stash",
 ];
 // The subcommand first in the argument list of a call that runs git (runGit, spawnGitWatched, a
 // helper named *git*, spawn("git", ...)), after any `--git-dir <dir>` and `-c key=value` pairs.
@@ -28,7 +59,8 @@ const TEST_CODE = /(\.test\.tsx?$|(^|\/)test-[^/]+\.ts$)/;
 function productionFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "generated" || entry.name === "depcruise-fixtures" ? [] : productionFiles(file);
+    if (entry.isDirectory())
+      return entry.name === "generated" || entry.name === "depcruise-fixtures" ? [] : productionFiles(file);
     return /\.(ts|tsx|mjs)$/.test(entry.name) && !TEST_CODE.test(file) ? [file] : [];
   });
 }
@@ -37,7 +69,8 @@ describe("only server/git writes refs", () => {
   it("its front door exports no raw ref writer", async () => {
     const door = Object.keys(await import("@/server/git"));
     expect(door.filter((name) => RAW_WRITERS.includes(name))).toEqual([]);
-    for (const mover of ["moveBranch", "moveTag", "commitToBranch", "pinRef", "fetchIntoRef"]) expect(door).toContain(mover);
+    for (const mover of ["moveBranch", "moveTag", "commitToBranch", "pinRef", "fetchIntoRef"])
+      expect(door).toContain(mover);
   });
 
   it("no module outside server/git runs a git subcommand that writes a ref", () => {
@@ -61,7 +94,13 @@ describe("only server/git writes refs", () => {
     ]) {
       expect(REF_WRITE.test(line), line).toBe(true);
     }
-    for (const line of [`runGit(["merge-tree", "--write-tree", a, b])`, `runGit(["commit-tree", tree])`, `step.run("fetch", fn)`, `z.enum(["merge", "squash"])`, `runGit(["push", url, spec])`]) {
+    for (const line of [
+      `runGit(["merge-tree", "--write-tree", a, b])`,
+      `runGit(["commit-tree", tree])`,
+      `step.run("fetch", fn)`,
+      `z.enum(["merge", "squash"])`,
+      `runGit(["push", url, spec])`,
+    ]) {
       expect(REF_WRITE.test(line), line).toBe(false);
     }
   });

@@ -21,8 +21,16 @@ beforeAll(async () => {
   server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers(Object.entries(req.headers).flatMap(([name, value]) => (typeof value === "string" ? [[name, value] as [string, string]] : [])));
-    const answer = await fetchInProcess(`${url}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    const headers = new Headers(
+      Object.entries(req.headers).flatMap(([name, value]) =>
+        typeof value === "string" ? [[name, value] as [string, string]] : [],
+      ),
+    );
+    const answer = await fetchInProcess(`${url}${req.url}`, {
+      method: req.method,
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
     res.writeHead(answer.status, Object.fromEntries(answer.headers));
     if (answer.body) Readable.fromWeb(answer.body as never).pipe(res);
     else res.end();
@@ -38,8 +46,14 @@ afterAll(async () => {
 
 function cli(token: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile("npx", ["tsx", "client/cli/main.ts", ...args], { cwd: process.cwd(), env: { ...process.env, SVC_URL: url, SVC_TOKEN: token, SVC_CONFIG: path.join(work, "none.json") } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      "npx",
+      ["tsx", "client/cli/main.ts", ...args],
+      {
+        cwd: process.cwd(),
+        env: { ...process.env, SVC_URL: url, SVC_TOKEN: token, SVC_CONFIG: path.join(work, "none.json") },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -52,7 +66,10 @@ describe("the reading commands of the CLI", () => {
 
     const diff = await cli(alice.token, "change", "diff", change.id);
     expect(diff.code, diff.stderr).toBe(0);
-    expect(JSON.parse(diff.stdout)).toMatchObject({ changeId: change.id, totals: { files: 1, additions: 1, deletions: 1 } });
+    expect(JSON.parse(diff.stdout)).toMatchObject({
+      changeId: change.id,
+      totals: { files: 1, additions: 1, deletions: 1 },
+    });
     const patch = await cli(alice.token, "change", "diff", change.id, "--patch");
     expect(patch.stdout).toContain("diff --git a/a.txt b/a.txt");
     expect(patch.stdout).toContain("+ALPHA");
@@ -64,11 +81,16 @@ describe("the reading commands of the CLI", () => {
 
     const created = await cli(alice.token, "tag", "create", project.path, "v1", "-m", "first");
     expect(JSON.parse(created.stdout).tag).toMatchObject({ name: "v1", annotated: true, commit: project.commit });
-    expect(JSON.parse((await cli(alice.token, "tag", "list", project.path)).stdout).tags).toMatchObject([{ name: "v1" }]);
+    expect(JSON.parse((await cli(alice.token, "tag", "list", project.path)).stdout).tags).toMatchObject([
+      { name: "v1" },
+    ]);
     const again = await cli(alice.token, "tag", "create", project.path, "v1");
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("TAG_EXISTS");
-    expect(JSON.parse((await cli(alice.token, "tag", "delete", project.path, "v1")).stdout)).toEqual({ deleted: true, name: "v1" });
+    expect(JSON.parse((await cli(alice.token, "tag", "delete", project.path, "v1")).stdout)).toEqual({
+      deleted: true,
+      name: "v1",
+    });
 
     const file = path.join(work, "out.tar.gz");
     const archive = await cli(alice.token, "archive", project.path, "-o", file);

@@ -22,17 +22,31 @@ describe("GET /api/changes/{id}/diff", () => {
   it("answers the change's files as git diff base...tip computes them, with renames, totals and list headers", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "old.txt": lines(20), "keep.txt": "one\ntwo\nthree\n" });
-    const { change } = await changeWith(alice.token, project, { "old.txt": null, "new.txt": lines(20).replace("line 5\n", "line five\n"), "keep.txt": "one\nTWO\nthree\n", "added.md": "# hi\n" });
+    const { change } = await changeWith(alice.token, project, {
+      "old.txt": null,
+      "new.txt": lines(20).replace("line 5\n", "line five\n"),
+      "keep.txt": "one\nTWO\nthree\n",
+      "added.md": "# hi\n",
+    });
     const res = await call("GET", `/api/changes/${change.id}/diff`, { token: alice.token });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ changeId: change.id, baseSha: change.baseSha, tipSha: change.tipSha, totals: { files: 3, additions: 3, deletions: 2 } });
+    expect(res.body).toMatchObject({
+      changeId: change.id,
+      baseSha: change.baseSha,
+      tipSha: change.tipSha,
+      totals: { files: 3, additions: 3, deletions: 2 },
+    });
     expect(res.body.files.map((f: any) => [f.path, f.previousPath, f.status, f.additions, f.deletions])).toEqual([
       ["added.md", null, "added", 1, 0],
       ["keep.txt", null, "modified", 1, 1],
       ["new.txt", "old.txt", "renamed", 1, 1],
     ]);
     const keep = res.body.files[1];
-    expect(keep).toMatchObject({ binary: false, tooLarge: false, patch: "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" });
+    expect(keep).toMatchObject({
+      binary: false,
+      tooLarge: false,
+      patch: "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+    });
     expect(res.headers.get("x-total-count")).toBe("3");
 
     const page = await call("GET", `/api/changes/${change.id}/diff?limit=1&offset=1&context=0`, { token: alice.token });
@@ -50,14 +64,22 @@ describe("GET /api/changes/{id}/diff", () => {
   it("answers text/x-diff (Accept or ?format=patch) byte for byte as git diff, and git apply takes it", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": lines(10) });
-    const { change } = await changeWith(alice.token, project, { "a.txt": lines(10).replace("line 3", "line three"), "b/c.txt": "c\n" });
-    const byAccept = await call("GET", `/api/changes/${change.id}/diff`, { token: alice.token, headers: { accept: "text/x-diff" } });
+    const { change } = await changeWith(alice.token, project, {
+      "a.txt": lines(10).replace("line 3", "line three"),
+      "b/c.txt": "c\n",
+    });
+    const byAccept = await call("GET", `/api/changes/${change.id}/diff`, {
+      token: alice.token,
+      headers: { accept: "text/x-diff" },
+    });
     const byQuery = await call("GET", `/api/changes/${change.id}/diff?format=patch`, { token: alice.token });
     expect(byAccept.status).toBe(200);
     expect(byAccept.headers.get("content-type")).toContain("text/x-diff");
     expect(byQuery.text).toBe(byAccept.text);
     const clone = track(cloneOf(project.id));
-    const expected = clone.bare("diff", "-M", "--binary", "--full-index", `${change.baseSha}...${change.tipSha}`).toString("utf8");
+    const expected = clone
+      .bare("diff", "-M", "--binary", "--full-index", `${change.baseSha}...${change.tipSha}`)
+      .toString("utf8");
     expect(byAccept.text).toBe(expected);
     const patchFile = path.join(os.tmpdir(), `read-${change.id}.patch`);
     fs.writeFileSync(patchFile, byAccept.text);
@@ -89,7 +111,9 @@ describe("GET /api/changes/{id}/diff", () => {
     expect(moved.body.tipSha).not.toBe(change.tipSha);
     expect(moved.body.files[0].patch).toBe("@@ -1 +1 @@\n-a\n+c\n");
     expect(moved.headers.get("etag")).not.toBe(etag);
-    expect((await call("GET", url, { token: alice.token, headers: { "if-none-match": moved.headers.get("etag")! } })).status).toBe(304);
+    expect(
+      (await call("GET", url, { token: alice.token, headers: { "if-none-match": moved.headers.get("etag")! } })).status,
+    ).toBe(304);
   });
 
   it("is 404 for callers who cannot read the project (both forms), and 400 for a bad page or context", async () => {
@@ -125,11 +149,29 @@ describe("GET .../commits/{sha}", () => {
     const base = `/api/projects/${project.path}`;
     const res = await call("GET", `${base}/commits/${sha}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.commit).toMatchObject({ sha, message: "assets\n\nwith a body\n", parents: [project.commit], author: { name: "Ann", email: "ann@example.test" } });
+    expect(res.body.commit).toMatchObject({
+      sha,
+      message: "assets\n\nwith a body\n",
+      parents: [project.commit],
+      author: { name: "Ann", email: "ann@example.test" },
+    });
     expect(res.body.commit.author.date).toMatch(/^\d{4}-\d\d-\d\dT/);
     const byPath = Object.fromEntries(res.body.files.map((f: any) => [f.path, f]));
-    expect(byPath["logo.png"]).toMatchObject({ status: "added", binary: true, patch: null, tooLarge: false, additions: 0, deletions: 0 });
-    expect(byPath["big.txt"]).toMatchObject({ status: "added", binary: false, patch: null, tooLarge: true, additions: 6001 });
+    expect(byPath["logo.png"]).toMatchObject({
+      status: "added",
+      binary: true,
+      patch: null,
+      tooLarge: false,
+      additions: 0,
+      deletions: 0,
+    });
+    expect(byPath["big.txt"]).toMatchObject({
+      status: "added",
+      binary: false,
+      patch: null,
+      tooLarge: true,
+      additions: 6001,
+    });
     expect(byPath["README.md"].patch).toBe("@@ -1 +1 @@\n-hi\n+hello\n");
     expect(res.body.totals).toEqual({ files: 3, additions: 6002, deletions: 1 });
 
@@ -151,7 +193,11 @@ describe("GET .../commits/{sha}", () => {
 describe("diff pages", () => {
   it("pages a diff with type and mode changes, an empty file and a rename: each page is the whole diff's slice, totals from every file", async () => {
     const alice = await createTestUser();
-    const project = await projectWith(alice.token, { "README.md": "hi\n", "link": "plain\n", "run.sh": "echo\n", "old.txt": lines(40) }, "public");
+    const project = await projectWith(
+      alice.token,
+      { "README.md": "hi\n", link: "plain\n", "run.sh": "echo\n", "old.txt": lines(40) },
+      "public",
+    );
     const clone = track(cloneOf(project.id));
     fs.rmSync(path.join(clone.dir, "link"));
     fs.symlinkSync("README.md", path.join(clone.dir, "link"));
@@ -165,7 +211,16 @@ describe("diff pages", () => {
     const url = `/api/projects/${project.path}/commits/${sha}`;
     const whole = await call("GET", url);
     expect(whole.status, JSON.stringify(whole.body)).toBe(200);
-    expect(whole.body.files.map((f: any) => [f.path, f.status, f.previousPath, f.additions, f.deletions, f.patch === "" ? "" : "hunks"])).toEqual([
+    expect(
+      whole.body.files.map((f: any) => [
+        f.path,
+        f.status,
+        f.previousPath,
+        f.additions,
+        f.deletions,
+        f.patch === "" ? "" : "hunks",
+      ]),
+    ).toEqual([
       ["README.md", "modified", null, 1, 1, "hunks"],
       ["empty", "added", null, 0, 0, ""],
       ["link", "modified", null, 1, 1, "hunks"],
@@ -173,7 +228,9 @@ describe("diff pages", () => {
       ["run.sh", "modified", null, 0, 0, ""],
     ]);
     // A type change prints as a deletion and a creation: its patch holds both.
-    expect(whole.body.files[2].patch).toBe("@@ -1 +0,0 @@\n-plain\n@@ -0,0 +1 @@\n+README.md\n\\ No newline at end of file\n");
+    expect(whole.body.files[2].patch).toBe(
+      "@@ -1 +0,0 @@\n-plain\n@@ -0,0 +1 @@\n+README.md\n\\ No newline at end of file\n",
+    );
     expect(whole.body.totals).toEqual({ files: 5, additions: 3, deletions: 2 });
     for (let offset = 0; offset < 5; offset++) {
       const page = await call("GET", `${url}?offset=${offset}&limit=1`);
@@ -204,7 +261,14 @@ describe("GET .../compare", () => {
     const base = `/api/projects/${project.path}`;
     const res = await call("GET", `${base}/compare?base=main&head=feature%2Fx`, { token: alice.token });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ base: mainTip, head: second, mergeBase: project.commit, aheadBy: 2, behindBy: 1, totals: { files: 2, additions: 2, deletions: 0 } });
+    expect(res.body).toMatchObject({
+      base: mainTip,
+      head: second,
+      mergeBase: project.commit,
+      aheadBy: 2,
+      behindBy: 1,
+      totals: { files: 2, additions: 2, deletions: 0 },
+    });
     expect(res.body.commits.map((c: any) => c.sha)).toEqual([first, second]);
     expect(res.body.files.map((f: any) => f.path)).toEqual(["f1.txt", "f2.txt"]);
     const bySha = await call("GET", `${base}/compare?base=${project.commit}&head=${mainTip}`, { token: alice.token });
@@ -233,7 +297,9 @@ describe("GET .../branches/{name}", () => {
     const res = await call("GET", `${base}/branches/topic/one`, { token: alice.token });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ branch: { name: "topic/one", commit: topic, default: false, aheadBy: 1, behindBy: 2 } });
-    expect((await call("GET", `${base}/branches/main`, { token: alice.token })).body).toEqual({ branch: { name: "main", commit: main, default: true, aheadBy: 0, behindBy: 0 } });
+    expect((await call("GET", `${base}/branches/main`, { token: alice.token })).body).toEqual({
+      branch: { name: "main", commit: main, default: true, aheadBy: 0, behindBy: 0 },
+    });
     expect((await call("GET", `${base}/branches/nope`, { token: alice.token })).status).toBe(404);
     expect((await call("GET", `${base}/branches/main`)).status).toBe(404);
     clone.bare("tag", "topic/one", topic);

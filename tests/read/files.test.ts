@@ -31,15 +31,30 @@ describe("GET .../search", () => {
     expect(all.status, JSON.stringify(all.body)).toBe(200);
     expect(all.body.ref).toBe("main");
     expect(all.body.truncated).toBe(false);
-    expect(all.body.matches.map((m: any) => `${m.path}:${m.line}`)).toEqual(["README.md:1", "docs/b.md:1", "long.txt:1", "src/a.ts:1", "src/a.ts:2", "src/deep/b.ts:1"]);
+    expect(all.body.matches.map((m: any) => `${m.path}:${m.line}`)).toEqual([
+      "README.md:1",
+      "docs/b.md:1",
+      "long.txt:1",
+      "src/a.ts:1",
+      "src/a.ts:2",
+      "src/deep/b.ts:1",
+    ]);
     expect(all.body.matches.find((m: any) => m.path === "long.txt").text).toHaveLength(1000);
-    const grep = clone.bare("grep", "-I", "-i", "-F", "-n", "-e", "hello", all.body.commit, "--").toString("utf8").trim().split("\n");
+    const grep = clone
+      .bare("grep", "-I", "-i", "-F", "-n", "-e", "hello", all.body.commit, "--")
+      .toString("utf8")
+      .trim()
+      .split("\n");
     expect(grep).toHaveLength(all.body.matches.length);
 
     expect((await search("q=hello&case=true")).body.matches.map((m: any) => m.text)).not.toContain("const HELLO = 2;");
     expect((await search("q=a.b(c")).body.matches).toMatchObject([{ path: "src/a.ts", line: 3, text: "// a.b(c" }]);
-    expect((await search(`q=${encodeURIComponent("^const [a-z]+ =")}&regex=true&case=true`)).body.matches).toMatchObject([{ path: "src/a.ts", line: 1 }]);
-    expect((await search(`q=hello&path=${encodeURIComponent("src/**/*.ts")}`)).body.matches.map((m: any) => m.path)).toEqual(["src/a.ts", "src/a.ts", "src/deep/b.ts"]);
+    expect(
+      (await search(`q=${encodeURIComponent("^const [a-z]+ =")}&regex=true&case=true`)).body.matches,
+    ).toMatchObject([{ path: "src/a.ts", line: 1 }]);
+    expect(
+      (await search(`q=hello&path=${encodeURIComponent("src/**/*.ts")}`)).body.matches.map((m: any) => m.path),
+    ).toEqual(["src/a.ts", "src/a.ts", "src/deep/b.ts"]);
     const limited = await search("q=hello&limit=2");
     expect(limited.body).toMatchObject({ truncated: true });
     expect(limited.body.matches).toHaveLength(2);
@@ -64,7 +79,9 @@ describe("GET .../search", () => {
   it("stops a search that runs past SEARCH_TIME_LIMIT_MS and answers 422 SEARCH_TIMEOUT", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    const res = await withEnv({ SEARCH_TIME_LIMIT_MS: "1" }, () => call("GET", `/api/projects/${project.path}/search?q=a`, { token: alice.token }));
+    const res = await withEnv({ SEARCH_TIME_LIMIT_MS: "1" }, () =>
+      call("GET", `/api/projects/${project.path}/search?q=a`, { token: alice.token }),
+    );
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("SEARCH_TIMEOUT");
   });
@@ -87,12 +104,24 @@ describe("GET .../blame", () => {
       [3, 3, project.commit],
       [4, 4, second],
     ]);
-    expect(res.body.ranges[1].commit).toMatchObject({ message: "second change", author: { name: "Ann", email: "ann@example.test" } });
+    expect(res.body.ranges[1].commit).toMatchObject({
+      message: "second change",
+      author: { name: "Ann", email: "ann@example.test" },
+    });
     const porcelain = clone.bare("blame", "--porcelain", second, "--", "f.txt").toString("utf8");
-    expect(porcelain.split("\n").filter((line) => /^[0-9a-f]{40} /.test(line)).map((line) => line.slice(0, 40))).toEqual(res.body.ranges.map((r: any) => r.commit.sha));
-    const old = await call("GET", `/api/projects/${project.path}/blame?path=f.txt&ref=${project.commit}`, { token: alice.token });
+    expect(
+      porcelain
+        .split("\n")
+        .filter((line) => /^[0-9a-f]{40} /.test(line))
+        .map((line) => line.slice(0, 40)),
+    ).toEqual(res.body.ranges.map((r: any) => r.commit.sha));
+    const old = await call("GET", `/api/projects/${project.path}/blame?path=f.txt&ref=${project.commit}`, {
+      token: alice.token,
+    });
     expect(old.body.ranges).toMatchObject([{ startLine: 1, endLine: 3, commit: { sha: project.commit } }]);
-    expect((await call("GET", `/api/projects/${project.path}/blame?path=missing.txt`, { token: alice.token })).status).toBe(404);
+    expect(
+      (await call("GET", `/api/projects/${project.path}/blame?path=missing.txt`, { token: alice.token })).status,
+    ).toBe(404);
     expect((await call("GET", `/api/projects/${project.path}/blame`, { token: alice.token })).status).toBe(400);
     expect((await call("GET", `/api/projects/${project.path}/blame?path=f.txt`)).status).toBe(404);
   });
@@ -111,7 +140,8 @@ describe("GET .../raw", () => {
     clone.write("doc.pdf", "%PDF-1.4\n");
     clone.commit("assets");
     clone.push();
-    const raw = (query: string, headers?: Record<string, string>) => call("GET", `/api/projects/${project.path}/raw?${query}`, { headers });
+    const raw = (query: string, headers?: Record<string, string>) =>
+      call("GET", `/api/projects/${project.path}/raw?${query}`, { headers });
     const image = await raw("path=img/logo.png");
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
@@ -146,7 +176,9 @@ describe("GET .../raw", () => {
     const { routeModuleFor, TEST_ORIGIN } = await import("@/tests/support/http");
     const fetchRaw = async (file: string) => {
       const url = new URL(`/api/projects/${project.path}/raw?path=${file}`, TEST_ORIGIN);
-      return (routeModuleFor(url.pathname).GET as (req: Request) => Promise<Response>)(new Request(url, { headers: { host: url.host } }));
+      return (routeModuleFor(url.pathname).GET as (req: Request) => Promise<Response>)(
+        new Request(url, { headers: { host: url.host } }),
+      );
     };
     const res = await fetchRaw("data/big.txt");
     expect(res.status).toBe(200);
@@ -166,8 +198,12 @@ describe("GET .../raw", () => {
     const mallory = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
     expect((await call("GET", `/api/projects/${project.path}/raw?path=a.txt`)).status).toBe(404);
-    expect((await call("GET", `/api/projects/${project.path}/raw?path=a.txt`, { token: mallory.token })).status).toBe(404);
-    expect((await call("GET", `/api/projects/${project.path}/raw?path=a.txt`, { token: alice.token })).text).toBe("a\n");
+    expect((await call("GET", `/api/projects/${project.path}/raw?path=a.txt`, { token: mallory.token })).status).toBe(
+      404,
+    );
+    expect((await call("GET", `/api/projects/${project.path}/raw?path=a.txt`, { token: alice.token })).text).toBe(
+      "a\n",
+    );
   });
 });
 
@@ -198,19 +234,30 @@ describe("GET .../contents and .../archive-link (the JSON forms of raw and archi
       content: "grüße\n",
       downloadUrl: expect.stringContaining(`/api/projects/${project.path}/raw?ref=${sha}&path=h%C3%A9llo.txt`),
     });
-    expect((await contents("path=img/bin.png")).body).toMatchObject({ encoding: "base64", content: bin.toString("base64"), size: 5 });
+    expect((await contents("path=img/bin.png")).body).toMatchObject({
+      encoding: "base64",
+      content: bin.toString("base64"),
+      size: 5,
+    });
     const large = await contents("path=big.txt");
     expect(large.body).toMatchObject({ encoding: "none", content: "", size: big.length });
     const download = new URL(large.body.downloadUrl);
     const raw = await call("GET", `${download.pathname}${download.search}`, { token: alice.token });
     expect(raw.status).toBe(200);
     expect(raw.text.length).toBe(big.length);
-    expect((await contents(`path=README.md&ref=${project.commit}`)).body).toMatchObject({ commit: project.commit, content: "hi\n" });
+    expect((await contents(`path=README.md&ref=${project.commit}`)).body).toMatchObject({
+      commit: project.commit,
+      content: "hi\n",
+    });
     expect((await contents("path=img")).status).toBe(404);
     expect((await contents("path=nope")).status).toBe(404);
     expect((await contents("")).status).toBe(400);
     expect((await contents("path=README.md", mallory.token)).status).toBe(404);
-    const trpc = await call("GET", `/api/trpc/code.contents?input=${encodeURIComponent(JSON.stringify({ namespace: `@${project.namespace}`, slug: project.slug, path: "README.md" }))}`, { token: alice.token });
+    const trpc = await call(
+      "GET",
+      `/api/trpc/code.contents?input=${encodeURIComponent(JSON.stringify({ namespace: `@${project.namespace}`, slug: project.slug, path: "README.md" }))}`,
+      { token: alice.token },
+    );
     expect(trpc.status).toBe(200);
     expect(JSON.stringify(trpc.body)).toContain('"content":"hi\\n"');
   });
@@ -220,7 +267,13 @@ describe("GET .../contents and .../archive-link (the JSON forms of raw and archi
     const project = await projectWith(alice.token, { "README.md": "hi\n" }, "public");
     const link = await call("GET", `/api/projects/${project.path}/archive-link?format=zip`);
     expect(link.status, JSON.stringify(link.body)).toBe(200);
-    expect(link.body).toMatchObject({ ref: "main", commit: project.commit, format: "zip", fileName: `${project.slug}-${project.commit.slice(0, 12)}.zip`, etag: `"${project.commit}.zip"` });
+    expect(link.body).toMatchObject({
+      ref: "main",
+      commit: project.commit,
+      format: "zip",
+      fileName: `${project.slug}-${project.commit.slice(0, 12)}.zip`,
+      etag: `"${project.commit}.zip"`,
+    });
     const url = new URL(link.body.url);
     expect(url.pathname).toBe(`/api/projects/${project.path}/archive`);
     expect(url.searchParams.get("ref")).toBe(project.commit);
@@ -246,9 +299,13 @@ describe("GET .../archive", () => {
       const expected = clone.bare("archive", `--format=${format}`, `--prefix=${stem}/`, project.commit);
       expect(body.equals(expected), format).toBe(true);
     }
-    const listing = execFileSync("tar", ["-tz"], { input: clone.bare("archive", "--format=tar.gz", `--prefix=${stem}/`, project.commit) }).toString();
+    const listing = execFileSync("tar", ["-tz"], {
+      input: clone.bare("archive", "--format=tar.gz", `--prefix=${stem}/`, project.commit),
+    }).toString();
     expect(listing).toContain(`${stem}/src/a.ts`);
-    const cached = await call("GET", `/api/projects/${project.path}/archive`, { headers: { "if-none-match": `"${project.commit}.tar.gz"` } });
+    const cached = await call("GET", `/api/projects/${project.path}/archive`, {
+      headers: { "if-none-match": `"${project.commit}.tar.gz"` },
+    });
     expect(cached.status).toBe(304);
     expect((await call("GET", `/api/projects/${project.path}/archive?ref=nope`)).status).toBe(404);
     expect((await call("GET", `/api/projects/${project.path}/archive?format=rar`)).status).toBe(400);

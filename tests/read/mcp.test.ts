@@ -25,14 +25,21 @@ describe("the reading tools answer the REST bodies", () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "alpha\nbeta\n" });
     const { change } = await changeWith(alice.token, project, { "a.txt": "alpha\nBETA\n", "b.txt": "beta two\n" });
-    await call("POST", `/api/projects/${project.path}/tags`, { token: alice.token, body: { name: "v1", message: "first" } });
+    await call("POST", `/api/projects/${project.path}/tags`, {
+      token: alice.token,
+      body: { name: "v1", message: "first" },
+    });
     const client = await connectMcp({ token: alice.token });
     clients.push(client);
     const base = `/api/projects/${project.path}`;
     const pairs: Array<[string, Record<string, unknown>, string]> = [
       ["get_change_diff", { change: change.id, limit: 1 }, `/api/changes/${change.id}/diff?limit=1`],
       ["get_commit", { project: project.path, sha: project.commit }, `${base}/commits/${project.commit}`],
-      ["compare", { project: project.path, base: project.commit, head: "main" }, `${base}/compare?base=${project.commit}&head=main`],
+      [
+        "compare",
+        { project: project.path, base: project.commit, head: "main" },
+        `${base}/compare?base=${project.commit}&head=main`,
+      ],
       ["search_code", { project: project.path, q: "ALPHA", case: "false" }, `${base}/search?q=ALPHA`],
       ["blame", { project: project.path, path: "a.txt" }, `${base}/blame?path=a.txt`],
       ["list_tags", { project: project.path }, `${base}/tags`],
@@ -42,7 +49,9 @@ describe("the reading tools answer the REST bodies", () => {
       expect(rest.status, `${route}: ${JSON.stringify(rest.body)}`).toBe(200);
       expect(await structured(client, name, args), name).toEqual(rest.body);
     }
-    expect((await structured(client, "get_change_diff", { change: change.id })) as { files: unknown[] }).toMatchObject({ totals: { files: 2 } });
+    expect((await structured(client, "get_change_diff", { change: change.id })) as { files: unknown[] }).toMatchObject({
+      totals: { files: 2 },
+    });
   });
 
   it("refuses a project the caller cannot read as the REST route does", async () => {
@@ -51,7 +60,10 @@ describe("the reading tools answer the REST bodies", () => {
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
     const client = await connectMcp({ token: mallory.token });
     clients.push(client);
-    const result = (await client.callTool({ name: "search_code", arguments: { project: project.path, q: "a" } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: "search_code",
+      arguments: { project: project.path, q: "a" },
+    })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain("404");
   });

@@ -19,9 +19,18 @@ describe("tags", () => {
     const light = await call("POST", base, { token: alice.token, body: { name: "v1" } });
     expect(light.status, JSON.stringify(light.body)).toBe(201);
     expect(light.body).toEqual({ tag: { name: "v1", commit: project.commit, annotated: false } });
-    const annotated = await call("POST", base, { token: alice.token, body: { name: "release/v2", target: project.commit, message: "Second release" } });
+    const annotated = await call("POST", base, {
+      token: alice.token,
+      body: { name: "release/v2", target: project.commit, message: "Second release" },
+    });
     expect(annotated.status, JSON.stringify(annotated.body)).toBe(201);
-    expect(annotated.body.tag).toMatchObject({ name: "release/v2", commit: project.commit, annotated: true, message: "Second release\n", tagger: { name: alice.username } });
+    expect(annotated.body.tag).toMatchObject({
+      name: "release/v2",
+      commit: project.commit,
+      annotated: true,
+      message: "Second release\n",
+      tagger: { name: alice.username },
+    });
 
     const clone = cloneOf(project.id);
     clones.push(clone);
@@ -33,7 +42,9 @@ describe("tags", () => {
     expect(list.status).toBe(200);
     expect(list.headers.get("x-total-count")).toBe("2");
     expect(list.body.tags.map((tag: any) => tag.name)).toEqual(["release/v2", "v1"]);
-    expect((await call("GET", `${base}?limit=1&offset=1`, { token: alice.token })).body.tags.map((tag: any) => tag.name)).toEqual(["v1"]);
+    expect(
+      (await call("GET", `${base}?limit=1&offset=1`, { token: alice.token })).body.tags.map((tag: any) => tag.name),
+    ).toEqual(["v1"]);
 
     const again = await call("POST", base, { token: alice.token, body: { name: "v1", target: project.commit } });
     expect(again.status).toBe(409);
@@ -82,7 +93,10 @@ describe("tags", () => {
   it("webhooks can subscribe to tag.created and tag.deleted by name", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "a.txt": "a\n" });
-    const res = await call("POST", `/api/projects/${project.path}/webhooks`, { token: alice.token, body: { url: "http://93.184.216.34/hook", events: "tag.created,tag.deleted" } });
+    const res = await call("POST", `/api/projects/${project.path}/webhooks`, {
+      token: alice.token,
+      body: { url: "http://93.184.216.34/hook", events: "tag.created,tag.deleted" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.webhook.events).toBe("tag.created,tag.deleted");
   });

@@ -4,7 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
-import { benchEnv, sharedAppBuild, root, startNext, startRoundRobinProxy, waitForServer } from "@/bench/support/next-app.mjs";
+import {
+  benchEnv,
+  sharedAppBuild,
+  root,
+  startNext,
+  startRoundRobinProxy,
+  waitForServer,
+} from "@/bench/support/next-app.mjs";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { freePort } from "@/tests/support/ports";
 import { GitClient, withToken } from "@/tests/git/support";
@@ -20,7 +27,6 @@ const ADMIN_KEY = "scale-admin-key";
 const RATE_LIMIT = 60;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "svc-scale-"));
 const reposDir = path.join(work, "repos");
-
 
 interface Instance {
   port: number;
@@ -48,8 +54,15 @@ function instanceEnv(baseUrl: string) {
 }
 
 async function api(method: string, url: string, token: string | undefined, body?: unknown) {
-  const headers: Record<string, string> = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }) };
-  const res = await fetch(`${proxy.url}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": ADMIN_KEY }),
+  };
+  const res = await fetch(`${proxy.url}${url}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -70,7 +83,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)("three instances behind a proxy (d
     // Start together: migrations and start-up must tolerate siblings doing the same.
     await Promise.all(
       instances.map(async (instance) => {
-        instance.child = startNext(app, instance.port, { ...instanceEnv(proxy.url), DATA_DIR: path.join(work, `data-${instance.port}`) }, { detached: true });
+        instance.child = startNext(
+          app,
+          instance.port,
+          { ...instanceEnv(proxy.url), DATA_DIR: path.join(work, `data-${instance.port}`) },
+          { detached: true },
+        );
         await waitForServer(instance.port, instance.child, "/api/health");
       }),
     );
@@ -96,18 +114,39 @@ describe.runIf(process.env.TEST_DATABASE_URL)("three instances behind a proxy (d
     const owner = await newUser("merger");
     // Merges that lose a race re-merge onto the new head instead of answering STALE_BASE.
     const policy = "merge: { requireFreshBase: false }\n";
-    const project = (await api("POST", "/api/projects", owner.token, { name: "scale", files: { "README.md": "r\n", ".svc/policy.yml": policy } })).body;
+    const project = (
+      await api("POST", "/api/projects", owner.token, {
+        name: "scale",
+        files: { "README.md": "r\n", ".svc/policy.yml": policy },
+      })
+    ).body;
     const changes: string[] = [];
     for (let i = 0; i < 6; i++) {
-      expect((await api("POST", `/api/workspaces/${project.path}/workspaces`, owner.token, { name: `w${i}` })).status).toBe(201);
-      expect((await api("POST", `/api/workspaces/w${i}/commit`, owner.token, { projectId: project.id, message: `w${i}`, files: { [`w${i}.txt`]: `${i}\n` } })).status).toBe(201);
-      changes.push((await api("POST", `/api/projects/${project.path}/changes`, owner.token, { workspace: `w${i}` })).body.change.id);
+      expect(
+        (await api("POST", `/api/workspaces/${project.path}/workspaces`, owner.token, { name: `w${i}` })).status,
+      ).toBe(201);
+      expect(
+        (
+          await api("POST", `/api/workspaces/w${i}/commit`, owner.token, {
+            projectId: project.id,
+            message: `w${i}`,
+            files: { [`w${i}.txt`]: `${i}\n` },
+          })
+        ).status,
+      ).toBe(201);
+      changes.push(
+        (await api("POST", `/api/projects/${project.path}/changes`, owner.token, { workspace: `w${i}` })).body.change
+          .id,
+      );
     }
     // An instance killed between creating refs/heads/main.lock and renaming it leaves this behind.
     const lock = path.join(reposDir, project.id, "project.git", "refs", "heads", "main.lock");
     fs.writeFileSync(lock, "0".repeat(40) + "\n");
     const merges = await Promise.all(changes.map((id) => api("POST", `/api/changes/${id}/merge`, owner.token)));
-    expect(merges.map((m) => m.status), JSON.stringify(merges.map((m) => m.body))).toEqual(changes.map(() => 200));
+    expect(
+      merges.map((m) => m.status),
+      JSON.stringify(merges.map((m) => m.body)),
+    ).toEqual(changes.map(() => 200));
     expect(fs.existsSync(lock)).toBe(false);
     const files = (await api("GET", `/api/projects/${project.path}/files`, owner.token)).body;
     expect(JSON.stringify(files)).toMatch(/w5\.txt/);
@@ -116,7 +155,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("three instances behind a proxy (d
 
   it("serves git clone and push through the proxy to any instance", async () => {
     const owner = await newUser("pusher");
-    const project = (await api("POST", "/api/projects", owner.token, { name: "gitscale", files: { "README.md": "r\n" } })).body;
+    const project = (
+      await api("POST", "/api/projects", owner.token, { name: "gitscale", files: { "README.md": "r\n" } })
+    ).body;
     expect(project.remote.startsWith(proxy.url)).toBe(true);
     const dir = git.dir("scale-clone");
     await git.ok(["clone", "-q", withToken(project.remote, owner.token), dir]);
@@ -158,17 +199,25 @@ describe.runIf(process.env.TEST_DATABASE_URL)("three instances behind a proxy (d
     const project = (await api("POST", "/api/projects", owner.token, { name: "burst" })).body;
     const acknowledged: number[] = [];
     const burst = Array.from({ length: 30 }, (_, i) =>
-      api("POST", `/api/projects/${project.path}/issues`, owner.token, { title: `issue ${i}` }).then((res) => res.status === 201 && acknowledged.push(res.body.issue.number)),
+      api("POST", `/api/projects/${project.path}/issues`, owner.token, { title: `issue ${i}` }).then(
+        (res) => res.status === 201 && acknowledged.push(res.body.issue.number),
+      ),
     );
     await new Promise((resolve) => setTimeout(resolve, 30));
     const victim = instances[1];
     if (victim.child?.pid) process.kill(-victim.child.pid, "SIGKILL");
     await Promise.allSettled(burst);
-    const listed = (await api("GET", `/api/projects/${project.path}/issues?limit=100`, owner.token)).body.issues as Array<{ number: number }>;
+    const listed = (await api("GET", `/api/projects/${project.path}/issues?limit=100`, owner.token)).body
+      .issues as Array<{ number: number }>;
     const numbers = new Set(listed.map((issue) => issue.number));
     expect(acknowledged.length).toBeGreaterThan(0);
     for (const number of acknowledged) expect(numbers.has(number)).toBe(true);
-    victim.child = startNext(app, victim.port, { ...instanceEnv(proxy.url), DATA_DIR: path.join(work, `data-${victim.port}`) }, { detached: true });
+    victim.child = startNext(
+      app,
+      victim.port,
+      { ...instanceEnv(proxy.url), DATA_DIR: path.join(work, `data-${victim.port}`) },
+      { detached: true },
+    );
     await waitForServer(victim.port, victim.child, "/api/health");
   });
 

@@ -31,7 +31,9 @@ export async function completedBackup(): Promise<{ id: string; archive: Uint8Arr
 /** A backup's archive bytes (call() reads bodies as text). */
 export async function backupArchive(id: string): Promise<Uint8Array> {
   const { GET } = await import("@/app/api/admin/backups/[id]/archive/route");
-  const res = await GET(new Request(new URL(`/api/admin/backups/${id}/archive`, "http://svc.test"), { headers: ADMIN }));
+  const res = await GET(
+    new Request(new URL(`/api/admin/backups/${id}/archive`, "http://svc.test"), { headers: ADMIN }),
+  );
   return new Uint8Array(await res.arrayBuffer());
 }
 
@@ -73,7 +75,10 @@ export async function switchToFreshInstance(): Promise<void> {
 
 /** Uploads an archive to POST /api/admin/restore and runs the restore; `restore` is its final status. */
 export async function restoreArchive(archive: Uint8Array) {
-  const res = await call("POST", "/api/admin/restore", { headers: { ...ADMIN, "content-type": "application/x-tar" }, body: archive });
+  const res = await call("POST", "/api/admin/restore", {
+    headers: { ...ADMIN, "content-type": "application/x-tar" },
+    body: archive,
+  });
   if (res.status !== 202) return { accepted: res, restore: undefined };
   await drainJobs();
   const status = await call("GET", `/api/admin/restore/${res.body.restore.id}`, { headers: ADMIN });

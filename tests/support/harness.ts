@@ -58,7 +58,14 @@ export function useTestEnvironment(env: Record<string, string> = {}): TestEnviro
     registerSubscribers();
     state.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-data-"));
     // In-process requests carry no client address: every anonymous request of a file shares one budget.
-    Object.assign(process.env, { DATA_DIR: state.dataDir, ADMIN_API_KEY: TEST_ADMIN_KEY, BASE_URL: "http://svc.test", RATE_LIMIT_ANONYMOUS_PER_MINUTE: "1000000", LOG_LEVEL: "silent", ...env });
+    Object.assign(process.env, {
+      DATA_DIR: state.dataDir,
+      ADMIN_API_KEY: TEST_ADMIN_KEY,
+      BASE_URL: "http://svc.test",
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: "1000000",
+      LOG_LEVEL: "silent",
+      ...env,
+    });
     const opened = await openTestDatabase();
     state.database = opened.database;
     state.databaseUrl = opened.url;

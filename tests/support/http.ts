@@ -57,14 +57,21 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p === "/oauth/register", module: oauthRegister },
   { match: (p) => p === "/oauth/revoke", module: oauthRevoke },
   // next.config.mjs rewrites these (a folder named .well-known is not routed).
-  { match: (p) => /^\/(\.well-known\/oauth-authorization-server|oauth\/metadata\/authorization-server)(\/|$)/.test(p), module: authorizationServerMetadata },
-  { match: (p) => /^\/(\.well-known\/oauth-protected-resource|oauth\/metadata\/protected-resource)(\/|$)/.test(p), module: protectedResourceMetadata },
+  {
+    match: (p) => /^\/(\.well-known\/oauth-authorization-server|oauth\/metadata\/authorization-server)(\/|$)/.test(p),
+    module: authorizationServerMetadata,
+  },
+  {
+    match: (p) => /^\/(\.well-known\/oauth-protected-resource|oauth\/metadata\/protected-resource)(\/|$)/.test(p),
+    module: protectedResourceMetadata,
+  },
   { match: (p) => /^\/api\/admin\/backups\/[^/]+\/archive$/.test(p), module: backupArchive },
   { match: (p) => p === "/api/admin/restore", module: restoreUpload },
 ];
 
 /** The route module Next.js would serve `pathname` with (the REST catch-all when none matches). */
-export const routeModuleFor = (pathname: string): RouteModule => routeTable.find((entry) => entry.match(pathname))?.module ?? rest;
+export const routeModuleFor = (pathname: string): RouteModule =>
+  routeTable.find((entry) => entry.match(pathname))?.module ?? rest;
 
 export interface CallOptions {
   token?: string;
@@ -84,7 +91,11 @@ export interface ApiResponse<T = any> {
 }
 
 /** Calls the app's route handlers in-process with a real Request, as Next.js would. */
-export async function call<T = any>(method: string, pathAndQuery: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+export async function call<T = any>(
+  method: string,
+  pathAndQuery: string,
+  options: CallOptions = {},
+): Promise<ApiResponse<T>> {
   const url = new URL(pathAndQuery, TEST_ORIGIN);
   const headers = new Headers(options.headers);
   headers.set("host", url.host);
@@ -105,7 +116,11 @@ export async function call<T = any>(method: string, pathAndQuery: string, option
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
   }
-  const request = new Request(url, { method, headers, body: options.body instanceof Uint8Array ? new Blob([options.body as Uint8Array<ArrayBuffer>]) : body });
+  const request = new Request(url, {
+    method,
+    headers,
+    body: options.body instanceof Uint8Array ? new Blob([options.body as Uint8Array<ArrayBuffer>]) : body,
+  });
   const handler = routeModuleFor(url.pathname)[method.toUpperCase()] as Handler | undefined;
   if (!handler) return { status: 405, body: undefined as T, headers: new Headers(), text: "" };
   const response = await handler(request);

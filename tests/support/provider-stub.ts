@@ -23,7 +23,12 @@ export interface StubRecord {
   authorization: string | undefined;
 }
 
-const GIT_IDENTITY = { GIT_AUTHOR_NAME: "Upstream", GIT_AUTHOR_EMAIL: "upstream@example.test", GIT_COMMITTER_NAME: "Upstream", GIT_COMMITTER_EMAIL: "upstream@example.test" };
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: "Upstream",
+  GIT_AUTHOR_EMAIL: "upstream@example.test",
+  GIT_COMMITTER_NAME: "Upstream",
+  GIT_COMMITTER_EMAIL: "upstream@example.test",
+};
 
 export interface StubProvider {
   url: string;
@@ -50,7 +55,12 @@ export interface StubProvider {
 }
 
 function git(args: string[], cwd?: string): string {
-  return execFileSync("git", args, { cwd, env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: "1" }, encoding: "utf8", maxBuffer: 1 << 30 }).trim();
+  return execFileSync("git", args, {
+    cwd,
+    env: { ...process.env, ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: "1" },
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  }).trim();
 }
 
 function commitFiles(bare: string, branch: string, commits: Array<Record<string, string>>): string[] {
@@ -131,7 +141,8 @@ export async function startStubProvider(options: { token?: string | null } = {})
       }),
   };
 
-  const faultFor = (isGit: boolean): StubFault => (stub.faultScope === "all" || stub.faultScope === (isGit ? "git" : "rest") ? stub.fault : null);
+  const faultFor = (isGit: boolean): StubFault =>
+    stub.faultScope === "all" || stub.faultScope === (isGit ? "git" : "rest") ? stub.fault : null;
 
   function refuse(res: http.ServerResponse, fault: Exclude<StubFault, null>, isGit: boolean): void {
     if (fault === "hang") {
@@ -145,7 +156,9 @@ export async function startStubProvider(options: { token?: string | null } = {})
     }
     if (fault === 404) return json(res, 404, { message: "Not Found" });
     const reset = String(Math.ceil(Date.now() / 1000) + 3600);
-    const headers: Record<string, string> = isGit ? { "retry-after": "60" } : { "retry-after": "60", "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset };
+    const headers: Record<string, string> = isGit
+      ? { "retry-after": "60" }
+      : { "retry-after": "60", "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset };
     return json(res, 429, { message: "API rate limit exceeded" }, headers);
   }
 
@@ -168,8 +181,18 @@ export async function startStubProvider(options: { token?: string | null } = {})
   async function serveRest(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
     const raw = await readBody(req);
     const body = raw.length ? JSON.parse(raw.toString("utf8")) : null;
-    stub.requests.push({ method: req.method ?? "", path: url.pathname, body, authorization: req.headers.authorization });
-    if (stub.token && req.headers.authorization !== `bearer ${stub.token}` && req.headers.authorization !== `token ${stub.token}` && req.headers.authorization !== `Bearer ${stub.token}`) {
+    stub.requests.push({
+      method: req.method ?? "",
+      path: url.pathname,
+      body,
+      authorization: req.headers.authorization,
+    });
+    if (
+      stub.token &&
+      req.headers.authorization !== `bearer ${stub.token}` &&
+      req.headers.authorization !== `token ${stub.token}` &&
+      req.headers.authorization !== `Bearer ${stub.token}`
+    ) {
       return refuse(res, 401, false);
     }
     const match = url.pathname.match(/^\/api\/v3\/repos\/([^/]+)\/([^/]+)(\/.*)?$/);
@@ -178,12 +201,24 @@ export async function startStubProvider(options: { token?: string | null } = {})
     const bare = stub.repoPath(owner, repo);
     if (!fs.existsSync(bare)) return json(res, 404, { message: "Not Found" });
     if (req.method === "GET" && rest === "") {
-      return json(res, 200, { name: repo, full_name: `${owner}/${repo}`, private: true, default_branch: git(["symbolic-ref", "--short", "HEAD"], bare) });
+      return json(res, 200, {
+        name: repo,
+        full_name: `${owner}/${repo}`,
+        private: true,
+        default_branch: git(["symbolic-ref", "--short", "HEAD"], bare),
+      });
     }
     if (req.method === "POST" && rest === "/pulls") {
-      if (!stub.tip(owner, repo, body.head)) return json(res, 422, { message: "Validation Failed", errors: [{ field: "head", code: "invalid" }] });
+      if (!stub.tip(owner, repo, body.head))
+        return json(res, 422, { message: "Validation Failed", errors: [{ field: "head", code: "invalid" }] });
       pullNumber += 1;
-      return json(res, 201, { number: pullNumber, html_url: `${stub.url}/${owner}/${repo}/pull/${pullNumber}`, head: { ref: body.head }, base: { ref: body.base }, draft: body.draft });
+      return json(res, 201, {
+        number: pullNumber,
+        html_url: `${stub.url}/${owner}/${repo}/pull/${pullNumber}`,
+        head: { ref: body.head },
+        base: { ref: body.base },
+        draft: body.draft,
+      });
     }
     const compare = req.method === "GET" ? rest.match(/^\/compare\/([^/.]+)\.\.\.([^/.]+)$/) : null;
     if (compare) {
@@ -200,8 +235,10 @@ export async function startStubProvider(options: { token?: string | null } = {})
       const status = aheadBy && behindBy ? "diverged" : aheadBy ? "ahead" : behindBy ? "behind" : "identical";
       return json(res, 200, { status, ahead_by: aheadBy, behind_by: behindBy, total_commits: aheadBy });
     }
-    if (req.method === "POST" && /^\/statuses\/[0-9a-f]{40}$/.test(rest)) return json(res, 201, { state: body.state, context: body.context });
-    if (req.method === "POST" && /^\/issues\/\d+\/comments$/.test(rest)) return json(res, 201, { id: stub.requests.length, body: body.body });
+    if (req.method === "POST" && /^\/statuses\/[0-9a-f]{40}$/.test(rest))
+      return json(res, 201, { state: body.state, context: body.context });
+    if (req.method === "POST" && /^\/issues\/\d+\/comments$/.test(rest))
+      return json(res, 201, { id: stub.requests.length, body: body.body });
     return json(res, 404, { message: "Not Found" });
   }
 
@@ -209,7 +246,11 @@ export async function startStubProvider(options: { token?: string | null } = {})
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const isGit = !url.pathname.startsWith("/api/v3/");
     const fault = faultFor(isGit);
-    const done = fault ? Promise.resolve(refuse(res, fault, isGit)) : isGit ? serveGit(req, res, url) : serveRest(req, res, url);
+    const done = fault
+      ? Promise.resolve(refuse(res, fault, isGit))
+      : isGit
+        ? serveGit(req, res, url)
+        : serveRest(req, res, url);
     done.catch((error) => {
       if (!res.headersSent) json(res, 500, { message: String(error) });
     });

@@ -31,7 +31,11 @@ export async function startRedisServer(): Promise<RedisServer> {
   const url = `redis://127.0.0.1:${port}`;
 
   const start = async () => {
-    const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     server = child;
     await new Promise<void>((resolve, reject) => {
       child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("Ready to accept connections") && resolve());
@@ -44,7 +48,9 @@ export async function startRedisServer(): Promise<RedisServer> {
     if (!child || child.exitCode !== null) return;
     child.kill("SIGCONT");
     child.kill("SIGKILL");
-    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once("exit", resolve)));
+    await new Promise((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once("exit", resolve),
+    );
   };
   await start();
   return {

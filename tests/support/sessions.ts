@@ -6,7 +6,9 @@ import { createTestUser } from "./users";
  * Signs a user in through POST /api/auth/dev-login (creating the user if needed) and returns the
  * `svc_session=...` cookie for `call(..., { cookie })`. Turns DEV_LOGIN on for the call only.
  */
-export async function createTestSession(username: string): Promise<{ cookie: string; user: { id: string; username: string } }> {
+export async function createTestSession(
+  username: string,
+): Promise<{ cookie: string; user: { id: string; username: string } }> {
   const previous = process.env.DEV_LOGIN;
   process.env.DEV_LOGIN = "1";
   try {
@@ -21,7 +23,10 @@ export async function createTestSession(username: string): Promise<{ cookie: str
 }
 
 /** Creates a named API token through POST /api/users/me/tokens with a session cookie; returns the plaintext. */
-export async function createTestToken(cookie: string, body: { name?: string; scope?: "read" | "read_write"; expiresInDays?: number } = {}): Promise<string> {
+export async function createTestToken(
+  cookie: string,
+  body: { name?: string; scope?: "read" | "read_write"; expiresInDays?: number } = {},
+): Promise<string> {
   const res = await call("POST", "/api/users/me/tokens", { cookie, body: { name: "test", ...body } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.plaintext as string;

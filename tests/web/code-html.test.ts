@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { attribute, diffBlocks, escapeText, numberedLinesHtml, parseLineId, type DiffLine } from "@/app/(pages)/_lib/code-html";
+import {
+  attribute,
+  diffBlocks,
+  escapeText,
+  numberedLinesHtml,
+  parseLineId,
+  type DiffLine,
+} from "@/app/(pages)/_lib/code-html";
 import { diffFileHtml, linePickerHtml, parseViewedValue } from "@/app/(pages)/_lib/diff-html";
 import { highlightLines } from "@/app/(pages)/_lib/highlight";
 
@@ -16,10 +23,20 @@ const HOSTILE = [
 ];
 
 /** Every `<` of the markup opens one of the few tags code-html makes; anything else is input that escaped. */
-const OUR_TAG = /^(p( class=[adh])?( data-o=\d+)?>|a id=(f\d+[on]\d+|L\d+) href=("\?[^"<>]*"|#[\w]+) tabindex=-1>|\/a>|ins>|\/ins>|del>|\/del>|span class=[kscntrbig]>|\/span>)/;
-const tagsOk = (html: string) => html.split("<").slice(1).every((piece) => OUR_TAG.test(piece));
+const OUR_TAG =
+  /^(p( class=[adh])?( data-o=\d+)?>|a id=(f\d+[on]\d+|L\d+) href=("\?[^"<>]*"|#[\w]+) tabindex=-1>|\/a>|ins>|\/ins>|del>|\/del>|span class=[kscntrbig]>|\/span>)/;
+const tagsOk = (html: string) =>
+  html
+    .split("<")
+    .slice(1)
+    .every((piece) => OUR_TAG.test(piece));
 /** The text a browser shows: markup dropped, the two escapes undone. */
-const textOf = (html: string) => html.replace(/<p[^>]*>/g, "\n").replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&amp;/g, "&");
+const textOf = (html: string) =>
+  html
+    .replace(/<p[^>]*>/g, "\n")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&amp;/g, "&");
 
 const hunk = (lines: DiffLine[]) => [{ header: "@@ -1,2 +1,2 @@", lines }];
 
@@ -85,16 +102,37 @@ describe("file lines as HTML", () => {
   it.each(HOSTILE)("keeps %s inert in plain and highlighted files", (text) => {
     const source = `const x = "${text}";\n// ${text}\n${text}`;
     const lines = source.split("\n");
-    for (const html of [numberedLinesHtml(lines, 1, null), numberedLinesHtml(lines, 1, highlightLines("a.ts", source))]) {
+    for (const html of [
+      numberedLinesHtml(lines, 1, null),
+      numberedLinesHtml(lines, 1, highlightLines("a.ts", source)),
+    ]) {
       expect(tagsOk(html)).toBe(true);
       expect(html).not.toMatch(/<(script|img|svg|!--)/i);
-      expect(textOf(html).split("\n").slice(1).map((line) => line.replace(/^\d+/, ""))).toEqual(lines);
+      expect(
+        textOf(html)
+          .split("\n")
+          .slice(1)
+          .map((line) => line.replace(/^\d+/, "")),
+      ).toEqual(lines);
     }
   });
 
   it("gives each line its #L<n> anchor and highlighted tokens one colour class", () => {
-    const html = numberedLinesHtml(["export const a = 1;"], 10, [[], [], [], [], [], [], [], [], [], [{ text: "export", className: "k" }, { text: " const a = " }, { text: "1", className: "n" }, { text: ";" }]]);
-    expect(html).toBe("<p><a id=L10 href=#L10 tabindex=-1>10</a><span class=k>export</span> const a = <span class=n>1</span>;");
+    const html = numberedLinesHtml(["export const a = 1;"], 10, [
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+      [{ text: "export", className: "k" }, { text: " const a = " }, { text: "1", className: "n" }, { text: ";" }],
+    ]);
+    expect(html).toBe(
+      "<p><a id=L10 href=#L10 tabindex=-1>10</a><span class=k>export</span> const a = <span class=n>1</span>;",
+    );
     expect(highlightLines("a.ts", "export const a = 1; // one")![0]).toEqual([
       { text: "export", className: "k" },
       { text: " " },
@@ -113,7 +151,16 @@ describe("file lines as HTML", () => {
   it("leaves an attribute value unquoted only when nothing in it ends or escapes one", () => {
     expect(attribute("f3n12")).toBe("f3n12");
     expect(attribute("lib/a.ts")).toBe("lib/a.ts");
-    for (const [value, quoted] of [["?c=f1n2", '"?c=f1n2"'], ["a b", '"a b"'], ['x" onclick="y', '"x&quot; onclick=&quot;y"'], ["a&amp;b", '"a&amp;amp;b"'], ["a>b", '"a>b"'], ["", '""'], ["a'b", '"a\'b"'], ["a`b", '"a`b"']]) {
+    for (const [value, quoted] of [
+      ["?c=f1n2", '"?c=f1n2"'],
+      ["a b", '"a b"'],
+      ['x" onclick="y', '"x&quot; onclick=&quot;y"'],
+      ["a&amp;b", '"a&amp;amp;b"'],
+      ["a>b", '"a>b"'],
+      ["", '""'],
+      ["a'b", '"a\'b"'],
+      ["a`b", '"a`b"'],
+    ]) {
       expect(attribute(value)).toBe(quoted);
     }
   });
@@ -137,35 +184,99 @@ function tagsOf(html: string): string[] | null {
 }
 
 describe("a diff's file as HTML", () => {
-  const file = (path: string) => ({ path, previousPath: `${path}.old`, status: "renamed" as const, binary: false, additions: 1, deletions: 2, truncated: true, hunks: [{}] });
+  const file = (path: string) => ({
+    path,
+    previousPath: `${path}.old`,
+    status: "renamed" as const,
+    binary: false,
+    additions: 1,
+    deletions: 2,
+    truncated: true,
+    hunks: [{}],
+  });
 
   it.each(HOSTILE)("keeps a path %s inert in the summary, the Viewed button and the labels", (path) => {
     const html = diffFileHtml(file(path), 4, "<p class=a>x", { viewed: false, markable: true });
-    expect(new Set(tagsOf(html))).toEqual(new Set(["button", "/button", "details", "summary", "span", "/span", "/summary", "div", "p", "/p", "/div", "/details"]));
+    expect(new Set(tagsOf(html))).toEqual(
+      new Set([
+        "button",
+        "/button",
+        "details",
+        "summary",
+        "span",
+        "/span",
+        "/summary",
+        "div",
+        "p",
+        "/p",
+        "/div",
+        "/details",
+      ]),
+    );
     const [, value] = /<button [^>]*value=("[^"]*"|\S+) /.exec(html)!;
-    const decoded = value.startsWith('"') ? value.slice(1, -1).replace(/&quot;/g, '"').replace(/&amp;/g, "&") : value;
+    const decoded = value.startsWith('"')
+      ? value
+          .slice(1, -1)
+          .replace(/&quot;/g, '"')
+          .replace(/&amp;/g, "&")
+      : value;
     expect(parseViewedValue(decoded)).toEqual({ index: 4, viewed: true, path });
   });
 
   it("shows a viewed file folded with its badge and a pressed button that unmarks it", () => {
-    const html = diffFileHtml({ ...file("a.ts"), status: "modified", truncated: false }, 7, "<p>x", { viewed: true, markable: true });
+    const html = diffFileHtml({ ...file("a.ts"), status: "modified", truncated: false }, 7, "<p>x", {
+      viewed: true,
+      markable: true,
+    });
     expect(html).toBe(
-      "<button form=viewed name=file value=\"7 false a.ts\" class=viewed-toggle aria-pressed=true aria-label=\"Viewed a.ts\">Viewed</button>" +
+      '<button form=viewed name=file value="7 false a.ts" class=viewed-toggle aria-pressed=true aria-label="Viewed a.ts">Viewed</button>' +
         "<details class=file id=file-7><summary>a.ts <span class=badge>modified</span> <span class=badge>viewed</span> <span class=muted>+1 −2</span></summary>" +
-        "<div class=\"scroll code diff\" role=group aria-label=\"Diff of a.ts\" tabindex=0><div class=lines><p>x</div></div></details>",
+        '<div class="scroll code diff" role=group aria-label="Diff of a.ts" tabindex=0><div class=lines><p>x</div></div></details>',
     );
   });
 
   it("says when a file is binary or has no text changes, and has no button for a reader who cannot mark", () => {
-    expect(diffFileHtml({ ...file("b.png"), status: "added", binary: true, hunks: [], truncated: false }, 0, "", { viewed: false, markable: false })).toBe(
+    expect(
+      diffFileHtml({ ...file("b.png"), status: "added", binary: true, hunks: [], truncated: false }, 0, "", {
+        viewed: false,
+        markable: false,
+      }),
+    ).toBe(
       "<details class=file id=file-0 open><summary>b.png <span class=badge>added</span> <span class=muted>+1 −2</span></summary><p class=notice>Binary file; not shown.</p></details>",
     );
-    expect(diffFileHtml({ ...file("c"), status: "modified", hunks: [], truncated: false }, 0, "", { viewed: false, markable: false })).toContain("<p class=muted>No text changes.</p></details>");
+    expect(
+      diffFileHtml({ ...file("c"), status: "modified", hunks: [], truncated: false }, 0, "", {
+        viewed: false,
+        markable: false,
+      }),
+    ).toContain("<p class=muted>No text changes.</p></details>");
   });
 
   it.each(HOSTILE)("keeps a path %s inert in the line picker", (path) => {
-    const html = linePickerHtml([{ path, index: 3 }, { path: "b.ts", index: 4 }], 2, "/@a/b/changes/x");
-    expect(new Set(tagsOf(html))).toEqual(new Set(["form", "input", "div", "label", "/label", "select", "option", "/select", "/div", "button", "/button", "/form"]));
+    const html = linePickerHtml(
+      [
+        { path, index: 3 },
+        { path: "b.ts", index: 4 },
+      ],
+      2,
+      "/@a/b/changes/x",
+    );
+    expect(new Set(tagsOf(html))).toEqual(
+      new Set([
+        "form",
+        "input",
+        "div",
+        "label",
+        "/label",
+        "select",
+        "option",
+        "/select",
+        "/div",
+        "button",
+        "/button",
+        "/form",
+      ]),
+    );
     expect(html).toContain("<select id=pick-file name=f><option value=3>");
     expect(html).toContain("<option value=4>b.ts</select>");
   });

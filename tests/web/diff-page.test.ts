@@ -15,7 +15,10 @@ describe("changes.diff, the change page's paginated hunks", () => {
   it("numbers added, removed and context lines on their sides", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "notes.txt": "one\ntwo\nthree\nfour\n" });
-    const { change } = await changeWith(alice.token, project, { "notes.txt": "one\nTWO\nthree\nfour\nfive\n", "new.md": "# New\n" });
+    const { change } = await changeWith(alice.token, project, {
+      "notes.txt": "one\nTWO\nthree\nfour\nfive\n",
+      "new.md": "# New\n",
+    });
     const res = await diffPage(alice.token, change.id);
     expect(res.status).toBe(200);
     const { totalFiles, files } = res.body.result.data;
@@ -39,7 +42,9 @@ describe("changes.diff, the change page's paginated hunks", () => {
   it(`pages ${DIFF_PAGE_FILES} files at a time and collapses a file past ${DIFF_FILE_LINES_MAX} lines`, async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
-    const files: Record<string, string> = { "big.txt": Array.from({ length: DIFF_FILE_LINES_MAX + 500 }, (_, i) => `line ${i}`).join("\n") + "\n" };
+    const files: Record<string, string> = {
+      "big.txt": Array.from({ length: DIFF_FILE_LINES_MAX + 500 }, (_, i) => `line ${i}`).join("\n") + "\n",
+    };
     for (let i = 0; i < DIFF_PAGE_FILES + 9; i++) files[`f/${String(i).padStart(3, "0")}.txt`] = `${i}\n`;
     const { change } = await changeWith(alice.token, project, files);
     const first = (await diffPage(alice.token, change.id, 1)).body.result.data;
@@ -50,7 +55,9 @@ describe("changes.diff, the change page's paginated hunks", () => {
     const big = first.files[0];
     expect(big).toMatchObject({ path: "big.txt", truncated: true, additions: DIFF_FILE_LINES_MAX + 500 });
     expect(big.hunks.flatMap((hunk: { lines: unknown[] }) => hunk.lines)).toHaveLength(DIFF_FILE_LINES_MAX);
-    expect(second.files.at(-1).hunks[0].lines).toEqual([{ kind: "add", oldLine: null, newLine: 1, text: `${DIFF_PAGE_FILES + 8}` }]);
+    expect(second.files.at(-1).hunks[0].lines).toEqual([
+      { kind: "add", oldLine: null, newLine: 1, text: `${DIFF_PAGE_FILES + 8}` },
+    ]);
     expect((await diffPage(alice.token, change.id, 3)).body.result.data.files).toEqual([]);
   });
 

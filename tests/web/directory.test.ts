@@ -10,13 +10,24 @@ useTestEnvironment();
 /** repository.directory has no REST route: the tree pages read it in-process, typed callers through /api/trpc. */
 const directory = (token: string | undefined, project: { path: string }, path: string, page?: number) => {
   const [namespace, slug] = project.path.split("/");
-  return call("GET", `/api/trpc/repository.directory?input=${encodeURIComponent(JSON.stringify({ namespace, slug, path, page }))}`, { token });
+  return call(
+    "GET",
+    `/api/trpc/repository.directory?input=${encodeURIComponent(JSON.stringify({ namespace, slug, path, page }))}`,
+    { token },
+  );
 };
 
 describe("repository.directory, one page of one directory for the tree pages", () => {
   it("lists a directory's own entries, directories first, each by name, with its README's name", async () => {
     const alice = await createTestUser();
-    const project = await projectWith(alice.token, { "b.txt": "b\n", "src/z.ts": "z\n", "src/a/deep.ts": "d\n", "a.txt": "a\n", "src/b.ts": "b\n", "docs/Readme.md": "# Docs\n" });
+    const project = await projectWith(alice.token, {
+      "b.txt": "b\n",
+      "src/z.ts": "z\n",
+      "src/a/deep.ts": "d\n",
+      "a.txt": "a\n",
+      "src/b.ts": "b\n",
+      "docs/Readme.md": "# Docs\n",
+    });
     const root = await directory(alice.token, project, "");
     expect(root.status).toBe(200);
     expect(root.body.result.data).toMatchObject({
@@ -41,7 +52,11 @@ describe("repository.directory, one page of one directory for the tree pages", (
     const project = await projectWith(alice.token, files);
     const first = (await directory(alice.token, project, "big", 1)).body.result.data;
     const second = (await directory(alice.token, project, "big", 2)).body.result.data;
-    expect([first.total, first.entries.length, second.entries.length]).toEqual([TREE_PAGE_ENTRIES + 6, TREE_PAGE_ENTRIES, 6]);
+    expect([first.total, first.entries.length, second.entries.length]).toEqual([
+      TREE_PAGE_ENTRIES + 6,
+      TREE_PAGE_ENTRIES,
+      6,
+    ]);
     expect(first.entries[0].name).toBe("README.md");
     expect(second.readme).toBe("README.md");
     expect(second.entries.at(-1).name).toBe(`f${String(TREE_PAGE_ENTRIES + 4).padStart(4, "0")}.txt`);
@@ -60,7 +75,8 @@ describe("repository.directory, one page of one directory for the tree pages", (
 });
 
 describe("the file and folder pages' reads at a full commit id (GitHub's permalinks)", () => {
-  const trpc = (token: string, procedure: string, input: Record<string, unknown>) => call("GET", `/api/trpc/repository.${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
+  const trpc = (token: string, procedure: string, input: Record<string, unknown>) =>
+    call("GET", `/api/trpc/repository.${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
 
   it("repository.directory and repository.blob read at a branch or a full commit id, as it was then; the spec's content read stays branch-only", async () => {
     const alice = await createTestUser();
@@ -71,7 +87,9 @@ describe("the file and folder pages' reads at a full commit id (GitHub's permali
     const blob = await trpc(alice.token, "blob", { namespace, slug, path: "src/a.ts", ref: old });
     expect(blob.status, JSON.stringify(blob.body)).toBe(200);
     expect(blob.body.result.data).toMatchObject({ ref: old, commit: old, kind: "content", value: "first\n" });
-    expect((await trpc(alice.token, "blob", { namespace, slug, path: "src/a.ts", ref: "main" })).body.result.data.value).toBe("second\n");
+    expect(
+      (await trpc(alice.token, "blob", { namespace, slug, path: "src/a.ts", ref: "main" })).body.result.data.value,
+    ).toBe("second\n");
     const dir = await trpc(alice.token, "directory", { namespace, slug, path: "src", ref: old });
     expect(dir.status, JSON.stringify(dir.body)).toBe(200);
     expect(dir.body.result.data).toMatchObject({ ref: old, commit: old, entries: [{ name: "a.ts", kind: "file" }] });
@@ -79,7 +97,10 @@ describe("the file and folder pages' reads at a full commit id (GitHub's permali
       expect((await trpc(alice.token, "blob", { namespace, slug, path: "src/a.ts", ref })).status, ref).toBe(404);
       expect((await trpc(alice.token, "directory", { namespace, slug, path: "src", ref })).status, ref).toBe(404);
     }
-    expect((await call("GET", `/api/projects/${project.path}/content?path=src/a.ts&ref=${old}`, { token: alice.token })).status).toBe(404);
+    expect(
+      (await call("GET", `/api/projects/${project.path}/content?path=src/a.ts&ref=${old}`, { token: alice.token }))
+        .status,
+    ).toBe(404);
     const stranger = await createTestUser();
     expect((await trpc(stranger.token, "blob", { namespace, slug, path: "src/a.ts", ref: old })).status).toBe(404);
   });

@@ -20,7 +20,8 @@ beforeAll(async () => {
     const url = new URL(req.url ?? "/", "http://x");
     const status = Number(url.searchParams.get("status") ?? 200);
     const type = url.searchParams.get("type") ?? "text/html; charset=utf-8";
-    const body = url.searchParams.get("body") === "page" ? "<!DOCTYPE html><html><body><main>fine</main></body></html>" : SHELL;
+    const body =
+      url.searchParams.get("body") === "page" ? "<!DOCTYPE html><html><body><main>fine</main></body></html>" : SHELL;
     res.statusCode = status;
     res.setHeader("content-type", type);
     const gzip = /gzip/.test(req.headers["accept-encoding"] ?? "");
@@ -38,12 +39,23 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function get(query: string, init: { method?: string; gzip?: boolean } = {}) {
   const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
-    http.request(`${base}/?${query}`, { method: init.method ?? "GET", headers: init.gzip ? { "accept-encoding": "gzip" } : {} }, resolve).on("error", reject).end(),
+    http
+      .request(
+        `${base}/?${query}`,
+        { method: init.method ?? "GET", headers: init.gzip ? { "accept-encoding": "gzip" } : {} },
+        resolve,
+      )
+      .on("error", reject)
+      .end(),
   );
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
-  return { status: res.statusCode, encoding: res.headers["content-encoding"], text: (res.headers["content-encoding"] === "gzip" ? zlib.gunzipSync(raw) : raw).toString() };
+  return {
+    status: res.statusCode,
+    encoding: res.headers["content-encoding"],
+    text: (res.headers["content-encoding"] === "gzip" ? zlib.gunzipSync(raw) : raw).toString(),
+  };
 }
 
 describe("Next.js's error shell amended by server.mjs: lang and the no-JavaScript 500 and 404 pages, a 404's title", () => {
@@ -52,8 +64,17 @@ describe("Next.js's error shell amended by server.mjs: lang and the no-JavaScrip
       const res = await get("status=500", { gzip });
       expect(res.status).toBe(500);
       expect(res.encoding).toBe(gzip ? "gzip" : undefined);
-      expect(res.text.startsWith(SHELL.slice(0, SHELL.indexOf("</body>")).replace('<html id="__next_error__">', '<html id="__next_error__" lang="en">'))).toBe(true);
-      expect(res.text).toMatch(/<noscript>.*<h1>Something went wrong<\/h1>.*Error id <code>3677510603<\/code>.*<\/noscript><\/body><\/html>$/);
+      expect(
+        res.text.startsWith(
+          SHELL.slice(0, SHELL.indexOf("</body>")).replace(
+            '<html id="__next_error__">',
+            '<html id="__next_error__" lang="en">',
+          ),
+        ),
+      ).toBe(true);
+      expect(res.text).toMatch(
+        /<noscript>.*<h1>Something went wrong<\/h1>.*Error id <code>3677510603<\/code>.*<\/noscript><\/body><\/html>$/,
+      );
     }
   });
 

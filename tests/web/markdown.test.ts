@@ -27,7 +27,7 @@ const XSS = [
   '<meta http-equiv="refresh" content="0;url=https://evil.example">',
   '<input type="text" name="password" value="x" onfocus="alert(1)" autofocus>',
   '<h2 id="content">clobber</h2><a name="content" id="content">x</a>',
-  '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>',
+  "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>",
 ];
 
 describe("renderMarkdown", () => {
@@ -42,7 +42,9 @@ describe("renderMarkdown", () => {
   });
 
   it("renders GitHub-flavoured Markdown: tables, task lists, strikethrough, autolinks", () => {
-    const html = renderMarkdown("| a | b |\n|---|:-:|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~gone~~ https://example.com/x and www.example.org");
+    const html = renderMarkdown(
+      "| a | b |\n|---|:-:|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~gone~~ https://example.com/x and www.example.org",
+    );
     expect(html).toContain("<th>a</th>");
     expect(html).toContain('<td align="center">2</td>');
     expect(html).toContain('<input type="checkbox" disabled checked aria-label="done" />');
@@ -62,23 +64,33 @@ describe("renderMarkdown", () => {
 
   it("gives headings GitHub's anchors under the user-content prefix, and in-document links follow them", () => {
     const html = renderMarkdown("## Getting *started*!\n\n## Getting started\n\n[jump](#getting-started)");
-    expect(html).toContain('<h2 id="user-content-getting-started">Getting <em>started</em>! <a class="anchor" href="#user-content-getting-started"');
+    expect(html).toContain(
+      '<h2 id="user-content-getting-started">Getting <em>started</em>! <a class="anchor" href="#user-content-getting-started"',
+    );
     expect(html).toContain('<h2 id="user-content-getting-started-1">');
     expect(html).toContain('<a href="#user-content-getting-started" rel="nofollow noopener">jump</a>');
   });
 
   it("resolves relative links and images against the repository at the shown ref", () => {
-    const html = renderMarkdown("[guide](guide.md#install) [up](../README.md) [root](/src/) ![logo](img/logo.png) ![far](https://example.com/a.png)", readme);
+    const html = renderMarkdown(
+      "[guide](guide.md#install) [up](../README.md) [root](/src/) ![logo](img/logo.png) ![far](https://example.com/a.png)",
+      readme,
+    );
     expect(html).toContain('href="/@alice/demo/blob/main/docs/guide.md#user-content-install"');
     expect(html).toContain('href="/@alice/demo/blob/main/README.md"');
     expect(html).toContain('href="/@alice/demo/tree/main/src"');
-    expect(html).toContain('<img src="/api/projects/@alice/demo/raw?path=docs%2Fimg%2Flogo.png&amp;ref=main" alt="logo" />');
+    expect(html).toContain(
+      '<img src="/api/projects/@alice/demo/raw?path=docs%2Fimg%2Flogo.png&amp;ref=main" alt="logo" />',
+    );
     expect(html).not.toContain("https://example.com/a.png");
     expect(html).toContain("far");
   });
 
   it("links #12 to the project's issue and @name to the profile, not inside code, links or e-mail addresses", () => {
-    const html = renderMarkdown("Fixes #12, thanks @bob. `#13 @carol` [see #14](https://example.com) mail dave@example.com", { base: "/@alice/demo" });
+    const html = renderMarkdown(
+      "Fixes #12, thanks @bob. `#13 @carol` [see #14](https://example.com) mail dave@example.com",
+      { base: "/@alice/demo" },
+    );
     expect(html).toContain('<a class="reference" href="/@alice/demo/issues/12" rel="nofollow noopener">#12</a>');
     expect(html).toContain('<a class="reference" href="/@bob" rel="nofollow noopener">@bob</a>');
     expect(html).toContain("<code>#13 @carol</code>");

@@ -8,13 +8,22 @@ import { grantCollaborator } from "@/server/projects/test-fixtures";
 useTestEnvironment();
 
 /** users.profile and users.actors have no REST routes: pages read them in-process, typed callers through /api/trpc. */
-const query = (procedure: string, input: unknown, token?: string) => call("GET", `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
+const query = (procedure: string, input: unknown, token?: string) =>
+  call("GET", `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
 
 describe("users.actors, the names pages show for actors", () => {
   it("names users by username and agents by name with their owner, never failing on unknown ones", async () => {
     const alice = await createTestUser();
     const agent = await createAgentFor(alice.token);
-    const res = await query("users.actors", { actors: [`user:${alice.id}`, `agent:${agent.id}`, "system", "user:00000000-0000-4000-8000-000000000000", "user:nope"] });
+    const res = await query("users.actors", {
+      actors: [
+        `user:${alice.id}`,
+        `agent:${agent.id}`,
+        "system",
+        "user:00000000-0000-4000-8000-000000000000",
+        "user:nope",
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.data.actors).toEqual([
       { actor: `user:${alice.id}`, kind: "user", username: alice.username, agentName: null },
@@ -38,16 +47,25 @@ describe("users.profile", () => {
     const open = await projectWith(alice.token, { "README.md": "hi\n" }, "public");
     const hidden = await projectWith(alice.token, { "README.md": "secret\n" }, "private");
     await changeWith(alice.token, hidden, { "x.txt": "x\n" });
-    const issue = await call("POST", `/api/projects/${open.path}/issues`, { token: alice.token, body: { title: "Public work" } });
+    const issue = await call("POST", `/api/projects/${open.path}/issues`, {
+      token: alice.token,
+      body: { title: "Public work" },
+    });
     expect(issue.status).toBe(201);
-    const org = await call("POST", "/api/orgs", { token: alice.token, body: { slug: `o${Date.now().toString(36)}`, name: "Acme" } });
+    const org = await call("POST", "/api/orgs", {
+      token: alice.token,
+      body: { slug: `o${Date.now().toString(36)}`, name: "Acme" },
+    });
     expect(org.status).toBe(201);
 
     const asBob = (await query("users.profile", { username: alice.username }, bob.token)).body.result.data;
     expect(asBob.user).toMatchObject({ id: alice.id, username: alice.username });
     expect(asBob.projects.map((p: { path: string }) => p.path)).toEqual([open.path]);
     expect(asBob.orgs).toEqual([]);
-    expect(asBob.activity.map((e: { kind: string; project: string }) => [e.kind, e.project])).toEqual([["issue.opened", open.path], ["project.created", open.path]]);
+    expect(asBob.activity.map((e: { kind: string; project: string }) => [e.kind, e.project])).toEqual([
+      ["issue.opened", open.path],
+      ["project.created", open.path],
+    ]);
 
     const asAnonymous = (await query("users.profile", { username: alice.username })).body.result.data;
     expect(asAnonymous.projects.map((p: { path: string }) => p.path)).toEqual([open.path]);

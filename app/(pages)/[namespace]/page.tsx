@@ -19,8 +19,10 @@ export async function generateMetadata({ params }: Props) {
 
 /** Where an event of the activity list points: the change or issue it is about, else the project. */
 function eventTarget(project: string, data: Record<string, unknown>): { href: string; text: string } {
-  if (typeof data.changeId === "string") return { href: `/${project}/changes/${data.changeId}`, text: `a change in ${project}` };
-  if (typeof data.number === "number") return { href: `/${project}/issues/${data.number}`, text: `${project}#${data.number}` };
+  if (typeof data.changeId === "string")
+    return { href: `/${project}/changes/${data.changeId}`, text: `a change in ${project}` };
+  if (typeof data.number === "number")
+    return { href: `/${project}/issues/${data.number}`, text: `${project}#${data.number}` };
   return { href: `/${project}`, text: project };
 }
 
@@ -56,7 +58,11 @@ export default async function ProfilePage({ params }: Props) {
           <ul>
             {projects.map((project) => (
               <li key={project.path}>
-                <Link href={`/${project.path}`}>{project.path}</Link> <span className="badge">{project.visibility}</span> <span className="muted">updated <RelativeTime iso={project.updatedAt} /></span>
+                <Link href={`/${project.path}`}>{project.path}</Link>{" "}
+                <span className="badge">{project.visibility}</span>{" "}
+                <span className="muted">
+                  updated <RelativeTime iso={project.updatedAt} />
+                </span>
               </li>
             ))}
           </ul>
@@ -70,7 +76,8 @@ export default async function ProfilePage({ params }: Props) {
           <ul>
             {orgs.map((org) => (
               <li key={org.slug}>
-                <Link href={`/orgs/${encodeURIComponent(org.slug)}`}>{org.name}</Link> <span className="muted">@{org.slug}</span>
+                <Link href={`/orgs/${encodeURIComponent(org.slug)}`}>{org.name}</Link>{" "}
+                <span className="muted">@{org.slug}</span>
               </li>
             ))}
           </ul>

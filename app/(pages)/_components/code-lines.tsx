@@ -19,7 +19,17 @@ export function CodeLine({ text, segments }: { text: string; segments?: Segment[
 }
 
 /** A numbered row of a file's table: `#L<n>` anchor (out of the tab order), optional cells before it, the code. */
-export function NumberedLine({ n, text, segments, children }: { n: number; text: string; segments?: Segment[]; children?: React.ReactNode }) {
+export function NumberedLine({
+  n,
+  text,
+  segments,
+  children,
+}: {
+  n: number;
+  text: string;
+  segments?: Segment[];
+  children?: React.ReactNode;
+}) {
   return (
     <tr id={`L${n}`}>
       {children}

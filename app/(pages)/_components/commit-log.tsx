@@ -15,7 +15,13 @@ export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: s
   const { log } = await read(() => api.repository.log({ namespace, slug, ref: branch, depth: LOG_DEPTH }));
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="commits" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="commits"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>
         Commits on <code>{branch}</code>
       </h1>

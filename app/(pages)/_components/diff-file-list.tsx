@@ -8,9 +8,12 @@ export function DiffFileList({ files, firstIndex }: { files: ListedFile[]; first
       <ol className="file-list">
         {files.map((file, i) => (
           <li key={file.path}>
-            <a href={`#file-${firstIndex + i}`}>{file.previousPath && file.previousPath !== file.path ? `${file.previousPath} → ${file.path}` : file.path}</a>{" "}
+            <a href={`#file-${firstIndex + i}`}>
+              {file.previousPath && file.previousPath !== file.path ? `${file.previousPath} → ${file.path}` : file.path}
+            </a>{" "}
             <span className="muted">
-              {file.status} · <span aria-label={`${file.additions} added`}>+{file.additions}</span> <span aria-label={`${file.deletions} removed`}>−{file.deletions}</span>
+              {file.status} · <span aria-label={`${file.additions} added`}>+{file.additions}</span>{" "}
+              <span aria-label={`${file.deletions} removed`}>−{file.deletions}</span>
             </span>
           </li>
         ))}

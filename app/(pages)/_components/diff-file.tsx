@@ -1,6 +1,13 @@
 import { Fragment, type ReactElement } from "react";
 import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
-import { diffFileHtml, linePickerHtml, summaryHtml, TRUNCATED, viewedButtonHtml, type DiffFileHead } from "../_lib/diff-html";
+import {
+  diffFileHtml,
+  linePickerHtml,
+  summaryHtml,
+  TRUNCATED,
+  viewedButtonHtml,
+  type DiffFileHead,
+} from "../_lib/diff-html";
 import { ServerHtml } from "./server-html";
 import { anchorKey, ThreadView, type Thread } from "./thread";
 
@@ -11,17 +18,22 @@ export interface DiffFileData extends DiffFileHead {
 /** Every anchor a page of files shows, so threads anchored elsewhere can be listed apart. */
 export function shownAnchors(files: DiffFileData[]): Set<string> {
   const keys = new Set<string>();
-  for (const file of files) for (const hunk of file.hunks) for (const line of hunk.lines) {
-    const anchor = lineAnchor(line);
-    keys.add(anchorKey(file.path, anchor.side, anchor.line));
-  }
+  for (const file of files)
+    for (const hunk of file.hunks)
+      for (const line of hunk.lines) {
+        const anchor = lineAnchor(line);
+        keys.add(anchorKey(file.path, anchor.side, anchor.line));
+      }
   return keys;
 }
 
 /** The line whose comment form is open: `?c=f3n12` (a line's comment link) or the line picker's `f`, `s` and `l`. */
 export type OpenLine = { fileIndex: number; side: "old" | "new"; line: number };
 export function openLine(query: Record<string, string | string[] | undefined>): OpenLine | undefined {
-  const picked = typeof query.f === "string" && typeof query.l === "string" ? `f${query.f}${query.s === "old" ? "o" : "n"}${query.l}` : undefined;
+  const picked =
+    typeof query.f === "string" && typeof query.l === "string"
+      ? `f${query.f}${query.s === "old" ? "o" : "n"}${query.l}`
+      : undefined;
   return parseLineId(query.c) ?? parseLineId(picked) ?? undefined;
 }
 
@@ -69,19 +81,39 @@ export function DiffFiles({ files, firstIndex, viewed = NOTHING_VIEWED, ...rest 
     if (typeof part === "string" && typeof last === "string") parts[parts.length - 1] = last + part;
     else parts.push(part);
   });
-  return parts.map((part, i) => (typeof part === "string" ? <ServerHtml key={i} html={part} /> : <Fragment key={i}>{part}</Fragment>));
+  return parts.map((part, i) =>
+    typeof part === "string" ? <ServerHtml key={i} html={part} /> : <Fragment key={i}>{part}</Fragment>,
+  );
 }
 
-type FileProps = Omit<Props, "files" | "firstIndex" | "viewed"> & { file: DiffFileData; index: number; viewed: boolean };
+type FileProps = Omit<Props, "files" | "firstIndex" | "viewed"> & {
+  file: DiffFileData;
+  index: number;
+  viewed: boolean;
+};
 
 /** One file: its HTML when nothing goes between its lines, else elements with its threads and the open comment form. */
-function diffFile({ file, index, threads, pageUrl, open, canComment, changeId, tipSha, actions, viewed, markable = false }: FileProps): string | ReactElement {
-  const isOpen = (anchor: { side: string; line: number }) => open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
+function diffFile({
+  file,
+  index,
+  threads,
+  pageUrl,
+  open,
+  canComment,
+  changeId,
+  tipSha,
+  actions,
+  viewed,
+  markable = false,
+}: FileProps): string | ReactElement {
+  const isOpen = (anchor: { side: string; line: number }) =>
+    open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
   const blocks = diffBlocks(file.hunks, index, {
     href: canComment ? commentHref(pageUrl) : undefined,
     breakAfter: (anchor) => threads.has(anchorKey(file.path, anchor.side, anchor.line)) || isOpen(anchor),
   });
-  if (blocks.every((block) => block.after === null)) return diffFileHtml(file, index, blocks[0]?.html ?? "", { viewed, markable });
+  if (blocks.every((block) => block.after === null))
+    return diffFileHtml(file, index, blocks[0]?.html ?? "", { viewed, markable });
   return (
     <>
       {markable && <div dangerouslySetInnerHTML={{ __html: viewedButtonHtml(index, file.path, viewed) }} />}
@@ -95,9 +127,26 @@ function diffFile({ file, index, threads, pageUrl, open, canComment, changeId, t
                 {after && (
                   <div className="comments">
                     {(threads.get(anchorKey(file.path, after.side, after.line)) ?? []).map((thread) => (
-                      <ThreadView key={thread.root.id} thread={thread} changeId={changeId} back={pageUrl} canAct={canComment} actions={actions} />
+                      <ThreadView
+                        key={thread.root.id}
+                        thread={thread}
+                        changeId={changeId}
+                        back={pageUrl}
+                        canAct={canComment}
+                        actions={actions}
+                      />
                     ))}
-                    {isOpen(after) && <CommentForm file={file.path} id={lineId(index, after.side, after.line)} anchor={after} back={`${pageUrl}&c=${lineId(index, after.side, after.line)}`} changeId={changeId} tipSha={tipSha} action={actions.addComment} />}
+                    {isOpen(after) && (
+                      <CommentForm
+                        file={file.path}
+                        id={lineId(index, after.side, after.line)}
+                        anchor={after}
+                        back={`${pageUrl}&c=${lineId(index, after.side, after.line)}`}
+                        changeId={changeId}
+                        tipSha={tipSha}
+                        action={actions.addComment}
+                      />
+                    )}
                   </div>
                 )}
               </Fragment>
@@ -111,7 +160,23 @@ function diffFile({ file, index, threads, pageUrl, open, canComment, changeId, t
 }
 
 /** The form a line's comment link opens, under the line; posting it returns to `back`. */
-function CommentForm({ file, id, anchor, back, changeId, tipSha, action }: { file: string; id: string; anchor: { side: string; line: number }; back: string; changeId: string; tipSha: string; action: (form: FormData) => Promise<void> }) {
+function CommentForm({
+  file,
+  id,
+  anchor,
+  back,
+  changeId,
+  tipSha,
+  action,
+}: {
+  file: string;
+  id: string;
+  anchor: { side: string; line: number };
+  back: string;
+  changeId: string;
+  tipSha: string;
+  action: (form: FormData) => Promise<void>;
+}) {
   return (
     <form action={action}>
       <input type="hidden" name="changeId" value={changeId} />
@@ -135,7 +200,19 @@ function CommentForm({ file, id, anchor, back, changeId, tipSha, action }: { fil
  * A GET form that opens the comment form on a chosen line of a file of this page: the keyboard's
  * way to a line, since the line numbers are out of the tab order.
  */
-export function LinePicker({ files, firstIndex, page, action }: { files: DiffFileData[]; firstIndex: number; page: number; action: string }) {
-  const shown = files.map((file, i) => ({ path: file.path, index: firstIndex + i, hunks: file.hunks.length })).filter((file) => file.hunks > 0);
+export function LinePicker({
+  files,
+  firstIndex,
+  page,
+  action,
+}: {
+  files: DiffFileData[];
+  firstIndex: number;
+  page: number;
+  action: string;
+}) {
+  const shown = files
+    .map((file, i) => ({ path: file.path, index: firstIndex + i, hunks: file.hunks.length }))
+    .filter((file) => file.hunks > 0);
   return shown.length === 0 ? null : <div dangerouslySetInnerHTML={{ __html: linePickerHtml(shown, page, action) }} />;
 }

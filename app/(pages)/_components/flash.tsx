@@ -2,7 +2,8 @@
 export function Flash({ query }: { query: Record<string, string | string[] | undefined> }) {
   const error = typeof query.error === "string" ? query.error : undefined;
   if (!error) return null;
-  const list = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+  const list = (value: string | string[] | undefined) =>
+    value === undefined ? [] : Array.isArray(value) ? value : [value];
   const reasons = list(query.reason);
   const files = list(query.file);
   return (
@@ -21,7 +22,14 @@ export function Flash({ query }: { query: Record<string, string | string[] | und
       {files.length > 0 && (
         <>
           <p>
-            Conflicting files{typeof query.conflict === "string" && <> (<a href="#resolve-conflict">Resolve the conflict</a> below)</>}:
+            Conflicting files
+            {typeof query.conflict === "string" && (
+              <>
+                {" "}
+                (<a href="#resolve-conflict">Resolve the conflict</a> below)
+              </>
+            )}
+            :
           </p>
           <ul>
             {files.map((file) => (

@@ -19,7 +19,8 @@ export function LineRange() {
       const first = Number(match[1]);
       const last = Number(match[2] ?? match[1]);
       anchor = first;
-      for (let n = Math.min(first, last); n <= Math.max(first, last); n++) document.getElementById(`L${n}`)?.parentElement?.classList.add("selected");
+      for (let n = Math.min(first, last); n <= Math.max(first, last); n++)
+        document.getElementById(`L${n}`)?.parentElement?.classList.add("selected");
       document.getElementById(`L${Math.min(first, last)}`)?.scrollIntoView({ block: "center" });
     };
     const click = (event: MouseEvent) => {

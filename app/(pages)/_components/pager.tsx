@@ -1,7 +1,17 @@
 import Link from "next/link";
 
 /** Previous/next links for a paginated view; `href(page)` builds each page's address. */
-export function Pager({ page, pages, href, label }: { page: number; pages: number; href: (page: number) => string; label: string }) {
+export function Pager({
+  page,
+  pages,
+  href,
+  label,
+}: {
+  page: number;
+  pages: number;
+  href: (page: number) => string;
+  label: string;
+}) {
   if (pages <= 1) return null;
   return (
     <nav className="pager" aria-label={label}>

@@ -45,4 +45,5 @@ export function AuthorOf({ author, agentId }: { author: { username: string | nul
 }
 
 /** The actors `AuthorOf` will ask names for, to preload. */
-export const agentActors = (rows: Array<{ agentId: string | null }>) => rows.flatMap((row) => (row.agentId ? [`agent:${row.agentId}`] : []));
+export const agentActors = (rows: Array<{ agentId: string | null }>) =>
+  rows.flatMap((row) => (row.agentId ? [`agent:${row.agentId}`] : []));

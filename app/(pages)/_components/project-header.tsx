@@ -13,7 +13,19 @@ const TABS = [
 export type ProjectTab = (typeof TABS)[number]["key"];
 
 /** The project's title and its tabs (Settings only for writers). */
-export function ProjectHeader({ base, path, visibility, current, canWrite }: { base: string; path: string; visibility: string; current: ProjectTab; canWrite: boolean }) {
+export function ProjectHeader({
+  base,
+  path,
+  visibility,
+  current,
+  canWrite,
+}: {
+  base: string;
+  path: string;
+  visibility: string;
+  current: ProjectTab;
+  canWrite: boolean;
+}) {
   return (
     <>
       <p className="muted">

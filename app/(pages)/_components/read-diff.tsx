@@ -12,11 +12,17 @@ export function ReadDiff({ totals, files }: { totals: Totals; files: ReadDiffFil
   return (
     <section aria-labelledby="files">
       <h2 id="files">
-        Files changed <span className="muted">({totals.files}, +{totals.additions} −{totals.deletions})</span>
+        Files changed{" "}
+        <span className="muted">
+          ({totals.files}, +{totals.additions} −{totals.deletions})
+        </span>
       </h2>
       {totals.files > files.length && <p className="muted">The first {files.length} files are shown.</p>}
       <DiffFiles
-        files={files.map((file) => ({ ...file, ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)) }))}
+        files={files.map((file) => ({
+          ...file,
+          ...(file.patch === null ? { hunks: [], truncated: file.tooLarge } : patchHunks(file.patch)),
+        }))}
         firstIndex={0}
         threads={NO_THREADS}
         pageUrl=""

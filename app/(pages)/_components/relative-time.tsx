@@ -11,7 +11,8 @@ const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
 /** "3 hours ago", from an ISO time and the moment of rendering. */
 export function relativeTime(iso: string, now = Date.now()): string {
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
-  for (const [unit, size] of UNITS) if (Math.abs(seconds) >= size) return relative.format(Math.trunc(seconds / size), unit);
+  for (const [unit, size] of UNITS)
+    if (Math.abs(seconds) >= size) return relative.format(Math.trunc(seconds / size), unit);
   return "just now";
 }
 

@@ -5,7 +5,17 @@ import type { SecretFlash } from "../_lib/secret-flash";
  * to a route that redirects back here (Post/Redirect/Get), and the secret arrives as a one-time
  * flash: shown on the page the redirect lands on, gone on reload.
  */
-export function SecretOnceForm({ action, submit, flash, children }: { action: string; submit: string; flash: SecretFlash | null; children: React.ReactNode }) {
+export function SecretOnceForm({
+  action,
+  submit,
+  flash,
+  children,
+}: {
+  action: string;
+  submit: string;
+  flash: SecretFlash | null;
+  children: React.ReactNode;
+}) {
   return (
     <>
       {flash && (

@@ -1,7 +1,15 @@
 import Link from "next/link";
 
 /** The settings sub-pages (collaborators and secrets for admins). */
-export function SettingsNav({ base, current, isAdmin }: { base: string; current: "general" | "webhooks" | "collaborators" | "secrets"; isAdmin: boolean }) {
+export function SettingsNav({
+  base,
+  current,
+  isAdmin,
+}: {
+  base: string;
+  current: "general" | "webhooks" | "collaborators" | "secrets";
+  isAdmin: boolean;
+}) {
   const items = [
     { key: "general", label: "General", href: `${base}/settings` },
     { key: "webhooks", label: "Webhooks", href: `${base}/settings/webhooks` },

@@ -1,5 +1,13 @@
 /** A GET form choosing one status of a list (`?status=`), or any. */
-export function StatusFilter({ action, statuses, selected }: { action: string; statuses: readonly string[]; selected?: string }) {
+export function StatusFilter({
+  action,
+  statuses,
+  selected,
+}: {
+  action: string;
+  statuses: readonly string[];
+  selected?: string;
+}) {
   return (
     <form method="get" action={action}>
       <label htmlFor="status">Status</label>

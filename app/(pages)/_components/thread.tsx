@@ -36,19 +36,30 @@ export function threadsOf(comments: ChangeComment[]): Thread[] {
 export const anchorKey = (file: string, side: string, line: number) => `${file}\u0000${side}\u0000${line}`;
 
 /** A comment's author as plain text, for labels and a folded thread's <summary> (no link may nest there): an agent's comment is its owner's (the API records the owner as author). */
-const who = (comment: ChangeComment) => (comment.agentId ? `an agent for ${comment.author?.username ?? "a deleted user"}` : (comment.author?.username ?? "a deleted user"));
+const who = (comment: ChangeComment) =>
+  comment.agentId
+    ? `an agent for ${comment.author?.username ?? "a deleted user"}`
+    : (comment.author?.username ?? "a deleted user");
 
 type Actions = { addComment: (form: FormData) => Promise<void>; setThreadResolved: (form: FormData) => Promise<void> };
 
 /** One thread; a resolved one is folded to a line that opens it (<details>, no script). */
-export function ThreadView(props: { thread: Thread; changeId: string; back: string; canAct: boolean; actions: Actions; context?: MarkdownContext }) {
+export function ThreadView(props: {
+  thread: Thread;
+  changeId: string;
+  back: string;
+  canAct: boolean;
+  actions: Actions;
+  context?: MarkdownContext;
+}) {
   const { root, replies } = props.thread;
   if (!root.resolved) return <ThreadBody {...props} />;
   return (
     <details className="thread resolved">
       <summary>
         Resolved thread by {who(root)}
-        {root.file && ` on ${root.file}${root.line !== null ? ` line ${root.line}` : ""}`} ({replies.length + 1} comment{replies.length === 0 ? "" : "s"})
+        {root.file && ` on ${root.file}${root.line !== null ? ` line ${root.line}` : ""}`} ({replies.length + 1} comment
+        {replies.length === 0 ? "" : "s"})
       </summary>
       <ThreadBody {...props} />
     </details>
@@ -56,10 +67,28 @@ export function ThreadView(props: { thread: Thread; changeId: string; back: stri
 }
 
 /** A thread's comments, and for signed-in callers a reply form and a resolve/reopen button. */
-function ThreadBody({ thread, changeId, back, canAct, actions, context }: { thread: Thread; changeId: string; back: string; canAct: boolean; actions: Actions; context?: MarkdownContext }) {
+function ThreadBody({
+  thread,
+  changeId,
+  back,
+  canAct,
+  actions,
+  context,
+}: {
+  thread: Thread;
+  changeId: string;
+  back: string;
+  canAct: boolean;
+  actions: Actions;
+  context?: MarkdownContext;
+}) {
   const { root } = thread;
   return (
-    <article className={`thread${root.resolved ? " resolved" : ""}`} id={`comment-${root.id}`} aria-label={`Thread by ${who(root)}`}>
+    <article
+      className={`thread${root.resolved ? " resolved" : ""}`}
+      id={`comment-${root.id}`}
+      aria-label={`Thread by ${who(root)}`}
+    >
       {root.file && (
         <p className="muted">
           On <code>{root.file}</code>

@@ -16,7 +16,17 @@ import { TableHead } from "./table-head";
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
 /** A directory of the project at a branch: branch switcher, clone URL, entries (paginated), its README, and on the root the recent activity. */
-export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; gitRef?: string; dir: string; page: number }) {
+export async function TreeView({
+  loaded,
+  gitRef,
+  dir,
+  page,
+}: {
+  loaded: Loaded;
+  gitRef?: string;
+  dir: string;
+  page: number;
+}) {
   const { api, namespace, slug, base, project } = loaded;
   const branch = gitRef ?? project.defaultBranch;
   // One page of one directory (not every path of the commit), with the branches beside it.
@@ -28,11 +38,22 @@ export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; 
   if (activity) await preloadNames(activity.events.map((event) => event.actor));
   const pages = Math.max(1, Math.ceil(listing.total / listing.pageSize));
   const inDir = (name: string) => (dir === "" ? name : `${dir}/${name}`);
-  const readmeContent = listing.readme === null ? null : await api.repository.blob({ namespace, slug, path: inDir(listing.readme), ref: branch });
+  const readmeContent =
+    listing.readme === null
+      ? null
+      : await api.repository.blob({ namespace, slug, path: inDir(listing.readme), ref: branch });
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={loaded.level !== "read" && loaded.level !== "none"} />
-      <h1 className={dir === "" ? undefined : "path"}>{dir === "" ? project.path : <Breadcrumbs base={base} slug={slug} gitRef={branch} path={dir} />}</h1>
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="code"
+        canWrite={loaded.level !== "read" && loaded.level !== "none"}
+      />
+      <h1 className={dir === "" ? undefined : "path"}>
+        {dir === "" ? project.path : <Breadcrumbs base={base} slug={slug} gitRef={branch} path={dir} />}
+      </h1>
       <div className="row">
         <form method="get" action={base}>
           <label htmlFor="branch">Branch</label>
@@ -53,25 +74,32 @@ export async function TreeView({ loaded, gitRef, dir, page }: { loaded: Loaded; 
       </div>
       <p className="muted">
         {listing.total} entries at <CommitLink base={base} sha={listing.commit} /> ·{" "}
-        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>History</Link> · <Link href={`${base}/branches`}>Branches</Link> ·{" "}
-        <Link href={`${base}/tags`}>Tags</Link>
+        <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>History</Link> ·{" "}
+        <Link href={`${base}/branches`}>Branches</Link> · <Link href={`${base}/tags`}>Tags</Link>
       </p>
       <div className="scroll">
-      <table aria-label="Files">
-        <TableHead columns={["Name", "Kind"]} />
-        <tbody>
-          {listing.entries.map((entry) => (
-            <tr key={entry.name}>
-              <td>
-                <Link href={pathUrl(base, entry.kind === "dir" ? "tree" : "blob", branch, inDir(entry.name))}>{entry.kind === "dir" ? `${entry.name}/` : entry.name}</Link>
-              </td>
-              <td className="muted">{entry.kind === "dir" ? "directory" : "file"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        <table aria-label="Files">
+          <TableHead columns={["Name", "Kind"]} />
+          <tbody>
+            {listing.entries.map((entry) => (
+              <tr key={entry.name}>
+                <td>
+                  <Link href={pathUrl(base, entry.kind === "dir" ? "tree" : "blob", branch, inDir(entry.name))}>
+                    {entry.kind === "dir" ? `${entry.name}/` : entry.name}
+                  </Link>
+                </td>
+                <td className="muted">{entry.kind === "dir" ? "directory" : "file"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
-      <Pager page={page} pages={pages} label="Files pages" href={(n) => `${pathUrl(base, "tree", branch, dir)}?page=${n}`} />
+      <Pager
+        page={page}
+        pages={pages}
+        label="Files pages"
+        href={(n) => `${pathUrl(base, "tree", branch, dir)}?page=${n}`}
+      />
       {readmeContent?.value !== undefined && (
         <section aria-labelledby="readme">
           <h2 id="readme">{listing.readme}</h2>

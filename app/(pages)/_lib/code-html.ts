@@ -20,13 +20,15 @@ export interface DiffLine {
 }
 
 /** Where a comment on this line anchors: the new side unless the line exists only on the old one. */
-export const lineAnchor = (line: DiffLine): { side: "old" | "new"; line: number } => (line.kind === "del" ? { side: "old", line: line.oldLine! } : { side: "new", line: line.newLine! });
+export const lineAnchor = (line: DiffLine): { side: "old" | "new"; line: number } =>
+  line.kind === "del" ? { side: "old", line: line.oldLine! } : { side: "new", line: line.newLine! };
 
 /**
  * A diff line's id (`f3n12`: file 3 of the diff, new line 12; `f3o4`: old line 4), which is also
  * what a comment link names in `?c=`.
  */
-export const lineId = (fileIndex: number, side: "old" | "new", line: number) => `f${fileIndex}${side === "old" ? "o" : "n"}${line}`;
+export const lineId = (fileIndex: number, side: "old" | "new", line: number) =>
+  `f${fileIndex}${side === "old" ? "o" : "n"}${line}`;
 
 /** `?c=` of a comment link, read back: the file's index in the diff, the side and the line. */
 export function parseLineId(value: unknown): { fileIndex: number; side: "old" | "new"; line: number } | null {
@@ -38,7 +40,8 @@ export function parseLineId(value: unknown): { fileIndex: number; side: "old" | 
  * An attribute value: unquoted when it has nothing that ends or escapes one, else quoted with `&`
  * and `"` escaped (all that ends a quoted value or starts a reference in it).
  */
-export const attribute = (value: string): string => (/^[^\s"'=<>`&]+$/.test(value) ? value : `"${value.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}"`);
+export const attribute = (value: string): string =>
+  /^[^\s"'=<>`&]+$/.test(value) ? value : `"${value.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}"`;
 
 const LINE_CLASS = { add: " class=a", del: " class=d", context: "" } as const;
 
@@ -62,7 +65,10 @@ export interface DiffBlock {
 export function diffBlocks(
   hunks: Array<{ header: string; lines: DiffLine[] }>,
   fileIndex: number,
-  { href, breakAfter }: { href?: (id: string) => string; breakAfter: (anchor: { side: "old" | "new"; line: number }) => boolean },
+  {
+    href,
+    breakAfter,
+  }: { href?: (id: string) => string; breakAfter: (anchor: { side: "old" | "new"; line: number }) => boolean },
 ): DiffBlock[] {
   const blocks: DiffBlock[] = [];
   let html = "";
@@ -95,4 +101,7 @@ export function numberedLinesHtml(lines: string[], first: number, segments: Segm
   return html;
 }
 
-const segmentsHtml = (segments: Segment[]) => segments.map((s) => (s.className ? `<span class=${s.className}>${escapeText(s.text)}</span>` : escapeText(s.text))).join("");
+const segmentsHtml = (segments: Segment[]) =>
+  segments
+    .map((s) => (s.className ? `<span class=${s.className}>${escapeText(s.text)}</span>` : escapeText(s.text)))
+    .join("");

@@ -29,8 +29,14 @@ export function parseViewedValue(value: string): { index: number; viewed: boolea
 }
 
 /** A file's path (a renamed one as "old → new"), status, a "viewed" badge and its +/- counts: the inside of its <summary>. */
-export function summaryHtml(file: Pick<DiffFileHead, "path" | "previousPath" | "status" | "additions" | "deletions">, viewed: boolean): string {
-  const name = file.status === "renamed" && file.previousPath ? `${escapeText(file.previousPath)} <span aria-label="renamed to">→</span> ${escapeText(file.path)}` : escapeText(file.path);
+export function summaryHtml(
+  file: Pick<DiffFileHead, "path" | "previousPath" | "status" | "additions" | "deletions">,
+  viewed: boolean,
+): string {
+  const name =
+    file.status === "renamed" && file.previousPath
+      ? `${escapeText(file.previousPath)} <span aria-label="renamed to">→</span> ${escapeText(file.path)}`
+      : escapeText(file.path);
   return `${name} <span class=badge>${file.status}</span>${viewed ? " <span class=badge>viewed</span>" : ""} <span class=muted>+${file.additions} −${file.deletions}</span>`;
 }
 
@@ -51,13 +57,19 @@ export function fileNoticeHtml(file: DiffFileHead): string {
 export const TRUNCATED = "This file's diff is long; the rest is not shown here. Clone the project to read it whole.";
 
 /** The box a file's lines scroll in (a tab stop, so the keyboard can scroll it), open: the lines and `</div></div>` follow. */
-export const linesBoxHtml = (path: string) => `<div class="scroll code diff" role=group aria-label=${attribute(`Diff of ${path}`)} tabindex=0><div class=lines>`;
+export const linesBoxHtml = (path: string) =>
+  `<div class="scroll code diff" role=group aria-label=${attribute(`Diff of ${path}`)} tabindex=0><div class=lines>`;
 
 /**
  * A whole file of a diff (its "Viewed" button when `markable`, then a <details> folded when
  * viewed), its lines being `linesHtml`: for a file with nothing between its lines.
  */
-export function diffFileHtml(file: DiffFileHead, index: number, linesHtml: string, { viewed, markable }: { viewed: boolean; markable: boolean }): string {
+export function diffFileHtml(
+  file: DiffFileHead,
+  index: number,
+  linesHtml: string,
+  { viewed, markable }: { viewed: boolean; markable: boolean },
+): string {
   return (
     (markable ? viewedButtonHtml(index, file.path, viewed) : "") +
     `<details class=file id=file-${index}${viewed ? "" : " open"}><summary>${summaryHtml(file, viewed)}</summary>${fileNoticeHtml(file)}` +

@@ -5,7 +5,8 @@ export const field = (form: FormData, name: string): string => {
 };
 
 /** An optional text field: undefined when absent or blank. */
-export const optionalField = (form: FormData, name: string): string | undefined => field(form, name).trim() || undefined;
+export const optionalField = (form: FormData, name: string): string | undefined =>
+  field(form, name).trim() || undefined;
 
 /** The page a form returns to: a local path only (never `//host` or a scheme), else the home page. */
 export function backTo(form: FormData): string {

@@ -13,7 +13,11 @@ export const PAYLOAD_REQUEST_HEADER = "x-svc-payload-request";
 const holder = globalThis as unknown as { __svcHeldHtml?: Map<string, string> };
 const held = (holder.__svcHeldHtml ??= new Map<string, string>());
 const UNTAKEN_MS = 60_000;
-registerCache("pages.heldHtml", { entries: () => held.size, limit: null, bound: "taken by the render it was held for, or dropped after a minute (UNTAKEN_MS)" });
+registerCache("pages.heldHtml", {
+  entries: () => held.size,
+  limit: null,
+  bound: "taken by the render it was held for, or dropped after a minute (UNTAKEN_MS)",
+});
 
 /** Holds `html` for this request's server render; its id. */
 export function holdHtml(html: string): string {

@@ -11,12 +11,21 @@ export interface Segment {
  * one letter each, since a file's every token carries one and the page sends them twice.
  */
 const COLOUR: Record<string, string> = {
-  ...Object.fromEntries(["keyword", "selector-tag", "doctag", "template-tag", "type", "deletion"].map((scope) => [scope, "k"])),
+  ...Object.fromEntries(
+    ["keyword", "selector-tag", "doctag", "template-tag", "type", "deletion"].map((scope) => [scope, "k"]),
+  ),
   ...Object.fromEntries(["string", "regexp", "selector-attr", "selector-pseudo"].map((scope) => [scope, "s"])),
   ...Object.fromEntries(["comment", "quote", "code"].map((scope) => [scope, "c"])),
-  ...Object.fromEntries(["number", "literal", "variable", "template-variable", "attr", "symbol", "bullet", "link"].map((scope) => [scope, "n"])),
+  ...Object.fromEntries(
+    ["number", "literal", "variable", "template-variable", "attr", "symbol", "bullet", "link"].map((scope) => [
+      scope,
+      "n",
+    ]),
+  ),
   ...Object.fromEntries(["title", "section"].map((scope) => [scope, "t"])),
-  ...Object.fromEntries(["attribute", "name", "tag", "params", "meta", "selector-id", "selector-class"].map((scope) => [scope, "r"])),
+  ...Object.fromEntries(
+    ["attribute", "name", "tag", "params", "meta", "selector-id", "selector-class"].map((scope) => [scope, "r"]),
+  ),
   ...Object.fromEntries(["built_in", "addition"].map((scope) => [scope, "b"])),
   emphasis: "i",
   strong: "g",
@@ -37,8 +46,24 @@ function colourOf(open: string[]): string | undefined {
 const HIGHLIGHT_BYTES_MAX = 256 * 1024;
 
 /** Names highlight.js does not know by extension. */
-const BY_NAME: Record<string, string> = { dockerfile: "dockerfile", makefile: "makefile", gemfile: "ruby", rakefile: "ruby" };
-const BY_EXTENSION: Record<string, string> = { tsx: "typescript", jsx: "javascript", mjs: "javascript", cjs: "javascript", mts: "typescript", cts: "typescript", yml: "yaml", prisma: "graphql", svelte: "xml", vue: "xml" };
+const BY_NAME: Record<string, string> = {
+  dockerfile: "dockerfile",
+  makefile: "makefile",
+  gemfile: "ruby",
+  rakefile: "ruby",
+};
+const BY_EXTENSION: Record<string, string> = {
+  tsx: "typescript",
+  jsx: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  mts: "typescript",
+  cts: "typescript",
+  yml: "yaml",
+  prisma: "graphql",
+  svelte: "xml",
+  vue: "xml",
+};
 
 /** The language of a file by its name, or null when highlight.js has none for it. */
 export function languageOf(path: string): string | null {

@@ -64,7 +64,10 @@ function resolveLink(href: string, context?: MarkdownContext): string {
   if (path === null) return "#";
   const kind = pathPart.endsWith("/") || path === "" ? "tree" : "blob";
   const segments = path === "" ? [] : path.split("/").map(encodeURIComponent);
-  const anchor = suffix.startsWith("#") && !suffix.startsWith(`#${USER_CONTENT}`) && !/^#L\d/.test(suffix) ? `#${USER_CONTENT}${suffix.slice(1)}` : suffix;
+  const anchor =
+    suffix.startsWith("#") && !suffix.startsWith(`#${USER_CONTENT}`) && !/^#L\d/.test(suffix)
+      ? `#${USER_CONTENT}${suffix.slice(1)}`
+      : suffix;
   return [`${context.base}/${kind}/${encodeURIComponent(context.ref)}`, ...segments].join("/") + anchor;
 }
 
@@ -98,7 +101,8 @@ function markedFor(context?: MarkdownContext): Marked {
         if (!src) return escapeHtml(text);
         return `<img src="${escapeHtml(src)}" alt="${escapeHtml(text)}"${title ? ` title="${escapeHtml(title)}"` : ""}>`;
       },
-      checkbox: ({ checked }: Tokens.Checkbox) => `<input type="checkbox" disabled${checked ? " checked" : ""} aria-label="${checked ? "done" : "to do"}"> `,
+      checkbox: ({ checked }: Tokens.Checkbox) =>
+        `<input type="checkbox" disabled${checked ? " checked" : ""} aria-label="${checked ? "done" : "to do"}"> `,
     },
   });
 }
@@ -136,9 +140,23 @@ export function renderMarkdown(source: string, context?: MarkdownContext): strin
       pre: (tagName) => ({ tagName, attribs: { tabindex: "0" } }),
       table: (tagName) => ({ tagName, attribs: { tabindex: "0" } }),
       // Only the read-only check boxes of task lists.
-      input: (tagName, attribs) => ({ tagName, attribs: { type: "checkbox", disabled: "", ...(attribs.checked !== undefined ? { checked: "" } : {}), "aria-label": attribs["aria-label"] ?? "task" } }),
+      input: (tagName, attribs) => ({
+        tagName,
+        attribs: {
+          type: "checkbox",
+          disabled: "",
+          ...(attribs.checked !== undefined ? { checked: "" } : {}),
+          "aria-label": attribs["aria-label"] ?? "task",
+        },
+      }),
       ...Object.fromEntries(
-        HEADINGS.map((tag) => [tag, (tagName: string, attribs: sanitizeHtml.Attributes) => ({ tagName, attribs: attribs.id?.startsWith(USER_CONTENT) ? { id: attribs.id } : {} })]),
+        HEADINGS.map((tag) => [
+          tag,
+          (tagName: string, attribs: sanitizeHtml.Attributes) => ({
+            tagName,
+            attribs: attribs.id?.startsWith(USER_CONTENT) ? { id: attribs.id } : {},
+          }),
+        ]),
       ),
     },
     exclusiveFilter: (frame) => frame.tag === "img" && !frame.attribs.src?.startsWith(RAW_ROUTE),

@@ -19,13 +19,19 @@ const asked = cache(() => new Map<string, Promise<ActorName | undefined>>());
  */
 export function preloadNames(actors: Iterable<string | null | undefined>): Promise<unknown> {
   const store = asked();
-  const missing = [...new Set([...actors].filter((actor): actor is string => !!actor && actor !== "system"))].filter((actor) => !store.has(actor));
+  const missing = [...new Set([...actors].filter((actor): actor is string => !!actor && actor !== "system"))].filter(
+    (actor) => !store.has(actor),
+  );
   const reads: Promise<unknown>[] = [];
   for (let start = 0; start < missing.length; start += ACTOR_NAMES_MAX) {
     const chunk = missing.slice(start, start + ACTOR_NAMES_MAX);
     const answer = session().then(({ api }) => api.users.actors({ actors: chunk }));
     reads.push(answer);
-    for (const actor of chunk) store.set(actor, answer.then((found) => found.actors.find((name) => name.actor === actor)));
+    for (const actor of chunk)
+      store.set(
+        actor,
+        answer.then((found) => found.actors.find((name) => name.actor === actor)),
+      );
   }
   return Promise.all(reads);
 }
@@ -41,6 +47,7 @@ export async function actorText(actor: string | null): Promise<string> {
   if (!actor) return "someone";
   if (actor === "system") return "the system";
   const name = await actorName(actor);
-  if (name?.kind === "agent") return `agent ${name.agentName ?? "(removed)"}${name.username ? ` for ${name.username}` : ""}`;
+  if (name?.kind === "agent")
+    return `agent ${name.agentName ?? "(removed)"}${name.username ? ` for ${name.username}` : ""}`;
   return name?.username ?? "a deleted user";
 }

@@ -26,7 +26,12 @@ export async function loadProject(params: ProjectRouteParams) {
   const ref = { namespace: address.namespace, slug: address.slug };
   // Both at once: each refuses a project the caller cannot read, and read() turns either refusal into its page.
   const [project, level] = await read(() =>
-    Promise.all([api.projects.get(ref), identity.kind === "anonymous" ? ("read" as const) : api.projectAccess.permission(ref).then((answer): Level => answer.permission)]),
+    Promise.all([
+      api.projects.get(ref),
+      identity.kind === "anonymous"
+        ? ("read" as const)
+        : api.projectAccess.permission(ref).then((answer): Level => answer.permission),
+    ]),
   );
   return { ...address, project, level, identity, api };
 }

@@ -51,7 +51,9 @@ export async function read<T>(load: () => Promise<T>): Promise<T> {
 }
 
 /** A server action's write whose answer the page shows (no redirect): the value, or the API's refusal message. */
-export async function attempt<T>(run: (api: PageCaller, identity: Identity) => Promise<T>): Promise<{ value: T } | { error: string }> {
+export async function attempt<T>(
+  run: (api: PageCaller, identity: Identity) => Promise<T>,
+): Promise<{ value: T } | { error: string }> {
   try {
     return { value: await pageAction(await currentRequest("POST"), run) };
   } catch (error) {
@@ -81,7 +83,11 @@ async function showingAlready(target: string): Promise<boolean> {
  * A server action's write through the API; afterwards the browser shows `back` (or `done`), with
  * the refusal's message and code in the query string when the API refused.
  */
-export async function write(back: string, run: (api: PageCaller, identity: Identity) => Promise<unknown>, done?: string): Promise<void> {
+export async function write(
+  back: string,
+  run: (api: PageCaller, identity: Identity) => Promise<unknown>,
+  done?: string,
+): Promise<void> {
   let target = done ?? back;
   try {
     await pageAction(await currentRequest("POST"), run);
@@ -90,7 +96,11 @@ export async function write(back: string, run: (api: PageCaller, identity: Ident
     if (refusal.status >= 500) throw error;
     const query = new URLSearchParams({ error: refusal.message, ...(refusal.code ? { code: refusal.code } : {}) });
     // Why a merge was refused: protection reasons, the conflict to resolve and its files.
-    const { reasons, conflictId, conflictingFiles } = refusal.extra as { reasons?: string[]; conflictId?: string; conflictingFiles?: string[] };
+    const { reasons, conflictId, conflictingFiles } = refusal.extra as {
+      reasons?: string[];
+      conflictId?: string;
+      conflictingFiles?: string[];
+    };
     for (const reason of reasons ?? []) query.append("reason", reason);
     for (const file of conflictingFiles ?? []) query.append("file", file);
     if (conflictId) query.set("conflict", conflictId);

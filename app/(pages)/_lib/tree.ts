@@ -17,7 +17,12 @@ export function rawUrl(base: string, ref: string, path: string): string {
 
 /** The links beside a file: Raw, Blame and History (the branch log: the log has no path filter). */
 export function fileLinks(base: string, ref: string, path: string) {
-  return { raw: rawUrl(base, ref, path), blame: pathUrl(base, "blame", ref, path), blob: pathUrl(base, "blob", ref, path), history: `${base}/commits/${encodeURIComponent(ref)}` };
+  return {
+    raw: rawUrl(base, ref, path),
+    blame: pathUrl(base, "blame", ref, path),
+    blob: pathUrl(base, "blob", ref, path),
+    history: `${base}/commits/${encodeURIComponent(ref)}`,
+  };
 }
 
 /** The compare page of two refs: `/@ns/slug/compare/<base>...<head>`. */

@@ -15,12 +15,31 @@ const WORD = /[\p{L}\p{N}_]/u;
 export function wordDiff(removed: string, added: string): [LineParts, LineParts] | null {
   let start = 0;
   while (start < removed.length && start < added.length && removed[start] === added[start]) start++;
-  while (start > 0 && WORD.test(removed[start - 1]) && (WORD.test(removed[start] ?? "") || WORD.test(added[start] ?? ""))) start--;
+  while (
+    start > 0 &&
+    WORD.test(removed[start - 1]) &&
+    (WORD.test(removed[start] ?? "") || WORD.test(added[start] ?? ""))
+  )
+    start--;
   let end = 0;
-  while (end < removed.length - start && end < added.length - start && removed[removed.length - 1 - end] === added[added.length - 1 - end]) end++;
-  while (end > 0 && WORD.test(removed[removed.length - end]) && (WORD.test(removed[removed.length - end - 1] ?? "") || WORD.test(added[added.length - end - 1] ?? ""))) end--;
+  while (
+    end < removed.length - start &&
+    end < added.length - start &&
+    removed[removed.length - 1 - end] === added[added.length - 1 - end]
+  )
+    end++;
+  while (
+    end > 0 &&
+    WORD.test(removed[removed.length - end]) &&
+    (WORD.test(removed[removed.length - end - 1] ?? "") || WORD.test(added[added.length - end - 1] ?? ""))
+  )
+    end--;
   if (start === 0 && end === 0) return null;
-  const split = (line: string): LineParts => ({ before: line.slice(0, start), changed: line.slice(start, line.length - end), after: line.slice(line.length - end) });
+  const split = (line: string): LineParts => ({
+    before: line.slice(0, start),
+    changed: line.slice(start, line.length - end),
+    after: line.slice(line.length - end),
+  });
   return [split(removed), split(added)];
 }
 
@@ -30,7 +49,7 @@ export function wordDiff(removed: string, added: string): [LineParts, LineParts]
  */
 export function pairedParts(lines: Array<{ kind: string; text: string }>): Array<LineParts | null> {
   const parts: Array<LineParts | null> = lines.map(() => null);
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     if (lines[i].kind !== "del") {
       i++;
       continue;

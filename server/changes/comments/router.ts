@@ -24,22 +24,33 @@ const commentOutput = namedSchema("ChangeComment", () =>
     resolvedAt: z.string().nullable(),
     resolvedById: z.string().nullable(),
     createdAt: z.string(),
-  }));
+  }),
+);
 
 const resolveInput = () => z.object({ id: changeIdParam(), commentId: z.string().min(1).max(100) });
 
 export const commentsRouter = router({
   create: authedProcedure
-    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Comment on a change (read access; users and agents)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] }, workspaceKey: true })
+    .meta({
+      openapi: { method: "POST", path: BASE, tags, summary: "Comment on a change (read access; users and agents)" },
+      successStatus: 201,
+      errors: { 409: ["TARGET_DELETING"] },
+      workspaceKey: true,
+    })
     .input(
       z.object({
         id: changeIdParam(),
-        body: text().max(TEXT_BODY_MAX).refine((value) => value.trim().length > 0, "body must not be empty"),
+        body: text()
+          .max(TEXT_BODY_MAX)
+          .refine((value) => value.trim().length > 0, "body must not be empty"),
         file: text().min(1).max(4096).optional(),
         // The column is a 32-bit integer: a larger line is a 400, not a 500.
         line: z.number().int().min(1).max(2_147_483_647).optional(),
         side: z.enum(["old", "new"]).optional(),
-        commitSha: z.string().regex(/^[0-9a-f]{40}$/, "commitSha must be a full commit id").optional(),
+        commitSha: z
+          .string()
+          .regex(/^[0-9a-f]{40}$/, "commitSha must be a full commit id")
+          .optional(),
         parentCommentId: z.string().min(1).max(100).optional(),
       }),
     )
@@ -56,14 +67,32 @@ export const commentsRouter = router({
     .query(async ({ input, ctx }) => ({ comments: await listComments(ctx.identity, input.id) })),
 
   resolve: authedProcedure
-    .meta({ openapi: { method: "POST", path: `${BASE}/{commentId}/resolve`, tags, summary: "Resolve a thread (writers or the author)" } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${BASE}/{commentId}/resolve`,
+        tags,
+        summary: "Resolve a thread (writers or the author)",
+      },
+    })
     .input(resolveInput())
     .output(z.object({ comment: commentOutput() }))
-    .mutation(async ({ input, ctx }) => ({ comment: await setResolved(ctx.identity, input.id, input.commentId, true) })),
+    .mutation(async ({ input, ctx }) => ({
+      comment: await setResolved(ctx.identity, input.id, input.commentId, true),
+    })),
 
   unresolve: authedProcedure
-    .meta({ openapi: { method: "POST", path: `${BASE}/{commentId}/unresolve`, tags, summary: "Reopen a thread (writers or the author)" } })
+    .meta({
+      openapi: {
+        method: "POST",
+        path: `${BASE}/{commentId}/unresolve`,
+        tags,
+        summary: "Reopen a thread (writers or the author)",
+      },
+    })
     .input(resolveInput())
     .output(z.object({ comment: commentOutput() }))
-    .mutation(async ({ input, ctx }) => ({ comment: await setResolved(ctx.identity, input.id, input.commentId, false) })),
+    .mutation(async ({ input, ctx }) => ({
+      comment: await setResolved(ctx.identity, input.id, input.commentId, false),
+    })),
 });

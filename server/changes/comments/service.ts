@@ -44,19 +44,30 @@ async function usernamesOf(comments: ChangeComment[]): Promise<Map<string, strin
 /** Anchor rules: file and line together; side and commitSha only with an anchor; replies carry none. */
 function validateAnchor(input: CommentInput): void {
   const anchored = input.file !== undefined || input.line !== undefined;
-  if (anchored && (input.file === undefined || input.line === undefined)) throw invalid("file and line must be given together");
-  if (!anchored && (input.side !== undefined || input.commitSha !== undefined)) throw invalid("side and commitSha are only allowed with a file and line anchor");
-  if (input.parentCommentId !== undefined && anchored) throw invalid("A reply cannot carry an anchor; it belongs to its thread");
+  if (anchored && (input.file === undefined || input.line === undefined))
+    throw invalid("file and line must be given together");
+  if (!anchored && (input.side !== undefined || input.commitSha !== undefined))
+    throw invalid("side and commitSha are only allowed with a file and line anchor");
+  if (input.parentCommentId !== undefined && anchored)
+    throw invalid("A reply cannot carry an anchor; it belongs to its thread");
 }
 
 /**
  * Writes a comment into a change's discussion and emits change.commented, in `tx`. Also the
  * discussion entry of a `comment` review verdict.
  */
-export async function writeComment(tx: Tx, identity: Identity, change: { id: string; projectId: string }, input: CommentInput, via: "comment" | "review" = "comment") {
+export async function writeComment(
+  tx: Tx,
+  identity: Identity,
+  change: { id: string; projectId: string },
+  input: CommentInput,
+  via: "comment" | "review" = "comment",
+) {
   let parentId: string | null = null;
   if (input.parentCommentId !== undefined) {
-    const parent = isUuid(input.parentCommentId) ? await tx.changeComment.findUnique({ where: { id: input.parentCommentId } }) : null;
+    const parent = isUuid(input.parentCommentId)
+      ? await tx.changeComment.findUnique({ where: { id: input.parentCommentId } })
+      : null;
     if (!parent || parent.changeId !== change.id) throw invalid("parentCommentId must be a comment of this change");
     // Threads are one level deep: a reply to a reply joins its root.
     parentId = parent.parentId ?? parent.id;
@@ -74,7 +85,12 @@ export async function writeComment(tx: Tx, identity: Identity, change: { id: str
       parentId,
     },
   });
-  await recordEvent(tx, { projectId: change.projectId, kind: "change.commented", actor: actorOf(identity), data: { changeId: change.id, commentId: comment.id, parentCommentId: parentId, via } });
+  await recordEvent(tx, {
+    projectId: change.projectId,
+    kind: "change.commented",
+    actor: actorOf(identity),
+    data: { changeId: change.id, commentId: comment.id, parentCommentId: parentId, via },
+  });
   return comment;
 }
 
@@ -89,13 +105,17 @@ export async function createComment(identity: Identity, changeId: string, input:
 
 export async function listComments(identity: Identity, changeId: string) {
   await loadChange(identity, changeId, "read");
-  const comments = await (await db()).changeComment.findMany({ where: { changeId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const comments = await (
+    await db()
+  ).changeComment.findMany({ where: { changeId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   const usernames = await usernamesOf(comments);
   return comments.map((c) => commentView(c, usernames));
 }
 
 const isAuthor = (identity: Identity, comment: ChangeComment) =>
-  identity.kind === "agent" ? comment.agentId === identity.agentId : identity.kind === "user" && comment.agentId === null && comment.authorId === identity.userId;
+  identity.kind === "agent"
+    ? comment.agentId === identity.agentId
+    : identity.kind === "user" && comment.agentId === null && comment.authorId === identity.userId;
 
 /** Resolves or reopens a thread root: project writers or the comment's author. Never gates a merge. */
 export async function setResolved(identity: Identity, changeId: string, commentId: string, resolved: boolean) {
@@ -103,11 +123,17 @@ export async function setResolved(identity: Identity, changeId: string, commentI
   const prisma = await db();
   const comment = isUuid(commentId) ? await prisma.changeComment.findUnique({ where: { id: commentId } }) : null;
   if (!comment || comment.changeId !== changeId) throw notFound();
-  if (!atLeast(role, "write") && !isAuthor(identity, comment)) throw forbidden("Only project writers or the comment's author can resolve a thread");
+  if (!atLeast(role, "write") && !isAuthor(identity, comment))
+    throw forbidden("Only project writers or the comment's author can resolve a thread");
   if (comment.parentId) throw invalid("Only a thread root can be resolved; this comment is a reply");
   const updated = await prisma.changeComment.update({
     where: { id: commentId },
-    data: resolved ? { resolvedAt: comment.resolvedAt ?? new Date(), resolvedById: comment.resolvedById ?? actingUserId(identity) ?? null } : { resolvedAt: null, resolvedById: null },
+    data: resolved
+      ? {
+          resolvedAt: comment.resolvedAt ?? new Date(),
+          resolvedById: comment.resolvedById ?? actingUserId(identity) ?? null,
+        }
+      : { resolvedAt: null, resolvedById: null },
   });
   return commentView(updated, await usernamesOf([updated]));
 }

@@ -28,11 +28,13 @@ export async function resolutionFiles(
   if (strategy === "manual") {
     for (const { file, content } of resolutions) {
       assertRepoPath(file);
-      if (Buffer.byteLength(content, "utf8") > RESOLUTION_FILE_BYTES_MAX) throw unprocessable(`${file} is over the 10 MB resolution limit`, "INVALID_INPUT");
+      if (Buffer.byteLength(content, "utf8") > RESOLUTION_FILE_BYTES_MAX)
+        throw unprocessable(`${file} is over the 10 MB resolution limit`, "INVALID_INPUT");
       files[file] = content;
     }
     const missing = outcome.conflictingFiles.filter((file) => !(file in files));
-    if (missing.length > 0) throw unprocessable(`The resolution does not cover every conflicting file: ${missing.join(", ")}`);
+    if (missing.length > 0)
+      throw unprocessable(`The resolution does not cover every conflicting file: ${missing.join(", ")}`);
     return files;
   }
   const stage = strategy === "accept-project" ? 2 : 3;
@@ -49,10 +51,39 @@ export async function resolutionFiles(
  */
 export async function writeResolvedMerge(
   repo: Repo,
-  input: { outcome: MergeOutcome; files: FileMap; head: string; tip: string; message: string; signature: { name: string; email: string } },
+  input: {
+    outcome: MergeOutcome;
+    files: FileMap;
+    head: string;
+    tip: string;
+    message: string;
+    signature: { name: string; email: string };
+  },
 ): Promise<string> {
-  const person = { name: input.signature.name, email: input.signature.email, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
-  const scratch = await writeCommitObject(repo, { tree: input.outcome.tree, parent: [], author: person, committer: person, message: "scratch\n" });
-  const { tree } = await writeCommitFromFiles(repo, { parent: scratch, files: input.files, message: "scratch", author: input.signature });
-  return writeCommitObject(repo, { tree, parent: [input.head, input.tip], author: person, committer: person, message: input.message });
+  const person = {
+    name: input.signature.name,
+    email: input.signature.email,
+    timestamp: Math.floor(Date.now() / 1000),
+    timezoneOffset: 0,
+  };
+  const scratch = await writeCommitObject(repo, {
+    tree: input.outcome.tree,
+    parent: [],
+    author: person,
+    committer: person,
+    message: "scratch\n",
+  });
+  const { tree } = await writeCommitFromFiles(repo, {
+    parent: scratch,
+    files: input.files,
+    message: "scratch",
+    author: input.signature,
+  });
+  return writeCommitObject(repo, {
+    tree,
+    parent: [input.head, input.tip],
+    author: person,
+    committer: person,
+    message: input.message,
+  });
 }

@@ -14,9 +14,16 @@ import { agentModels, landOnDefaultBranch, recordMerged } from "@/server/changes
 import { mergeCommits } from "@/server/changes/merge/merge-tree";
 import { resolutionFiles, writeResolvedMerge, type ResolutionStrategy } from "./resolution-tree";
 
-const gitError = (error: unknown) => internal(`The project's current revision cannot be read: ${(error as Error).message}`, "GIT_ERROR");
+const gitError = (error: unknown) =>
+  internal(`The project's current revision cannot be read: ${(error as Error).message}`, "GIT_ERROR");
 
-async function evaluateResolution(project: { id: string; namespace: string; slug: string }, repo: ReturnType<typeof projectHead>["repo"], head: string, commit: string, changeId: string) {
+async function evaluateResolution(
+  project: { id: string; namespace: string; slug: string },
+  repo: ReturnType<typeof projectHead>["repo"],
+  head: string,
+  commit: string,
+  changeId: string,
+) {
   let diff;
   try {
     diff = await buildChangeDiff(repo, head, commit);
@@ -26,12 +33,21 @@ async function evaluateResolution(project: { id: string; namespace: string; slug
   const policy = await loadPolicy(repo, head);
   const reasons = hardProtectionReasons(policy);
   if (reasons.length > 0) throw forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", { reasons });
-  const outcome = await runEvaluation({ project: { id: project.id, path: projectPath(project) }, changeId, repo, diff, policy });
+  const outcome = await runEvaluation({
+    project: { id: project.id, path: projectPath(project) },
+    changeId,
+    repo,
+    diff,
+    policy,
+  });
   const secretScan = outcome.runs.find((run) => run.evaluator === "secretScan")!;
   if (secretScan.status !== "passed") {
-    throw unprocessable("The resolution adds secrets", "SECRET_DETECTED", { issues: secretScan.findings.map((f) => f.message) });
+    throw unprocessable("The resolution adds secrets", "SECRET_DETECTED", {
+      issues: secretScan.findings.map((f) => f.message),
+    });
   }
-  if (outcome.verdict !== "passed") throw unprocessable("The resolution failed evaluation", "EVALUATION_FAILED", { issues: outcome.issues });
+  if (outcome.verdict !== "passed")
+    throw unprocessable("The resolution failed evaluation", "EVALUATION_FAILED", { issues: outcome.issues });
 }
 
 /**
@@ -51,7 +67,8 @@ export async function resolveConflict(
   const { project } = await requireProject(identity, { id: record.projectId }, "write");
   assertNotDeleting(project);
   const change = await prisma.change.findUnique({ where: { id: record.changeId } });
-  if (!change || change.status === "merged" || change.status === "rejected") throw gone("The conflict's change is no longer open");
+  if (!change || change.status === "merged" || change.status === "rejected")
+    throw gone("The conflict's change is no longer open");
   const { author } = commitAuthorship(identity);
 
   let head: string;
@@ -72,20 +89,44 @@ export async function resolveConflict(
     head,
     tip: record.tipSha,
     signature: author,
-    message: landingMessage(change, workspace, "Merged", `Conflicts resolved (${input.strategy}): ${outcome.conflictingFiles.join(", ") || "none left"}`),
+    message: landingMessage(
+      change,
+      workspace,
+      "Merged",
+      `Conflicts resolved (${input.strategy}): ${outcome.conflictingFiles.join(", ") || "none left"}`,
+    ),
   });
   await evaluateResolution(project, repo, head, commit, change.id);
 
   const models = await agentModels(prisma, [change]);
   try {
-    await landOnDefaultBranch(project, repo, { head, commit, changeIds: [change.id], actor: actorOf(identity), cause: "resolve" }, async (tx) => {
-      const claimed = await tx.conflict.updateMany({ where: { id: record.id, status: "open" }, data: { status: "resolved", resolvedSha: commit, resolvedAt: new Date() } });
-      if (claimed.count !== 1) throw gone("The conflict is unknown or already resolved");
-      await recordMerged(tx, { project, merged: [{ change, commit }], mergedById: actingUserId(identity)!, strategy: `resolve:${input.strategy}`, actor: actorOf(identity), agentModels: models });
-    });
+    await landOnDefaultBranch(
+      project,
+      repo,
+      { head, commit, changeIds: [change.id], actor: actorOf(identity), cause: "resolve" },
+      async (tx) => {
+        const claimed = await tx.conflict.updateMany({
+          where: { id: record.id, status: "open" },
+          data: { status: "resolved", resolvedSha: commit, resolvedAt: new Date() },
+        });
+        if (claimed.count !== 1) throw gone("The conflict is unknown or already resolved");
+        await recordMerged(tx, {
+          project,
+          merged: [{ change, commit }],
+          mergedById: actingUserId(identity)!,
+          strategy: `resolve:${input.strategy}`,
+          actor: actorOf(identity),
+          agentModels: models,
+        });
+      },
+    );
   } catch (error) {
     if (error instanceof RefConflictError) {
-      throw conflict("The default branch moved while the resolution was evaluated; nothing was committed", "STALE_PROJECT", { currentHead: error.actual, baseSha: head });
+      throw conflict(
+        "The default branch moved while the resolution was evaluated; nothing was committed",
+        "STALE_PROJECT",
+        { currentHead: error.actual, baseSha: head },
+      );
     }
     throw error;
   }

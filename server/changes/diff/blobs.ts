@@ -9,9 +9,14 @@ export async function readBlobs(repo: Repo, oids: string[]): Promise<Map<string,
   const unique = [...new Set(oids)];
   if (unique.length === 0) return new Map();
   if (unique.length <= IN_PROCESS_DIFF_FILES_MAX) {
-    return new Map(await Promise.all(unique.map(async (oid) => [oid, Buffer.from(await readBlob(repo, oid))] as const)));
+    return new Map(
+      await Promise.all(unique.map(async (oid) => [oid, Buffer.from(await readBlob(repo, oid))] as const)),
+    );
   }
-  const { stdout } = await runGitBytes(["cat-file", "--batch"], { gitdir: repo.gitdir, input: `${unique.join("\n")}\n` });
+  const { stdout } = await runGitBytes(["cat-file", "--batch"], {
+    gitdir: repo.gitdir,
+    input: `${unique.join("\n")}\n`,
+  });
   return parseBatch(stdout);
 }
 

@@ -3,12 +3,20 @@ import type { ChangeDiff, DiffFile } from "@/server/evaluators";
 import { readBlobs } from "./blobs";
 import { diffTrees, GITLINK_MODE, type RawDiffEntry } from "./tree-diff";
 
-const STATUS: Record<RawDiffEntry["status"], DiffFile["status"]> = { A: "added", M: "modified", D: "deleted", T: "modified" };
+const STATUS: Record<RawDiffEntry["status"], DiffFile["status"]> = {
+  A: "added",
+  M: "modified",
+  D: "deleted",
+  T: "modified",
+};
 
 const isBinary = (bytes: Buffer) => bytes.subarray(0, 8000).includes(0);
 
 /** Line-count difference by multiset: linear, and equal to a real diff's counts for edits that do not reorder lines. */
-export function countLineChanges(oldText: string | null, newText: string | null): { additions: number; deletions: number } {
+export function countLineChanges(
+  oldText: string | null,
+  newText: string | null,
+): { additions: number; deletions: number } {
   const oldLines = oldText ? oldText.split("\n") : [];
   const newLines = newText ? newText.split("\n") : [];
   if (oldText?.endsWith("\n")) oldLines.pop();
@@ -52,7 +60,10 @@ export function assertNoSubmodules(entries: RawDiffEntry[]): void {
 export async function buildChangeDiff(repo: Repo, base: string, tip: string): Promise<ChangeDiff> {
   const entries = await diffTrees(repo, base, tip);
   assertNoSubmodules(entries);
-  const blobs = await readBlobs(repo, entries.flatMap((e) => [e.oldOid, e.newOid].filter((oid): oid is string => oid !== null)));
+  const blobs = await readBlobs(
+    repo,
+    entries.flatMap((e) => [e.oldOid, e.newOid].filter((oid): oid is string => oid !== null)),
+  );
   let additions = 0;
   let deletions = 0;
   const files = entries.map((entry): DiffFile => {
@@ -64,8 +75,15 @@ export async function buildChangeDiff(repo: Repo, base: string, tip: string): Pr
     const counts = binary ? { additions: 0, deletions: 0 } : countLineChanges(oldText, newText);
     additions += counts.additions;
     deletions += counts.deletions;
-    return { path: entry.path, status: STATUS[entry.status], binary, bytes: newBytes?.length ?? 0, oldText, newText, ...counts };
+    return {
+      path: entry.path,
+      status: STATUS[entry.status],
+      binary,
+      bytes: newBytes?.length ?? 0,
+      oldText,
+      newText,
+      ...counts,
+    };
   });
   return { base, tip, files, additions, deletions };
 }
-

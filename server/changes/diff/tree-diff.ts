@@ -39,10 +39,20 @@ async function diffCommitsInProcess(repo: Repo, from: string, to: string): Promi
 }
 
 /** `git diff-tree -r` of two trees into `out`, in git's order; false once it outgrows IN_PROCESS_DIFF_FILES_MAX. */
-async function walkTrees(repo: Repo, oldTree: string | null, newTree: string | null, prefix: string, out: RawDiffEntry[]): Promise<boolean> {
+async function walkTrees(
+  repo: Repo,
+  oldTree: string | null,
+  newTree: string | null,
+  prefix: string,
+  out: RawDiffEntry[],
+): Promise<boolean> {
   if (oldTree === newTree) return true;
   const sorted = async (oid: string | null) =>
-    oid ? (await readTree(repo, oid)).map((entry) => ({ entry, key: treeOrderKey(entry) })).sort((x, y) => Buffer.compare(x.key, y.key)) : [];
+    oid
+      ? (await readTree(repo, oid))
+          .map((entry) => ({ entry, key: treeOrderKey(entry) }))
+          .sort((x, y) => Buffer.compare(x.key, y.key))
+      : [];
   const [olds, news] = await Promise.all([sorted(oldTree), sorted(newTree)]);
   let i = 0;
   let j = 0;
@@ -58,14 +68,24 @@ async function walkTrees(repo: Repo, oldTree: string | null, newTree: string | n
     }
     if (oldEntry && newEntry && oldEntry.oid === newEntry.oid && oldEntry.mode === newEntry.mode) continue;
     const status = !oldEntry ? "A" : !newEntry ? "D" : fileKind(oldEntry.mode) === fileKind(newEntry.mode) ? "M" : "T";
-    out.push({ path, status, oldMode: oldEntry?.mode ?? "000000", newMode: newEntry?.mode ?? "000000", oldOid: oldEntry?.oid ?? null, newOid: newEntry?.oid ?? null });
+    out.push({
+      path,
+      status,
+      oldMode: oldEntry?.mode ?? "000000",
+      newMode: newEntry?.mode ?? "000000",
+      oldOid: oldEntry?.oid ?? null,
+      newOid: newEntry?.oid ?? null,
+    });
     if (out.length > IN_PROCESS_DIFF_FILES_MAX) return false;
   }
   return true;
 }
 
 export async function diffTreesWithGit(repo: Repo, base: string, tip: string): Promise<RawDiffEntry[]> {
-  const { stdout } = await runGit(["diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-abbrev", `${base}...${tip}`], { gitdir: repo.gitdir });
+  const { stdout } = await runGit(
+    ["diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-abbrev", `${base}...${tip}`],
+    { gitdir: repo.gitdir },
+  );
   const parts = stdout.split("\0");
   const entries: RawDiffEntry[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

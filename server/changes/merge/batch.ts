@@ -29,7 +29,11 @@ const since = (start: number) => Math.round((performance.now() - start) * 100) /
  * (one long-running merge-tree for the batch), then records them and moves the default branch with
  * a single compare-and-swap. Timings are measured server time of each phase.
  */
-export async function mergeBatch(identity: UserIdentity, ref: ProjectRef, input: { changeIds: string[]; force: boolean }) {
+export async function mergeBatch(
+  identity: UserIdentity,
+  ref: ProjectRef,
+  input: { changeIds: string[]; force: boolean },
+) {
   const started = performance.now();
   const { author } = commitAuthorship(identity);
   return retryWhenBranchMoves(BATCH_ATTEMPTS_MAX, () => attemptBatch(identity, ref, input, author, started));
@@ -46,13 +50,17 @@ async function attemptBatch(
   const ids = [...new Set(input.changeIds)];
   // The project and every change's facts in one statement, read again on each attempt: a change
   // may have moved on (merged, rejected) while the branch moved.
-  const { project, alongside } = await requireProject(identity, ref, "write", { alongside: changesFactsAlongside(ids.filter(isUuid)) });
+  const { project, alongside } = await requireProject(identity, ref, "write", {
+    alongside: changesFactsAlongside(ids.filter(isUuid)),
+  });
   const facts = new Map((alongside ?? []).map((fact) => [fact.change.id, fact]));
   const skipped: Skip[] = [];
   const { repo, head } = projectHead(project);
   const policy = await loadPolicy(repo, head);
   if (input.force && policy.ok && !policy.policy.merge.allowForce) {
-    throw forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", { reasons: ["force needs merge.allowForce: true in the project policy"] });
+    throw forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", {
+      reasons: ["force needs merge.allowForce: true in the project policy"],
+    });
   }
   const eligible: ChangeFacts[] = [];
   for (const id of ids) {
@@ -80,7 +88,14 @@ async function attemptBatch(
           conflicted.push({ change, files: outcome.conflictingFiles, head: current });
           continue;
         }
-        current = await writeLandingCommit(session.repo, { tree: outcome.tree, head: current, change, workspace, strategy: "merge", signature: author });
+        current = await writeLandingCommit(session.repo, {
+          tree: outcome.tree,
+          head: current,
+          change,
+          workspace,
+          strategy: "merge",
+          signature: author,
+        });
         merged.push({ change, commit: current });
       }
       session.flush();
@@ -91,13 +106,24 @@ async function attemptBatch(
   const batchMs = since(batchStart);
 
   const persistStart = performance.now();
-  const models = new Map(merged.flatMap(({ change }) => (change.agentId ? [[change.agentId, facts.get(change.id)!.agentModel] as const] : [])));
+  const models = new Map(
+    merged.flatMap(({ change }) =>
+      change.agentId ? [[change.agentId, facts.get(change.id)!.agentModel] as const] : [],
+    ),
+  );
   await landOnDefaultBranch(
     project,
     repo,
     { head, commit: current, changeIds: merged.map((m) => m.change.id), actor: actorOf(identity), cause: "batch" },
     async (tx) => {
-      await recordMerged(tx, { project, merged, mergedById: identity.userId, strategy: "merge", actor: actorOf(identity), agentModels: models });
+      await recordMerged(tx, {
+        project,
+        merged,
+        mergedById: identity.userId,
+        strategy: "merge",
+        actor: actorOf(identity),
+        agentModels: models,
+      });
       await recordConflicts(tx, project.id, conflicted);
     },
     { timeout: 60_000 },

@@ -16,7 +16,12 @@ const person = (signature: Signature) => ({
  * The message of a commit that lands a change: the change's title as the subject (what a log shows
  * on one line), the change's id and its workspace in the body, then `note` if any.
  */
-export function landingMessage(change: Pick<Change, "id" | "title">, workspace: string | null, verb: "Merged" | "Squashed", note?: string): string {
+export function landingMessage(
+  change: Pick<Change, "id" | "title">,
+  workspace: string | null,
+  verb: "Merged" | "Squashed",
+  note?: string,
+): string {
   const from = workspace ? ` from workspace ${workspace}` : "";
   return `${change.title || `Change ${change.id}`}\n\n${verb} change ${change.id}${from}.\n${note ? `\n${note}\n` : ""}`;
 }
@@ -27,7 +32,14 @@ export function landingMessage(change: Pick<Change, "id" | "title">, workspace: 
  */
 export function writeLandingCommit(
   repo: Repo,
-  input: { tree: string; head: string; change: Pick<Change, "id" | "title" | "tipSha">; workspace: string | null; strategy: MergeStrategy; signature: Signature },
+  input: {
+    tree: string;
+    head: string;
+    change: Pick<Change, "id" | "title" | "tipSha">;
+    workspace: string | null;
+    strategy: MergeStrategy;
+    signature: Signature;
+  },
 ): Promise<string> {
   const message = landingMessage(input.change, input.workspace, input.strategy === "squash" ? "Squashed" : "Merged");
   const who = person(input.signature);

@@ -21,7 +21,13 @@ describe("a change's facts read with its project", () => {
     await prisma.review.createMany({
       data: [
         { changeId: change.id, reviewerId: bob.id, verdict: "approve", baseSha: change.baseSha },
-        { changeId: change.id, reviewerId: alice.id, verdict: "request_changes", baseSha: change.baseSha, dismissedAt: new Date() },
+        {
+          changeId: change.id,
+          reviewerId: alice.id,
+          verdict: "request_changes",
+          baseSha: change.baseSha,
+          dismissedAt: new Date(),
+        },
       ],
     });
 
@@ -45,11 +51,25 @@ describe("recording merges in one statement", () => {
     const prisma = await db();
     const row = await prisma.change.findUniqueOrThrow({ where: { id: change.id } });
     const projectRow = await prisma.project.findUniqueOrThrow({ where: { id: project.id } });
-    const input = { project: projectRow, merged: [{ change: row, commit: "c".repeat(40) }], mergedById: alice.id, strategy: "squash", actor: `user:${alice.id}`, agentModels: new Map() };
-    const counts = async () => [await prisma.provenance.count({ where: { changeId: change.id } }), await prisma.domainEvent.count({ where: { projectId: project.id, kind: "change.merged" } })];
+    const input = {
+      project: projectRow,
+      merged: [{ change: row, commit: "c".repeat(40) }],
+      mergedById: alice.id,
+      strategy: "squash",
+      actor: `user:${alice.id}`,
+      agentModels: new Map(),
+    };
+    const counts = async () => [
+      await prisma.provenance.count({ where: { changeId: change.id } }),
+      await prisma.domainEvent.count({ where: { projectId: project.id, kind: "change.merged" } }),
+    ];
 
     await prisma.$transaction((tx) => recordMerged(tx, input));
-    expect(await prisma.change.findUniqueOrThrow({ where: { id: change.id } })).toMatchObject({ status: "merged", mergedSha: "c".repeat(40), mergedById: alice.id });
+    expect(await prisma.change.findUniqueOrThrow({ where: { id: change.id } })).toMatchObject({
+      status: "merged",
+      mergedSha: "c".repeat(40),
+      mergedById: alice.id,
+    });
     expect(await counts()).toEqual([1, 1]);
 
     await expect(prisma.$transaction((tx) => recordMerged(tx, input))).rejects.toBeInstanceOf(ChangeFinalMeanwhile);

@@ -16,7 +16,13 @@ export interface ChangeFacts {
   agentModel: string | null;
 }
 
-export type ChangeFactsJson = { change: ChangeJson; workspace: string | null; passed: boolean; reviews: LiveVerdict[]; agentModel: string | null };
+export type ChangeFactsJson = {
+  change: ChangeJson;
+  workspace: string | null;
+  passed: boolean;
+  reviews: LiveVerdict[];
+  agentModel: string | null;
+};
 
 /**
  * The JSON object pairs (`'key', value, ...`) of a change's facts, for the change row aliased

@@ -39,14 +39,18 @@ export function protectionReasons(input: GateInput): string[] {
   const policy = input.policy.policy;
   if (input.force && !policy.merge.allowForce) hard.push("force needs merge.allowForce: true in the project policy");
   // Not even force merges what is still being evaluated: its runs' verdict is not known yet.
-  if (input.change.status === "open") hard.push("Evaluation is in progress: the change's evaluators have not all finished");
+  if (input.change.status === "open")
+    hard.push("Evaluation is in progress: the change's evaluators have not all finished");
   if (input.force && policy.merge.allowForce) return hard;
   const soft: string[] = [];
-  if (!MERGEABLE.has(input.change.status) && input.change.status !== "open") soft.push(`The change is ${input.change.status}, not accepted or approved`);
+  if (!MERGEABLE.has(input.change.status) && input.change.status !== "open")
+    soft.push(`The change is ${input.change.status}, not accepted or approved`);
   if (!input.evaluationPassed && input.change.status !== "open") soft.push("The change's evaluation failed");
   if (input.reviews.changesRequested) soft.push("A reviewer requested changes");
   if (input.reviews.countableApprovals < policy.requiredApprovals) {
-    soft.push(`${input.reviews.countableApprovals} of ${policy.requiredApprovals} required approvals (the author's own approval does not count)`);
+    soft.push(
+      `${input.reviews.countableApprovals} of ${policy.requiredApprovals} required approvals (the author's own approval does not count)`,
+    );
   }
   return [...hard, ...soft];
 }
@@ -67,15 +71,23 @@ async function* gateFailures(input: GateInput): AsyncGenerator<DomainError> {
   if (reasons.length > 0) yield forbidden("Merge blocked by branch protection", "PROTECTION_BLOCKED", { reasons });
   const requireFreshBase = input.policy.ok && input.policy.policy.merge.requireFreshBase;
   if (requireFreshBase && change.baseSha !== input.head) {
-    yield conflict("The default branch moved since the change was evaluated; re-evaluate it", "STALE_BASE", { baseSha: change.baseSha, currentHead: input.head });
+    yield conflict("The default branch moved since the change was evaluated; re-evaluate it", "STALE_BASE", {
+      baseSha: change.baseSha,
+      currentHead: input.head,
+    });
   }
   const tip = input.workspace ? workspaceTip(input.project, input.workspace) : null;
   if (tip && tip !== change.tipSha) {
-    yield conflict("The workspace advanced after the change was evaluated; re-evaluate it", "STALE_WORKSPACE", { evaluatedSha: change.tipSha, currentTip: tip });
+    yield conflict("The workspace advanced after the change was evaluated; re-evaluate it", "STALE_WORKSPACE", {
+      evaluatedSha: change.tipSha,
+      currentTip: tip,
+    });
   } else if (!tip || !(await hasObject(input.repo, change.tipSha))) {
     yield conflict("The workspace could not be verified against what was evaluated", "WORKSPACE_UNVERIFIABLE", {
       evaluatedSha: change.tipSha,
-      message: tip ? "The evaluated commit is missing from the project repository" : "The workspace's repository or branch cannot be read",
+      message: tip
+        ? "The evaluated commit is missing from the project repository"
+        : "The workspace's repository or branch cannot be read",
     });
   }
 }

@@ -19,7 +19,11 @@ describe("retryWhenBranchMoves", () => {
       throw new RefConflictError("refs/heads/main", "a".repeat(40), "c".repeat(40));
     });
     await expect(lost).rejects.toBeInstanceOf(DomainError);
-    await expect(lost).rejects.toMatchObject({ kind: "conflict", code: "STALE_BASE", extra: { currentHead: "c".repeat(40) } });
+    await expect(lost).rejects.toMatchObject({
+      kind: "conflict",
+      code: "STALE_BASE",
+      extra: { currentHead: "c".repeat(40) },
+    });
   });
 
   it("other failures pass through at once", async () => {

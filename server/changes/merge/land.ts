@@ -21,7 +21,16 @@ export async function landOnDefaultBranch(
 ): Promise<void> {
   await moveBranch(
     repo,
-    { project, workspace: null, ref: branchRef(project.defaultBranch), from: move.head, to: move.commit, actor: move.actor, cause: move.cause, changeIds: move.changeIds },
+    {
+      project,
+      workspace: null,
+      ref: branchRef(project.defaultBranch),
+      from: move.head,
+      to: move.commit,
+      actor: move.actor,
+      cause: move.cause,
+      changeIds: move.changeIds,
+    },
     record,
     options,
   );
@@ -42,7 +51,9 @@ export async function retryWhenBranchMoves<T>(attempts: number, attempt: (n: num
     } catch (error) {
       if (!(error instanceof RefConflictError)) throw error;
       if (n >= attempts) {
-        throw conflict(`The default branch kept moving during ${attempts} attempts; try again`, "STALE_BASE", { currentHead: error.actual });
+        throw conflict(`The default branch kept moving during ${attempts} attempts; try again`, "STALE_BASE", {
+          currentHead: error.actual,
+        });
       }
       // Racers that all lost to one landing would otherwise recompute and collide again in step.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * RETRY_JITTER_MS * n));
@@ -85,7 +96,10 @@ export async function recordMerged(tx: Tx, input: MergedInput): Promise<void> {
 export async function markMerged(tx: Tx, input: MergedInput): Promise<EventInput[]> {
   const { alongside, events } = mergedRows(input);
   if (events.length === 0) return [];
-  const [row] = await tx.$queryRawUnsafe<Array<{ answer: unknown }>>(`WITH ${alongside.ctes} SELECT ${alongside.answer} AS answer`, ...alongside.params);
+  const [row] = await tx.$queryRawUnsafe<Array<{ answer: unknown }>>(
+    `WITH ${alongside.ctes} SELECT ${alongside.answer} AS answer`,
+    ...alongside.params,
+  );
   assertAllMerged(input, row?.answer);
   return events;
 }
@@ -96,7 +110,17 @@ function assertAllMerged(input: MergedInput, mergedCount: unknown): void {
 
 const INSERT_PROVENANCE = insertRowsSql(
   "Provenance",
-  { id: "uuid", projectId: "uuid", changeId: "uuid", commitSha: "text", authorId: "uuid", agentId: "uuid", keyId: "uuid", model: "text", createdAt: "timestamp(3)" },
+  {
+    id: "uuid",
+    projectId: "uuid",
+    changeId: "uuid",
+    commitSha: "text",
+    authorId: "uuid",
+    agentId: "uuid",
+    keyId: "uuid",
+    model: "text",
+    createdAt: "timestamp(3)",
+  },
   "",
   "$4",
 );
@@ -123,7 +147,12 @@ function mergedRows(input: MergedInput): { alongside: Alongside; events: EventIn
      WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected')
      RETURNING c.id),
   provenance AS (${INSERT_PROVENANCE})`;
-  const params = [input.mergedById, merged.map((m) => m.change.id), merged.map((m) => m.commit), JSON.stringify(provenance)];
+  const params = [
+    input.mergedById,
+    merged.map((m) => m.change.id),
+    merged.map((m) => m.commit),
+    JSON.stringify(provenance),
+  ];
   const events = merged.map(({ change, commit }) => ({
     projectId: project.id,
     kind: "change.merged" as const,
@@ -134,7 +163,10 @@ function mergedRows(input: MergedInput): { alongside: Alongside; events: EventIn
 }
 
 /** The models of the agents that produced a set of changes (for provenance), in one query. */
-export async function agentModels(tx: DbOrTx, changes: Array<Pick<Change, "agentId">>): Promise<Map<string, string | null>> {
+export async function agentModels(
+  tx: DbOrTx,
+  changes: Array<Pick<Change, "agentId">>,
+): Promise<Map<string, string | null>> {
   const ids = [...new Set(changes.flatMap((c) => (c.agentId ? [c.agentId] : [])))];
   if (ids.length === 0) return new Map();
   const agents = await tx.agent.findMany({ where: { id: { in: ids } }, select: { id: true, model: true } });
@@ -142,7 +174,10 @@ export async function agentModels(tx: DbOrTx, changes: Array<Pick<Change, "agent
 }
 
 /** The post-merge policy check: the policy the merged commit leaves on the default branch must parse. */
-export async function postMergeCheck(repo: Repo, commit: string): Promise<{ status: "passed" | "failed"; message?: string }> {
+export async function postMergeCheck(
+  repo: Repo,
+  commit: string,
+): Promise<{ status: "passed" | "failed"; message?: string }> {
   const policy = await loadPolicy(repo, commit);
   return policy.ok ? { status: "passed" } : { status: "failed", message: policy.error };
 }

@@ -13,7 +13,8 @@ let base: string;
 
 const commit = async (parent: string | null, files: Record<string, string | null>) =>
   (await writeCommitFromFiles(repo, { parent, files, message: "c", author })).oid;
-const show = (tree: string, file: string) => execFileSync("git", ["--git-dir", repo.gitdir, "show", `${tree}:${file}`]).toString();
+const show = (tree: string, file: string) =>
+  execFileSync("git", ["--git-dir", repo.gitdir, "show", `${tree}:${file}`]).toString();
 
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "merge-tree-"));
@@ -57,7 +58,9 @@ describe("mergeCommits", () => {
 
 describe("mergeOnBase (a revert: base = the reverted commit, theirs = its parent)", () => {
   const missing = (tree: string, file: string) => {
-    expect(() => execFileSync("git", ["--git-dir", repo.gitdir, "cat-file", "-e", `${tree}:${file}`], { stdio: "ignore" })).toThrow();
+    expect(() =>
+      execFileSync("git", ["--git-dir", repo.gitdir, "cat-file", "-e", `${tree}:${file}`], { stdio: "ignore" }),
+    ).toThrow();
   };
 
   it("undoes the reverted commit's edits and keeps later ones", async () => {

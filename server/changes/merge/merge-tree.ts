@@ -1,6 +1,14 @@
 import { inheritedEnvironment } from "@/server/config";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { flushStagedObjects, readCommit, runGit, uniqueMergeBase, withObjectStage, writeCommitObject, type Repo } from "@/server/git";
+import {
+  flushStagedObjects,
+  readCommit,
+  runGit,
+  uniqueMergeBase,
+  withObjectStage,
+  writeCommitObject,
+  type Repo,
+} from "@/server/git";
 import { mergeTreesInProcess } from "./tree-merge";
 
 /** One side of a conflicted path as merge-tree reports it (stage 1 base, 2 ours, 3 theirs). */
@@ -30,20 +38,31 @@ function outcome(clean: boolean, tree: string, stages: ConflictStage[]): MergeOu
 }
 
 /** The merge in-process when it needs no content merge and no rename detection (tree-merge.ts); null: git decides. */
-async function mergeInProcess(repo: Repo, base: string | null, ours: string, theirs: string): Promise<MergeOutcome | null> {
+async function mergeInProcess(
+  repo: Repo,
+  base: string | null,
+  ours: string,
+  theirs: string,
+): Promise<MergeOutcome | null> {
   if (!base) return null;
-  const [baseTree, oursTree, theirsTree] = await Promise.all([base, ours, theirs].map(async (commit) => (await readCommit(repo, commit)).tree));
+  const [baseTree, oursTree, theirsTree] = await Promise.all(
+    [base, ours, theirs].map(async (commit) => (await readCommit(repo, commit)).tree),
+  );
   const tree = await mergeTreesInProcess(repo, baseTree, oursTree, theirsTree);
   return tree ? outcome(true, tree, []) : null;
 }
 
-const mergeCommitsInProcess = async (repo: Repo, ours: string, theirs: string) => mergeInProcess(repo, await uniqueMergeBase(repo, ours, theirs), ours, theirs);
+const mergeCommitsInProcess = async (repo: Repo, ours: string, theirs: string) =>
+  mergeInProcess(repo, await uniqueMergeBase(repo, ours, theirs), ours, theirs);
 
 async function mergeWithGit(repo: Repo, ours: string, theirs: string): Promise<MergeOutcome> {
-  const { stdout, exitCode } = await runGit(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", ours, theirs], {
-    gitdir: repo.gitdir,
-    allowExit: [1],
-  });
+  const { stdout, exitCode } = await runGit(
+    ["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", ours, theirs],
+    {
+      gitdir: repo.gitdir,
+      allowExit: [1],
+    },
+  );
   const tokens = stdout.split("\0");
   const stages: ConflictStage[] = [];
   if (exitCode === 1) for (let i = 1; i < tokens.length && tokens[i] !== ""; i++) stages.push(parseStage(tokens[i]));
@@ -59,7 +78,6 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string): Pr
   return (await mergeCommitsInProcess(repo, ours, theirs)) ?? mergeWithGit(repo, ours, theirs);
 }
 
-
 /** Author and committer of the stand-in commits of `mergeOnBase` (never on a branch). */
 const STAND_IN = { name: "svc-forge", email: "merge-base@svc-forge.invalid", timestamp: 0, timezoneOffset: 0 };
 
@@ -74,7 +92,13 @@ export async function mergeOnBase(repo: Repo, base: string, ours: string, theirs
   const inProcess = await mergeInProcess(repo, base, ours, theirs);
   if (inProcess) return inProcess;
   const restate = async (commit: string) =>
-    writeCommitObject(repo, { tree: (await readCommit(repo, commit)).tree, parent: [base], author: STAND_IN, committer: STAND_IN, message: `${commit}\n` });
+    writeCommitObject(repo, {
+      tree: (await readCommit(repo, commit)).tree,
+      parent: [base],
+      author: STAND_IN,
+      committer: STAND_IN,
+      message: `${commit}\n`,
+    });
   const [oursStandIn, theirsStandIn] = await Promise.all([restate(ours), restate(theirs)]);
   return mergeWithGit(repo, oursStandIn, theirsStandIn);
 }
@@ -93,10 +117,23 @@ class GitMergeProcess {
   private tailPending = false;
 
   constructor(repo: Repo) {
-    this.child = spawn("git", ["--git-dir", repo.gitdir, "merge-tree", "--write-tree", "-z", "--messages", "--stdin", "--allow-unrelated-histories"], {
-      env: { ...inheritedEnvironment(), GIT_CONFIG_NOSYSTEM: "1" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    this.child = spawn(
+      "git",
+      [
+        "--git-dir",
+        repo.gitdir,
+        "merge-tree",
+        "--write-tree",
+        "-z",
+        "--messages",
+        "--stdin",
+        "--allow-unrelated-histories",
+      ],
+      {
+        env: { ...inheritedEnvironment(), GIT_CONFIG_NOSYSTEM: "1" },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     this.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     this.child.stdout.on("data", (chunk: Buffer) => {

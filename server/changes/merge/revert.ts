@@ -17,7 +17,8 @@ import { mergeOnBase } from "./merge-tree";
 const REVERT_ATTEMPTS_MAX = 5;
 
 function assertRevertible(change: Change): asserts change is Change & { mergedSha: string } {
-  if (change.status !== "merged" || !change.mergedSha) throw invalid(`Only a merged change can be reverted; this one is ${change.status}`);
+  if (change.status !== "merged" || !change.mergedSha)
+    throw invalid(`Only a merged change can be reverted; this one is ${change.status}`);
   if (change.revertedSha) throw invalid(`The change is already reverted (${change.revertedSha})`);
 }
 
@@ -41,21 +42,34 @@ export async function revertChange(identity: UserIdentity, id: string) {
     const reasons = hardProtectionReasons(await loadPolicy(repo, head));
     if (reasons.length > 0) throw forbidden("Revert blocked by branch protection", "PROTECTION_BLOCKED", { reasons });
     const merged = change.mergedSha;
-    if (!(await hasObject(repo, merged))) throw conflict(`The merged commit ${merged} is no longer in the project repository`, "CONFLICT");
+    if (!(await hasObject(repo, merged)))
+      throw conflict(`The merged commit ${merged} is no longer in the project repository`, "CONFLICT");
     const before = (await readCommit(repo, merged)).parent[0];
     const outcome = await mergeOnBase(repo, merged, head, before);
     if (!outcome.clean) {
-      throw conflict("Reverting the change conflicts with later commits on the default branch", "MERGE_CONFLICT", { conflictingFiles: outcome.conflictingFiles });
+      throw conflict("Reverting the change conflicts with later commits on the default branch", "MERGE_CONFLICT", {
+        conflictingFiles: outcome.conflictingFiles,
+      });
     }
     const commit = await writeRevertCommit(repo, { tree: outcome.tree, head, change, merged, signature: author });
-    await landOnDefaultBranch(project, repo, { head, commit, changeIds: [id], actor: actorOf(identity), cause: "revert" }, async (tx) => {
-      const updated = await tx.change.updateMany({
-        where: { id, status: "merged", revertedSha: null },
-        data: { revertedSha: commit, revertedAt: new Date(), revertedById: identity.userId },
-      });
-      if (updated.count !== 1) throw invalid("The change is already reverted");
-      await recordEvent(tx, { projectId: project.id, kind: "change.reverted", actor: actorOf(identity), data: { changeId: id, commit, mergedSha: merged } });
-    });
+    await landOnDefaultBranch(
+      project,
+      repo,
+      { head, commit, changeIds: [id], actor: actorOf(identity), cause: "revert" },
+      async (tx) => {
+        const updated = await tx.change.updateMany({
+          where: { id, status: "merged", revertedSha: null },
+          data: { revertedSha: commit, revertedAt: new Date(), revertedById: identity.userId },
+        });
+        if (updated.count !== 1) throw invalid("The change is already reverted");
+        await recordEvent(tx, {
+          projectId: project.id,
+          kind: "change.reverted",
+          actor: actorOf(identity),
+          data: { changeId: id, commit, mergedSha: merged },
+        });
+      },
+    );
     return { reverted: true as const, changeId: id, commit };
   });
 }

@@ -22,7 +22,11 @@ const MERGE_ATTEMPTS_MAX = 5;
  * compare-and-swap of the default branch in the transaction that records the merge. A branch that
  * moves meanwhile is STALE_BASE under requireFreshBase, otherwise the merge is redone on top.
  */
-export async function mergeChange(identity: UserIdentity, id: string, options: { force: boolean; strategy: MergeStrategy }) {
+export async function mergeChange(
+  identity: UserIdentity,
+  id: string,
+  options: { force: boolean; strategy: MergeStrategy },
+) {
   const projectId = await changeProjectId(id);
   // Merges of one project queue in this process: racing each other they would mostly recompute
   // onto a head that moves again (24 racing merges lost two thirds of their races, bench/scale).
@@ -37,34 +41,76 @@ export async function mergeChange(identity: UserIdentity, id: string, options: {
  */
 export async function mergeBlockers(identity: Identity, id: string): Promise<{ blockers: string[] }> {
   const projectId = await changeProjectId(id);
-  const { project, alongside: facts } = await requireProject(identity, { id: projectId }, "read", { alongside: changeFactsAlongside(id) });
+  const { project, alongside: facts } = await requireProject(identity, { id: projectId }, "read", {
+    alongside: changeFactsAlongside(id),
+  });
   if (!facts) throw notFound();
   const { repo, head } = projectHead(project);
-  return { blockers: await gateBlockers({ ...facts, project, repo, head, policy: await loadPolicy(repo, head), force: false }) };
+  return {
+    blockers: await gateBlockers({ ...facts, project, repo, head, policy: await loadPolicy(repo, head), force: false }),
+  };
 }
 
-async function mergeWithRetries(input: { identity: UserIdentity; id: string; projectId: string; force: boolean; strategy: MergeStrategy }) {
+async function mergeWithRetries(input: {
+  identity: UserIdentity;
+  id: string;
+  projectId: string;
+  force: boolean;
+  strategy: MergeStrategy;
+}) {
   const { identity, id, projectId, ...options } = input;
   const { author } = commitAuthorship(identity);
   return retryWhenBranchMoves(MERGE_ATTEMPTS_MAX, async () => {
     // Read after the queue, the project and the change in one statement: the change may have moved
     // on (merged, rejected) while this one waited.
-    const { project, alongside: facts } = await requireProject(identity, { id: projectId }, "write", { alongside: changeFactsAlongside(id) });
+    const { project, alongside: facts } = await requireProject(identity, { id: projectId }, "write", {
+      alongside: changeFactsAlongside(id),
+    });
     if (!facts) throw notFound();
     const { change } = facts;
     const { repo, head } = projectHead(project);
-    const input: GateInput & { repo: Repo } = { ...facts, project, repo, head, policy: await loadPolicy(repo, head), force: options.force };
+    const input: GateInput & { repo: Repo } = {
+      ...facts,
+      project,
+      repo,
+      head,
+      policy: await loadPolicy(repo, head),
+      force: options.force,
+    };
     const failure = await firstGateFailure(input);
     if (failure) throw failure;
     const outcome = await mergeCommits(repo, head, change.tipSha);
     if (!outcome.clean) {
-      const [conflictId] = await recordConflicts(await db(), project.id, [{ change, head, files: outcome.conflictingFiles }]);
-      throw conflict("The change conflicts with the default branch", "MERGE_CONFLICT", { conflictId, conflictingFiles: outcome.conflictingFiles });
+      const [conflictId] = await recordConflicts(await db(), project.id, [
+        { change, head, files: outcome.conflictingFiles },
+      ]);
+      throw conflict("The change conflicts with the default branch", "MERGE_CONFLICT", {
+        conflictId,
+        conflictingFiles: outcome.conflictingFiles,
+      });
     }
-    const commit = await writeLandingCommit(repo, { tree: outcome.tree, head, change, workspace: input.workspace, strategy: options.strategy, signature: author });
+    const commit = await writeLandingCommit(repo, {
+      tree: outcome.tree,
+      head,
+      change,
+      workspace: input.workspace,
+      strategy: options.strategy,
+      signature: author,
+    });
     const models = new Map(change.agentId ? [[change.agentId, facts.agentModel]] : []);
-    await landOnDefaultBranch(project, repo, { head, commit, changeIds: [change.id], actor: actorOf(identity), cause: "merge" }, (tx) =>
-      recordMerged(tx, { project, merged: [{ change, commit }], mergedById: identity.userId, strategy: options.strategy, actor: actorOf(identity), agentModels: models }),
+    await landOnDefaultBranch(
+      project,
+      repo,
+      { head, commit, changeIds: [change.id], actor: actorOf(identity), cause: "merge" },
+      (tx) =>
+        recordMerged(tx, {
+          project,
+          merged: [{ change, commit }],
+          mergedById: identity.userId,
+          strategy: options.strategy,
+          actor: actorOf(identity),
+          agentModels: models,
+        }),
     );
     return {
       merged: true,

@@ -2,7 +2,8 @@ import { readTree, writeTree, type Repo, type TreeEntry } from "@/server/git";
 
 type Entry = TreeEntry | undefined;
 
-const same = (a: Entry, b: Entry) => a === b || (a !== undefined && b !== undefined && a.mode === b.mode && a.oid === b.oid);
+const same = (a: Entry, b: Entry) =>
+  a === b || (a !== undefined && b !== undefined && a.mode === b.mode && a.oid === b.oid);
 const isTree = (entry: Entry) => entry?.mode === "040000";
 const isFile = (entry: Entry) => entry !== undefined && !isTree(entry);
 
@@ -19,7 +20,13 @@ const entriesOf = async (repo: Repo, tree: Entry | string | null): Promise<Map<s
  * changing a directory recurse. Anything else throws NeedsGit. Null when the level ends up empty
  * (git writes no empty subtree).
  */
-async function mergeLevel(repo: Repo, base: Entry | string | null, ours: Entry | string, theirs: Entry | string, isRoot: boolean): Promise<string | null> {
+async function mergeLevel(
+  repo: Repo,
+  base: Entry | string | null,
+  ours: Entry | string,
+  theirs: Entry | string,
+  isRoot: boolean,
+): Promise<string | null> {
   const [b, o, t] = await Promise.all([entriesOf(repo, base), entriesOf(repo, ours), entriesOf(repo, theirs)]);
   const merged: TreeEntry[] = [];
   for (const name of new Set([...b.keys(), ...o.keys(), ...t.keys()])) {
@@ -51,7 +58,12 @@ async function mergeLevel(repo: Repo, base: Entry | string | null, ours: Entry |
  * merge-ort whatever the renames, and a directory git would see as renamed is gone on one side
  * while the other side changed it (so git decides). `tree-merge.test.ts` compares both.
  */
-export async function mergeTreesInProcess(repo: Repo, base: string | null, ours: string, theirs: string): Promise<string | null> {
+export async function mergeTreesInProcess(
+  repo: Repo,
+  base: string | null,
+  ours: string,
+  theirs: string,
+): Promise<string | null> {
   if (base === theirs) return ours;
   if (base === ours) return theirs;
   try {

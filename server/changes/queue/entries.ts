@@ -27,11 +27,19 @@ export interface EntryInput {
 
 /** The `change.queued` event of a change entering the queue (its evaluated tip is the commit that lands). */
 export function queuedEvent(change: Change, input: EntryInput): EventInput {
-  return { projectId: change.projectId, kind: "change.queued", actor: input.actor, data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto } };
+  return {
+    projectId: change.projectId,
+    kind: "change.queued",
+    actor: input.actor,
+    data: { changeId: change.id, tipSha: change.tipSha, strategy: input.strategy, auto: input.auto },
+  };
 }
 
 /** A queue entry as inserted: at the back of its project's queue, `waiting`. */
-export type EntryRow = Pick<QueueEntry, "id" | "projectId" | "changeId" | "tipSha" | "strategy" | "enqueuedById" | "enqueuedAt">;
+export type EntryRow = Pick<
+  QueueEntry,
+  "id" | "projectId" | "changeId" | "tipSha" | "strategy" | "enqueuedById" | "enqueuedAt"
+>;
 
 export const entryRow = (change: Change, input: EntryInput): EntryRow => ({
   id: randomUUID(),
@@ -47,7 +55,15 @@ export const entryRow = (change: Change, input: EntryInput): EntryRow => ({
 export const insertEntriesSql = (rows: string) =>
   insertRowsSql(
     "QueueEntry",
-    { id: "uuid", projectId: "uuid", changeId: "uuid", tipSha: "text", strategy: "text", enqueuedById: "uuid", enqueuedAt: "timestamp(3)" },
+    {
+      id: "uuid",
+      projectId: "uuid",
+      changeId: "uuid",
+      tipSha: "text",
+      strategy: "text",
+      enqueuedById: "uuid",
+      enqueuedAt: "timestamp(3)",
+    },
     'ON CONFLICT ("changeId") DO NOTHING',
     rows,
   );
@@ -73,12 +89,23 @@ export async function addEntry(tx: Tx, change: Change, input: EntryInput): Promi
  * Deletes the leaving entries still there (a second remover finds none); answers their changes
  * and the `change.dequeued` events for the caller to record in the same transaction.
  */
-export async function takeEntries(tx: Tx, projectId: string, leaving: Leaving[], actor: string): Promise<{ gone: string[]; events: EventInput[] }> {
+export async function takeEntries(
+  tx: Tx,
+  projectId: string,
+  leaving: Leaving[],
+  actor: string,
+): Promise<{ gone: string[]; events: EventInput[] }> {
   if (leaving.length === 0) return { gone: [], events: [] };
   const ids = leaving.map((l) => l.changeId);
-  const removed = await tx.$queryRaw<Array<{ changeId: string }>>`DELETE FROM "QueueEntry" WHERE "changeId" = ANY(${ids}::uuid[]) RETURNING "changeId"::text AS "changeId"`;
+  const removed = await tx.$queryRaw<
+    Array<{ changeId: string }>
+  >`DELETE FROM "QueueEntry" WHERE "changeId" = ANY(${ids}::uuid[]) RETURNING "changeId"::text AS "changeId"`;
   const gone = new Set(removed.map((r) => r.changeId));
-  const events = leaving.flatMap(({ changeId, reason, extra }) => (gone.has(changeId) ? [{ projectId, kind: "change.dequeued" as const, actor, data: { changeId, reason, ...extra } }] : []));
+  const events = leaving.flatMap(({ changeId, reason, extra }) =>
+    gone.has(changeId)
+      ? [{ projectId, kind: "change.dequeued" as const, actor, data: { changeId, reason, ...extra } }]
+      : [],
+  );
   return { gone: [...gone], events };
 }
 
@@ -106,6 +133,9 @@ export const queuePositionSql = (changeId: string) => `(
 
 /** Where a change stands in its project's queue, or null when it is not queued. */
 export async function positionOf(client: DbOrTx, changeId: string): Promise<QueuePosition | null> {
-  const [row] = await client.$queryRawUnsafe<Array<{ queue: QueuePosition | null }>>(`SELECT ${queuePositionSql("$1::uuid")} AS queue`, changeId);
+  const [row] = await client.$queryRawUnsafe<Array<{ queue: QueuePosition | null }>>(
+    `SELECT ${queuePositionSql("$1::uuid")} AS queue`,
+    changeId,
+  );
   return row?.queue ?? null;
 }

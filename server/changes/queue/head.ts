@@ -17,7 +17,13 @@ type HeadJson = ChangeFactsJson & {
 };
 
 function headEntryOf({ entry, enqueuer, ...facts }: HeadJson): HeadEntry {
-  return { ...entry, seq: BigInt(entry.seq), enqueuedAt: dateFromJson(entry.enqueuedAt), ...changeFactsFromJson(facts), enqueuer };
+  return {
+    ...entry,
+    seq: BigInt(entry.seq),
+    enqueuedAt: dateFromJson(entry.enqueuedAt),
+    ...changeFactsFromJson(facts),
+    enqueuer,
+  };
 }
 
 /**

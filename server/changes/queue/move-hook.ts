@@ -10,8 +10,10 @@ import { wakeQueue } from "./runner";
 export const wakeQueueOnMove: BranchMoveHook = {
   name: "queue.wake",
   async afterCommit(move) {
-    if (move.workspace !== null || move.cause === "queue" || move.ref !== `refs/heads/${move.project.defaultBranch}`) return;
+    if (move.workspace !== null || move.cause === "queue" || move.ref !== `refs/heads/${move.project.defaultBranch}`)
+      return;
     // Most projects queue nothing: one indexed read spares them a turn here and a wake-up on every instance.
-    if (await (await db()).queueEntry.findFirst({ where: { projectId: move.project.id }, select: { id: true } })) wakeQueue(move.project.id);
+    if (await (await db()).queueEntry.findFirst({ where: { projectId: move.project.id }, select: { id: true } }))
+      wakeQueue(move.project.id);
   },
 };

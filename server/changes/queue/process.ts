@@ -2,7 +2,15 @@ import type { Change, Project } from "@/server/generated/prisma/client";
 import { registerCache } from "@/server/caches";
 import { database, db, type Tx } from "@/server/db";
 import { publishAfterCommit, recordEvents } from "@/server/events";
-import { hasObject, openWorkspaceRepo, readCommit, RefConflictError, runGit, withProcessLock, type Repo } from "@/server/git";
+import {
+  hasObject,
+  openWorkspaceRepo,
+  readCommit,
+  RefConflictError,
+  runGit,
+  withProcessLock,
+  type Repo,
+} from "@/server/git";
 import { loadPolicy, type PolicyResult } from "@/server/policy";
 import { findProjectAlongside, userSignature } from "@/server/projects";
 import { recordConflicts } from "../conflicts/record";
@@ -41,7 +49,9 @@ async function withQueueTurn(projectId: string, fn: () => Promise<void>): Promis
   if (current.kind !== "postgres") return withProcessLock(`queue:${projectId}`, fn);
   await current.prisma.$transaction(
     async (tx) => {
-      const [{ locked }] = await tx.$queryRaw<Array<{ locked: boolean }>>`SELECT pg_try_advisory_xact_lock(hashtext(${`queue:${projectId}`})) AS locked`;
+      const [{ locked }] = await tx.$queryRaw<
+        Array<{ locked: boolean }>
+      >`SELECT pg_try_advisory_xact_lock(hashtext(${`queue:${projectId}`})) AS locked`;
       if (locked) await fn();
     },
     { maxWait: 30_000, timeout: 600_000 },
@@ -69,10 +79,19 @@ const NEAR_HISTORY = 32;
  */
 const checkedAt = new Map<string, string>();
 const CHECKED_MAX = 10_000;
-registerCache("changes.queueCheckedTips", { entries: () => checkedAt.size, limit: CHECKED_MAX, bound: "cleared whole past the limit" });
+registerCache("changes.queueCheckedTips", {
+  entries: () => checkedAt.size,
+  limit: CHECKED_MAX,
+  bound: "cleared whole past the limit",
+});
 
 /** Whether the workspace still holds the queued commit: its tip, or an ancestor of its tip. */
-async function inWorkspaceHistory(project: Project, repo: Repo, workspace: string | null, entry: HeadEntry): Promise<boolean> {
+async function inWorkspaceHistory(
+  project: Project,
+  repo: Repo,
+  workspace: string | null,
+  entry: HeadEntry,
+): Promise<boolean> {
   const tip = workspace ? workspaceTip(project, workspace) : null;
   if (!tip) return false;
   if (checkedAt.get(entry.id) === tip) return true;
@@ -93,13 +112,20 @@ async function reachesFromTip(project: Project, workspace: string, tip: string, 
     oid = (await readCommit(repo, oid)).parent[0];
   }
   // Beyond the near history, or off the first-parent line: git knows.
-  const { exitCode } = await runGit(["merge-base", "--is-ancestor", tipSha, tip], { gitdir: repo.gitdir, allowExit: [1, 128] });
+  const { exitCode } = await runGit(["merge-base", "--is-ancestor", tipSha, tip], {
+    gitdir: repo.gitdir,
+    allowExit: [1, 128],
+  });
   return exitCode === 0;
 }
 
 type Leaving = { changeId: string; reason: DequeueReason; extra?: Record<string, unknown> };
 
-const LEAVES_AS: Partial<Record<Change["status"], DequeueReason>> = { merged: "merged", rejected: "rejected", needs_changes: "evaluation_failed" };
+const LEAVES_AS: Partial<Record<Change["status"], DequeueReason>> = {
+  merged: "merged",
+  rejected: "rejected",
+  needs_changes: "evaluation_failed",
+};
 
 /**
  * Sorts the head of the queue: entries that must leave (their change merged or was rejected
@@ -120,7 +146,17 @@ async function triage(project: Project, repo: Repo, head: string, policy: Policy
       leaving.push({ changeId: change.id, reason: "stale_workspace", extra: { tipSha: entry.tipSha } });
       continue;
     }
-    const gate = { project, change, workspace, repo, head, policy, reviews: entry.reviews, evaluationPassed: entry.evaluationPassed, force: false };
+    const gate = {
+      project,
+      change,
+      workspace,
+      repo,
+      head,
+      policy,
+      reviews: entry.reviews,
+      evaluationPassed: entry.evaluationPassed,
+      force: false,
+    };
     if (protectionReasons(gate).length === 0) ready.push(entry);
   }
   return { leaving, ready };
@@ -131,7 +167,9 @@ interface Projected {
   commit: string;
 }
 
-type Culprit = { kind: "evaluation"; entry: HeadEntry; issues: string[] } | { kind: "conflict"; entry: HeadEntry; head: string; files: string[] };
+type Culprit =
+  | { kind: "evaluation"; entry: HeadEntry; issues: string[] }
+  | { kind: "conflict"; entry: HeadEntry; head: string; files: string[] };
 
 /**
  * Merges the ready entries one after the other on top of the head (one projected tree), stopping at
@@ -152,14 +190,22 @@ async function buildBatch(project: Project, repo: Repo, head: string, policy: Po
       }
       const signature = userSignature(entry.enqueuer ?? "svc-forge");
       const change = { ...entry.change, tipSha: entry.tipSha };
-      current = await writeLandingCommit(session.repo, { tree: outcome.tree, head: current, change, workspace: entry.workspace, strategy: entry.strategy as MergeStrategy, signature });
+      current = await writeLandingCommit(session.repo, {
+        tree: outcome.tree,
+        head: current,
+        change,
+        workspace: entry.workspace,
+        strategy: entry.strategy as MergeStrategy,
+        signature,
+      });
       projected.push({ entry, commit: current });
     }
     session.flush();
   } finally {
     session.close();
   }
-  const evaluate = (index: number) => evaluateProjected(project, repo, policy, head, projected[index].commit, projected[index].entry.changeId);
+  const evaluate = (index: number) =>
+    evaluateProjected(project, repo, policy, head, projected[index].commit, projected[index].entry.changeId);
   if (projected.length === 0) return { landed: projected, culprit: conflicted };
   const whole = await evaluate(projected.length - 1);
   if (whole.passed) return { landed: projected, culprit: conflicted };
@@ -180,7 +226,8 @@ function runsOf(landed: Projected[]): Projected[][] {
   const runs: Projected[][] = [];
   for (const item of landed) {
     const last = runs.at(-1)?.[0];
-    if (last && last.entry.enqueuedById === item.entry.enqueuedById && last.entry.strategy === item.entry.strategy) runs.at(-1)!.push(item);
+    if (last && last.entry.enqueuedById === item.entry.enqueuedById && last.entry.strategy === item.entry.strategy)
+      runs.at(-1)!.push(item);
     else runs.push([item]);
   }
   return runs;
@@ -190,7 +237,10 @@ function runsOf(landed: Projected[]): Projected[][] {
 async function recordCulprit(tx: Tx, project: Project, culprit: Culprit): Promise<Leaving> {
   const change = { ...culprit.entry.change, tipSha: culprit.entry.tipSha };
   if (culprit.kind === "evaluation") {
-    await tx.change.updateMany({ where: { id: change.id, status: { in: ["accepted", "approved", "promoted", "open"] } }, data: { status: "needs_changes" } });
+    await tx.change.updateMany({
+      where: { id: change.id, status: { in: ["accepted", "approved", "promoted", "open"] } },
+      data: { status: "needs_changes" },
+    });
     return { changeId: change.id, reason: "evaluation_failed", extra: { issues: culprit.issues } };
   }
   const [conflictId] = await recordConflicts(tx, project.id, [{ change, head: culprit.head, files: culprit.files }]);
@@ -202,9 +252,17 @@ async function recordCulprit(tx: Tx, project: Project, culprit: Culprit): Promis
  * round is void), their changes become merged as if their enqueuers merged them, the culprit
  * leaves with its reason, and the rest wait again, in the transaction that moves the branch.
  */
-async function landBatch(project: Project, repo: Repo, head: string, ready: HeadEntry[], batch: { landed: Projected[]; culprit: Culprit | null }) {
+async function landBatch(
+  project: Project,
+  repo: Repo,
+  head: string,
+  ready: HeadEntry[],
+  batch: { landed: Projected[]; culprit: Culprit | null },
+) {
   const { landed, culprit } = batch;
-  const models = new Map(landed.flatMap(({ entry }) => (entry.change.agentId ? [[entry.change.agentId, entry.agentModel] as const] : [])));
+  const models = new Map(
+    landed.flatMap(({ entry }) => (entry.change.agentId ? [[entry.change.agentId, entry.agentModel] as const] : [])),
+  );
   const commit = landed.at(-1)?.commit ?? head;
   const actorFor = (entry: HeadEntry) => `user:${entry.enqueuedById}`;
   const mover = landed[0]?.entry ?? culprit?.entry ?? ready[0];
@@ -214,20 +272,34 @@ async function landBatch(project: Project, repo: Repo, head: string, ready: Head
     { head, commit, changeIds: landed.map((l) => l.entry.changeId), actor: actorFor(mover), cause: "queue" },
     async (tx) => {
       await lockChanges(tx, [...landed.map((l) => l.entry.changeId), ...(culprit ? [culprit.entry.changeId] : [])]);
-      const merged = landed.map((l) => ({ changeId: l.entry.changeId, reason: "merged" as const, extra: { commit: l.commit } }));
+      const merged = landed.map((l) => ({
+        changeId: l.entry.changeId,
+        reason: "merged" as const,
+        extra: { commit: l.commit },
+      }));
       const { gone, events } = await takeEntries(tx, project.id, merged, actorFor(mover));
       if (gone.length !== landed.length) throw new BatchOvertaken();
       for (const run of runsOf(landed)) {
         const { entry } = run[0];
         const changes = run.map((l) => ({ change: { ...l.entry.change, tipSha: l.entry.tipSha }, commit: l.commit }));
-        events.push(...(await markMerged(tx, { project, merged: changes, mergedById: entry.enqueuedById, strategy: entry.strategy, actor: actorFor(entry), agentModels: models })));
+        events.push(
+          ...(await markMerged(tx, {
+            project,
+            merged: changes,
+            mergedById: entry.enqueuedById,
+            strategy: entry.strategy,
+            actor: actorFor(entry),
+            agentModels: models,
+          })),
+        );
       }
       // The landing's events in one INSERT: every change.dequeued, then every change.merged.
       await recordEvents(tx, events);
       if (culprit) await removeEntries(tx, project.id, [await recordCulprit(tx, project, culprit)], "system");
       const done = new Set([...landed.map((l) => l.entry.id), ...(culprit ? [culprit.entry.id] : [])]);
       const waiting = ready.filter((e) => !done.has(e.id)).map((e) => e.id);
-      if (waiting.length > 0) await tx.queueEntry.updateMany({ where: { id: { in: waiting } }, data: { state: "waiting" } });
+      if (waiting.length > 0)
+        await tx.queueEntry.updateMany({ where: { id: { in: waiting } }, data: { state: "waiting" } });
     },
     { timeout: 60_000 },
   );
@@ -247,20 +319,31 @@ async function processRound(projectId: string): Promise<boolean> {
   // Marked while the batch builds: the round does not wait for the statement (on the embedded
   // database it waits behind a fleet's: 100-200 ms a round, measured), only for its end before the
   // next mark. A failure is kept for that wait (a rejection nobody awaits yet would end the process).
-  const marking = prisma.queueEntry.updateMany({ where: { id: { in: ready.map((e) => e.id) } }, data: { state: "testing" } }).then(
-    () => null,
-    (error: unknown) => ({ error }),
-  );
+  const marking = prisma.queueEntry
+    .updateMany({ where: { id: { in: ready.map((e) => e.id) } }, data: { state: "testing" } })
+    .then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
   const batch = await buildBatch(project, repo, head, policy, ready);
   const marked = await marking;
   if (marked) throw marked.error;
-  if (batch.landed.length > 0) await prisma.queueEntry.updateMany({ where: { id: { in: batch.landed.map((l) => l.entry.id) } }, data: { state: "merging" } });
+  if (batch.landed.length > 0)
+    await prisma.queueEntry.updateMany({
+      where: { id: { in: batch.landed.map((l) => l.entry.id) } },
+      data: { state: "merging" },
+    });
   try {
     await landBatch(project, repo, head, ready, batch);
   } catch (error) {
     // The branch moved (a direct merge or push), another processor got there first, or a change of
     // the batch was merged directly meanwhile: the next round re-reads the queue and the head.
-    if (!(error instanceof RefConflictError || error instanceof BatchOvertaken || error instanceof ChangeFinalMeanwhile)) throw error;
+    if (!(
+      error instanceof RefConflictError ||
+      error instanceof BatchOvertaken ||
+      error instanceof ChangeFinalMeanwhile
+    ))
+      throw error;
   }
   return true;
 }

@@ -21,7 +21,11 @@ interface RunnerState {
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcQueueRunner?: RunnerState };
 const state: RunnerState = (holder.__svcQueueRunner ??= { running: new Map(), again: new Set() });
-registerCache("changes.queueRuns", { entries: () => state.running.size, limit: null, bound: "one per project whose queue runs now; removed when its run ends" });
+registerCache("changes.queueRuns", {
+  entries: () => state.running.size,
+  limit: null,
+  bound: "one per project whose queue runs now; removed when its run ends",
+});
 
 /**
  * Runs the project's queue in this process until nothing new arrived meanwhile (one run at a time
@@ -39,7 +43,9 @@ function runHere(projectId: string): void {
     if (config.queueGatherMs > 0) await setTimeout(config.queueGatherMs);
     do {
       state.again.delete(projectId);
-      await processQueue(projectId).catch((error: unknown) => log().error({ projectId, err: error }, "queue: processing failed"));
+      await processQueue(projectId).catch((error: unknown) =>
+        log().error({ projectId, err: error }, "queue: processing failed"),
+      );
     } while (state.again.has(projectId));
   })().finally(() => state.running.delete(projectId));
   state.running.set(projectId, run);
@@ -67,7 +73,10 @@ export async function startQueueRunner(): Promise<{ stop(): Promise<void> }> {
   onInvalidation(TOPIC, { drop: runHere, dropAll: () => void wakeAll().catch(() => undefined) });
   await database();
   await wakeAll();
-  state.sweep = setInterval(() => void wakeAll().catch((error: unknown) => log().error({ err: error }, "queue: sweep failed")), SWEEP_MS);
+  state.sweep = setInterval(
+    () => void wakeAll().catch((error: unknown) => log().error({ err: error }, "queue: sweep failed")),
+    SWEEP_MS,
+  );
   state.sweep.unref();
   return {
     async stop() {

@@ -27,10 +27,20 @@ const NOT_QUEUEABLE = new Set(["merged", "rejected", "needs_changes"]);
 export async function queueChange(identity: UserIdentity, id: string, input: { strategy: MergeStrategy }) {
   const { project } = await loadChange(identity, id, "write");
   assertNotDeleting(project);
-  const added = await (await db()).$transaction(async (tx) => {
+  const added = await (
+    await db()
+  ).$transaction(async (tx) => {
     const change = await lockChange(tx, id);
-    if (NOT_QUEUEABLE.has(change.status)) throw conflict(`A ${change.status} change cannot be queued`, "CHANGE_NOT_MERGEABLE", { changeStatus: change.status });
-    return addEntry(tx, change, { strategy: input.strategy, enqueuedById: identity.userId, actor: actorOf(identity), auto: false });
+    if (NOT_QUEUEABLE.has(change.status))
+      throw conflict(`A ${change.status} change cannot be queued`, "CHANGE_NOT_MERGEABLE", {
+        changeStatus: change.status,
+      });
+    return addEntry(tx, change, {
+      strategy: input.strategy,
+      enqueuedById: identity.userId,
+      actor: actorOf(identity),
+      auto: false,
+    });
   });
   if (added) wakeQueue(project.id);
   return { added, page: changePage(project, id), answer: await queueAnswer(id) };
@@ -40,13 +50,20 @@ const changePage = (project: Project, id: string) => `/${projectPath(project)}/c
 
 async function queueAnswer(changeId: string) {
   const position = await positionOf(await db(), changeId);
-  return { queued: true as const, changeId, position: position?.position ?? 0, state: position?.state ?? ("merging" as const) };
+  return {
+    queued: true as const,
+    changeId,
+    position: position?.position ?? 0,
+    state: position?.state ?? ("merging" as const),
+  };
 }
 
 /** Takes a change out of the queue (`cancelled`); 404 when it is not queued. */
 export async function unqueueChange(identity: UserIdentity, id: string) {
   const { project } = await loadChange(identity, id, "write");
-  const removed = await (await db()).$transaction((tx) => removeEntries(tx, project.id, [{ changeId: id, reason: "cancelled" }], actorOf(identity)));
+  const removed = await (
+    await db()
+  ).$transaction((tx) => removeEntries(tx, project.id, [{ changeId: id, reason: "cancelled" }], actorOf(identity)));
   if (removed.length === 0) throw notFound("The change is not queued");
   return { page: changePage(project, id), answer: { queued: false as const, changeId: id } };
 }
@@ -57,9 +74,14 @@ export async function projectQueue(identity: Identity, ref: ProjectRef, limit: n
   const prisma = await db();
   const [entries, mergedLastHour] = await Promise.all([
     queuedEntries(prisma, project.id, limit),
-    prisma.change.count({ where: { projectId: project.id, status: "merged", mergedAt: { gte: new Date(Date.now() - 3_600_000) } } }),
+    prisma.change.count({
+      where: { projectId: project.id, status: "merged", mergedAt: { gte: new Date(Date.now() - 3_600_000) } },
+    }),
   ]);
-  const users = await prisma.user.findMany({ where: { id: { in: [...new Set(entries.map((e) => e.enqueuedById))] } }, select: { id: true, username: true } });
+  const users = await prisma.user.findMany({
+    where: { id: { in: [...new Set(entries.map((e) => e.enqueuedById))] } },
+    select: { id: true, username: true },
+  });
   const names = new Map(users.map((u) => [u.id, u.username]));
   return {
     entries: entries.map((entry, index) => ({
@@ -82,8 +104,13 @@ export async function projectQueue(identity: Identity, ref: ProjectRef, limit: n
  * (agents' changes included: `requiredApprovals` still applies) enters the queue as if the
  * project's owner queued it; anything else leaves it where it is.
  */
-export async function autoQueue(project: Project, change: Change, known?: { head: string; policy: PolicyResult }): Promise<void> {
-  if (await (await db()).queueEntry.findUnique({ where: { changeId: change.id }, select: { id: true } })) return wakeQueue(project.id);
+export async function autoQueue(
+  project: Project,
+  change: Change,
+  known?: { head: string; policy: PolicyResult },
+): Promise<void> {
+  if (await (await db()).queueEntry.findUnique({ where: { changeId: change.id }, select: { id: true } }))
+    return wakeQueue(project.id);
   const enqueuedById = autoQueuer(project, change);
   if (!enqueuedById) return;
   const { repo, head } = known ? { repo: openProjectRepo(project.id), head: known.head } : projectHead(project);
@@ -104,7 +131,9 @@ const autoQueuer = (project: Project, change: Change): string | null =>
 
 const autoEntry = (enqueuedById: string) => ({ strategy: "merge" as const, enqueuedById, actor: "system", auto: true });
 
-function autoQueueAdmits(input: Pick<GateInput, "project" | "change" | "repo" | "head" | "policy" | "reviews">): boolean {
+function autoQueueAdmits(
+  input: Pick<GateInput, "project" | "change" | "repo" | "head" | "policy" | "reviews">,
+): boolean {
   if (!input.policy.ok || !input.policy.policy.merge.autoQueue) return false;
   return protectionReasons({ ...input, workspace: null, evaluationPassed: true, force: false }).length === 0;
 }
@@ -114,10 +143,24 @@ function autoQueueAdmits(input: Pick<GateInput, "project" | "change" | "repo" | 
  * have moved it): the entry its creating statement inserts and the `change.queued` event it records
  * with the change's own, or null. Wake the queue after the commit.
  */
-export function autoQueueEntry(project: Project, change: Change, known: { head: string; policy: PolicyResult }): { entry: EntryRow; event: EventInput } | null {
+export function autoQueueEntry(
+  project: Project,
+  change: Change,
+  known: { head: string; policy: PolicyResult },
+): { entry: EntryRow; event: EventInput } | null {
   const enqueuedById = autoQueuer(project, change);
   if (!enqueuedById) return null;
-  if (!autoQueueAdmits({ project, change, repo: openProjectRepo(project.id), head: known.head, policy: known.policy, reviews: reviewStateOf(change, []) })) return null;
+  if (
+    !autoQueueAdmits({
+      project,
+      change,
+      repo: openProjectRepo(project.id),
+      head: known.head,
+      policy: known.policy,
+      reviews: reviewStateOf(change, []),
+    })
+  )
+    return null;
   const input = autoEntry(enqueuedById);
   return { entry: entryRow(change, input), event: queuedEvent(change, input) };
 }

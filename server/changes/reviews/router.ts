@@ -20,17 +20,30 @@ const reviewOutput = namedSchema("Review", () =>
     dismissed: z.boolean(),
     dismissedAt: z.string().nullable(),
     createdAt: z.string(),
-  }));
+  }),
+);
 
 export const reviewsRouter = router({
   submit: userProcedure
-    .meta({ openapi: { method: "POST", path: BASE, tags, summary: "Submit a review verdict (users with write access)" }, successStatus: 201, errors: { 409: ["TARGET_DELETING"] } })
-    .input(z.object({ id: changeIdParam(), verdict: z.enum(["approve", "request_changes", "comment"]), comment: text().max(TEXT_BODY_MAX).optional() }))
+    .meta({
+      openapi: { method: "POST", path: BASE, tags, summary: "Submit a review verdict (users with write access)" },
+      successStatus: 201,
+      errors: { 409: ["TARGET_DELETING"] },
+    })
+    .input(
+      z.object({
+        id: changeIdParam(),
+        verdict: z.enum(["approve", "request_changes", "comment"]),
+        comment: text().max(TEXT_BODY_MAX).optional(),
+      }),
+    )
     .output(z.object({ review: reviewOutput(), changeStatus: z.enum(ChangeStatus) }))
     .mutation(({ input, ctx }) => submitReview(ctx.identity, input.id, input)),
 
   list: publicProcedure
-    .meta({ openapi: { method: "GET", path: BASE, tags, summary: "A change's review verdicts, dismissed ones included" } })
+    .meta({
+      openapi: { method: "GET", path: BASE, tags, summary: "A change's review verdicts, dismissed ones included" },
+    })
     .input(z.object({ id: changeIdParam() }))
     .output(z.object({ reviews: z.array(reviewOutput()) }))
     .query(async ({ input, ctx }) => ({ reviews: await listReviews(ctx.identity, input.id) })),

@@ -31,9 +31,16 @@ export function reviewStateOf(change: Pick<Change, "id" | "authorId">, live: Liv
 }
 
 /** Live (not dismissed) verdicts of changes, counted by the review rules: one query for any number. */
-export async function reviewStates(client: DbOrTx, changes: Array<Pick<Change, "id" | "authorId">>): Promise<Map<string, ReviewState>> {
+export async function reviewStates(
+  client: DbOrTx,
+  changes: Array<Pick<Change, "id" | "authorId">>,
+): Promise<Map<string, ReviewState>> {
   const live = await client.review.findMany({
-    where: { changeId: { in: changes.map((c) => c.id) }, dismissedAt: null, verdict: { in: ["approve", "request_changes"] } },
+    where: {
+      changeId: { in: changes.map((c) => c.id) },
+      dismissedAt: null,
+      verdict: { in: ["approve", "request_changes"] },
+    },
     select: { changeId: true, reviewerId: true, verdict: true },
   });
   return new Map(changes.map((change) => [change.id, reviewStateOf(change, live)]));

@@ -39,7 +39,10 @@ export async function executeEvalRun(run: EvalRun, projectPath: string, context:
   const policy = await loadPolicy(repo, run.baseSha);
   const subject = { project: { id: run.projectId!, path: projectPath }, changeId: run.changeId, repo, diff, policy };
   const result = await runBackgroundEvaluator(subject, spec);
-  const logBytes = appendRunLog(context.logPath, `${run.evaluator}: ${result.status}\n${result.findings.map((f) => `${f.message}\n`).join("")}`);
+  const logBytes = appendRunLog(
+    context.logPath,
+    `${run.evaluator}: ${result.status}\n${result.findings.map((f) => `${f.message}\n`).join("")}`,
+  );
   context.onOutput(logBytes);
   return { ...result, logBytes };
 }

@@ -30,13 +30,16 @@ export async function evalRunLogResponse(req: Request): Promise<Response> {
     const log = await evalRunLog(identity, changeId, runId);
     if ((req.headers.get("accept") ?? "").includes("text/event-stream")) return follow(req, log);
     const text = readRunLog(log.path).toString("utf8");
-    return new Response(tail === undefined ? text : tailLines(text, tail), { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+    return new Response(tail === undefined ? text : tailLines(text, tail), {
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+    });
   } catch (error) {
     return errorResponse(error);
   }
 }
 
-const frame = (event: string, data: unknown, id?: number) => encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+const frame = (event: string, data: unknown, id?: number) =>
+  encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
 function follow(req: Request, log: Awaited<ReturnType<typeof evalRunLog>>): Response {
   const resume = Number.parseInt(req.headers.get("last-event-id") ?? "0", 10);
@@ -68,5 +71,11 @@ function follow(req: Request, log: Awaited<ReturnType<typeof evalRunLog>>): Resp
       controller.close();
     },
   });
-  return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive" } });
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      connection: "keep-alive",
+    },
+  });
 }

@@ -19,7 +19,13 @@ export const cancelRunsOnWorkspaceMove: BranchMoveHook = {
   name: "cancel-eval-runs",
   async inTransaction(tx: Tx, move) {
     if (move.workspace === null) return;
-    const rows = await tx.$queryRawUnsafe<Array<{ changeId: string }>>(CANCEL, move.project.id, move.workspace, move.to, new Date().toISOString());
+    const rows = await tx.$queryRawUnsafe<Array<{ changeId: string }>>(
+      CANCEL,
+      move.project.id,
+      move.workspace,
+      move.to,
+      new Date().toISOString(),
+    );
     pendingSettles.set(move, [...new Set(rows.map((row) => row.changeId))]);
   },
   async afterCommit(move) {

@@ -26,20 +26,39 @@ export type PlannedRun = BackgroundRunSpec & { reuseKey: string | null; reused: 
  */
 export function reuseKeyOf(tree: string, spec: BackgroundRunSpec): string | null {
   if (spec.evaluator !== "sandbox") return null;
-  return createHash("sha256").update(JSON.stringify({ evaluator: spec.evaluator, tree, settings: spec.settings })).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify({ evaluator: spec.evaluator, tree, settings: spec.settings }))
+    .digest("hex");
 }
 
 /** The background runs of a round at `tip`, each with the latest final passed/failed identical run of the project, if any. */
-export async function plannedRuns(projectId: string, repo: Repo, tip: string, background: BackgroundRunSpec[]): Promise<PlannedRun[]> {
+export async function plannedRuns(
+  projectId: string,
+  repo: Repo,
+  tip: string,
+  background: BackgroundRunSpec[],
+): Promise<PlannedRun[]> {
   if (background.length === 0) return [];
   const { tree } = await readCommit(repo, tip);
   const keyed = background.map((spec) => ({ ...spec, reuseKey: reuseKeyOf(tree, spec) }));
   const keys = keyed.flatMap((run) => (run.reuseKey ? [run.reuseKey] : []));
   const found = keys.length
-    ? await (await db()).evalRun.findMany({
+    ? await (
+        await db()
+      ).evalRun.findMany({
         where: { projectId, reuseKey: { in: keys }, status: { in: ["passed", "failed"] }, reusedFrom: null },
         orderBy: { finishedAt: "desc" },
-        select: { id: true, reuseKey: true, status: true, findings: true, exitCode: true, timedOut: true, flaky: true, cacheKey: true, cacheHit: true },
+        select: {
+          id: true,
+          reuseKey: true,
+          status: true,
+          findings: true,
+          exitCode: true,
+          timedOut: true,
+          flaky: true,
+          cacheKey: true,
+          cacheHit: true,
+        },
       })
     : [];
   return keyed.map((run) => {

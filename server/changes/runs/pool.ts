@@ -73,15 +73,26 @@ function start(run: EvalRun): void {
       .catch(() => undefined);
   }, RENEW_MS);
   const done = (async () => {
-    const project = await (await db()).project.findUnique({ where: { id: run.projectId! }, select: { namespace: true, slug: true } });
+    const project = await (
+      await db()
+    ).project.findUnique({ where: { id: run.projectId! }, select: { namespace: true, slug: true } });
     if (!project) return;
     const started = performance.now();
     let end: RunEnd;
     try {
       const logPath = runLogPath(run.projectId!, run.id);
-      end = await executeEvalRun(run, `@${project.namespace}/${project.slug}`, { logPath, signal: controller.signal, onOutput: (bytes) => (logBytes = bytes) });
+      end = await executeEvalRun(run, `@${project.namespace}/${project.slug}`, {
+        logPath,
+        signal: controller.signal,
+        onOutput: (bytes) => (logBytes = bytes),
+      });
     } catch (error) {
-      end = { status: "error", findings: [{ message: `The run could not run: ${(error as Error).message}` }], durationMs: Math.round(performance.now() - started), logBytes };
+      end = {
+        status: "error",
+        findings: [{ message: `The run could not run: ${(error as Error).message}` }],
+        durationMs: Math.round(performance.now() - started),
+        logBytes,
+      };
     }
     clearInterval(renew);
     // Aborted: cancelled, taken over or shutting down; the row already says which.
@@ -118,7 +129,8 @@ SELECT e."changeId" FROM "Evaluation" AS e
 /** Ends the runs every runner died on, settles what was left unsettled, takes what waits. */
 export async function sweepRuns(): Promise<void> {
   const changes = new Set(await abandonDeadRuns());
-  for (const { changeId } of await (await db()).$queryRawUnsafe<Array<{ changeId: string }>>(UNSETTLED)) changes.add(changeId);
+  for (const { changeId } of await (await db()).$queryRawUnsafe<Array<{ changeId: string }>>(UNSETTLED))
+    changes.add(changeId);
   for (const changeId of changes) await settleRound(changeId);
   fillHere();
 }
@@ -136,7 +148,10 @@ export async function startRunnerPool(): Promise<{ stop(): Promise<void> }> {
   onInvalidation(TOPIC, { drop: fillHere, dropAll: fillHere });
   await database();
   await sweepRuns().catch((error: unknown) => console.error("[runs] sweep failed", error));
-  state.sweep = setInterval(() => void sweepRuns().catch((error: unknown) => console.error("[runs] sweep failed", error)), SWEEP_MS);
+  state.sweep = setInterval(
+    () => void sweepRuns().catch((error: unknown) => console.error("[runs] sweep failed", error)),
+    SWEEP_MS,
+  );
   state.sweep.unref();
   return {
     async stop() {

@@ -36,7 +36,11 @@ SELECT id, position::int FROM (SELECT id, row_number() OVER (ORDER BY "createdAt
  WHERE id = ANY($1::uuid[])`;
 
 /** A project's unfinished runs (read access), oldest first, each with its change and its place in the queue. */
-export async function listEvalRuns(identity: Identity, ref: { namespace: string; slug: string }, filter: { status?: "queued" | "running"; limit: number }) {
+export async function listEvalRuns(
+  identity: Identity,
+  ref: { namespace: string; slug: string },
+  filter: { status?: "queued" | "running"; limit: number },
+) {
   const { project } = await requireProject(identity, ref, "read");
   const prisma = await db();
   const runs = await prisma.evalRun.findMany({
@@ -47,22 +51,35 @@ export async function listEvalRuns(identity: Identity, ref: { namespace: string;
   });
   const queued = runs.filter((run) => run.status === "queued").map((run) => run.id);
   const positions = new Map(
-    (queued.length ? await prisma.$queryRawUnsafe<Array<{ id: string; position: number }>>(QUEUE_POSITIONS, queued) : []).map((row) => [row.id, Number(row.position)]),
+    (queued.length
+      ? await prisma.$queryRawUnsafe<Array<{ id: string; position: number }>>(QUEUE_POSITIONS, queued)
+      : []
+    ).map((row) => [row.id, Number(row.position)]),
   );
   return {
-    evaluations: runs.map(({ change, ...run }) => ({ run: evalRunView(run), change, position: positions.get(run.id) ?? null })),
+    evaluations: runs.map(({ change, ...run }) => ({
+      run: evalRunView(run),
+      change,
+      position: positions.get(run.id) ?? null,
+    })),
   };
 }
 
 /** Where a run's log is and whether it is final (read access; 404 for an unknown run). */
-export async function evalRunLog(identity: Identity, changeId: string, runId: string): Promise<{ path: string; status: EvalRunStatus; read(): Promise<EvalRunStatus> }> {
+export async function evalRunLog(
+  identity: Identity,
+  changeId: string,
+  runId: string,
+): Promise<{ path: string; status: EvalRunStatus; read(): Promise<EvalRunStatus> }> {
   const { project } = await loadChange(identity, changeId, "read", { cachedRow: true });
   const run = await runOfChange(changeId, runId);
   return {
     path: runLogPath(project.id, run.id),
     status: run.status,
     // A run deleted meanwhile (its change or project went) reads as cancelled.
-    read: async () => (await (await db()).evalRun.findUnique({ where: { id: runId }, select: { status: true } }))?.status ?? "cancelled",
+    read: async () =>
+      (await (await db()).evalRun.findUnique({ where: { id: runId }, select: { status: true } }))?.status ??
+      "cancelled",
   };
 }
 
@@ -70,5 +87,10 @@ export async function evalRunLog(identity: Identity, changeId: string, runId: st
 export async function evalRunLogText(identity: Identity, changeId: string, runId: string, tail?: number) {
   const log = await evalRunLog(identity, changeId, runId);
   const text = readRunLog(log.path).toString("utf8");
-  return { runId, status: log.status, logBytes: Buffer.byteLength(text), log: tail === undefined ? text : tailLines(text, tail) };
+  return {
+    runId,
+    status: log.status,
+    logBytes: Buffer.byteLength(text),
+    log: tail === undefined ? text : tailLines(text, tail),
+  };
 }

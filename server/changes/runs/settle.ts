@@ -20,24 +20,42 @@ export async function settleRound(changeId: string): Promise<void> {
     const current = await lockChange(tx, changeId);
     const evaluation = await tx.evaluation.findUnique({ where: { changeId } });
     if (!evaluation || evaluation.verdict !== null) return null;
-    const runs = await tx.evalRun.findMany({ where: { changeId, round: evaluation.round }, orderBy: { createdAt: "asc" } });
+    const runs = await tx.evalRun.findMany({
+      where: { changeId, round: evaluation.round },
+      orderBy: { createdAt: "asc" },
+    });
     if (runs.some((run) => isUnfinished(run.status))) return null;
-    const outcome = summarizeRuns(runs.map((run) => ({ evaluator: run.evaluator, status: run.status, findings: run.findings }) as unknown as EvalRunResult));
+    const outcome = summarizeRuns(
+      runs.map(
+        (run) => ({ evaluator: run.evaluator, status: run.status, findings: run.findings }) as unknown as EvalRunResult,
+      ),
+    );
     const verdict = outcome.verdict;
-    await tx.evaluation.update({ where: { changeId }, data: { verdict, summary: outcome.summary, issues: outcome.issues } });
+    await tx.evaluation.update({
+      where: { changeId },
+      data: { verdict, summary: outcome.summary, issues: outcome.issues },
+    });
     let status = current.status;
     if (status === "open") {
       status = statusAfterEvaluation(verdict, await reviewState(tx, current));
       await tx.change.update({ where: { id: changeId }, data: { status } });
     }
-    await recordEvent(tx, { projectId: current.projectId, kind: "change.evaluated", actor: "system", data: { changeId, verdict, status } });
+    await recordEvent(tx, {
+      projectId: current.projectId,
+      kind: "change.evaluated",
+      actor: "system",
+      data: { changeId, verdict, status },
+    });
     return current.projectId;
   });
   if (!settled) return;
   await publishAfterCommit();
   announceSettled(changeId);
   const change = await prisma.change.findUnique({ where: { id: changeId }, include: { project: true } });
-  if (change) await autoQueue(change.project, change).catch((error: unknown) => console.error(`[runs] auto-queue of ${changeId} failed`, error));
+  if (change)
+    await autoQueue(change.project, change).catch((error: unknown) =>
+      console.error(`[runs] auto-queue of ${changeId} failed`, error),
+    );
 }
 
 // Requests waiting for a change's round to settle, on this instance.

@@ -47,13 +47,17 @@ RETURNING r."changeId"`;
 
 /** Ends runs whose every runner died; answers their changes. */
 export async function abandonDeadRuns(): Promise<string[]> {
-  const rows = await (await db()).$queryRawUnsafe<Array<{ changeId: string }>>(ABANDON, `The runner died ${MAX_TAKES} times running it`, stamp());
+  const rows = await (
+    await db()
+  ).$queryRawUnsafe<Array<{ changeId: string }>>(ABANDON, `The runner died ${MAX_TAKES} times running it`, stamp());
   return [...new Set(rows.map((row) => row.changeId))];
 }
 
 /** Extends `owner`'s lease of a running run; false when it is no longer theirs (cancelled, taken over). */
 export async function renewLease(runId: string, owner: string, logBytes: number): Promise<boolean> {
-  const { count } = await (await db()).evalRun.updateMany({
+  const { count } = await (
+    await db()
+  ).evalRun.updateMany({
     where: { id: runId, leaseOwner: owner, status: "running" },
     data: { leaseUntil: new Date(Date.now() + LEASE_MS), logBytes },
   });
@@ -107,7 +111,9 @@ export async function finishRun(runId: string, owner: string, end: RunEnd): Prom
 /** Puts `owner`'s running runs back in the queue (a clean shutdown), their take not counted. */
 export async function releaseRuns(runIds: string[], owner: string): Promise<void> {
   if (runIds.length === 0) return;
-  await (await db()).evalRun.updateMany({
+  await (
+    await db()
+  ).evalRun.updateMany({
     where: { id: { in: runIds }, leaseOwner: owner, status: "running" },
     data: { status: "queued", leaseOwner: null, leaseUntil: null, attempts: { decrement: 1 } },
   });

@@ -11,17 +11,32 @@ export async function viewedFiles(identity: Identity, changeId: string): Promise
   const { change } = await loadChange(identity, changeId);
   const userId = identity.kind === "user" ? actingUserId(identity) : null;
   if (!userId) return [];
-  const rows = await (await db()).viewedFile.findMany({ where: { userId, changeId: change.id, tipSha: change.tipSha }, select: { path: true }, orderBy: { path: "asc" } });
+  const rows = await (
+    await db()
+  ).viewedFile.findMany({
+    where: { userId, changeId: change.id, tipSha: change.tipSha },
+    select: { path: true },
+    orderBy: { path: "asc" },
+  });
   return rows.map((row) => row.path);
 }
 
 /** Marks one file of a change viewed at its current tip, or clears the mark. Read access is enough. */
-export async function setViewed(identity: UserIdentity, changeId: string, path: string, viewed: boolean): Promise<{ path: string; viewed: boolean }> {
+export async function setViewed(
+  identity: UserIdentity,
+  changeId: string,
+  path: string,
+  viewed: boolean,
+): Promise<{ path: string; viewed: boolean }> {
   const { change } = await loadChange(identity, changeId);
   const prisma = await db();
   const key = { userId_changeId_path: { userId: identity.userId, changeId: change.id, path } };
   if (viewed) {
-    await prisma.viewedFile.upsert({ where: key, create: { userId: identity.userId, changeId: change.id, path, tipSha: change.tipSha }, update: { tipSha: change.tipSha } });
+    await prisma.viewedFile.upsert({
+      where: key,
+      create: { userId: identity.userId, changeId: change.id, path, tipSha: change.tipSha },
+      update: { tipSha: change.tipSha },
+    });
   } else {
     await prisma.viewedFile.deleteMany({ where: { userId: identity.userId, changeId: change.id, path } });
   }

@@ -9,8 +9,10 @@ import { db } from "@/server/db";
 useTestEnvironment();
 
 // No REST routes: the change page calls these in-process; typed callers use /api/trpc.
-const viewedFiles = (token: string | undefined, id: string) => call("GET", `/api/trpc/changes.viewedFiles?input=${encodeURIComponent(JSON.stringify({ id }))}`, { token });
-const setViewed = (token: string, id: string, path: string, viewed: boolean) => call("POST", "/api/trpc/changes.setViewed", { token, body: { id, path, viewed } });
+const viewedFiles = (token: string | undefined, id: string) =>
+  call("GET", `/api/trpc/changes.viewedFiles?input=${encodeURIComponent(JSON.stringify({ id }))}`, { token });
+const setViewed = (token: string, id: string, path: string, viewed: boolean) =>
+  call("POST", "/api/trpc/changes.setViewed", { token, body: { id, path, viewed } });
 
 describe("viewed files of a change", () => {
   it("remembers each reader's marks apart, clears one, and forgets them all when the tip moves", async () => {
@@ -38,6 +40,9 @@ describe("viewed files of a change", () => {
     const { change } = await changeWith(alice.token, project, { "a.txt": "a\n" });
     expect((await setViewed(mallory.token, change.id, "a.txt", true)).status).toBe(404);
     expect((await viewedFiles(mallory.token, change.id)).status).toBe(404);
-    expect((await call("POST", "/api/trpc/changes.setViewed", { body: { id: change.id, path: "a.txt", viewed: true } })).status).toBe(401);
+    expect(
+      (await call("POST", "/api/trpc/changes.setViewed", { body: { id: change.id, path: "a.txt", viewed: true } }))
+        .status,
+    ).toBe(401);
   });
 });

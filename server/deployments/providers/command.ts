@@ -11,8 +11,18 @@ import type { ProviderCall, ProviderResult } from "./types";
  */
 export async function runCommand(call: ProviderCall & { entry: { provider: "command" } }): Promise<ProviderResult> {
   const { entry } = call;
-  if (!sandboxConfigured()) return { ok: false, log: "", error: "The command provider needs the sandbox binding (SANDBOX_ENABLED=1), which this instance does not have" };
-  if (call.call > 1) return { ok: false, log: "", error: "The deployment was interrupted while its command ran; it was not run again (retry to run it)" };
+  if (!sandboxConfigured())
+    return {
+      ok: false,
+      log: "",
+      error: "The command provider needs the sandbox binding (SANDBOX_ENABLED=1), which this instance does not have",
+    };
+  if (call.call > 1)
+    return {
+      ok: false,
+      log: "",
+      error: "The deployment was interrupted while its command ran; it was not run again (retry to run it)",
+    };
   const result = await runInSandbox(openProjectRepo(call.project.id), call.deployment.commit, {
     command: entry.command,
     timeoutMs: entry.timeoutMs,
@@ -21,5 +31,7 @@ export async function runCommand(call: ProviderCall & { entry: { provider: "comm
     tailChars: DEPLOY_LOG_TAIL_BYTES,
   });
   const why = sandboxFailure(result, entry.timeoutMs);
-  return why === null ? { ok: true, log: result.output } : { ok: false, log: result.output, error: `The deploy command ${why}` };
+  return why === null
+    ? { ok: true, log: result.output }
+    : { ok: false, log: result.output, error: `The deploy command ${why}` };
 }

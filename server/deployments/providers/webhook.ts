@@ -24,10 +24,16 @@ export async function callWebhook(call: ProviderCall & { entry: { provider: "web
     "x-svc-call": String(call.call),
     ...(call.signingKey !== undefined ? { "x-svc-signature": signBody(call.signingKey, body) } : {}),
   };
-  const result = await guardedPost(new URL(entry.url), body, headers, { timeoutMs: entry.timeoutMs, maxResponseBytes: DEPLOY_LOG_TAIL_BYTES });
+  const result = await guardedPost(new URL(entry.url), body, headers, {
+    timeoutMs: entry.timeoutMs,
+    maxResponseBytes: DEPLOY_LOG_TAIL_BYTES,
+  });
   const log = result.responseExcerpt ?? "";
-  if (result.refused) return { ok: false, log, error: result.error ?? "The deploy webhook's address is refused by the outbound policy" };
-  if (result.statusCode === undefined) return { ok: false, log, error: `The deploy webhook call failed: ${result.error}` };
-  if (result.statusCode < 200 || result.statusCode >= 300) return { ok: false, log, error: `The deploy webhook answered HTTP ${result.statusCode}` };
+  if (result.refused)
+    return { ok: false, log, error: result.error ?? "The deploy webhook's address is refused by the outbound policy" };
+  if (result.statusCode === undefined)
+    return { ok: false, log, error: `The deploy webhook call failed: ${result.error}` };
+  if (result.statusCode < 200 || result.statusCode >= 300)
+    return { ok: false, log, error: `The deploy webhook answered HTTP ${result.statusCode}` };
   return { ok: true, log };
 }

@@ -60,7 +60,13 @@ describe("secret scan", () => {
 
   it("skips lockfiles, fixtures, policy allowPaths and inline allow markers", () => {
     const line = `key = "${fake.github}"`;
-    expect(scanFiles([added("package-lock.json", line), added("web/yarn.lock", line), added("test/fixtures/creds.txt", line)])).toEqual([]);
+    expect(
+      scanFiles([
+        added("package-lock.json", line),
+        added("web/yarn.lock", line),
+        added("test/fixtures/creds.txt", line),
+      ]),
+    ).toEqual([]);
     expect(scanFiles([added("docs/sample.md", line)], { allowPaths: ["docs/**"] })).toEqual([]);
     expect(scanFiles([added("src/a.ts", `${line} // gitleaks:allow`)])).toEqual([]);
   });

@@ -33,7 +33,8 @@ export const BUILTIN_ALLOW_PATHS = [
 
 /** A line carrying one of these markers is skipped (an acknowledged false positive). */
 const INLINE_ALLOW = /gitleaks:allow|svc:allow-secret/;
-const PLACEHOLDER = /x{4,}|\*{4,}|example|placeholder|changeme|dummy|your[_-]|<[^>]*>|\$\{|\{\{|process\.env|os\.environ|getenv/i;
+const PLACEHOLDER =
+  /x{4,}|\*{4,}|example|placeholder|changeme|dummy|your[_-]|<[^>]*>|\$\{|\{\{|process\.env|os\.environ|getenv/i;
 const DOTTED_IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
 
 export interface ScanFile {
@@ -91,7 +92,12 @@ export function addedText(oldText: string | null, newText: string): { text: stri
 export const isBinaryText = (text: string) => text.slice(0, 8000).includes("\u0000");
 
 /** Scans one text (already reduced to what the change adds). */
-export function scanText(path: string, text: string, lineNumbers: number[] | null, rules: SecretRule[] = SECRET_RULES): SecretFinding[] {
+export function scanText(
+  path: string,
+  text: string,
+  lineNumbers: number[] | null,
+  rules: SecretRule[] = SECRET_RULES,
+): SecretFinding[] {
   const findings: SecretFinding[] = [];
   const lower = text.toLowerCase();
   for (const rule of rules) {

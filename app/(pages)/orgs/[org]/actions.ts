@@ -9,15 +9,26 @@ const ROLES = ["read", "write", "admin", "owner"] as const;
 const role = (form: FormData) => ROLES.find((r) => r === field(form, "role")) ?? "read";
 
 export async function putOrgMember(form: FormData) {
-  await write(backTo(form), (api) => api.orgs.putMember({ org: field(form, "org"), username: field(form, "username"), role: role(form) }));
+  await write(backTo(form), (api) =>
+    api.orgs.putMember({ org: field(form, "org"), username: field(form, "username"), role: role(form) }),
+  );
 }
 
 export async function removeOrgMember(form: FormData) {
-  await write(backTo(form), (api) => api.orgs.removeMember({ org: field(form, "org"), username: field(form, "username") }));
+  await write(backTo(form), (api) =>
+    api.orgs.removeMember({ org: field(form, "org"), username: field(form, "username") }),
+  );
 }
 
 export async function createTeam(form: FormData) {
-  await write(backTo(form), (api) => api.orgs.createTeam({ org: field(form, "org"), slug: field(form, "slug"), name: optionalField(form, "name"), description: optionalField(form, "description") }));
+  await write(backTo(form), (api) =>
+    api.orgs.createTeam({
+      org: field(form, "org"),
+      slug: field(form, "slug"),
+      name: optionalField(form, "name"),
+      description: optionalField(form, "description"),
+    }),
+  );
 }
 
 export async function deleteTeam(form: FormData) {
@@ -25,5 +36,7 @@ export async function deleteTeam(form: FormData) {
 }
 
 export async function addTeamMember(form: FormData) {
-  await write(backTo(form), (api) => api.orgs.addTeamMember({ org: field(form, "org"), team: field(form, "team"), username: field(form, "username") }));
+  await write(backTo(form), (api) =>
+    api.orgs.addTeamMember({ org: field(form, "org"), team: field(form, "team"), username: field(form, "username") }),
+  );
 }

@@ -16,7 +16,9 @@ export default async function OrgPage({ params, searchParams }: Props) {
   const { api } = await requireUser();
   const query = await searchParams;
   const org = decodeURIComponent((await params).org);
-  const [{ org: info }, { members }, { teams }, { projects }] = await read(() => Promise.all([api.orgs.get({ org }), api.orgs.members({ org }), api.orgs.teams({ org }), api.projects.list({})]));
+  const [{ org: info }, { members }, { teams }, { projects }] = await read(() =>
+    Promise.all([api.orgs.get({ org }), api.orgs.members({ org }), api.orgs.teams({ org }), api.projects.list({})]),
+  );
   const isAdmin = info.role === "admin" || info.role === "owner";
   const self = `/orgs/${encodeURIComponent(org)}`;
   const hidden = (
@@ -41,7 +43,8 @@ export default async function OrgPage({ params, searchParams }: Props) {
           <ul>
             {own.map((project) => (
               <li key={project.id}>
-                <Link href={`/${project.path}`}>{project.path}</Link> <span className="badge">{project.visibility}</span>
+                <Link href={`/${project.path}`}>{project.path}</Link>{" "}
+                <span className="badge">{project.visibility}</span>
               </li>
             ))}
           </ul>
@@ -115,7 +118,8 @@ export default async function OrgPage({ params, searchParams }: Props) {
                   {hidden}
                   <input type="hidden" name="team" value={team.slug} />
                   <label htmlFor={`team-${team.slug}-username`}>Add a member to {team.name}</label>
-                  <input id={`team-${team.slug}-username`} name="username" required /> <button type="submit">Add</button>
+                  <input id={`team-${team.slug}-username`} name="username" required />{" "}
+                  <button type="submit">Add</button>
                 </form>
                 <form action={deleteTeam}>
                   {hidden}

@@ -9,7 +9,11 @@ import { RelativeTime } from "../../_components/relative-time";
 
 export const metadata = { title: "API tokens" };
 
-export default async function TokensPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function TokensPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { api, identity } = await requireUser();
   const query = await searchParams;
   const [{ tokens }, flash] = await Promise.all([api.users.listTokens({}), readSecretFlash(identity)]);
@@ -33,7 +37,13 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
           </div>
           <div>
             <label htmlFor="token-days">Expires in days (optional)</label>
-            <input id="token-days" name="expiresInDays" type="number" min={TOKEN_EXPIRY_DAYS_MIN} max={TOKEN_EXPIRY_DAYS_MAX} />
+            <input
+              id="token-days"
+              name="expiresInDays"
+              type="number"
+              min={TOKEN_EXPIRY_DAYS_MIN}
+              max={TOKEN_EXPIRY_DAYS_MAX}
+            />
           </div>
         </SecretOnceForm>
       </section>
@@ -42,34 +52,36 @@ export default async function TokensPage({ searchParams }: { searchParams: Promi
         {tokens.length === 0 ? (
           <p>No tokens.</p>
         ) : (
-          <div className="scroll"><table aria-label="Tokens">
-            <TableHead columns={["Name", "Prefix", "Scope", "Status", "Last used", "Action"]} />
-            <tbody>
-              {tokens.map((token) => (
-                <tr key={token.id}>
-                  <td>{token.name}</td>
-                  <td>
-                    <code>{token.prefix}</code>
-                  </td>
-                  <td>{token.scope}</td>
-                  <td>{token.status}</td>
-                  <td>
-                    <RelativeTime iso={token.lastUsedAt} />
-                  </td>
-                  <td>
-                    {token.status === "active" && token.kind === "token" && (
-                      <form action={revokeToken}>
-                        <input type="hidden" name="id" value={token.id} />
-                        <button type="submit" className="danger" aria-label={`Revoke ${token.name}`}>
-                          Revoke
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table></div>
+          <div className="scroll">
+            <table aria-label="Tokens">
+              <TableHead columns={["Name", "Prefix", "Scope", "Status", "Last used", "Action"]} />
+              <tbody>
+                {tokens.map((token) => (
+                  <tr key={token.id}>
+                    <td>{token.name}</td>
+                    <td>
+                      <code>{token.prefix}</code>
+                    </td>
+                    <td>{token.scope}</td>
+                    <td>{token.status}</td>
+                    <td>
+                      <RelativeTime iso={token.lastUsedAt} />
+                    </td>
+                    <td>
+                      {token.status === "active" && token.kind === "token" && (
+                        <form action={revokeToken}>
+                          <input type="hidden" name="id" value={token.id} />
+                          <button type="submit" className="danger" aria-label={`Revoke ${token.name}`}>
+                            Revoke
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </>

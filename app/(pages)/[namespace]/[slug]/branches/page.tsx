@@ -16,11 +16,26 @@ const COUNTED = 50;
 export default async function BranchesPage({ params }: { params: Promise<ProjectRouteParams> }) {
   const loaded = await loadProject(await params);
   const { api, namespace, slug, base, project } = loaded;
-  const { branches, defaultBranch, truncated, totalBranchCount } = await read(() => api.repository.branches({ namespace, slug }));
-  const counts = await Promise.all(branches.slice(0, COUNTED).map((branch) => api.code.branch({ namespace, slug, name: branch.name }).then((answer) => answer.branch, () => null)));
+  const { branches, defaultBranch, truncated, totalBranchCount } = await read(() =>
+    api.repository.branches({ namespace, slug }),
+  );
+  const counts = await Promise.all(
+    branches.slice(0, COUNTED).map((branch) =>
+      api.code.branch({ namespace, slug, name: branch.name }).then(
+        (answer) => answer.branch,
+        () => null,
+      ),
+    ),
+  );
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="code"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>Branches</h1>
       <p className="muted">
         {totalBranchCount} branch{totalBranchCount === 1 ? "" : "es"}
@@ -43,7 +58,11 @@ export default async function BranchesPage({ params }: { params: Promise<Project
                   </td>
                   <td className="num">{count ? count.behindBy : ""}</td>
                   <td className="num">{count ? count.aheadBy : ""}</td>
-                  <td>{branch.name !== defaultBranch && <Link href={compareUrl(base, defaultBranch, branch.name)}>Compare</Link>}</td>
+                  <td>
+                    {branch.name !== defaultBranch && (
+                      <Link href={compareUrl(base, defaultBranch, branch.name)}>Compare</Link>
+                    )}
+                  </td>
                 </tr>
               );
             })}

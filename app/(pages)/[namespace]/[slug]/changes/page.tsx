@@ -10,7 +10,10 @@ import { projectTitle } from "../../../_lib/title";
 
 export const generateMetadata = projectTitle(() => "Changes");
 
-type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 const STATUSES = ["open", "needs_changes", "accepted", "approved", "promoted", "merged", "rejected"] as const;
 type Status = (typeof STATUSES)[number];
@@ -24,33 +27,43 @@ export default async function ChangesPage({ params, searchParams }: Props) {
   await preloadNames(agentActors(changes));
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="changes" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="changes"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>Changes</h1>
       <StatusFilter action={`${base}/changes`} statuses={STATUSES} selected={status} />
       {changes.length === 0 ? (
         <p>No changes{status ? ` with status ${status.replace("_", " ")}` : ""}.</p>
       ) : (
-        <div className="scroll"><table aria-label="Changes">
-          <TableHead columns={["Change", "Status", "Author", "Opened"]} />
-          <tbody>
-            {changes.map((change) => (
-              <tr key={change.id}>
-                <td>
-                  <Link href={`${base}/changes/${change.id}`}>{change.title ?? change.workspace ?? change.id.slice(0, 8)}</Link>
-                </td>
-                <td>
-                  <span className="badge">{change.status.replace("_", " ")}</span>
-                </td>
-                <td>
-                  <AuthorOf author={change.author} agentId={change.agentId} />
-                </td>
-                <td>
-                  <RelativeTime iso={change.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table></div>
+        <div className="scroll">
+          <table aria-label="Changes">
+            <TableHead columns={["Change", "Status", "Author", "Opened"]} />
+            <tbody>
+              {changes.map((change) => (
+                <tr key={change.id}>
+                  <td>
+                    <Link href={`${base}/changes/${change.id}`}>
+                      {change.title ?? change.workspace ?? change.id.slice(0, 8)}
+                    </Link>
+                  </td>
+                  <td>
+                    <span className="badge">{change.status.replace("_", " ")}</span>
+                  </td>
+                  <td>
+                    <AuthorOf author={change.author} agentId={change.agentId} />
+                  </td>
+                  <td>
+                    <RelativeTime iso={change.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </>
   );

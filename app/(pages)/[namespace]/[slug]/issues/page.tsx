@@ -11,12 +11,16 @@ import { projectTitle } from "../../../_lib/title";
 
 export const generateMetadata = projectTitle(() => "Issues");
 
-type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 const PAGE_SIZE = 50;
 /** The open and closed counts are exact up to this many (the list's own maximum). */
 const COUNT_MAX = 500;
-const text = (value: string | string[] | undefined) => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
+const text = (value: string | string[] | undefined) =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 
 export default async function IssuesPage({ params, searchParams }: Props) {
   const query = await searchParams;
@@ -44,10 +48,17 @@ export default async function IssuesPage({ params, searchParams }: Props) {
     }
     return `${base}/issues?${next}`;
   };
-  const count = (list: { issues: unknown[] }) => (list.issues.length === COUNT_MAX ? `${COUNT_MAX}+` : String(list.issues.length));
+  const count = (list: { issues: unknown[] }) =>
+    list.issues.length === COUNT_MAX ? `${COUNT_MAX}+` : String(list.issues.length);
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="issues" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="issues"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>Issues</h1>
       {identity.kind !== "anonymous" && (
         <p>
@@ -57,23 +68,33 @@ export default async function IssuesPage({ params, searchParams }: Props) {
       <nav aria-label="Issue status" className="counts">
         <ul className="plain row">
           <li>
-            <Link href={listUrl({ status: "open", page: undefined })} aria-current={status === "open" ? "page" : undefined}>
+            <Link
+              href={listUrl({ status: "open", page: undefined })}
+              aria-current={status === "open" ? "page" : undefined}
+            >
               {count(open)} open
             </Link>
           </li>
           <li>
-            <Link href={listUrl({ status: "closed", page: undefined })} aria-current={status === "closed" ? "page" : undefined}>
+            <Link
+              href={listUrl({ status: "closed", page: undefined })}
+              aria-current={status === "closed" ? "page" : undefined}
+            >
               {count(closed)} closed
             </Link>
           </li>
           <li>
-            <Link href={listUrl({ status: "all", page: undefined })} aria-current={status === undefined ? "page" : undefined}>
+            <Link
+              href={listUrl({ status: "all", page: undefined })}
+              aria-current={status === undefined ? "page" : undefined}
+            >
               all
             </Link>
           </li>
           {label && (
             <li>
-              Label <LabelChip name={label} href={listUrl({ label })} /> · <Link href={listUrl({ label: undefined })}>clear</Link>
+              Label <LabelChip name={label} href={listUrl({ label })} /> ·{" "}
+              <Link href={listUrl({ label: undefined })}>clear</Link>
             </li>
           )}
         </ul>
@@ -104,32 +125,39 @@ export default async function IssuesPage({ params, searchParams }: Props) {
       {issues.length === 0 ? (
         <p>No issues match.</p>
       ) : (
-        <div className="scroll"><table aria-label="Issues">
-          <TableHead columns={["#", "Title", "Status", "Labels", "Opened"]} />
-          <tbody>
-            {issues.slice(0, PAGE_SIZE).map((issue) => (
-              <tr key={issue.id}>
-                <td>{issue.number}</td>
-                <td>
-                  <Link href={`${base}/issues/${issue.number}`}>{issue.title}</Link>
-                </td>
-                <td>
-                  <span className="badge">{issue.status}</span>
-                </td>
-                <td>
-                  {issue.labels.map((name) => (
-                    <LabelChip key={name} name={name} href={listUrl({ label: name, page: undefined })} />
-                  ))}
-                </td>
-                <td>
-                  <RelativeTime iso={issue.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table></div>
+        <div className="scroll">
+          <table aria-label="Issues">
+            <TableHead columns={["#", "Title", "Status", "Labels", "Opened"]} />
+            <tbody>
+              {issues.slice(0, PAGE_SIZE).map((issue) => (
+                <tr key={issue.id}>
+                  <td>{issue.number}</td>
+                  <td>
+                    <Link href={`${base}/issues/${issue.number}`}>{issue.title}</Link>
+                  </td>
+                  <td>
+                    <span className="badge">{issue.status}</span>
+                  </td>
+                  <td>
+                    {issue.labels.map((name) => (
+                      <LabelChip key={name} name={name} href={listUrl({ label: name, page: undefined })} />
+                    ))}
+                  </td>
+                  <td>
+                    <RelativeTime iso={issue.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
-      <Pager page={page} pages={issues.length > PAGE_SIZE ? page + 1 : page} label="Issue pages" href={(n) => listUrl({ page: String(n) })} />
+      <Pager
+        page={page}
+        pages={issues.length > PAGE_SIZE ? page + 1 : page}
+        label="Issue pages"
+        href={(n) => listUrl({ page: String(n) })}
+      />
     </>
   );
 }

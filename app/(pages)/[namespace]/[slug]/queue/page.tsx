@@ -15,7 +15,13 @@ export default async function QueuePage({ params }: { params: Promise<ProjectRou
   const { entries, mergedLastHour } = await read(() => api.changes.projectQueue({ namespace, slug }));
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="queue" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="queue"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>Merge queue</h1>
       <p className="muted">
         {mergedLastHour} change{mergedLastHour === 1 ? "" : "s"} landed in the last hour.

@@ -9,7 +9,10 @@ import { pathUrl } from "../../../_lib/tree";
 
 export const generateMetadata = projectTitle(() => "Search");
 
-type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 /** The search's answer, or the API's refusal (a bad pattern, a timeout) to show beside the form. */
 async function searchOrRefusal<T>(run: () => Promise<T>): Promise<{ value: T } | { error: string }> {
@@ -32,10 +35,19 @@ export default async function SearchPage({ params, searchParams }: Props) {
   const q = one(query.q);
   const ref = one(query.ref) || project.defaultBranch;
   const regex = one(query.regex) === "true";
-  const result = q === "" ? null : await searchOrRefusal(() => api.code.search({ namespace, slug, q, ref, regex: regex ? "true" : "false" }));
+  const result =
+    q === ""
+      ? null
+      : await searchOrRefusal(() => api.code.search({ namespace, slug, q, ref, regex: regex ? "true" : "false" }));
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="code"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>Search</h1>
       <CodeSearchForm base={base} gitRef={ref} q={q} regex={regex} />
       {result && "error" in result && (

@@ -13,9 +13,13 @@ export async function toggleWebhook(form: FormData) {
 
 export async function putCollaborator(form: FormData) {
   const permission = field(form, "permission") as "read" | "write" | "admin";
-  await write(backTo(form), (api) => api.projectAccess.putCollaborator({ ...projectRef(form), username: field(form, "username"), permission }));
+  await write(backTo(form), (api) =>
+    api.projectAccess.putCollaborator({ ...projectRef(form), username: field(form, "username"), permission }),
+  );
 }
 
 export async function removeCollaborator(form: FormData) {
-  await write(backTo(form), (api) => api.projectAccess.removeCollaborator({ ...projectRef(form), username: field(form, "username") }));
+  await write(backTo(form), (api) =>
+    api.projectAccess.removeCollaborator({ ...projectRef(form), username: field(form, "username") }),
+  );
 }

@@ -12,7 +12,10 @@ export const generateMetadata = projectTitle(() => "Tags");
 
 const PAGE = 50;
 
-type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 /** The tags, newest first. */
 export default async function TagsPage({ params, searchParams }: Props) {
@@ -23,7 +26,13 @@ export default async function TagsPage({ params, searchParams }: Props) {
   const { tags } = await read(() => api.code.tags({ namespace, slug, limit: PAGE + 1, offset: (page - 1) * PAGE }));
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="code"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>Tags</h1>
       {tags.length === 0 ? (
         <p>No tags.</p>
@@ -48,7 +57,12 @@ export default async function TagsPage({ params, searchParams }: Props) {
           </table>
         </div>
       )}
-      <Pager page={page} pages={tags.length > PAGE ? page + 1 : page} label="Tag pages" href={(n) => `${base}/tags?page=${n}`} />
+      <Pager
+        page={page}
+        pages={tags.length > PAGE ? page + 1 : page}
+        label="Tag pages"
+        href={(n) => `${base}/tags?page=${n}`}
+      />
     </>
   );
 }

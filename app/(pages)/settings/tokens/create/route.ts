@@ -10,7 +10,11 @@ export async function POST(request: Request) {
   const days = field(form, "expiresInDays");
   const scope = field(form, "scope") === "read_write" ? "read_write" : "read";
   const outcome = await attempt(async (api, identity) => ({
-    created: await api.users.createToken({ name: field(form, "name"), scope, expiresInDays: days ? Number(days) : undefined }),
+    created: await api.users.createToken({
+      name: field(form, "name"),
+      scope,
+      expiresInDays: days ? Number(days) : undefined,
+    }),
     identity,
   }));
   if ("error" in outcome) return redirectWithRefusal(PAGE, outcome.error);

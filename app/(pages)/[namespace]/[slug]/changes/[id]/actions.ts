@@ -14,13 +14,21 @@ export async function submitReview(form: FormData) {
 
 export async function mergeChange(form: FormData) {
   const id = field(form, "changeId");
-  await write(backTo(form), (api) => api.changes.merge({ id, strategy: field(form, "strategy") === "squash" ? "squash" : "merge", force: field(form, "force") === "true" }));
+  await write(backTo(form), (api) =>
+    api.changes.merge({
+      id,
+      strategy: field(form, "strategy") === "squash" ? "squash" : "merge",
+      force: field(form, "force") === "true",
+    }),
+  );
 }
 
 /** "Merge when ready": the merge queue lands it once nothing blocks it. */
 export async function queueChange(form: FormData) {
   const id = field(form, "changeId");
-  await write(backTo(form), (api) => api.changes.queue({ id, strategy: field(form, "strategy") === "squash" ? "squash" : "merge" }));
+  await write(backTo(form), (api) =>
+    api.changes.queue({ id, strategy: field(form, "strategy") === "squash" ? "squash" : "merge" }),
+  );
 }
 
 export async function unqueueChange(form: FormData) {
@@ -46,26 +54,33 @@ export async function addComment(form: FormData) {
   const side = field(form, "side");
   const back = backTo(form);
   // Refused: back to the open form; done: the page without the form's query, at the new comment's line.
-  await write(back, (api) =>
-    api.comments.create({
-      id,
-      body: field(form, "body"),
-      file: optionalField(form, "file"),
-      line: Number.isInteger(line) && line > 0 ? line : undefined,
-      side: side === "old" || side === "new" ? side : undefined,
-      commitSha: optionalField(form, "commitSha"),
-      parentCommentId: optionalField(form, "parentCommentId"),
-    }),
-  back.replace(/&c=[^#]*/, ""));
+  await write(
+    back,
+    (api) =>
+      api.comments.create({
+        id,
+        body: field(form, "body"),
+        file: optionalField(form, "file"),
+        line: Number.isInteger(line) && line > 0 ? line : undefined,
+        side: side === "old" || side === "new" ? side : undefined,
+        commitSha: optionalField(form, "commitSha"),
+        parentCommentId: optionalField(form, "parentCommentId"),
+      }),
+    back.replace(/&c=[^#]*/, ""),
+  );
 }
 
 export async function setThreadResolved(form: FormData) {
   const input = { id: field(form, "changeId"), commentId: field(form, "commentId") };
-  await write(backTo(form), (api) => (field(form, "resolved") === "true" ? api.comments.resolve(input) : api.comments.unresolve(input)));
+  await write(backTo(form), (api) =>
+    field(form, "resolved") === "true" ? api.comments.resolve(input) : api.comments.unresolve(input),
+  );
 }
 
 export async function resolveConflict(form: FormData) {
-  await write(backTo(form), (api) => api.conflicts.resolve({ id: field(form, "conflictId"), strategy: field(form, "strategy") }));
+  await write(backTo(form), (api) =>
+    api.conflicts.resolve({ id: field(form, "conflictId"), strategy: field(form, "strategy") }),
+  );
 }
 
 /**
@@ -75,5 +90,7 @@ export async function resolveConflict(form: FormData) {
 export async function markViewed(form: FormData) {
   const mark = parseViewedValue(field(form, "file"));
   const back = backTo(form);
-  await write(mark ? `${back}#file-${mark.index}` : back, (api) => api.changes.setViewed({ id: field(form, "changeId"), path: mark?.path ?? "", viewed: mark?.viewed ?? true }));
+  await write(mark ? `${back}#file-${mark.index}` : back, (api) =>
+    api.changes.setViewed({ id: field(form, "changeId"), path: mark?.path ?? "", viewed: mark?.viewed ?? true }),
+  );
 }

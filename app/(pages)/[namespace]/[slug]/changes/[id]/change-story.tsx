@@ -27,7 +27,11 @@ export function ChangeStory({ base, commits }: { base: string; commits: Commit[]
         <h2 id="commits">
           Commits <span className="muted">({commits?.length ?? 0})</span>
         </h2>
-        {commits === null ? <p className="muted">The commits cannot be read.</p> : <CommitTable base={base} commits={commits} />}
+        {commits === null ? (
+          <p className="muted">The commits cannot be read.</p>
+        ) : (
+          <CommitTable base={base} commits={commits} />
+        )}
       </section>
     </>
   );

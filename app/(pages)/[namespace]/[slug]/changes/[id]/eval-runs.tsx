@@ -30,7 +30,17 @@ function notes(run: EvalRunRow): string {
  * A change's eval runs: status, findings (a failed test links to its line in the evaluated tree)
  * and the tail of each run's log. `logs` holds the logs read for the page, by run id.
  */
-export function EvalRuns({ base, changeId, runs, logs }: { base: string; changeId: string; runs: EvalRunRow[]; logs: Map<string, string> }) {
+export function EvalRuns({
+  base,
+  changeId,
+  runs,
+  logs,
+}: {
+  base: string;
+  changeId: string;
+  runs: EvalRunRow[];
+  logs: Map<string, string>;
+}) {
   return (
     <div className="scroll">
       <table aria-label="Evaluation runs">
@@ -51,7 +61,9 @@ export function EvalRuns({ base, changeId, runs, logs }: { base: string; changeI
                     {run.findings.map((finding, index) => (
                       <li key={index}>
                         {finding.file && (
-                          <a href={`${base}/blob/${run.tipSha}/${finding.file.split("/").map(encodeURIComponent).join("/")}${finding.line !== undefined ? `#L${finding.line}` : ""}`}>
+                          <a
+                            href={`${base}/blob/${run.tipSha}/${finding.file.split("/").map(encodeURIComponent).join("/")}${finding.line !== undefined ? `#L${finding.line}` : ""}`}
+                          >
                             <code>
                               {finding.file}
                               {finding.line !== undefined && `:${finding.line}`}

@@ -12,16 +12,33 @@ import { anchorKey, threadsOf, ThreadView, type Thread } from "../../../../_comp
 import { atLeast, loadProject, type ProjectRouteParams } from "../../../../_lib/project";
 import { read } from "../../../../_lib/session";
 import { pageNumber } from "../../../../_lib/tree";
-import { addComment, evaluateChange, markViewed, mergeChange, queueChange, rejectChange, unqueueChange, resolveConflict, revertChange, setThreadResolved, submitReview } from "./actions";
+import {
+  addComment,
+  evaluateChange,
+  markViewed,
+  mergeChange,
+  queueChange,
+  rejectChange,
+  unqueueChange,
+  resolveConflict,
+  revertChange,
+  setThreadResolved,
+  submitReview,
+} from "./actions";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { CommitLink } from "../../../../_components/commit-link";
 import { projectTitle, segment } from "../../../../_lib/title";
 import { AuthorOf, UserLink, agentActors } from "../../../../_components/person";
 import { preloadNames } from "../../../../_lib/people";
 
-export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) => `Change ${segment(r.id).slice(0, 8)}`);
+export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>(
+  (r) => `Change ${segment(r.id).slice(0, 8)}`,
+);
 
-type Props = { params: Promise<ProjectRouteParams & { id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams & { id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 const CLOSED = ["merged", "rejected"];
 const LOG_TAIL_LINES = 200;
@@ -58,7 +75,10 @@ export default async function ChangePage({ params, searchParams }: Props) {
     await Promise.all(
       evalRuns
         .filter((run) => run.logBytes > 0)
-        .map(async (run) => [run.id, (await api.changes.evaluationLog({ id, runId: run.id, tail: LOG_TAIL_LINES })).log] as const),
+        .map(
+          async (run) =>
+            [run.id, (await api.changes.evaluationLog({ id, runId: run.id, tail: LOG_TAIL_LINES })).log] as const,
+        ),
     ),
   );
 
@@ -83,7 +103,13 @@ export default async function ChangePage({ params, searchParams }: Props) {
 
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="changes" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="changes"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>{change.title ?? `Change ${change.id.slice(0, 8)}`}</h1>
       <p>
         <span className="badge">{change.status}</span> by <AuthorOf author={change.author} agentId={change.agentId} />
@@ -103,7 +129,8 @@ export default async function ChangePage({ params, searchParams }: Props) {
       </p>
       {queue && (
         <p className="notice" id="queue-state">
-          In the <Link href={`${base}/queue`}>merge queue</Link>: position {queue.position}, {queue.state}, queued <RelativeTime iso={queue.enqueuedAt} />.
+          In the <Link href={`${base}/queue`}>merge queue</Link>: position {queue.position}, {queue.state}, queued{" "}
+          <RelativeTime iso={queue.enqueuedAt} />.
         </p>
       )}
       <Flash query={query} />
@@ -130,7 +157,10 @@ export default async function ChangePage({ params, searchParams }: Props) {
           <ul>
             {reviews.map((review) => (
               <li key={review.id}>
-                <strong>{review.reviewer.username ? <UserLink username={review.reviewer.username} /> : "a deleted user"}</strong>: {review.verdict.replace("_", " ")}
+                <strong>
+                  {review.reviewer.username ? <UserLink username={review.reviewer.username} /> : "a deleted user"}
+                </strong>
+                : {review.verdict.replace("_", " ")}
                 {review.dismissed && <span className="muted"> (dismissed)</span>}
                 {review.comment && <> — {review.comment}</>}
               </li>
@@ -144,9 +174,18 @@ export default async function ChangePage({ params, searchParams }: Props) {
             <input type="hidden" name="back" value={pageUrl} />
             <fieldset>
               <legend>Verdict</legend>
-              <input type="radio" id="verdict-approve" name="verdict" value="approve" /> <label className="check" htmlFor="verdict-approve">Approve</label>{" "}
-              <input type="radio" id="verdict-request" name="verdict" value="request_changes" /> <label className="check" htmlFor="verdict-request">Request changes</label>{" "}
-              <input type="radio" id="verdict-comment" name="verdict" value="comment" defaultChecked /> <label className="check" htmlFor="verdict-comment">Comment</label>
+              <input type="radio" id="verdict-approve" name="verdict" value="approve" />{" "}
+              <label className="check" htmlFor="verdict-approve">
+                Approve
+              </label>{" "}
+              <input type="radio" id="verdict-request" name="verdict" value="request_changes" />{" "}
+              <label className="check" htmlFor="verdict-request">
+                Request changes
+              </label>{" "}
+              <input type="radio" id="verdict-comment" name="verdict" value="comment" defaultChecked />{" "}
+              <label className="check" htmlFor="verdict-comment">
+                Comment
+              </label>
             </fieldset>
             <label htmlFor="review-comment">Comment</label>
             <textarea id="review-comment" name="comment" />
@@ -161,7 +200,10 @@ export default async function ChangePage({ params, searchParams }: Props) {
         <section aria-labelledby="merge">
           <h2 id="merge">Merge</h2>
           {blockers.length === 0 ? (
-            <p className="blockers ready">Branch protection, the required approvals and a fresh base allow this merge now. A conflict with the default branch shows when it is tried.</p>
+            <p className="blockers ready">
+              Branch protection, the required approvals and a fresh base allow this merge now. A conflict with the
+              default branch shows when it is tried.
+            </p>
           ) : (
             <div className="blockers">
               <p>
@@ -217,8 +259,14 @@ export default async function ChangePage({ params, searchParams }: Props) {
               <input type="hidden" name="back" value={pageUrl} />
               <fieldset>
                 <legend>Keep, for every conflicting file</legend>
-                <input type="radio" id="keep-project" name="strategy" value="accept-project" defaultChecked /> <label className="check" htmlFor="keep-project">the default branch&apos;s version</label>{" "}
-                <input type="radio" id="keep-workspace" name="strategy" value="accept-workspace" /> <label className="check" htmlFor="keep-workspace">this change&apos;s version</label>
+                <input type="radio" id="keep-project" name="strategy" value="accept-project" defaultChecked />{" "}
+                <label className="check" htmlFor="keep-project">
+                  the default branch&apos;s version
+                </label>{" "}
+                <input type="radio" id="keep-workspace" name="strategy" value="accept-workspace" />{" "}
+                <label className="check" htmlFor="keep-workspace">
+                  this change&apos;s version
+                </label>
               </fieldset>
               <button type="submit">Resolve and merge</button>
             </form>
@@ -253,7 +301,8 @@ export default async function ChangePage({ params, searchParams }: Props) {
         <DiffFileList files={diff.files} firstIndex={(page - 1) * diff.pageSize} />
         {signedIn && (
           <p className="muted">
-            {diff.files.filter((file) => viewed.has(file.path)).length} of {diff.files.length} files on this page viewed.
+            {diff.files.filter((file) => viewed.has(file.path)).length} of {diff.files.length} files on this page
+            viewed.
           </p>
         )}
         {signedIn && (
@@ -276,7 +325,9 @@ export default async function ChangePage({ params, searchParams }: Props) {
           viewed={viewed}
           markable={signedIn}
         />
-        {signedIn && <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />}
+        {signedIn && (
+          <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />
+        )}
         <Pager page={page} pages={pages} label="Diff pages, bottom" href={(n) => `${self}?page=${n}`} />
       </section>
 
@@ -284,7 +335,15 @@ export default async function ChangePage({ params, searchParams }: Props) {
         <h2 id="conversation">Conversation</h2>
         {elsewhere.length === 0 && <p className="muted">No other comments.</p>}
         {elsewhere.map((thread) => (
-          <ThreadView key={thread.root.id} thread={thread} changeId={change.id} back={pageUrl} canAct={signedIn} actions={actions} context={{ base }} />
+          <ThreadView
+            key={thread.root.id}
+            thread={thread}
+            changeId={change.id}
+            back={pageUrl}
+            canAct={signedIn}
+            actions={actions}
+            context={{ base }}
+          />
         ))}
         {signedIn ? (
           <form action={addComment}>

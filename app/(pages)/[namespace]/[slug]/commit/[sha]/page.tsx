@@ -21,7 +21,13 @@ export default async function CommitPage({ params }: { params: Promise<Route> })
   const [subject, ...body] = commit.message.trimEnd().split("\n");
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="commits" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="commits"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>{subject}</h1>
       {body.join("\n").trim() && <pre className="message">{body.join("\n").trim()}</pre>}
       <p>
@@ -44,7 +50,10 @@ export default async function CommitPage({ params }: { params: Promise<Route> })
         {commit.provenance?.changeId && (
           <>
             {" "}
-            · from <Link href={`${base}/changes/${commit.provenance.changeId}`}>change {commit.provenance.changeId.slice(0, 8)}</Link>
+            · from{" "}
+            <Link href={`${base}/changes/${commit.provenance.changeId}`}>
+              change {commit.provenance.changeId.slice(0, 8)}
+            </Link>
           </>
         )}
         {commit.provenance?.agentId && (

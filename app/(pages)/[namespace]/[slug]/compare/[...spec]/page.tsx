@@ -32,21 +32,24 @@ export default async function ComparePage({ params }: { params: Promise<Route> }
   const { totals, files, commits } = comparison;
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="code"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>
         Compare <code>{refs.from}</code>...<code>{refs.to}</code>
       </h1>
       <p>
-        <code>{refs.to}</code> is {comparison.aheadBy} commit{comparison.aheadBy === 1 ? "" : "s"} ahead of and {comparison.behindBy} behind <code>{refs.from}</code> · merge base{" "}
+        <code>{refs.to}</code> is {comparison.aheadBy} commit{comparison.aheadBy === 1 ? "" : "s"} ahead of and{" "}
+        {comparison.behindBy} behind <code>{refs.from}</code> · merge base{" "}
         <CommitLink base={base} sha={comparison.mergeBase} />
       </p>
       <section aria-labelledby="commits">
         <h2 id="commits">Commits</h2>
-        {commits.length === 0 ? (
-          <p>No commits.</p>
-        ) : (
-          <CommitTable base={base} commits={commits} />
-        )}
+        {commits.length === 0 ? <p>No commits.</p> : <CommitTable base={base} commits={commits} />}
       </section>
       <ReadDiff totals={totals} files={files} />
     </>

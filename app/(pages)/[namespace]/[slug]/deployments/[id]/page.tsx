@@ -9,9 +9,14 @@ import { read } from "../../../../_lib/session";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { projectTitle, segment } from "../../../../_lib/title";
 
-export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) => `Deployment ${segment(r.id).slice(0, 8)}`);
+export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>(
+  (r) => `Deployment ${segment(r.id).slice(0, 8)}`,
+);
 
-type Props = { params: Promise<ProjectRouteParams & { id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams & { id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 /** One deployment: where the API's approve and retry routes send a form caller, with its refusal if any. */
 export default async function DeploymentPage({ params, searchParams }: Props) {
@@ -24,7 +29,13 @@ export default async function DeploymentPage({ params, searchParams }: Props) {
   const canWrite = atLeast(loaded.level, "write");
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="deployments" canWrite={canWrite} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="deployments"
+        canWrite={canWrite}
+      />
       <h1>
         Deployment {deployment.name}, attempt {deployment.attempt}
       </h1>
@@ -32,10 +43,18 @@ export default async function DeploymentPage({ params, searchParams }: Props) {
         <Link href={`${base}/deployments`}>All deployments</Link>
       </p>
       <Flash query={query} />
-      <DeploymentTable deployments={[deployment]} base={base} canWrite={canWrite} canApprove={canWrite && identity.kind === "user"} label="Deployment" />
+      <DeploymentTable
+        deployments={[deployment]}
+        base={base}
+        canWrite={canWrite}
+        canApprove={canWrite && identity.kind === "user"}
+        label="Deployment"
+      />
       <dl>
         <dt>Requested by</dt>
-        <dd><Person actor={deployment.requestedBy} /></dd>
+        <dd>
+          <Person actor={deployment.requestedBy} />
+        </dd>
         {deployment.approvedBy && (
           <>
             <dt>Approved by</dt>

@@ -5,14 +5,21 @@ import { write } from "../../../../_lib/session";
 
 // The issue page's forms that have no form-friendly route; each calls its /api route's procedure.
 
-const issueRef = (form: FormData) => ({ namespace: field(form, "namespace"), slug: field(form, "slug"), number: Number(field(form, "number")) });
+const issueRef = (form: FormData) => ({
+  namespace: field(form, "namespace"),
+  slug: field(form, "slug"),
+  number: Number(field(form, "number")),
+});
 
 export async function commentOnIssue(form: FormData) {
   await write(backTo(form), (api) => api.issues.createComment({ ...issueRef(form), body: field(form, "body") }));
 }
 
 export async function setIssueLabels(form: FormData) {
-  const labels = field(form, "labels").split(",").map((label) => label.trim()).filter(Boolean);
+  const labels = field(form, "labels")
+    .split(",")
+    .map((label) => label.trim())
+    .filter(Boolean);
   await write(backTo(form), (api) => api.issues.patch({ ...issueRef(form), labels }));
 }
 

@@ -14,9 +14,14 @@ import { LabelChip } from "../../../../_components/label-chip";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { projectTitle, segment } from "../../../../_lib/title";
 
-export const generateMetadata = projectTitle<ProjectRouteParams & { number: string }>((r) => `Issue #${segment(r.number)}`);
+export const generateMetadata = projectTitle<ProjectRouteParams & { number: string }>(
+  (r) => `Issue #${segment(r.number)}`,
+);
 
-type Props = { params: Promise<ProjectRouteParams & { number: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams & { number: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export default async function IssuePage({ params, searchParams }: Props) {
   const route = await params;
@@ -26,10 +31,19 @@ export default async function IssuePage({ params, searchParams }: Props) {
   const loaded = await loadProject(route);
   const { api, namespace, slug, base, project, identity } = loaded;
   const [{ issue }, { comments }, { entries }] = await read(() =>
-    Promise.all([api.issues.get({ namespace, slug, number }), api.issues.listComments({ namespace, slug, number, limit: 100 }), api.issues.timeline({ namespace, slug, number })]),
+    Promise.all([
+      api.issues.get({ namespace, slug, number }),
+      api.issues.listComments({ namespace, slug, number, limit: 100 }),
+      api.issues.timeline({ namespace, slug, number }),
+    ]),
   );
   const assignee = issue.assignee ? `user:${issue.assignee}` : null;
-  await preloadNames([issue.author, assignee, ...comments.map((comment) => comment.author), ...entries.flatMap((entry) => [entry.actor, entry.assignee ? `user:${entry.assignee}` : null])]);
+  await preloadNames([
+    issue.author,
+    assignee,
+    ...comments.map((comment) => comment.author),
+    ...entries.flatMap((entry) => [entry.actor, entry.assignee ? `user:${entry.assignee}` : null]),
+  ]);
   const self = `${base}/issues/${number}`;
   const canWrite = identity.kind === "user" && atLeast(loaded.level, "write");
   const ref = (
@@ -40,12 +54,19 @@ export default async function IssuePage({ params, searchParams }: Props) {
   );
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="issues" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="issues"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>
         {issue.title} <span className="muted">#{issue.number}</span>
       </h1>
       <p>
-        <span className="badge">{issue.status}</span> opened by <Person actor={issue.author} /> <RelativeTime iso={issue.createdAt} />
+        <span className="badge">{issue.status}</span> opened by <Person actor={issue.author} />{" "}
+        <RelativeTime iso={issue.createdAt} />
         {issue.labels.length > 0 && (
           <>
             {" "}
@@ -54,8 +75,15 @@ export default async function IssuePage({ params, searchParams }: Props) {
               <LabelChip key={name} name={name} href={`${base}/issues?${new URLSearchParams({ label: name })}`} />
             ))}
           </>
+        )}{" "}
+        ·{" "}
+        {assignee ? (
+          <>
+            assigned to <Person actor={assignee} />
+          </>
+        ) : (
+          "no one assigned"
         )}
-        {" "}· {assignee ? <>assigned to <Person actor={assignee} /></> : "no one assigned"}
         {issue.linkedChangeId && (
           <>
             {" "}
@@ -64,7 +92,11 @@ export default async function IssuePage({ params, searchParams }: Props) {
         )}
       </p>
       <Flash query={query} />
-      {issue.body ? <Markdown source={issue.body} label="Description" context={{ base }} /> : <p className="muted">No description.</p>}
+      {issue.body ? (
+        <Markdown source={issue.body} label="Description" context={{ base }} />
+      ) : (
+        <p className="muted">No description.</p>
+      )}
       <section aria-labelledby="comments">
         <h2 id="comments">Timeline</h2>
         <IssueTimeline entries={entries} comments={comments} base={base} />
@@ -93,15 +125,18 @@ export default async function IssuePage({ params, searchParams }: Props) {
             {identity.kind === "user" && (
               <form action={setIssueAssignee}>
                 {ref}
-                <input type="hidden" name="assignee" value={issue.assignee === identity.userId ? "" : identity.username} />
+                <input
+                  type="hidden"
+                  name="assignee"
+                  value={issue.assignee === identity.userId ? "" : identity.username}
+                />
                 <button type="submit">{issue.assignee === identity.userId ? "Unassign me" : "Assign to me"}</button>
               </form>
             )}
             <form action={setIssueAssignee}>
               {ref}
               <label htmlFor="issue-assignee">Assignee (username; empty to unassign)</label>
-              <input id="issue-assignee" name="assignee" />{" "}
-              <button type="submit">Set assignee</button>
+              <input id="issue-assignee" name="assignee" /> <button type="submit">Set assignee</button>
             </form>
             <form action={setIssueLabels}>
               {ref}

@@ -25,7 +25,10 @@ interface Comment {
 
 /** What one event did, in words, after the name of who did it. */
 function EventText({ entry, base }: { entry: Entry; base: string }) {
-  const labels = (names: string[]) => names.map((name) => <LabelChip key={name} name={name} href={`${base}/issues?${new URLSearchParams({ label: name })}`} />);
+  const labels = (names: string[]) =>
+    names.map((name) => (
+      <LabelChip key={name} name={name} href={`${base}/issues?${new URLSearchParams({ label: name })}`} />
+    ));
   const change = entry.changeId && <Link href={`${base}/changes/${entry.changeId}`}>a change</Link>;
   switch (entry.kind) {
     case "issue.opened":
@@ -56,12 +59,22 @@ function EventText({ entry, base }: { entry: Entry; base: string }) {
 }
 
 /** The issue's comments and what happened to it (closed, labels, assignee, linked change), oldest first. */
-export async function IssueTimeline({ entries, comments, base }: { entries: Entry[]; comments: Comment[]; base: string }) {
+export async function IssueTimeline({
+  entries,
+  comments,
+  base,
+}: {
+  entries: Entry[];
+  comments: Comment[];
+  base: string;
+}) {
   const items = [
     ...entries.map((entry) => ({ at: entry.occurredAt, entry, comment: null })),
     ...comments.map((comment) => ({ at: comment.createdAt, entry: null, comment })),
   ].sort((a, b) => a.at.localeCompare(b.at));
-  const labels = new Map(await Promise.all(comments.map(async (comment) => [comment.id, await actorText(comment.author)] as const)));
+  const labels = new Map(
+    await Promise.all(comments.map(async (comment) => [comment.id, await actorText(comment.author)] as const)),
+  );
   if (items.length === 0) return <p className="muted">Nothing happened yet.</p>;
   return (
     <ol className="timeline" aria-label="Timeline">
@@ -80,7 +93,8 @@ export async function IssueTimeline({ entries, comments, base }: { entries: Entr
           </li>
         ) : (
           <li key={entry.id} className="event">
-            <Person actor={entry.actor} /> <EventText entry={entry} base={base} /> <RelativeTime iso={entry.occurredAt} />
+            <Person actor={entry.actor} /> <EventText entry={entry} base={base} />{" "}
+            <RelativeTime iso={entry.occurredAt} />
           </li>
         ),
       )}

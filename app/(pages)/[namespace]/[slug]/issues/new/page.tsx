@@ -12,7 +12,13 @@ export default async function NewIssuePage({ params }: { params: Promise<Project
   const { base, project } = loaded;
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="issues" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="issues"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1>New issue</h1>
       <form method="post" action={`/api/projects/${project.path}/issues`}>
         <label htmlFor="issue-title">Title</label>

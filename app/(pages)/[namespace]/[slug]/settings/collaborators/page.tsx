@@ -11,7 +11,10 @@ import { projectTitle } from "../../../../_lib/title";
 
 export const generateMetadata = projectTitle(() => "Collaborators");
 
-type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export default async function CollaboratorsPage({ params, searchParams }: Props) {
   const loaded = await loadSettings(await params, "admin");
@@ -29,28 +32,30 @@ export default async function CollaboratorsPage({ params, searchParams }: Props)
       {collaborators.length === 0 ? (
         <p>No collaborators.</p>
       ) : (
-        <div className="scroll"><table aria-label="Collaborators">
-          <TableHead columns={["User", "Permission", "Action"]} />
-          <tbody>
-            {collaborators.map(({ user, permission }) => (
-              <tr key={user.id}>
-                <td>
-                  <UserLink username={user.username} />
-                </td>
-                <td>{permission}</td>
-                <td>
-                  <form action={removeCollaborator}>
-                    {ref}
-                    <input type="hidden" name="username" value={user.username} />
-                    <button type="submit" className="danger" aria-label={`Remove ${user.username}`}>
-                      Remove
-                    </button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table></div>
+        <div className="scroll">
+          <table aria-label="Collaborators">
+            <TableHead columns={["User", "Permission", "Action"]} />
+            <tbody>
+              {collaborators.map(({ user, permission }) => (
+                <tr key={user.id}>
+                  <td>
+                    <UserLink username={user.username} />
+                  </td>
+                  <td>{permission}</td>
+                  <td>
+                    <form action={removeCollaborator}>
+                      {ref}
+                      <input type="hidden" name="username" value={user.username} />
+                      <button type="submit" className="danger" aria-label={`Remove ${user.username}`}>
+                        Remove
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <h2 id="add-collaborator">Add or change a collaborator</h2>
       <form action={putCollaborator} aria-labelledby="add-collaborator">

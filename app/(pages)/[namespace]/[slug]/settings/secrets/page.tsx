@@ -12,7 +12,10 @@ import { projectTitle } from "../../../../_lib/title";
 
 export const generateMetadata = projectTitle(() => "Secrets");
 
-type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 /** The secrets routes send a form caller back here with a bare code (`?error=<CODE>`): what it means to a person. */
 const REFUSALS: Record<string, string> = {
@@ -37,13 +40,25 @@ export default async function SecretsPage({ params, searchParams }: Props) {
       <h1>Secrets</h1>
       <SettingsNav base={base} current="secrets" isAdmin />
       <Flash query={refusal} />
-      <p className="muted">Values handed to deployments by name (the policy&apos;s <code>deploys:</code> entries). A value is never shown again once set; setting a name that exists replaces its value.</p>
+      <p className="muted">
+        Values handed to deployments by name (the policy&apos;s <code>deploys:</code> entries). A value is never shown
+        again once set; setting a name that exists replaces its value.
+      </p>
       <section aria-labelledby="set-secret">
         <h2 id="set-secret">Set a secret</h2>
         <form method="post" action={route}>
           <div>
             <label htmlFor="secret-name">Name</label>
-            <input id="secret-name" name="name" required pattern="[A-Z][A-Z0-9_]{0,63}" maxLength={64} autoComplete="off" spellCheck={false} placeholder="DEPLOY_TOKEN" />
+            <input
+              id="secret-name"
+              name="name"
+              required
+              pattern="[A-Z][A-Z0-9_]{0,63}"
+              maxLength={64}
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="DEPLOY_TOKEN"
+            />
           </div>
           <div>
             <label htmlFor="secret-value">Value</label>
@@ -59,29 +74,33 @@ export default async function SecretsPage({ params, searchParams }: Props) {
         {secrets.length === 0 ? (
           <p>No secrets.</p>
         ) : (
-          <div className="scroll"><table aria-label="Secrets">
-            <TableHead columns={["Name", "Updated", "Updated by", "Action"]} />
-            <tbody>
-              {secrets.map((secret) => (
-                <tr key={secret.name}>
-                  <td>
-                    <code>{secret.name}</code>
-                  </td>
-                  <td>
-                    <RelativeTime iso={secret.updatedAt} />
-                  </td>
-                  <td><Person actor={secret.updatedBy} /></td>
-                  <td>
-                    <form method="post" action={`${route}/${secret.name}/delete`}>
-                      <button type="submit" className="danger" aria-label={`Delete ${secret.name}`}>
-                        Delete
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table></div>
+          <div className="scroll">
+            <table aria-label="Secrets">
+              <TableHead columns={["Name", "Updated", "Updated by", "Action"]} />
+              <tbody>
+                {secrets.map((secret) => (
+                  <tr key={secret.name}>
+                    <td>
+                      <code>{secret.name}</code>
+                    </td>
+                    <td>
+                      <RelativeTime iso={secret.updatedAt} />
+                    </td>
+                    <td>
+                      <Person actor={secret.updatedBy} />
+                    </td>
+                    <td>
+                      <form method="post" action={`${route}/${secret.name}/delete`}>
+                        <button type="submit" className="danger" aria-label={`Delete ${secret.name}`}>
+                          Delete
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </>

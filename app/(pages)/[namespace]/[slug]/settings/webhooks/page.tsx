@@ -13,14 +13,19 @@ import { projectTitle } from "../../../../_lib/title";
 
 export const generateMetadata = projectTitle(() => "Webhooks");
 
-type Props = { params: Promise<ProjectRouteParams>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export default async function WebhooksPage({ params, searchParams }: Props) {
   const loaded = await loadSettings(await params, "write");
   const query = await searchParams;
   const { api, namespace, slug, base, project, identity } = loaded;
   const [{ webhooks }, flash] = await Promise.all([api.webhooks.list({ namespace, slug }), readSecretFlash(identity)]);
-  const deliveries = await Promise.all(webhooks.map((hook) => api.webhooks.deliveries({ namespace, slug, id: hook.id })));
+  const deliveries = await Promise.all(
+    webhooks.map((hook) => api.webhooks.deliveries({ namespace, slug, id: hook.id })),
+  );
   const self = `${base}/settings/webhooks`;
   const ref = <ProjectFields namespace={namespace} slug={slug} back={self} />;
   return (
@@ -48,7 +53,8 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
         {webhooks.map((hook, index) => (
           <article key={hook.id} className="thread" aria-label={`Webhook to ${hook.url}`}>
             <p>
-              <code>{hook.url}</code> <span className="badge">{hook.active ? "active" : "inactive"}</span> events: <code>{hook.events}</code>
+              <code>{hook.url}</code> <span className="badge">{hook.active ? "active" : "inactive"}</span> events:{" "}
+              <code>{hook.events}</code>
               {hook.disabledReason && <span className="muted"> · disabled: {hook.disabledReason}</span>}
             </p>
             <div className="row">
@@ -65,21 +71,27 @@ export default async function WebhooksPage({ params, searchParams }: Props) {
             </div>
             <details>
               <summary>Recent deliveries ({deliveries[index].deliveries.length})</summary>
-              <div className="scroll"><table aria-label={`Deliveries to ${hook.url}`}>
-                <TableHead columns={["When", "Event", "Attempt", "Result"]} />
-                <tbody>
-                  {deliveries[index].deliveries.map((delivery) => (
-                    <tr key={delivery.id}>
-                      <td>
-                        <RelativeTime iso={delivery.createdAt} />
-                      </td>
-                      <td>{delivery.kind}</td>
-                      <td>{delivery.attempt}</td>
-                      <td>{delivery.succeeded ? `ok (${delivery.statusCode})` : `failed: ${delivery.error ?? delivery.statusCode}`}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table></div>
+              <div className="scroll">
+                <table aria-label={`Deliveries to ${hook.url}`}>
+                  <TableHead columns={["When", "Event", "Attempt", "Result"]} />
+                  <tbody>
+                    {deliveries[index].deliveries.map((delivery) => (
+                      <tr key={delivery.id}>
+                        <td>
+                          <RelativeTime iso={delivery.createdAt} />
+                        </td>
+                        <td>{delivery.kind}</td>
+                        <td>{delivery.attempt}</td>
+                        <td>
+                          {delivery.succeeded
+                            ? `ok (${delivery.statusCode})`
+                            : `failed: ${delivery.error ?? delivery.statusCode}`}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             </details>
           </article>
         ))}

@@ -14,7 +14,9 @@ type Route = ProjectRouteParams & { ref: string; path: string[] };
 export async function generateMetadata({ params }: { params: Promise<Route> }) {
   const route = await params;
   const { namespace, slug } = projectAddress(route);
-  return { title: `Blame ${route.path.map(decodeURIComponent).join("/")} at ${decodeURIComponent(route.ref)} · ${namespace}/${slug}` };
+  return {
+    title: `Blame ${route.path.map(decodeURIComponent).join("/")} at ${decodeURIComponent(route.ref)} · ${namespace}/${slug}`,
+  };
 }
 
 /** Which commit last changed each line of a file: the commit beside the first line of each range. */
@@ -24,7 +26,10 @@ export default async function BlamePage({ params }: { params: Promise<Route> }) 
   const { api, namespace, slug, base, project } = loaded;
   const ref = decodeURIComponent(route.ref);
   const path = route.path.map(decodeURIComponent).join("/");
-  const [blame, file] = await Promise.all([read(() => api.code.blame({ namespace, slug, path, ref })), read(() => api.repository.blob({ namespace, slug, path, ref }))]);
+  const [blame, file] = await Promise.all([
+    read(() => api.code.blame({ namespace, slug, path, ref })),
+    read(() => api.repository.blob({ namespace, slug, path, ref })),
+  ]);
   const source = file.kind === "content" ? (file.value ?? "") : "";
   const lines = source === "" ? [] : source.split("\n");
   if (lines.at(-1) === "") lines.pop();
@@ -32,12 +37,19 @@ export default async function BlamePage({ params }: { params: Promise<Route> }) 
   const links = fileLinks(base, ref, path);
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="code"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1 className="path">
         Blame: <Breadcrumbs base={base} slug={slug} gitRef={ref} path={path} />
       </h1>
       <p className="muted">
-        At <code>{ref}</code> (<CommitLink base={base} sha={blame.commit} />) · <Link href={links.blob}>File</Link> · <a href={links.raw}>Raw</a> · <Link href={links.history}>History</Link>
+        At <code>{ref}</code> (<CommitLink base={base} sha={blame.commit} />) · <Link href={links.blob}>File</Link> ·{" "}
+        <a href={links.raw}>Raw</a> · <Link href={links.history}>History</Link>
       </p>
       {file.kind !== "content" ? (
         <p className="notice">This file is not shown as text.</p>
@@ -53,7 +65,10 @@ export default async function BlamePage({ params }: { params: Promise<Route> }) 
                       <td className="blame-commit">
                         {index === 0 && (
                           <>
-                            <CommitLink base={base} sha={range.commit.sha} /> {range.commit.message.split("\n")[0]} <span className="muted">{range.commit.author.name}, <RelativeTime iso={range.commit.author.date} /></span>
+                            <CommitLink base={base} sha={range.commit.sha} /> {range.commit.message.split("\n")[0]}{" "}
+                            <span className="muted">
+                              {range.commit.author.name}, <RelativeTime iso={range.commit.author.date} />
+                            </span>
                           </>
                         )}
                       </td>

@@ -21,7 +21,9 @@ const isMarkdown = (path: string) => /\.(md|markdown|mdown)$/i.test(path);
 export async function generateMetadata({ params }: { params: Promise<Route> }) {
   const route = await params;
   const { namespace, slug } = projectAddress(route);
-  return { title: `${route.path.map(decodeURIComponent).join("/")} at ${decodeURIComponent(route.ref)} · ${namespace}/${slug}` };
+  return {
+    title: `${route.path.map(decodeURIComponent).join("/")} at ${decodeURIComponent(route.ref)} · ${namespace}/${slug}`,
+  };
 }
 
 /**
@@ -50,24 +52,41 @@ export default async function BlobPage({ params, searchParams }: Props) {
   const links = fileLinks(base, ref, path);
   return (
     <>
-      <ProjectHeader base={base} path={project.path} visibility={project.visibility} current="code" canWrite={atLeast(loaded.level, "write")} />
+      <ProjectHeader
+        base={base}
+        path={project.path}
+        visibility={project.visibility}
+        current="code"
+        canWrite={atLeast(loaded.level, "write")}
+      />
       <h1 className="path">
         <Breadcrumbs base={base} slug={slug} gitRef={ref} path={path} />
       </h1>
       <p className="muted">
         At <code>{ref}</code> (<CommitLink base={base} sha={file.commit} />)
-        {file.kind === "content" && <> · {lines.length} lines</>} · <a href={links.raw}>Raw</a> · <Link href={links.blame}>Blame</Link> · <Link href={links.history}>History</Link>
-        {isMarkdown(path) && file.kind === "content" && <> · {rendered ? <Link href={`${self}?plain=1`}>Source</Link> : <Link href={self}>Rendered</Link>}</>}
+        {file.kind === "content" && <> · {lines.length} lines</>} · <a href={links.raw}>Raw</a> ·{" "}
+        <Link href={links.blame}>Blame</Link> · <Link href={links.history}>History</Link>
+        {isMarkdown(path) && file.kind === "content" && (
+          <> · {rendered ? <Link href={`${self}?plain=1`}>Source</Link> : <Link href={self}>Rendered</Link>}</>
+        )}
       </p>
       {file.kind === "binary" && <p className="notice">This is a binary file; it is not shown.</p>}
-      {file.kind === "too_large" && <p className="notice">This file is larger than {CONTENT_VIEW_BYTES_MAX / 1024 / 1024} MiB; it is not shown inline. Clone the project to read it.</p>}
+      {file.kind === "too_large" && (
+        <p className="notice">
+          This file is larger than {CONTENT_VIEW_BYTES_MAX / 1024 / 1024} MiB; it is not shown inline. Clone the project
+          to read it.
+        </p>
+      )}
       {file.kind === "content" && rendered && <Markdown source={source} label={path} context={{ base, ref, dir }} />}
       {file.kind === "content" && !rendered && (
         <>
           <LineRange />
           <Pager page={page} pages={pages} label="Line pages" href={(n) => `?page=${n}`} />
           <div className="scroll code" role="group" aria-label={`Contents of ${path}`} tabIndex={0}>
-            <ServerHtml className="lines" html={numberedLinesHtml(lines.slice(first, first + BLOB_PAGE_LINES), first + 1, highlighted)} />
+            <ServerHtml
+              className="lines"
+              html={numberedLinesHtml(lines.slice(first, first + BLOB_PAGE_LINES), first + 1, highlighted)}
+            />
           </div>
           <Pager page={page} pages={pages} label="Line pages, bottom" href={(n) => `?page=${n}`} />
         </>

@@ -9,11 +9,19 @@ export async function POST(request: Request, { params }: { params: Promise<Proje
   const page = `${base}/settings/webhooks`;
   const form = await request.formData();
   const outcome = await attempt(async (api, identity) => ({
-    created: await api.webhooks.create({ namespace, slug, url: field(form, "url"), events: field(form, "events") || "*" }),
+    created: await api.webhooks.create({
+      namespace,
+      slug,
+      url: field(form, "url"),
+      events: field(form, "events") || "*",
+    }),
     identity,
   }));
   if ("error" in outcome) return redirectWithRefusal(page, outcome.error);
   const { created, identity } = outcome.value;
   if (identity.kind !== "user") return redirectWithRefusal(page, "Only a signed-in person adds webhooks here");
-  return redirectWithSecret(page, identity.userId, { label: `Webhook to ${created.webhook.url}`, secret: created.webhook.secret });
+  return redirectWithSecret(page, identity.userId, {
+    label: `Webhook to ${created.webhook.url}`,
+    secret: created.webhook.secret,
+  });
 }

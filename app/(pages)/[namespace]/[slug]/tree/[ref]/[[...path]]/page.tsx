@@ -3,9 +3,14 @@ import { loadProject, type ProjectRouteParams } from "../../../../../_lib/projec
 import { pageNumber } from "../../../../../_lib/tree";
 import { projectTitle, segment } from "../../../../../_lib/title";
 
-export const generateMetadata = projectTitle<ProjectRouteParams & { ref: string; path?: string[] }>((r) => `${(r.path ?? []).map(segment).join("/") || "Files"} at ${segment(r.ref)}`);
+export const generateMetadata = projectTitle<ProjectRouteParams & { ref: string; path?: string[] }>(
+  (r) => `${(r.path ?? []).map(segment).join("/") || "Files"} at ${segment(r.ref)}`,
+);
 
-type Props = { params: Promise<ProjectRouteParams & { ref: string; path?: string[] }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<ProjectRouteParams & { ref: string; path?: string[] }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export default async function TreePage({ params, searchParams }: Props) {
   const route = await params;
