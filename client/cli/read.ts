@@ -119,8 +119,8 @@ export async function runReadCommand(
       const body = unwrap(result as Result<ReadableStream<Uint8Array>>);
       const named = /filename="([^"]+)"/.exec(result.response.headers.get("content-disposition") ?? "")?.[1];
       const file = text(values.output) ?? named ?? `archive.${format}`;
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under the root tsconfig (DOM's stream type), not under client/'s
       await pipeline(
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under the root tsconfig (DOM's stream type), not under client/'s
         Readable.fromWeb(body as import("node:stream/web").ReadableStream<Uint8Array>),
         fs.createWriteStream(file),
       );

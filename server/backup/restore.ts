@@ -197,7 +197,7 @@ export async function restoreArchive(
         data: { createdAt: manifest.createdAt, serviceVersion: manifest.serviceVersion, projects: written.length },
       });
     }, RESTORE_TX);
-    forgetGrants();
+    await forgetGrants();
     return { projects: written.length };
   } catch (error) {
     for (const projectId of written) removeProjectRepos(projectId);

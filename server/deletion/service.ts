@@ -51,7 +51,7 @@ export async function requestDeletion(
     return { job, created: true };
   });
   // Reads take project rows from the access cache; a project being deleted must leave it now.
-  forgetGrants();
+  await forgetGrants();
   if (kind === "user") forgetUserCredentials(targetId);
   if (created) await enqueueDeletion(job);
   return { status: "deleting", jobId: job.id };

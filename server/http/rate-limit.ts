@@ -135,7 +135,7 @@ function limiterFor(policy: string, max: number, prefix: string): RateLimiter {
   const redis = sharedRedis();
   const windowMs = config.rateLimitWindowMs;
   const key = `${max}|${windowMs}|${redis?.key ?? ""}`;
-  const limiters = (holder.__svcRateLimiters ??= new Map());
+  const limiters = (holder.__svcRateLimiters ??= new Map() as LimiterCache);
   const current = limiters.get(policy);
   if (current?.key === key) return current.limiter;
   const limiter = redis

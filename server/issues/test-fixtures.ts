@@ -30,7 +30,7 @@ export async function createTestProject(
   for (const { user, role } of options.collaborators ?? []) {
     await prisma.projectCollaborator.create({ data: { projectId: project.id, userId: user.id, role } });
   }
-  forgetGrants();
+  await forgetGrants();
   return { ...project, base: `/api/projects/@${project.namespace}/${project.slug}` };
 }
 

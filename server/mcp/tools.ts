@@ -34,10 +34,11 @@ export interface Tool {
 }
 
 /** "area.procedure" names of the root router, e.g. "changes.get". */
-// eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- tRPC's router record carries a string index beside the names
+/* eslint-disable @typescript-eslint/no-redundant-type-constituents -- tRPC's router record carries a string index beside the names */
 type ProcedureName = {
   [A in keyof RouterInputs & string]: `${A}.${keyof RouterInputs[A] & string}`;
 }[keyof RouterInputs & string];
+/* eslint-enable @typescript-eslint/no-redundant-type-constituents */
 
 /** What the procedure `N` answers. */
 type OutputOf<N extends ProcedureName> = N extends `${infer A}.${infer P}`

@@ -3,7 +3,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: the benchmark support module is plain JavaScript without types.
 import {
   benchEnv,
   sharedAppBuild,
@@ -11,6 +10,7 @@ import {
   startNext,
   startRoundRobinProxy,
   waitForServer,
+  // @ts-expect-error: the benchmark support module is plain JavaScript without types.
 } from "@/bench/support/next-app.mjs";
 import { useTestEnvironment } from "@/tests/support/harness";
 import { freePort } from "@/tests/support/ports";

@@ -69,7 +69,7 @@ export async function switchToFreshInstance(): Promise<void> {
   const opened = await openTestDatabase();
   useDatabase(opened.database);
   process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "svc-restored-"));
-  forgetGrants();
+  await forgetGrants();
   await startTestExecutor();
 }
 
