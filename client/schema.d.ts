@@ -376,7 +376,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's domain events, newest first */
+        /** The project's domain events, newest first (before an event id: Link rel=next) */
         get: operations["activity-list"];
         put?: never;
         post?: never;
@@ -5331,6 +5331,7 @@ export interface operations {
     "activity-list": {
         parameters: {
             query?: {
+                before?: string;
                 limit?: number;
             };
             header?: never;
@@ -5347,6 +5348,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

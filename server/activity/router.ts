@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { publicProcedure, router } from "@/server/trpc";
+import { publicProcedure, router, setCursorHeaders } from "@/server/trpc";
 import { ACTIVITY_LIMIT_DEFAULT, ACTIVITY_LIMIT_MAX } from "@/server/limits";
 import { projectActivity } from "./service";
-import { boundedInt, namedSchema } from "@/server/http";
+import { boundedInt, namedSchema, text } from "@/server/http";
 import { projectParams } from "@/server/projects";
 
 const eventOutput = namedSchema("ActivityEvent", () =>
@@ -22,10 +22,26 @@ export const activityRouter = router({
         method: "GET",
         path: "/projects/{namespace}/{slug}/activity",
         tags: ["activity"],
-        summary: "The project's domain events, newest first",
+        summary: "The project's domain events, newest first (before an event id: Link rel=next)",
       },
+      errors: { 404: [] },
+      list: "cursor",
     })
-    .input(z.object({ ...projectParams(), limit: boundedInt(1, ACTIVITY_LIMIT_MAX, ACTIVITY_LIMIT_DEFAULT) }))
+    .input(
+      z.object({
+        ...projectParams(),
+        before: text().max(100).optional(),
+        limit: boundedInt(1, ACTIVITY_LIMIT_MAX, ACTIVITY_LIMIT_DEFAULT),
+      }),
+    )
     .output(z.object({ namespace: z.string(), slug: z.string(), path: z.string(), events: z.array(eventOutput()) }))
-    .query(({ input, ctx }) => projectActivity(ctx.identity, input, input.limit)),
+    .query(async ({ input, ctx }) => {
+      const activity = await projectActivity(ctx.identity, input, input);
+      setCursorHeaders(ctx, {
+        limit: input.limit,
+        count: activity.events.length,
+        nextBefore: activity.events.at(-1)?.id,
+      });
+      return activity;
+    }),
 });

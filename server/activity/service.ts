@@ -1,5 +1,6 @@
 import type { DomainEvent } from "@/server/generated/prisma/client";
 import { db } from "@/server/db";
+import { notFound } from "@/server/errors";
 import type { Identity } from "@/server/auth";
 import { projectPath, requireProject } from "@/server/projects";
 
@@ -19,14 +20,29 @@ export const activityEventView = (event: DomainEvent): ActivityEventView => ({
   data: (event.data ?? {}) as Record<string, unknown>,
 });
 
-/** A project's domain events, newest first (by outbox sequence, which is commit order per writer). */
-export async function projectActivity(identity: Identity, ref: { namespace: string; slug: string }, limit: number) {
+/**
+ * A project's domain events, newest first (by outbox sequence, which is commit order per writer);
+ * `before` (an event id of this project: the previous page's last) reads the page older than it.
+ */
+export async function projectActivity(
+  identity: Identity,
+  ref: { namespace: string; slug: string },
+  page: { limit: number; before?: string },
+) {
   const { project } = await requireProject(identity, { namespace: ref.namespace, slug: ref.slug }, "read");
   const prisma = await db();
+  let beforeSeq: bigint | undefined;
+  if (page.before !== undefined) {
+    const cursor = /^[0-9a-f-]{36}$/i.test(page.before)
+      ? await prisma.domainEvent.findFirst({ where: { id: page.before, projectId: project.id }, select: { seq: true } })
+      : null;
+    if (!cursor) throw notFound("No event of this project has that id");
+    beforeSeq = cursor.seq;
+  }
   const events = await prisma.domainEvent.findMany({
-    where: { projectId: project.id },
+    where: { projectId: project.id, seq: beforeSeq === undefined ? undefined : { lt: beforeSeq } },
     orderBy: { seq: "desc" },
-    take: limit,
+    take: page.limit,
   });
   return {
     namespace: project.namespace,

@@ -110,6 +110,38 @@ describe("cursor lists", () => {
     expect(pages).toBe(Math.floor(seen.length / 2) + 1);
   });
 
+  it("page a project's activity by event id, every event once, and refuse another project's event as a cursor", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n" });
+    const other = await projectWith(alice.token, { "b.txt": "b\n" });
+    for (let i = 0; i < 4; i++) {
+      const issue = await call("POST", `/api/projects/${project.path}/issues`, {
+        token: alice.token,
+        body: { title: `issue ${i}` },
+      });
+      expect(issue.status).toBe(201);
+    }
+    const all = await call("GET", `/api/projects/${project.path}/activity?limit=100`, { token: alice.token });
+    const ids = all.body.events.map((event: { id: string }) => event.id);
+    expect(ids.length).toBeGreaterThanOrEqual(4);
+    const seen: string[] = [];
+    let url: string | undefined = `/api/projects/${project.path}/activity?limit=2`;
+    while (url) {
+      const res = await call("GET", url, { token: alice.token });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-total-count")).toBeNull();
+      seen.push(...res.body.events.map((event: { id: string }) => event.id));
+      const pageLinks = links(res.headers.get("link"));
+      url = pageLinks.next ? pathOf(pageLinks.next) : undefined;
+    }
+    expect(seen).toEqual(ids);
+    const foreign = await call("GET", `/api/projects/${other.path}/activity?limit=1`, { token: alice.token });
+    const refused = await call("GET", `/api/projects/${project.path}/activity?before=${foreign.body.events[0].id}`, {
+      token: alice.token,
+    });
+    expect(refused.status).toBe(404);
+  });
+
   it("a page shorter than the limit has no next", () => {
     expect(
       links(
@@ -148,7 +180,11 @@ describe("the convention in the OpenAPI document", () => {
     const offsetLists = operations.filter(({ method, operation }) => method === "get" && takes(operation, "offset"));
     const cursorLists = operations.filter(({ method, operation }) => method === "get" && takes(operation, "before"));
     expect(offsetLists.length).toBeGreaterThanOrEqual(10);
-    expect(cursorLists.map(({ path }) => path).sort()).toEqual(["/api/admin/audit", "/api/admin/jobs"]);
+    expect(cursorLists.map(({ path }) => path).sort()).toEqual([
+      "/api/admin/audit",
+      "/api/admin/jobs",
+      "/api/projects/{namespace}/{slug}/activity",
+    ]);
     for (const { path, operation } of offsetLists)
       expect(Object.keys(success(operation)?.headers ?? {}), path).toEqual(
         expect.arrayContaining(["Link", "X-Total-Count"]),
