@@ -31,7 +31,9 @@ export function fleetClient(port, adminKey) {
     let json = null;
     try {
       json = JSON.parse(res.body);
-    } catch {}
+    } catch {
+      // not JSON: counted by status only
+    }
     if (json?.code === "STALE_BASE") counters.staleBase++;
     return { status: res.status, body: json };
   }
