@@ -272,6 +272,11 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "read",
     request: (f) => ({ path: P(f, "/log") }),
   },
+  "GET /api/projects/{namespace}/{slug}/evaluations": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/evaluations") }),
+  },
   "GET /api/projects/{namespace}/{slug}/provenance": {
     kind: "public",
     need: "read",
@@ -471,7 +476,7 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "write",
     request: async (f, succeeds) => ({ path: `/api/changes/${succeeds ? await mergedChange(f) : f.changeId}/revert` }),
   },
-  // The merge queue (contracts/queue.md): writers with a user identity, as merge.
+  // The merge queue (docs/contracts.md#merge-queue): writers with a user identity, as merge.
   "POST /api/changes/{id}/queue": {
     kind: "user",
     need: "write",
@@ -505,14 +510,14 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "write",
     request: async (f) => ({ path: `/api/changes/${f.changeId}/comments/${await ownersComment(f, true)}/unresolve` }),
   },
-  // Event streams (contracts/agents.md): read access, as GET /api/changes/{id}.
+  // Event streams (docs/contracts.md#agents): read access, as GET /api/changes/{id}.
   "GET /api/changes/{id}/events": {
     kind: "public",
     need: "read",
     stream: true,
     request: (f) => ({ path: `/api/changes/${f.changeId}/events` }),
   },
-  // Workspace keys (contracts/agents.md): the fixture's workspace "matrix" is the owner's, so a
+  // Workspace keys (docs/contracts.md#agents): the fixture's workspace "matrix" is the owner's, so a
   // writer who is neither its creator nor an admin does not find it (404); revoking is for the key's
   // creator (the owner, through any of its credentials) or a project admin.
   "POST /api/workspaces/{namespace}/{slug}/workspaces/{workspace}/keys": {
@@ -599,6 +604,11 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "GET /api/admin/jobs/{id}": { coveredBy: "server/jobs tests" },
   "POST /api/admin/jobs/{id}/cancel": { coveredBy: "server/jobs tests" },
   "GET /api/admin/audit": { coveredBy: "tests/admin/audit.test.ts" },
+  "GET /api/admin/caches": { coveredBy: "tests/admin/caches.test.ts (administrators only)" },
+  // An evaluation run exists only while a background evaluator runs: the run's routes are asked
+  // as each caller there (read for the log, write to cancel; 404 for a run of another change).
+  "GET /api/changes/{id}/evaluations/{runId}/log": { coveredBy: "tests/changes/evaluation-runs.test.ts" },
+  "POST /api/changes/{id}/evaluations/{runId}/cancel": { coveredBy: "tests/changes/evaluation-runs.test.ts" },
   "GET /api/admin/audit/verify": { coveredBy: "tests/admin/audit.test.ts" },
   "GET /api/admin/metrics": { coveredBy: "tests/admin/metrics.test.ts" },
   "POST /api/admin/backups": { coveredBy: "tests/admin/backup.test.ts" },

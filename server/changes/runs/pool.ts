@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { EvalRun } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { announceInvalidation, database, db, onInvalidation } from "@/server/db";
+import { log } from "@/server/log";
 import { executeEvalRun } from "./execute";
 import { runLogPath } from "./log";
 import { settleRound } from "./settle";
@@ -57,7 +58,7 @@ function fillHere(): void {
       for (const run of await claimRuns(state.owner, free)) start(run);
     } while (state.again);
   })()
-    .catch((error: unknown) => console.error("[runs] taking runs failed", error))
+    .catch((error: unknown) => log().error({ err: error }, "runs: taking runs failed"))
     .finally(() => (state.filling = null));
 }
 
@@ -99,7 +100,7 @@ function start(run: EvalRun): void {
     if (controller.signal.aborted) return;
     if (await finishRun(run.id, owner, end)) await settleRound(run.changeId);
   })()
-    .catch((error: unknown) => console.error(`[runs] run ${run.id} failed`, error))
+    .catch((error: unknown) => log().error({ err: error, runId: run.id }, "runs: a run failed"))
     .finally(() => {
       clearInterval(renew);
       state.active.delete(run.id);
@@ -147,9 +148,9 @@ export async function startRunnerPool(): Promise<{ stop(): Promise<void> }> {
   state.stopped = false;
   onInvalidation(TOPIC, { drop: fillHere, dropAll: fillHere });
   await database();
-  await sweepRuns().catch((error: unknown) => console.error("[runs] sweep failed", error));
+  await sweepRuns().catch((error: unknown) => log().error({ err: error }, "runs: sweep failed"));
   state.sweep = setInterval(
-    () => void sweepRuns().catch((error: unknown) => console.error("[runs] sweep failed", error)),
+    () => void sweepRuns().catch((error: unknown) => log().error({ err: error }, "runs: sweep failed")),
     SWEEP_MS,
   );
   state.sweep.unref();

@@ -1,4 +1,5 @@
 import { announceInvalidation, db, onInvalidation } from "@/server/db";
+import { log } from "@/server/log";
 import { publishAfterCommit, recordEvent } from "@/server/events";
 import { summarizeRuns, type EvalRunResult } from "@/server/evaluators";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
@@ -54,7 +55,7 @@ export async function settleRound(changeId: string): Promise<void> {
   const change = await prisma.change.findUnique({ where: { id: changeId }, include: { project: true } });
   if (change)
     await autoQueue(change.project, change).catch((error: unknown) =>
-      console.error(`[runs] auto-queue of ${changeId} failed`, error),
+      log().error({ err: error, changeId }, "runs: auto-queue after evaluation failed"),
     );
 }
 
