@@ -583,7 +583,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Which agent or model produced each merged commit */
+        /** Which agent or model produced each merged commit, newest first (before a record id: Link rel=next) */
         get: operations["repository-provenance"];
         put?: never;
         post?: never;
@@ -7075,6 +7075,7 @@ export interface operations {
     "repository-provenance": {
         parameters: {
             query?: {
+                before?: string;
                 limit?: number;
             };
             header?: never;
@@ -7091,6 +7092,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,4 +1,4 @@
-import type { Project } from "@/server/generated/prisma/client";
+import type { Prisma, Project } from "@/server/generated/prisma/client";
 import type { Identity } from "@/server/auth";
 import { db } from "@/server/db";
 import {
@@ -158,11 +158,29 @@ export async function projectBranches(identity: Identity, ref: ProjectRef) {
   return branchEnvelope(openProjectRepo(project.id), project.defaultBranch);
 }
 
-export async function projectProvenance(identity: Identity, ref: ProjectRef, limit: number) {
+/**
+ * A project's provenance records, newest first (records of one batch share a time: the id breaks
+ * the tie); `before` (a record id of this project: the previous page's last) reads the older page.
+ */
+export async function projectProvenance(identity: Identity, ref: ProjectRef, page: { limit: number; before?: string }) {
   const { project } = await requireProject(identity, ref, "read");
-  const records = await (
-    await db()
-  ).provenance.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "desc" }, take: limit });
+  const prisma = await db();
+  let older: Prisma.ProvenanceWhereInput | undefined;
+  if (page.before !== undefined) {
+    const cursor = /^[0-9a-f-]{36}$/i.test(page.before)
+      ? await prisma.provenance.findFirst({
+          where: { id: page.before, projectId: project.id },
+          select: { id: true, createdAt: true },
+        })
+      : null;
+    if (!cursor) throw notFound("No provenance record of this project has that id");
+    older = { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] };
+  }
+  const records = await prisma.provenance.findMany({
+    where: { projectId: project.id, ...older },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: page.limit,
+  });
   return {
     ...envelope(project),
     records: records.map((record) => ({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, setCursorHeaders } from "@/server/trpc";
 import type { Identity } from "@/server/auth";
 import { boundedInt, listLimit, pathSegment, namedSchema, text } from "@/server/http";
 import { COMMIT_LOG_DEPTH_DEFAULT } from "@/server/limits";
@@ -117,10 +117,12 @@ export const repositoryRouter = router({
         method: "GET",
         path: `${PROJECT}/provenance`,
         tags,
-        summary: "Which agent or model produced each merged commit",
+        summary: "Which agent or model produced each merged commit, newest first (before a record id: Link rel=next)",
       },
+      errors: { 404: [] },
+      list: "cursor",
     })
-    .input(z.object({ ...projectParams(), limit: listLimit() }))
+    .input(z.object({ ...projectParams(), before: text().max(100).optional(), limit: listLimit() }))
     .output(
       z.object({
         ...envelope(),
@@ -137,7 +139,15 @@ export const repositoryRouter = router({
         ),
       }),
     )
-    .query(({ input, ctx }) => projectProvenance(ctx.identity, input, input.limit)),
+    .query(async ({ input, ctx }) => {
+      const provenance = await projectProvenance(ctx.identity, input, input);
+      setCursorHeaders(ctx, {
+        limit: input.limit,
+        count: provenance.records.length,
+        nextBefore: provenance.records.at(-1)?.id,
+      });
+      return provenance;
+    }),
 
   branches: publicProcedure
     .meta({

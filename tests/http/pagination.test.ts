@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { TEST_ADMIN_KEY, useTestEnvironment } from "@/tests/support/harness";
 import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
-import { projectWith } from "@/server/changes/test-fixtures";
+import { changeWith, merge, projectWith } from "@/server/changes/test-fixtures";
 import { cursorHeaders, paginationHeaders } from "@/server/http";
 
 useTestEnvironment();
@@ -142,6 +142,36 @@ describe("cursor lists", () => {
     expect(refused.status).toBe(404);
   });
 
+  it("page a project's provenance by record id, each merged commit once", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n" });
+    for (let i = 0; i < 3; i++) {
+      const { change } = await changeWith(alice.token, project, { [`f${i}.txt`]: `${i}\n` });
+      expect((await merge(alice.token, change.id)).status).toBe(200);
+    }
+    const all = await call("GET", `/api/projects/${project.path}/provenance?limit=100`, { token: alice.token });
+    const ids = all.body.records.map((record: { id: string }) => record.id);
+    expect(ids.length).toBe(3);
+    const seen: string[] = [];
+    let url: string | undefined = `/api/projects/${project.path}/provenance?limit=2`;
+    while (url) {
+      const res = await call("GET", url, { token: alice.token });
+      expect(res.status).toBe(200);
+      seen.push(...res.body.records.map((record: { id: string }) => record.id));
+      const pageLinks = links(res.headers.get("link"));
+      url = pageLinks.next ? pathOf(pageLinks.next) : undefined;
+    }
+    expect(seen).toEqual(ids);
+    const unknown = await call(
+      "GET",
+      `/api/projects/${project.path}/provenance?before=00000000-0000-4000-8000-000000000000`,
+      {
+        token: alice.token,
+      },
+    );
+    expect(unknown.status).toBe(404);
+  });
+
   it("a page shorter than the limit has no next", () => {
     expect(
       links(
@@ -184,6 +214,7 @@ describe("the convention in the OpenAPI document", () => {
       "/api/admin/audit",
       "/api/admin/jobs",
       "/api/projects/{namespace}/{slug}/activity",
+      "/api/projects/{namespace}/{slug}/provenance",
     ]);
     for (const { path, operation } of offsetLists)
       expect(Object.keys(success(operation)?.headers ?? {}), path).toEqual(
