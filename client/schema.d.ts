@@ -130,7 +130,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Backups, newest first */
+        /** Backups, newest first (before a backup id: Link rel=next) */
         get: operations["admin-listBackups"];
         put?: never;
         /** Start an online backup (runs in the background) */
@@ -1346,7 +1346,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deletion jobs, newest first (filter: status) */
+        /** Deletion jobs, newest first (filter: status; before a job id: Link rel=next) */
         get: operations["deletionJobs-list"];
         put?: never;
         post?: never;
@@ -2979,6 +2979,7 @@ export interface operations {
     "admin-listBackups": {
         parameters: {
             query?: {
+                before?: string;
                 limit?: number;
             };
             header?: never;
@@ -2992,6 +2993,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3033,6 +3036,17 @@ export interface operations {
             };
             /** @description Forbidden. Codes: ADMIN_REQUIRES_DIRECT_CREDENTIAL */
             403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
@@ -14067,6 +14081,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "deleting" | "completed" | "failed";
+                before?: string;
                 limit?: number;
             };
             header?: never;
@@ -14080,6 +14095,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;
+                    /** @description RFC 8288 links to the rel="first" page and, while pages are full, the rel="next" (`before` the last item) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14124,6 +14141,17 @@ export interface operations {
             };
             /** @description Forbidden. Codes: ADMIN_REQUIRES_DIRECT_CREDENTIAL */
             403: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
                 headers: {
                     /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
                     "X-Request-Id"?: string;

@@ -192,10 +192,23 @@ export const adminRouter = router({
     }),
 
   listBackups: adminProcedure
-    .meta({ openapi: { method: "GET", path: "/admin/backups", tags: ["admin"], summary: "Backups, newest first" } })
-    .input(z.object({ limit: listLimit() }))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/admin/backups",
+        tags: ["admin"],
+        summary: "Backups, newest first (before a backup id: Link rel=next)",
+      },
+      errors: { 404: [] },
+      list: "cursor",
+    })
+    .input(z.object({ before: text().max(100).optional(), limit: listLimit() }))
     .output(z.object({ backups: z.array(backupOutput()) }))
-    .query(async ({ input }) => ({ backups: await listBackups(input.limit) })),
+    .query(async ({ input, ctx }) => {
+      const backups = await listBackups(input);
+      setCursorHeaders(ctx, { limit: input.limit, count: backups.length, nextBefore: backups.at(-1)?.id });
+      return { backups };
+    }),
 
   getBackup: adminProcedure
     .meta({

@@ -7,7 +7,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { auditActor, currentCallerAddress, writeAudit } from "@/server/audit";
 import type { Identity } from "@/server/auth";
 import { config } from "@/server/config";
-import { db } from "@/server/db";
+import { db, NEWEST_FIRST, olderThan } from "@/server/db";
 import { conflict, DomainError, notFound } from "@/server/errors";
 import type { Backup, Restore } from "@/server/generated/prisma/client";
 import { inngest } from "@/server/jobs";
@@ -82,8 +82,19 @@ export async function runBackup(backupId: string) {
   }
 }
 
-export async function listBackups(limit: number) {
-  const rows = await (await db()).backup.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit });
+/** Backups, newest first; `before` (a backup id: the previous page's last) reads the older page. */
+export async function listBackups(page: { limit: number; before?: string }) {
+  const prisma = await db();
+  const cursor =
+    page.before === undefined
+      ? null
+      : await prisma.backup.findUnique({ where: { id: page.before }, select: { id: true, createdAt: true } });
+  if (page.before !== undefined && !cursor) throw notFound("No backup has that id");
+  const rows = await prisma.backup.findMany({
+    where: cursor ? olderThan(cursor) : {},
+    orderBy: NEWEST_FIRST,
+    take: page.limit,
+  });
   return rows.map(backupView);
 }
 

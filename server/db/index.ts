@@ -10,5 +10,6 @@ export {
   announcementsSql,
   startInvalidationListener,
 } from "./invalidation";
+export { olderThan, NEWEST_FIRST } from "./cursor";
 export { onInvalidation } from "./topics";
 export type { InvalidationTopic } from "./topics";

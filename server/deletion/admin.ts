@@ -1,4 +1,4 @@
-import { db } from "@/server/db";
+import { db, NEWEST_FIRST, olderThan } from "@/server/db";
 import { conflict, notFound } from "@/server/errors";
 import { hasLiveRun, inngestConfigured } from "@/server/jobs";
 import { DELETION_STALL_SECONDS } from "@/server/limits";
@@ -25,12 +25,18 @@ function jobView(job: DeletionJob) {
   };
 }
 
-export async function listDeletionJobs(filter: { status?: DeletionJobStatus; limit: number }) {
+/** Deletion jobs, newest first; `before` (a job id: the previous page's last) reads the older page. */
+export async function listDeletionJobs(filter: { status?: DeletionJobStatus; before?: string; limit: number }) {
   const prisma = await db();
   const status = filter.status === "failed" ? "incomplete" : filter.status;
+  const cursor =
+    filter.before === undefined
+      ? null
+      : await prisma.deletionJob.findUnique({ where: { id: filter.before }, select: { id: true, createdAt: true } });
+  if (filter.before !== undefined && !cursor) throw notFound("No deletion job has that id");
   const jobs = await prisma.deletionJob.findMany({
-    where: { status },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    where: { status, ...(cursor ? olderThan(cursor) : {}) },
+    orderBy: NEWEST_FIRST,
     take: filter.limit,
   });
   return jobs.map(jobView);

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { adminProcedure, router, userProcedure, type Context, FORM_OR_JSON } from "@/server/trpc";
+import { adminProcedure, router, setCursorHeaders, userProcedure, type Context, FORM_OR_JSON } from "@/server/trpc";
 import { invalid } from "@/server/errors";
-import { listLimit, namedSchema } from "@/server/http";
+import { listLimit, namedSchema, text } from "@/server/http";
 import { listDeletionJobs, redriveDeletionJob } from "./admin";
 import { projectParams } from "@/server/projects";
 import { requestDeletion, requestProjectDeletion } from "./service";
@@ -93,12 +93,24 @@ export const deletionJobsRouter = router({
         method: "GET",
         path: "/admin/deletion-jobs",
         tags: ["admin"],
-        summary: "Deletion jobs, newest first (filter: status)",
+        summary: "Deletion jobs, newest first (filter: status; before a job id: Link rel=next)",
       },
+      errors: { 404: [] },
+      list: "cursor",
     })
-    .input(z.object({ status: z.enum(["deleting", "completed", "failed"]).optional(), limit: listLimit() }))
+    .input(
+      z.object({
+        status: z.enum(["deleting", "completed", "failed"]).optional(),
+        before: text().max(100).optional(),
+        limit: listLimit(),
+      }),
+    )
     .output(z.object({ jobs: z.array(deletionJobOutput()) }))
-    .query(async ({ input }) => ({ jobs: await listDeletionJobs(input) })),
+    .query(async ({ input, ctx }) => {
+      const jobs = await listDeletionJobs(input);
+      setCursorHeaders(ctx, { limit: input.limit, count: jobs.length, nextBefore: jobs.at(-1)?.id });
+      return { jobs };
+    }),
 
   redrive: adminProcedure
     .meta({

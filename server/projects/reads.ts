@@ -1,6 +1,6 @@
-import type { Prisma, Project } from "@/server/generated/prisma/client";
+import type { Project } from "@/server/generated/prisma/client";
 import type { Identity } from "@/server/auth";
-import { db } from "@/server/db";
+import { db, NEWEST_FIRST, olderThan } from "@/server/db";
 import {
   listDirectory,
   listFiles,
@@ -165,20 +165,19 @@ export async function projectBranches(identity: Identity, ref: ProjectRef) {
 export async function projectProvenance(identity: Identity, ref: ProjectRef, page: { limit: number; before?: string }) {
   const { project } = await requireProject(identity, ref, "read");
   const prisma = await db();
-  let older: Prisma.ProvenanceWhereInput | undefined;
+  let cursor: { createdAt: Date; id: string } | null = null;
   if (page.before !== undefined) {
-    const cursor = /^[0-9a-f-]{36}$/i.test(page.before)
+    cursor = /^[0-9a-f-]{36}$/i.test(page.before)
       ? await prisma.provenance.findFirst({
           where: { id: page.before, projectId: project.id },
           select: { id: true, createdAt: true },
         })
       : null;
     if (!cursor) throw notFound("No provenance record of this project has that id");
-    older = { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] };
   }
   const records = await prisma.provenance.findMany({
-    where: { projectId: project.id, ...older },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    where: { projectId: project.id, ...(cursor ? olderThan(cursor) : {}) },
+    orderBy: NEWEST_FIRST,
     take: page.limit,
   });
   return {

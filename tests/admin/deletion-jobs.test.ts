@@ -13,6 +13,12 @@ useTestJobs();
 
 const ADMIN = { "x-admin-api-key": TEST_ADMIN_KEY };
 
+/** The path and query of a Link header's rel="next", if any. */
+function nextPage(link: string | null): string | undefined {
+  const next = /<([^>]+)>; rel="next"/.exec(link ?? "")?.[1];
+  return next === undefined ? undefined : new URL(next).pathname + new URL(next).search;
+}
+
 async function deleteProject(token: string, path: string): Promise<string> {
   const res = await call("DELETE", `/api/projects/${path}`, { token, body: { confirm: path } });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -20,6 +26,26 @@ async function deleteProject(token: string, path: string): Promise<string> {
 }
 
 describe("deletion jobs for administrators", () => {
+  it("page newest first by a before cursor (a job id): every job once, an unknown id 404", async () => {
+    const owner = await createTestUser();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const project = await createTestProject(owner.token, { name: `paged-${i}` });
+      ids.unshift(await deleteProject(owner.token, project.path));
+    }
+    const seen: string[] = [];
+    let url: string | undefined = "/api/admin/deletion-jobs?limit=2";
+    while (url) {
+      const res = await call("GET", url, { headers: ADMIN });
+      expect(res.status).toBe(200);
+      seen.push(...res.body.jobs.map((job: { id: string }) => job.id));
+      url = nextPage(res.headers.get("link"));
+    }
+    expect(seen.filter((id) => ids.includes(id))).toEqual(ids);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect((await call("GET", "/api/admin/deletion-jobs?before=nope", { headers: ADMIN })).status).toBe(404);
+  });
+
   it("lists jobs with their status and filters by it", async () => {
     const owner = await createTestUser();
     const project = await createTestProject(owner.token, { name: "doomed" });

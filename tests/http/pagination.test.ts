@@ -212,6 +212,8 @@ describe("the convention in the OpenAPI document", () => {
     expect(offsetLists.length).toBeGreaterThanOrEqual(10);
     expect(cursorLists.map(({ path }) => path).sort()).toEqual([
       "/api/admin/audit",
+      "/api/admin/backups",
+      "/api/admin/deletion-jobs",
       "/api/admin/jobs",
       "/api/projects/{namespace}/{slug}/activity",
       "/api/projects/{namespace}/{slug}/provenance",
