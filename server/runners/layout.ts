@@ -21,8 +21,8 @@ export function runnerRoot(): string {
   if (!fs.existsSync(root)) fs.mkdirSync(root, { recursive: true });
   if (runsAsRoot()) {
     for (let dir = root; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-      const mode = fs.statSync(dir).mode;
-      if ((mode & 0o001) === 0) fs.chmodSync(dir, (mode & 0o7777) | 0o001);
+      const mode = fs.statSync(/*turbopackIgnore: true*/ dir).mode;
+      if ((mode & 0o001) === 0) fs.chmodSync(/*turbopackIgnore: true*/ dir, (mode & 0o7777) | 0o001);
       if (dir === config.dataDir) break;
     }
   }
