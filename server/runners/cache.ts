@@ -18,7 +18,7 @@ type CachePolicy = NonNullable<SandboxPolicy["cache"]>;
 const KEY_FILE_BYTES_MAX = 64 * 1024 * 1024;
 
 const cacheRoot = () => {
-  const dir = path.join(runnerRoot(), "cache");
+  const dir = path.join(/*turbopackIgnore: true*/ runnerRoot(), "cache");
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
 };
