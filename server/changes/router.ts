@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Identity } from "@/server/auth";
 import { authedProcedure, publicProcedure, router, setPageHeaders, userProcedure, type Context } from "@/server/trpc";
-import { booleanish, boundedInt, nameSlug, pathSegment, text } from "@/server/http";
+import { booleanish, boundedInt, listLimit, nameSlug, pathSegment, text } from "@/server/http";
 import { MERGE_BATCH_MAX, TEXT_BODY_MAX } from "@/server/limits";
 import { promoteChange } from "./host-pr";
 import { projectParams } from "@/server/projects";
@@ -310,7 +310,7 @@ export const changesRouter = router({
       z.object({
         ...projectParams(),
         status: z.enum(["queued", "running"]).optional(),
-        limit: boundedInt(1, 500, 100),
+        limit: listLimit(),
       }),
     )
     .output(

@@ -82,7 +82,9 @@ describe("background evaluation runs", () => {
     });
     expect(webhookRun(created.evalRuns).finishedAt).not.toBeNull();
     expect(stub.requests).toHaveLength(1);
-    expect((await eventsOf(project.id, "change.evaluated")).map((e) => (e.data as any).status)).toEqual(["accepted"]);
+    expect((await eventsOf(project.id, "change.evaluated")).map((e) => (e.data as { status?: string }).status)).toEqual(
+      ["accepted"],
+    );
   });
 
   it("a slow run answers open with the run unfinished; its end accepts the change, records change.evaluated and lets auto-queue act", async () => {
@@ -102,7 +104,9 @@ describe("background evaluation runs", () => {
     await runnersSettled();
     const after = await getChange(alice.token, created.change.id);
     expect(webhookRun(after.evalRuns).status).toBe("passed");
-    expect((await eventsOf(project.id, "change.evaluated")).map((e) => (e.data as any).status)).toEqual(["accepted"]);
+    expect((await eventsOf(project.id, "change.evaluated")).map((e) => (e.data as { status?: string }).status)).toEqual(
+      ["accepted"],
+    );
     expect(await eventsOf(project.id, "change.queued")).toHaveLength(1);
   });
 
