@@ -79,7 +79,8 @@ describe.skipIf(bwrapMissing !== null)(
           while (
             !(line = execFileSync("ps", ["-eo", "uid=,args="], { encoding: "utf8" })
               .split("\n")
-              .find((l) => l.trim().endsWith(` ${sleeper}`)))
+              // The sleep itself: the wrappers that exec their way to it (limits, setpriv) start as root with the same tail.
+              .find((l) => l.trim().replace(/^\d+\s+/, "") === sleeper))
           )
             await new Promise((resolve) => setTimeout(resolve, 50));
           uids.push(Number(line.trim().split(/\s+/)[0]));
