@@ -116,14 +116,16 @@ export async function projectContent(
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
+/** The log at a branch (the spec's route), or also at a full commit id with `commitIds` (the pages' History). */
 export async function projectLog(
   identity: Identity,
   ref: ProjectRef,
   depth: number,
   branch?: string,
   setVersion?: SetVersion,
+  commitIds = false,
 ) {
-  const at = await readAt(identity, ref, branch, setVersion);
+  const at = await readAt(identity, ref, branch, setVersion, commitIds);
   const entries = await log(at.repo, at.commit, depth);
   return {
     ...envelope(at.project),

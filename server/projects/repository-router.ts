@@ -32,6 +32,23 @@ const contentOutput = () =>
     value: z.string().optional(),
   });
 const person = () => z.object({ name: z.string(), email: z.string(), date: z.string() });
+const logInput = () =>
+  z.object({ ...projectParams(), depth: boundedInt(1, LOG_DEPTH_MAX, COMMIT_LOG_DEPTH_DEFAULT), ref: refQuery() });
+const logOutput = () =>
+  z.object({
+    ...envelope(),
+    ref: z.string(),
+    commit: z.string(),
+    log: z.array(
+      z.object({
+        sha: z.string(),
+        message: z.string(),
+        parents: z.array(z.string()),
+        author: person(),
+        committer: person(),
+      }),
+    ),
+  });
 /** The ETag of a read at a branch: the project, the branch and its commit. */
 const branchVersion = (identity: Identity, input: { namespace: string; slug: string; ref?: string }) =>
   projectReadVersion(identity, input, input.ref);
@@ -90,26 +107,15 @@ export const repositoryRouter = router({
       etag: branchVersion,
       errors: { 409: ["AMBIGUOUS_REF"] },
     })
-    .input(
-      z.object({ ...projectParams(), depth: boundedInt(1, LOG_DEPTH_MAX, COMMIT_LOG_DEPTH_DEFAULT), ref: refQuery() }),
-    )
-    .output(
-      z.object({
-        ...envelope(),
-        ref: z.string(),
-        commit: z.string(),
-        log: z.array(
-          z.object({
-            sha: z.string(),
-            message: z.string(),
-            parents: z.array(z.string()),
-            author: person(),
-            committer: person(),
-          }),
-        ),
-      }),
-    )
+    .input(logInput())
+    .output(logOutput())
     .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth, input.ref, ctx.setVersion)),
+
+  // No REST route (the spec's log takes branches only): the commit pages' History, whose `ref` may be a full commit id.
+  history: publicProcedure
+    .input(logInput())
+    .output(logOutput())
+    .query(({ input, ctx }) => projectLog(ctx.identity, input, input.depth, input.ref, undefined, true)),
 
   provenance: publicProcedure
     .meta({

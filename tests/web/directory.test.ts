@@ -104,4 +104,20 @@ describe("the file and folder pages' reads at a full commit id (GitHub's permali
     const stranger = await createTestUser();
     expect((await trpc(stranger.token, "blob", { namespace, slug, path: "src/a.ts", ref: old })).status).toBe(404);
   });
+
+  it("repository.history (the History link of a permalink) reads the log from a full commit id; the spec's log stays branch-only", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "a.ts": "first\n" });
+    const [namespace, slug] = project.path.split("/");
+    const old = project.commit;
+    const newer = await advanceProject(project, { "a.ts": "second\n" });
+    const fromOld = await trpc(alice.token, "history", { namespace, slug, ref: old });
+    expect(fromOld.status, JSON.stringify(fromOld.body)).toBe(200);
+    expect(fromOld.body.result.data.log.map((entry: { sha: string }) => entry.sha)).toEqual([old]);
+    const fromMain = (await trpc(alice.token, "history", { namespace, slug, ref: "main" })).body.result.data;
+    expect(fromMain.log.map((entry: { sha: string }) => entry.sha)).toEqual([newer, old]);
+    expect((await call("GET", `/api/projects/${project.path}/log?ref=${old}`, { token: alice.token })).status).toBe(
+      404,
+    );
+  });
 });

@@ -8,11 +8,11 @@ type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
 const LOG_DEPTH = 100;
 
-/** The newest LOG_DEPTH commits of a branch. */
+/** The newest LOG_DEPTH commits of a branch or from a commit id (a permalink's History). */
 export async function CommitLog({ loaded, gitRef }: { loaded: Loaded; gitRef?: string }) {
   const { api, namespace, slug, base, project } = loaded;
   const branch = gitRef ?? project.defaultBranch;
-  const { log } = await read(() => api.repository.log({ namespace, slug, ref: branch, depth: LOG_DEPTH }));
+  const { log } = await read(() => api.repository.history({ namespace, slug, ref: branch, depth: LOG_DEPTH }));
   return (
     <>
       <ProjectHeader
