@@ -1295,7 +1295,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Background-job runs, newest first, with filters; `before` a run's createdAt pages on (Link rel=next) */
+        /** Background-job runs, newest first, with filters; `before` a run id pages on (Link rel=next) */
         get: operations["jobs-list"];
         put?: never;
         post?: never;

@@ -80,7 +80,25 @@ describe("admin jobs routes", () => {
     const res = await call("GET", "/api/admin/jobs?status=exploded", admin);
     expect(res.status).toBe(400);
     expect((await call("GET", "/api/admin/jobs?limit=0", admin)).status).toBe(400);
-    expect((await call("GET", "/api/admin/jobs?before=yesterday", admin)).status).toBe(400);
+    expect((await call("GET", "/api/admin/jobs?before=", admin)).status).toBe(400);
+    expect((await call("GET", "/api/admin/jobs?before=no-such-run", admin)).status).toBe(404);
+  });
+
+  it("pages newest first by a run id, missing and repeating none of the runs one send created together", async () => {
+    await inngest.send([1, 2, 3, 4].map((n) => ({ name: "test/nap", data: { n } })));
+    await drainJobs();
+    const all = (await call("GET", "/api/admin/jobs?limit=200", admin)).body.runs.map((run: { id: string }) => run.id);
+    const paged: string[] = [];
+    let before = "";
+    for (;;) {
+      const page = await call("GET", `/api/admin/jobs?limit=1${before && `&before=${before}`}`, admin);
+      expect(page.status).toBe(200);
+      if (page.body.runs.length === 0) break;
+      paged.push(page.body.runs[0].id);
+      before = page.body.runs[0].id;
+    }
+    expect(paged).toEqual(all);
+    expect(all.length).toBeGreaterThanOrEqual(6);
   });
 
   it("is for administrators only", async () => {

@@ -1,4 +1,4 @@
-import { db } from "@/server/db";
+import { db, NEWEST_FIRST, olderThan } from "@/server/db";
 import { conflict, notFound } from "@/server/errors";
 import { inngest } from "@/server/jobs/client";
 import { LIST_LIMIT_DEFAULT } from "@/server/limits";
@@ -12,8 +12,8 @@ export interface RunFilter {
   status?: RunStatus;
   /** With or without the app prefix ("deletion-job" or "svc-forge-deletion-job"). */
   function?: string;
-  /** Only runs created before this time (the previous page's last createdAt). */
-  before?: Date;
+  /** Only runs older than this run (a run id: the previous page's last). */
+  before?: string;
   limit?: number;
 }
 
@@ -45,9 +45,14 @@ export async function listRuns(filter: RunFilter) {
     filter.function && !filter.function.startsWith(`${inngest.id}-`)
       ? `${inngest.id}-${filter.function}`
       : filter.function;
+  const cursor =
+    filter.before === undefined
+      ? null
+      : await prisma.jobRun.findUnique({ where: { id: filter.before }, select: { id: true, createdAt: true } });
+  if (filter.before !== undefined && !cursor) throw notFound("No job run has that id");
   const runs = await prisma.jobRun.findMany({
-    where: { status: filter.status, functionId: fn, createdAt: filter.before ? { lt: filter.before } : undefined },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    where: { status: filter.status, functionId: fn, ...(cursor ? olderThan(cursor) : {}) },
+    orderBy: NEWEST_FIRST,
     take: filter.limit ?? LIST_LIMIT_DEFAULT,
   });
   return runs.map(runView);

@@ -42,7 +42,7 @@ export const jobsRouter = router({
         method: "GET",
         path: "/admin/jobs",
         tags: ["admin"],
-        summary: "Background-job runs, newest first, with filters; `before` a run's createdAt pages on (Link rel=next)",
+        summary: "Background-job runs, newest first, with filters; `before` a run id pages on (Link rel=next)",
       },
       list: "cursor",
     })
@@ -50,14 +50,14 @@ export const jobsRouter = router({
       z.object({
         status: z.enum(JobRunStatus).optional(),
         function: z.string().min(1).max(200).optional(),
-        before: z.iso.datetime().optional(),
+        before: z.string().min(1).max(100).optional(),
         limit: listLimit(),
       }),
     )
     .output(z.object({ runs: z.array(runSchema()) }))
     .query(async ({ input, ctx }) => {
-      const runs = await listRuns({ ...input, before: input.before ? new Date(input.before) : undefined });
-      setCursorHeaders(ctx, { limit: input.limit, count: runs.length, nextBefore: runs.at(-1)?.createdAt });
+      const runs = await listRuns(input);
+      setCursorHeaders(ctx, { limit: input.limit, count: runs.length, nextBefore: runs.at(-1)?.id });
       return { runs };
     }),
   get: adminProcedure
