@@ -7,7 +7,17 @@ import { log } from "@/server/log";
 import { executeEvalRun } from "./execute";
 import { runLogPath } from "./log";
 import { settleRound } from "./settle";
-import { abandonDeadRuns, claimRuns, finishRun, releaseRuns, renewLease, RENEW_MS, type RunEnd } from "./store";
+import { queuesSettled, wakeQueue } from "../queue/runner";
+import {
+  abandonDeadRuns,
+  claimRuns,
+  finishRun,
+  releaseRuns,
+  renewLease,
+  RENEW_MS,
+  RUNS_TOPIC,
+  type RunEnd,
+} from "./store";
 
 /**
  * This instance's runners: at most RUNNER_CONCURRENCY background runs at once, taken from the
@@ -16,7 +26,6 @@ import { abandonDeadRuns, claimRuns, finishRun, releaseRuns, renewLease, RENEW_M
  * next. A slow sweep takes what a lost notification or a dead instance left behind.
  */
 const SWEEP_MS = 10_000;
-const TOPIC = "eval-runs";
 /** How long a shutdown waits for its aborted runs before handing them back to the queue. */
 const STOP_WAIT_MS = 5_000;
 
@@ -98,7 +107,10 @@ function start(run: EvalRun): void {
     clearInterval(renew);
     // Aborted: cancelled, taken over or shutting down; the row already says which.
     if (controller.signal.aborted) return;
-    if (await finishRun(run.id, owner, end)) await settleRound(run.changeId);
+    if (!(await finishRun(run.id, owner, end))) return;
+    // A merge queue batch's run: the queue's next turn reads its end.
+    if (run.batchId) wakeQueue(run.projectId!);
+    else await settleRound(run.changeId);
   })()
     .catch((error: unknown) => log().error({ err: error, runId: run.id }, "runs: a run failed"))
     .finally(() => {
@@ -112,7 +124,7 @@ function start(run: EvalRun): void {
 /** Wakes the runners here and on every other instance (after the runs were committed). */
 export function wakeRunners(): void {
   fillHere();
-  void announceInvalidation(TOPIC, "");
+  void announceInvalidation(RUNS_TOPIC, "");
 }
 
 /** Aborts a run this instance holds at once (others notice at their next renewal). */
@@ -136,17 +148,20 @@ export async function sweepRuns(): Promise<void> {
   fillHere();
 }
 
-/** Resolves once this instance runs nothing (tests, shutdown). */
+/** Resolves once this instance runs nothing, nor any queue turn a run's end woke (tests, shutdown). */
 export async function runnersSettled(): Promise<void> {
-  while (state.filling || state.active.size > 0) {
-    await Promise.allSettled([state.filling, ...[...state.active.values()].map((active) => active.done)]);
-  }
+  do {
+    while (state.filling || state.active.size > 0) {
+      await Promise.allSettled([state.filling, ...[...state.active.values()].map((active) => active.done)]);
+    }
+    await queuesSettled();
+  } while (state.filling || state.active.size > 0);
 }
 
 /** Listens for other instances' wake-ups, sweeps slowly, takes what is queued; stops cleanly. */
 export async function startRunnerPool(): Promise<{ stop(): Promise<void> }> {
   state.stopped = false;
-  onInvalidation(TOPIC, { drop: fillHere, dropAll: fillHere });
+  onInvalidation(RUNS_TOPIC, { drop: fillHere, dropAll: fillHere });
   await database();
   await sweepRuns().catch((error: unknown) => log().error({ err: error }, "runs: sweep failed"));
   state.sweep = setInterval(

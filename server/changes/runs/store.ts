@@ -18,6 +18,8 @@ export const RENEW_MS = 2_000;
 export const MAX_TAKES = 3;
 
 const UNFINISHED = ["queued", "running"] as const;
+/** The notification topic that wakes every instance's runners (announce it when runs were queued). */
+export const RUNS_TOPIC = "eval-runs";
 const stamp = (ms = 0) => new Date(Date.now() + ms).toISOString();
 
 // The oldest queued runs, and the running ones whose holder's lease expired, taken by this holder.
@@ -119,20 +121,30 @@ export async function releaseRuns(runIds: string[], owner: string): Promise<void
   });
 }
 
-/** Cancels a change's queued and running runs (a new round, a rejection, a moved workspace). */
+const cancelled = () => ({ status: "cancelled" as const, finishedAt: new Date(), leaseOwner: null, leaseUntil: null });
+
+/**
+ * Cancels a change's queued and running runs (a new round, a rejection, a moved workspace); the
+ * merge queue's runs that name the change test a batch, not its round, and are left alone.
+ */
 export async function cancelUnfinishedRuns(client: DbOrTx, changeId: string): Promise<number> {
   const { count } = await client.evalRun.updateMany({
-    where: { changeId, status: { in: [...UNFINISHED] } },
-    data: { status: "cancelled", finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+    where: { changeId, batchId: null, status: { in: [...UNFINISHED] } },
+    data: cancelled(),
   });
   return count;
+}
+
+/** Cancels a merge queue batch's queued and running runs (the batch was dropped). */
+export async function cancelBatchRuns(client: DbOrTx, batchId: string): Promise<void> {
+  await client.evalRun.updateMany({ where: { batchId, status: { in: [...UNFINISHED] } }, data: cancelled() });
 }
 
 /** Cancels one run unless it is final; answers the run after, or null when it was final already. */
 export async function cancelRun(tx: Tx, runId: string): Promise<EvalRun | null> {
   const { count } = await tx.evalRun.updateMany({
     where: { id: runId, status: { in: [...UNFINISHED] } },
-    data: { status: "cancelled", finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+    data: cancelled(),
   });
   return count === 1 ? tx.evalRun.findUniqueOrThrow({ where: { id: runId } }) : null;
 }
