@@ -14,12 +14,12 @@ import type { BackgroundResult, BackgroundVerdicts } from "./evaluate";
  * transaction, so a batch lands once whatever instance resumes it.
  */
 
-/** An entry of a batch and the projected commit of the batch's prefix that ends with it. */
-export interface BatchItem {
+/** An entry of a batch and the projected commit of the batch's prefix that ends with it (a type: stored as JSON). */
+export type BatchItem = {
   entryId: string;
   changeId: string;
   commit: string;
-}
+};
 
 export interface InFlight {
   id: string;

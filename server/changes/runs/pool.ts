@@ -6,8 +6,8 @@ import { announceInvalidation, database, db, onInvalidation } from "@/server/db"
 import { log } from "@/server/log";
 import { executeEvalRun } from "./execute";
 import { runLogPath } from "./log";
-import { settleRound } from "./settle";
-import { queuesSettled, wakeQueue } from "../queue/runner";
+import { runEnded, settleRound } from "./settle";
+import { queuesSettled } from "../queue/runner";
 import {
   abandonDeadRuns,
   claimRuns,
@@ -107,10 +107,7 @@ function start(run: EvalRun): void {
     clearInterval(renew);
     // Aborted: cancelled, taken over or shutting down; the row already says which.
     if (controller.signal.aborted) return;
-    if (!(await finishRun(run.id, owner, end))) return;
-    // A merge queue batch's run: the queue's next turn reads its end.
-    if (run.batchId) wakeQueue(run.projectId!);
-    else await settleRound(run.changeId);
+    if (await finishRun(run.id, owner, end)) await runEnded(run);
   })()
     .catch((error: unknown) => log().error({ err: error, runId: run.id }, "runs: a run failed"))
     .finally(() => {
@@ -139,12 +136,11 @@ SELECT e."changeId" FROM "Evaluation" AS e
    AND NOT EXISTS (SELECT 1 FROM "EvalRun" AS r WHERE r."changeId" = e."changeId" AND r.round = e.round AND r.status IN ('queued', 'running'))
  LIMIT 100`;
 
-/** Ends the runs every runner died on, settles what was left unsettled, takes what waits. */
+/** Ends the runs every runner died on (their ends wake what they wake), settles what was left unsettled, takes what waits. */
 export async function sweepRuns(): Promise<void> {
-  const changes = new Set(await abandonDeadRuns());
+  for (const run of await abandonDeadRuns()) await runEnded(run);
   for (const { changeId } of await (await db()).$queryRawUnsafe<Array<{ changeId: string }>>(UNSETTLED))
-    changes.add(changeId);
-  for (const changeId of changes) await settleRound(changeId);
+    await settleRound(changeId);
   fillHere();
 }
 

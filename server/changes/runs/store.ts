@@ -45,14 +45,14 @@ UPDATE "EvalRun" AS r
        findings = jsonb_build_array(jsonb_build_object('message', $1::text))
  WHERE r.id IN (SELECT id FROM "EvalRun" WHERE status = 'running' AND "leaseUntil" < $2::timestamp(3) AND attempts >= ${MAX_TAKES}
                  FOR UPDATE SKIP LOCKED)
-RETURNING r."changeId"`;
+RETURNING r."changeId", r."batchId", r."projectId"`;
 
-/** Ends runs whose every runner died; answers their changes. */
-export async function abandonDeadRuns(): Promise<string[]> {
-  const rows = await (
-    await db()
-  ).$queryRawUnsafe<Array<{ changeId: string }>>(ABANDON, `The runner died ${MAX_TAKES} times running it`, stamp());
-  return [...new Set(rows.map((row) => row.changeId))];
+/** A run that ended, as what its end wakes needs it. */
+export type EndedRun = Pick<EvalRun, "changeId" | "batchId" | "projectId">;
+
+/** Ends runs whose every runner died; answers them. */
+export async function abandonDeadRuns(): Promise<EndedRun[]> {
+  return (await db()).$queryRawUnsafe<EndedRun[]>(ABANDON, `The runner died ${MAX_TAKES} times running it`, stamp());
 }
 
 /** Extends `owner`'s lease of a running run; false when it is no longer theirs (cancelled, taken over). */
