@@ -70,6 +70,15 @@ async function accepted(token: string, project: { path: string; id: string }, na
   return changes;
 }
 
+/** Queues the changes into one batch (gathered) whose runs wait: no runner takes them. */
+async function queueHeld(token: string, ids: string[]) {
+  setConcurrency("0");
+  await withEnv({ QUEUE_GATHER_MS: "1000" }, async () => {
+    for (const id of ids) expect((await queue(token, id)).status).toBe(202);
+    await runnersSettled();
+  });
+}
+
 describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", { timeout: 180_000 }, () => {
   it("lands every good change of a batch; the one failing in combination leaves with its failed test as a finding; bisection reuses verdicts", async () => {
     const alice = await createTestUser();
@@ -108,12 +117,7 @@ describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", {
     const [a, c, x, y] = await accepted(alice.token, project, ["a", "c", "x", "y"]);
     const [o] = await accepted(alice.token, other, ["o"]);
     // a and c together were never tested: their batch waits for a run no runner takes.
-    setConcurrency("0");
-    await withEnv({ QUEUE_GATHER_MS: "1000" }, async () => {
-      expect((await queue(alice.token, a)).status).toBe(202);
-      expect((await queue(alice.token, c)).status).toBe(202);
-      await runnersSettled();
-    });
+    await queueHeld(alice.token, [a, c]);
     const prisma = await db();
     const batch = await prisma.queueBatch.findUniqueOrThrow({ where: { projectId: project.id } });
     expect((batch.entries as Array<{ changeId: string }>).map((item) => item.changeId)).toEqual([a, c]);
@@ -136,11 +140,7 @@ describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, SUITE);
     const [a, c] = await accepted(alice.token, project, ["a", "c"]);
-    setConcurrency("0");
-    await withEnv({ QUEUE_GATHER_MS: "1000" }, async () => {
-      for (const id of [a, c]) expect((await queue(alice.token, id)).status).toBe(202);
-      await runnersSettled();
-    });
+    await queueHeld(alice.token, [a, c]);
     // The branch moves to a commit with the same tree (no wake-up: it goes round the door).
     await advanceProject(project, { "README.md": "hi\n" });
     setConcurrency("1");
@@ -156,11 +156,7 @@ describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, SUITE);
     const [a, c] = await accepted(alice.token, project, ["a", "c"]);
-    setConcurrency("0");
-    await withEnv({ QUEUE_GATHER_MS: "1000" }, async () => {
-      for (const id of [a, c]) expect((await queue(alice.token, id)).status).toBe(202);
-      await runnersSettled();
-    });
+    await queueHeld(alice.token, [a, c]);
     const prisma = await db();
     // An instance took the run and died: its lease ran out.
     const [run] = await batchRuns(project.id);

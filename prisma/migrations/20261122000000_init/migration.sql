@@ -1101,6 +1101,9 @@ ALTER TABLE "Evaluation" ADD CONSTRAINT "Evaluation_changeId_fkey" FOREIGN KEY (
 ALTER TABLE "EvalRun" ADD CONSTRAINT "EvalRun_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
+ALTER TABLE "QueueBatch" ADD CONSTRAINT "QueueBatch_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
 ALTER TABLE "ViewedFile" ADD CONSTRAINT "ViewedFile_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
