@@ -26,7 +26,7 @@ import {
   startEvaluation,
   summarizeRuns,
 } from "@/server/evaluators";
-import { plannedRuns, type PlannedRun } from "./runs/plan";
+import { plannedRunFields, plannedRuns, type PlannedRun } from "./runs/plan";
 import { cancelUnfinishedRuns } from "./runs/store";
 import { buildChangeDiff, SubmoduleError } from "./diff/change-diff";
 
@@ -202,6 +202,7 @@ export function evaluationRows(
     logBytes: 0,
     leaseOwner: null,
     leaseUntil: null,
+    batchId: null,
     ...fields,
   });
   const done = outcome.runs.map((run) =>
@@ -219,26 +220,7 @@ export function evaluationRows(
       attempts: 1,
     }),
   );
-  const background = outcome.background.map((planned) => {
-    const settings = planned.settings as unknown as EvalRun["settings"];
-    const base = { evaluator: planned.evaluator, settings, reuseKey: planned.reuseKey };
-    const reused = planned.reused;
-    if (!reused) return row({ ...base, status: "queued", findings: [], durationMs: 0 });
-    return row({
-      ...base,
-      status: reused.status,
-      findings: reused.findings as unknown as EvalRun["findings"],
-      durationMs: 0,
-      exitCode: reused.exitCode,
-      timedOut: reused.timedOut,
-      flaky: reused.flaky,
-      cacheKey: reused.cacheKey,
-      cacheHit: reused.cacheHit,
-      reusedFrom: reused.id,
-      startedAt: createdAt,
-      finishedAt: createdAt,
-    });
-  });
+  const background = outcome.background.map((planned) => row(plannedRunFields(planned, createdAt)));
   return { evaluation, runs: [...done, ...background] };
 }
 

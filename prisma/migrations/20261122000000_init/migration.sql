@@ -366,8 +366,20 @@ CREATE TABLE "EvalRun" (
     "logBytes" INTEGER NOT NULL DEFAULT 0,
     "leaseOwner" TEXT,
     "leaseUntil" TIMESTAMP(3),
+    "batchId" UUID,
 
     CONSTRAINT "EvalRun_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "QueueBatch" (
+    "id" UUID NOT NULL,
+    "projectId" UUID NOT NULL,
+    "baseSha" TEXT NOT NULL,
+    "entries" JSONB NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "QueueBatch_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
@@ -891,6 +903,12 @@ CREATE INDEX "EvalRun_status_createdAt_idx" ON "EvalRun"("status", "createdAt");
 CREATE INDEX "EvalRun_projectId_reuseKey_idx" ON "EvalRun"("projectId", "reuseKey");
 
 -- CreateIndex
+CREATE INDEX "EvalRun_batchId_idx" ON "EvalRun"("batchId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "QueueBatch_projectId_key" ON "QueueBatch"("projectId");
+
+-- CreateIndex
 CREATE INDEX "Review_changeId_reviewerId_idx" ON "Review"("changeId", "reviewerId");
 
 -- CreateIndex
@@ -1081,6 +1099,9 @@ ALTER TABLE "Evaluation" ADD CONSTRAINT "Evaluation_changeId_fkey" FOREIGN KEY (
 
 -- AddForeignKey
 ALTER TABLE "EvalRun" ADD CONSTRAINT "EvalRun_changeId_fkey" FOREIGN KEY ("changeId") REFERENCES "Change"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "QueueBatch" ADD CONSTRAINT "QueueBatch_projectId_fkey" FOREIGN KEY ("projectId") REFERENCES "Project"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "ViewedFile" ADD CONSTRAINT "ViewedFile_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;

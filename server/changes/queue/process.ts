@@ -21,7 +21,8 @@ import { hardProtectionReasons, protectionReasons } from "../merge/gates";
 import { ChangeFinalMeanwhile, landOnDefaultBranch, markMerged } from "../merge/land";
 import { MergeSession } from "../merge/merge-tree";
 import { removeEntries, takeEntries, type DequeueReason } from "./entries";
-import { evaluateProjected } from "./evaluate";
+import { BatchRuns, claimBatch, dropBatch, inFlightBatch, recordBatch } from "./batch";
+import { evaluateProjected, type Verdict } from "./evaluate";
 import { queueHeadAlongside, type HeadEntry } from "./head";
 
 /**
@@ -62,9 +63,11 @@ async function withQueueTurn(projectId: string, fn: () => Promise<void>): Promis
 export async function processQueue(projectId: string): Promise<void> {
   await withQueueTurn(projectId, async () => {
     for (let round = 0; round < ROUNDS_MAX; round++) {
+      const outcome = await processRound(projectId);
       // A round that moved nothing recorded nothing to publish.
-      if (!(await processRound(projectId))) return;
+      if (outcome === "idle") return;
       await publishAfterCommit();
+      if (outcome === "waiting") return;
     }
   });
 }
@@ -173,10 +176,9 @@ type Culprit =
 
 /**
  * Merges the ready entries one after the other on top of the head (one projected tree), stopping at
- * the first that conflicts, then evaluates the projected tree once. When it fails, bisects the
- * prefixes (the smallest failing prefix ends with the culprit): what is ahead of the culprit lands.
+ * the first that conflicts.
  */
-async function buildBatch(project: Project, repo: Repo, head: string, policy: PolicyResult, ready: HeadEntry[]) {
+async function projectBatch(repo: Repo, head: string, ready: HeadEntry[]) {
   const projected: Projected[] = [];
   let conflicted: Culprit | null = null;
   let current = head;
@@ -204,16 +206,28 @@ async function buildBatch(project: Project, repo: Repo, head: string, policy: Po
   } finally {
     session.close();
   }
-  const evaluate = (index: number) =>
-    evaluateProjected(project, repo, policy, head, projected[index].commit, projected[index].entry.changeId);
-  if (projected.length === 0) return { landed: projected, culprit: conflicted };
+  return { projected, conflicted };
+}
+
+/**
+ * Evaluates the whole projected batch once. When it fails, bisects the prefixes (the smallest
+ * failing prefix ends with the culprit): what is ahead of the culprit lands. Null while a verdict
+ * it needs is still running: the same walk, taken again once it ended, reads the verdicts it had.
+ */
+async function bisect(
+  projected: Projected[],
+  evaluate: (index: number) => Promise<Verdict | null>,
+): Promise<{ landed: Projected[]; culprit: Culprit | null } | null> {
+  if (projected.length === 0) return { landed: projected, culprit: null };
   const whole = await evaluate(projected.length - 1);
-  if (whole.passed) return { landed: projected, culprit: conflicted };
+  if (!whole) return null;
+  if (whole.passed) return { landed: projected, culprit: null };
   let failing = { index: projected.length - 1, issues: whole.issues };
   let low = 0;
   while (low < failing.index) {
     const middle = (low + failing.index) >> 1;
     const result = await evaluate(middle);
+    if (!result) return null;
     if (result.passed) low = middle + 1;
     else failing = { index: middle, issues: result.issues };
   }
@@ -250,7 +264,8 @@ async function recordCulprit(tx: Tx, project: Project, culprit: Culprit): Promis
 /**
  * Lands a batch through the one door: the landed entries leave the queue (all of them, or the
  * round is void), their changes become merged as if their enqueuers merged them, the culprit
- * leaves with its reason, and the rest wait again, in the transaction that moves the branch.
+ * leaves with its reason, and the rest wait again, in the transaction that moves the branch, with
+ * the batch's runs of this turn and its record taken out.
  */
 async function landBatch(
   project: Project,
@@ -258,6 +273,8 @@ async function landBatch(
   head: string,
   ready: HeadEntry[],
   batch: { landed: Projected[]; culprit: Culprit | null },
+  runs: BatchRuns,
+  inFlight: boolean,
 ) {
   const { landed, culprit } = batch;
   const models = new Map(
@@ -272,6 +289,8 @@ async function landBatch(
     { head, commit, changeIds: landed.map((l) => l.entry.changeId), actor: actorFor(mover), cause: "queue" },
     async (tx) => {
       await lockChanges(tx, [...landed.map((l) => l.entry.changeId), ...(culprit ? [culprit.entry.changeId] : [])]);
+      if (inFlight && !(await claimBatch(tx, runs.batchId))) throw new BatchOvertaken();
+      await runs.store(tx);
       const merged = landed.map((l) => ({
         changeId: l.entry.changeId,
         reason: "merged" as const,
@@ -305,17 +324,26 @@ async function landBatch(
   );
 }
 
-/** One batch of the project's queue. Answers whether anything changed (so another round may follow). */
-async function processRound(projectId: string): Promise<boolean> {
+/**
+ * The batch a turn works on: the one in flight when it can still land as tested (its base is the
+ * head, its entries are all still ready), else the ready entries projected anew (the one in flight,
+ * if any, dropped).
+ */
+async function batchOf(projectId: string, repo: Repo, head: string, ready: HeadEntry[]) {
+  const flight = await inFlightBatch(projectId);
+  if (flight) {
+    const byId = new Map(ready.map((entry) => [entry.id, entry]));
+    const projected = flight.items.map((item) => ({ entry: byId.get(item.entryId)!, commit: item.commit }));
+    if (flight.baseSha === head && projected.every((item) => item.entry))
+      return {
+        projected,
+        conflicted: null,
+        runs: await BatchRuns.of(projectId, repo, head, flight.id),
+        inFlight: true,
+      };
+    await dropBatch(flight.id);
+  }
   const prisma = await db();
-  const { project, alongside: entries } = await findProjectAlongside({ id: projectId }, queueHeadAlongside(BATCH_MAX));
-  if (!project || project.deletingAt || !entries?.length) return false;
-  const { repo, head } = projectHead(project);
-  const policy = await loadPolicy(repo, head);
-  if (hardProtectionReasons(policy).length > 0) return false;
-  const { leaving, ready } = await triage(project, repo, head, policy, entries);
-  if (leaving.length > 0) await prisma.$transaction((tx) => removeEntries(tx, projectId, leaving, "system"));
-  if (ready.length === 0) return leaving.length > 0;
   // Marked while the batch builds: the round does not wait for the statement (on the embedded
   // database it waits behind a fleet's: 100-200 ms a round, measured), only for its end before the
   // next mark. A failure is kept for that wait (a rejection nobody awaits yet would end the process).
@@ -325,16 +353,63 @@ async function processRound(projectId: string): Promise<boolean> {
       () => null,
       (error: unknown) => ({ error }),
     );
-  const batch = await buildBatch(project, repo, head, policy, ready);
+  const { projected, conflicted } = await projectBatch(repo, head, ready);
   const marked = await marking;
   if (marked) throw marked.error;
+  return { projected, conflicted, runs: await BatchRuns.of(projectId, repo, head), inFlight: false };
+}
+
+/** What a round did: moved entries (another may follow), queued runs to wait for, or nothing. */
+type RoundOutcome = "moved" | "waiting" | "idle";
+
+/** One batch of the project's queue. */
+async function processRound(projectId: string): Promise<RoundOutcome> {
+  const prisma = await db();
+  const { project, alongside: entries } = await findProjectAlongside({ id: projectId }, queueHeadAlongside(BATCH_MAX));
+  if (!project || project.deletingAt || !entries?.length) return "idle";
+  const { repo, head } = projectHead(project);
+  const policy = await loadPolicy(repo, head);
+  if (hardProtectionReasons(policy).length > 0) return "idle";
+  const { leaving, ready } = await triage(project, repo, head, policy, entries);
+  if (leaving.length > 0) await prisma.$transaction((tx) => removeEntries(tx, projectId, leaving, "system"));
+  if (ready.length === 0) return leaving.length > 0 ? "moved" : "idle";
+  const { projected, conflicted, runs, inFlight } = await batchOf(projectId, repo, head, ready);
+  const evaluated = await bisect(projected, (index) =>
+    evaluateProjected(
+      project,
+      repo,
+      policy,
+      head,
+      projected[index].commit,
+      projected[index].entry.changeId,
+      runs.verdicts,
+    ),
+  );
+  if (!evaluated) {
+    // Background runs decide: recorded with the batch, the turn ends; their end wakes the queue.
+    if (inFlight) await prisma.$transaction((tx) => runs.store(tx));
+    else {
+      const tested = new Set(projected.map((item) => item.entry.id));
+      const items = projected.map(({ entry, commit }) => ({ entryId: entry.id, changeId: entry.changeId, commit }));
+      await recordBatch(
+        repo,
+        projectId,
+        { id: runs.batchId, baseSha: head, items },
+        runs,
+        ready.flatMap((e) => (tested.has(e.id) ? [] : [e.id])),
+      );
+    }
+    return "waiting";
+  }
+  // A conflict follows what was evaluated: it is the culprit only when everything ahead of it lands.
+  const batch = { landed: evaluated.landed, culprit: evaluated.culprit ?? conflicted };
   if (batch.landed.length > 0)
     await prisma.queueEntry.updateMany({
       where: { id: { in: batch.landed.map((l) => l.entry.id) } },
       data: { state: "merging" },
     });
   try {
-    await landBatch(project, repo, head, ready, batch);
+    await landBatch(project, repo, head, ready, batch, runs, inFlight);
   } catch (error) {
     // The branch moved (a direct merge or push), another processor got there first, or a change of
     // the batch was merged directly meanwhile: the next round re-reads the queue and the head.
@@ -345,5 +420,5 @@ async function processRound(projectId: string): Promise<boolean> {
     ))
       throw error;
   }
-  return true;
+  return "moved";
 }

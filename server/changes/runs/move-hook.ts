@@ -2,12 +2,13 @@ import type { Tx } from "@/server/db";
 import type { BranchMoveHook } from "@/server/git";
 import { settleRound } from "./settle";
 
-// The unfinished runs of the project's changes from the moved workspace that evaluated another tip.
+// The unfinished runs of the project's changes from the moved workspace that evaluated another tip
+// (not the merge queue's: they test a batch, which a workspace moving on past its queued commit keeps).
 const CANCEL = `
 UPDATE "EvalRun" AS r
    SET status = 'cancelled', "finishedAt" = $4::timestamp(3), "leaseOwner" = NULL, "leaseUntil" = NULL
   FROM "Change" AS c JOIN "Workspace" AS w ON w.id = c."workspaceId"
- WHERE r.status IN ('queued', 'running') AND r."changeId" = c.id
+ WHERE r.status IN ('queued', 'running') AND r."batchId" IS NULL AND r."changeId" = c.id
    AND c."projectId" = $1::uuid AND w.name = $2 AND c."tipSha" IS DISTINCT FROM $3
 RETURNING r."changeId"`;
 

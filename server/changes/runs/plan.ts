@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { EvalRun } from "@/server/generated/prisma/client";
 import { db } from "@/server/db";
 import type { BackgroundRunSpec, Finding } from "@/server/evaluators";
 import { readCommit, type Repo } from "@/server/git";
@@ -65,4 +66,32 @@ export async function plannedRuns(
     const hit = found.find((row) => row.reuseKey === run.reuseKey);
     return { ...run, reused: hit ? ({ ...hit, findings: hit.findings as unknown as Finding[] } as ReusableRun) : null };
   });
+}
+
+/**
+ * A planned run's own columns as stored (`at`: when): `queued`, or the final result it reuses
+ * (`reusedFrom` set, nothing to execute).
+ */
+export function plannedRunFields(planned: PlannedRun, at: Date) {
+  const base = {
+    evaluator: planned.evaluator,
+    settings: planned.settings as unknown as EvalRun["settings"],
+    reuseKey: planned.reuseKey,
+    durationMs: 0,
+  };
+  const reused = planned.reused;
+  if (!reused) return { ...base, status: "queued" as const, findings: [] as EvalRun["findings"] };
+  return {
+    ...base,
+    status: reused.status,
+    findings: reused.findings as unknown as EvalRun["findings"],
+    exitCode: reused.exitCode,
+    timedOut: reused.timedOut,
+    flaky: reused.flaky,
+    cacheKey: reused.cacheKey,
+    cacheHit: reused.cacheHit,
+    reusedFrom: reused.id,
+    startedAt: at,
+    finishedAt: at,
+  };
 }

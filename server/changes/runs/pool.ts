@@ -6,8 +6,18 @@ import { announceInvalidation, database, db, onInvalidation } from "@/server/db"
 import { log } from "@/server/log";
 import { executeEvalRun } from "./execute";
 import { runLogPath } from "./log";
-import { settleRound } from "./settle";
-import { abandonDeadRuns, claimRuns, finishRun, releaseRuns, renewLease, RENEW_MS, type RunEnd } from "./store";
+import { runEnded, settleRound } from "./settle";
+import { queuesSettled } from "../queue/runner";
+import {
+  abandonDeadRuns,
+  claimRuns,
+  finishRun,
+  releaseRuns,
+  renewLease,
+  RENEW_MS,
+  RUNS_TOPIC,
+  type RunEnd,
+} from "./store";
 
 /**
  * This instance's runners: at most RUNNER_CONCURRENCY background runs at once, taken from the
@@ -16,7 +26,6 @@ import { abandonDeadRuns, claimRuns, finishRun, releaseRuns, renewLease, RENEW_M
  * next. A slow sweep takes what a lost notification or a dead instance left behind.
  */
 const SWEEP_MS = 10_000;
-const TOPIC = "eval-runs";
 /** How long a shutdown waits for its aborted runs before handing them back to the queue. */
 const STOP_WAIT_MS = 5_000;
 
@@ -98,7 +107,7 @@ function start(run: EvalRun): void {
     clearInterval(renew);
     // Aborted: cancelled, taken over or shutting down; the row already says which.
     if (controller.signal.aborted) return;
-    if (await finishRun(run.id, owner, end)) await settleRound(run.changeId);
+    if (await finishRun(run.id, owner, end)) await runEnded(run);
   })()
     .catch((error: unknown) => log().error({ err: error, runId: run.id }, "runs: a run failed"))
     .finally(() => {
@@ -112,7 +121,7 @@ function start(run: EvalRun): void {
 /** Wakes the runners here and on every other instance (after the runs were committed). */
 export function wakeRunners(): void {
   fillHere();
-  void announceInvalidation(TOPIC, "");
+  void announceInvalidation(RUNS_TOPIC, "");
 }
 
 /** Aborts a run this instance holds at once (others notice at their next renewal). */
@@ -127,26 +136,28 @@ SELECT e."changeId" FROM "Evaluation" AS e
    AND NOT EXISTS (SELECT 1 FROM "EvalRun" AS r WHERE r."changeId" = e."changeId" AND r.round = e.round AND r.status IN ('queued', 'running'))
  LIMIT 100`;
 
-/** Ends the runs every runner died on, settles what was left unsettled, takes what waits. */
+/** Ends the runs every runner died on (their ends wake what they wake), settles what was left unsettled, takes what waits. */
 export async function sweepRuns(): Promise<void> {
-  const changes = new Set(await abandonDeadRuns());
+  for (const run of await abandonDeadRuns()) await runEnded(run);
   for (const { changeId } of await (await db()).$queryRawUnsafe<Array<{ changeId: string }>>(UNSETTLED))
-    changes.add(changeId);
-  for (const changeId of changes) await settleRound(changeId);
+    await settleRound(changeId);
   fillHere();
 }
 
-/** Resolves once this instance runs nothing (tests, shutdown). */
+/** Resolves once this instance runs nothing, nor any queue turn a run's end woke (tests, shutdown). */
 export async function runnersSettled(): Promise<void> {
-  while (state.filling || state.active.size > 0) {
-    await Promise.allSettled([state.filling, ...[...state.active.values()].map((active) => active.done)]);
-  }
+  do {
+    while (state.filling || state.active.size > 0) {
+      await Promise.allSettled([state.filling, ...[...state.active.values()].map((active) => active.done)]);
+    }
+    await queuesSettled();
+  } while (state.filling || state.active.size > 0);
 }
 
 /** Listens for other instances' wake-ups, sweeps slowly, takes what is queued; stops cleanly. */
 export async function startRunnerPool(): Promise<{ stop(): Promise<void> }> {
   state.stopped = false;
-  onInvalidation(TOPIC, { drop: fillHere, dropAll: fillHere });
+  onInvalidation(RUNS_TOPIC, { drop: fillHere, dropAll: fillHere });
   await database();
   await sweepRuns().catch((error: unknown) => log().error({ err: error }, "runs: sweep failed"));
   state.sweep = setInterval(

@@ -8,7 +8,7 @@ import { isUuid, loadChange } from "../load";
 import { evalRunView } from "../views";
 import { readRunLog, runLogPath, tailLines } from "./log";
 import { abortHere } from "./pool";
-import { settleRound } from "./settle";
+import { runEnded } from "./settle";
 import { cancelRun } from "./store";
 
 async function runOfChange(changeId: string, runId: string): Promise<EvalRun> {
@@ -23,11 +23,11 @@ async function runOfChange(changeId: string, runId: string): Promise<EvalRun> {
  */
 export async function cancelEvalRun(identity: Identity, changeId: string, runId: string) {
   await loadChange(identity, changeId, "write");
-  await runOfChange(changeId, runId);
+  const run = await runOfChange(changeId, runId);
   const cancelled = await (await db()).$transaction((tx) => cancelRun(tx, runId));
   if (!cancelled) throw conflict("The evaluation run has already ended", "CONFLICT");
   abortHere(runId);
-  await settleRound(changeId);
+  await runEnded(run);
   return evalRunView(cancelled);
 }
 

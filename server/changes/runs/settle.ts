@@ -4,8 +4,15 @@ import { publishAfterCommit, recordEvent } from "@/server/events";
 import { summarizeRuns, type EvalRunResult } from "@/server/evaluators";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
 import { lockChange } from "../load";
+import { wakeQueue } from "../queue/runner";
 import { autoQueue } from "../queue/service";
-import { isUnfinished } from "./store";
+import { isUnfinished, type EndedRun } from "./store";
+
+/** What a run's end wakes: its change's round settles; a merge queue batch's run wakes the queue (its next turn reads the end). */
+export async function runEnded(run: EndedRun): Promise<void> {
+  if (run.batchId) wakeQueue(run.projectId!);
+  else await settleRound(run.changeId);
+}
 
 /**
  * The end of a round: once none of its runs is queued or running, the evaluation takes its

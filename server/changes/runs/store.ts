@@ -18,6 +18,8 @@ export const RENEW_MS = 2_000;
 export const MAX_TAKES = 3;
 
 const UNFINISHED = ["queued", "running"] as const;
+/** The notification topic that wakes every instance's runners (announce it when runs were queued). */
+export const RUNS_TOPIC = "eval-runs";
 const stamp = (ms = 0) => new Date(Date.now() + ms).toISOString();
 
 // The oldest queued runs, and the running ones whose holder's lease expired, taken by this holder.
@@ -43,14 +45,14 @@ UPDATE "EvalRun" AS r
        findings = jsonb_build_array(jsonb_build_object('message', $1::text))
  WHERE r.id IN (SELECT id FROM "EvalRun" WHERE status = 'running' AND "leaseUntil" < $2::timestamp(3) AND attempts >= ${MAX_TAKES}
                  FOR UPDATE SKIP LOCKED)
-RETURNING r."changeId"`;
+RETURNING r."changeId", r."batchId", r."projectId"`;
 
-/** Ends runs whose every runner died; answers their changes. */
-export async function abandonDeadRuns(): Promise<string[]> {
-  const rows = await (
-    await db()
-  ).$queryRawUnsafe<Array<{ changeId: string }>>(ABANDON, `The runner died ${MAX_TAKES} times running it`, stamp());
-  return [...new Set(rows.map((row) => row.changeId))];
+/** A run that ended, as what its end wakes needs it. */
+export type EndedRun = Pick<EvalRun, "changeId" | "batchId" | "projectId">;
+
+/** Ends runs whose every runner died; answers them. */
+export async function abandonDeadRuns(): Promise<EndedRun[]> {
+  return (await db()).$queryRawUnsafe<EndedRun[]>(ABANDON, `The runner died ${MAX_TAKES} times running it`, stamp());
 }
 
 /** Extends `owner`'s lease of a running run; false when it is no longer theirs (cancelled, taken over). */
@@ -119,20 +121,30 @@ export async function releaseRuns(runIds: string[], owner: string): Promise<void
   });
 }
 
-/** Cancels a change's queued and running runs (a new round, a rejection, a moved workspace). */
+const cancelled = () => ({ status: "cancelled" as const, finishedAt: new Date(), leaseOwner: null, leaseUntil: null });
+
+/**
+ * Cancels a change's queued and running runs (a new round, a rejection, a moved workspace); the
+ * merge queue's runs that name the change test a batch, not its round, and are left alone.
+ */
 export async function cancelUnfinishedRuns(client: DbOrTx, changeId: string): Promise<number> {
   const { count } = await client.evalRun.updateMany({
-    where: { changeId, status: { in: [...UNFINISHED] } },
-    data: { status: "cancelled", finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+    where: { changeId, batchId: null, status: { in: [...UNFINISHED] } },
+    data: cancelled(),
   });
   return count;
+}
+
+/** Cancels a merge queue batch's queued and running runs (the batch was dropped). */
+export async function cancelBatchRuns(client: DbOrTx, batchId: string): Promise<void> {
+  await client.evalRun.updateMany({ where: { batchId, status: { in: [...UNFINISHED] } }, data: cancelled() });
 }
 
 /** Cancels one run unless it is final; answers the run after, or null when it was final already. */
 export async function cancelRun(tx: Tx, runId: string): Promise<EvalRun | null> {
   const { count } = await tx.evalRun.updateMany({
     where: { id: runId, status: { in: [...UNFINISHED] } },
-    data: { status: "cancelled", finishedAt: new Date(), leaseOwner: null, leaseUntil: null },
+    data: cancelled(),
   });
   return count === 1 ? tx.evalRun.findUniqueOrThrow({ where: { id: runId } }) : null;
 }
