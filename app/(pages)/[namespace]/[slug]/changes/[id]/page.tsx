@@ -102,6 +102,15 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const approvals = reviews.filter((review) => review.verdict === "approve" && !review.dismissed).length;
   const pages = Math.max(1, Math.ceil(diff.totalFiles / diff.pageSize));
   const conflictId = typeof query.conflict === "string" ? query.conflict : undefined;
+  // The page's sections in their order (their headings' ids), with how many things some hold.
+  const sections: Array<[string, string, number?]> = [
+    ["description", "Description"],
+    ["commits", "Commits"],
+    ["evaluation", "Evaluation"],
+    ["files", "Files", diff.totalFiles],
+    ["reviews", "Review", reviews.length],
+    ["conversation", "Conversation", elsewhere.length],
+  ];
 
   return (
     <>
@@ -138,30 +147,14 @@ export default async function ChangePage({ params, searchParams }: Props) {
       <Flash query={query} />
       <nav aria-label="Sections of this change" className="tabs">
         <ul>
-          <li>
-            <a href="#description">Description</a>
-          </li>
-          <li>
-            <a href="#commits">Commits</a>
-          </li>
-          <li>
-            <a href="#evaluation">Evaluation</a>
-          </li>
-          <li>
-            <a href="#files">
-              Files <span className="muted">{diff.totalFiles}</span>
-            </a>
-          </li>
-          <li>
-            <a href="#reviews">
-              Review <span className="muted">{reviews.length}</span>
-            </a>
-          </li>
-          <li>
-            <a href="#conversation">
-              Conversation <span className="muted">{elsewhere.length}</span>
-            </a>
-          </li>
+          {sections.map(([id, name, count]) => (
+            <li key={id}>
+              <a href={`#${id}`}>
+                {name}
+                {count !== undefined && <span className="muted"> {count}</span>}
+              </a>
+            </li>
+          ))}
         </ul>
       </nav>
       <ChangeStory base={base} commits={commits} />
