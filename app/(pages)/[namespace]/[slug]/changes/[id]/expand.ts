@@ -31,10 +31,10 @@ export function expansionQuery(page: number, expansions: Map<number, number>): s
 
 /**
  * A file's "more lines" link: the same page with STEP more lines of context for it (the others kept,
- * the oldest expansion dropped when the page would hold too many), back at the file; none at the bound.
+ * the oldest expansion dropped when the page would hold too many), back at the file; none at the
+ * bound. The href is only a query (the page's own path is implied): a page has one a hunk.
  */
 export function expandLink(
-  self: string,
   page: number,
   expansions: Map<number, number>,
 ): (index: number) => { href: string; more: number } | null {
@@ -44,6 +44,6 @@ export function expandLink(
     if (next === current) return null;
     const others = [...expansions].filter(([file]) => file !== index).slice(-(DIFF_EXPAND_FILES_MAX - 1));
     const query = expansionQuery(page, new Map([...others, [index, next]]));
-    return { href: `${self}${query}#file-${index}`, more: next - current };
+    return { href: `${query}#file-${index}`, more: next - current };
   };
 }

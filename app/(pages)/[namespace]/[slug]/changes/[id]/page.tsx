@@ -208,7 +208,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
               actions={actions}
               viewed={viewed}
               markable={signedIn}
-              expand={expandLink(self, page, expansions)}
+              expand={expandLink(page, expansions)}
             />
             {signedIn && (
               <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />
