@@ -113,7 +113,8 @@ function diffFile({
 }: FileProps): string | ReactElement {
   const isOpen = (anchor: { side: string; line: number }) =>
     open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
-  const wider = expand?.(index);
+  // An added or deleted file shows all its lines already: no context to expand.
+  const wider = file.status === "added" || file.status === "deleted" ? null : expand?.(index);
   const blocks = diffBlocks(file.hunks, index, {
     href: canComment ? commentHref(pageUrl) : undefined,
     expand: wider ? expandLinkHtml(wider.href, wider.more, file.path) : undefined,
