@@ -106,6 +106,10 @@ export const OAUTH_REDIRECT_URI_LENGTH_MAX = 2000;
 // Web pages (docs/contracts.md#web-pages): large inputs are paginated or collapsed, never sent whole.
 /** Files of a change's diff shown per page. */
 export const DIFF_PAGE_FILES = 50;
+/** The most context lines the change page expands a file to (git's -U): below this length, the whole file. */
+export const DIFF_EXPAND_CONTEXT_MAX = 1000;
+/** How many files of a change page may be expanded at once (each is one more `git diff`). */
+export const DIFF_EXPAND_FILES_MAX = 5;
 /** Diff lines shown for one file; a longer file diff is collapsed with a note. */
 export const DIFF_FILE_LINES_MAX = 1500;
 /** Entries of one directory listed per page of the tree view. */

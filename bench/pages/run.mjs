@@ -1,13 +1,14 @@
 // Server time of the heaviest web pages under `next start` (a throwaway build of HEAD under
 // bench/.work/): the project page of a 5,000-file repository, the change page of a 500-file diff
 // (one line rewritten per file) and of a 100-file diff (three edits in each 100-line TypeScript
-// file, the shape of a real review), and a highlighted 100-line file, beside the JSON API routes
+// file, the shape of a real review), a highlighted 100-line file, the issues list (ISSUES issues,
+// labelled and commented) and the settings page (issue 44 names these four), beside the JSON API routes
 // reading the same data in the same run (GET .../files and GET /api/changes/{id}), and GET /health
 // as the floor. Requests go one at a time on loopback, so latency is the server's time per page.
 // Reports p50/p99, the ratio to the baseline, HTML bytes and the page's size over its size without
 // <script> elements (issue 29: at most 2.2x). `--dump DIR` writes each page's HTML and its inline
 // RSC payload (the `self.__next_f.push` chunks, decoded) there, to see what the payload repeats.
-// Usage: node bench/pages/run.mjs [--files 5000] [--diff 500] [--review 100] [--requests 40] [--app <built app>] [--dump DIR]
+// Usage: node bench/pages/run.mjs [--files 5000] [--diff 500] [--review 100] [--issues 100] [--requests 40] [--app <built app>] [--dump DIR]
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     files: { type: "string", default: "5000" },
     diff: { type: "string", default: "500" },
     review: { type: "string", default: "100" },
+    issues: { type: "string", default: "100" },
     requests: { type: "string", default: "40" },
     app: { type: "string" },
     dump: { type: "string" },
@@ -37,6 +39,7 @@ const { values } = parseArgs({
 const FILES = Number(values.files);
 const DIFF = Number(values.diff);
 const REVIEW = Number(values.review);
+const ISSUES = Number(values.issues);
 const REQUESTS = Number(values.requests);
 const PORT = 3907;
 const KEY = "bench-key";
@@ -198,6 +201,14 @@ try {
   });
   const { change: review } = await json("POST", `/api/projects/${ns}/big/changes`, token, { workspace: "review" });
 
+  step(`opening ${ISSUES} issues`);
+  const issuesPath = `/api/projects/${ns}/big/issues`;
+  for (let i = 0; i < ISSUES; i++) {
+    const { issue } = await json("POST", issuesPath, token, { title: `Issue ${i}`, body: `The body of issue ${i}.` });
+    await json("PATCH", `${issuesPath}/${issue.number}`, token, { labels: [`area-${i % 5}`, "bench"] });
+    if (i % 3 === 0) await json("POST", `${issuesPath}/${issue.number}/comments`, token, { body: "A comment." });
+  }
+
   const auth = { authorization: `Bearer ${token}` };
   step("measuring");
   const rows = [];
@@ -238,7 +249,31 @@ try {
     {},
     `change-${REVIEW}-anonymous`,
   );
-  rows.push(filesApi, projectPage, filePage, changeApi, changePage, reviewPage, anonymousPage);
+  const issuesApi = await measure(`GET ${issuesPath} (JSON, ${ISSUES} issues)`, issuesPath, auth);
+  const issuesPage = await measure(
+    `GET /${ns}/big/issues (issues list, ${ISSUES} issues)`,
+    `/${ns}/big/issues`,
+    auth,
+    "issues",
+  );
+  const settingsPage = await measure(
+    `GET /${ns}/big/settings (settings page)`,
+    `/${ns}/big/settings`,
+    auth,
+    "settings",
+  );
+  rows.push(
+    filesApi,
+    projectPage,
+    filePage,
+    changeApi,
+    changePage,
+    reviewPage,
+    anonymousPage,
+    issuesApi,
+    issuesPage,
+    settingsPage,
+  );
 
   console.log(`\npages: one request at a time on loopback, ${REQUESTS} each after warm-up\n`);
   console.log("| route | p50 ms | p99 ms | HTML/JSON bytes | bytes / bytes without <script> |");

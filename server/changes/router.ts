@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Identity } from "@/server/auth";
 import { authedProcedure, publicProcedure, router, setPageHeaders, userProcedure, type Context } from "@/server/trpc";
 import { booleanish, boundedInt, listLimit, nameSlug, pathSegment, text } from "@/server/http";
-import { MERGE_BATCH_MAX, TEXT_BODY_MAX } from "@/server/limits";
+import { DIFF_EXPAND_CONTEXT_MAX, DIFF_EXPAND_FILES_MAX, MERGE_BATCH_MAX, TEXT_BODY_MAX } from "@/server/limits";
 import { promoteChange } from "./host-pr";
 import { projectParams } from "@/server/projects";
 import { mergeBatch } from "./merge/batch";
@@ -192,7 +192,19 @@ export const changesRouter = router({
 
   // No REST route: the change page reads it in-process (and typed callers through /api/trpc).
   diff: publicProcedure
-    .input(z.object({ id: changeIdParam(), page: boundedInt(1, 100_000, 1) }))
+    .input(
+      z.object({
+        id: changeIdParam(),
+        page: boundedInt(1, 100_000, 1),
+        // Files of the page shown with more context (the page's "expand" links): index in the diff, lines.
+        expand: z
+          .array(
+            z.object({ file: z.number().int().min(0), context: z.number().int().min(0).max(DIFF_EXPAND_CONTEXT_MAX) }),
+          )
+          .max(DIFF_EXPAND_FILES_MAX)
+          .default([]),
+      }),
+    )
     .output(
       z.object({
         changeId: z.string(),
@@ -225,7 +237,7 @@ export const changesRouter = router({
         ),
       }),
     )
-    .query(({ input, ctx }) => changeDiffPage(ctx.identity, input.id, input.page)),
+    .query(({ input, ctx }) => changeDiffPage(ctx.identity, input.id, input.page, input.expand)),
 
   // Accept: text/x-diff (or ?format=patch) is answered before routing, by the plain route
   // app/api/changes/[id]/diff (server/api/code-endpoints.ts).

@@ -7,7 +7,7 @@ import {
   parseLineId,
   type DiffLine,
 } from "@/app/(pages)/_lib/code-html";
-import { diffFileHtml, linePickerHtml, parseViewedValue } from "@/app/(pages)/_lib/diff-html";
+import { diffFileHtml, expandLinkHtml, linePickerHtml, parseViewedValue } from "@/app/(pages)/_lib/diff-html";
 import { highlightLines } from "@/app/(pages)/_lib/highlight";
 
 /** Lines a diff or a file may hold that would run if they reached the page as markup. */
@@ -24,7 +24,7 @@ const HOSTILE = [
 
 /** Every `<` of the markup opens one of the few tags code-html makes; anything else is input that escaped. */
 const OUR_TAG =
-  /^(p( class=[adh])?( data-o=\d+)?>|a id=(f\d+[on]\d+|L\d+) href=("\?[^"<>]*"|#[\w]+) tabindex=-1>|\/a>|ins>|\/ins>|del>|\/del>|span class=[kscntrbig]>|\/span>)/;
+  /^(p( class=[adh])?( data-o=\d+)?>|a id=(f\d+[on]\d+|L\d+) href=("\?[^"<>]*"|#[\w]+)( tabindex=-1)?>|\/a>|ins>|\/ins>|del>|\/del>|span class=[kscntrbig]>|\/span>)/;
 const tagsOk = (html: string) =>
   html
     .split("<")
@@ -58,7 +58,7 @@ describe("diff lines as HTML", () => {
     expect(html).toContain('href="?page=2&amp;c=f0n1"');
   });
 
-  it("marks lines by kind, numbers them with anchors out of the tab order, and marks the changed words", () => {
+  it("marks lines by kind, numbers them with anchors in the tab order, and marks the changed words", () => {
     const [block] = diffBlocks(
       hunk([
         { kind: "context", oldLine: 4, newLine: 5, text: "a" },
@@ -70,9 +70,9 @@ describe("diff lines as HTML", () => {
     );
     expect(block.html).toBe(
       "<p class=h>@@ -1,2 +1,2 @@" +
-        "<p data-o=4><a id=f3n5 href=#f3n5 tabindex=-1>5</a>a" +
-        "<p class=d><a id=f3o5 href=#f3o5 tabindex=-1>5</a>const limit = <del>10</del>;" +
-        "<p class=a><a id=f3n6 href=#f3n6 tabindex=-1>6</a>const limit = <ins>20</ins>;",
+        "<p data-o=4><a id=f3n5 href=#f3n5>5</a>a" +
+        "<p class=d><a id=f3o5 href=#f3o5>5</a>const limit = <del>10</del>;" +
+        "<p class=a><a id=f3n6 href=#f3n6>6</a>const limit = <ins>20</ins>;",
     );
   });
 
@@ -87,8 +87,18 @@ describe("diff lines as HTML", () => {
       { href: (id) => `?c=${id}`, breakAfter: (anchor) => anchor.side === "old" && anchor.line === 2 },
     );
     expect(blocks.map((block) => block.after)).toEqual([{ side: "old", line: 2 }, null]);
-    expect(blocks[0].html).toContain('<a id=f7o2 href="?c=f7o2" tabindex=-1>2</a>b');
-    expect(blocks[1].html).toBe('<p class=a><a id=f7n2 href="?c=f7n2" tabindex=-1>2</a>c');
+    expect(blocks[0].html).toContain('<a id=f7o2 href="?c=f7o2">2</a>b');
+    expect(blocks[1].html).toBe('<p class=a><a id=f7n2 href="?c=f7n2">2</a>c');
+  });
+
+  it("starts each hunk's header with the link to more context, its path inert", () => {
+    const two = [...hunk([{ kind: "add", oldLine: null, newLine: 1, text: "a" }]), ...hunk([])];
+    for (const path of HOSTILE) {
+      const expand = expandLinkHtml("/@a/b/changes/x?page=1&expand=2:23#file-2", 20, path);
+      const [block] = diffBlocks(two, 2, { expand, breakAfter: () => false });
+      expect(block.html.split(expand)).toHaveLength(3);
+      expect(tagsOf(expand)).toEqual(["a", "/a"]);
+    }
   });
 
   it("reads a comment link's line back, and nothing else", () => {
@@ -229,9 +239,10 @@ describe("a diff's file as HTML", () => {
       markable: true,
     });
     expect(html).toBe(
-      '<button form=viewed name=file value="7 false a.ts" class=viewed-toggle aria-pressed=true aria-label="Viewed a.ts">Viewed</button>' +
+      "<div class=file-box>" +
+        '<button form=viewed name=file value="7 false a.ts" class=viewed-toggle aria-pressed=true aria-label="Viewed a.ts">Viewed</button>' +
         "<details class=file id=file-7><summary>a.ts <span class=badge>modified</span> <span class=badge>viewed</span> <span class=muted>+1 −2</span></summary>" +
-        '<div class="scroll code diff" role=group aria-label="Diff of a.ts" tabindex=0><div class=lines><p>x</div></div></details>',
+        '<div class="scroll code diff" role=group aria-label="Diff of a.ts" tabindex=0><div class=lines><p>x</div></div></details></div>',
     );
   });
 
@@ -242,14 +253,14 @@ describe("a diff's file as HTML", () => {
         markable: false,
       }),
     ).toBe(
-      "<details class=file id=file-0 open><summary>b.png <span class=badge>added</span> <span class=muted>+1 −2</span></summary><p class=notice>Binary file; not shown.</p></details>",
+      "<div class=file-box><details class=file id=file-0 open><summary>b.png <span class=badge>added</span> <span class=muted>+1 −2</span></summary><p class=notice>Binary file; not shown.</p></details></div>",
     );
     expect(
       diffFileHtml({ ...file("c"), status: "modified", hunks: [], truncated: false }, 0, "", {
         viewed: false,
         markable: false,
       }),
-    ).toContain("<p class=muted>No text changes.</p></details>");
+    ).toContain("<p class=muted>No text changes.</p></details></div>");
   });
 
   it.each(HOSTILE)("keeps a path %s inert in the line picker", (path) => {

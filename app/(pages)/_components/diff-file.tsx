@@ -2,6 +2,7 @@ import { Fragment, type ReactElement } from "react";
 import { diffBlocks, lineAnchor, lineId, parseLineId, type DiffLine } from "../_lib/code-html";
 import {
   diffFileHtml,
+  expandLinkHtml,
   linePickerHtml,
   summaryHtml,
   TRUNCATED,
@@ -63,14 +64,17 @@ interface Props {
   viewed?: Set<string>;
   /** The reader may mark files viewed: each gets a "Viewed" button of the page's VIEWED_FORM. */
   markable?: boolean;
+  /** A file's (by its index in the diff) link to more context and how many lines it adds; none when it shows all it may. */
+  expand?: (index: number) => { href: string; more: number } | null;
 }
 
 const NOTHING_VIEWED = new Set<string>();
 
 /**
  * Files of a unified diff, each collapsible (<details>): their lines are HTML made by diffBlocks
- * (+/- marks, changed words in <ins>/<del>, line numbers as links out of the tab order that open a
- * comment form for those who may comment), threads and the open comment form under their lines.
+ * (+/- marks, changed words in <ins>/<del>, line numbers as links that open a comment form for
+ * those who may comment, hunk headers with a link to more context), threads and the open comment
+ * form under their lines.
  * A run of files with nothing between their lines is one HTML string, their <details> included.
  */
 export function DiffFiles({ files, firstIndex, viewed = NOTHING_VIEWED, ...rest }: Props) {
@@ -105,17 +109,21 @@ function diffFile({
   actions,
   viewed,
   markable = false,
+  expand,
 }: FileProps): string | ReactElement {
   const isOpen = (anchor: { side: string; line: number }) =>
     open?.fileIndex === index && open.side === anchor.side && open.line === anchor.line;
+  // An added or deleted file shows all its lines already: no context to expand.
+  const wider = file.status === "added" || file.status === "deleted" ? null : expand?.(index);
   const blocks = diffBlocks(file.hunks, index, {
     href: canComment ? commentHref(pageUrl) : undefined,
+    expand: wider ? expandLinkHtml(wider.href, wider.more, file.path) : undefined,
     breakAfter: (anchor) => threads.has(anchorKey(file.path, anchor.side, anchor.line)) || isOpen(anchor),
   });
   if (blocks.every((block) => block.after === null))
     return diffFileHtml(file, index, blocks[0]?.html ?? "", { viewed, markable });
   return (
-    <>
+    <div className="file-box">
       {markable && <div dangerouslySetInnerHTML={{ __html: viewedButtonHtml(index, file.path, viewed) }} />}
       <details className="file" id={`file-${index}`} open={!viewed}>
         <summary dangerouslySetInnerHTML={{ __html: summaryHtml(file, viewed) }} />
@@ -155,7 +163,7 @@ function diffFile({
         </div>
         {file.truncated && <p className="notice">{TRUNCATED}</p>}
       </details>
-    </>
+    </div>
   );
 }
 
@@ -196,10 +204,7 @@ function CommentForm({
   );
 }
 
-/**
- * A GET form that opens the comment form on a chosen line of a file of this page: the keyboard's
- * way to a line, since the line numbers are out of the tab order.
- */
+/** A GET form that opens the comment form on a line of a file of this page chosen by its number. */
 export function LinePicker({
   files,
   firstIndex,

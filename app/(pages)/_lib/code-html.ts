@@ -59,27 +59,33 @@ export interface DiffBlock {
 
 /**
  * A file's hunks as HTML blocks, cut after each line `breakAfter` names (a thread or the comment
- * form goes there). Each line's number on its anchor side is a link out of the tab order (a
- * change has thousands): to `href(id)` (the comment form) or else to the line itself.
+ * form goes there). Each line's number on its anchor side is a link (in the tab order: the
+ * keyboard reaches a line as a mouse does) to `href(id)` (the comment form) or else to the line
+ * itself; each hunk's header starts with `expand`'s link (more context around the changes) when given.
  */
 export function diffBlocks(
   hunks: Array<{ header: string; lines: DiffLine[] }>,
   fileIndex: number,
   {
     href,
+    expand,
     breakAfter,
-  }: { href?: (id: string) => string; breakAfter: (anchor: { side: "old" | "new"; line: number }) => boolean },
+  }: {
+    href?: (id: string) => string;
+    expand?: string;
+    breakAfter: (anchor: { side: "old" | "new"; line: number }) => boolean;
+  },
 ): DiffBlock[] {
   const blocks: DiffBlock[] = [];
   let html = "";
   for (const hunk of hunks) {
-    html += `<p class=h>${escapeText(hunk.header)}`;
+    html += `<p class=h>${expand ?? ""}${escapeText(hunk.header)}`;
     const parts = pairedParts(hunk.lines);
     hunk.lines.forEach((line, l) => {
       const anchor = lineAnchor(line);
       const id = lineId(fileIndex, anchor.side, anchor.line);
       const old = line.kind === "context" ? ` data-o=${line.oldLine}` : "";
-      html += `<p${LINE_CLASS[line.kind]}${old}><a id=${id} href=${attribute(href ? href(id) : `#${id}`)} tabindex=-1>${anchor.line}</a>${lineText(line, parts[l])}`;
+      html += `<p${LINE_CLASS[line.kind]}${old}><a id=${id} href=${attribute(href ? href(id) : `#${id}`)}>${anchor.line}</a>${lineText(line, parts[l])}`;
       if (breakAfter(anchor)) {
         blocks.push({ html, after: anchor });
         html = "";

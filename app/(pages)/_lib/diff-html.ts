@@ -61,8 +61,16 @@ export const linesBoxHtml = (path: string) =>
   `<div class="scroll code diff" role=group aria-label=${attribute(`Diff of ${path}`)} tabindex=0><div class=lines>`;
 
 /**
- * A whole file of a diff (its "Viewed" button when `markable`, then a <details> folded when
- * viewed), its lines being `linesHtml`: for a file with nothing between its lines.
+ * A hunk header's link to the page with `more` lines of context above and below each change of a
+ * file (a GET: no script needed; the server reads the file's diff again with the wider context).
+ */
+export const expandLinkHtml = (href: string, more: number, path: string): string =>
+  `<a href=${attribute(href)} class=expand aria-label=${attribute(`${more} more lines of context in ${path}`)}>↕ ${more} more lines</a>`;
+
+/**
+ * A whole file of a diff in its box (its "Viewed" button when `markable`, drawn inside the file's
+ * header by CSS, then a <details> folded when viewed), its lines being `linesHtml`: for a file
+ * with nothing between its lines.
  */
 export function diffFileHtml(
   file: DiffFileHead,
@@ -71,10 +79,11 @@ export function diffFileHtml(
   { viewed, markable }: { viewed: boolean; markable: boolean },
 ): string {
   return (
+    "<div class=file-box>" +
     (markable ? viewedButtonHtml(index, file.path, viewed) : "") +
     `<details class=file id=file-${index}${viewed ? "" : " open"}><summary>${summaryHtml(file, viewed)}</summary>${fileNoticeHtml(file)}` +
     (linesHtml === "" ? "" : `${linesBoxHtml(file.path)}${linesHtml}</div></div>`) +
-    `${file.truncated ? `<p class=notice>${TRUNCATED}</p>` : ""}</details>`
+    `${file.truncated ? `<p class=notice>${TRUNCATED}</p>` : ""}</details></div>`
   );
 }
 

@@ -1,5 +1,6 @@
 import { ChangeStory } from "./change-story";
 import { EvalRuns } from "./eval-runs";
+import { expandLink, expansionQuery, expansionsOf } from "./expand";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { DiffFiles, LinePicker, openLine, shownAnchors } from "../../../../_components/diff-file";
@@ -51,13 +52,14 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const { api, base, project, identity } = loaded;
   const id = decodeURIComponent(route.id);
   const page = pageNumber(query.page);
+  const expansions = expansionsOf(query);
   const { change, eval: evaluation, evalRuns, queue } = await read(() => api.changes.get({ id }));
   if (change.projectId !== project.id) notFound();
   const signedIn = identity.kind === "user";
   const canReview = signedIn && atLeast(loaded.level, "write");
   const mergeable = canReview && !CLOSED.includes(change.status);
   const [diff, { reviews }, { comments }, { blockers }, commits, { paths: viewedPaths }] = await Promise.all([
-    api.changes.diff({ id, page }),
+    api.changes.diff({ id, page, expand: [...expansions].map(([file, context]) => ({ file, context })) }),
     api.reviews.list({ id }),
     api.comments.list({ id }),
     // The merge's own gates (policy approvals and protection included), asked only where the box shows.
@@ -84,7 +86,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
 
   await preloadNames(agentActors([change, ...comments]));
   const self = `${base}/changes/${change.id}`;
-  const pageUrl = `${self}?page=${page}`;
+  const pageUrl = `${self}${expansionQuery(page, expansions)}`;
   const open = openLine(query);
 
   const threads = threadsOf(comments);
@@ -100,6 +102,15 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const approvals = reviews.filter((review) => review.verdict === "approve" && !review.dismissed).length;
   const pages = Math.max(1, Math.ceil(diff.totalFiles / diff.pageSize));
   const conflictId = typeof query.conflict === "string" ? query.conflict : undefined;
+  // The page's sections in their order (their headings' ids), with how many things some hold.
+  const sections: Array<[string, string, number?]> = [
+    ["description", "Description"],
+    ["commits", "Commits"],
+    ["evaluation", "Evaluation"],
+    ["files", "Files", diff.totalFiles],
+    ["reviews", "Review", reviews.length],
+    ["conversation", "Conversation", elsewhere.length],
+  ];
 
   return (
     <>
@@ -134,6 +145,18 @@ export default async function ChangePage({ params, searchParams }: Props) {
         </p>
       )}
       <Flash query={query} />
+      <nav aria-label="Sections of this change" className="tabs">
+        <ul>
+          {sections.map(([id, name, count]) => (
+            <li key={id}>
+              <a href={`#${id}`}>
+                {name}
+                {count !== undefined && <span className="muted"> {count}</span>}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
       <ChangeStory base={base} commits={commits} />
 
       <section aria-labelledby="evaluation">
@@ -146,6 +169,53 @@ export default async function ChangePage({ params, searchParams }: Props) {
           <p>Not evaluated.</p>
         )}
         {evalRuns.length > 0 && <EvalRuns base={base} changeId={change.id} runs={evalRuns} logs={runLogs} />}
+      </section>
+
+      <section aria-labelledby="files">
+        <h2 id="files">
+          Files changed <span className="muted">({diff.totalFiles})</span>
+        </h2>
+        <Pager page={page} pages={pages} label="Diff pages" href={(n) => `${self}?page=${n}`} />
+        <div className="diff-layout">
+          <DiffFileList
+            files={diff.files}
+            firstIndex={(page - 1) * diff.pageSize}
+            viewed={signedIn ? viewed : undefined}
+          />
+          <div className="diff-main">
+            {signedIn && (
+              <p className="muted">
+                {diff.files.filter((file) => viewed.has(file.path)).length} of {diff.files.length} files on this page
+                viewed.
+              </p>
+            )}
+            {signedIn && (
+              // The files' "Viewed" buttons submit this form (<button form>): one form, not one a file.
+              <form id={VIEWED_FORM} action={markViewed}>
+                <input type="hidden" name="changeId" value={change.id} />
+                <input type="hidden" name="back" value={pageUrl} />
+              </form>
+            )}
+            <DiffFiles
+              files={diff.files}
+              firstIndex={(page - 1) * diff.pageSize}
+              threads={onLines}
+              pageUrl={pageUrl}
+              open={open}
+              canComment={signedIn}
+              changeId={change.id}
+              tipSha={change.tipSha}
+              actions={actions}
+              viewed={viewed}
+              markable={signedIn}
+              expand={expandLink(page, expansions)}
+            />
+            {signedIn && (
+              <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />
+            )}
+          </div>
+        </div>
+        <Pager page={page} pages={pages} label="Diff pages, bottom" href={(n) => `${self}?page=${n}`} />
       </section>
 
       <section aria-labelledby="reviews">
@@ -292,44 +362,6 @@ export default async function ChangePage({ params, searchParams }: Props) {
           Reverted as <CommitLink base={base} sha={change.revertedSha} /> <RelativeTime iso={change.revertedAt} />.
         </p>
       )}
-
-      <section aria-labelledby="files">
-        <h2 id="files">
-          Files changed <span className="muted">({diff.totalFiles})</span>
-        </h2>
-        <Pager page={page} pages={pages} label="Diff pages" href={(n) => `${self}?page=${n}`} />
-        <DiffFileList files={diff.files} firstIndex={(page - 1) * diff.pageSize} />
-        {signedIn && (
-          <p className="muted">
-            {diff.files.filter((file) => viewed.has(file.path)).length} of {diff.files.length} files on this page
-            viewed.
-          </p>
-        )}
-        {signedIn && (
-          // The files' "Viewed" buttons submit this form (<button form>): one form, not one a file.
-          <form id={VIEWED_FORM} action={markViewed}>
-            <input type="hidden" name="changeId" value={change.id} />
-            <input type="hidden" name="back" value={pageUrl} />
-          </form>
-        )}
-        <DiffFiles
-          files={diff.files}
-          firstIndex={(page - 1) * diff.pageSize}
-          threads={onLines}
-          pageUrl={pageUrl}
-          open={open}
-          canComment={signedIn}
-          changeId={change.id}
-          tipSha={change.tipSha}
-          actions={actions}
-          viewed={viewed}
-          markable={signedIn}
-        />
-        {signedIn && (
-          <LinePicker files={diff.files} firstIndex={(page - 1) * diff.pageSize} page={page} action={self} />
-        )}
-        <Pager page={page} pages={pages} label="Diff pages, bottom" href={(n) => `${self}?page=${n}`} />
-      </section>
 
       <section aria-labelledby="conversation">
         <h2 id="conversation">Conversation</h2>
