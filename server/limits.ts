@@ -156,3 +156,5 @@ export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
 export const MCP_SESSION_EVENTS_KEPT = 256;
 /** MCP sessions one credential holds on one instance: a new one beyond this closes its least recently used. */
 export const MCP_SESSIONS_PER_CREDENTIAL = 16;
+/** Changes one MCP session follows at once: a resources/subscribe beyond this is refused (unsubscribe first). */
+export const MCP_SUBSCRIPTIONS_PER_SESSION = 256;
