@@ -4,6 +4,12 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const RATE_LIMIT_PER_MINUTE = 1000;
 /** Callers without credentials, per address (the spec leaves it open). */
 export const RATE_LIMIT_ANONYMOUS_PER_MINUTE = 60;
+/**
+ * Callers (identities or addresses) one in-memory limiter counts at once: past it, the windows of
+ * past minutes go first, then the longest-counted callers (who start afresh: a flood of new
+ * addresses must not grow the process without end).
+ */
+export const RATE_LIMIT_KEYS_MAX = 100_000;
 export const ISSUE_TITLE_MAX = 200;
 export const TEXT_BODY_MAX = 20_000;
 export const LABELS_MAX = 20;
