@@ -57,19 +57,24 @@ const databaseUrl = process.env.DATABASE_URL ?? postgres?.url;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
 /**
- * What of the process's WebAssembly memories is resident: V8 reserves each (the embedded database's
- * linear memory) with guard regions, 8 GB or more of address space, and nothing else maps that much.
+ * What of the process's WebAssembly memories (the embedded database's linear memory) is resident:
+ * V8 maps each as its accessible part followed right after by an inaccessible guard region of 4 GB
+ * or more, and nothing else in the process looks like that.
  */
 function wasmResidentOf(pid) {
-  let resident = 0;
-  let large = false;
+  const mappings = [];
   for (const line of fs.readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
-    const size = /^Size:\s+(\d+) kB/.exec(line);
-    if (size) large = Number(size[1]) >= 8 * 2 ** 20;
-    const rss = large && /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) resident += Number(rss[1]) * 1024;
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+)/.exec(line);
+    if (head) mappings.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), perms: head[3], rss: 0 });
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) mappings.at(-1).rss = Number(rss[1]) * 1024;
   }
-  return resident;
+  const guarded = (m, i) =>
+    m.perms.startsWith("rw") &&
+    mappings[i + 1]?.start === m.end &&
+    mappings[i + 1].perms.startsWith("---") &&
+    mappings[i + 1].end - mappings[i + 1].start >= 4n * 2n ** 30n;
+  return mappings.filter(guarded).reduce((sum, m) => sum + m.rss, 0);
 }
 const serverEnv = Object.fromEntries(
   values.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
