@@ -4,6 +4,12 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 export const RATE_LIMIT_PER_MINUTE = 1000;
 /** Callers without credentials, per address (the spec leaves it open). */
 export const RATE_LIMIT_ANONYMOUS_PER_MINUTE = 60;
+/**
+ * Callers (identities or addresses) one in-memory limiter counts at once: past it, the windows of
+ * past minutes go first, then the longest-counted callers (who start afresh: a flood of new
+ * addresses must not grow the process without end).
+ */
+export const RATE_LIMIT_KEYS_MAX = 100_000;
 export const ISSUE_TITLE_MAX = 200;
 export const TEXT_BODY_MAX = 20_000;
 export const LABELS_MAX = 20;
@@ -160,3 +166,5 @@ export const MCP_SESSION_IDLE_MS = 30 * 60 * 1000;
 export const MCP_SESSION_EVENTS_KEPT = 256;
 /** MCP sessions one credential holds on one instance: a new one beyond this closes its least recently used. */
 export const MCP_SESSIONS_PER_CREDENTIAL = 16;
+/** Changes one MCP session follows at once: a resources/subscribe beyond this is refused (unsubscribe first). */
+export const MCP_SUBSCRIPTIONS_PER_SESSION = 256;

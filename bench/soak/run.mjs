@@ -4,7 +4,7 @@
 // it) for --minutes, then --idle-minutes with no load. Every --interval seconds: the server's RSS
 // (/proc/<pid>/status) and, from GET /api/admin/caches, its JS heap, the embedded database's
 // WebAssembly memory and every process-wide cache's size. Writes samples.tsv (the table) and
-// memory.png (RSS red, JS heap committed orange and used blue, database WebAssembly memory green,
+// memory.png (RSS red, JS heap committed orange and used blue, database WebAssembly memory green (its resident part purple),
 // MB over minutes) into --out, and prints the verdict: RSS at the end, its slope over the last half
 // of the load (least squares, MB per 1,000 landed changes and per minute) and the landing rate of
 // the first vs the last 5 minutes (the first and last third when shorter).
@@ -12,6 +12,7 @@
 // minutes of the load into --out; `node bench/soak/heap-diff.mjs A B` compares two.
 // Usage: node bench/soak/run.mjs [--agents 20] [--minutes 5] [--idle-minutes 0] [--interval 10]
 //          [--snapshots M,M] [--out DIR] [--postgres] [--app DIR | --skip-build] [--port 3951]
+//          [--env NAME=VALUE ...] (the server's environment beside bench/support's SERVER_ENV: a setting to compare)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     app: { type: "string" },
     "skip-build": { type: "boolean", default: false },
     port: { type: "string", default: "3951" },
+    env: { type: "string", multiple: true, default: [] },
   },
 });
 const AGENTS = Number(values.agents);
@@ -54,6 +56,29 @@ const postgres = !process.env.DATABASE_URL && values.postgres ? await startPostg
 const databaseUrl = process.env.DATABASE_URL ?? postgres?.url;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
+/**
+ * What of the process's WebAssembly memories (the embedded database's linear memory) is resident:
+ * V8 maps each as its accessible part followed right after by an inaccessible guard region of 4 GB
+ * or more, and nothing else in the process looks like that.
+ */
+function wasmResidentOf(pid) {
+  const mappings = [];
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+)/.exec(line);
+    if (head) mappings.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), perms: head[3], rss: 0 });
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) mappings.at(-1).rss = Number(rss[1]) * 1024;
+  }
+  const guarded = (m, i) =>
+    m.perms.startsWith("rw") &&
+    mappings[i + 1]?.start === m.end &&
+    mappings[i + 1].perms.startsWith("---") &&
+    mappings[i + 1].end - mappings[i + 1].start >= 4n * 2n ** 30n;
+  return mappings.filter(guarded).reduce((sum, m) => sum + m.rss, 0);
+}
+const serverEnv = Object.fromEntries(
+  values.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+);
 
 /** Least-squares slope of y over x. */
 function slope(points) {
@@ -74,7 +99,8 @@ const server = startNext(
     BASE_URL: `http://127.0.0.1:${PORT}`,
     LOG_LEVEL: "warn",
     RATE_LIMIT_PER_MINUTE: "100000000",
-    NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${out}`,
+    ...serverEnv,
+    NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${out} ${serverEnv.NODE_OPTIONS ?? ""}`.trim(),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOS_DIR: path.join(dataDir, "repos") } : {}),
   },
   {},
@@ -106,7 +132,10 @@ try {
         heapUsed: memory?.heapUsedBytes,
         heapTotal: memory?.heapTotalBytes,
         external: memory?.externalBytes,
+        arrayBuffers: memory?.arrayBuffersBytes,
         database: memory?.databaseWasmBytes,
+        databaseResident: wasmResidentOf(server.pid),
+        databaseHeap: memory?.databaseHeapUsedBytes,
         caches,
       });
     }
@@ -136,9 +165,19 @@ try {
   const mb = (bytes) => (bytes === undefined || bytes === null ? "" : (bytes / MB).toFixed(1));
   const cacheNames = [...new Set(samples.flatMap((s) => Object.keys(s.caches)))];
   const table = [
-    ["seconds", "landed", "rssMB", "heapUsedMB", "heapTotalMB", "externalMB", "databaseWasmMB", ...cacheNames].join(
-      "\t",
-    ),
+    [
+      "seconds",
+      "landed",
+      "rssMB",
+      "heapUsedMB",
+      "heapTotalMB",
+      "externalMB",
+      "arrayBuffersMB",
+      "databaseWasmMB",
+      "databaseWasmResidentMB",
+      "databaseHeapUsedMB",
+      ...cacheNames,
+    ].join("\t"),
     ...samples.map((s) =>
       [
         s.seconds,
@@ -147,7 +186,10 @@ try {
         mb(s.heapUsed),
         mb(s.heapTotal),
         mb(s.external),
+        mb(s.arrayBuffers),
         mb(s.database),
+        mb(s.databaseResident),
+        mb(s.databaseHeap),
         ...cacheNames.map((name) => s.caches[name] ?? ""),
       ].join("\t"),
     ),
@@ -164,6 +206,7 @@ try {
       line("heapTotal", [240, 150, 30]),
       line("heapUsed", [40, 80, 220]),
       line("database", [40, 160, 60]),
+      line("databaseResident", [150, 60, 180]),
     ]),
   );
   const first = samples[0];
@@ -186,6 +229,9 @@ try {
         heapUsedMB: { start: +mb(first?.heapUsed) || null, endOfLoad: +mb(endOfLoad?.heapUsed) || null },
         heapTotalMB: { start: +mb(first?.heapTotal) || null, endOfLoad: +mb(endOfLoad?.heapTotal) || null },
         databaseWasmMB: { start: +mb(first?.database) || null, endOfLoad: +mb(endOfLoad?.database) || null },
+        databaseWasmResidentMB: { start: +mb(first?.databaseResident), endOfLoad: +mb(endOfLoad?.databaseResident) },
+        externalMB: { start: +mb(first?.external) || null, endOfLoad: +mb(endOfLoad?.external) || null },
+        serverEnv,
         lastHalfSlope: {
           mbPer1000Changes: perThousand === null ? null : +perThousand.toFixed(2),
           mbPerMinute: perMinute === null ? null : +perMinute.toFixed(2),

@@ -23,6 +23,14 @@ describe("MemoryRateLimiter", () => {
     expect((await limiter.limit("a")).success).toBe(false);
     expect((await limiter.limit("b")).success).toBe(true);
   });
+
+  it("counts a bounded number of callers: past it, the longest-counted start afresh", async () => {
+    const limiter = new MemoryRateLimiter(1, 60_000, "default", 3);
+    for (const key of ["a", "b", "c", "d", "e"]) expect((await limiter.limit(key)).success).toBe(true);
+    expect(limiter.size).toBe(3);
+    expect((await limiter.limit("e")).success).toBe(false);
+    expect((await limiter.limit("a")).success).toBe(true);
+  });
 });
 
 describe("Upstash rate limiter", () => {

@@ -1,5 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
+import { registerCache } from "@/server/caches";
 import { config } from "@/server/config";
+import { RATE_LIMIT_KEYS_MAX } from "@/server/limits";
 import { log } from "@/server/log";
 import { sharedRedis, type ScriptRunner } from "./shared-redis";
 import { HttpError } from "./errors";
@@ -35,7 +37,13 @@ export class MemoryRateLimiter implements RateLimiter {
     private readonly max: number,
     readonly windowMs = config.rateLimitWindowMs,
     readonly policy = "default",
+    private readonly keysMax = RATE_LIMIT_KEYS_MAX,
   ) {}
+
+  /** Callers counted now. */
+  get size(): number {
+    return this.windows.size;
+  }
 
   async limit(key: string): Promise<RateLimitResult> {
     const now = Date.now();
@@ -44,8 +52,10 @@ export class MemoryRateLimiter implements RateLimiter {
     if (!entry || entry.start !== start) {
       const previous = entry && entry.start === start - this.windowMs ? entry.current : 0;
       entry = { start, current: 0, previous };
+      // Set anew, so the map's order is the order in which callers' windows started.
+      this.windows.delete(key);
       this.windows.set(key, entry);
-      if (this.windows.size > 100_000) this.evictStale(start);
+      if (this.windows.size > this.keysMax) this.evict(start);
     }
     const overlap = 1 - (now - start) / this.windowMs;
     const used = Math.floor(entry.previous * overlap) + entry.current;
@@ -60,8 +70,12 @@ export class MemoryRateLimiter implements RateLimiter {
     if (entry && entry.current > 0) entry.current -= 1;
   }
 
-  private evictStale(currentStart: number): void {
+  private evict(currentStart: number): void {
     for (const [key, value] of this.windows) if (value.start < currentStart - this.windowMs) this.windows.delete(key);
+    for (const key of this.windows.keys()) {
+      if (this.windows.size <= this.keysMax) break;
+      this.windows.delete(key);
+    }
   }
 }
 
@@ -129,6 +143,15 @@ export class SharedRateLimiter implements RateLimiter {
 
 type LimiterCache = Map<string, { limiter: RateLimiter; key: string }>;
 const holder = globalThis as unknown as { __svcRateLimiters?: LimiterCache };
+registerCache("http.rateLimitWindows", {
+  entries: () =>
+    [...(holder.__svcRateLimiters?.values() ?? [])].reduce(
+      (sum, { limiter }) => sum + (limiter instanceof MemoryRateLimiter ? limiter.size : 0),
+      0,
+    ),
+  limit: null,
+  bound: "RATE_LIMIT_KEYS_MAX callers per policy (one limiter per policy), past windows dropped first",
+});
 
 /** The limiter of one policy, shared through Redis when configured, in-memory otherwise (rebuilt when the configuration changes). */
 function limiterFor(policy: string, max: number, prefix: string): RateLimiter {

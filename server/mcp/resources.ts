@@ -6,7 +6,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Identity } from "@/server/auth";
 import { latestTransition, transitionsOf, watchChange, type Transition } from "@/server/events";
+import { registerCache } from "@/server/caches";
 import { errorBody, toHttpError } from "@/server/http";
+import { MCP_SUBSCRIPTIONS_PER_SESSION } from "@/server/limits";
 import { apiCaller } from "./caller";
 
 /** The MCP spec's code for a resource that does not exist (or that the caller may not read). */
@@ -58,6 +60,16 @@ export async function readChangeResource(req: Request, identity: Identity, uri: 
   return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(state) }] };
 }
 
+// Every session's subscriptions together (each holds a watcher of server/events); on globalThis:
+// Next.js loads separate module copies per entry point.
+const holder = globalThis as unknown as { __svcMcpSubscriptions?: { live: number } };
+const total = (holder.__svcMcpSubscriptions ??= { live: 0 });
+registerCache("mcp.subscriptions", {
+  entries: () => total.live,
+  limit: null,
+  bound: "MCP_SUBSCRIPTIONS_PER_SESSION per session (mcp.sessions bounds the sessions); dropped with their session",
+});
+
 /** What a session's subscriptions need from it. */
 export interface SubscriptionHost {
   /** The session's caller as of now; throws (and ends the session) when its credential is gone. */
@@ -73,7 +85,10 @@ export interface SubscriptionHost {
 export class ChangeSubscriptions {
   private readonly stops = new Map<string, { stop: () => void }>();
 
-  constructor(private readonly host: SubscriptionHost) {}
+  constructor(
+    private readonly host: SubscriptionHost,
+    private readonly max = MCP_SUBSCRIPTIONS_PER_SESSION,
+  ) {}
 
   get uris(): string[] {
     return [...this.stops.keys()];
@@ -82,6 +97,14 @@ export class ChangeSubscriptions {
   async subscribe(req: Request, identity: Identity, uri: string): Promise<void> {
     if (this.stops.has(uri)) return;
     const { change } = await readChange(req, identity, uri);
+    // Checked after the read's await: subscribes sent together must not all pass a check made before it.
+    if (this.stops.has(uri)) return;
+    if (this.stops.size >= this.max)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `A session follows at most ${this.max} changes at once: unsubscribe from one first`,
+        { uri, limit: this.max },
+      );
     const watched = { id: change.id, projectId: change.projectId };
     let cursor: bigint | undefined;
     // Watching before the cursor is read: a transition committed in between is read, not lost.
@@ -99,6 +122,7 @@ export class ChangeSubscriptions {
         );
     });
     this.stops.set(uri, entry);
+    total.live += 1;
     chain = chain.then(async () => {
       cursor ??= (await latestTransition(watched))?.seq ?? 0n;
     });
@@ -128,8 +152,11 @@ export class ChangeSubscriptions {
   }
 
   unsubscribe(uri: string): void {
-    this.stops.get(uri)?.stop();
+    const entry = this.stops.get(uri);
+    if (!entry) return;
+    entry.stop();
     this.stops.delete(uri);
+    total.live -= 1;
   }
 
   closeAll(): void {

@@ -44,6 +44,7 @@ describe("GET /api/admin/caches", () => {
       "auth.credentials",
       "changes.openStreams",
       "mcp.sessions",
+      "http.rateLimitWindows",
     ]) {
       expect(byName.has(name), name).toBe(true);
       expect(byName.get(name)!.bound.length).toBeGreaterThan(0);

@@ -7,6 +7,7 @@ import {
   type ResourceUpdatedNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { admitRequest } from "@/server/auth";
+import { cacheReports } from "@/server/caches";
 import { startInvalidationListener } from "@/server/db";
 import { ChangeSubscriptions, changeResourceUri } from "@/server/mcp/resources";
 import { useTestEnvironment } from "@/tests/support/harness";
@@ -187,6 +188,37 @@ describe("changes as MCP resources", { timeout: 180_000 }, () => {
     // Nothing to wait for when nothing is sent: a delivery that went on would have read and sent by then.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(notified).toEqual([]);
+  });
+
+  it("a session follows a bounded number of changes: one more is refused until one is let go, and closing gives all back", async () => {
+    const owner = await createTestUser();
+    const project = await projectWith(owner.token, { "README.md": "hi\n" });
+    const changes = [];
+    for (const file of ["a.txt", "b.txt", "c.txt"])
+      changes.push((await changeWith(owner.token, project, { [file]: "x\n" })).change);
+    const req = new Request(`${http.server.baseUrl}/mcp`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const { identity } = await admitRequest(req);
+    const live = () => cacheReports().find((cache) => cache.name === "mcp.subscriptions")!.entries;
+    const before = live();
+    const subscriptions = new ChangeSubscriptions(
+      { caller: async () => ({ req, identity }), notify: async () => {} },
+      2,
+    );
+    const [a, b, c] = changes.map((change) => changeResourceUri(change.id));
+    await subscriptions.subscribe(req, identity, a);
+    // Two subscribes of one change at once are one subscription.
+    await Promise.all([subscriptions.subscribe(req, identity, b), subscriptions.subscribe(req, identity, b)]);
+    expect(live()).toBe(before + 2);
+    await expect(subscriptions.subscribe(req, identity, c)).rejects.toMatchObject({
+      code: -32600,
+      message: expect.stringContaining("at most 2"),
+    });
+    expect(subscriptions.uris).toEqual([a, b]);
+    subscriptions.unsubscribe(a);
+    await subscriptions.subscribe(req, identity, c);
+    expect(subscriptions.uris).toEqual([b, c]);
+    subscriptions.closeAll();
+    expect(live()).toBe(before);
   });
 
   it("a change the caller cannot read is an error to read and to subscribe; a bad URI is not found", async () => {
