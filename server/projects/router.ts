@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router, FORM_OR_JSON } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, userProcedure, FORM_OR_JSON } from "@/server/trpc";
 import { booleanish, nameSlug, text } from "@/server/http";
 import { projectPath } from "./access";
-import { projectCreateOutput, projectOutput, projectParams } from "./schemas";
+import { PROJECT_DESCRIPTION_MAX, projectCreateOutput, projectOutput, projectParams } from "./schemas";
 import type { Identity } from "@/server/auth";
 import { createProject, getProject, listProjects, projectRowVersion } from "./service";
+import { updateProjectSettings } from "./settings";
 import { projectView } from "./view";
 
 const tags = ["projects"];
@@ -63,6 +64,30 @@ export const projectsRouter = router({
     .input(z.object(projectParams()))
     .output(projectOutput())
     .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input, ctx.setVersion))),
+
+  update: userProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: PROJECT,
+        tags,
+        summary: "Change a project's name, description, visibility or default branch (admins)",
+      },
+      errors: { 409: ["CONFLICT", "TARGET_DELETING", "IMPORT_IN_PROGRESS"] },
+    })
+    .input(
+      z.object({
+        ...projectParams(),
+        name: nameSlug().optional(),
+        description: text().max(PROJECT_DESCRIPTION_MAX).optional(),
+        visibility: z.enum(["private", "public"]).optional(),
+        defaultBranch: text().min(1).max(255).optional(),
+      }),
+    )
+    .output(projectOutput())
+    .mutation(async ({ input: { namespace, slug, ...settings }, ctx }) =>
+      projectView(await updateProjectSettings(ctx.identity, { namespace, slug }, settings)),
+    ),
 });
 
 export { repositoryRouter } from "./repository-router";

@@ -7,6 +7,27 @@ import { write } from "../../../_lib/session";
 
 const projectRef = (form: FormData) => ({ namespace: field(form, "namespace"), slug: field(form, "slug") });
 
+/** Name, description, visibility and default branch; a rename lands on the settings page at the new path. */
+export async function updateProject(form: FormData) {
+  const ref = projectRef(form);
+  const name = field(form, "name").trim();
+  const visibility = field(form, "visibility") === "public" ? "public" : "private";
+  const renamed =
+    name !== "" && name !== ref.slug ? `/${ref.namespace}/${encodeURIComponent(name)}/settings` : undefined;
+  await write(
+    backTo(form),
+    (api) =>
+      api.projects.update({
+        ...ref,
+        name: name || undefined,
+        description: field(form, "description").trim(),
+        visibility,
+        defaultBranch: field(form, "defaultBranch") || undefined,
+      }),
+    renamed,
+  );
+}
+
 export async function toggleWebhook(form: FormData) {
   await write(backTo(form), (api) => api.webhooks.toggle({ ...projectRef(form), id: field(form, "id") }));
 }
