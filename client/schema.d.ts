@@ -2028,6 +2028,7 @@ export interface components {
             assignee: string | null;
             linkedChangeId: string | null;
             author: string | null;
+            comments?: number;
             closedAt: string | null;
             closedBy: string | null;
             createdAt: string;
@@ -4525,6 +4526,7 @@ export interface operations {
                 status?: "open" | "closed";
                 label?: string;
                 assignee?: string;
+                author?: string;
                 q?: string;
                 limit?: number;
                 offset?: number;

@@ -44,3 +44,15 @@ export async function removeCollaborator(form: FormData) {
     api.projectAccess.removeCollaborator({ ...projectRef(form), username: field(form, "username") }),
   );
 }
+
+/** Commits `.svc/policy.yml` on the default branch (admins); a policy that does not parse is refused, the page says why. */
+export async function commitPolicy(form: FormData) {
+  await write(backTo(form), (api) =>
+    api.projects.writePolicy({
+      ...projectRef(form),
+      text: field(form, "text"),
+      expectedCommit: field(form, "commit"),
+      message: field(form, "message").trim() || undefined,
+    }),
+  );
+}
