@@ -123,6 +123,5 @@ export const projectsRouter = router({
     ),
 });
 
-
 export { repositoryRouter } from "./repository-router";
 export { projectAccessRouter } from "./access-router";
