@@ -21,6 +21,7 @@ type Props = {
 const PAGE_SIZE = 50;
 /** The open and closed counts are exact up to this many (the list's own maximum). */
 const COUNT_MAX = 500;
+const commentCount = (n: number) => `${n} comment${n === 1 ? "" : "s"}`;
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,38}$/;
 const text = (value: string | string[] | undefined) =>
   typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
@@ -200,7 +201,7 @@ export default async function IssuesPage({ params, searchParams }: Props) {
                     {issue.assignee ? <Person actor={`user:${issue.assignee}`} /> : <span className="muted">none</span>}
                   </td>
                   <td>
-                    <span aria-label={`${issue.comments ?? 0} comments`}>{issue.comments ?? 0}</span>
+                    <span aria-label={commentCount(issue.comments ?? 0)}>{issue.comments ?? 0}</span>
                   </td>
                   <td>
                     <RelativeTime iso={issue.createdAt} />
