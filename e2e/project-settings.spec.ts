@@ -53,7 +53,7 @@ test("the project page: description, icons, last commits, clone URL with copy, h
     const files = page.getByRole("table", { name: "Files" });
     await expect(files.locator("svg.entry-icon.dir")).toHaveCount(1);
     await expect(files.getByRole("link", { name: "Initial commit" }).first()).toHaveAttribute("href", /\/commit\//);
-    await expect(page.getByLabel("Clone URL")).toHaveValue(new RegExp(`/${path}\\.git$`));
+    await expect(page.getByRole("textbox", { name: "Clone URL" })).toHaveValue(new RegExp(`/${path}\\.git$`));
     await expect(page.getByRole("button", { name: "Copy the clone URL" })).toBeVisible();
     await expect(page.locator(".markdown pre.code span.k").first()).toHaveText("const");
     // The wide table scrolls in its box; its words stay whole.
@@ -116,7 +116,7 @@ test("settings: description, rename (the page follows), and the policy page comm
   await expect(page.getByText("the defaults apply")).toBeVisible();
   await page.getByLabel(".svc/policy.yml (YAML)").fill("requiredApprovals: [\n");
   await page.getByRole("button", { name: "Commit policy" }).click();
-  await expect(page.getByRole("alert")).toContainText("not valid YAML");
+  await expect(page.getByRole("alert").filter({ hasText: "Refused" })).toContainText("not valid YAML");
   await page.getByLabel(".svc/policy.yml (YAML)").fill("requiredApprovals: 1\nmerge:\n  autoQueue: true\n");
   await page.getByRole("button", { name: "Commit policy" }).click();
   const summary = page.getByRole("definition").first();

@@ -89,7 +89,7 @@ export async function TreeView({
           <tbody>
             {listing.entries.map((entry) => (
               <tr key={entry.name}>
-                <td title={KIND_NAMES[entry.kind]}>
+                <td title={KIND_NAMES[entry.kind]} className="name">
                   <EntryIcon kind={entry.kind} />{" "}
                   {entry.kind === "submodule" ? (
                     <span>{entry.name}</span>
