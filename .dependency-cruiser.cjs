@@ -26,7 +26,7 @@ const AREAS = {
   events: ["auth", "jobs"],
   health: ["http", "jobs", "trpc"],
   orgs: ["audit", "auth", "http", "trpc"],
-  projects: ["audit", "auth", "events", "git", "http", "orgs", "trpc"],
+  projects: ["audit", "auth", "events", "git", "http", "orgs", "policy", "trpc"],
   workspaces: ["audit", "auth", "events", "git", "http", "projects", "trpc"],
   activity: ["auth", "http", "projects", "trpc"],
   webhooks: ["auth", "events", "http", "projects", "trpc"],

@@ -66,11 +66,11 @@ test("a save that stays on its page keeps what the reader typed meanwhile in ano
   await page.getByLabel("Comment (Markdown)").fill("half a thought");
   typed();
   await expect(page.getByRole("list", { name: "Timeline" }).getByRole("listitem")).toHaveCount(2);
-  await expect(page.getByLabel("Labels (comma-separated)")).toHaveValue("docs");
+  await expect(page.getByRole("checkbox", { name: "docs" })).toBeChecked();
   await expect(page.getByLabel("Comment (Markdown)")).toHaveValue("half a thought");
   await expect(page).toHaveURL(new RegExp(`${issuePage}$`));
   // The page was answered in place, not by a redirect: reloading it fetches it, and saves nothing again.
   await page.reload();
   await expect(page.getByRole("list", { name: "Timeline" }).getByRole("listitem")).toHaveCount(2);
-  await expect(page.getByLabel("Labels (comma-separated)")).toHaveValue("docs");
+  await expect(page.getByRole("checkbox", { name: "docs" })).toBeChecked();
 });

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   "project.collaborator.added",
   "project.collaborator.changed",
   "project.collaborator.removed",
+  "project.updated",
   "project.deleted",
   "backup.created",
   "restore.completed",

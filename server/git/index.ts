@@ -54,6 +54,7 @@ export {
   type WatchedGitOptions,
 } from "./spawn";
 export * from "./paths";
+export { lastCommitsIn, type LastCommit } from "./last-commits";
 export {
   moveBranch,
   moveTag,

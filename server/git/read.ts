@@ -18,10 +18,13 @@ export async function listFiles(repo: Repo, commit: string): Promise<string[]> {
 
 export interface DirectoryEntry {
   name: string;
-  kind: "dir" | "file";
+  kind: "dir" | "file" | "symlink" | "submodule";
 }
 
 const byName = (a: DirectoryEntry, b: DirectoryEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+const entryKind = (entry: { type: string; mode: string }): DirectoryEntry["kind"] =>
+  entry.type === "tree" ? "dir" : entry.type === "commit" ? "submodule" : entry.mode === "120000" ? "symlink" : "file";
 
 /**
  * The direct entries of a directory of a commit (`dirPath` "" = the root), directories first, each
@@ -37,14 +40,13 @@ export async function listDirectory(repo: Repo, commit: string, dirPath: string)
     if (!entry) return null;
     treeOid = entry.oid;
   }
-  const entries = (await readTree(repo, treeOid)).filter((entry) => entry.type !== "commit");
-  const dirs = entries
-    .filter((entry) => entry.type === "tree")
-    .map((entry): DirectoryEntry => ({ name: entry.path, kind: "dir" }));
-  const files = entries
-    .filter((entry) => entry.type === "blob")
-    .map((entry): DirectoryEntry => ({ name: entry.path, kind: "file" }));
-  return [...dirs.sort(byName), ...files.sort(byName)];
+  const entries = (await readTree(repo, treeOid)).map((entry): DirectoryEntry => ({
+    name: entry.path,
+    kind: entryKind(entry),
+  }));
+  const dirs = entries.filter((entry) => entry.kind === "dir");
+  const rest = entries.filter((entry) => entry.kind !== "dir");
+  return [...dirs.sort(byName), ...rest.sort(byName)];
 }
 
 /** The blob oid at `filePath` in a commit, or null when there is no file there. */

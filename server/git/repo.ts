@@ -140,6 +140,11 @@ function initBare(gitdir: string, defaultBranch: string, alternates?: string): v
   if (alternates) fs.writeFileSync(path.join(gitdir, "objects", "info", "alternates"), `${alternates}\n`);
 }
 
+/** Points HEAD (what a clone checks out) at a branch: a project's new default branch. */
+export function setHeadBranch(repo: Repo, branch: string): void {
+  fs.writeFileSync(path.join(repo.gitdir, "HEAD"), `ref: refs/heads/${branch}\n`);
+}
+
 /** Creates a project's bare repository (empty: write the first commit with writeCommitFromFiles). */
 export function initProjectRepo(projectId: string, defaultBranch = "main"): Repo {
   initBare(projectRepoPath(projectId), defaultBranch);

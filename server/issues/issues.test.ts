@@ -163,6 +163,37 @@ describe("GET /issues", () => {
     expect(await numbers("?label=bug&status=open")).toEqual([1]);
   });
 
+  it("filters by the author's username, combined with the other filters, and counts comments", async () => {
+    const own = await createTestProject(owner, {
+      visibility: "public",
+      collaborators: [{ user: writer, role: "write" }],
+    });
+    const list = async (query: string) =>
+      (await call("GET", `${own.base}/issues${query}`)).body.issues.map((issue: { number: number }) => issue.number);
+    await open(own.base, owner.token, { title: "by the owner" });
+    await open(own.base, writer.token, { title: "by the writer" });
+    await call("PATCH", `${own.base}/issues/1`, { token: owner.token, body: { labels: ["bug"] } });
+    await call("PATCH", `${own.base}/issues/2`, { token: owner.token, body: { labels: ["bug"], assignee: writer.id } });
+    await call("POST", `${own.base}/issues/2/comments`, { token: owner.token, body: { body: "one" } });
+    await call("POST", `${own.base}/issues/2/comments`, { token: writer.token, body: { body: "two" } });
+    expect(await list(`?author=${writer.username}`)).toEqual([2]);
+    expect(await list(`?author=${owner.username}&label=bug`)).toEqual([1]);
+    expect(await list(`?author=${writer.username}&label=bug&assignee=${writer.id}&status=open`)).toEqual([2]);
+    expect(await list(`?author=${writer.username}&status=closed`)).toEqual([]);
+    expect(await list("?author=nobody-here")).toEqual([]);
+    expect((await call("GET", `${own.base}/issues?author=${encodeURIComponent("not a name")}`)).status).toBe(400);
+    const listed = (await call("GET", `${own.base}/issues`)).body.issues;
+    expect(listed.map((issue: { comments: number }) => issue.comments)).toEqual([2, 0]);
+    // The label and assignee pickers' reads (tRPC only).
+    const input = encodeURIComponent(JSON.stringify({ namespace: `@${own.namespace}`, slug: own.slug }));
+    const labels = await call("GET", `/api/trpc/issues.labels?input=${input}`);
+    expect(labels.body.result?.data.labels, JSON.stringify(labels.body)).toEqual(["bug"]);
+    const assignees = await call("GET", `/api/trpc/projectAccess.assignees?input=${input}`);
+    expect(assignees.body.result.data.users.map((user: { username: string }) => user.username).sort()).toEqual(
+      [owner.username, writer.username].sort(),
+    );
+  });
+
   it("searches title and body case-insensitively with % and _ taken literally", async () => {
     expect(await numbers("?q=crash")).toEqual([5, 2, 1]);
     expect(await numbers(`?q=${encodeURIComponent("100%")}`)).toEqual([1]);

@@ -6,6 +6,7 @@ import {
   createIssueInput,
   issueOutput,
   issueRefInput,
+  labelsInput,
   listCommentsInput,
   listIssuesInput,
   patchIssueInput,
@@ -21,6 +22,7 @@ import {
   listComments,
   listIssues,
   patchIssue,
+  projectLabels,
   toggleIssue,
 } from "./service";
 
@@ -146,6 +148,12 @@ export const issuesRouter = router({
       setPageHeaders(ctx, { total, limit: input.limit, offset: input.offset });
       return { comments };
     }),
+
+  // No REST route: the issue page's label picker reads it in-process (typed callers through /api/trpc).
+  labels: publicProcedure
+    .input(labelsInput())
+    .output(z.object({ labels: z.array(z.string()) }))
+    .query(async ({ input, ctx }) => ({ labels: await projectLabels(ctx.identity, input) })),
 
   // No REST route: the issue page reads it in-process (typed callers through /api/trpc).
   timeline: publicProcedure

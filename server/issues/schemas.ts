@@ -9,6 +9,8 @@ import { ISSUE_QUERY_MAX, ISSUE_TITLE_MAX, LABEL_LENGTH_MAX, LABELS_MAX, TEXT_BO
 export const issueNumber = () => z.coerce.number().int().min(1).max(2_147_483_647);
 
 const uuid = () => z.string().uuid();
+/** A user by name. */
+const username = () => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,38}$/, "must be a username");
 
 export const issueTitle = () => text().trim().min(1, "title is required").max(ISSUE_TITLE_MAX);
 export const issueBody = () => text().max(TEXT_BODY_MAX);
@@ -39,10 +41,14 @@ export const listIssuesInput = () =>
     status: issueStatus().optional(),
     label: text().max(LABEL_LENGTH_MAX).optional(),
     assignee: uuid().optional(),
+    // Additive: the author's username (GitHub's `creator`).
+    author: username().optional(),
     q: text().max(ISSUE_QUERY_MAX).optional(),
     limit: listLimit(),
     offset: listOffset(),
   });
+
+export const labelsInput = () => z.object(projectParams());
 
 export const issueRefInput = () => z.object({ ...projectParams(), number: issueNumber() });
 
@@ -78,6 +84,8 @@ export const issueOutput = namedSchema("Issue", () =>
     assignee: z.string().nullable(),
     linkedChangeId: z.string().nullable(),
     author: z.string().nullable(),
+    /** How many comments it has (in lists only). */
+    comments: z.number().int().optional(),
     closedAt: z.string().nullable(),
     closedBy: z.string().nullable(),
     createdAt: z.string(),

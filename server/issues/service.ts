@@ -18,6 +18,8 @@ const projectRef = (ref: ProjectRef): ProjectRef => ({ namespace: ref.namespace,
 const authorOf = (row: { authorId: string | null; agentId: string | null }) =>
   row.agentId ? `agent:${row.agentId}` : row.authorId ? `user:${row.authorId}` : null;
 
+const LABELS_LISTED = 200;
+
 export function issueView(issue: Issue): IssueView {
   return {
     id: issue.id,
@@ -142,7 +144,15 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char
 export async function listIssues(
   identity: Identity,
   ref: ProjectRef,
-  filter: { status?: "open" | "closed"; label?: string; assignee?: string; q?: string; limit: number; offset: number },
+  filter: {
+    status?: "open" | "closed";
+    label?: string;
+    assignee?: string;
+    author?: string;
+    q?: string;
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ issues: IssueView[]; total: number }> {
   const { project } = await requireProject(identity, projectRef(ref), "read");
   const prisma = await db();
@@ -152,6 +162,7 @@ export async function listIssues(
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.label !== undefined ? { labels: { has: filter.label } } : {}),
     ...(filter.assignee ? { assigneeId: filter.assignee } : {}),
+    ...(filter.author ? { author: { username: filter.author } } : {}),
     ...(q
       ? {
           OR: [
@@ -162,10 +173,26 @@ export async function listIssues(
       : {}),
   };
   const [issues, total] = await Promise.all([
-    prisma.issue.findMany({ where, orderBy: { number: "desc" }, take: filter.limit, skip: filter.offset }),
+    prisma.issue.findMany({
+      where,
+      orderBy: { number: "desc" },
+      take: filter.limit,
+      skip: filter.offset,
+      include: { _count: { select: { comments: true } } },
+    }),
     prisma.issue.count({ where }),
   ]);
-  return { issues: issues.map(issueView), total };
+  return { issues: issues.map((issue) => ({ ...issueView(issue), comments: issue._count.comments })), total };
+}
+
+/** The labels the project's issues carry, by name (the issue page's label picker; at most LABELS_LISTED). */
+export async function projectLabels(identity: Identity, ref: ProjectRef): Promise<string[]> {
+  const { project } = await requireProject(identity, projectRef(ref), "read");
+  const prisma = await db();
+  const rows = await prisma.$queryRaw<{ label: string }[]>`
+    SELECT DISTINCT unnest("labels") AS "label" FROM "Issue" WHERE "projectId" = ${project.id}::uuid
+    ORDER BY 1 LIMIT ${LABELS_LISTED}`;
+  return rows.map((row) => row.label);
 }
 
 /**

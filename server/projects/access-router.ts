@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { publicUserOutput } from "@/server/auth";
-import { authedProcedure, router, userProcedure } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, userProcedure } from "@/server/trpc";
 import { pathSegment, text, namedSchema } from "@/server/http";
 import { projectParams } from "./schemas";
 import {
+  assignableUsers,
   explainPermission,
   listCollaborators,
   listTeamProjects,
@@ -25,6 +26,12 @@ const teamParams = () => ({ org: pathSegment(), team: pathSegment() });
 
 /** Who may do what on a project: collaborators, team grants and the permission explain route. */
 export const projectAccessRouter = router({
+  // No REST route: the issue page's assignee picker reads it in-process (typed callers through /api/trpc).
+  assignees: publicProcedure
+    .input(z.object(projectParams()))
+    .output(z.object({ users: z.array(publicUserOutput()) }))
+    .query(async ({ ctx, input }) => ({ users: await assignableUsers(ctx.identity, input) })),
+
   collaborators: authedProcedure
     .meta({
       openapi: {

@@ -27,6 +27,25 @@ export async function listCollaborators(identity: Identity, ref: ProjectRef) {
   return rows.map((row) => ({ user: publicUser(row.user), permission: row.role }));
 }
 
+/**
+ * Who an issue can be assigned to, for the issue page's picker (readers may ask, as on GitHub):
+ * the owning user and the collaborators who can write. Members of an owning organization are not
+ * listed (their grants come from the organization's tables).
+ */
+export async function assignableUsers(identity: Identity, ref: ProjectRef) {
+  const { project } = await requireProject(identity, ref, "read", { cachedRow: true });
+  const prisma = await db();
+  const [owner, rows] = await Promise.all([
+    project.ownerUserId ? findUserById(project.ownerUserId) : null,
+    prisma.projectCollaborator.findMany({
+      where: { projectId: project.id, role: { in: ["write", "admin"] } },
+      include: { user: true },
+    }),
+  ]);
+  const users = [...(owner ? [owner] : []), ...rows.map((row) => row.user)].map(publicUser);
+  return users.sort((a, b) => a.username.localeCompare(b.username));
+}
+
 /** Adds a collaborator or changes their permission (project admins). */
 export async function putCollaborator(
   identity: UserIdentity,

@@ -2,6 +2,7 @@ import type { Project } from "@/server/generated/prisma/client";
 import type { Identity } from "@/server/auth";
 import { db, NEWEST_FIRST, olderThan } from "@/server/db";
 import {
+  lastCommitsIn,
   listDirectory,
   listFiles,
   listBranches,
@@ -78,12 +79,15 @@ export async function projectDirectory(
   const entries = await listDirectory(at.repo, at.commit, dirPath);
   if (!entries) throw notFound(`No directory ${dirPath} at ${at.ref}`);
   const readme = entries.find((entry) => entry.kind === "file" && README.test(entry.name));
+  const lastCommits = await lastCommitsIn(at.repo, at.commit, dirPath);
   return {
     ref: at.ref,
     commit: at.commit,
     total: entries.length,
     pageSize: TREE_PAGE_ENTRIES,
-    entries: entries.slice((page - 1) * TREE_PAGE_ENTRIES, page * TREE_PAGE_ENTRIES),
+    entries: entries
+      .slice((page - 1) * TREE_PAGE_ENTRIES, page * TREE_PAGE_ENTRIES)
+      .map((entry) => ({ ...entry, lastCommit: lastCommits.get(entry.name) ?? null })),
     readme: readme?.name ?? null,
   };
 }

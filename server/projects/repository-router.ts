@@ -73,7 +73,13 @@ export const repositoryRouter = router({
         commit: z.string(),
         total: z.number().int(),
         pageSize: z.number().int(),
-        entries: z.array(z.object({ name: z.string(), kind: z.enum(["dir", "file"]) })),
+        entries: z.array(
+          z.object({
+            name: z.string(),
+            kind: z.enum(["dir", "file", "symlink", "submodule"]),
+            lastCommit: z.object({ oid: z.string(), summary: z.string(), time: z.string() }).nullable(),
+          }),
+        ),
         readme: z.string().nullable(),
       }),
     )

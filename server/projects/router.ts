@@ -1,13 +1,18 @@
 import { z } from "zod";
-import { authedProcedure, publicProcedure, router, FORM_OR_JSON } from "@/server/trpc";
+import { authedProcedure, publicProcedure, router, userProcedure, FORM_OR_JSON } from "@/server/trpc";
 import { booleanish, nameSlug, text } from "@/server/http";
 import { projectPath } from "./access";
-import { projectCreateOutput, projectOutput, projectParams } from "./schemas";
+import { PROJECT_DESCRIPTION_MAX, projectCreateOutput, projectOutput, projectParams } from "./schemas";
 import type { Identity } from "@/server/auth";
 import { createProject, getProject, listProjects, projectRowVersion } from "./service";
+import { updateProjectSettings } from "./settings";
+import { readPolicyFile, writePolicyFile } from "./policy-file";
+import type { Policy } from "@/server/policy";
 import { projectView } from "./view";
 
 const tags = ["projects"];
+/** The longest policy file the page commits (a policy is a few hundred bytes). */
+const POLICY_TEXT_MAX = 64 * 1024;
 const PROJECT = "/projects/{namespace}/{slug}";
 /** The ETag of a project: its row's version. */
 const projectVersion = (identity: Identity, input: { namespace: string; slug: string }) =>
@@ -63,6 +68,59 @@ export const projectsRouter = router({
     .input(z.object(projectParams()))
     .output(projectOutput())
     .query(async ({ input, ctx }) => projectView(await getProject(ctx.identity, input, ctx.setVersion))),
+
+  update: userProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: PROJECT,
+        tags,
+        summary: "Change a project's name, description, visibility or default branch (admins)",
+      },
+      errors: { 409: ["CONFLICT", "TARGET_DELETING", "IMPORT_IN_PROGRESS"] },
+    })
+    .input(
+      z.object({
+        ...projectParams(),
+        name: nameSlug().optional(),
+        description: text().max(PROJECT_DESCRIPTION_MAX).optional(),
+        visibility: z.enum(["private", "public"]).optional(),
+        defaultBranch: text().min(1).max(255).optional(),
+      }),
+    )
+    .output(projectOutput())
+    .mutation(async ({ input: { namespace, slug, ...settings }, ctx }) =>
+      projectView(await updateProjectSettings(ctx.identity, { namespace, slug }, settings)),
+    ),
+
+  // No REST route: the policy page reads and commits it in-process (typed callers through /api/trpc).
+  policy: publicProcedure
+    .input(z.object(projectParams()))
+    .output(
+      z.object({
+        path: z.string(),
+        branch: z.string(),
+        commit: z.string(),
+        text: z.string().nullable(),
+        policy: z.custom<Policy>((value) => typeof value === "object" && value !== null).nullable(),
+        error: z.string().nullable(),
+      }),
+    )
+    .query(({ input, ctx }) => readPolicyFile(ctx.identity, input)),
+
+  writePolicy: userProcedure
+    .input(
+      z.object({
+        ...projectParams(),
+        text: text().max(POLICY_TEXT_MAX),
+        expectedCommit: z.string().regex(/^[0-9a-f]{40}$/, "must be a full commit id"),
+        message: text().max(200).optional(),
+      }),
+    )
+    .output(z.object({ commit: z.string() }))
+    .mutation(({ input: { namespace, slug, ...edit }, ctx }) =>
+      writePolicyFile(ctx.identity, { namespace, slug }, edit),
+    ),
 });
 
 export { repositoryRouter } from "./repository-router";

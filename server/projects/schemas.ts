@@ -10,6 +10,9 @@ export const projectParams = () => ({ namespace: namespaceSegment(), slug: pathS
 export const fileMapInput = (options: { allowDeletes: boolean }) =>
   z.record(z.string(), options.allowDeletes ? z.string().nullable() : z.string());
 
+/** The longest description a project keeps (GitHub's limit). */
+export const PROJECT_DESCRIPTION_MAX = 350;
+
 export const projectOutput = namedSchema("Project", () =>
   z.object({
     id: z.string(),
@@ -18,6 +21,7 @@ export const projectOutput = namedSchema("Project", () =>
     slug: z.string(),
     path: z.string(),
     remote: z.string(),
+    description: z.string(),
     visibility: z.enum(["private", "public"]),
     defaultBranch: z.string(),
     source: z.object({ provider: z.string().nullable(), url: z.string() }).nullable(),

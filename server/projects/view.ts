@@ -18,6 +18,7 @@ export function projectView(project: Project) {
     slug: project.slug,
     path: projectPath(project),
     remote: projectRemote(project),
+    description: project.description,
     visibility: project.visibility === "public" ? ("public" as const) : ("private" as const),
     defaultBranch: project.defaultBranch,
     source: project.sourceUrl ? { provider: project.sourceProvider, url: project.sourceUrl } : null,

@@ -537,6 +537,12 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     request: async (f) => ({ path: `/api/workspace-keys/${await ownersKey(f)}` }),
   },
 
+  "PATCH /api/projects/{namespace}/{slug}": {
+    kind: "user",
+    need: "admin",
+    // The description only: a rename would move the fixture for the callers after this one.
+    request: (f) => ({ path: P(f), body: { description: unique("described ") } }),
+  },
   "DELETE /api/projects/{namespace}/{slug}": {
     kind: "user",
     need: "owner",

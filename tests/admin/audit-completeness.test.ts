@@ -65,6 +65,7 @@ async function driveEveryAuditedOperation() {
   await ok(call("DELETE", collaborator, as));
   await ok(call("PUT", `/api/projects/${project.path}/secrets/API_KEY`, { ...as, body: { value: "v" } }), 201);
   await ok(call("DELETE", `/api/projects/${project.path}/secrets/API_KEY`, as));
+  await ok(call("PATCH", `/api/projects/${project.path}`, { ...as, body: { description: "audited" } }));
 
   await ok(call("POST", `/api/workspaces/${project.path}/workspaces`, { ...as, body: { name: "keyed" } }), 201);
   const minted = await ok(

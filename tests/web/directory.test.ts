@@ -62,6 +62,25 @@ describe("repository.directory, one page of one directory for the tree pages", (
     expect(second.entries.at(-1).name).toBe(`f${String(TREE_PAGE_ENTRIES + 4).padStart(4, "0")}.txt`);
   });
 
+  it("gives each entry the newest commit that touched it (message, time), for the root and for a folder", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "a.txt": "a\n", "src/b.ts": "b\n", "src/c.ts": "c\n" });
+    const first = (await directory(alice.token, project, "")).body.result.data.entries[0].lastCommit;
+    expect(first).toMatchObject({ summary: "Initial commit" });
+    const later = await advanceProject(project, { "src/c.ts": "changed\n" });
+    const root = (await directory(alice.token, project, "")).body.result.data;
+    expect(root.entries.map((e: { name: string; lastCommit: { oid: string } }) => [e.name, e.lastCommit.oid])).toEqual([
+      ["src", later],
+      ["a.txt", first.oid],
+    ]);
+    const src = (await directory(alice.token, project, "src")).body.result.data;
+    expect(src.entries.map((e: { name: string; lastCommit: { summary: string } }) => e.lastCommit.summary)).toEqual([
+      "Initial commit",
+      "direct",
+    ]);
+    expect(Date.parse(src.entries[1].lastCommit.time)).toBeGreaterThan(0);
+  });
+
   it("answers 404 for no directory there (a file, a missing path) and for a project the caller cannot read; 400 for a bad page", async () => {
     const alice = await createTestUser();
     const stranger = await createTestUser();

@@ -98,6 +98,17 @@ describe("renderMarkdown", () => {
     expect(html).not.toContain('href="/@example"');
   });
 
+  it("colours a fenced block in a known language with the file views' classes, and escapes it", () => {
+    const html = renderMarkdown('```ts\nconst x = "<b>";\n```\n\n```nosuchlang\nplain\n```');
+    expect(html).toContain(
+      '<pre tabindex="0" class="code"><code class="language-ts"><span class="k">const</span> x = ',
+    );
+    expect(html).toContain('<span class="s">"&lt;b&gt;"</span>');
+    expect(html).toContain('<pre tabindex="0"><code class="language-nosuchlang">plain');
+    // A class the highlighter never gives is dropped from source HTML.
+    expect(renderMarkdown('<pre class="evil"><span class="x k">y</span></pre>')).not.toMatch(/evil|"x/);
+  });
+
   it("escapes HTML inside code", () => {
     expect(renderMarkdown("`<b>x</b>`")).toContain("<code>&lt;b&gt;x&lt;/b&gt;</code>");
   });

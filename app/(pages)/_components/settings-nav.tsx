@@ -7,11 +7,12 @@ export function SettingsNav({
   isAdmin,
 }: {
   base: string;
-  current: "general" | "webhooks" | "collaborators" | "secrets";
+  current: "general" | "policy" | "webhooks" | "collaborators" | "secrets";
   isAdmin: boolean;
 }) {
   const items = [
     { key: "general", label: "General", href: `${base}/settings` },
+    { key: "policy", label: "Policy", href: `${base}/settings/policy` },
     { key: "webhooks", label: "Webhooks", href: `${base}/settings/webhooks` },
     ...(isAdmin
       ? [

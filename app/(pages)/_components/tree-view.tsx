@@ -12,8 +12,12 @@ import { RelativeTime } from "./relative-time";
 import { Pager } from "./pager";
 import { ProjectHeader } from "./project-header";
 import { TableHead } from "./table-head";
+import { CopyButton } from "./copy-button";
+import { EntryIcon } from "./entry-icon";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
+
+const KIND_NAMES = { dir: "directory", file: "file", symlink: "symbolic link", submodule: "submodule" } as const;
 
 /** A directory of the project at a branch: branch switcher, clone URL, entries (paginated), its README, and on the root the recent activity. */
 export async function TreeView({
@@ -54,6 +58,7 @@ export async function TreeView({
       <h1 className={dir === "" ? undefined : "path"}>
         {dir === "" ? project.path : <Breadcrumbs base={base} slug={slug} gitRef={branch} path={dir} />}
       </h1>
+      {dir === "" && project.description !== "" && <p className="description">{project.description}</p>}
       <div className="row">
         <form method="get" action={base}>
           <label htmlFor="branch">Branch</label>
@@ -68,27 +73,40 @@ export async function TreeView({
         </form>
         <div>
           <label htmlFor="clone-url">Clone URL</label>
-          <input id="clone-url" readOnly value={project.remote} size={50} />
+          <input id="clone-url" readOnly value={project.remote} size={50} />{" "}
+          <CopyButton target="clone-url" label="Copy the clone URL" />
         </div>
         {dir === "" && <CodeSearchForm base={base} gitRef={branch} />}
       </div>
       <p className="muted">
-        {listing.total} entries at <CommitLink base={base} sha={listing.commit} /> ·{" "}
+        {listing.total} {listing.total === 1 ? "entry" : "entries"} at <CommitLink base={base} sha={listing.commit} /> ·{" "}
         <Link href={`${base}/commits/${encodeURIComponent(branch)}`}>History</Link> ·{" "}
         <Link href={`${base}/branches`}>Branches</Link> · <Link href={`${base}/tags`}>Tags</Link>
       </p>
       <div className="scroll">
-        <table aria-label="Files">
-          <TableHead columns={["Name", "Kind"]} />
+        <table aria-label="Files" className="entries">
+          <TableHead columns={["Name", "Last commit", "Updated"]} />
           <tbody>
             {listing.entries.map((entry) => (
               <tr key={entry.name}>
-                <td>
-                  <Link href={pathUrl(base, entry.kind === "dir" ? "tree" : "blob", branch, inDir(entry.name))}>
-                    {entry.kind === "dir" ? `${entry.name}/` : entry.name}
-                  </Link>
+                <td title={KIND_NAMES[entry.kind]} className="name">
+                  <EntryIcon kind={entry.kind} />{" "}
+                  {entry.kind === "submodule" ? (
+                    <span>{entry.name}</span>
+                  ) : (
+                    <Link href={pathUrl(base, entry.kind === "dir" ? "tree" : "blob", branch, inDir(entry.name))}>
+                      {entry.kind === "dir" ? `${entry.name}/` : entry.name}
+                    </Link>
+                  )}
                 </td>
-                <td className="muted">{entry.kind === "dir" ? "directory" : "file"}</td>
+                <td className="summary">
+                  {entry.lastCommit && (
+                    <Link href={`${base}/commit/${entry.lastCommit.oid}`} className="muted">
+                      {entry.lastCommit.summary}
+                    </Link>
+                  )}
+                </td>
+                <td>{entry.lastCommit && <RelativeTime iso={entry.lastCommit.time} />}</td>
               </tr>
             ))}
           </tbody>

@@ -1,5 +1,6 @@
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from "marked";
 import sanitizeHtml from "sanitize-html";
+import { highlightLines } from "./highlight";
 import { headingSlugger } from "./slug";
 
 /** Where a Markdown document is shown, so its references and relative paths point into the project. */
@@ -101,6 +102,22 @@ function markedFor(context?: MarkdownContext): Marked {
         if (!src) return escapeHtml(text);
         return `<img src="${escapeHtml(src)}" alt="${escapeHtml(text)}"${title ? ` title="${escapeHtml(title)}"` : ""}>`;
       },
+      // A fenced block in a known language is coloured as the file views colour code (same classes).
+      code({ text, lang }: Tokens.Code) {
+        const language = (lang ?? "").split(/\s/, 1)[0];
+        const lines = language ? highlightLines(`block.${language}`, text) : null;
+        if (!lines) return false;
+        const html = lines
+          .map((line) =>
+            line
+              .map(({ text: piece, className }) =>
+                className ? `<span class="${className}">${escapeHtml(piece)}</span>` : escapeHtml(piece),
+              )
+              .join(""),
+          )
+          .join("\n");
+        return `<pre class="code"><code class="language-${escapeHtml(language)}">${html}</code></pre>\n`;
+      },
       checkbox: ({ checked }: Tokens.Checkbox) =>
         `<input type="checkbox" disabled${checked ? " checked" : ""} aria-label="${checked ? "done" : "to do"}"> `,
     },
@@ -126,18 +143,27 @@ export function renderMarkdown(source: string, context?: MarkdownContext): strin
       code: ["class"],
       th: ["align"],
       td: ["align"],
-      pre: ["tabindex"],
+      pre: ["tabindex", "class"],
+      span: ["class"],
       table: ["tabindex"],
       ...Object.fromEntries(HEADINGS.map((tag) => [tag, ["id"]])),
     },
-    allowedClasses: { a: ["reference", "anchor"], code: [/^language-[\w+-]+$/] },
+    allowedClasses: {
+      a: ["reference", "anchor"],
+      code: [/^language-[\w+-]+$/],
+      pre: ["code"],
+      span: ["k", "s", "c", "n", "t", "r", "b", "i", "g"],
+    },
     allowedSchemes: ["http", "https", "mailto"],
     allowedSchemesByTag: { img: [] },
     allowProtocolRelative: false,
     transformTags: {
       a: sanitizeHtml.simpleTransform("a", { rel: "nofollow noopener" }),
       // Code blocks and tables scroll inside their box: a tab stop, so the keyboard can scroll them too.
-      pre: (tagName) => ({ tagName, attribs: { tabindex: "0" } }),
+      pre: (tagName, attribs) => ({
+        tagName,
+        attribs: { tabindex: "0", ...(attribs.class === "code" ? { class: "code" } : {}) },
+      }),
       table: (tagName) => ({ tagName, attribs: { tabindex: "0" } }),
       // Only the read-only check boxes of task lists.
       input: (tagName, attribs) => ({

@@ -226,6 +226,7 @@ CREATE TABLE "Project" (
     "ownerOrgId" UUID,
     "visibility" "Visibility" NOT NULL DEFAULT 'private',
     "defaultBranch" TEXT NOT NULL DEFAULT 'main',
+    "description" TEXT NOT NULL DEFAULT '',
     "sourceProvider" TEXT,
     "sourceUrl" TEXT,
     "importPending" BOOLEAN NOT NULL DEFAULT false,

@@ -8,6 +8,8 @@ import { TableHead } from "../../../_components/table-head";
 import { LabelChip } from "../../../_components/label-chip";
 import { RelativeTime } from "../../../_components/relative-time";
 import { projectTitle } from "../../../_lib/title";
+import { Person } from "../../../_components/person";
+import { preloadNames } from "../../../_lib/people";
 
 export const generateMetadata = projectTitle(() => "Issues");
 
@@ -19,6 +21,8 @@ type Props = {
 const PAGE_SIZE = 50;
 /** The open and closed counts are exact up to this many (the list's own maximum). */
 const COUNT_MAX = 500;
+const commentCount = (n: number) => `${n} comment${n === 1 ? "" : "s"}`;
+const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,38}$/;
 const text = (value: string | string[] | undefined) =>
   typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 
@@ -30,16 +34,41 @@ export default async function IssuesPage({ params, searchParams }: Props) {
   const status = query.status === "closed" ? "closed" : query.status === "all" ? undefined : "open";
   const label = text(query.label);
   const q = text(query.q);
+  const author = text(query.author)?.replace(/^@/, "");
+  const assigneeName = text(query.assignee)?.replace(/^@/, "");
   const page = pageNumber(query.page);
-  // One more than a page tells whether a next page exists.
-  const [{ issues }, open, closed] = await read(() =>
-    Promise.all([
-      api.issues.list({ namespace, slug, status, label, q, limit: PAGE_SIZE + 1, offset: (page - 1) * PAGE_SIZE }),
-      api.issues.list({ namespace, slug, status: "open", label, q, limit: COUNT_MAX }),
-      api.issues.list({ namespace, slug, status: "closed", label, q, limit: COUNT_MAX }),
-    ]),
+  // The filters' choices: the project's labels and the people issues can be assigned to (by name in the address).
+  const [{ labels }, { users }] = await read(() =>
+    Promise.all([api.issues.labels({ namespace, slug }), api.projectAccess.assignees({ namespace, slug })]),
   );
-  const filters = new URLSearchParams({ status: status ?? "all", ...(label ? { label } : {}), ...(q ? { q } : {}) });
+  const assignee = assigneeName ? users.find((user) => user.username === assigneeName) : undefined;
+  const filter = { namespace, slug, label, q, author: USERNAME.test(author ?? "") ? author : undefined };
+  // An assignee no one can be (unknown name) matches nothing. One more than a page tells whether a next page exists.
+  const none = { issues: [] };
+  const [{ issues }, open, closed] =
+    assigneeName && !assignee
+      ? [none, none, none]
+      : await read(() =>
+          Promise.all([
+            api.issues.list({
+              ...filter,
+              assignee: assignee?.id,
+              status,
+              limit: PAGE_SIZE + 1,
+              offset: (page - 1) * PAGE_SIZE,
+            }),
+            api.issues.list({ ...filter, assignee: assignee?.id, status: "open", limit: COUNT_MAX }),
+            api.issues.list({ ...filter, assignee: assignee?.id, status: "closed", limit: COUNT_MAX }),
+          ]),
+        );
+  await preloadNames(issues.flatMap((issue) => [issue.author, issue.assignee ? `user:${issue.assignee}` : null]));
+  const filters = new URLSearchParams({
+    status: status ?? "all",
+    ...(label ? { label } : {}),
+    ...(assigneeName ? { assignee: assigneeName } : {}),
+    ...(author ? { author } : {}),
+    ...(q ? { q } : {}),
+  });
   const listUrl = (changes: Record<string, string | undefined>) => {
     const next = new URLSearchParams(filters);
     for (const [key, value] of Object.entries(changes)) {
@@ -111,7 +140,29 @@ export default async function IssuesPage({ params, searchParams }: Props) {
           </div>
           <div>
             <label htmlFor="issue-label">Label</label>
-            <input id="issue-label" name="label" defaultValue={label} />
+            <select id="issue-label" name="label" defaultValue={label ?? ""}>
+              <option value="">any</option>
+              {[...new Set([...labels, ...(label ? [label] : [])])].map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="issue-assignee">Assignee</label>
+            <select id="issue-assignee" name="assignee" defaultValue={assigneeName ?? ""}>
+              <option value="">anyone</option>
+              {users.map((user) => (
+                <option key={user.id} value={user.username}>
+                  {user.username}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="issue-author">Author</label>
+            <input id="issue-author" name="author" defaultValue={author} size={12} />
           </div>
           <div>
             <label htmlFor="issue-q">Search</label>
@@ -127,7 +178,7 @@ export default async function IssuesPage({ params, searchParams }: Props) {
       ) : (
         <div className="scroll">
           <table aria-label="Issues">
-            <TableHead columns={["#", "Title", "Status", "Labels", "Opened"]} />
+            <TableHead columns={["#", "Title", "Status", "Labels", "Author", "Assignee", "Comments", "Opened"]} />
             <tbody>
               {issues.slice(0, PAGE_SIZE).map((issue) => (
                 <tr key={issue.id}>
@@ -142,6 +193,15 @@ export default async function IssuesPage({ params, searchParams }: Props) {
                     {issue.labels.map((name) => (
                       <LabelChip key={name} name={name} href={listUrl({ label: name, page: undefined })} />
                     ))}
+                  </td>
+                  <td>
+                    <Person actor={issue.author} />
+                  </td>
+                  <td>
+                    {issue.assignee ? <Person actor={`user:${issue.assignee}`} /> : <span className="muted">none</span>}
+                  </td>
+                  <td>
+                    <span aria-label={commentCount(issue.comments ?? 0)}>{issue.comments ?? 0}</span>
                   </td>
                   <td>
                     <RelativeTime iso={issue.createdAt} />

@@ -15,11 +15,11 @@ export async function commentOnIssue(form: FormData) {
   await write(backTo(form), (api) => api.issues.createComment({ ...issueRef(form), body: field(form, "body") }));
 }
 
+/** The whole set of labels: the ticked boxes (`label`) and new ones typed comma-separated (`labels`). */
 export async function setIssueLabels(form: FormData) {
-  const labels = field(form, "labels")
-    .split(",")
-    .map((label) => label.trim())
-    .filter(Boolean);
+  const ticked = form.getAll("label").filter((label): label is string => typeof label === "string");
+  const typed = field(form, "labels").split(",");
+  const labels = [...new Set([...ticked, ...typed].map((label) => label.trim()).filter(Boolean))];
   await write(backTo(form), (api) => api.issues.patch({ ...issueRef(form), labels }));
 }
 

@@ -38,6 +38,13 @@ export default async function IssuePage({ params, searchParams }: Props) {
     ]),
   );
   const assignee = issue.assignee ? `user:${issue.assignee}` : null;
+  const canWrite = identity.kind === "user" && atLeast(loaded.level, "write");
+  // The pickers' choices: the project's labels and the people who can write to it.
+  const [{ labels: known }, { users: assignable }] = canWrite
+    ? await Promise.all([api.issues.labels({ namespace, slug }), api.projectAccess.assignees({ namespace, slug })])
+    : [{ labels: [] }, { users: [] }];
+  const labelChoices = [...new Set([...known, ...issue.labels])].sort();
+  const current = assignable.find((user) => user.id === issue.assignee);
   await preloadNames([
     issue.author,
     assignee,
@@ -45,7 +52,6 @@ export default async function IssuePage({ params, searchParams }: Props) {
     ...entries.flatMap((entry) => [entry.actor, entry.assignee ? `user:${entry.assignee}` : null]),
   ]);
   const self = `${base}/issues/${number}`;
-  const canWrite = identity.kind === "user" && atLeast(loaded.level, "write");
   const ref = (
     <>
       <ProjectFields namespace={namespace} slug={slug} back={self} />
@@ -135,14 +141,36 @@ export default async function IssuePage({ params, searchParams }: Props) {
             )}
             <form action={setIssueAssignee}>
               {ref}
-              <label htmlFor="issue-assignee">Assignee (username; empty to unassign)</label>
-              <input id="issue-assignee" name="assignee" /> <button type="submit">Set assignee</button>
+              <label htmlFor="issue-assignee">Assignee</label>
+              <select id="issue-assignee" name="assignee" defaultValue={current?.username ?? ""}>
+                <option value="">No one</option>
+                {assignable.map((user) => (
+                  <option key={user.id} value={user.username}>
+                    {user.username}
+                  </option>
+                ))}
+              </select>{" "}
+              <button type="submit">Set assignee</button>
             </form>
             <form action={setIssueLabels}>
               {ref}
-              <label htmlFor="issue-labels">Labels (comma-separated)</label>
-              <input id="issue-labels" name="labels" defaultValue={issue.labels.join(", ")} />{" "}
-              <button type="submit">Save labels</button>
+              <fieldset>
+                <legend>Labels</legend>
+                {labelChoices.map((name, index) => (
+                  <label key={name} className="check">
+                    <input
+                      type="checkbox"
+                      name="label"
+                      value={name}
+                      defaultChecked={issue.labels.includes(name)}
+                      id={`issue-label-${index}`}
+                    />{" "}
+                    {name}{" "}
+                  </label>
+                ))}
+                <label htmlFor="issue-labels">New labels (comma-separated)</label>
+                <input id="issue-labels" name="labels" /> <button type="submit">Save labels</button>
+              </fieldset>
             </form>
           </div>
         </section>
