@@ -2064,6 +2064,14 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /** @description The change or issue the event is about, with its number and title */
+            subject: {
+                /** @enum {string} */
+                kind: "change" | "issue";
+                id: string | null;
+                number: number | null;
+                title: string | null;
+            } | null;
         };
         Webhook: {
             id: string;
