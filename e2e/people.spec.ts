@@ -134,7 +134,7 @@ test("a name leads to the profile: projects, organizations and recent activity",
   await expect(page.getByRole("heading", { name: `@${owner}` })).toBeVisible();
   await expect(page.locator("section[aria-labelledby=projects]").getByRole("link", { name: path })).toBeVisible();
   await expect(page.locator("section[aria-labelledby=orgs]")).toContainText("No organizations you share.");
-  await expect(page.locator("section[aria-labelledby=activity]")).toContainText("issue.closed");
+  await expect(page.locator("section[aria-labelledby=activity]")).toContainText(`${owner} closed issue #`);
   await expect(page).toHaveTitle(`@${owner} · svc-forge`);
   await check(page, "profile");
   await page.goto("/@nobody-by-this-name");
