@@ -71,7 +71,7 @@ const changeArg = () =>
 async function changeIdOf(caller: ApiCaller, change: unknown): Promise<unknown> {
   const match = typeof change === "string" ? /^(@[^/@]+\/[^/#]+)#(\d{1,10})$/.exec(change) : null;
   if (!match) return change;
-  const found = await caller.changes.getByNumber({ ...projectParams(match[1]), number: Number(match[2]) } as never);
+  const found = await caller.changes.getByNumber({ ...projectParams(match[1]), number: Number(match[2]) });
   return found.change.id;
 }
 const workspaceArg = () => z.string().min(1).describe("The workspace name");
