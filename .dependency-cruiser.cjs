@@ -28,7 +28,7 @@ const AREAS = {
   orgs: ["audit", "auth", "http", "trpc"],
   projects: ["audit", "auth", "events", "git", "http", "orgs", "policy", "trpc"],
   workspaces: ["audit", "auth", "events", "git", "http", "projects", "trpc"],
-  activity: ["auth", "http", "projects", "trpc"],
+  activity: ["auth", "events", "http", "projects", "trpc"],
   webhooks: ["auth", "events", "http", "projects", "trpc"],
   issues: ["auth", "events", "git", "http", "projects", "trpc"],
   runners: ["git", "policy"],

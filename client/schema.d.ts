@@ -1066,6 +1066,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{namespace}/{slug}/changes/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A change by its number in the project */
+        get: operations["changes-getByNumber"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/changes/{id}/diff": {
         parameters: {
             query?: never;
@@ -2049,6 +2066,14 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /** @description The change or issue the event is about, with its number and title */
+            subject: {
+                /** @enum {string} */
+                kind: "change" | "issue";
+                id: string | null;
+                number: number | null;
+                title: string | null;
+            } | null;
         };
         Webhook: {
             id: string;
@@ -2162,6 +2187,8 @@ export interface components {
         };
         Change: {
             id: string;
+            /** @description Per project, from the index issues share: `#12` names it */
+            number: number;
             /** @enum {string} */
             status: "open" | "needs_changes" | "accepted" | "approved" | "promoted" | "merged" | "rejected";
             projectId: string;
@@ -11912,6 +11939,109 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        change: components["schemas"]["Change"];
+                        eval: components["schemas"]["Evaluation"] | null;
+                        evalRuns: components["schemas"]["EvalRun"][];
+                        costs: components["schemas"]["Cost"][];
+                        queue: {
+                            position: number;
+                            /** @enum {string} */
+                            state: "waiting" | "testing" | "merging";
+                            enqueuedAt: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Not modified (the If-None-Match ETag still names the current representation) */
+            304: {
+                headers: {
+                    /** @description A strong validator of this representation; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid credential (no `code`), or SESSION_EXPIRED */
+            401: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (a private project the caller cannot read is indistinguishable from a missing one) */
+            404: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (`Retry-After`, `X-RateLimit-*`) */
+            429: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error. Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The request's id (an incoming valid X-Request-Id is echoed); it is in the server's log line */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "changes-getByNumber": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: string;
+                slug: string;
+                number: number;
             };
             cookie?: never;
         };

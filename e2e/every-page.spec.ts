@@ -22,6 +22,8 @@ const FILES = {
 
 let token = "";
 let changeId = "";
+// Issues and changes share a project's numbers: the issue comes after the change.
+let issueNumber = 0;
 let headSha = "";
 
 /** The checks every page gets, with the status it should answer; soft, so one run lists every page's faults. */
@@ -78,17 +80,15 @@ test("the data: a project with a branch, a tag, a change with a thread, an issue
       })
     ).status,
   ).toBe(201);
+  const issue = await api<{ issue: { number: number } }>("POST", `/api/projects${project}/issues`, {
+    token,
+    body: { title: "Add the poles", body: "See `src/atlas.ts`." },
+  });
+  expect(issue.status).toBe(201);
+  issueNumber = issue.body.issue.number;
   expect(
     (
-      await api("POST", `/api/projects${project}/issues`, {
-        token,
-        body: { title: "Add the poles", body: "See `src/atlas.ts`." },
-      })
-    ).status,
-  ).toBe(201);
-  expect(
-    (
-      await api("PATCH", `/api/projects${project}/issues/1`, {
+      await api("PATCH", `/api/projects${project}/issues/${issueNumber}`, {
         token,
         body: { labels: ["geography", "good first issue"] },
       })
@@ -125,7 +125,7 @@ test("every page of a project, signed in as its owner", async ({ page }) => {
     `${project}/changes/${changeId}?c=f0n3`,
     `${project}/issues`,
     `${project}/issues/new`,
-    `${project}/issues/1`,
+    `${project}/issues/${issueNumber}`,
     `${project}/queue`,
     `${project}/deployments`,
     `${project}/settings`,
@@ -145,7 +145,7 @@ test("the refusal pages and the pages of someone who may only read", async ({ pa
   await sweep(page, `/@${owner}/no-such-project`, 404);
   await signIn(page, "sweep-reader");
   await sweep(page, `${project}/settings`, 403);
-  await sweep(page, `${project}/issues/1`);
+  await sweep(page, `${project}/issues/${issueNumber}`);
 });
 
 test("a page the server fails to build: the 500 page in the site layout, with JavaScript or without", async ({

@@ -53,7 +53,7 @@ test("an agent's change names the agent and its owner, with its description, com
   await signIn(page, owner);
   await page.goto(`/${path}/changes/${changeId}`);
   const byline = page.locator("main p").filter({ hasText: "cartographer" }).first();
-  await expect(byline).toContainText("agent cartographer for pia");
+  await expect(byline).toContainText("pia's agent cartographer");
   await expect(byline.getByRole("link", { name: owner })).toHaveAttribute("href", `/@${owner}`);
   await expect(page.locator("main")).not.toContainText(/\b(user|agent) [0-9a-f]{8}\b/);
   await expect(page.locator("section[aria-labelledby=description] strong")).toHaveText("better");
@@ -137,7 +137,7 @@ test("a name leads to the profile: projects, organizations and recent activity",
   await expect(page.getByRole("heading", { name: `@${owner}` })).toBeVisible();
   await expect(page.locator("section[aria-labelledby=projects]").getByRole("link", { name: path })).toBeVisible();
   await expect(page.locator("section[aria-labelledby=orgs]")).toContainText("No organizations you share.");
-  await expect(page.locator("section[aria-labelledby=activity]")).toContainText("issue.closed");
+  await expect(page.locator("section[aria-labelledby=activity]")).toContainText(`${owner} closed issue #`);
   await expect(page).toHaveTitle(`@${owner} · svc-forge`);
   await check(page, "profile");
   await page.goto("/@nobody-by-this-name");

@@ -1,25 +1,25 @@
 import type { Page } from "@playwright/test";
 
 export interface Viewport {
-  name: "desktop" | "phone";
+  name: string;
   width: number;
   height: number;
-  scheme: "light" | "dark";
+  colorScheme: "light" | "dark";
 }
 
-/** The widths and colour schemes every page is checked in: a 1280-pixel desktop and a 390-pixel phone, light and dark. */
+/** The four ways a page is checked: a 1280-pixel desktop and a 390-pixel phone, each light and dark. */
 export const VIEWPORTS: Viewport[] = [
-  { name: "desktop", width: 1280, height: 800, scheme: "light" },
-  { name: "desktop", width: 1280, height: 800, scheme: "dark" },
-  { name: "phone", width: 390, height: 844, scheme: "light" },
-  { name: "phone", width: 390, height: 844, scheme: "dark" },
+  { name: "desktop-light", width: 1280, height: 800, colorScheme: "light" },
+  { name: "desktop-dark", width: 1280, height: 800, colorScheme: "dark" },
+  { name: "phone-light", width: 390, height: 844, colorScheme: "light" },
+  { name: "phone-dark", width: 390, height: 844, colorScheme: "dark" },
 ];
 
-/** Runs `check` with the page at each viewport and colour scheme in turn (the caller loads the page in it). */
+/** Runs `check` on the page at each viewport and colour scheme in turn (inside one test). */
 export async function forEachViewport(page: Page, check: (viewport: Viewport) => Promise<void>): Promise<void> {
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize({ width: viewport.width, height: viewport.height });
-    await page.emulateMedia({ colorScheme: viewport.scheme });
+    await page.emulateMedia({ colorScheme: viewport.colorScheme });
     await check(viewport);
   }
 }

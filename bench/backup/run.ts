@@ -176,6 +176,7 @@ async function benchScrape() {
       data: Array.from({ length: Math.min(1000, CHANGES - i) }, (_, j) => ({
         projectId: projectIds[0],
         workspaceId: workspace.id,
+        number: i + j + 1,
         status: statuses[(i + j) % statuses.length],
         authorId: owner.id,
         baseSha: "a".repeat(40),

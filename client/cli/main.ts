@@ -25,7 +25,7 @@ const USAGE = `svc-forge <command>
   workspace commit NAME --project @ns/slug -m MESSAGE FILE...
   change open @ns/slug --workspace NAME
   change list @ns/slug [--status STATUS]
-  change show ID
+  change show ID                         ID: a change's id, or its number (12 or #12) with --project @ns/slug
   change review ID --verdict approve|request_changes|comment [--comment TEXT]
   change merge ID [--strategy merge|squash] [--force]
   change watch ID                         each transition on stderr until merged (exit 0), rejected or needs_changes (exit 1)
@@ -85,6 +85,19 @@ function projectArg(value: string | boolean | undefined): { namespace: string; s
 async function run({ positionals: [command, sub, ...rest], values }: Args, config: CliConfig): Promise<unknown> {
   const svc = createSvcClient({ baseUrl: config.url, token: config.token });
   const project = () => ({ params: { path: projectArg(rest[0]) } });
+  // A change by id, or by its number in --project (`12` or `#12`).
+  const changeById = async (value: string | undefined) => {
+    const arg = need(value, "ID");
+    const number = /^#?(\d+)$/.exec(arg)?.[1];
+    if (number === undefined) return unwrap(await svc.GET("/api/changes/{id}", { params: { path: { id: arg } } }));
+    const path = {
+      ...projectArg(need(values.project, "--project @ns/slug (a change by number)")),
+      number: Number(number),
+    };
+    return unwrap(await svc.GET("/api/projects/{namespace}/{slug}/changes/{number}", { params: { path } }));
+  };
+  const changeId = async (value: string | undefined) =>
+    /^#?\d+$/.test(value ?? "") ? (await changeById(value)).change.id : need(value, "ID");
   const oneWord = ["login", "whoami", "clone", "compare", "search", "blame", "archive"].includes(command ?? "");
   const key = `${command ?? ""} ${oneWord ? "" : (sub ?? "")}`.trim();
   const read = await runReadCommand(
@@ -183,11 +196,11 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
         }),
       );
     case "change show":
-      return unwrap(await svc.GET("/api/changes/{id}", { params: { path: { id: need(rest[0], "ID") } } }));
+      return changeById(rest[0]);
     case "change review":
       return unwrap(
         await svc.POST("/api/changes/{id}/reviews", {
-          params: { path: { id: need(rest[0], "ID") } },
+          params: { path: { id: await changeId(rest[0]) } },
           body: {
             verdict: need(values.verdict, "--verdict") as "approve",
             ...(typeof values.comment === "string" ? { comment: values.comment } : {}),
@@ -198,7 +211,7 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
       return unwrap(
         await svc.POST("/api/changes/{id}/merge", {
           params: {
-            path: { id: need(rest[0], "ID") },
+            path: { id: await changeId(rest[0]) },
             query: {
               strategy: (values.strategy as "merge" | "squash" | undefined) ?? "merge",
               force: values.force ? "true" : "false",
@@ -209,16 +222,16 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
     case "change queue":
       return unwrap(
         await svc.POST("/api/changes/{id}/queue", {
-          params: { path: { id: need(rest[0], "ID") } },
+          params: { path: { id: await changeId(rest[0]) } },
           body: { strategy: (values.strategy as "merge" | "squash" | undefined) ?? "merge" },
         }),
       );
     case "change dequeue":
-      return unwrap(await svc.DELETE("/api/changes/{id}/queue", { params: { path: { id: need(rest[0], "ID") } } }));
+      return unwrap(await svc.DELETE("/api/changes/{id}/queue", { params: { path: { id: await changeId(rest[0]) } } }));
     case "queue list":
       return unwrap(await svc.GET("/api/projects/{namespace}/{slug}/queue", project()));
     case "change watch": {
-      const final = await watchChange(need(rest[0], "ID"), {
+      const final = await watchChange(await changeId(rest[0]), {
         baseUrl: config.url,
         token: config.token,
         until: (state) => state.change.status === "needs_changes",
@@ -228,7 +241,7 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
       return final.data;
     }
     case "change logs": {
-      await changeLogs(need(rest[0], "ID"), {
+      await changeLogs(await changeId(rest[0]), {
         baseUrl: config.url,
         token: config.token,
         follow: values.follow === true,

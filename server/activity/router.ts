@@ -4,6 +4,7 @@ import { ACTIVITY_LIMIT_DEFAULT, ACTIVITY_LIMIT_MAX } from "@/server/limits";
 import { projectActivity } from "./service";
 import { boundedInt, namedSchema, text } from "@/server/http";
 import { projectParams } from "@/server/projects";
+import { eventSubjectOutput } from "@/server/events";
 
 const eventOutput = namedSchema("ActivityEvent", () =>
   z.object({
@@ -12,6 +13,7 @@ const eventOutput = namedSchema("ActivityEvent", () =>
     actor: z.string(),
     occurredAt: z.string(),
     data: z.record(z.string(), z.unknown()),
+    subject: eventSubjectOutput().describe("The change or issue the event is about, with its number and title"),
   }),
 );
 

@@ -3,6 +3,7 @@ import { db } from "@/server/db";
 import { notFound } from "@/server/errors";
 import type { Identity } from "@/server/auth";
 import { projectPath, requireProject } from "@/server/projects";
+import { eventSubjects, type EventSubject } from "@/server/events";
 
 export interface ActivityEventView {
   id: string;
@@ -10,15 +11,21 @@ export interface ActivityEventView {
   actor: string;
   occurredAt: string;
   data: Record<string, unknown>;
+  subject: EventSubject | null;
 }
 
-export const activityEventView = (event: DomainEvent): ActivityEventView => ({
-  id: event.id,
-  kind: event.kind,
-  actor: event.actor,
-  occurredAt: event.occurredAt.toISOString(),
-  data: (event.data ?? {}) as Record<string, unknown>,
-});
+/** The views of a list of events, each with the change or issue it is about. */
+export async function activityEventViews(events: DomainEvent[]): Promise<ActivityEventView[]> {
+  const views = events.map((event) => ({
+    id: event.id,
+    kind: event.kind,
+    actor: event.actor,
+    occurredAt: event.occurredAt.toISOString(),
+    data: (event.data ?? {}) as Record<string, unknown>,
+  }));
+  const subjects = await eventSubjects(views);
+  return views.map((view, i) => ({ ...view, subject: subjects[i] }));
+}
 
 /**
  * A project's domain events, newest first (by outbox sequence, which is commit order per writer);
@@ -48,6 +55,6 @@ export async function projectActivity(
     namespace: project.namespace,
     slug: project.slug,
     path: projectPath(project),
-    events: events.map(activityEventView),
+    events: await activityEventViews(events),
   };
 }

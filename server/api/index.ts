@@ -11,3 +11,6 @@ export { handleRateLimitedPage, rateLimitedPageFor } from "./rate-limited-page";
 export { traced } from "./request-log";
 export { handleArchiveRequest, handleChangeDiffRequest, handleRawRequest } from "./code-endpoints";
 export { patchHunks } from "@/server/changes";
+export { eventSentence, subjectText } from "@/server/events";
+export type { EventSubject, SentencePart } from "@/server/events";
+export { avatarResponse } from "@/server/users";

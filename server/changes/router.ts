@@ -4,7 +4,7 @@ import { authedProcedure, publicProcedure, router, setPageHeaders, userProcedure
 import { booleanish, boundedInt, listLimit, nameSlug, pathSegment, text } from "@/server/http";
 import { DIFF_EXPAND_CONTEXT_MAX, DIFF_EXPAND_FILES_MAX, MERGE_BATCH_MAX, TEXT_BODY_MAX } from "@/server/limits";
 import { promoteChange } from "./host-pr";
-import { projectParams } from "@/server/projects";
+import { projectNumber, projectParams } from "@/server/projects";
 import { mergeBatch } from "./merge/batch";
 import { revertChange } from "./merge/revert";
 import { mergeBlockers, mergeChange } from "./merge/service";
@@ -17,7 +17,7 @@ import {
   evalRunOutput,
   mergeStrategy,
 } from "./schemas";
-import { createChange, getChange, reevaluateChange, rejectChange } from "./service";
+import { createChange, getChange, getChangeByNumber, reevaluateChange, rejectChange } from "./service";
 import { cancelEvalRun, evalRunLogText, listEvalRuns } from "./runs/service";
 import { EVAL_RUN_STATUSES } from "./schemas";
 import { ChangeStatus } from "./views";
@@ -27,6 +27,22 @@ import { queueProcedures } from "./queue/procedures";
 import { viewedProcedures } from "./viewed/procedures";
 import { changeDiff, changeDiffVersion } from "./change-diff";
 import { diffContextInput, diffFileOutput, diffPageInput, diffTotalsOutput } from "@/server/code";
+
+/** What a change read answers, by id or by number. */
+const changeReadOutput = () =>
+  z.object({
+    change: changeOutput(),
+    eval: evalOutput().nullable(),
+    evalRuns: z.array(evalRunOutput()),
+    costs: z.array(costOutput()),
+    queue: z
+      .object({
+        position: z.number().int(),
+        state: z.enum(["waiting", "testing", "merging"]),
+        enqueuedAt: z.string(),
+      })
+      .nullable(),
+  });
 
 const tags = ["changes"];
 /** The ETag of a change's diff: the change and its two commits (with the URL, so the page and context). */
@@ -173,22 +189,17 @@ export const changesRouter = router({
       etag: true,
     })
     .input(z.object({ id: changeIdParam() }))
-    .output(
-      z.object({
-        change: changeOutput(),
-        eval: evalOutput().nullable(),
-        evalRuns: z.array(evalRunOutput()),
-        costs: z.array(costOutput()),
-        queue: z
-          .object({
-            position: z.number().int(),
-            state: z.enum(["waiting", "testing", "merging"]),
-            enqueuedAt: z.string(),
-          })
-          .nullable(),
-      }),
-    )
+    .output(changeReadOutput())
     .query(({ input, ctx }) => getChange(ctx.identity, input.id)),
+
+  getByNumber: publicProcedure
+    .meta({
+      openapi: { method: "GET", path: `${BY_PATH}/{number}`, tags, summary: "A change by its number in the project" },
+      etag: true,
+    })
+    .input(z.object({ ...projectParams(), number: projectNumber() }))
+    .output(changeReadOutput())
+    .query(({ input, ctx }) => getChangeByNumber(ctx.identity, input, input.number)),
 
   // No REST route: the change page reads it in-process (and typed callers through /api/trpc).
   diff: publicProcedure

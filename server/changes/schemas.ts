@@ -8,6 +8,7 @@ import { ChangeStatus } from "./views";
 export const changeOutput = namedSchema("Change", () =>
   z.object({
     id: z.string(),
+    number: z.number().int().describe("Per project, from the index issues share: `#12` names it"),
     status: z.enum(ChangeStatus),
     projectId: z.string(),
     project: z.string(),

@@ -4,7 +4,7 @@ import { db, insertRowsSql } from "@/server/db";
 import { revokeKeysOfChanges, workspaceAlongside } from "@/server/workspaces";
 import { recordEvent, recordEventsAlongside } from "@/server/events";
 import { invalid, notFound } from "@/server/errors";
-import { assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
+import { allocateProjectNumber, assertNotDeleting, assertNotImporting, requireProject } from "@/server/projects";
 import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
 import {
   evaluateWorkspace,
@@ -46,6 +46,7 @@ change AS (${insertRowsSql(
     id: "uuid",
     projectId: "uuid",
     workspaceId: "uuid",
+    number: "int4",
     status: '"ChangeStatus"',
     authorId: "uuid",
     agentId: "uuid",
@@ -82,6 +83,8 @@ export async function createChange(
   if (!ws) throw notFound(`Unknown workspace ${workspace}`);
   const id = newChangeId();
   const prepared = await evaluateWorkspace(project, ws.name, id);
+  // Taken apart from the write below (one statement, no transaction): a failed write leaves a gap.
+  const number = await allocateProjectNumber(await db(), project.id);
   const { verdict } = prepared.outcome;
   const status: ChangeStatus = verdict === null ? "open" : verdict === "passed" ? "accepted" : "needs_changes";
   const actor = actorOf(identity);
@@ -90,6 +93,7 @@ export async function createChange(
     id,
     projectId: project.id,
     workspaceId: ws.id,
+    number,
     status,
     authorId: actingUserId(identity) ?? null,
     agentId: actingAgentId(identity),
@@ -117,7 +121,15 @@ export async function createChange(
       projectId: project.id,
       kind: "change.created",
       actor,
-      data: { changeId: id, workspace: ws.name, status, baseSha: prepared.head, tipSha: prepared.tip },
+      data: {
+        changeId: id,
+        number,
+        title: change.title,
+        workspace: ws.name,
+        status,
+        baseSha: prepared.head,
+        tipSha: prepared.tip,
+      },
     },
     ...(verdict === null
       ? []
@@ -180,6 +192,17 @@ export async function listChanges(
 export async function getChange(identity: Identity, id: string) {
   const state = isUuid(id) ? await readChangeState(id) : null;
   if (!state) throw notFound();
+  return changeReadOf(identity, state);
+}
+
+/** A change addressed by its project and number (`@alice/demo` #12), answered as `getChange` does. */
+export async function getChangeByNumber(identity: Identity, ref: ProjectRef, number: number) {
+  const { project } = await requireProject(identity, ref, "read", { cachedRow: true });
+  const found = await (
+    await db()
+  ).change.findUnique({ where: { projectId_number: { projectId: project.id, number } }, select: { id: true } });
+  const state = found ? await readChangeState(found.id) : null;
+  if (!state) throw notFound("Change not found");
   return changeReadOf(identity, state);
 }
 

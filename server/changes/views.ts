@@ -33,6 +33,7 @@ export async function namesFor(changes: Change[], client?: DbOrTx): Promise<Chan
 export function changeView(change: Change, project: Project, names: ChangeNames) {
   return {
     id: change.id,
+    number: change.number,
     status: change.status,
     projectId: project.id,
     project: projectPath(project),

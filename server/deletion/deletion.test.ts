@@ -21,7 +21,7 @@ async function seedProjectData(projectId: string, authorId: string) {
   const workspace = await prisma.workspace.findFirstOrThrow({ where: { projectId } });
   const sha = "a".repeat(40);
   const change = await prisma.change.create({
-    data: { projectId, workspaceId: workspace.id, status: "accepted", authorId, baseSha: sha, tipSha: sha },
+    data: { projectId, workspaceId: workspace.id, number: 1, status: "accepted", authorId, baseSha: sha, tipSha: sha },
   });
   await prisma.evaluation.create({
     data: { changeId: change.id, verdict: "passed", baseSha: sha, tipSha: sha, summary: "ok" },

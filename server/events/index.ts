@@ -26,3 +26,6 @@ export {
   watchChange,
 } from "./change-watch";
 export type { Transition } from "./change-watch";
+export { eventSentence, sentenceText, subjectText } from "./sentence";
+export type { EventSubject, SentencePart } from "./sentence";
+export { eventSubjectOutput, eventSubjects } from "./subjects";

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { listLimit, listOffset, text, namedSchema } from "@/server/http";
-import { projectParams } from "@/server/projects";
+import { projectNumber, projectParams } from "@/server/projects";
 import { ISSUE_QUERY_MAX, ISSUE_TITLE_MAX, LABEL_LENGTH_MAX, LABELS_MAX, TEXT_BODY_MAX } from "@/server/limits";
 
 // Built per use: trpc-to-openapi mutates shared schema instances (see server/http/params.ts).
 
-/** An issue number: the column is a 32-bit integer, so larger numbers are refused (400), not a 500. */
-export const issueNumber = () => z.coerce.number().int().min(1).max(2_147_483_647);
+export const issueNumber = projectNumber;
 
 const uuid = () => z.string().uuid();
 /** A user by name. */

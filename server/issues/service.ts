@@ -1,9 +1,9 @@
 import type { Issue, IssueComment } from "@/server/generated/prisma/client";
 import { database, db, isoTimestampSql, type Db, type DbOrTx, type Tx } from "@/server/db";
 import { actingIdentity, actorOf, type Identity } from "@/server/auth";
-import { assertNotDeleting, requireProject } from "@/server/projects";
+import { allocateProjectNumber, assertNotDeleting, requireProject } from "@/server/projects";
 import { eventsAbout, publishAfterCommit, recordEvent } from "@/server/events";
-import { invalid, conflict, notFound } from "@/server/errors";
+import { invalid, notFound } from "@/server/errors";
 import type { CommentView, IssueView, TimelineEntry } from "./schemas";
 import { log } from "@/server/log";
 
@@ -61,20 +61,6 @@ async function assertChangeOfProject(tx: DbOrTx, projectId: string, changeId: st
   if (!change) throw invalid("linkedChangeId must reference a change of this project", "VALIDATION_ERROR");
 }
 
-/**
- * Takes the next issue number of a project. The row lock of the UPDATE serializes concurrent
- * creators, and a rolled-back transaction gives its number back, so numbers have no duplicates
- * and no gaps. A project marked for deletion allocates nothing.
- */
-async function allocateIssueNumber(tx: Tx, projectId: string): Promise<number> {
-  const rows = await tx.$queryRaw<Array<{ lastIssueNumber: number }>>`
-    UPDATE "Project" SET "lastIssueNumber" = "lastIssueNumber" + 1, "updatedAt" = now()
-    WHERE "id" = ${projectId}::uuid AND "deletingAt" IS NULL
-    RETURNING "lastIssueNumber"`;
-  if (rows.length === 0) throw conflict("The project is being deleted", "TARGET_DELETING");
-  return Number(rows[0].lastIssueNumber);
-}
-
 /** Locks one issue row for the rest of the transaction, so concurrent edits apply one after another. */
 async function lockIssue(tx: Tx, projectId: string, number: number): Promise<Issue> {
   const locked = await tx.$queryRaw<Array<{ id: string }>>`
@@ -109,7 +95,7 @@ export async function createIssue(
   const prisma = await db();
   const issue = await prisma.$transaction(async (tx) => {
     if (input.linkedChangeId) await assertChangeOfProject(tx, project.id, input.linkedChangeId);
-    const number = await allocateIssueNumber(tx, project.id);
+    const number = await allocateProjectNumber(tx, project.id);
     const created = await tx.issue.create({
       data: {
         projectId: project.id,

@@ -1,5 +1,6 @@
 import { forgetGrants } from "@/server/access";
 import { db } from "@/server/db/client";
+import { allocateProjectNumber } from "@/server/projects";
 import { AGENT_TOKEN_PREFIX, mintToken } from "@/server/auth/tokens";
 import { createTestUser } from "@/tests/support/users";
 
@@ -49,6 +50,13 @@ export async function createTestChange(projectId: string) {
   const prisma = await db();
   const workspace = await prisma.workspace.create({ data: { projectId, name: `ws-${crypto.randomUUID()}` } });
   return prisma.change.create({
-    data: { projectId, workspaceId: workspace.id, status: "accepted", baseSha: "0".repeat(40), tipSha: "1".repeat(40) },
+    data: {
+      projectId,
+      workspaceId: workspace.id,
+      number: await allocateProjectNumber(prisma, projectId),
+      status: "accepted",
+      baseSha: "0".repeat(40),
+      tipSha: "1".repeat(40),
+    },
   });
 }

@@ -223,6 +223,9 @@ describe("tools", () => {
     expect(await ok(client, "get_change", { change: changeId })).toEqual(
       (await call("GET", `/api/changes/${changeId}`, { token: alice.token })).body,
     );
+    // The same change by its project and number.
+    const byNumber = await ok(client, "get_change", { change: `${project.path}#${created.change.number}` });
+    expect(byNumber.change.id).toBe(changeId);
     const runId = created.evalRuns[0].id;
     const log = await ok(client, "get_evaluation_log", { changeId, runId, tail: 10 });
     expect(log).toEqual({

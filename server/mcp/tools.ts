@@ -64,7 +64,16 @@ const projectArg = () =>
     .string()
     .regex(/^@[^/@]+\/[^/]+$/, "project must be @namespace/slug")
     .describe("The project, as @namespace/slug");
-const changeArg = () => z.string().min(1).max(100).describe("The change id");
+const changeArg = () =>
+  z.string().min(1).max(200).describe("The change: its id, or @namespace/slug#number (e.g. @alice/demo#12)");
+
+/** A change named by its project and number (`@alice/demo#12`) is read for its id; an id is taken as it is. */
+async function changeIdOf(caller: ApiCaller, change: unknown): Promise<unknown> {
+  const match = typeof change === "string" ? /^(@[^/@]+\/[^/#]+)#(\d{1,10})$/.exec(change) : null;
+  if (!match) return change;
+  const found = await caller.changes.getByNumber({ ...projectParams(match[1]), number: Number(match[2]) });
+  return found.change.id;
+}
 const workspaceArg = () => z.string().min(1).describe("The workspace name");
 
 /** The tool's argument schema: the procedure's input, path params renamed per `rename`. */
@@ -100,7 +109,7 @@ export function projectParams(project: unknown): { namespace: string; slug: stri
 }
 
 /** The procedure's input from the tool's arguments (the reverse of toolInput's renames). */
-function procedureArgs(args: Args, rename: Rename): Args {
+async function procedureArgs(caller: ApiCaller, args: Args, rename: Rename): Promise<Args> {
   const out: Args = { ...args };
   if (rename.project) {
     delete out.project;
@@ -108,7 +117,7 @@ function procedureArgs(args: Args, rename: Rename): Args {
   }
   if (rename.change) {
     delete out.change;
-    out.id = args.change;
+    out.id = await changeIdOf(caller, args.change);
   }
   if (rename.workspace) {
     delete out.workspace;
@@ -142,7 +151,7 @@ export function procedureTool<N extends ProcedureName>(name: string, procedure: 
     readOnly: spec.readOnly ?? false,
     destructive: spec.destructive ?? false,
     input: () => toolInput(procedure, rename, spec.extra?.()),
-    run: (caller, args) => procedureOf(caller, procedure)(procedureArgs(args, rename)),
+    run: async (caller, args) => procedureOf(caller, procedure)(await procedureArgs(caller, args, rename)),
     summarize: (result) => spec.summarize(result as OutputOf<N>),
   };
 }
@@ -277,8 +286,12 @@ export const CORE_TOOLS: Tool[] = [
         runId: z.string().min(1).max(100).describe("The eval run id (from get_change)"),
         tail: z.number().int().min(0).max(100_000).optional(),
       }),
-    run: (caller, args) =>
-      caller.changes.evaluationLog({ id: args.changeId as string, runId: args.runId as string, tail: args.tail }),
+    run: async (caller, args) =>
+      caller.changes.evaluationLog({
+        id: (await changeIdOf(caller, args.changeId)) as string,
+        runId: args.runId as string,
+        tail: args.tail,
+      }),
     summarize: (r) => `Run ${r.runId as string} is ${r.status as string} (${r.logBytes as number} bytes of log)`,
   },
   procedureTool("list_changes", "changes.list", {

@@ -16,6 +16,7 @@ export { commitAuthorship, userSignature } from "./authorship";
 export { resolveBranchName, resolveCommit } from "./commit-names";
 export { assertFileMapWithinLimits } from "./file-map";
 export { fileMapInput, projectParams } from "./schemas";
+export { allocateProjectNumber, projectNumber } from "./numbers";
 export { projectMetrics } from "./metrics";
 export { grantedProjectIds, projectsOwnedBy } from "./readable";
 export { projectRemote, workspaceRemote } from "./view";

@@ -2,7 +2,7 @@ import { db } from "@/server/db";
 import { isUuid, type Identity } from "@/server/auth";
 import { notFound } from "@/server/errors";
 import { agentNames } from "@/server/agents";
-import { eventsByActor } from "@/server/events";
+import { eventSubjects, eventsByActor } from "@/server/events";
 import { sharedOrgsOf } from "@/server/orgs";
 import { grantedProjectIds, projectPath, projectsOwnedBy } from "@/server/projects";
 import { PROFILE_ACTIVITY_MAX } from "@/server/limits";
@@ -84,6 +84,7 @@ export async function userProfile(viewer: Identity, username: string) {
     ).project.findMany({ where: { id: { in: unknown } }, select: { id: true, namespace: true, slug: true } });
     for (const row of rows) paths.set(row.id, projectPath(row));
   }
+  const subjects = await eventSubjects(events.map((event) => ({ kind: event.kind, data: event.data })));
   return {
     user: { id: user.id, username: user.username, createdAt: user.createdAt.toISOString() },
     projects: projects.map((project) => ({
@@ -92,9 +93,11 @@ export async function userProfile(viewer: Identity, username: string) {
       updatedAt: project.updatedAt.toISOString(),
     })),
     orgs,
-    activity: events.map((event) => ({
+    activity: events.map((event, i) => ({
       id: event.id,
       kind: event.kind,
+      actor: event.actor,
+      subject: subjects[i],
       project: event.projectId ? (paths.get(event.projectId) ?? null) : null,
       occurredAt: event.occurredAt,
       data: event.data,

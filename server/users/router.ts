@@ -4,6 +4,7 @@ import { forbidden } from "@/server/errors";
 import { pathSegment, text, namedSchema } from "@/server/http";
 import { ACTOR_NAMES_MAX, TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 import { listApiTokens } from "@/server/auth";
+import { eventSubjectOutput } from "@/server/events";
 import { actorNames, userProfile } from "./people";
 import { createNamedToken, disableLegacyCredential, profileOf, revokeToken, rotateLegacyCredential } from "./service";
 
@@ -147,6 +148,8 @@ export const usersRouter = router({
           z.object({
             id: z.string(),
             kind: z.string(),
+            actor: z.string(),
+            subject: eventSubjectOutput(),
             project: z.string().nullable(),
             occurredAt: z.string(),
             data: z.record(z.string(), z.unknown()),

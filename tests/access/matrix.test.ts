@@ -31,6 +31,7 @@ interface Fixture {
   held: Project;
   issueNumber: number;
   changeId: string;
+  changeNumber: number;
 }
 
 interface Request {
@@ -291,6 +292,11 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     kind: "public",
     need: "read",
     request: (f) => ({ path: P(f, "/changes") }),
+  },
+  "GET /api/projects/{namespace}/{slug}/changes/{number}": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, `/changes/${f.changeNumber}`) }),
   },
   "GET /api/projects/{projectId}/changes": {
     kind: "public",
@@ -794,6 +800,7 @@ describe("the authorization matrix", () => {
         held: await freshProject(visibility, { ".svc/policy.yml": "protection:\n  locked: true\n" }),
         issueNumber: 0,
         changeId: "",
+        changeNumber: 0,
       };
       const issue = await asOwner("POST", P(fixture, "/issues"), { title: "the matrix issue" });
       fixture.issueNumber = issue.body.issue.number;
@@ -803,7 +810,9 @@ describe("the authorization matrix", () => {
         message: "m",
         files: { "m.txt": "m\n" },
       });
-      fixture.changeId = (await asOwner("POST", P(fixture, "/changes"), { workspace: "matrix" })).body.change.id;
+      const change = (await asOwner("POST", P(fixture, "/changes"), { workspace: "matrix" })).body.change;
+      fixture.changeId = change.id;
+      fixture.changeNumber = change.number;
       const key = await asOwner("POST", `/api/workspaces/${fixture.project.path}/workspaces/matrix/keys`, {});
       const keyCaller: Caller = {
         name: "owner's workspace key",

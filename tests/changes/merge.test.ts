@@ -58,10 +58,12 @@ describe("POST /api/changes/{id}/merge", () => {
     expect(res.body.commit).toBe(head);
     const landed = await readCommit(openProjectRepo(project.id), head);
     expect(landed.parent).toEqual([project.commit, change.tipSha]);
-    // The change's title is the subject (what a one-line log shows); the body names the change and its workspace.
+    // The subject says what landed in words; the body who opened it and from where; a trailer its id.
     expect(change.title).toBeTruthy();
     expect(landed.message).toBe(
-      `${change.title}\n\nMerged change ${change.id} from workspace ${res.body.workspace}.\n`,
+      `Merge change #${change.number} '${change.title}' (${alice.username}/bot)\n\n` +
+        `Merged change #${change.number} '${change.title}' by ${alice.username}/bot from workspace ${res.body.workspace}.\n\n` +
+        `Change-Id: ${change.id}\n`,
     );
     expect(showFile(project.id, head, "a.txt")).toBe("a\n");
 
@@ -91,7 +93,9 @@ describe("POST /api/changes/{id}/merge", () => {
     const landed = await readCommit(openProjectRepo(project.id), res.body.commit);
     expect(landed.parent).toEqual([project.commit]);
     expect(landed.message).toBe(
-      `${change.title}\n\nSquashed change ${change.id} from workspace ${res.body.workspace}.\n`,
+      `${change.title} (#${change.number})\n\n` +
+        `Squashed change #${change.number} '${change.title}' by ${alice.username} from workspace ${res.body.workspace}.\n\n` +
+        `Change-Id: ${change.id}\n`,
     );
     expect((await merge(alice.token, change.id)).status).toBe(400);
   });

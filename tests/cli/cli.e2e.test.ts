@@ -206,6 +206,11 @@ describe("the svc-forge CLI against a running server", () => {
     expect(["accepted", "needs_changes"]).toContain(opened.change.status);
     const id = opened.change.id;
     expect(cli(["change", "show", id]).json.change.id).toBe(id);
+    // By its number in the project, as `12` or `#12`; a number without --project is a usage error.
+    const number = String(opened.change.number);
+    expect(cli(["change", "show", number, "--project", "@carol/demo"]).json.change.id).toBe(id);
+    expect(cli(["change", "show", `#${number}`, "--project", "@carol/demo"]).json.change.id).toBe(id);
+    expect(cli(["change", "show", number]).status).toBe(2);
     expect(cli(["change", "review", id, "--verdict", "comment", "--comment", "looks right"]).json.review).toBeDefined();
     expect(cli(["change", "merge", id]).json).toMatchObject({ merged: true, changeId: id, strategy: "merge" });
     expect(
@@ -234,7 +239,9 @@ describe("the svc-forge CLI against a running server", () => {
     });
     expect([fetched.status, fetched.stderr]).toEqual([0, ""]);
 
-    expect(cli(["issue", "open", "@carol/demo", "--title", "a bug", "--body", "details"]).json.issue.number).toBe(1);
+    // Issues and changes share the project's numbers: this issue comes after the changes above.
+    const bug = cli(["issue", "open", "@carol/demo", "--title", "a bug", "--body", "details"]).json.issue;
+    expect(bug.number).toBeGreaterThan(1);
     expect(
       cli(["issue", "list", "@carol/demo", "--status", "open"]).json.issues.map((i: { title: string }) => i.title),
     ).toEqual(["a bug"]);

@@ -2,6 +2,8 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { refusalOf } from "@/server/api";
 import { RelativeTime } from "../_components/relative-time";
+import { EventSentence } from "../_components/event-sentence";
+import { preloadNames } from "../_lib/people";
 import { read, session } from "../_lib/session";
 
 type Props = { params: Promise<{ namespace: string }> };
@@ -15,15 +17,6 @@ function usernameOf(segment: string): string {
 
 export async function generateMetadata({ params }: Props) {
   return { title: `@${usernameOf((await params).namespace)}` };
-}
-
-/** Where an event of the activity list points: the change or issue it is about, else the project. */
-function eventTarget(project: string, data: Record<string, unknown>): { href: string; text: string } {
-  if (typeof data.changeId === "string")
-    return { href: `/${project}/changes/${data.changeId}`, text: `a change in ${project}` };
-  if (typeof data.number === "number")
-    return { href: `/${project}/issues/${data.number}`, text: `${project}#${data.number}` };
-  return { href: `/${project}`, text: project };
 }
 
 /**
@@ -44,6 +37,7 @@ export default async function ProfilePage({ params }: Props) {
     redirect(`/orgs/${encodeURIComponent(username)}`);
   }
   const { user, projects, orgs, activity } = profile;
+  await preloadNames(activity.map((event) => event.actor));
   return (
     <>
       <h1>@{user.username}</h1>
@@ -89,21 +83,18 @@ export default async function ProfilePage({ params }: Props) {
           <p>Nothing you can see.</p>
         ) : (
           <ul>
-            {activity.map((event) => {
-              const target = event.project ? eventTarget(event.project, event.data) : null;
-              return (
-                <li key={event.id}>
-                  <code>{event.kind}</code>
-                  {target && (
-                    <>
-                      {" "}
-                      in <Link href={target.href}>{target.text}</Link>
-                    </>
-                  )}{" "}
-                  <RelativeTime iso={event.occurredAt} />
-                </li>
-              );
-            })}
+            {activity.map((event) => (
+              <li key={event.id}>
+                <EventSentence event={event} project={event.project} />
+                {event.project && (
+                  <>
+                    {" "}
+                    in <Link href={`/${event.project}`}>{event.project}</Link>
+                  </>
+                )}{" "}
+                <RelativeTime iso={event.occurredAt} />
+              </li>
+            ))}
           </ul>
         )}
       </section>

@@ -1,26 +1,32 @@
 import Link from "next/link";
 import { actorName } from "../_lib/people";
 
-/** A user's name linked to their profile. */
+/** A person's generated picture (decorative: their name is always beside it). */
+export function Avatar({ username, size = 20 }: { username: string; size?: number }) {
+  return <img className="avatar" src={`/avatars/${encodeURIComponent(username)}`} alt="" width={size} height={size} />;
+}
+
+/** A user's avatar and name linked to their profile. */
 export function UserLink({ username }: { username: string }) {
   return (
     <Link href={`/@${encodeURIComponent(username)}`} className="person">
+      <Avatar username={username} />
       {username}
     </Link>
   );
 }
 
-/** An agent named with the person it works for: "agent fixer for alice". */
+/** An agent named with the person it works for: "alice's agent fixer". */
 export function AgentName({ name, owner }: { name: string | null; owner: string | null }) {
   return (
     <>
-      agent <strong>{name ?? "(removed)"}</strong>
       {owner && (
         <>
-          {" "}
-          for <UserLink username={owner} />
+          <UserLink username={owner} />
+          {"'s "}
         </>
       )}
+      agent <strong>{name ?? "(removed)"}</strong>
     </>
   );
 }

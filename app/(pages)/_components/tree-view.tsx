@@ -1,7 +1,6 @@
 import Link from "next/link";
 import { CodeSearchForm } from "./code-search-form";
 import { CommitLink } from "./commit-link";
-import { Person } from "./person";
 import { preloadNames } from "../_lib/people";
 import { read } from "../_lib/session";
 import type { loadProject } from "../_lib/project";
@@ -14,6 +13,7 @@ import { ProjectHeader } from "./project-header";
 import { TableHead } from "./table-head";
 import { CopyButton } from "./copy-button";
 import { EntryIcon } from "./entry-icon";
+import { EventSentence } from "./event-sentence";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
@@ -133,7 +133,7 @@ export async function TreeView({
             <ul>
               {activity.events.map((event) => (
                 <li key={event.id}>
-                  <code>{event.kind}</code> by <Person actor={event.actor} /> <RelativeTime iso={event.occurredAt} />
+                  <EventSentence event={event} project={project.path} /> <RelativeTime iso={event.occurredAt} />
                 </li>
               ))}
             </ul>

@@ -20,7 +20,7 @@ const RAW_ROUTE = "/api/projects/";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** `#12` (an issue of the project) and `@name` (a profile), outside links and code. */
+/** `#12` (an issue or, through the issue page's redirect, a change of the project) and `@name` (a profile), outside links and code. */
 function references(base: string | undefined): TokenizerAndRendererExtension {
   return {
     name: "reference",

@@ -42,12 +42,12 @@ export async function actorName(actor: string): Promise<ActorName | undefined> {
   return asked().get(actor);
 }
 
-/** An actor's name as plain text (for an aria-label): "alice", "agent fixer for alice". */
+/** An actor's name as plain text (for an aria-label): "alice", "alice's agent fixer". */
 export async function actorText(actor: string | null): Promise<string> {
   if (!actor) return "someone";
   if (actor === "system") return "the system";
   const name = await actorName(actor);
   if (name?.kind === "agent")
-    return `agent ${name.agentName ?? "(removed)"}${name.username ? ` for ${name.username}` : ""}`;
+    return `${name.username ? `${name.username}'s ` : ""}agent ${name.agentName ?? "(removed)"}`;
   return name?.username ?? "a deleted user";
 }

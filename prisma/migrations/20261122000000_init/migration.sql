@@ -286,6 +286,7 @@ CREATE TABLE "Change" (
     "id" UUID NOT NULL,
     "projectId" UUID NOT NULL,
     "workspaceId" UUID NOT NULL,
+    "number" INTEGER NOT NULL,
     "status" "ChangeStatus" NOT NULL,
     "authorId" UUID,
     "agentId" UUID,
@@ -884,6 +885,9 @@ CREATE INDEX "Change_projectId_status_createdAt_idx" ON "Change"("projectId", "s
 
 -- CreateIndex
 CREATE INDEX "Change_workspaceId_idx" ON "Change"("workspaceId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Change_projectId_number_key" ON "Change"("projectId", "number");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "QueueEntry_changeId_key" ON "QueueEntry"("changeId");

@@ -89,7 +89,7 @@ export async function resolveConflict(
     head,
     tip: record.tipSha,
     signature: author,
-    message: landingMessage(
+    message: await landingMessage(
       change,
       workspace,
       "Merged",

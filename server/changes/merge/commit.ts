@@ -1,4 +1,5 @@
 import type { Change } from "@/server/generated/prisma/client";
+import { db } from "@/server/db";
 import { writeCommitObject, type Repo, type Signature } from "@/server/git";
 
 /** How a change lands: a merge commit (parents: head, tip) or a squash commit (parent: head). */
@@ -12,36 +13,65 @@ const person = (signature: Signature) => ({
   timezoneOffset: 0,
 });
 
+type Landed = Pick<Change, "id" | "number" | "title" | "authorId" | "agentId">;
+
+/** Who opened a change, as a commit names them: "alice", or "alice/fixer" for alice's agent fixer. */
+async function openedBy(change: Landed): Promise<string | null> {
+  const prisma = await db();
+  if (change.agentId) {
+    const agent = await prisma.agent.findUnique({
+      where: { id: change.agentId },
+      select: { name: true, owner: { select: { username: true } } },
+    });
+    return agent ? `${agent.owner.username}/${agent.name}` : null;
+  }
+  if (!change.authorId) return null;
+  return (
+    (await prisma.user.findUnique({ where: { id: change.authorId }, select: { username: true } }))?.username ?? null
+  );
+}
+
 /**
- * The message of a commit that lands a change: the change's title as the subject (what a log shows
- * on one line), the change's id and its workspace in the body, then `note` if any.
+ * The message of a commit that lands a change, in words: a merge says "Merge change #12 'Add
+ * retries' (alice/fixer)", a squash keeps the title as its subject with the number ("Add retries
+ * (#12)"), as GitHub's do; the body names the change, who opened it and its workspace, then `note`
+ * if any, and ends with a `Change-Id` trailer.
  */
-export function landingMessage(
-  change: Pick<Change, "id" | "title">,
+export async function landingMessage(
+  change: Landed,
   workspace: string | null,
   verb: "Merged" | "Squashed",
   note?: string,
-): string {
+): Promise<string> {
+  const by = await openedBy(change);
+  const named = `change #${change.number}${change.title ? ` '${change.title}'` : ""}`;
+  const subject =
+    verb === "Squashed" ? `${change.title || "Change"} (#${change.number})` : `Merge ${named}${by ? ` (${by})` : ""}`;
   const from = workspace ? ` from workspace ${workspace}` : "";
-  return `${change.title || `Change ${change.id}`}\n\n${verb} change ${change.id}${from}.\n${note ? `\n${note}\n` : ""}`;
+  const body = `${verb} ${named}${by ? ` by ${by}` : ""}${from}.`;
+  return `${subject}\n\n${body}\n${note ? `\n${note}\n` : ""}\nChange-Id: ${change.id}\n`;
 }
 
 /**
  * Writes the commit that lands a change: a merge commit (parents: head, tip) or a squash commit
  * (parent: head) of the merged tree. In-process, no spawn.
  */
-export function writeLandingCommit(
+export async function writeLandingCommit(
   repo: Repo,
   input: {
     tree: string;
     head: string;
-    change: Pick<Change, "id" | "title" | "tipSha">;
+    change: Landed & Pick<Change, "tipSha">;
     workspace: string | null;
     strategy: MergeStrategy;
     signature: Signature;
   },
 ): Promise<string> {
-  const message = landingMessage(input.change, input.workspace, input.strategy === "squash" ? "Squashed" : "Merged");
+  const message = await landingMessage(
+    input.change,
+    input.workspace,
+    input.strategy === "squash" ? "Squashed" : "Merged",
+  );
   const who = person(input.signature);
   return writeCommitObject(repo, {
     tree: input.tree,

@@ -48,7 +48,8 @@ export default async function ChangesPage({ params, searchParams }: Props) {
                   <td>
                     <Link href={`${base}/changes/${change.id}`}>
                       {change.title ?? change.workspace ?? change.id.slice(0, 8)}
-                    </Link>
+                    </Link>{" "}
+                    <span className="muted">#{change.number}</span>
                   </td>
                   <td>
                     <span className="badge">{change.status.replace("_", " ")}</span>

@@ -31,9 +31,10 @@ import { CommitLink } from "../../../../_components/commit-link";
 import { projectTitle, segment } from "../../../../_lib/title";
 import { AuthorOf, UserLink, agentActors } from "../../../../_components/person";
 import { preloadNames } from "../../../../_lib/people";
+import { changeOfRoute } from "../../../../_lib/change-ref";
 
-export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>(
-  (r) => `Change ${segment(r.id).slice(0, 8)}`,
+export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) =>
+  /^\d+$/.test(segment(r.id)) ? `Change #${segment(r.id)}` : `Change ${segment(r.id).slice(0, 8)}`,
 );
 
 type Props = {
@@ -50,11 +51,12 @@ export default async function ChangePage({ params, searchParams }: Props) {
   const query = await searchParams;
   const loaded = await loadProject(route);
   const { api, base, project, identity } = loaded;
-  const id = decodeURIComponent(route.id);
   const page = pageNumber(query.page);
   const expansions = expansionsOf(query);
-  const { change, eval: evaluation, evalRuns, queue } = await read(() => api.changes.get({ id }));
+  // Addressed by its number in the project (`changes/12`) or by its id.
+  const { change, eval: evaluation, evalRuns, queue } = await read(() => changeOfRoute(api, loaded, route.id));
   if (change.projectId !== project.id) notFound();
+  const id = change.id;
   const signedIn = identity.kind === "user";
   const canReview = signedIn && atLeast(loaded.level, "write");
   const mergeable = canReview && !CLOSED.includes(change.status);
@@ -121,7 +123,9 @@ export default async function ChangePage({ params, searchParams }: Props) {
         current="changes"
         canWrite={atLeast(loaded.level, "write")}
       />
-      <h1>{change.title ?? `Change ${change.id.slice(0, 8)}`}</h1>
+      <h1>
+        {change.title ?? "Untitled change"} <span className="muted">#{change.number}</span>
+      </h1>
       <p>
         <span className="badge">{change.status}</span> by <AuthorOf author={change.author} agentId={change.agentId} />
         {change.workspace && (
