@@ -45,7 +45,7 @@ const app = values.app ? path.resolve(values.app) : values["skip-build"] ? path.
 
 const POLICY = `evaluators:
   sandbox:
-    command: "node --test --test-reporter=tap test/"
+    command: "node --test --test-reporter=tap test/suite.test.mjs"
     timeoutMs: ${SUITE_MS * 6}
 evaluation:
   waitSeconds: 0

@@ -141,7 +141,8 @@ export async function setUpFleet(client, { count, policy, name = "fleet", land, 
   if (!(await land(agents[0], warm.change, performance.now() + 60_000, fleet))) {
     const { body } = await client.api("GET", `/api/changes/${warm.change.id}`, agents[0].token);
     throw new Error(
-      `the warm-up change did not land in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}`,
+      `the warm-up change did not land in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}, ` +
+        `findings ${JSON.stringify((body?.evalRuns ?? []).flatMap((run) => run.findings))}`,
     );
   }
   return fleet;
