@@ -5,3 +5,4 @@ export { executeRun, runInCheckout, stepFailure, type CheckoutCommand } from "./
 export type { IsolatedOutcome } from "./isolate";
 export { assertSandboxReady, sandboxAvailable } from "./bwrap";
 export { cutLine, readLogFrom, type LogRead } from "./log";
+export { sweepOrphanCgroups } from "./limits";
