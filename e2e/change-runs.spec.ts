@@ -10,7 +10,7 @@ const SUITE = [
   'import { test } from "node:test";',
   "",
   'test("no change is marked failing", async () => {',
-  "  await new Promise((resolve) => setTimeout(resolve, 3000));",
+  "  await new Promise((resolve) => setTimeout(resolve, 8000));",
   '  assert.equal(fs.existsSync("fail.txt"), false);',
   "});",
   "",
@@ -27,10 +27,11 @@ test("runs go from queued or running to their end on the open page; a failed tes
     "test/suite.test.mjs": SUITE,
   });
   const project = { path: "@rhea/suite", id };
+  // Signed in and the project's page open before the suite starts: the page meets the run going.
+  await signIn(page, "rhea");
+  await page.goto(`/${project.path}`);
   const failing = await proposeChange(token, project, "runs-failing", { "fail.txt": "marked\n" });
   const passing = await proposeChange(token, project, "runs-passing", { "ok.txt": "fine\n" });
-
-  await signIn(page, "rhea");
   const sandboxRow = page
     .getByRole("table", { name: "Evaluation runs" })
     .getByRole("row")
