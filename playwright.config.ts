@@ -43,6 +43,8 @@ export default defineConfig({
       BASE_URL: baseURL,
       DATA_DIR: process.env.E2E_DATA_DIR,
       DEV_LOGIN: "1",
+      // e2e/change-runs.spec.ts runs a suite; no other spec's policy names the sandbox evaluator.
+      SANDBOX_ENABLED: "1",
       ADMIN_API_KEY: process.env.E2E_ADMIN_KEY,
       DEPLOY_SECRET_KEY: process.env.E2E_DEPLOY_SECRET_KEY,
       NEXT_TELEMETRY_DISABLED: "1",

@@ -5,7 +5,10 @@
 // 2. cache: a project with 50 npm dependencies (a lockfile resolved from the registry when the
 //    benchmark starts), setup `npm ci` from the registry (cold: the cache empty) against a run whose
 //    cache holds what setup produced (hit: restored by hard links, setup skipped); whole runs.
-// Usage: npx tsx bench/ci/run.ts [--rounds 15] [--files 3000] [--cache-rounds 3] [--only overhead|cache]
+// 3. phases (--only phases): where a run of `true` spends its time, each step of executeRun timed
+//    alone (median of --rounds): layout, checkout, the isolated command (limits, bwrap, setpriv),
+//    the log, the removal (off the verdict's path since it runs after the result).
+// Usage: npx tsx bench/ci/run.ts [--rounds 15] [--files 3000] [--cache-rounds 3] [--only overhead|cache|phases]
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -88,10 +91,50 @@ const load = () =>
 console.log(`node ${process.version}; ${os.cpus().length} CPUs; load average ${load()}`);
 
 try {
-  if (!values.only || values.only === "overhead") {
+  const overheadRepository = () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < FILES; i++) files[`src/d${i % 60}/f${i}.ts`] = `export const v${i} = ${i};\n`;
-    const { repo, commit } = repository("overhead", files);
+    return repository("overhead", files);
+  };
+  if (values.only === "phases") {
+    const { createLayout, removeLayout } = await import("@/server/runners/layout");
+    const { writeCheckout } = await import("@/server/runners/checkout");
+    const { runIsolated } = await import("@/server/runners/isolate");
+    const { RunLog } = await import("@/server/runners/log");
+    const { repo, commit } = overheadRepository();
+    const phases: Record<string, number[]> = { layout: [], checkout: [], command: [], log: [], removal: [] };
+    for (let i = 0; i <= ROUNDS; i++) {
+      const t = [performance.now()];
+      const log = new RunLog(path.join(root, `phases-${i}.log`), 1 << 20);
+      const layout = createLayout();
+      t.push(performance.now());
+      await writeCheckout(repo, commit, layout);
+      t.push(performance.now());
+      const outcome = await runIsolated({
+        layout,
+        command: "true",
+        network: false,
+        memoryMb: 2048,
+        timeoutMs: 60_000,
+        onData: (chunk) => log.write(chunk),
+      });
+      if (outcome.code !== 0) throw new Error(`the command failed: ${JSON.stringify(outcome)}`);
+      t.push(performance.now());
+      log.close();
+      t.push(performance.now());
+      await removeLayout(layout);
+      t.push(performance.now());
+      // The first round warms the caches up and is not counted.
+      if (i > 0) Object.values(phases).forEach((times, p) => times.push(t[p + 1] - t[p]));
+    }
+    console.log(
+      `phases of a run of \`true\` (${FILES} files, median of ${ROUNDS}): ${Object.entries(phases)
+        .map(([name, times]) => `${name} ${median(times).toFixed(1)} ms`)
+        .join(", ")}; load ${load()}`,
+    );
+  }
+  if (!values.only || values.only === "overhead") {
+    const { repo, commit } = overheadRepository();
     const baselineDir = path.join(root, "baseline");
     const baseline = () => {
       const started = performance.now();

@@ -14,6 +14,8 @@ export function fleetClient(port, adminKey) {
     mergeConflicts: 0,
     otherFailures: 0,
     networkErrors: 0,
+    /** The slowest answer's time to its whole body, and which request it was. */
+    slowestRequest: { ms: 0, request: null },
   };
   async function api(method, url, token, body) {
     const headers = {
@@ -21,12 +23,15 @@ export function fleetClient(port, adminKey) {
       ...(token ? { authorization: `Bearer ${token}` } : { "x-admin-api-key": adminKey }),
     };
     let res;
+    const started = performance.now();
     try {
       res = await request(port, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch {
       counters.networkErrors++;
       return { status: 0, body: null };
     }
+    const ms = performance.now() - started;
+    if (ms > counters.slowestRequest.ms) counters.slowestRequest = { ms: Math.round(ms), request: `${method} ${url}` };
     if (res.status >= 500) counters.status5xx++;
     let json = null;
     try {
@@ -108,13 +113,13 @@ export const fileText = (agent, cycle, i) =>
  * workspace; then one cycle of the first agent landed by `land(agent, change, until, fleet)`, before
  * any clock starts (the server loads each route's modules on first use).
  */
-export async function setUpFleet(client, { count, policy, name = "fleet", land }) {
+export async function setUpFleet(client, { count, policy, name = "fleet", land, files = {} }) {
   const { ok } = client;
   const owner = await ok("POST", "/api/admin/users", null, { username: `${name}-owner` });
   const project = await ok("POST", "/api/projects", owner.token, {
     name,
     visibility: "private",
-    files: { "README.md": `${name}\n`, ".svc/policy.yml": policy },
+    files: { "README.md": `${name}\n`, ".svc/policy.yml": policy, ...files },
   });
   const projectPath = `@${project.namespace ?? project.project?.namespace}/${project.slug ?? project.project?.slug}`;
   const projectId = project.id ?? project.project?.id;
@@ -136,47 +141,54 @@ export async function setUpFleet(client, { count, policy, name = "fleet", land }
   if (!(await land(agents[0], warm.change, performance.now() + 60_000, fleet))) {
     const { body } = await client.api("GET", `/api/changes/${warm.change.id}`, agents[0].token);
     throw new Error(
-      `the warm-up change did not land in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}`,
+      `the warm-up change did not land in 60 s; it is ${body?.change?.status}, queue ${JSON.stringify(body?.queue)}, ` +
+        `findings ${JSON.stringify((body?.evalRuns ?? []).flatMap((run) => run.findings))}`,
     );
   }
   return fleet;
 }
 
+const agentFiles = (agent, cycle) =>
+  Object.fromEntries([0, 1, 2].map((i) => [`agent${agent}/c${cycle}/f${i}.ts`, fileText(agent, cycle, i)]));
+
 /**
- * Every agent loops until `deadline` (performance.now() ms): commit, open, `land(agent, change,
- * until)` with `until` = deadline + drainMs. `onCycle({t0, t1, t2, t3, merged})` hears each cycle
- * that opened a change (t0 before the commit, t1 after it, t2 after the open, t3 after landing).
+ * Every agent loops until `deadline` (performance.now() ms): commit `files(agent, cycle)`, open
+ * (`openQuery` appended; the change must answer one of `opens`), `land(agent, change, until)` with
+ * `until` = deadline + drainMs. `onCycle({t0, t1, t2, t3, merged, agent, cycle, change})` hears each
+ * cycle (t0 before the commit, t1 after it, t2 after the open, t3 after landing).
  */
-export async function runAgents(client, fleet, { deadline, drainMs, land, onCycle }) {
+export async function runAgents(
+  client,
+  fleet,
+  { deadline, drainMs, land, onCycle, files = agentFiles, opens = ["accepted"], openQuery = "" },
+) {
   const { api, counters } = client;
   await Promise.all(
     fleet.agents.map(async (agent) => {
       for (let cycle = 0; performance.now() < deadline; cycle++) {
         const t0 = performance.now();
-        const files = Object.fromEntries(
-          [0, 1, 2].map((i) => [`agent${agent.index}/c${cycle}/f${i}.ts`, fileText(agent.index, cycle, i)]),
-        );
         const committed = await api("POST", "/api/workspaces/" + agent.workspace + "/commit", agent.token, {
           projectId: fleet.projectId,
           message: `cycle ${cycle}`,
-          files,
+          files: files(agent.index, cycle),
         });
         if (committed.status !== 201) {
           counters.otherFailures++;
           continue;
         }
         const t1 = performance.now();
-        const res = await api("POST", `/api/projects/${fleet.projectPath}/changes`, agent.token, {
+        const res = await api("POST", `/api/projects/${fleet.projectPath}/changes${openQuery}`, agent.token, {
           workspace: agent.workspace,
         });
         const t2 = performance.now();
-        if (res.status !== 201 || res.body.change.status !== "accepted") {
+        const ids = { agent: agent.index, cycle, change: res.body?.change };
+        if (res.status !== 201 || !opens.includes(res.body.change.status)) {
           counters.otherFailures++;
-          onCycle({ t0, t1, t2, opened: false });
+          onCycle({ t0, t1, t2, opened: false, ...ids });
           continue;
         }
         const merged = await land(agent, res.body.change, deadline + drainMs);
-        onCycle({ t0, t1, t2, t3: performance.now(), opened: true, merged });
+        onCycle({ t0, t1, t2, t3: performance.now(), opened: true, merged, ...ids });
       }
     }),
   );

@@ -26,7 +26,7 @@ async function refused(response: Response): Promise<Error> {
 
 /**
  * Follows a run's live log (GET .../log as text/event-stream) to its `end` event, writing each
- * chunk; a dropped connection resumes at the last byte offset (Last-Event-ID). Answers the status.
+ * chunk and each notice of a cut; a dropped connection resumes at the last byte offset (Last-Event-ID). Answers the status.
  */
 async function followRun(url: string, options: LogOptions): Promise<string> {
   const fetchFn = options.fetch ?? globalThis.fetch;
@@ -48,7 +48,8 @@ async function followRun(url: string, options: LogOptions): Promise<string> {
             if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
           }
           buffer = buffer.slice(end + 2);
-          if (fields.event === "log") {
+          // A `truncated` event is the runner's line saying the log's head was cut (RUNNER_LOG_MB).
+          if (fields.event === "log" || fields.event === "truncated") {
             options.write(JSON.parse(fields.data) as string);
             offset = fields.id;
           } else if (fields.event === "end") return (JSON.parse(fields.data) as { status: string }).status;

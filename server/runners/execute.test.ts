@@ -31,6 +31,16 @@ describe.skipIf(bwrapMissing !== null)(`executeRun${bwrapMissing ? ` (skipped: $
   });
   afterAll(() => fx.cleanup());
 
+  it("runs under the production server's umask 077 (server/runtime/data-dir.ts): the run's uid reaches its checkout", async () => {
+    const before = process.umask(0o077);
+    try {
+      const run = await fx.run({ "a.txt": "here\n" }, "{ command: 'cat a.txt && id -un' }");
+      expect(run, JSON.stringify(run.findings)).toMatchObject({ status: "passed" });
+    } finally {
+      process.umask(before);
+    }
+  });
+
   it("finds a failed node --test case at its file and line from the TAP output", async () => {
     const run = await fx.run({ "test/math.test.js": failingTest }, "{ command: 'node --test' }");
     expect(run).toMatchObject({ status: "failed", exitCode: 1, attempts: 1, flaky: false, timedOut: false });

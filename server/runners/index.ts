@@ -4,3 +4,5 @@ export type { RunFinding, RunResult, RunSpec } from "./types";
 export { executeRun, runInCheckout, stepFailure, type CheckoutCommand } from "./execute";
 export type { IsolatedOutcome } from "./isolate";
 export { assertSandboxReady, sandboxAvailable } from "./bwrap";
+export { cutLine, readLogFrom, type LogRead } from "./log";
+export { sweepOrphanCgroups } from "./limits";

@@ -51,9 +51,12 @@ function allocateUid(): number {
 /** Creates a run's directories: an empty checkout and home owned by the run's uid. */
 export function createLayout(): RunLayout {
   const work = path.join(runnerRoot(), "work");
-  fs.mkdirSync(work, { recursive: true, mode: 0o711 });
+  // Modes set after creation: the server's umask (077, server/runtime/data-dir.ts) would mask them.
+  fs.mkdirSync(work, { recursive: true });
+  fs.chmodSync(work, 0o711);
   const dir = path.join(work, randomBytes(12).toString("hex"));
-  fs.mkdirSync(dir, { mode: 0o755 });
+  fs.mkdirSync(dir);
+  fs.chmodSync(dir, 0o755);
   const root = runsAsRoot();
   const uid = root ? allocateUid() : process.getuid!();
   const gid = root ? uid : process.getgid!();
@@ -73,9 +76,10 @@ export function createLayout(): RunLayout {
   fs.writeFileSync(
     layout.passwd,
     `root:x:0:0::/root:/bin/sh\nrunner:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n`,
-    { mode: 0o644 },
   );
-  fs.writeFileSync(layout.group, `root:x:0:\nrunner:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`, { mode: 0o644 });
+  fs.writeFileSync(layout.group, `root:x:0:\nrunner:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`);
+  fs.chmodSync(layout.passwd, 0o644);
+  fs.chmodSync(layout.group, 0o644);
   return layout;
 }
 

@@ -19,6 +19,27 @@ export interface Limits {
 
 type Cgroups = { kind: "v1"; memory: string; pids: string } | { kind: "v2"; base: string } | null;
 let cgroups: Cgroups | undefined;
+const cgroupsHere = (): Cgroups => (cgroups === undefined ? (cgroups = detectCgroups()) : cgroups);
+
+/**
+ * A run's cgroup is named after the server that made it (pid and start time, so a reused pid is
+ * not mistaken for it): `svc-runner-<pid>.<start>-<random>`. What a crashed server left is known
+ * by an owner that is gone. Servers sharing a parent cgroup are assumed to share a PID namespace.
+ */
+const CGROUP_NAME = /^svc-runner-(\d+)\.(\d+)-[0-9a-f]+$/;
+
+/** A process's start time in clock ticks since boot (field 22 of /proc/PID/stat), or null when it is gone. */
+function startTime(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+let owner: string | undefined;
+const ownerTag = () => (owner ??= `${process.pid}.${startTime(process.pid) ?? 0}`);
 
 /** Our own cgroup in a hierarchy, from /proc/self/cgroup (`3:memory:/a/b` or `0::/a/b`). */
 function ownCgroup(controller: string | null): string | null {
@@ -83,9 +104,9 @@ async function removeCgroup(dir: string): Promise<void> {
 
 /** Creates the limits for one command of `memoryMb` MiB and at most RUNNER_PROCESSES_MAX processes. */
 export function createLimits(memoryMb: number): Limits {
-  if (cgroups === undefined) cgroups = detectCgroups();
+  const found = cgroupsHere();
   const bytes = String(memoryMb * 1024 * 1024);
-  const name = `svc-runner-${randomBytes(8).toString("hex")}`;
+  const name = `svc-runner-${ownerTag()}-${randomBytes(8).toString("hex")}`;
   // Moves the shell into each cgroup named before "--", then execs what follows.
   const enter = (procs: string[]) => [
     "/bin/sh",
@@ -95,9 +116,9 @@ export function createLimits(memoryMb: number): Limits {
     ...procs,
     "--",
   ];
-  if (cgroups?.kind === "v1") {
-    const memory = path.join(cgroups.memory, name);
-    const pids = path.join(cgroups.pids, name);
+  if (found?.kind === "v1") {
+    const memory = path.join(found.memory, name);
+    const pids = path.join(found.pids, name);
     fs.mkdirSync(memory);
     fs.mkdirSync(pids);
     write(path.join(memory, "memory.limit_in_bytes"), bytes);
@@ -119,8 +140,8 @@ export function createLimits(memoryMb: number): Limits {
       },
     };
   }
-  if (cgroups?.kind === "v2") {
-    const dir = path.join(cgroups.base, name);
+  if (found?.kind === "v2") {
+    const dir = path.join(found.base, name);
     fs.mkdirSync(dir);
     write(path.join(dir, "memory.max"), bytes);
     try {
@@ -146,4 +167,50 @@ function rlimits(memoryMb: number, countProcesses: boolean): string[] {
   const args = ["prlimit", "--core=0", `--data=${memoryMb * 1024 * 1024}`];
   if (countProcesses && runsAsRoot()) args.push(`--nproc=${RUNNER_PROCESSES_MAX}`);
   return [...args, "--"];
+}
+
+/** Whether runs are limited by cgroups here (v1 or v2), else by rlimits alone. */
+export const cgroupsKind = (): "v1" | "v2" | null => cgroupsHere()?.kind ?? null;
+
+/** The directories run cgroups are made in. */
+export function cgroupParents(): string[] {
+  const found = cgroupsHere();
+  if (found === null) return [];
+  return found.kind === "v1" ? [found.memory, found.pids] : [found.base];
+}
+
+/**
+ * Kills the processes of the run cgroups a crashed server left under ours, and removes those
+ * cgroups (a server's start-up). Answers the cgroups removed.
+ */
+export async function sweepOrphanCgroups(): Promise<string[]> {
+  const removed: string[] = [];
+  for (const parent of cgroupParents()) {
+    for (const name of fs.readdirSync(parent)) {
+      const match = CGROUP_NAME.exec(name);
+      if (!match || startTime(Number(match[1])) === match[2]) continue;
+      const dir = path.join(parent, name);
+      killCgroup(dir);
+      await removeCgroup(dir);
+      if (!fs.existsSync(dir)) removed.push(dir);
+    }
+  }
+  return removed;
+}
+
+function killCgroup(dir: string): void {
+  try {
+    write(path.join(dir, "cgroup.kill"), "1");
+    return;
+  } catch {
+    // v1, or a kernel before 5.14: one process at a time.
+  }
+  const procs = fs.readFileSync(path.join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean);
+  for (const pid of procs) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // ended meanwhile
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import type { InngestFunction } from "inngest";
-import { validateConfig } from "@/server/config";
+import { config, validateConfig } from "@/server/config";
 import { closeDatabase, startInvalidationListener } from "@/server/db";
-import { assertSandboxReady } from "@/server/runners";
+import { assertSandboxReady, sweepOrphanCgroups } from "@/server/runners";
 import { connectAtStartup } from "./connect";
 import { assertInstanceKeysAgree } from "./keys";
 import { protectDataDir } from "./data-dir";
@@ -40,6 +40,11 @@ export async function startServerRuntime(loadFunctions: LoadJobFunctions): Promi
   holder.__svcRuntimeStarted = true;
   validateConfig();
   assertSandboxReady();
+  if (config.sandboxEnabled) {
+    // Before this server's own runs: what a crashed one left would otherwise run on, unlimited by time.
+    const orphans = await sweepOrphanCgroups();
+    if (orphans.length) log().warn({ cgroups: orphans }, "removed the run cgroups a crashed server left");
+  }
   protectDataDir();
   registerSubscribers();
   await connectAtStartup();

@@ -1,4 +1,6 @@
 import { TableHead } from "../../../../_components/table-head";
+import { statusesOf } from "./run-statuses";
+import { RunsFollower } from "./runs-follower";
 
 type Finding = { message: string; file?: string; line?: number; rule?: string };
 export type EvalRunRow = {
@@ -28,7 +30,8 @@ function notes(run: EvalRunRow): string {
 
 /**
  * A change's eval runs: status, findings (a failed test links to its line in the evaluated tree)
- * and the tail of each run's log. `logs` holds the logs read for the page, by run id.
+ * and the tail of each run's log. `logs` holds the logs read for the page, by run id. While a run
+ * is queued or running the list follows it without a reload (RunsFollower).
  */
 export function EvalRuns({
   base,
@@ -43,6 +46,7 @@ export function EvalRuns({
 }) {
   return (
     <div className="scroll">
+      <RunsFollower changeId={changeId} seen={statusesOf(runs)} />
       <table aria-label="Evaluation runs">
         <TableHead columns={["Evaluator", "Status", "Findings"]} />
         <tbody>
@@ -77,9 +81,9 @@ export function EvalRuns({
                 )}
                 {logs.has(run.id) && (
                   <details>
-                    <summary>
-                      Log (<a href={`/api/changes/${changeId}/evaluations/${run.id}/log`}>whole</a>)
-                    </summary>
+                    {/* The link stays out of the summary: a control inside another is not reachable as itself. */}
+                    <summary>Log</summary>
+                    <a href={`/api/changes/${changeId}/evaluations/${run.id}/log`}>Whole log</a>
                     <pre>{logs.get(run.id)}</pre>
                   </details>
                 )}

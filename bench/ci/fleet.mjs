@@ -1,0 +1,179 @@
+// The fleet with a real suite (issue 42): 50 agents of one owner on one project whose policy has
+// `merge.autoQueue` and a sandbox evaluator running a `node --test` suite that takes --suite-seconds,
+// against the production server (`node server.mjs` of a build of HEAD, SANDBOX_ENABLED=1,
+// RUNNER_CONCURRENCY=--runners). Each agent loops: commit 3 new files, open the change (`?wait=0`:
+// the request never waits for the suite), follow the change's event stream until it lands or fails.
+// Phases: one run per --fail-percent value, each on a fresh server and data directory. In a failing
+// phase every Nth change also adds `failing/<agent>-<cycle>.txt`, which the suite's one test refuses:
+// that change must end needs_changes with its failed test as a finding (file and line of the test);
+// every other change must land.
+// Reports per phase: changes landed per second (in the window), commit -> merged p50/p99, the slowest
+// request (time to the whole answer; the event streams are not requests that end), failing changes
+// with and without their finding, other changes that did not land within 30 s after the end.
+// Targets (docs/benchmarks.md): >= 4 landed/s, p99 <= 60 s, no request over 1 s.
+// Usage: node bench/ci/fleet.mjs [--agents 50] [--seconds 120] [--suite-seconds 10] [--runners 50]
+//                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { fleetClient, fileText, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
+import { buildAppCopy, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
+
+const { values } = parseArgs({
+  options: {
+    agents: { type: "string", default: "50" },
+    seconds: { type: "string", default: "120" },
+    "suite-seconds": { type: "string", default: "10" },
+    runners: { type: "string", default: "50" },
+    "fail-percent": { type: "string", default: "0,5" },
+    app: { type: "string" },
+    "skip-build": { type: "boolean", default: false },
+    port: { type: "string", default: "3951" },
+  },
+});
+const AGENTS = Number(values.agents);
+const SECONDS = Number(values.seconds);
+const SUITE_MS = Number(values["suite-seconds"]) * 1000;
+const PORT = Number(values.port);
+/** How long after the end a change opened before it may take to land and still count. */
+const DRAIN_MS = 30_000;
+const ADMIN_KEY = "bench-ci-fleet";
+
+const work = path.join(root, "bench/.work/ci-fleet");
+const app = values.app ? path.resolve(values.app) : values["skip-build"] ? path.join(work, "app") : buildAppCopy(work);
+
+const POLICY = `evaluators:
+  sandbox:
+    command: "node --test --test-reporter=tap test/suite.test.mjs"
+    timeoutMs: ${SUITE_MS * 6}
+evaluation:
+  waitSeconds: 0
+merge:
+  autoQueue: true
+`;
+// One test: waits out the suite's time, then refuses any file under failing/.
+const SUITE = `import assert from "node:assert/strict";
+import fs from "node:fs";
+import { test } from "node:test";
+
+test("no change is marked failing", async () => {
+  await new Promise((resolve) => setTimeout(resolve, ${SUITE_MS}));
+  const failing = fs.existsSync("failing") ? fs.readdirSync("failing") : [];
+  assert.deepEqual(failing, []);
+});
+`;
+
+const percentile = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null;
+const round = (value) => (value === null ? null : Math.round(value));
+
+async function phase(failPercent) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-ci-fleet-"));
+  // The runs' own uids must reach DATA_DIR/runner (README, SANDBOX_ENABLED).
+  fs.chmodSync(dataDir, 0o711);
+  const server = startNext(app, PORT, {
+    ADMIN_API_KEY: ADMIN_KEY,
+    RATE_LIMIT_PER_MINUTE: "100000000",
+    LOG_LEVEL: "warn",
+    SECRET_KEY: "bench-ci-fleet-secret-key-of-at-least-32-chars",
+    DATA_DIR: dataDir,
+    BASE_URL: `http://127.0.0.1:${PORT}`,
+    SANDBOX_ENABLED: "1",
+    RUNNER_CONCURRENCY: values.runners,
+  });
+  const client = fleetClient(PORT, ADMIN_KEY);
+  try {
+    await waitForServer(PORT, server, "/api/health", 300_000);
+    const land = (agent, change, until) => client.landedByStream(change.id, agent.token, until);
+    const fleet = await setUpFleet(client, {
+      count: AGENTS,
+      policy: POLICY,
+      name: `ci-fleet-${failPercent}`,
+      land,
+      files: { "test/suite.test.mjs": SUITE },
+    });
+    const every = failPercent > 0 ? Math.round(100 / failPercent) : 0;
+    let commits = 0;
+    const failing = new Set();
+    const files = (agent, cycle) => {
+      const entries = [0, 1, 2].map((i) => [`agent${agent}/c${cycle}/f${i}.ts`, fileText(agent, cycle, i)]);
+      if (every && ++commits % every === 0) {
+        failing.add(`${agent}/${cycle}`);
+        entries.push([`failing/${agent}-${cycle}.txt`, "this change fails its tests\n"]);
+      }
+      return Object.fromEntries(entries);
+    };
+
+    const landed = [];
+    const failedChanges = [];
+    let opened = 0;
+    let otherUnlanded = 0;
+    const started = performance.now();
+    const deadline = started + SECONDS * 1000;
+    await runAgents(client, fleet, {
+      deadline,
+      drainMs: DRAIN_MS,
+      land,
+      files,
+      opens: ["open", "accepted"],
+      openQuery: "?wait=0",
+      onCycle: ({ t0, t3, opened: open, merged, agent, cycle, change }) => {
+        if (!open) return;
+        opened++;
+        if (failing.has(`${agent}/${cycle}`)) failedChanges.push({ id: change.id, merged });
+        else if (merged && t3 <= deadline + DRAIN_MS) landed.push({ latency: t3 - t0, at: t3 - started });
+        else otherUnlanded++;
+      },
+    });
+
+    // Each failing change: needs_changes, with the suite's test as a finding at its file and line.
+    let withFinding = 0;
+    for (const { id } of failedChanges) {
+      const { body } = await client.api("GET", `/api/changes/${id}`, fleet.owner.token);
+      const findings = (body?.evalRuns ?? []).flatMap((run) => run.findings);
+      const found = findings.some(
+        (f) => f.rule === "test:no change is marked failing" && f.file === "test/suite.test.mjs" && f.line > 0,
+      );
+      if (body?.change?.status === "needs_changes" && found) withFinding++;
+    }
+    const latencies = landed.map((l) => l.latency).sort((a, b) => a - b);
+    const { slowestRequest, ...counters } = client.counters;
+    return {
+      failPercent,
+      load: os.loadavg().map((l) => +l.toFixed(2)),
+      opened,
+      landed: landed.length,
+      landedPerSecond: +(landed.filter((l) => l.at <= SECONDS * 1000).length / SECONDS).toFixed(2),
+      commitToMergedMs: { p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)) },
+      slowestRequest,
+      failing: failedChanges.length,
+      failingWithTheirFinding: withFinding,
+      failingThatLanded: failedChanges.filter((c) => c.merged).length,
+      othersNotLandedWithin30sAfterEnd: otherUnlanded,
+      ...counters,
+    };
+  } finally {
+    await stopProcess(server);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const results = [];
+for (const failPercent of values["fail-percent"].split(",").map(Number)) results.push(await phase(failPercent));
+console.log(
+  JSON.stringify(
+    { agents: AGENTS, seconds: SECONDS, suiteSeconds: SUITE_MS / 1000, runners: Number(values.runners), results },
+    null,
+    2,
+  ),
+);
+const met = (r) =>
+  r.landedPerSecond >= 4 &&
+  r.commitToMergedMs.p99 !== null &&
+  r.commitToMergedMs.p99 <= 60_000 &&
+  r.slowestRequest.ms <= 1000 &&
+  r.failingWithTheirFinding === r.failing &&
+  r.othersNotLandedWithin30sAfterEnd === 0;
+console.log(results.map((r) => `${r.failPercent}% failing: targets ${met(r) ? "met" : "NOT met"}`).join("\n"));
+if (results.some((r) => r.status5xx > 0 || r.networkErrors > 0)) process.exitCode = 1;
