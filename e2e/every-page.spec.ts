@@ -22,7 +22,6 @@ const FILES = {
 
 let token = "";
 let changeId = "";
-// Issues and changes share a project's numbers: the issue comes after the change.
 let issueNumber = 0;
 let headSha = "";
 

@@ -3,7 +3,7 @@ import { api, createProject, createUser, expectAccessible, signIn } from "./supp
 import { forEachViewport } from "./viewports";
 
 // Issue 44, items 1 and 6: activity in sentences with numbers and titles, changes addressed by
-// number (and `#N` in Markdown), people with avatars linking to their profiles.
+// number (and `!N` in Markdown), people with avatars linking to their profiles.
 test.describe.configure({ mode: "serial" });
 
 const owner = "ada";
@@ -47,39 +47,39 @@ test("an agent's change is opened and merged: the activity says so in words, by 
   expect((await api("POST", `/api/changes/${proposed.body.change.id}/merge`, { token })).status).toBe(200);
   const issue = await api("POST", `/api/projects/${path}/issues`, {
     token,
-    body: { title: "Retries need a cap", body: `Since #${changeNumber} we retry forever.` },
+    body: { title: "Retries need a cap", body: `Since !${changeNumber} we retry forever.` },
   });
   expect(issue.status).toBe(201);
 
   await signIn(page, owner);
   await page.goto(`/${path}`);
   const activity = page.locator("section[aria-labelledby=activity]");
-  await expect(activity).toContainText(`ada's agent scribe opened change #${changeNumber} 'Add retries'`);
-  await expect(activity).toContainText(`ada merged change #${changeNumber} 'Add retries'`);
+  await expect(activity).toContainText(`ada's agent scribe opened change !${changeNumber} 'Add retries'`);
+  await expect(activity).toContainText(`ada merged change !${changeNumber} 'Add retries'`);
   await expect(activity).toContainText("ada opened issue");
   await expect(activity).not.toContainText("change.created");
   const person = activity.getByRole("link", { name: owner }).first();
   await expect(person).toHaveAttribute("href", `/@${owner}`);
   await expect(person.locator("img.avatar")).toHaveAttribute("src", `/avatars/${owner}`);
   await activity
-    .getByRole("link", { name: `change #${changeNumber} 'Add retries'` })
+    .getByRole("link", { name: `change !${changeNumber} 'Add retries'` })
     .first()
     .click();
   await expect(page).toHaveURL(new RegExp(`/${path}/changes/${changeNumber}$`));
-  await expect(page.getByRole("heading", { level: 1 })).toContainText(`Add retries #${changeNumber}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText(`Add retries !${changeNumber}`);
   await checkEverywhere(page, "change-by-number");
   await page.goto(`/${path}`);
   await checkEverywhere(page, "project-activity");
 });
 
-test("#N in Markdown leads to the change of that number; the profile says what its person did", async ({ page }) => {
+test("!N in Markdown leads to the change of that number; the profile says what its person did", async ({ page }) => {
   await signIn(page, owner);
-  await page.goto(`/${path}/issues/${changeNumber + 1}`);
-  await page.getByRole("link", { name: `#${changeNumber}`, exact: true }).click();
+  await page.goto(`/${path}/issues/1`);
+  await page.getByRole("link", { name: `!${changeNumber}`, exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/${path}/changes/${changeNumber}$`));
   await page.goto(`/@${owner}`);
   const activity = page.locator("section[aria-labelledby=activity]");
-  await expect(activity).toContainText(`ada merged change #${changeNumber} 'Add retries'`);
+  await expect(activity).toContainText(`ada merged change !${changeNumber} 'Add retries'`);
   await expect(activity).toContainText("ada opened issue #");
   await checkEverywhere(page, "profile");
 });

@@ -25,7 +25,7 @@ const USAGE = `svc-forge <command>
   workspace commit NAME --project @ns/slug -m MESSAGE FILE...
   change open @ns/slug --workspace NAME
   change list @ns/slug [--status STATUS]
-  change show ID                         ID: a change's id, or its number (12 or #12) with --project @ns/slug
+  change show ID                         ID: a change's id, or its number (12 or !12) with --project @ns/slug
   change review ID --verdict approve|request_changes|comment [--comment TEXT]
   change merge ID [--strategy merge|squash] [--force]
   change watch ID                         each transition on stderr until merged (exit 0), rejected or needs_changes (exit 1)
@@ -85,10 +85,10 @@ function projectArg(value: string | boolean | undefined): { namespace: string; s
 async function run({ positionals: [command, sub, ...rest], values }: Args, config: CliConfig): Promise<unknown> {
   const svc = createSvcClient({ baseUrl: config.url, token: config.token });
   const project = () => ({ params: { path: projectArg(rest[0]) } });
-  // A change by id, or by its number in --project (`12` or `#12`).
+  // A change by id, or by its number in --project (`12`, `!12` or `#12`).
   const changeById = async (value: string | undefined) => {
     const arg = need(value, "ID");
-    const number = /^#?(\d+)$/.exec(arg)?.[1];
+    const number = /^[!#]?(\d+)$/.exec(arg)?.[1];
     if (number === undefined) return unwrap(await svc.GET("/api/changes/{id}", { params: { path: { id: arg } } }));
     const path = {
       ...projectArg(need(values.project, "--project @ns/slug (a change by number)")),
@@ -97,7 +97,7 @@ async function run({ positionals: [command, sub, ...rest], values }: Args, confi
     return unwrap(await svc.GET("/api/projects/{namespace}/{slug}/changes/{number}", { params: { path } }));
   };
   const changeId = async (value: string | undefined) =>
-    /^#?\d+$/.test(value ?? "") ? (await changeById(value)).change.id : need(value, "ID");
+    /^[!#]?\d+$/.test(value ?? "") ? (await changeById(value)).change.id : need(value, "ID");
   const oneWord = ["login", "whoami", "clone", "compare", "search", "blame", "archive"].includes(command ?? "");
   const key = `${command ?? ""} ${oneWord ? "" : (sub ?? "")}`.trim();
   const read = await runReadCommand(

@@ -84,7 +84,7 @@ export async function createChange(
   const id = newChangeId();
   const prepared = await evaluateWorkspace(project, ws.name, id);
   // Taken apart from the write below (one statement, no transaction): a failed write leaves a gap.
-  const number = await allocateProjectNumber(await db(), project.id);
+  const number = await allocateProjectNumber(await db(), project.id, "changes");
   const { verdict } = prepared.outcome;
   const status: ChangeStatus = verdict === null ? "open" : verdict === "passed" ? "accepted" : "needs_changes";
   const actor = actorOf(identity);

@@ -9,15 +9,15 @@ const say = (kind: string, actor: string, data: Record<string, unknown>, subject
 describe("eventSentence", () => {
   it("says who did what to which change or issue, by number and title", () => {
     expect(say("change.created", "agent:f", { changeId: "c1" }, change)).toBe(
-      "alice's agent fixer opened change #12 'Add retries'",
+      "alice's agent fixer opened change !12 'Add retries'",
     );
-    expect(say("change.merged", "user:b", { changeId: "c1" }, change)).toBe("bob merged change #12 'Add retries'");
+    expect(say("change.merged", "user:b", { changeId: "c1" }, change)).toBe("bob merged change !12 'Add retries'");
     expect(say("change.reviewed", "user:b", { verdict: "request_changes" }, change)).toBe(
-      "bob requested changes on change #12 'Add retries'",
+      "bob requested changes on change !12 'Add retries'",
     );
-    expect(say("change.queued", "user:b", {}, change)).toBe("bob queued change #12 'Add retries' for merge");
+    expect(say("change.queued", "user:b", {}, change)).toBe("bob queued change !12 'Add retries' for merge");
     expect(say("change.evaluated", "user:a", { verdict: "failed" }, change)).toBe(
-      "The evaluation of change #12 'Add retries' failed",
+      "The evaluation of change !12 'Add retries' failed",
     );
     const issue: EventSubject = { kind: "issue", id: null, number: 3, title: "Flaky" };
     expect(say("issue.closed", "user:a", {}, issue)).toBe("alice closed issue #3 'Flaky'");

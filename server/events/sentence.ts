@@ -94,7 +94,7 @@ function projectWords(kind: string, data: Record<string, unknown>): string {
 }
 
 /**
- * An event as a sentence a person reads ("alice's agent fixer opened change #12 'Add retries'"),
+ * An event as a sentence a person reads ("alice's agent fixer opened change !12 'Add retries'"),
  * in parts so a page can link the actor and the subject and a text (a notification, a log) can
  * name them plainly. `subject` is what the event is about, looked up by `eventSubjects`.
  */
@@ -118,9 +118,9 @@ export function eventSentence(
   return [actor, { text: ` ${projectWords(event.kind, event.data)}` }];
 }
 
-/** How a subject reads in text: "change #12 'Add retries'". */
+/** How a subject reads in text: "change !12 'Add retries'", "issue #3 'Flaky'" (GitLab's marks: two indexes). */
 export function subjectText(subject: EventSubject): string {
-  const number = subject.number === null ? "" : ` #${subject.number}`;
+  const number = subject.number === null ? "" : ` ${subject.kind === "change" ? "!" : "#"}${subject.number}`;
   const title = subject.title ? ` '${subject.title}'` : "";
   return `${subject.kind}${number}${title}` || subject.kind;
 }

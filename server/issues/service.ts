@@ -95,7 +95,7 @@ export async function createIssue(
   const prisma = await db();
   const issue = await prisma.$transaction(async (tx) => {
     if (input.linkedChangeId) await assertChangeOfProject(tx, project.id, input.linkedChangeId);
-    const number = await allocateProjectNumber(tx, project.id);
+    const number = await allocateProjectNumber(tx, project.id, "issues");
     const created = await tx.issue.create({
       data: {
         projectId: project.id,

@@ -53,7 +53,7 @@ export async function createTestChange(projectId: string) {
     data: {
       projectId,
       workspaceId: workspace.id,
-      number: await allocateProjectNumber(prisma, projectId),
+      number: await allocateProjectNumber(prisma, projectId, "issues"),
       status: "accepted",
       baseSha: "0".repeat(40),
       tipSha: "1".repeat(40),

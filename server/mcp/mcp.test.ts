@@ -226,6 +226,8 @@ describe("tools", () => {
     // The same change by its project and number.
     const byNumber = await ok(client, "get_change", { change: `${project.path}#${created.change.number}` });
     expect(byNumber.change.id).toBe(changeId);
+    const byBang = await ok(client, "get_change", { change: `${project.path}!${created.change.number}` });
+    expect(byBang.change.id).toBe(changeId);
     const runId = created.evalRuns[0].id;
     const log = await ok(client, "get_evaluation_log", { changeId, runId, tail: 10 });
     expect(log).toEqual({

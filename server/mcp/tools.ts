@@ -65,11 +65,15 @@ const projectArg = () =>
     .regex(/^@[^/@]+\/[^/]+$/, "project must be @namespace/slug")
     .describe("The project, as @namespace/slug");
 const changeArg = () =>
-  z.string().min(1).max(200).describe("The change: its id, or @namespace/slug#number (e.g. @alice/demo#12)");
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .describe("The change: its id, or @namespace/slug!number (e.g. @alice/demo!12; #12 is taken too)");
 
-/** A change named by its project and number (`@alice/demo#12`) is read for its id; an id is taken as it is. */
+/** A change named by its project and number (`@alice/demo!12`, or `#12`) is read for its id; an id is taken as it is. */
 async function changeIdOf(caller: ApiCaller, change: unknown): Promise<unknown> {
-  const match = typeof change === "string" ? /^(@[^/@]+\/[^/#]+)#(\d{1,10})$/.exec(change) : null;
+  const match = typeof change === "string" ? /^(@[^/@]+\/[^/#!]+)[!#](\d{1,10})$/.exec(change) : null;
   if (!match) return change;
   const found = await caller.changes.getByNumber({ ...projectParams(match[1]), number: Number(match[2]) });
   return found.change.id;

@@ -49,7 +49,7 @@ describe("POST /api/projects/conflicts/{id}/resolve", () => {
     expect(landed.parent).toEqual([before, change.tipSha]);
     expect(landed.message).toMatch(
       new RegExp(
-        `^Merge change #${change.number} '${change.title}' \\(\\S+\\)\\n\\nMerged change #${change.number} '${change.title}' by \\S+ from workspace \\S+\\.\\n\\nConflicts resolved \\(${strategy}\\): a\\.txt\\n\\nChange-Id: ${change.id}\\n$`,
+        `^Merge change !${change.number} '${change.title}' \\(\\S+\\)\\n\\nMerged change !${change.number} '${change.title}' by \\S+ from workspace \\S+\\.\\n\\nConflicts resolved \\(${strategy}\\): a\\.txt\\n\\nChange-Id: ${change.id}\\n$`,
       ),
     );
     expect((await call("GET", `/api/changes/${change.id}`, { token: alice.token })).body.change.status).toBe("merged");

@@ -61,8 +61,8 @@ describe("POST /api/changes/{id}/merge", () => {
     // The subject says what landed in words; the body who opened it and from where; a trailer its id.
     expect(change.title).toBeTruthy();
     expect(landed.message).toBe(
-      `Merge change #${change.number} '${change.title}' (${alice.username}/bot)\n\n` +
-        `Merged change #${change.number} '${change.title}' by ${alice.username}/bot from workspace ${res.body.workspace}.\n\n` +
+      `Merge change !${change.number} '${change.title}' (${alice.username}/bot)\n\n` +
+        `Merged change !${change.number} '${change.title}' by ${alice.username}/bot from workspace ${res.body.workspace}.\n\n` +
         `Change-Id: ${change.id}\n`,
     );
     expect(showFile(project.id, head, "a.txt")).toBe("a\n");
@@ -93,8 +93,8 @@ describe("POST /api/changes/{id}/merge", () => {
     const landed = await readCommit(openProjectRepo(project.id), res.body.commit);
     expect(landed.parent).toEqual([project.commit]);
     expect(landed.message).toBe(
-      `${change.title} (#${change.number})\n\n` +
-        `Squashed change #${change.number} '${change.title}' by ${alice.username} from workspace ${res.body.workspace}.\n\n` +
+      `${change.title} (!${change.number})\n\n` +
+        `Squashed change !${change.number} '${change.title}' by ${alice.username} from workspace ${res.body.workspace}.\n\n` +
         `Change-Id: ${change.id}\n`,
     );
     expect((await merge(alice.token, change.id)).status).toBe(400);

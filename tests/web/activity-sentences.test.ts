@@ -20,7 +20,7 @@ describe("activity names what each event is about", () => {
     const subject = { kind: "change", id: change.id, number: change.number, title: change.title };
     expect(byKind("change.created").subject).toEqual(subject);
     expect(byKind("change.merged").subject).toEqual(subject);
-    expect(byKind("issue.opened").subject).toEqual({ kind: "issue", id: null, number: 2, title: "Flaky" });
+    expect(byKind("issue.opened").subject).toEqual({ kind: "issue", id: null, number: 1, title: "Flaky" });
     expect(byKind("push").subject).toBeNull();
   });
 });

@@ -98,6 +98,13 @@ describe("renderMarkdown", () => {
     expect(html).not.toContain('href="/@example"');
   });
 
+  it("links !12 to the project's change (GitLab's merge request reference), not in code or links", () => {
+    const html = renderMarkdown("Lands with !12. `!13` [see !14](https://example.com)", { base: "/@alice/demo" });
+    expect(html).toContain('<a class="reference" href="/@alice/demo/changes/12" rel="nofollow noopener">!12</a>');
+    expect(html).toContain("<code>!13</code>");
+    expect(html).not.toMatch(/changes\/1[34]/);
+  });
+
   it("colours a fenced block in a known language with the file views' classes, and escapes it", () => {
     const html = renderMarkdown('```ts\nconst x = "<b>";\n```\n\n```nosuchlang\nplain\n```');
     expect(html).toContain(

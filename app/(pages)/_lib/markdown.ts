@@ -20,19 +20,21 @@ const RAW_ROUTE = "/api/projects/";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** `#12` (an issue or, through the issue page's redirect, a change of the project) and `@name` (a profile), outside links and code. */
+/** `#12` (an issue of the project), `!12` (a change of the project, as GitLab writes merge requests) and `@name` (a profile), outside links and code. */
 function references(base: string | undefined): TokenizerAndRendererExtension {
   return {
     name: "reference",
     level: "inline",
     start: (src) => {
-      const match = /(^|[^\w`&/])[#@]\w/.exec(src);
+      const match = /(^|[^\w`&/])[#!@]\w/.exec(src);
       return match ? match.index + match[1].length : undefined;
     },
     tokenizer(src) {
       if (this.lexer.state.inLink) return undefined;
       const issue = base ? /^#(\d{1,9})\b/.exec(src) : null;
       if (issue) return { type: "reference", raw: issue[0], href: `${base}/issues/${issue[1]}` };
+      const change = base ? /^!(\d{1,9})\b/.exec(src) : null;
+      if (change) return { type: "reference", raw: change[0], href: `${base}/changes/${change[1]}` };
       const user = /^@([A-Za-z0-9][A-Za-z0-9_-]{0,38})(?![\w.-]*@)\b/.exec(src);
       if (user) return { type: "reference", raw: user[0], href: `/@${user[1]}` };
       return undefined;

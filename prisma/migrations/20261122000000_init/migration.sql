@@ -231,6 +231,7 @@ CREATE TABLE "Project" (
     "sourceUrl" TEXT,
     "importPending" BOOLEAN NOT NULL DEFAULT false,
     "lastIssueNumber" INTEGER NOT NULL DEFAULT 0,
+    "lastChangeNumber" INTEGER NOT NULL DEFAULT 0,
     "deletingAt" TIMESTAMP(3),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMP(3) NOT NULL,

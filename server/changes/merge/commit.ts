@@ -32,9 +32,9 @@ async function openedBy(change: Landed): Promise<string | null> {
 }
 
 /**
- * The message of a commit that lands a change, in words: a merge says "Merge change #12 'Add
+ * The message of a commit that lands a change, in words: a merge says "Merge change !12 'Add
  * retries' (alice/fixer)", a squash keeps the title as its subject with the number ("Add retries
- * (#12)"), as GitHub's do; the body names the change, who opened it and its workspace, then `note`
+ * (!12)", GitLab's reference to a merge request: #12 is an issue here); the body names the change, who opened it and its workspace, then `note`
  * if any, and ends with a `Change-Id` trailer.
  */
 export async function landingMessage(
@@ -44,9 +44,9 @@ export async function landingMessage(
   note?: string,
 ): Promise<string> {
   const by = await openedBy(change);
-  const named = `change #${change.number}${change.title ? ` '${change.title}'` : ""}`;
+  const named = `change !${change.number}${change.title ? ` '${change.title}'` : ""}`;
   const subject =
-    verb === "Squashed" ? `${change.title || "Change"} (#${change.number})` : `Merge ${named}${by ? ` (${by})` : ""}`;
+    verb === "Squashed" ? `${change.title || "Change"} (!${change.number})` : `Merge ${named}${by ? ` (${by})` : ""}`;
   const from = workspace ? ` from workspace ${workspace}` : "";
   const body = `${verb} ${named}${by ? ` by ${by}` : ""}${from}.`;
   return `${subject}\n\n${body}\n${note ? `\n${note}\n` : ""}\nChange-Id: ${change.id}\n`;

@@ -49,7 +49,7 @@ export default async function ChangesPage({ params, searchParams }: Props) {
                     <Link href={`${base}/changes/${change.id}`}>
                       {change.title ?? change.workspace ?? change.id.slice(0, 8)}
                     </Link>{" "}
-                    <span className="muted">#{change.number}</span>
+                    <span className="muted">!{change.number}</span>
                   </td>
                   <td>
                     <span className="badge">{change.status.replace("_", " ")}</span>

@@ -34,7 +34,7 @@ import { preloadNames } from "../../../../_lib/people";
 import { changeOfRoute } from "../../../../_lib/change-ref";
 
 export const generateMetadata = projectTitle<ProjectRouteParams & { id: string }>((r) =>
-  /^\d+$/.test(segment(r.id)) ? `Change #${segment(r.id)}` : `Change ${segment(r.id).slice(0, 8)}`,
+  /^\d+$/.test(segment(r.id)) ? `Change !${segment(r.id)}` : `Change ${segment(r.id).slice(0, 8)}`,
 );
 
 type Props = {
@@ -124,7 +124,7 @@ export default async function ChangePage({ params, searchParams }: Props) {
         canWrite={atLeast(loaded.level, "write")}
       />
       <h1>
-        {change.title ?? "Untitled change"} <span className="muted">#{change.number}</span>
+        {change.title ?? "Untitled change"} <span className="muted">!{change.number}</span>
       </h1>
       <p>
         <span className="badge">{change.status}</span> by <AuthorOf author={change.author} agentId={change.agentId} />

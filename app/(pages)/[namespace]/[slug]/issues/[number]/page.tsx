@@ -13,7 +13,6 @@ import { commentOnIssue, setIssueAssignee, setIssueLabels } from "./actions";
 import { LabelChip } from "../../../../_components/label-chip";
 import { RelativeTime } from "../../../../_components/relative-time";
 import { projectTitle, segment } from "../../../../_lib/title";
-import { orChangeOfNumber } from "../../../../_lib/change-ref";
 
 export const generateMetadata = projectTitle<ProjectRouteParams & { number: string }>(
   (r) => `Issue #${segment(r.number)}`,
@@ -32,13 +31,11 @@ export default async function IssuePage({ params, searchParams }: Props) {
   const loaded = await loadProject(route);
   const { api, namespace, slug, base, project, identity } = loaded;
   const [{ issue }, { comments }, { entries }] = await read(() =>
-    orChangeOfNumber(api, loaded, number, () =>
-      Promise.all([
-        api.issues.get({ namespace, slug, number }),
-        api.issues.listComments({ namespace, slug, number, limit: 100 }),
-        api.issues.timeline({ namespace, slug, number }),
-      ]),
-    ),
+    Promise.all([
+      api.issues.get({ namespace, slug, number }),
+      api.issues.listComments({ namespace, slug, number, limit: 100 }),
+      api.issues.timeline({ namespace, slug, number }),
+    ]),
   );
   const assignee = issue.assignee ? `user:${issue.assignee}` : null;
   const canWrite = identity.kind === "user" && atLeast(loaded.level, "write");
