@@ -41,6 +41,20 @@ describe.skipIf(bwrapMissing !== null)(`executeRun${bwrapMissing ? ` (skipped: $
     }
   });
 
+  it("under umask 077, what setup cached (0600, its run's uid) is readable by the next run's uid: the entry is made the server's, a+rX", async () => {
+    const before = process.umask(0o077);
+    try {
+      const files = { "deps.lock": "umask\n" };
+      const policy = `{ setup: "mkdir -p deps/lib && echo library > deps/lib/index.txt", cache: { key: [deps.lock], paths: [deps] }, command: "cat deps/lib/index.txt" }`;
+      expect(await fx.run(files, policy, { projectId: "p-umask" })).toMatchObject({ status: "passed" });
+      const warm = await fx.run(files, policy, { projectId: "p-umask" });
+      expect(warm, warm.output).toMatchObject({ status: "passed", cache: { hit: true } });
+      expect(warm.output).toContain("library");
+    } finally {
+      process.umask(before);
+    }
+  });
+
   it("finds a failed node --test case at its file and line from the TAP output", async () => {
     const run = await fx.run({ "test/math.test.js": failingTest }, "{ command: 'node --test' }");
     expect(run).toMatchObject({ status: "failed", exitCode: 1, attempts: 1, flaky: false, timedOut: false });
