@@ -44,6 +44,7 @@ export const jobsRouter = router({
         tags: ["admin"],
         summary: "Background-job runs, newest first, with filters; `before` a run id pages on (Link rel=next)",
       },
+      errors: { 404: [] },
       list: "cursor",
     })
     .input(
