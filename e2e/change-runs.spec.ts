@@ -20,15 +20,15 @@ const ASSERT_LINE = 7;
 test("runs go from queued or running to their end on the open page; a failed test links to its line", async ({
   page,
 }) => {
-  const token = await createUser("rhea");
+  const token = await createUser("runa");
   const id = await createProject(token, "suite", {
     ".svc/policy.yml":
       "evaluators:\n  sandbox: { command: 'node --test --test-reporter=tap test/suite.test.mjs' }\nevaluation: { waitSeconds: 0 }\n",
     "test/suite.test.mjs": SUITE,
   });
-  const project = { path: "@rhea/suite", id };
+  const project = { path: "@runa/suite", id };
   // Signed in and the project's page open before the suite starts: the page meets the run going.
-  await signIn(page, "rhea");
+  await signIn(page, "runa");
   await page.goto(`/${project.path}`);
   const failing = await proposeChange(token, project, "runs-failing", { "fail.txt": "marked\n" });
   const passing = await proposeChange(token, project, "runs-passing", { "ok.txt": "fine\n" });

@@ -9,7 +9,7 @@ import { forEachViewport, type Viewport } from "./viewports";
 // go to docs/screenshots/.
 test.describe.configure({ mode: "serial" });
 
-const owner = "rhea";
+const owner = "prisca";
 const helper = "soren";
 let token = "";
 let path = `@${owner}/orbit`;
