@@ -33,7 +33,9 @@ describe.skipIf(bwrapMissing !== null)("a log past RUNNER_LOG_MB tells its follo
       body: { workspace },
     });
     expect(created.status).toBe(201);
-    const run = (created.body.evalRuns as any[]).find((r) => r.evaluator === "sandbox");
+    const runs = created.body.evalRuns as Array<{ id: string; evaluator: string }>;
+    const run = runs.find((r) => r.evaluator === "sandbox")!;
+    expect(run).toBeDefined();
     const path = `/api/changes/${created.body.change.id}/evaluations/${run.id}/log`;
     const follow = (lastEventId?: string) =>
       call("GET", path, {
