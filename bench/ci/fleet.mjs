@@ -11,7 +11,7 @@
 // request (time to the whole answer; the event streams are not requests that end), failing changes
 // with and without their finding, other changes that did not land within 30 s after the end.
 // Targets (docs/benchmarks.md): >= 4 landed/s, p99 <= 60 s, no request over 1 s.
-// Usage: node bench/ci/fleet.mjs [--agents 50] [--seconds 120] [--suite-seconds 10] [--runners 50]
+// Usage: node bench/ci/fleet.mjs [--agents 50] [--seconds 120] [--suite-seconds 10] [--runners 64]
 //                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
 import fs from "node:fs";
 import os from "node:os";
@@ -25,7 +25,7 @@ const { values } = parseArgs({
     agents: { type: "string", default: "50" },
     seconds: { type: "string", default: "120" },
     "suite-seconds": { type: "string", default: "10" },
-    runners: { type: "string", default: "50" },
+    runners: { type: "string", default: "64" },
     "fail-percent": { type: "string", default: "0,5" },
     app: { type: "string" },
     "skip-build": { type: "boolean", default: false },

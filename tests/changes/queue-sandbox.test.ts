@@ -152,6 +152,55 @@ describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", {
     expect(again.batchId).not.toBe(tested.batchId);
   });
 
+  it("auto-queue tests a change with its batch while its own runs go; one failing on its own leaves before any bisection", async () => {
+    const alice = await createTestUser();
+    // Refuses bad.txt; the request never waits for the suite.
+    const project = await projectWith(alice.token, {
+      "README.md": "hi\n",
+      "test/bad.test.js": `const test = require("node:test");
+const assert = require("node:assert");
+test("no bad file", () => assert.ok(!require("node:fs").existsSync("bad.txt"), "bad.txt is here"));
+`,
+      [POLICY]:
+        "evaluators:\n  sandbox: { command: 'sleep 1 && node --test' }\nevaluation: { waitSeconds: 0 }\nmerge: { autoQueue: true }\n",
+    });
+    // Opened within one gathering; no runner takes a run until the batch is recorded.
+    setConcurrency("0");
+    const opened = await withEnv({ QUEUE_GATHER_MS: "3000" }, async () => {
+      const good = await changeWith(alice.token, project, { "good.txt": "g\n" });
+      const bad = await changeWith(alice.token, project, { "bad.txt": "b\n" });
+      return [good, bad];
+    });
+    // Both queued at once, still open: their own runs have not ended.
+    expect(opened.map((created) => created.change.status)).toEqual(["open", "open"]);
+    const [good, bad] = opened.map((created) => created.change.id as string);
+    const queuedIds = (await eventsOf(project.id, "change.queued")).map(
+      (e) => (e.data as { changeId: string }).changeId,
+    );
+    expect(queuedIds.sort()).toEqual([good, bad].sort());
+    await runnersSettled();
+    const prisma = await db();
+    while ((await prisma.queueBatch.count({ where: { projectId: project.id } })) === 0) await setTimeout(50);
+    setConcurrency("3");
+    await drained(project.id);
+    expect(await statuses([good, bad])).toEqual(["merged", "needs_changes"]);
+    const left = (await eventsOf(project.id, "change.dequeued")).map((e) => e.data as Record<string, any>);
+    expect(left.find((e) => e.changeId === bad)).toMatchObject({ reason: "evaluation_failed" });
+    const ownRunOfGood = await prisma.evalRun.findFirstOrThrow({
+      where: { changeId: good, batchId: null, evaluator: "sandbox" },
+    });
+    const runs = await batchRuns(project.id);
+    // The first batch (good and bad together) started while good's own run was still going.
+    expect(runs[0].startedAt!.getTime()).toBeLessThan(ownRunOfGood.finishedAt!.getTime());
+    // No bisection: the batch with bad was dropped once bad's own run failed; good alone on the same
+    // base is the tree its own run tested (reused, no run).
+    expect(runs).toHaveLength(2);
+    expect(runs[1]).toMatchObject({ changeId: good, status: "passed", reusedFrom: ownRunOfGood.id });
+    expect((await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId: string }).changeId)).toEqual(
+      [good],
+    );
+  });
+
   it("a batch whose runner died is taken over and lands once, whoever resumes it", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, SUITE);

@@ -21,6 +21,14 @@ export interface GateInput {
   force: boolean;
 }
 
+/**
+ * The change as the queue's gates see it: one still being evaluated (`open`: only its background
+ * runs are left, the fast evaluators passed) is taken as accepted, to be tested with its batch while
+ * its own runs go. It lands only once they passed (the queue waits for them).
+ */
+export const asEvaluated = (change: Change): Change =>
+  change.status === "open" ? { ...change, status: "accepted" } : change;
+
 /** What blocks any landing on the default branch, whatever the change: policy problems and a lock. */
 export function hardProtectionReasons(policy: PolicyResult): string[] {
   const reasons = policyBlockers(policy);

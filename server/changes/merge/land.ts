@@ -144,7 +144,8 @@ function mergedRows(input: MergedInput): { alongside: Alongside; events: EventIn
     UPDATE "Change" AS c
        SET status = 'merged', "mergedSha" = v.sha, "mergedAt" = now(), "mergedById" = $1::uuid, "updatedAt" = now()
       FROM unnest($2::uuid[], $3::text[]) AS v(id, sha)
-     WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected')
+     -- Not even force merges a change whose evaluation still runs ('open').
+     WHERE c.id = v.id AND c.status NOT IN ('merged', 'rejected', 'open')
      RETURNING c.id),
   provenance AS (${INSERT_PROVENANCE})`;
   const params = [

@@ -17,7 +17,7 @@ import { recordConflicts } from "../conflicts/record";
 import { projectHead, workspaceTip } from "../evaluation";
 import { lockChanges } from "../load";
 import { writeLandingCommit, type MergeStrategy } from "../merge/commit";
-import { hardProtectionReasons, protectionReasons } from "../merge/gates";
+import { asEvaluated, hardProtectionReasons, protectionReasons } from "../merge/gates";
 import { ChangeFinalMeanwhile, landOnDefaultBranch, markMerged } from "../merge/land";
 import { MergeSession } from "../merge/merge-tree";
 import { removeEntries, takeEntries, type DequeueReason } from "./entries";
@@ -133,7 +133,8 @@ const LEAVES_AS: Partial<Record<Change["status"], DequeueReason>> = {
 /**
  * Sorts the head of the queue: entries that must leave (their change merged or was rejected
  * elsewhere, failed a re-evaluation, or its workspace no longer holds the queued commit) and
- * entries ready to land now. An entry still short of approvals or a passed evaluation waits.
+ * entries ready to be tested (and to land once their own evaluation passed: see `ownVerdictsPending`).
+ * An entry short of approvals waits.
  */
 async function triage(project: Project, repo: Repo, head: string, policy: PolicyResult, entries: HeadEntry[]) {
   const leaving: Leaving[] = [];
@@ -151,13 +152,13 @@ async function triage(project: Project, repo: Repo, head: string, policy: Policy
     }
     const gate = {
       project,
-      change,
+      change: asEvaluated(change),
       workspace,
       repo,
       head,
       policy,
       reviews: entry.reviews,
-      evaluationPassed: entry.evaluationPassed,
+      evaluationPassed: entry.evaluationPassed || change.status === "open",
       force: false,
     };
     if (protectionReasons(gate).length === 0) ready.push(entry);
@@ -209,10 +210,16 @@ async function projectBatch(repo: Repo, head: string, ready: HeadEntry[]) {
   return { projected, conflicted };
 }
 
+/** Whether a change of the batch is still being evaluated on its own (queued speculatively). */
+const ownVerdictsPending = (projected: Projected[]) => projected.some((item) => item.entry.change.status === "open");
+
 /**
  * Evaluates the whole projected batch once. When it fails, bisects the prefixes (the smallest
  * failing prefix ends with the culprit): what is ahead of the culprit lands. Null while a verdict
  * it needs is still running: the same walk, taken again once it ended, reads the verdicts it had.
+ * A batch holding changes whose own evaluation still runs waits for it whatever its verdict: they
+ * land only once accepted, and one that fails leaves (the batch is projected again without it)
+ * before any bisection is spent on finding it.
  */
 async function bisect(
   projected: Projected[],
@@ -220,7 +227,7 @@ async function bisect(
 ): Promise<{ landed: Projected[]; culprit: Culprit | null } | null> {
   if (projected.length === 0) return { landed: projected, culprit: null };
   const whole = await evaluate(projected.length - 1);
-  if (!whole) return null;
+  if (!whole || ownVerdictsPending(projected)) return null;
   if (whole.passed) return { landed: projected, culprit: null };
   let failing = { index: projected.length - 1, issues: whole.issues };
   let low = 0;

@@ -10,7 +10,7 @@ import { reviewState, reviewStateOf } from "@/server/changes/reviews/rules";
 import { projectHead } from "../evaluation";
 import { loadChange, lockChange } from "../load";
 import type { MergeStrategy } from "../merge/commit";
-import { protectionReasons, type GateInput } from "../merge/gates";
+import { asEvaluated, protectionReasons, type GateInput } from "../merge/gates";
 import { addEntry, entryRow, positionOf, queuedEntries, queuedEvent, removeEntries, type EntryRow } from "./entries";
 import { wakeQueue } from "./runner";
 
@@ -100,9 +100,11 @@ export async function projectQueue(identity: Identity, ref: ProjectRef, limit: n
  * Call after a change's state changed (created, re-evaluated, reviewed; a caller that just
  * evaluated it passes the head and policy it read). A queued change wakes its queue (an approval
  * may be what it waited for; a failed re-evaluation makes it leave). Otherwise, under
- * `merge.autoQueue: true`, a change that is accepted or approved and passes the approval gate
- * (agents' changes included: `requiredApprovals` still applies) enters the queue as if the
- * project's owner queued it; anything else leaves it where it is.
+ * `merge.autoQueue: true`, a change that is accepted or approved, or still being evaluated, and
+ * passes the approval gate (agents' changes included: `requiredApprovals` still applies) enters the
+ * queue as if the project's owner queued it; anything else leaves it where it is. A change still
+ * being evaluated is tested with its batch while its own runs go (one suite's time from open to
+ * landed, not two) and lands only once they passed.
  */
 export async function autoQueue(
   project: Project,
@@ -119,15 +121,18 @@ export async function autoQueue(
   if (!autoQueueAdmits({ project, change, repo, head, policy, reviews: await reviewState(prisma, change) })) return;
   const added = await prisma.$transaction(async (tx) => {
     const current = await lockChange(tx, change.id);
-    if (current.status !== "accepted" && current.status !== "approved") return false;
+    if (!AUTO_QUEUED.has(current.status)) return false;
     return addEntry(tx, current, autoEntry(enqueuedById));
   });
   if (added) wakeQueue(project.id);
 }
 
-/** Who queues an accepted or approved change under `merge.autoQueue` (the project's owner), or null. */
+/** The statuses `merge.autoQueue` queues from (`open`: its evaluation still runs). */
+const AUTO_QUEUED = new Set<Change["status"]>(["accepted", "approved", "open"]);
+
+/** Who queues a change under `merge.autoQueue` (the project's owner), or null. */
 const autoQueuer = (project: Project, change: Change): string | null =>
-  change.status === "accepted" || change.status === "approved" ? (project.ownerUserId ?? change.authorId) : null;
+  AUTO_QUEUED.has(change.status) ? (project.ownerUserId ?? change.authorId) : null;
 
 const autoEntry = (enqueuedById: string) => ({ strategy: "merge" as const, enqueuedById, actor: "system", auto: true });
 
@@ -135,7 +140,8 @@ function autoQueueAdmits(
   input: Pick<GateInput, "project" | "change" | "repo" | "head" | "policy" | "reviews">,
 ): boolean {
   if (!input.policy.ok || !input.policy.policy.merge.autoQueue) return false;
-  return protectionReasons({ ...input, workspace: null, evaluationPassed: true, force: false }).length === 0;
+  const change = asEvaluated(input.change);
+  return protectionReasons({ ...input, change, workspace: null, evaluationPassed: true, force: false }).length === 0;
 }
 
 /**
