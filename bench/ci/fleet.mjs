@@ -72,16 +72,21 @@ async function phase(failPercent) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-ci-fleet-"));
   // The runs' own uids must reach DATA_DIR/runner (README, SANDBOX_ENABLED).
   fs.chmodSync(dataDir, 0o711);
-  const server = startNext(app, PORT, {
-    ADMIN_API_KEY: ADMIN_KEY,
-    RATE_LIMIT_PER_MINUTE: "100000000",
-    LOG_LEVEL: "warn",
-    SECRET_KEY: "bench-ci-fleet-secret-key-of-at-least-32-chars",
-    DATA_DIR: dataDir,
-    BASE_URL: `http://127.0.0.1:${PORT}`,
-    SANDBOX_ENABLED: "1",
-    RUNNER_CONCURRENCY: values.runners,
-  });
+  const server = startNext(
+    app,
+    PORT,
+    {
+      ADMIN_API_KEY: ADMIN_KEY,
+      RATE_LIMIT_PER_MINUTE: "100000000",
+      LOG_LEVEL: "warn",
+      SECRET_KEY: "bench-ci-fleet-secret-key-of-at-least-32-chars",
+      DATA_DIR: dataDir,
+      BASE_URL: `http://127.0.0.1:${PORT}`,
+      SANDBOX_ENABLED: "1",
+      RUNNER_CONCURRENCY: values.runners,
+    },
+    { logFile: path.join(work, `server-${failPercent}.log`) },
+  );
   const client = fleetClient(PORT, ADMIN_KEY);
   try {
     await waitForServer(PORT, server, "/api/health", 300_000);

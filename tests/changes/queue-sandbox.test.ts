@@ -119,7 +119,7 @@ describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", {
     // a and c together were never tested: their batch waits for a run no runner takes.
     await queueHeld(alice.token, [a, c]);
     const prisma = await db();
-    const batch = await prisma.queueBatch.findUniqueOrThrow({ where: { projectId: project.id } });
+    const batch = await prisma.queueBatch.findFirstOrThrow({ where: { projectId: project.id } });
     expect((batch.entries as Array<{ changeId: string }>).map((item) => item.changeId)).toEqual([a, c]);
     expect((await batchRuns(project.id)).map((run) => run.status)).toEqual(["queued"]);
     // Meanwhile: another project's queue lands, this one queues another change and merges one directly.
@@ -150,6 +150,47 @@ describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", {
     expect(tested).toMatchObject({ status: "passed", reusedFrom: null });
     expect(again).toMatchObject({ status: "passed", reusedFrom: tested.id, attempts: 0 });
     expect(again.batchId).not.toBe(tested.batchId);
+  });
+
+  it("stacks the next batch on the one in flight: tested beside it, landed after it; a failure below drops it and it is projected again", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, SUITE);
+    const [a, b, c, d, e] = await accepted(alice.token, project, ["a", "b", "c", "d", "e"]);
+    // a and b fail together: the first batch. c arrives while it waits for its run.
+    await queueHeld(alice.token, [a, b]);
+    expect((await queue(alice.token, c)).status).toBe(202);
+    await runnersSettled();
+    const prisma = await db();
+    const chain = await prisma.queueBatch.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "asc" } });
+    const itemsOf = (batch: (typeof chain)[number]) => batch.entries as Array<{ changeId: string; commit: string }>;
+    expect(chain.map((batch) => itemsOf(batch).map((item) => item.changeId))).toEqual([[a, b], [c]]);
+    expect(chain[1].baseSha).toBe(itemsOf(chain[0]).at(-1)!.commit);
+    const entryOfC = await prisma.queueEntry.findUniqueOrThrow({ where: { changeId: c } });
+    expect(entryOfC.state).toBe("testing");
+    expect((await batchRuns(project.id)).map((run) => run.status)).toEqual(["queued", "queued"]);
+    setConcurrency("2");
+    await drained(project.id);
+    expect(await statuses([a, b, c])).toEqual(["merged", "needs_changes", "merged"]);
+    // c's first run was on a+b, which never landed: c was tested again on what did.
+    const runsOfC = (await batchRuns(project.id)).filter((run) => run.changeId === c);
+    expect(runsOfC[0].baseSha).toBe(chain[1].baseSha);
+    expect(runsOfC.at(-1)).toMatchObject({ status: "passed" });
+    expect(runsOfC.at(-1)!.baseSha).not.toBe(chain[1].baseSha);
+    // A chain that lands whole: e on top of d, both tested at once, each landed once, no run again.
+    await queueHeld(alice.token, [d]);
+    expect((await queue(alice.token, e)).status).toBe(202);
+    await runnersSettled();
+    const whole = await prisma.queueBatch.findMany({ where: { projectId: project.id }, orderBy: { createdAt: "asc" } });
+    expect(whole.map((batch) => itemsOf(batch).map((item) => item.changeId))).toEqual([[d], [e]]);
+    setConcurrency("2");
+    await drained(project.id);
+    expect(await statuses([d, e])).toEqual(["merged", "merged"]);
+    const runsOfE = (await batchRuns(project.id)).filter((run) => run.changeId === e);
+    expect(runsOfE).toHaveLength(1);
+    expect(runsOfE[0]).toMatchObject({ status: "passed", baseSha: whole[1].baseSha });
+    expect(
+      (await eventsOf(project.id, "change.merged")).map((e) => (e.data as { changeId: string }).changeId).sort(),
+    ).toEqual([a, c, d, e].sort());
   });
 
   it("auto-queue tests a change with its batch while its own runs go; one failing on its own leaves before any bisection", async () => {

@@ -912,7 +912,7 @@ CREATE INDEX "EvalRun_projectId_reuseKey_idx" ON "EvalRun"("projectId", "reuseKe
 CREATE INDEX "EvalRun_batchId_idx" ON "EvalRun"("batchId");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "QueueBatch_projectId_key" ON "QueueBatch"("projectId");
+CREATE UNIQUE INDEX "QueueBatch_projectId_baseSha_key" ON "QueueBatch"("projectId", "baseSha");
 
 -- CreateIndex
 CREATE INDEX "Review_changeId_reviewerId_idx" ON "Review"("changeId", "reviewerId");

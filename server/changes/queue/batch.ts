@@ -7,11 +7,14 @@ import { cancelBatchRuns, isUnfinished, RUNS_TOPIC } from "../runs/store";
 import type { BackgroundResult, BackgroundVerdicts } from "./evaluate";
 
 /**
- * The merge queue's batch in flight (QueueBatch, one per project): what a turn that queued
- * background runs for its projected commits leaves for the turn their end wakes. It holds no lock:
- * the next turn lands it if its base is still the branch head and its entries are still ready, and
- * drops it otherwise (the entries are projected again). Landing deletes it in the landing's
- * transaction, so a batch lands once whatever instance resumes it.
+ * The merge queue's batches in flight (QueueBatch): what a turn that queued background runs for
+ * its projected commits leaves for the turn their end wakes. They form a chain: the first is
+ * projected on the branch head, each next one on the last projected commit of the one below (GitHub's
+ * build concurrency: a batch is tested while the one below still is). None holds a lock: a turn
+ * lands the first once its verdict is in, if its base is still the branch head and its entries are
+ * still ready, and drops it (with everything above it) otherwise; the entries are projected again.
+ * Landing deletes the batch in the landing's transaction, so a batch lands once whatever instance
+ * resumes it.
  */
 
 /** An entry of a batch and the projected commit of the batch's prefix that ends with it (a type: stored as JSON). */
@@ -27,25 +30,41 @@ export interface InFlight {
   items: BatchItem[];
 }
 
-/** The project's batch in flight, if any. */
-export async function inFlightBatch(projectId: string): Promise<InFlight | null> {
-  const row = await (await db()).queueBatch.findUnique({ where: { projectId } });
-  return row && { id: row.id, baseSha: row.baseSha, items: row.entries as unknown as BatchItem[] };
+/**
+ * The project's chain of batches in flight that can still land as tested, bottom first: the one
+ * on `head`, the one on its last commit, and so on while each one's entries are all `ready`. Every
+ * other batch of the project is dropped.
+ */
+export async function liveChain(projectId: string, head: string, ready: Set<string>): Promise<InFlight[]> {
+  const rows = await (await db()).queueBatch.findMany({ where: { projectId } });
+  const byBase = new Map(rows.map((row) => [row.baseSha, row]));
+  const chain: InFlight[] = [];
+  for (let row = byBase.get(head); row;) {
+    const items = row.entries as unknown as BatchItem[];
+    if (!items.every((item) => ready.has(item.entryId))) break;
+    chain.push({ id: row.id, baseSha: row.baseSha, items });
+    row = byBase.get(items.at(-1)!.commit);
+  }
+  const kept = new Set(chain.map((batch) => batch.id));
+  const stale = rows.filter((row) => !kept.has(row.id)).map((row) => row.id);
+  if (stale.length > 0) await dropBatches(stale);
+  return chain;
 }
 
-/** Forgets a batch that can no longer land as tested; its unfinished runs are cancelled. */
-export async function dropBatch(batchId: string): Promise<void> {
+/** Forgets batches that can no longer land as tested; their unfinished runs are cancelled. */
+async function dropBatches(batchIds: string[]): Promise<void> {
   await (
     await db()
   ).$transaction(async (tx) => {
-    await tx.queueBatch.deleteMany({ where: { id: batchId } });
-    await cancelBatchRuns(tx, batchId);
+    await tx.queueBatch.deleteMany({ where: { id: { in: batchIds } } });
+    for (const batchId of batchIds) await cancelBatchRuns(tx, batchId);
   });
 }
 
 /**
- * Records a new batch in flight with the runs its turn queued, and puts the ready entries it left
- * out back to `waiting`; its last projected commit is pinned first (safe from gc while it waits).
+ * Records a new batch in flight (the top of the chain) with the runs its turn queued, and puts the
+ * ready entries no batch holds back to `waiting`; its last projected commit is pinned first (safe
+ * from gc while it waits, and with it every batch's below).
  */
 export async function recordBatch(
   repo: Repo,
@@ -62,6 +81,9 @@ export async function recordBatch(
       data: { id: batch.id, projectId, baseSha: batch.baseSha, entries: batch.items },
     });
     await runs.store(tx);
+    // A batch stacked on another takes entries that were waiting.
+    const testing = batch.items.map((item) => item.entryId);
+    await tx.queueEntry.updateMany({ where: { id: { in: testing }, state: "waiting" }, data: { state: "testing" } });
     if (waiting.length > 0)
       await tx.queueEntry.updateMany({ where: { id: { in: waiting } }, data: { state: "waiting" } });
   });

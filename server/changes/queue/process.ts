@@ -21,7 +21,7 @@ import { asEvaluated, hardProtectionReasons, protectionReasons } from "../merge/
 import { ChangeFinalMeanwhile, landOnDefaultBranch, markMerged } from "../merge/land";
 import { MergeSession } from "../merge/merge-tree";
 import { removeEntries, takeEntries, type DequeueReason } from "./entries";
-import { BatchRuns, claimBatch, dropBatch, inFlightBatch, recordBatch } from "./batch";
+import { BatchRuns, claimBatch, liveChain, recordBatch, type InFlight } from "./batch";
 import { evaluateProjected, type Verdict } from "./evaluate";
 import { queueHeadAlongside, type HeadEntry } from "./head";
 
@@ -32,6 +32,12 @@ import { queueHeadAlongside, type HeadEntry } from "./head";
  * agents lands in one turn rather than two.
  */
 const BATCH_MAX = 100;
+/**
+ * Batches tested at once, each projected on the last commit of the one below (the first on the
+ * branch head): entries that arrive while a batch's suite runs are tested beside it, not after it.
+ * A failure below drops what is above (projected again), so deeper costs more runs when changes fail.
+ */
+const PIPELINE_MAX = 8;
 /** Rounds per turn; each lands or removes something, so this bounds only a branch that never holds still. */
 const ROUNDS_MAX = 1000;
 
@@ -271,7 +277,7 @@ async function recordCulprit(tx: Tx, project: Project, culprit: Culprit): Promis
 /**
  * Lands a batch through the one door: the landed entries leave the queue (all of them, or the
  * round is void), their changes become merged as if their enqueuers merged them, the culprit
- * leaves with its reason, and the rest wait again, in the transaction that moves the branch, with
+ * leaves with its reason, and the rest wait again (but those of the batches above, still tested), in the transaction that moves the branch, with
  * the batch's runs of this turn and its record taken out.
  */
 async function landBatch(
@@ -282,6 +288,7 @@ async function landBatch(
   batch: { landed: Projected[]; culprit: Culprit | null },
   runs: BatchRuns,
   inFlight: boolean,
+  stacked: Set<string>,
 ) {
   const { landed, culprit } = batch;
   const models = new Map(
@@ -323,7 +330,7 @@ async function landBatch(
       await recordEvents(tx, events);
       if (culprit) await removeEntries(tx, project.id, [await recordCulprit(tx, project, culprit)], "system");
       const done = new Set([...landed.map((l) => l.entry.id), ...(culprit ? [culprit.entry.id] : [])]);
-      const waiting = ready.filter((e) => !done.has(e.id)).map((e) => e.id);
+      const waiting = ready.filter((e) => !done.has(e.id) && !stacked.has(e.id)).map((e) => e.id);
       if (waiting.length > 0)
         await tx.queueEntry.updateMany({ where: { id: { in: waiting } }, data: { state: "waiting" } });
     },
@@ -332,23 +339,19 @@ async function landBatch(
 }
 
 /**
- * The batch a turn works on: the one in flight when it can still land as tested (its base is the
- * head, its entries are all still ready), else the ready entries projected anew (the one in flight,
- * if any, dropped).
+ * The batch a turn works on: the first of the chain in flight (see `liveChain`), else the ready
+ * entries projected anew on the head.
  */
-async function batchOf(projectId: string, repo: Repo, head: string, ready: HeadEntry[]) {
-  const flight = await inFlightBatch(projectId);
-  if (flight) {
+async function batchOf(projectId: string, repo: Repo, head: string, ready: HeadEntry[], chain: InFlight[]) {
+  const [first] = chain;
+  if (first) {
     const byId = new Map(ready.map((entry) => [entry.id, entry]));
-    const projected = flight.items.map((item) => ({ entry: byId.get(item.entryId)!, commit: item.commit }));
-    if (flight.baseSha === head && projected.every((item) => item.entry))
-      return {
-        projected,
-        conflicted: null,
-        runs: await BatchRuns.of(projectId, repo, head, flight.id),
-        inFlight: true,
-      };
-    await dropBatch(flight.id);
+    return {
+      projected: first.items.map((item) => ({ entry: byId.get(item.entryId)!, commit: item.commit })),
+      conflicted: null,
+      runs: await BatchRuns.of(projectId, repo, head, first.id),
+      inFlight: true,
+    };
   }
   const prisma = await db();
   // Marked while the batch builds: the round does not wait for the statement (on the embedded
@@ -366,6 +369,29 @@ async function batchOf(projectId: string, repo: Repo, head: string, ready: HeadE
   return { projected, conflicted, runs: await BatchRuns.of(projectId, repo, head), inFlight: false };
 }
 
+/**
+ * Projects the ready entries no batch holds on the last commit of the chain and queues its runs:
+ * they are tested while the batches below still are, and land once those landed whole (else the
+ * batch is dropped and they are projected again). An entry that conflicts with what is below stops
+ * the projection: it waits to be tried on the branch itself, where its conflict is recorded.
+ */
+async function stackBatch(project: Project, repo: Repo, chain: InFlight[], ready: HeadEntry[]): Promise<void> {
+  const held = new Set(chain.flatMap((batch) => batch.items.map((item) => item.entryId)));
+  const rest = ready.filter((entry) => !held.has(entry.id));
+  if (rest.length === 0) return;
+  const base = chain.at(-1)!.items.at(-1)!.commit;
+  const { projected } = await projectBatch(repo, base, rest);
+  if (projected.length === 0) return;
+  const runs = await BatchRuns.of(project.id, repo, base);
+  const last = projected.at(-1)!;
+  const policy = await loadPolicy(repo, base);
+  await evaluateProjected(project, repo, policy, base, last.commit, last.entry.changeId, runs.verdicts);
+  const items = projected.map(({ entry, commit }) => ({ entryId: entry.id, changeId: entry.changeId, commit }));
+  const tested = new Set(items.map((item) => item.entryId));
+  const waiting = rest.flatMap((entry) => (tested.has(entry.id) ? [] : [entry.id]));
+  await recordBatch(repo, project.id, { id: runs.batchId, baseSha: base, items }, runs, waiting);
+}
+
 /** What a round did: moved entries (another may follow), queued runs to wait for, or nothing. */
 type RoundOutcome = "moved" | "waiting" | "idle";
 
@@ -380,7 +406,8 @@ async function processRound(projectId: string): Promise<RoundOutcome> {
   const { leaving, ready } = await triage(project, repo, head, policy, entries);
   if (leaving.length > 0) await prisma.$transaction((tx) => removeEntries(tx, projectId, leaving, "system"));
   if (ready.length === 0) return leaving.length > 0 ? "moved" : "idle";
-  const { projected, conflicted, runs, inFlight } = await batchOf(projectId, repo, head, ready);
+  const chain = await liveChain(projectId, head, new Set(ready.map((entry) => entry.id)));
+  const { projected, conflicted, runs, inFlight } = await batchOf(projectId, repo, head, ready, chain);
   const evaluated = await bisect(projected, (index) =>
     evaluateProjected(
       project,
@@ -394,8 +421,10 @@ async function processRound(projectId: string): Promise<RoundOutcome> {
   );
   if (!evaluated) {
     // Background runs decide: recorded with the batch, the turn ends; their end wakes the queue.
-    if (inFlight) await prisma.$transaction((tx) => runs.store(tx));
-    else {
+    if (inFlight) {
+      await prisma.$transaction((tx) => runs.store(tx));
+      if (chain.length < PIPELINE_MAX) await stackBatch(project, repo, chain, ready);
+    } else {
       const tested = new Set(projected.map((item) => item.entry.id));
       const items = projected.map(({ entry, commit }) => ({ entryId: entry.id, changeId: entry.changeId, commit }));
       await recordBatch(
@@ -416,7 +445,8 @@ async function processRound(projectId: string): Promise<RoundOutcome> {
       data: { state: "merging" },
     });
   try {
-    await landBatch(project, repo, head, ready, batch, runs, inFlight);
+    const stacked = new Set(chain.slice(1).flatMap((above) => above.items.map((item) => item.entryId)));
+    await landBatch(project, repo, head, ready, batch, runs, inFlight, stacked);
   } catch (error) {
     // The branch moved (a direct merge or push), another processor got there first, or a change of
     // the batch was merged directly meanwhile: the next round re-reads the queue and the head.
