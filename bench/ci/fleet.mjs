@@ -13,6 +13,7 @@
 // Targets (docs/benchmarks.md): >= 4 landed/s, p99 <= 60 s, no request over 1 s.
 // Usage: node bench/ci/fleet.mjs [--agents 50] [--seconds 120] [--suite-seconds 10] [--runners 64]
 //                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
+//                                [--cpu-prof] (the server's CPU profile under bench/.work/ci-fleet/profile-<percent>)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     app: { type: "string" },
     "skip-build": { type: "boolean", default: false },
     port: { type: "string", default: "3951" },
+    "cpu-prof": { type: "boolean", default: false },
   },
 });
 const AGENTS = Number(values.agents);
@@ -85,7 +87,10 @@ async function phase(failPercent) {
       SANDBOX_ENABLED: "1",
       RUNNER_CONCURRENCY: values.runners,
     },
-    { logFile: path.join(work, `server-${failPercent}.log`) },
+    {
+      logFile: path.join(work, `server-${failPercent}.log`),
+      profileDir: values["cpu-prof"] ? path.join(work, `profile-${failPercent}`) : undefined,
+    },
   );
   const client = fleetClient(PORT, ADMIN_KEY);
   try {
@@ -127,7 +132,8 @@ async function phase(failPercent) {
         if (!open) return;
         opened++;
         if (failing.has(`${agent}/${cycle}`)) failedChanges.push({ id: change.id, merged });
-        else if (merged && t3 <= deadline + DRAIN_MS) landed.push({ latency: t3 - t0, at: t3 - started });
+        else if (merged && t3 <= deadline + DRAIN_MS)
+          landed.push({ id: change.id, latency: t3 - t0, at: t3 - started });
         else otherUnlanded++;
       },
     });
@@ -142,6 +148,31 @@ async function phase(failPercent) {
       );
       if (body?.change?.status === "needs_changes" && found) withFinding++;
     }
+    // Where a landed change's time goes (a sample of the middle of the run): open -> its own
+    // sandbox run starts, the run itself, its end -> merged.
+    const sample = landed.filter((l) => l.at > 30_000).slice(0, 60);
+    const phases = { queuedMs: [], runMs: [], afterRunMs: [] };
+    for (const { id } of sample) {
+      const { body } = await client.api("GET", `/api/changes/${id}`, fleet.owner.token);
+      const own = (body?.evalRuns ?? []).find((run) => run.evaluator === "sandbox");
+      if (!own?.startedAt || !own.finishedAt || !body.change.mergedAt) continue;
+      const [opened, ran, ended, merged] = [
+        body.change.createdAt,
+        own.startedAt,
+        own.finishedAt,
+        body.change.mergedAt,
+      ].map(Date.parse);
+      phases.queuedMs.push(ran - opened);
+      phases.runMs.push(ended - ran);
+      phases.afterRunMs.push(merged - ended);
+    }
+    const median = (list) =>
+      round(
+        percentile(
+          list.sort((a, b) => a - b),
+          0.5,
+        ),
+      );
     const latencies = landed.map((l) => l.latency).sort((a, b) => a - b);
     const { slowestRequest, ...counters } = client.counters;
     return {
@@ -151,6 +182,7 @@ async function phase(failPercent) {
       landed: landed.length,
       landedPerSecond: +(landed.filter((l) => l.at <= SECONDS * 1000).length / SECONDS).toFixed(2),
       commitToMergedMs: { p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)) },
+      medianPhasesMs: Object.fromEntries(Object.entries(phases).map(([name, list]) => [name, median(list)])),
       slowestRequest,
       failing: failedChanges.length,
       failingWithTheirFinding: withFinding,
