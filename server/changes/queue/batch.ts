@@ -33,9 +33,13 @@ export interface InFlight {
 /**
  * The project's chain of batches in flight that can still land as tested, bottom first: the one
  * on `head`, the one on its last commit, and so on while each one's entries are all `ready`. Every
- * other batch of the project is dropped.
+ * other batch of the project is dropped (how many: a failure below cut the chain).
  */
-export async function liveChain(projectId: string, head: string, ready: Set<string>): Promise<InFlight[]> {
+export async function liveChain(
+  projectId: string,
+  head: string,
+  ready: Set<string>,
+): Promise<{ chain: InFlight[]; dropped: number }> {
   const rows = await (await db()).queueBatch.findMany({ where: { projectId } });
   const byBase = new Map(rows.map((row) => [row.baseSha, row]));
   const chain: InFlight[] = [];
@@ -48,7 +52,7 @@ export async function liveChain(projectId: string, head: string, ready: Set<stri
   const kept = new Set(chain.map((batch) => batch.id));
   const stale = rows.filter((row) => !kept.has(row.id)).map((row) => row.id);
   if (stale.length > 0) await dropBatches(stale);
-  return chain;
+  return { chain, dropped: stale.length };
 }
 
 /** Forgets batches that can no longer land as tested; their unfinished runs are cancelled. */

@@ -35,9 +35,28 @@ const BATCH_MAX = 100;
 /**
  * Batches tested at once, each projected on the last commit of the one below (the first on the
  * branch head): entries that arrive while a batch's suite runs are tested beside it, not after it.
- * A failure below drops what is above (projected again), so deeper costs more runs when changes fail.
  */
 const PIPELINE_MAX = 8;
+
+/**
+ * How many batches a project's queue stacks now (Zuul's window): a failure below drops everything
+ * above it, tested again, so the window halves when the chain is cut and grows by one with each
+ * batch that lands whole, between 1 and PIPELINE_MAX. Per process; a project starts at the most.
+ */
+const windows = new Map<string, number>();
+const WINDOWS_MAX = 10_000;
+registerCache("changes.queueWindows", {
+  entries: () => windows.size,
+  limit: WINDOWS_MAX,
+  bound: "cleared whole past the limit",
+});
+
+function resizeWindow(projectId: string, change: "halve" | "grow"): void {
+  const now = windows.get(projectId) ?? PIPELINE_MAX;
+  const next = change === "halve" ? Math.max(1, now >> 1) : Math.min(PIPELINE_MAX, now + 1);
+  if (windows.size >= WINDOWS_MAX) windows.clear();
+  windows.set(projectId, next);
+}
 /** Rounds per turn; each lands or removes something, so this bounds only a branch that never holds still. */
 const ROUNDS_MAX = 1000;
 
@@ -406,7 +425,8 @@ async function processRound(projectId: string): Promise<RoundOutcome> {
   const { leaving, ready } = await triage(project, repo, head, policy, entries);
   if (leaving.length > 0) await prisma.$transaction((tx) => removeEntries(tx, projectId, leaving, "system"));
   if (ready.length === 0) return leaving.length > 0 ? "moved" : "idle";
-  const chain = await liveChain(projectId, head, new Set(ready.map((entry) => entry.id)));
+  const { chain, dropped } = await liveChain(projectId, head, new Set(ready.map((entry) => entry.id)));
+  if (dropped > 0) resizeWindow(projectId, "halve");
   const { projected, conflicted, runs, inFlight } = await batchOf(projectId, repo, head, ready, chain);
   const evaluated = await bisect(projected, (index) =>
     evaluateProjected(
@@ -423,7 +443,7 @@ async function processRound(projectId: string): Promise<RoundOutcome> {
     // Background runs decide: recorded with the batch, the turn ends; their end wakes the queue.
     if (inFlight) {
       await prisma.$transaction((tx) => runs.store(tx));
-      if (chain.length < PIPELINE_MAX) await stackBatch(project, repo, chain, ready);
+      if (chain.length < (windows.get(projectId) ?? PIPELINE_MAX)) await stackBatch(project, repo, chain, ready);
     } else {
       const tested = new Set(projected.map((item) => item.entry.id));
       const items = projected.map(({ entry, commit }) => ({ entryId: entry.id, changeId: entry.changeId, commit }));
@@ -447,6 +467,7 @@ async function processRound(projectId: string): Promise<RoundOutcome> {
   try {
     const stacked = new Set(chain.slice(1).flatMap((above) => above.items.map((item) => item.entryId)));
     await landBatch(project, repo, head, ready, batch, runs, inFlight, stacked);
+    if (!batch.culprit) resizeWindow(projectId, "grow");
   } catch (error) {
     // The branch moved (a direct merge or push), another processor got there first, or a change of
     // the batch was merged directly meanwhile: the next round re-reads the queue and the head.
