@@ -268,6 +268,11 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "read",
     request: (f) => ({ path: P(f, "/files") }),
   },
+  "GET /api/projects/{namespace}/{slug}/languages": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/languages") }),
+  },
   "GET /api/projects/{namespace}/{slug}/log": {
     kind: "public",
     need: "read",
