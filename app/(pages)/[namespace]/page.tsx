@@ -43,7 +43,7 @@ export default async function ProfilePage({ params }: Props) {
     <>
       <h1 className="person-header">
         <Avatar username={user.username} size={48} />
-        {user.displayName && <span className="display-name">{user.displayName}</span>}
+        {user.displayName && <span className="display-name">{user.displayName}</span>}{" "}
         <span className="username">@{user.username}</span>
       </h1>
       <p className="muted">
