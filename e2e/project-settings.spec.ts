@@ -55,7 +55,7 @@ test("the project page: description, icons, last commits, clone URL with copy, h
     await page.goto(`/${path}`);
     await expect(page.getByText("Tracks the satellites we launch")).toBeVisible();
     const files = page.getByRole("table", { name: "Files" });
-    await expect(files.locator("svg.entry-icon.dir")).toHaveCount(1);
+    await expect(files.locator("svg.entry-icon.dir")).toHaveCount(2);
     await expect(files.getByRole("link", { name: "Initial commit" }).first()).toHaveAttribute("href", /\/commit\//);
     await expect(page.getByRole("textbox", { name: "Clone URL" })).toHaveValue(new RegExp(`/${path}\\.git$`));
     await expect(page.getByRole("button", { name: "Copy the clone URL" })).toBeVisible();

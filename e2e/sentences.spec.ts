@@ -86,7 +86,7 @@ test("the account page sets a display name, shown beside the username and on aut
   // A name with a control character is refused, with the API's reason on the page.
   await page.getByLabel("Shown beside your username").fill("Ada\u0007");
   await page.getByRole("button", { name: "Save" }).click();
-  await expect(page.getByRole("alert")).toContainText("VALIDATION_ERROR");
+  await expect(page.locator("main").getByRole("alert")).toContainText("control characters (VALIDATION_ERROR)");
 });
 
 test("!N in Markdown leads to the change of that number; the profile says what its person did", async ({ page }) => {
