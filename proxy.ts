@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { config as settings } from "@/server/config";
 import { assertSameOrigin, errorResponse, requestIdOf } from "@/server/http";
 import { FLASH_COOKIE, FLASH_HEADER } from "./app/(pages)/_lib/flash-cookie";
 
@@ -17,6 +18,17 @@ function refusedServerAction(request: NextRequest): Response | undefined {
   } catch (error) {
     return errorResponse(error);
   }
+}
+
+/**
+ * Where avatars of people who signed in through the provider are loaded from (`/avatars/<name>`
+ * redirects there): GitHub's picture host, or the GitHub Enterprise server's own origin.
+ */
+function avatarSources(): string {
+  if (!settings.githubClientId) return "";
+  return settings.githubEnterpriseUrl
+    ? ` ${new URL(settings.githubEnterpriseUrl).origin}`
+    : " https://avatars.githubusercontent.com";
 }
 
 /**
@@ -46,7 +58,7 @@ export function proxy(request: NextRequest) {
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
     `style-src 'self' 'nonce-${nonce}'`,
-    "img-src 'self' data:",
+    `img-src 'self' data:${avatarSources()}`,
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",

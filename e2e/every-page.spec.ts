@@ -132,6 +132,7 @@ test("every page of a project, signed in as its owner", async ({ page }) => {
     `${project}/settings/secrets`,
     `${project}/settings/collaborators`,
     "/settings/tokens",
+    "/settings/account",
     "/orgs/sweepers",
   ])
     await sweep(page, url);

@@ -2,8 +2,8 @@ import { expect, test, type Page } from "@playwright/test";
 import { api, createProject, createUser, expectAccessible, signIn } from "./support";
 import { forEachViewport, type Viewport } from "./viewports";
 
-// Issue 44 items 2, 3 and 5: the project page (description, icons, last commit per entry, clone URL
-// with copy, highlighted README code, a wide table that scrolls), the issues list and page (pickers,
+// Issue 44 items 2, 3 and 5: the project page (description, a language bar, icons, last commit per
+// entry, clone URL with copy, highlighted README code, a wide table that scrolls), the issues list and page (pickers,
 // filters in the address) and the settings (rename, description, the policy page), at 1280 and 390
 // pixels in light and dark, axe on each. Screenshots of each page, desktop light and phone dark,
 // go to docs/screenshots/.
@@ -40,7 +40,11 @@ test("the project page: description, icons, last commits, clone URL with copy, h
 }) => {
   token = await createUser(owner);
   await createUser(helper);
-  await createProject(token, "orbit", { "README.md": README, "src/main.ts": "export const x = 1;\n" });
+  await createProject(token, "orbit", {
+    "README.md": README,
+    "src/main.ts": "export const x = 1;\n".repeat(3),
+    "scripts/launch.sh": "echo go\n",
+  });
   const described = await api("PATCH", `/api/projects/${path}`, {
     token,
     body: { description: "Tracks the satellites we launch" },
@@ -51,10 +55,13 @@ test("the project page: description, icons, last commits, clone URL with copy, h
     await page.goto(`/${path}`);
     await expect(page.getByText("Tracks the satellites we launch")).toBeVisible();
     const files = page.getByRole("table", { name: "Files" });
-    await expect(files.locator("svg.entry-icon.dir")).toHaveCount(1);
+    await expect(files.locator("svg.entry-icon.dir")).toHaveCount(2);
     await expect(files.getByRole("link", { name: "Initial commit" }).first()).toHaveAttribute("href", /\/commit\//);
     await expect(page.getByRole("textbox", { name: "Clone URL" })).toHaveValue(new RegExp(`/${path}\\.git$`));
     await expect(page.getByRole("button", { name: "Copy the clone URL" })).toBeVisible();
+    // The language bar: its shares as text (60 bytes of TypeScript, 8 of shell).
+    const languages = page.getByRole("region", { name: "Languages" });
+    await expect(languages.getByRole("listitem")).toHaveText(["TypeScript 88.2%", "Shell 11.8%"]);
     await expect(page.locator(".markdown pre.code span.k").first()).toHaveText("const");
     // The wide table scrolls in its box; its words stay whole.
     const table = page.locator(".markdown table");

@@ -72,6 +72,23 @@ test("an agent's change is opened and merged: the activity says so in words, by 
   await checkEverywhere(page, "project-activity");
 });
 
+test("the account page sets a display name, shown beside the username and on author links", async ({ page }) => {
+  await signIn(page, owner);
+  await page.getByRole("link", { name: "Account" }).click();
+  await expect(page).toHaveURL(/\/settings\/account$/);
+  await page.getByLabel("Shown beside your username").fill("  Ada Lovelace ");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await expect(page.getByLabel("Shown beside your username")).toHaveValue("Ada Lovelace");
+  await checkEverywhere(page, "account");
+  const me = await api<{ displayName: string | null }>("GET", "/api/users/me", { token });
+  expect(me.body.displayName).toBe("Ada Lovelace");
+  // A name with a control character is refused, with the API's reason on the page.
+  await page.getByLabel("Shown beside your username").fill("Ada\u0007");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.locator("main").getByRole("alert")).toContainText("control characters (VALIDATION_ERROR)");
+});
+
 test("!N in Markdown leads to the change of that number; the profile says what its person did", async ({ page }) => {
   await signIn(page, owner);
   await page.goto(`/${path}/issues/1`);
@@ -81,5 +98,11 @@ test("!N in Markdown leads to the change of that number; the profile says what i
   const activity = page.locator("section[aria-labelledby=activity]");
   await expect(activity).toContainText(`ada merged change !${changeNumber} 'Add retries'`);
   await expect(activity).toContainText("ada opened issue #");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Ada Lovelace @ada");
+  await expect(page.locator("h1 img.avatar")).toHaveAttribute("src", `/avatars/${owner}`);
+  await expect(activity.getByRole("link", { name: owner, exact: true }).first()).toHaveAttribute(
+    "title",
+    "Ada Lovelace (@ada)",
+  );
   await checkEverywhere(page, "profile");
 });

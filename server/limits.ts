@@ -22,6 +22,9 @@ export const ACTIVITY_LIMIT_MAX = 200;
 /** Events on a profile page; actors a page may ask names for at once. */
 export const PROFILE_ACTIVITY_MAX = 30;
 export const ACTOR_NAMES_MAX = 500;
+/** A person's display name; a sign-in provider's avatar URL kept for them. */
+export const DISPLAY_NAME_MAX = 64;
+export const AVATAR_URL_MAX = 2048;
 export const COMMIT_LOG_DEPTH_DEFAULT = 20;
 export const BRANCH_LIST_CAP = 200;
 /** Blobs above this are reported as kind too_large by the content route. */

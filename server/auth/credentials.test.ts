@@ -84,7 +84,14 @@ describe("each credential on GET /api/users/me", () => {
     for (const [options, credential] of expected) {
       const res = await call("GET", "/api/users/me", options);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ id: user.id, username: user.username, isAdmin: false, credential });
+      expect(res.body).toEqual({
+        id: user.id,
+        username: user.username,
+        displayName: null,
+        avatarUrl: null,
+        isAdmin: false,
+        credential,
+      });
       expect(res.headers.get("x-ratelimit-limit")).toBe("1000");
       expect(res.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
     }

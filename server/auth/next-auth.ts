@@ -5,6 +5,7 @@ import { config } from "@/server/config";
 import { notFound, notImplemented } from "@/server/errors";
 import { errorResponse } from "@/server/http";
 import { authAdapter } from "./adapter";
+import { keepProviderAvatar } from "./provider-avatar";
 import { authSecret } from "./secret";
 import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, sessionCookieOptions } from "./session-cookie";
 
@@ -46,6 +47,11 @@ async function authConfig(): Promise<NextAuthConfig> {
     session: { strategy: "database", maxAge: SESSION_MAX_AGE_SECONDS },
     cookies: { sessionToken: { name: SESSION_COOKIE, options: sessionCookieOptions() } },
     providers: configuredProviders(),
+    events: {
+      signIn: async ({ user, profile }) => {
+        if (user.id && profile) await keepProviderAvatar(user.id, profile);
+      },
+    },
   };
 }
 

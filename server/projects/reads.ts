@@ -16,6 +16,7 @@ import { notFound } from "@/server/errors";
 import { BRANCH_LIST_CAP, TREE_PAGE_ENTRIES } from "@/server/limits";
 import { projectPath, requireProject } from "./access";
 import { resolveCommit } from "./commit-names";
+import { languageShares } from "./languages";
 
 type ProjectRef = { namespace: string; slug: string };
 
@@ -59,6 +60,12 @@ export async function projectReadVersion(identity: Identity, ref: ProjectRef, br
 export async function projectFiles(identity: Identity, ref: ProjectRef, branch?: string, setVersion?: SetVersion) {
   const at = await readAt(identity, ref, branch, setVersion);
   return { ...envelope(at.project), ref: at.ref, commit: at.commit, files: await listFiles(at.repo, at.commit) };
+}
+
+/** Bytes per language of the tree at a branch (the project page's language bar). */
+export async function projectLanguages(identity: Identity, ref: ProjectRef, branch?: string, setVersion?: SetVersion) {
+  const at = await readAt(identity, ref, branch, setVersion);
+  return { ...envelope(at.project), ref: at.ref, commit: at.commit, ...(await languageShares(at.repo, at.commit)) };
 }
 
 const README = /^readme(\.md|\.markdown)?$/i;

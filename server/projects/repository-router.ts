@@ -10,6 +10,7 @@ import {
   projectContent,
   projectDirectory,
   projectFiles,
+  projectLanguages,
   projectLog,
   projectProvenance,
   projectReadVersion,
@@ -63,6 +64,31 @@ export const repositoryRouter = router({
     .input(z.object({ ...projectParams(), ref: refQuery() }))
     .output(z.object({ ...envelope(), ref: z.string(), commit: z.string(), files: z.array(z.string()) }))
     .query(({ input, ctx }) => projectFiles(ctx.identity, input, input.ref, ctx.setVersion)),
+
+  languages: publicProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: `${PROJECT}/languages`,
+        tags,
+        summary: "Bytes per language of the tree at a branch (by file extension; vendored files left out)",
+      },
+      etag: branchVersion,
+      errors: { 409: ["AMBIGUOUS_REF"] },
+    })
+    .input(z.object({ ...projectParams(), ref: refQuery() }))
+    .output(
+      z.object({
+        ...envelope(),
+        ref: z.string(),
+        commit: z.string(),
+        tree: z.string(),
+        languages: z.array(
+          z.object({ name: z.string(), color: z.string(), bytes: z.number().int(), percent: z.number() }),
+        ),
+      }),
+    )
+    .query(({ input, ctx }) => projectLanguages(ctx.identity, input, input.ref, ctx.setVersion)),
 
   // No REST route: the tree pages read it in-process (and typed callers through /api/trpc); `ref` may be a full commit id.
   directory: publicProcedure

@@ -12,6 +12,8 @@ export interface ActorName {
   kind: "user" | "agent" | "system" | "unknown";
   /** The user's username; for an agent, its owner's. Null when the row is gone. */
   username: string | null;
+  /** That user's display name, when they set one. */
+  displayName: string | null;
   /** The agent's name (agents only). */
   agentName: string | null;
 }
@@ -37,22 +39,58 @@ export async function actorNames(actors: string[]): Promise<ActorName[]> {
       const wanted = ids("user");
       return wanted.length === 0
         ? []
-        : (await db()).user.findMany({ where: { id: { in: wanted } }, select: { id: true, username: true } });
+        : (await db()).user.findMany({
+            where: { id: { in: wanted } },
+            select: { id: true, username: true, displayName: true },
+          });
     })(),
     agentNames(ids("agent")),
   ]);
-  const userNames = new Map(users.map((user) => [user.id, user.username]));
+  const usersById = new Map(users.map((user) => [user.id, user]));
   const agentsById = new Map(agents.map((agent) => [agent.id, agent]));
+  const nobody = { username: null, displayName: null, agentName: null };
   return unique.map((actor): ActorName => {
     const { kind, id } = parse(actor);
-    if (actor === "system") return { actor, kind: "system", username: null, agentName: null };
-    if (kind === "user") return { actor, kind: "user", username: userNames.get(id) ?? null, agentName: null };
+    if (actor === "system") return { actor, kind: "system", ...nobody };
+    if (kind === "user") {
+      const user = usersById.get(id);
+      return {
+        actor,
+        kind: "user",
+        ...nobody,
+        username: user?.username ?? null,
+        displayName: user?.displayName ?? null,
+      };
+    }
     if (kind === "agent") {
       const agent = agentsById.get(id);
-      return { actor, kind: "agent", username: agent?.ownerUsername ?? null, agentName: agent?.name ?? null };
+      return {
+        actor,
+        kind: "agent",
+        ...nobody,
+        username: agent?.ownerUsername ?? null,
+        agentName: agent?.name ?? null,
+      };
     }
-    return { actor, kind: "unknown", username: null, agentName: null };
+    return { actor, kind: "unknown", ...nobody };
   });
+}
+
+/** The display names of these usernames (those who set one; deleted users are left out). */
+export async function displayNames(usernames: string[]): Promise<Array<{ username: string; displayName: string }>> {
+  if (usernames.length === 0) return [];
+  const rows = await (
+    await db()
+  ).user.findMany({
+    where: {
+      username: { in: [...new Set(usernames)] },
+      displayName: { not: null },
+      isTombstone: false,
+      deletingAt: null,
+    },
+    select: { username: true, displayName: true },
+  });
+  return rows.map((row) => ({ username: row.username, displayName: row.displayName! }));
 }
 
 /**
@@ -65,7 +103,15 @@ export async function userProfile(viewer: Identity, username: string) {
     await db()
   ).user.findUnique({
     where: { username },
-    select: { id: true, username: true, isTombstone: true, deletingAt: true, createdAt: true },
+    select: {
+      id: true,
+      username: true,
+      displayName: true,
+      avatarUrl: true,
+      isTombstone: true,
+      deletingAt: true,
+      createdAt: true,
+    },
   });
   if (!user || user.isTombstone || user.deletingAt) throw notFound(`User ${username} not found`);
   const [projects, orgs, granted] = await Promise.all([
@@ -86,7 +132,13 @@ export async function userProfile(viewer: Identity, username: string) {
   }
   const subjects = await eventSubjects(events.map((event) => ({ kind: event.kind, data: event.data })));
   return {
-    user: { id: user.id, username: user.username, createdAt: user.createdAt.toISOString() },
+    user: {
+      id: user.id,
+      username: user.username,
+      displayName: user.displayName,
+      avatarUrl: user.avatarUrl,
+      createdAt: user.createdAt.toISOString(),
+    },
     projects: projects.map((project) => ({
       path: projectPath(project),
       visibility: project.visibility,

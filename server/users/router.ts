@@ -2,11 +2,18 @@ import { z } from "zod";
 import { authedProcedure, publicProcedure, router, sessionProcedure, userProcedure } from "@/server/trpc";
 import { forbidden } from "@/server/errors";
 import { pathSegment, text, namedSchema } from "@/server/http";
-import { ACTOR_NAMES_MAX, TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
+import { ACTOR_NAMES_MAX, DISPLAY_NAME_MAX, TOKEN_EXPIRY_DAYS_MAX, TOKEN_EXPIRY_DAYS_MIN } from "@/server/limits";
 import { listApiTokens } from "@/server/auth";
 import { eventSubjectOutput } from "@/server/events";
-import { actorNames, userProfile } from "./people";
-import { createNamedToken, disableLegacyCredential, profileOf, revokeToken, rotateLegacyCredential } from "./service";
+import { actorNames, displayNames, userProfile } from "./people";
+import {
+  createNamedToken,
+  disableLegacyCredential,
+  profileOf,
+  revokeToken,
+  rotateLegacyCredential,
+  updateProfile,
+} from "./service";
 
 const tokenSchema = namedSchema("Token", () =>
   z.object({
@@ -25,24 +32,50 @@ const tokenSchema = namedSchema("Token", () =>
 
 const NO_STORE = "no-store";
 
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A display name: 1-64 characters once trimmed, no control characters. */
+const displayName = () =>
+  text()
+    .trim()
+    .min(1)
+    .max(DISPLAY_NAME_MAX)
+    .refine((value) => !CONTROL.test(value), "must not contain control characters");
+
+const meOutput = () =>
+  z.object({
+    id: z.string(),
+    username: z.string(),
+    displayName: z.string().nullable(),
+    avatarUrl: z.string().nullable(),
+    isAdmin: z.boolean(),
+    credential: z.object({
+      kind: z.enum(["session", "legacy", "token", "oauth"]),
+      scope: z.enum(["read", "read_write"]),
+    }),
+  });
+
 export const usersRouter = router({
   me: userProcedure
     .meta({
       openapi: { method: "GET", path: "/users/me", tags: ["users"], summary: "The authenticated user's profile" },
     })
     .input(z.object({}))
-    .output(
-      z.object({
-        id: z.string(),
-        username: z.string(),
-        isAdmin: z.boolean(),
-        credential: z.object({
-          kind: z.enum(["session", "legacy", "token", "oauth"]),
-          scope: z.enum(["read", "read_write"]),
-        }),
-      }),
-    )
+    .output(meOutput())
     .query(({ ctx }) => profileOf(ctx.identity)),
+
+  updateMe: userProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/users/me",
+        tags: ["users"],
+        summary: "Set the authenticated user's display name (null clears it)",
+      },
+    })
+    .input(z.object({ displayName: displayName().nullable().optional() }))
+    .output(meOutput())
+    .mutation(({ ctx, input }) => updateProfile(ctx.identity, input)),
 
   listTokens: sessionProcedure
     .meta({
@@ -139,7 +172,13 @@ export const usersRouter = router({
     .input(z.object({ username: text().min(1).max(100) }))
     .output(
       z.object({
-        user: z.object({ id: z.string(), username: z.string(), createdAt: z.string() }),
+        user: z.object({
+          id: z.string(),
+          username: z.string(),
+          displayName: z.string().nullable(),
+          avatarUrl: z.string().nullable(),
+          createdAt: z.string(),
+        }),
         projects: z.array(
           z.object({ path: z.string(), visibility: z.enum(["public", "private"]), updatedAt: z.string() }),
         ),
@@ -168,10 +207,16 @@ export const usersRouter = router({
             actor: z.string(),
             kind: z.enum(["user", "agent", "system", "unknown"]),
             username: z.string().nullable(),
+            displayName: z.string().nullable(),
             agentName: z.string().nullable(),
           }),
         ),
       }),
     )
     .query(async ({ input }) => ({ actors: await actorNames(input.actors) })),
+
+  displayNames: publicProcedure
+    .input(z.object({ usernames: z.array(text().max(100)).max(ACTOR_NAMES_MAX) }))
+    .output(z.object({ names: z.array(z.object({ username: z.string(), displayName: z.string() })) }))
+    .query(async ({ input }) => ({ names: await displayNames(input.usernames) })),
 });

@@ -11,14 +11,33 @@ import {
 import { writeAudit } from "@/server/audit";
 import { conflict, unauthenticated } from "@/server/errors";
 
-/** GET /api/users/me: answered from the resolved identity, so it costs no database read. */
-export function profileOf(identity: UserIdentity) {
+/**
+ * GET /api/users/me: the resolved identity, with the two fields a person sets (read from the row:
+ * the identity is cached per credential and would show a changed display name late).
+ */
+export async function profileOf(identity: UserIdentity) {
+  const row = await (
+    await db()
+  ).user.findUnique({ where: { id: identity.userId }, select: { displayName: true, avatarUrl: true } });
   return {
     id: identity.userId,
     username: identity.username,
+    displayName: row?.displayName ?? null,
+    avatarUrl: row?.avatarUrl ?? null,
     isAdmin: identity.isAdmin,
     credential: { kind: identity.via, scope: identity.scope },
   };
+}
+
+/** PATCH /api/users/me: sets (or with null clears) the caller's display name. */
+export async function updateProfile(identity: UserIdentity, input: { displayName?: string | null }) {
+  if (input.displayName !== undefined) {
+    const { count } = await (
+      await db()
+    ).user.updateMany({ where: { id: identity.userId, deletingAt: null }, data: { displayName: input.displayName } });
+    if (count === 0) throw unauthenticated("Account not found");
+  }
+  return profileOf(identity);
 }
 
 async function currentUser(userId: string) {

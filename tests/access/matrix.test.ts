@@ -268,6 +268,11 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
     need: "read",
     request: (f) => ({ path: P(f, "/files") }),
   },
+  "GET /api/projects/{namespace}/{slug}/languages": {
+    kind: "public",
+    need: "read",
+    request: (f) => ({ path: P(f, "/languages") }),
+  },
   "GET /api/projects/{namespace}/{slug}/log": {
     kind: "public",
     need: "read",
@@ -601,6 +606,7 @@ const ROWS: Record<string, Row | CoveredElsewhere> = {
   "POST /api/auth/dev-login": { coveredBy: "server/auth/sessions.test.ts (DEV_LOGIN=1 only)" },
   "GET /api/health/simple": { coveredBy: "server/health tests" },
   "GET /api/users/me": { coveredBy: "server/auth/credentials.test.ts" },
+  "PATCH /api/users/me": { coveredBy: "tests/web/display-names.test.ts (the caller's own display name)" },
   "DELETE /api/users/me": { coveredBy: "server/deletion/deletion.test.ts" },
   "POST /api/users/me/legacy-token/disable": { coveredBy: "server/users/legacy.test.ts" },
   "POST /api/users/me/rotate-token": { coveredBy: "server/users/legacy.test.ts" },

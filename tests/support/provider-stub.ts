@@ -9,7 +9,8 @@ import { serveGitHttpBackend } from "./git-cgi.mjs";
 /**
  * A stand-in for GitHub in tests and benchmarks: a real HTTP server on 127.0.0.1 serving git's
  * smart HTTP through `git http-backend` over bare repositories under its own directory, and the
- * REST subset the service uses (repository, compare, pull requests, commit statuses, issue comments). It
+ * REST subset the service uses (repository, compare, pull requests, commit statuses, issue comments,
+ * the OAuth sign-in's token exchange and user profile). It
  * checks the token like GitHub (git: Basic `x-access-token:<token>`, REST: Bearer), and `fault`
  * switches every answer to a 401, 404 or 429 (with an exhausted rate limit), or to never answering.
  */
@@ -45,6 +46,11 @@ export interface StubProvider {
   token: string | null;
   /** Milliseconds to hold each git response (a slow server), 0 by default. */
   gitDelayMs: number;
+  /**
+   * The profile GET /api/v3/user answers to the access token that POST /login/oauth/access_token
+   * gives for any code (OAuth sign-in, as Auth.js's GitHub provider with `enterprise.baseUrl` asks).
+   */
+  oauthProfile: Record<string, unknown>;
   repoPath(owner: string, repo: string): string;
   /** Creates a bare repository with one commit per file map (in order) on `branch`; returns the commit ids. */
   seed(owner: string, repo: string, commits: Array<Record<string, string>>, branch?: string): string[];
@@ -114,6 +120,7 @@ export async function startStubProvider(options: { token?: string | null } = {})
     faultScope: "all",
     token: options.token === undefined ? "ghp_stubtoken" : options.token,
     gitDelayMs: 0,
+    oauthProfile: { id: 1, login: "octocat", name: null, email: "octocat@example.test", avatar_url: null },
     repoPath: (owner, repo) => path.join(root, owner, `${repo}.git`),
     seed(owner, repo, commits, branch = "main") {
       const bare = stub.repoPath(owner, repo);
@@ -178,7 +185,32 @@ export async function startStubProvider(options: { token?: string | null } = {})
     serveGitHttpBackend(req, res, root, { REMOTE_USER: "x-access-token" });
   }
 
+  const OAUTH_ACCESS_TOKEN = "gho_stubsignin";
+
+  async function serveOAuth(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    const raw = (await readBody(req)).toString("utf8");
+    stub.requests.push({
+      method: req.method ?? "",
+      path: url.pathname,
+      body: raw,
+      authorization: req.headers.authorization,
+    });
+    if (req.method !== "POST" || !new URLSearchParams(raw).get("code")) return json(res, 400, { error: "bad_request" });
+    return json(res, 200, { access_token: OAUTH_ACCESS_TOKEN, token_type: "bearer", scope: "read:user,user:email" });
+  }
+
   async function serveRest(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
+    if (url.pathname === "/api/v3/user") {
+      stub.requests.push({
+        method: req.method ?? "",
+        path: url.pathname,
+        body: null,
+        authorization: req.headers.authorization,
+      });
+      return req.headers.authorization === `Bearer ${OAUTH_ACCESS_TOKEN}`
+        ? json(res, 200, stub.oauthProfile)
+        : refuse(res, 401, false);
+    }
     const raw = await readBody(req);
     const body = raw.length ? JSON.parse(raw.toString("utf8")) : null;
     stub.requests.push({
@@ -244,13 +276,15 @@ export async function startStubProvider(options: { token?: string | null } = {})
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const isGit = !url.pathname.startsWith("/api/v3/");
+    const isGit = !url.pathname.startsWith("/api/v3/") && url.pathname !== "/login/oauth/access_token";
     const fault = faultFor(isGit);
     const done = fault
       ? Promise.resolve(refuse(res, fault, isGit))
-      : isGit
-        ? serveGit(req, res, url)
-        : serveRest(req, res, url);
+      : url.pathname === "/login/oauth/access_token"
+        ? serveOAuth(req, res, url)
+        : isGit
+          ? serveGit(req, res, url)
+          : serveRest(req, res, url);
     done.catch((error) => {
       if (!res.headersSent) json(res, 500, { message: String(error) });
     });

@@ -26,11 +26,17 @@ describe("users.actors, the names pages show for actors", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.result.data.actors).toEqual([
-      { actor: `user:${alice.id}`, kind: "user", username: alice.username, agentName: null },
-      { actor: `agent:${agent.id}`, kind: "agent", username: alice.username, agentName: "bot" },
-      { actor: "system", kind: "system", username: null, agentName: null },
-      { actor: "user:00000000-0000-4000-8000-000000000000", kind: "user", username: null, agentName: null },
-      { actor: "user:nope", kind: "user", username: null, agentName: null },
+      { actor: `user:${alice.id}`, kind: "user", username: alice.username, displayName: null, agentName: null },
+      { actor: `agent:${agent.id}`, kind: "agent", username: alice.username, displayName: null, agentName: "bot" },
+      { actor: "system", kind: "system", username: null, displayName: null, agentName: null },
+      {
+        actor: "user:00000000-0000-4000-8000-000000000000",
+        kind: "user",
+        username: null,
+        displayName: null,
+        agentName: null,
+      },
+      { actor: "user:nope", kind: "user", username: null, displayName: null, agentName: null },
     ]);
   });
 

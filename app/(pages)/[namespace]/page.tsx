@@ -3,6 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { refusalOf } from "@/server/api";
 import { RelativeTime } from "../_components/relative-time";
 import { EventSentence } from "../_components/event-sentence";
+import { Avatar } from "../_components/person";
 import { preloadNames } from "../_lib/people";
 import { read, session } from "../_lib/session";
 
@@ -40,7 +41,11 @@ export default async function ProfilePage({ params }: Props) {
   await preloadNames(activity.map((event) => event.actor));
   return (
     <>
-      <h1>@{user.username}</h1>
+      <h1 className="person-header">
+        <Avatar username={user.username} size={48} />
+        {user.displayName && <span className="display-name">{user.displayName}</span>}{" "}
+        <span className="username">@{user.username}</span>
+      </h1>
       <p className="muted">
         Joined <RelativeTime iso={user.createdAt} />
       </p>

@@ -1,3 +1,4 @@
+import { CommitAuthor } from "./commit-author";
 import { CommitLink } from "./commit-link";
 import { RelativeTime } from "./relative-time";
 import { TableHead } from "./table-head";
@@ -5,7 +6,7 @@ import { TableHead } from "./table-head";
 interface CommitRow {
   sha: string;
   message: string;
-  author: { name: string; date: string };
+  author: { name: string; email?: string; date: string };
 }
 
 /** A list of commits: id (linking to the commit page), subject, author, relative date. */
@@ -21,7 +22,9 @@ export function CommitTable({ base, commits }: { base: string; commits: CommitRo
                 <CommitLink base={base} sha={commit.sha} />
               </td>
               <td>{commit.message.split("\n")[0]}</td>
-              <td>{commit.author.name}</td>
+              <td>
+                <CommitAuthor author={commit.author} />
+              </td>
               <td>
                 <RelativeTime iso={commit.author.date} />
               </td>

@@ -1,15 +1,23 @@
 import Link from "next/link";
-import { actorName } from "../_lib/people";
+import { actorName, displayNameOf } from "../_lib/people";
 
 /** A person's generated picture (decorative: their name is always beside it). */
 export function Avatar({ username, size = 20 }: { username: string; size?: number }) {
   return <img className="avatar" src={`/avatars/${encodeURIComponent(username)}`} alt="" width={size} height={size} />;
 }
 
-/** A user's avatar and name linked to their profile. */
-export function UserLink({ username }: { username: string }) {
+/**
+ * A user's avatar and username linked to their profile; their display name, when they set one, is
+ * the link's title (`displayName` when the caller has it already, else read with the page's others).
+ */
+export async function UserLink({ username, displayName }: { username: string; displayName?: string | null }) {
+  const name = displayName === undefined ? await displayNameOf(username) : displayName;
   return (
-    <Link href={`/@${encodeURIComponent(username)}`} className="person">
+    <Link
+      href={`/@${encodeURIComponent(username)}`}
+      className="person"
+      title={name ? `${name} (@${username})` : undefined}
+    >
       <Avatar username={username} />
       {username}
     </Link>
@@ -40,7 +48,7 @@ export async function Person({ actor }: { actor: string | null }) {
   if (actor === "system") return <>the system</>;
   const name = await actorName(actor);
   if (name?.kind === "agent") return <AgentName name={name.agentName} owner={name.username} />;
-  if (name?.username) return <UserLink username={name.username} />;
+  if (name?.username) return <UserLink username={name.username} displayName={name.displayName} />;
   return <>a deleted user</>;
 }
 

@@ -12,9 +12,14 @@ export async function SiteHeader() {
             <Link href="/">svc-forge</Link>
           </li>
           {identity.kind === "user" && (
-            <li>
-              <Link href="/settings/tokens">Tokens</Link>
-            </li>
+            <>
+              <li>
+                <Link href="/settings/account">Account</Link>
+              </li>
+              <li>
+                <Link href="/settings/tokens">Tokens</Link>
+              </li>
+            </>
           )}
         </ul>
       </nav>

@@ -14,6 +14,7 @@ import { TableHead } from "./table-head";
 import { CopyButton } from "./copy-button";
 import { EntryIcon } from "./entry-icon";
 import { EventSentence } from "./event-sentence";
+import { LanguageBar, readLanguages } from "./language-bar";
 
 type Loaded = Awaited<ReturnType<typeof loadProject>>;
 
@@ -33,6 +34,9 @@ export async function TreeView({
 }) {
   const { api, namespace, slug, base, project } = loaded;
   const branch = gitRef ?? project.defaultBranch;
+  const languages = dir === "" ? readLanguages(api, { namespace, slug }, branch) : null;
+  // Awaited by the bar; a page refused below (its 404) never renders the bar, so nothing else must await it.
+  languages?.catch(() => undefined);
   // One page of one directory (not every path of the commit), with the branches beside it.
   const [listing, branches, activity] = await Promise.all([
     read(() => api.repository.directory({ namespace, slug, ref: branch, path: dir, page })),
@@ -59,6 +63,7 @@ export async function TreeView({
         {dir === "" ? project.path : <Breadcrumbs base={base} slug={slug} gitRef={branch} path={dir} />}
       </h1>
       {dir === "" && project.description !== "" && <p className="description">{project.description}</p>}
+      {languages && <LanguageBar languages={languages} />}
       <div className="row">
         <form method="get" action={base}>
           <label htmlFor="branch">Branch</label>

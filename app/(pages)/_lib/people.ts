@@ -7,6 +7,7 @@ export interface ActorName {
   actor: string;
   kind: "user" | "agent" | "system" | "unknown";
   username: string | null;
+  displayName: string | null;
   agentName: string | null;
 }
 
@@ -50,4 +51,41 @@ export async function actorText(actor: string | null): Promise<string> {
   if (name?.kind === "agent")
     return `${name.username ? `${name.username}'s ` : ""}agent ${name.agentName ?? "(removed)"}`;
   return name?.username ?? "a deleted user";
+}
+
+/** Display names asked for during one page render, by username, and those not yet read. */
+const displayNameBatch = cache(() => ({
+  names: new Map<string, Promise<string | null>>(),
+  waiting: new Map<string, { resolve: (name: string | null) => void; reject: (error: unknown) => void }>(),
+}));
+
+/**
+ * A user's display name (null without one). The names a page's links ask for while it renders are
+ * read together: the first asks after the current turn, when its siblings have asked too.
+ */
+export function displayNameOf(username: string): Promise<string | null> {
+  const batch = displayNameBatch();
+  const known = batch.names.get(username);
+  if (known) return known;
+  if (batch.waiting.size === 0) setImmediate(() => void readDisplayNames(batch));
+  const name = new Promise<string | null>((resolve, reject) => batch.waiting.set(username, { resolve, reject }));
+  batch.names.set(username, name);
+  return name;
+}
+
+async function readDisplayNames(batch: ReturnType<typeof displayNameBatch>) {
+  const waiting = new Map(batch.waiting);
+  batch.waiting.clear();
+  const usernames = [...waiting.keys()];
+  try {
+    const { api } = await session();
+    const found = new Map<string, string>();
+    for (let start = 0; start < usernames.length; start += ACTOR_NAMES_MAX) {
+      const { names } = await api.users.displayNames({ usernames: usernames.slice(start, start + ACTOR_NAMES_MAX) });
+      for (const { username, displayName } of names) found.set(username, displayName);
+    }
+    for (const [username, { resolve }] of waiting) resolve(found.get(username) ?? null);
+  } catch (error) {
+    for (const { reject } of waiting.values()) reject(error);
+  }
 }

@@ -6,7 +6,7 @@ export const dynamic = "force-dynamic";
 /** GET /avatars/<username>: the person's identicon (SVG). */
 export const GET = traced("/avatars/{name}", async (req) => {
   try {
-    return avatarResponse(new URL(req.url).pathname.split("/")[2] ?? "");
+    return await avatarResponse(new URL(req.url).pathname.split("/")[2] ?? "");
   } catch (error) {
     return errorResponse(error);
   }

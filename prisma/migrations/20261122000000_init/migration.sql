@@ -69,6 +69,8 @@ CREATE TABLE "User" (
     "id" UUID NOT NULL,
     "username" TEXT NOT NULL,
     "isAdmin" BOOLEAN NOT NULL DEFAULT false,
+    "displayName" TEXT,
+    "avatarUrl" TEXT,
     "isTombstone" BOOLEAN NOT NULL DEFAULT false,
     "legacyTokenHash" TEXT,
     "legacyTokenPrefix" TEXT,

@@ -1,4 +1,5 @@
 import { Person } from "../../../../_components/person";
+import { CommitAuthor } from "../../../../_components/commit-author";
 import Link from "next/link";
 import { CommitLink } from "../../../../_components/commit-link";
 import { ProjectHeader } from "../../../../_components/project-header";
@@ -34,7 +35,7 @@ export default async function CommitPage({ params }: { params: Promise<Route> })
         <code>{commit.sha}</code>
       </p>
       <p>
-        {commit.author.name} committed <RelativeTime iso={commit.author.date} />
+        <CommitAuthor author={commit.author} /> committed <RelativeTime iso={commit.author.date} />
         {commit.parents.length > 0 && (
           <>
             {" "}

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { CommitAuthor } from "../../../../../_components/commit-author";
 import { Breadcrumbs } from "../../../../../_components/breadcrumbs";
 import { NumberedLine } from "../../../../../_components/code-lines";
 import { CommitLink } from "../../../../../_components/commit-link";
@@ -67,7 +68,8 @@ export default async function BlamePage({ params }: { params: Promise<Route> }) 
                           <>
                             <CommitLink base={base} sha={range.commit.sha} /> {range.commit.message.split("\n")[0]}{" "}
                             <span className="muted">
-                              {range.commit.author.name}, <RelativeTime iso={range.commit.author.date} />
+                              <CommitAuthor author={range.commit.author} />,{" "}
+                              <RelativeTime iso={range.commit.author.date} />
                             </span>
                           </>
                         )}
