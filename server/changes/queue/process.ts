@@ -51,8 +51,20 @@ registerCache("changes.queueWindows", {
   bound: "cleared whole past the limit",
 });
 
+const windowOf = (projectId: string) => windows.get(projectId) ?? PIPELINE_MAX;
+
+/**
+ * Entries a batch takes: every ready one while the window is whole; after failures, 4 per step of
+ * the window. A failing change poisons its whole batch (every entry tested again without it), and
+ * a fleet with failing changes that batches everything ready fails nearly every batch.
+ */
+const batchCap = (projectId: string) => {
+  const window = windowOf(projectId);
+  return window === PIPELINE_MAX ? BATCH_MAX : window * 4;
+};
+
 function resizeWindow(projectId: string, change: "halve" | "grow"): void {
-  const now = windows.get(projectId) ?? PIPELINE_MAX;
+  const now = windowOf(projectId);
   const next = change === "halve" ? Math.max(1, now >> 1) : Math.min(PIPELINE_MAX, now + 1);
   if (windows.size >= WINDOWS_MAX) windows.clear();
   windows.set(projectId, next);
@@ -382,7 +394,7 @@ async function batchOf(projectId: string, repo: Repo, head: string, ready: HeadE
       () => null,
       (error: unknown) => ({ error }),
     );
-  const { projected, conflicted } = await projectBatch(repo, head, ready);
+  const { projected, conflicted } = await projectBatch(repo, head, ready.slice(0, batchCap(projectId)));
   const marked = await marking;
   if (marked) throw marked.error;
   return { projected, conflicted, runs: await BatchRuns.of(projectId, repo, head), inFlight: false };
@@ -399,7 +411,7 @@ async function stackBatch(project: Project, repo: Repo, chain: InFlight[], ready
   const rest = ready.filter((entry) => !held.has(entry.id));
   if (rest.length === 0) return;
   const base = chain.at(-1)!.items.at(-1)!.commit;
-  const { projected } = await projectBatch(repo, base, rest);
+  const { projected } = await projectBatch(repo, base, rest.slice(0, batchCap(project.id)));
   if (projected.length === 0) return;
   const runs = await BatchRuns.of(project.id, repo, base);
   const last = projected.at(-1)!;
@@ -443,7 +455,7 @@ async function processRound(projectId: string): Promise<RoundOutcome> {
     // Background runs decide: recorded with the batch, the turn ends; their end wakes the queue.
     if (inFlight) {
       await prisma.$transaction((tx) => runs.store(tx));
-      if (chain.length < (windows.get(projectId) ?? PIPELINE_MAX)) await stackBatch(project, repo, chain, ready);
+      if (chain.length < windowOf(projectId)) await stackBatch(project, repo, chain, ready);
     } else {
       const tested = new Set(projected.map((item) => item.entry.id));
       const items = projected.map(({ entry, commit }) => ({ entryId: entry.id, changeId: entry.changeId, commit }));
