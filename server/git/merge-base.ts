@@ -45,7 +45,10 @@ const US_PER_SECOND = 1_000_000;
 // process: a fleet's walks cross the same recent history over and over. The oldest kept go first.
 // About 330 bytes each: the parents' ids are copied, as an id sliced from the parsed commit's text
 // kept that whole text (message included) alive with the header, ~600 bytes (bench/soak).
-const HEADERS_KEPT = 50_000;
+// A fleet's walks need a few hundred recent commits; the bound is what numbering the longest
+// history allowed (GENERATION_READS_MAX) keeps at once, as evicting what a numbering walk read
+// before it finishes would fail it, plus room for the other repositories' recent history (~4 MB).
+const HEADERS_KEPT = GENERATION_READS_MAX + 2_000;
 const copied = (oid: string) => Buffer.from(oid, "latin1").toString("latin1");
 const headers = new Map<string, CommitHeader>();
 registerCache("git.commitHeaders", {

@@ -1,4 +1,4 @@
-import { Ratelimit } from "@upstash/ratelimit";
+import type { Ratelimit } from "@upstash/ratelimit";
 import { registerCache } from "@/server/caches";
 import { config } from "@/server/config";
 import { RATE_LIMIT_KEYS_MAX } from "@/server/limits";
@@ -85,7 +85,8 @@ export class MemoryRateLimiter implements RateLimiter {
  * or is down, the request is let through (fail open): a Redis outage must not take the API down.
  */
 export class SharedRateLimiter implements RateLimiter {
-  private readonly ratelimit: Ratelimit;
+  /** Imported when a shared limit is configured (a single instance never loads it). */
+  private readonly ratelimit: Promise<Ratelimit>;
   private failing = false;
 
   constructor(
@@ -95,19 +96,22 @@ export class SharedRateLimiter implements RateLimiter {
     readonly windowMs = config.rateLimitWindowMs,
     readonly policy = "default",
   ) {
-    this.ratelimit = new Ratelimit({
-      // The library types its client as @upstash/redis, but calls only evalsha and eval (ScriptRunner).
-      redis: redis as unknown as ConstructorParameters<typeof Ratelimit>[0]["redis"],
-      limiter: Ratelimit.slidingWindow(max, `${windowMs} ms`),
-      prefix,
-      timeout: 1000,
-    });
+    this.ratelimit = import("@upstash/ratelimit").then(
+      ({ Ratelimit }) =>
+        new Ratelimit({
+          // The library types its client as @upstash/redis, but calls only evalsha and eval (ScriptRunner).
+          redis: redis as unknown as ConstructorParameters<typeof Ratelimit>[0]["redis"],
+          limiter: Ratelimit.slidingWindow(max, `${windowMs} ms`),
+          prefix,
+          timeout: 1000,
+        }),
+    );
   }
 
   async limit(key: string): Promise<RateLimitResult> {
     let failure: string;
     try {
-      const { success, limit, remaining, reset, reason } = await this.ratelimit.limit(key);
+      const { success, limit, remaining, reset, reason } = await (await this.ratelimit).limit(key);
       if (reason !== "timeout") {
         if (this.failing) log().info({ policy: this.policy }, "rate limiter answering again");
         this.failing = false;
@@ -126,7 +130,7 @@ export class SharedRateLimiter implements RateLimiter {
 
   async refund(key: string): Promise<void> {
     // A refund that fails leaves one request counted: nothing to let through.
-    await this.ratelimit.limit(key, { rate: -1 }).catch(() => undefined);
+    await this.ratelimit.then((ratelimit) => ratelimit.limit(key, { rate: -1 })).catch(() => undefined);
   }
 
   private open(): RateLimitResult {

@@ -1,5 +1,3 @@
-import { createClient } from "@redis/client";
-import { Redis as UpstashRedis } from "@upstash/redis";
 import { config } from "@/server/config";
 import { log } from "@/server/log";
 
@@ -34,57 +32,69 @@ const reconnectDelay = (retries: number) => Math.min(50 * 2 ** retries, 2_000);
  * logged (not every retry's).
  */
 export function connectRedis(url: string): SharedRedis {
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 1_000, reconnectStrategy: reconnectDelay },
-  });
   let down = false;
   // Settles at the first connection or the first failure: until then commands wait, after it they never do.
   let settle = () => {};
   const firstAttempt = new Promise<void>((resolve) => (settle = resolve));
-  client.on("error", (error: Error) => {
-    settle();
-    if (!down)
-      log().warn({ err: error.message }, "redis unavailable; shared rate limits let requests through until it is back");
-    down = true;
+  // Imported when configured: node-redis is ~480 modules, loaded by every route's copy of this area.
+  const connecting = import("@redis/client").then(({ createClient }) => {
+    const client = createClient({
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 1_000, reconnectStrategy: reconnectDelay },
+    });
+    client.on("error", (error: Error) => {
+      settle();
+      if (!down)
+        log().warn(
+          { err: error.message },
+          "redis unavailable; shared rate limits let requests through until it is back",
+        );
+      down = true;
+    });
+    client.on("ready", () => {
+      settle();
+      if (down) log().info("redis connection restored");
+      down = false;
+    });
+    // A failed connection is reported by the "error" events above; the client goes on trying.
+    client.connect().catch(() => undefined);
+    return client;
   });
-  client.on("ready", () => {
-    settle();
-    if (down) log().info("redis connection restored");
-    down = false;
-  });
-  // A failed connection is reported by the "error" events above; the client goes on trying.
-  client.connect().catch(() => undefined);
   const args = (values: unknown[]) => values.map(String);
   const ready = async () => {
+    const client = await connecting;
     if (!client.isReady) await firstAttempt;
+    return client;
   };
   return {
     kind: "redis",
     key: `redis|${url}`,
     scripts: {
-      evalsha: async (sha, keys, values) => (await ready(), client.evalSha(sha, { keys, arguments: args(values) })),
-      eval: async (script, keys, values) => (await ready(), client.eval(script, { keys, arguments: args(values) })),
+      evalsha: async (sha, keys, values) => (await ready()).evalSha(sha, { keys, arguments: args(values) }),
+      eval: async (script, keys, values) => (await ready()).eval(script, { keys, arguments: args(values) }),
     },
     async ping() {
-      await ready();
-      await client.ping();
+      await (await ready()).ping();
     },
     async close() {
+      const client = await connecting;
       if (client.isOpen) client.destroy();
     },
   };
 }
 
 function upstashRest(url: string, token: string): SharedRedis {
-  const redis = new UpstashRedis({ url, token, retry: false });
+  const connecting = import("@upstash/redis").then(({ Redis }) => new Redis({ url, token, retry: false }));
   return {
     kind: "upstash",
     key: `upstash|${url}|${token}`,
-    scripts: redis,
+    scripts: {
+      evalsha: async (sha, keys, values) => (await connecting).evalsha(sha, keys, values),
+      eval: async (script, keys, values) => (await connecting).eval(script, keys, values),
+    },
     async ping() {
-      await redis.ping();
+      await (await connecting).ping();
     },
     async close() {},
   };

@@ -118,7 +118,8 @@ const NEAR_HISTORY = 32;
  * Per process, bounded; losing it costs one walk.
  */
 const checkedAt = new Map<string, string>();
-const CHECKED_MAX = 10_000;
+/** Entries are never removed when they leave the queue: the bound is a queue's waiting entries with room, not the changes landed. */
+const CHECKED_MAX = 1_000;
 registerCache("changes.queueCheckedTips", {
   entries: () => checkedAt.size,
   limit: CHECKED_MAX,
