@@ -153,7 +153,7 @@ try {
       fs.rmSync(baselineDir, { recursive: true, force: true });
       return elapsed;
     };
-    const workDir = path.join(process.env.DATA_DIR!, "runner", "work");
+    const workDir = path.join(process.env.DATA_DIR, "runner", "work");
     const runner = async () => {
       const started = performance.now();
       const result = await run("p-overhead", repo, commit, "{ command: 'true' }");
