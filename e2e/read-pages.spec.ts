@@ -53,12 +53,19 @@ test("the commit page opens from the log and follows a parent", async ({ page })
   await page.goto(`${project}/commits`);
   const rows = page.getByRole("table", { name: "Commits" }).getByRole("row");
   await expect(rows).not.toHaveCount(2);
-  await rows.nth(1).getByRole("link").click();
+  await rows
+    .nth(1)
+    .getByRole("link", { name: /^[0-9a-f]{12}$/ })
+    .click();
   await expect(page).toHaveURL(new RegExp(`${project}/commit/[0-9a-f]{40}$`));
   await expect(page).toHaveTitle(/^Commit [0-9a-f]{12} · /);
   await expect(page.getByRole("group", { name: "Diff of src/books.txt" })).toContainText("hyperion");
   await check(page, "commit");
-  const parent = page.getByRole("paragraph").filter({ hasText: "parent" }).getByRole("link").first();
+  const parent = page
+    .getByRole("paragraph")
+    .filter({ hasText: "parent" })
+    .getByRole("link", { name: /^[0-9a-f]{7,40}$/ })
+    .first();
   const parentSha = (await parent.textContent())!.trim();
   await parent.click();
   await expect(page).toHaveURL(new RegExp(`${project}/commit/${parentSha}`));
