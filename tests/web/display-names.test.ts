@@ -70,4 +70,23 @@ describe("PATCH /api/users/me", () => {
     ).toBe(long);
     expect((await call("PATCH", "/api/users/me", { body: { displayName: "x" } })).status).toBe(401);
   });
+
+  it("a read-only token is 403 and an agent is 401; neither changes the name", async () => {
+    const fay = await createSignedInTestUser();
+    const issued = await call("POST", "/api/users/me/tokens", {
+      cookie: fay.cookie,
+      body: { name: "ro", scope: "read" },
+    });
+    expect(issued.status).toBe(201);
+    const readOnly = await call("PATCH", "/api/users/me", {
+      token: issued.body.plaintext,
+      body: { displayName: "Fay" },
+    });
+    expect(readOnly.status).toBe(403);
+    const agent = await call("POST", "/api/agents", { token: fay.token, body: { name: "bot", model: "m" } });
+    expect(agent.status).toBe(201);
+    const asAgent = await call("PATCH", "/api/users/me", { token: agent.body.token, body: { displayName: "Bot" } });
+    expect(asAgent.status).toBe(401);
+    expect((await call("GET", "/api/users/me", { token: fay.token })).body.displayName).toBeNull();
+  });
 });
