@@ -48,7 +48,7 @@ const WINDOWS_MAX = 10_000;
 registerCache("changes.queueWindows", {
   entries: () => windows.size,
   limit: WINDOWS_MAX,
-  bound: "cleared whole past the limit",
+  bound: "narrowed windows only; cleared whole past the limit",
 });
 
 const windowOf = (projectId: string) => windows.get(projectId) ?? PIPELINE_MAX;
@@ -66,9 +66,14 @@ const batchCap = (projectId: string) => {
 function resizeWindow(projectId: string, change: "halve" | "grow"): void {
   const now = windowOf(projectId);
   const next = change === "halve" ? Math.max(1, now >> 1) : Math.min(PIPELINE_MAX, now + 1);
-  if (windows.size >= WINDOWS_MAX) windows.clear();
-  windows.set(projectId, next);
+  // Only narrowed windows are kept: every landing of every project grows one.
+  if (next === PIPELINE_MAX) windows.delete(projectId);
+  else {
+    if (windows.size >= WINDOWS_MAX) windows.clear();
+    windows.set(projectId, next);
+  }
 }
+
 /** Rounds per turn; each lands or removes something, so this bounds only a branch that never holds still. */
 const ROUNDS_MAX = 1000;
 
