@@ -76,6 +76,12 @@ export const EVALUATION_WAIT_SECONDS_DEFAULT = 30;
 export const EVALUATION_WAIT_SECONDS_MAX = 300;
 /** Processes one sandbox run may have at once (a pids cgroup, else RLIMIT_NPROC of its own uid). */
 export const RUNNER_PROCESSES_MAX = 512;
+/**
+ * The niceness a run's checkout and commands start at (the server's is 0): fifty suites starting
+ * at once share the CPU among themselves, and the server's requests and landings go first. A run
+ * cannot lower it again (that needs CAP_SYS_NICE in the host's namespace).
+ */
+export const RUNNER_NICENESS = 10;
 /** Imports: requests (import or retry) per minute per user; one import in flight per project. */
 export const IMPORT_RATE_PER_MINUTE = 3;
 /** A running import whose heartbeat is older than this is re-queued by the status route. */

@@ -13,6 +13,10 @@
 // Usage: node bench/soak/run.mjs [--agents 20] [--minutes 5] [--idle-minutes 0] [--interval 10]
 //          [--snapshots M,M] [--out DIR] [--postgres] [--app DIR | --skip-build] [--port 3951]
 //          [--env NAME=VALUE ...] (the server's environment beside bench/support's SERVER_ENV: a setting to compare)
+//          [--keep-data] (leaves the server's data directory, repositories and embedded database, to study after)
+//          [--data-dir DIR] (starts on a kept data directory, its projects and history, and leaves it; with --name)
+//          [--name soak] (the fleet's owner and project: another on a kept data directory)
+//          [--cpu-prof] (the server's CPU profile of the whole soak into --out)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +39,10 @@ const { values } = parseArgs({
     "skip-build": { type: "boolean", default: false },
     port: { type: "string", default: "3951" },
     env: { type: "string", multiple: true, default: [] },
+    "keep-data": { type: "boolean", default: false },
+    "data-dir": { type: "string" },
+    name: { type: "string", default: "soak" },
+    "cpu-prof": { type: "boolean", default: false },
   },
 });
 const AGENTS = Number(values.agents);
@@ -50,7 +58,10 @@ const work = path.join(root, "bench/.work/soak");
 const app = values.app ? path.resolve(values.app) : values["skip-build"] ? path.join(work, "app") : buildAppCopy(work);
 const out = path.resolve(values.out ?? path.join(work, new Date().toISOString().replace(/[:.]/g, "-")));
 fs.mkdirSync(out, { recursive: true });
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-soak-"));
+const keepData = values["keep-data"] || values["data-dir"] !== undefined;
+const dataDir = values["data-dir"]
+  ? path.resolve(values["data-dir"])
+  : fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-soak-"));
 const ADMIN_KEY = "bench-soak";
 const postgres = !process.env.DATABASE_URL && values.postgres ? await startPostgres() : null;
 const databaseUrl = process.env.DATABASE_URL ?? postgres?.url;
@@ -103,14 +114,19 @@ const server = startNext(
     NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${out} ${serverEnv.NODE_OPTIONS ?? ""}`.trim(),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, REPOS_DIR: path.join(dataDir, "repos") } : {}),
   },
-  {},
+  { profileDir: values["cpu-prof"] ? out : undefined },
 );
 const client = fleetClient(PORT, ADMIN_KEY);
 const samples = [];
 try {
   await waitForServer(PORT, server, "/api/health", 300_000);
   const land = (agent, change, until) => client.landedByStream(change.id, agent.token, until);
-  const fleet = await setUpFleet(client, { count: AGENTS, policy: "merge:\n  autoQueue: true\n", name: "soak", land });
+  const fleet = await setUpFleet(client, {
+    count: AGENTS,
+    policy: "merge:\n  autoQueue: true\n",
+    name: values.name,
+    land,
+  });
 
   const landedAt = []; // ms since start of each landing
   const started = performance.now();
@@ -254,5 +270,6 @@ try {
 } finally {
   await stopProcess(server);
   postgres?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (keepData) console.log(`data kept in ${dataDir}`);
+  else fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -202,6 +202,30 @@ describe("refs", () => {
     expect(listRefs(repo).branches.map((b) => b.name)).toEqual(["feature", "main"]);
   });
 
+  it("a new ref reads the names on its own path, never every ref of its namespace (a pin per change)", async () => {
+    const { repo, tip } = await newProject();
+    for (let i = 0; i < 20; i++) await updateRef(repo, `refs/svc/changes/${randomUUID()}`, tip, null);
+    const reads = vi.spyOn(fs, "readFileSync");
+    const listings = vi.spyOn(fs, "readdirSync");
+    const created = `refs/svc/changes/${randomUUID()}`;
+    try {
+      await updateRef(repo, created, tip, null);
+      const touched = [...reads.mock.calls, ...listings.mock.calls].map(([file]) => String(file));
+      const others = touched.filter(
+        (file) =>
+          file.startsWith(path.join(repo.gitdir, "refs/svc/changes/")) && file !== path.join(repo.gitdir, created),
+      );
+      expect(others).toEqual([]);
+      expect(listings.mock.calls.map(([dir]) => String(dir))).not.toContain(path.join(repo.gitdir, "refs/svc/changes"));
+    } finally {
+      reads.mockRestore();
+      listings.mockRestore();
+    }
+    await expect(updateRef(repo, "refs/svc/changes", tip, null)).rejects.toMatchObject({
+      code: "BRANCH_NAME_CONFLICT",
+    });
+  });
+
   it("resolveBranch: branches only, unknown 404, branch+tag AMBIGUOUS_REF", async () => {
     const { repo, tip } = await newProject();
     expect(resolveBranch(repo, "main")).toBe(tip);

@@ -193,16 +193,23 @@ export async function updateRefWhileLocked(
 
 /**
  * A new ref may not be a prefix of an existing one nor have one as its prefix (`a` beside `a/b`):
- * git could not store both. The loose files refuse it themselves; a packed ref does not.
+ * git could not store both. The loose files refuse it themselves; a packed ref does not. Only the
+ * names on the ref's own path are read: walking its whole namespace read every change's pin
+ * (`refs/svc/changes/*`) on each new change, a cost that grew with the project.
  */
 function refuseNameClash(repo: Repo, ref: string): void {
-  const namespace = ref.split("/").slice(0, 2).join("/");
-  const refs = readPackedRefs(repo);
-  walkLoose(repo, namespace, refs);
-  for (const existing of refs.keys()) {
-    if (existing.startsWith(`${ref}/`) || ref.startsWith(`${existing}/`))
-      throw conflict(`${ref} collides with existing ref ${existing}`, "BRANCH_NAME_CONFLICT");
+  const clash = (existing: string) => conflict(`${ref} collides with existing ref ${existing}`, "BRANCH_NAME_CONFLICT");
+  const packed = readPackedRefs(repo);
+  const parts = ref.split("/");
+  for (let depth = 2; depth < parts.length; depth++) {
+    const ancestor = parts.slice(0, depth).join("/");
+    if (packed.has(ancestor) || readLooseRef(repo, ancestor)) throw clash(ancestor);
   }
+  const below = new Map<string, string>();
+  walkLoose(repo, ref, below);
+  for (const existing of packed.keys()) if (existing.startsWith(`${ref}/`)) below.set(existing, "");
+  const [first] = below.keys();
+  if (first !== undefined) throw clash(first);
 }
 
 /** Deletes `ref` if it still points at `expectedOld` (git update-ref -d handles packed refs too). */

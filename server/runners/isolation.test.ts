@@ -10,7 +10,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RUNNER_PROCESSES_MAX } from "@/server/limits";
+import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
 import { bwrapMissing, runnerFixture, type RunnerFixture } from "./test-runs";
 
 /** Host processes whose command line is exactly `line` (a leftover of a run). */
@@ -122,6 +122,19 @@ describe.skipIf(bwrapMissing !== null)(
       );
       expect(run).toMatchObject({ status: "failed", timedOut: true, exitCode: null, attempts: 1 });
       expect(hostProcesses(sleeper)).toEqual([]);
+    });
+
+    it("runs below the server's CPU priority, and cannot take it back", async () => {
+      // Field 19 of /proc/PID/stat is the niceness; renice to 0 (or below) needs CAP_SYS_NICE on the host.
+      const command = `echo nice=$(cut -d' ' -f19 /proc/$$/stat); renice -n 0 -p $$ >/dev/null 2>&1 && echo RAISED; nice -n -5 true 2>/dev/null; echo after=$(cut -d' ' -f19 /proc/$$/stat)`;
+      const run = await fx.run({ "a.txt": "a\n" }, `{ command: ${JSON.stringify(command)} }`);
+      expect(run.status).toBe("passed");
+      expect(run.output).toContain(`nice=${RUNNER_NICENESS}\n`);
+      expect(run.output).not.toContain("RAISED");
+      expect(run.output).toContain(`after=${RUNNER_NICENESS}\n`);
+      expect(Number(fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ")[16])).toBeLessThan(
+        RUNNER_NICENESS,
+      );
     });
 
     it("hides another project's checkout running at the same time, and a cancel kills that run's tree", async () => {

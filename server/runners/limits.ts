@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { RUNNER_PROCESSES_MAX } from "@/server/limits";
+import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
 import { runsAsRoot } from "./layout";
 
 /**
@@ -161,13 +161,16 @@ export function createLimits(memoryMb: number): Limits {
 /**
  * prlimit: no core files; each process's data segment (a program's own allocation fails, with
  * its message, before the cgroup's OOM killer has to act); without cgroups, the process count
- * (per uid: only as root, where each run has a uid of its own).
+ * (per uid: only as root, where each run has a uid of its own). Then `nice`: RUNNER_NICENESS.
  */
 function rlimits(memoryMb: number, countProcesses: boolean): string[] {
   const args = ["prlimit", "--core=0", `--data=${memoryMb * 1024 * 1024}`];
   if (countProcesses && runsAsRoot()) args.push(`--nproc=${RUNNER_PROCESSES_MAX}`);
-  return [...args, "--"];
+  return [...args, "--", ...NICE];
 }
+
+/** A command line's prefix that runs the rest at RUNNER_NICENESS. */
+export const NICE = ["nice", "-n", String(RUNNER_NICENESS)];
 
 /** Whether runs are limited by cgroups here (v1 or v2), else by rlimits alone. */
 export const cgroupsKind = (): "v1" | "v2" | null => cgroupsHere()?.kind ?? null;
