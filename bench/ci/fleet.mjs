@@ -14,6 +14,7 @@
 // Usage: node bench/ci/fleet.mjs [--agents 50] [--seconds 120] [--suite-seconds 10] [--runners 64]
 //                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
 //                                [--drain-seconds 30] [--cpu-prof] (the server's CPU profile under bench/.work/ci-fleet/profile-<percent>)
+//                                [--log-level warn] (info: every request's line, with its time, in bench/.work/ci-fleet/server-<percent>.log)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "3951" },
     "cpu-prof": { type: "boolean", default: false },
     "drain-seconds": { type: "string", default: "30" },
+    "log-level": { type: "string", default: "warn" },
   },
 });
 const AGENTS = Number(values.agents);
@@ -81,7 +83,7 @@ async function phase(failPercent) {
     {
       ADMIN_API_KEY: ADMIN_KEY,
       RATE_LIMIT_PER_MINUTE: "100000000",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: values["log-level"],
       SECRET_KEY: "bench-ci-fleet-secret-key-of-at-least-32-chars",
       DATA_DIR: dataDir,
       BASE_URL: `http://127.0.0.1:${PORT}`,

@@ -9,7 +9,11 @@ import { receivePackConfig, serveProcReceive } from "./proc-receive";
 import { applyPush } from "./push";
 import { parseGitPath, type GitService, type GitTarget } from "./target";
 
-const UPLOAD_PACK_CONFIG = { "uploadpack.allowFilter": "true" };
+/**
+ * Clones and fetches see branches and tags, never the service's own `refs/svc/*` (a pin per change
+ * evaluated: tens of thousands in a fleet's project, each advertised to a protocol v0 client).
+ */
+const UPLOAD_PACK_CONFIG = { "uploadpack.allowFilter": "true", "uploadpack.hideRefs": "refs/svc" };
 
 const text = (status: number, message: string, headers: Record<string, string> = {}) =>
   new Response(`${message}\n`, { status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });

@@ -7,6 +7,7 @@ import { call } from "@/tests/support/http";
 import { createTestUser } from "@/tests/support/users";
 import { createTestSession, createTestToken } from "@/tests/support/sessions";
 import { createTestProject, grantCollaborator } from "@/server/projects/test-fixtures";
+import { openProjectRepo, pinRef, readRef } from "@/server/git";
 import { GitClient, startTestServer, withToken, type TestServer } from "./support";
 
 useTestEnvironment();
@@ -415,10 +416,20 @@ describe("push rules", () => {
     await git.ok(["push", "-q", "origin", ":temp"], { cwd: work });
     const odd = await git.run(["push", "origin", "main:refs/svc/internal"], { cwd: work });
     expect(odd.stderr).toContain("(only branches (refs/heads/*) and tags (refs/tags/*) can be pushed)");
-    const refs = await git.ok(["ls-remote", withToken(project.remote, alice.token)]);
-    expect(refs).toContain("refs/heads/main");
-    expect(refs).not.toContain("refs/heads/temp");
-    expect(refs).not.toContain("refs/svc/internal");
+    // The service's own pins exist but are not advertised, in protocol v0 or v2.
+    const repo = openProjectRepo(project.id);
+    await pinRef(repo, "refs/svc/changes/pinned", readRef(repo, "refs/heads/main")!);
+    for (const protocol of ["0", "2"]) {
+      const refs = await git.ok([
+        "-c",
+        `protocol.version=${protocol}`,
+        "ls-remote",
+        withToken(project.remote, alice.token),
+      ]);
+      expect(refs).toContain("refs/heads/main");
+      expect(refs).not.toContain("refs/heads/temp");
+      expect(refs).not.toContain("refs/svc/");
+    }
   });
 
   it("refuses a push whose old value is stale, and accepts a force push to an ungated branch", async () => {
