@@ -17,6 +17,7 @@ import {
   strongEtag,
   versionEtag,
   toHttpError,
+  headFromGet,
 } from "@/server/http";
 import { TRPCError } from "@trpc/server";
 import { methodsServing, procedureAt, type RestProcedure } from "./procedures";
@@ -27,6 +28,7 @@ import { isFormRoute } from "./openapi";
 import { answerShadowedRoute } from "./shadowed-routes";
 import { recordRequest, type RequestTrace } from "./request-log";
 import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
+import { changeEventsResponse } from "@/server/changes";
 
 const BODYLESS = new Set(["GET", "HEAD"]);
 
@@ -135,7 +137,20 @@ function withValidator(req: Request, response: Response, body: string, procedure
  * body; OPTIONS lists the methods. Every answer carries X-Request-Id (and CORS headers for allowed
  * origins), and every request ends in one log line (`recordRequest`, the hook for metrics too).
  */
+/**
+ * GET /api/changes/{id}/events is answered from this entry, not a route file of its own: Next.js
+ * loads every route file's own copy of the server's modules (~4 MB resident each), and every agent
+ * of a fleet follows its change's events beside its REST calls.
+ */
+const CHANGE_EVENTS = /^\/api\/changes\/[^/]+\/events$/;
+const changeEvents: Partial<Record<string, (req: Request) => Promise<Response>>> = {
+  GET: changeEventsResponse,
+  HEAD: headFromGet(changeEventsResponse),
+};
+
 export function handleRestRequest(req: Request): Promise<Response> {
+  const stream = CHANGE_EVENTS.test(new URL(req.url).pathname) ? changeEvents[req.method.toUpperCase()] : undefined;
+  if (stream) return stream(req);
   return withRequestConfig(() => answerRequest(req));
 }
 

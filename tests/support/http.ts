@@ -20,7 +20,6 @@ import * as restoreUpload from "@/app/api/admin/restore/route";
 import { parseGitPath } from "@/server/git-http/target";
 import * as importStream from "@/app/api/projects/[namespace]/[slug]/import/stream/route";
 import * as syncStream from "@/app/api/projects/[namespace]/[slug]/sync/stream/route";
-import * as changeEvents from "@/app/api/changes/[id]/events/route";
 import * as providerWebhook from "@/app/api/providers/github/webhook/route";
 import * as projectArchive from "@/app/api/projects/[namespace]/[slug]/archive/route";
 import * as projectRaw from "@/app/api/projects/[namespace]/[slug]/raw/route";
@@ -45,7 +44,6 @@ export const routeTable: Array<{ match: (pathname: string) => boolean; module: R
   { match: (p) => p === "/api/admin/metrics", module: adminMetrics },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/import\/stream$/.test(p), module: importStream },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/sync\/stream$/.test(p), module: syncStream },
-  { match: (p) => /^\/api\/changes\/[^/]+\/events$/.test(p), module: changeEvents },
   { match: (p) => p === "/api/providers/github/webhook", module: providerWebhook },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/archive$/.test(p), module: projectArchive },
   { match: (p) => /^\/api\/projects\/[^/]+\/[^/]+\/raw$/.test(p), module: projectRaw },
