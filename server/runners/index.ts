@@ -6,3 +6,4 @@ export type { IsolatedOutcome } from "./isolate";
 export { assertSandboxReady, sandboxAvailable } from "./bwrap";
 export { cutLine, readLogFrom, type LogRead } from "./log";
 export { sweepOrphanCgroups } from "./limits";
+export { sweepOrphanCheckouts } from "./layout";

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { config } from "@/server/config";
 import { SANDBOX_HOME, SANDBOX_UID } from "./bwrap";
+import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
 
 /**
  * Each run executes as a host uid of its own, from a range no account uses: nothing it leaves owns
@@ -30,7 +31,7 @@ export function runnerRoot(): string {
 }
 
 export interface RunLayout {
-  /** DATA_DIR/runner/work/<id>: holds the rest, removed at the end. */
+  /** DATA_DIR/runner/work/<owner>-<random> (see owner.ts): holds the rest, removed at the end. */
   dir: string;
   src: string;
   home: string;
@@ -54,7 +55,7 @@ export function createLayout(): RunLayout {
   // Modes set after creation: the server's umask (077, server/runtime/data-dir.ts) would mask them.
   fs.mkdirSync(work, { recursive: true });
   fs.chmodSync(work, 0o711);
-  const dir = path.join(work, randomBytes(12).toString("hex"));
+  const dir = path.join(work, `${ownerTag()}-${randomBytes(12).toString("hex")}`);
   fs.mkdirSync(dir);
   fs.chmodSync(dir, 0o755);
   const root = runsAsRoot();
@@ -92,6 +93,26 @@ export async function removeLayout(layout: RunLayout): Promise<void> {
   } finally {
     if (runsAsRoot()) usedSlots.delete(layout.uid - HOST_UID_BASE);
   }
+}
+
+const RUN_DIR_NAME = new RegExp(`^${OWNER_TAG.source}-[0-9a-f]+$`);
+
+/**
+ * Removes the run directories a crashed server left (its checkouts, a suite's files: a server's
+ * start-up, after its cgroups' processes were killed). Answers the directories removed.
+ */
+export async function sweepOrphanCheckouts(): Promise<string[]> {
+  const work = path.join(config.dataDir, "runner", "work");
+  const removed: string[] = [];
+  for (const name of fs.existsSync(work) ? fs.readdirSync(work) : []) {
+    const match = RUN_DIR_NAME.exec(name);
+    if (!match || ownerAlive(match[1], match[2])) continue;
+    const dir = path.join(work, name);
+    if (!runsAsRoot()) await makeRemovable(dir);
+    await fs.promises.rm(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
 }
 
 async function makeRemovable(dir: string): Promise<void> {

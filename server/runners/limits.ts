@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
 import { runsAsRoot } from "./layout";
+import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
 
 /**
  * Memory and process limits of one command. Cgroups where the host lets us create them (v1
@@ -21,25 +22,8 @@ type Cgroups = { kind: "v1"; memory: string; pids: string } | { kind: "v2"; base
 let cgroups: Cgroups | undefined;
 const cgroupsHere = (): Cgroups => (cgroups === undefined ? (cgroups = detectCgroups()) : cgroups);
 
-/**
- * A run's cgroup is named after the server that made it (pid and start time, so a reused pid is
- * not mistaken for it): `svc-runner-<pid>.<start>-<random>`. What a crashed server left is known
- * by an owner that is gone. Servers sharing a parent cgroup are assumed to share a PID namespace.
- */
-const CGROUP_NAME = /^svc-runner-(\d+)\.(\d+)-[0-9a-f]+$/;
-
-/** A process's start time in clock ticks since boot (field 22 of /proc/PID/stat), or null when it is gone. */
-function startTime(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-let owner: string | undefined;
-const ownerTag = () => (owner ??= `${process.pid}.${startTime(process.pid) ?? 0}`);
+/** A run's cgroup: `svc-runner-<owner>-<random>` (see owner.ts). */
+const CGROUP_NAME = new RegExp(`^svc-runner-${OWNER_TAG.source}-[0-9a-f]+$`);
 
 /** Our own cgroup in a hierarchy, from /proc/self/cgroup (`3:memory:/a/b` or `0::/a/b`). */
 function ownCgroup(controller: string | null): string | null {
@@ -191,7 +175,7 @@ export async function sweepOrphanCgroups(): Promise<string[]> {
   for (const parent of cgroupParents()) {
     for (const name of fs.readdirSync(parent)) {
       const match = CGROUP_NAME.exec(name);
-      if (!match || startTime(Number(match[1])) === match[2]) continue;
+      if (!match || ownerAlive(match[1], match[2])) continue;
       const dir = path.join(parent, name);
       killCgroup(dir);
       await removeCgroup(dir);

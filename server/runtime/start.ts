@@ -1,7 +1,7 @@
 import type { InngestFunction } from "inngest";
 import { config, validateConfig } from "@/server/config";
 import { closeDatabase, startInvalidationListener } from "@/server/db";
-import { assertSandboxReady, sweepOrphanCgroups } from "@/server/runners";
+import { assertSandboxReady, sweepOrphanCgroups, sweepOrphanCheckouts } from "@/server/runners";
 import { connectAtStartup } from "./connect";
 import { assertInstanceKeysAgree } from "./keys";
 import { protectDataDir } from "./data-dir";
@@ -44,6 +44,8 @@ export async function startServerRuntime(loadFunctions: LoadJobFunctions): Promi
     // Before this server's own runs: what a crashed one left would otherwise run on, unlimited by time.
     const orphans = await sweepOrphanCgroups();
     if (orphans.length) log().warn({ cgroups: orphans }, "removed the run cgroups a crashed server left");
+    const checkouts = await sweepOrphanCheckouts();
+    if (checkouts.length) log().warn({ checkouts }, "removed the run directories a crashed server left");
   }
   protectDataDir();
   registerSubscribers();
