@@ -15,12 +15,14 @@
 //                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
 //                                [--drain-seconds 30] [--cpu-prof] (the server's CPU profile under bench/.work/ci-fleet/profile-<percent>)
 //                                [--log-level warn] (info: every request's line, with its time, in bench/.work/ci-fleet/server-<percent>.log)
+//                                [--postgres] (a throwaway PostgreSQL cluster per phase instead of the embedded PGlite)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fleetClient, fileText, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
 import { buildAppCopy, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
+import { startPostgres } from "../support/postgres.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -35,6 +37,7 @@ const { values } = parseArgs({
     "cpu-prof": { type: "boolean", default: false },
     "drain-seconds": { type: "string", default: "30" },
     "log-level": { type: "string", default: "warn" },
+    postgres: { type: "boolean", default: false },
   },
 });
 const AGENTS = Number(values.agents);
@@ -77,6 +80,7 @@ async function phase(failPercent) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-ci-fleet-"));
   // The runs' own uids must reach DATA_DIR/runner (README, SANDBOX_ENABLED).
   fs.chmodSync(dataDir, 0o711);
+  const postgres = values.postgres ? await startPostgres() : null;
   const server = startNext(
     app,
     PORT,
@@ -89,6 +93,7 @@ async function phase(failPercent) {
       BASE_URL: `http://127.0.0.1:${PORT}`,
       SANDBOX_ENABLED: "1",
       RUNNER_CONCURRENCY: values.runners,
+      ...(postgres ? { DATABASE_URL: postgres.url, REPOS_DIR: path.join(dataDir, "repos") } : {}),
     },
     {
       logFile: path.join(work, `server-${failPercent}.log`),
@@ -201,6 +206,7 @@ async function phase(failPercent) {
     };
   } finally {
     await stopProcess(server);
+    postgres?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -209,7 +215,14 @@ const results = [];
 for (const failPercent of values["fail-percent"].split(",").map(Number)) results.push(await phase(failPercent));
 console.log(
   JSON.stringify(
-    { agents: AGENTS, seconds: SECONDS, suiteSeconds: SUITE_MS / 1000, runners: Number(values.runners), results },
+    {
+      database: values.postgres ? "postgres" : "pglite",
+      agents: AGENTS,
+      seconds: SECONDS,
+      suiteSeconds: SUITE_MS / 1000,
+      runners: Number(values.runners),
+      results,
+    },
     null,
     2,
   ),
