@@ -108,14 +108,11 @@ function compileWasmWithBaselineOnly(): void {
  * Columns hold UTC (`timestamp(3)`, as Prisma writes them), but a `now()` or a column default stored
  * in one is the time in the session's zone, which is the server's `TimeZone` unless told: on a
  * server not set to UTC, every time written by SQL (merges, events, queue entries, deployments) was
- * off by its offset. A SET rather than a startup `options` parameter, which PgBouncer refuses; it
- * is queued on the connection before any query the pool hands it out for.
+ * off by its offset. A SET rather than a startup `options` parameter, which PgBouncer refuses; the
+ * pool hands a new connection out only after it (pg-pool's `onConnect`: a SET merely queued before
+ * the first query is what pg deprecates, and pg 9 refuses).
  */
-function inUtc(client: { query(sql: string): Promise<unknown> }): void {
-  client
-    .query("SET TIME ZONE 'UTC'")
-    .catch((error: Error) => log().error({ err: error.message }, "db: could not set the session to UTC"));
-}
+const inUtc = (client: { query(sql: string): Promise<unknown> }) => client.query("SET TIME ZONE 'UTC'");
 
 async function openPostgres(url: string): Promise<Database> {
   compileWasmWithBaselineOnly();
@@ -129,11 +126,12 @@ async function openPostgres(url: string): Promise<Database> {
     connectionString: url,
     max: config.databasePoolSize,
     connectionTimeoutMillis: TRANSACTION_OPTIONS.maxWait,
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits it (its types say void)
+    onConnect: inUtc,
   });
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
   pool.on("error", (error) => log().error({ err: error.message }, "db: an idle PostgreSQL connection failed"));
-  pool.on("connect", inUtc);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: TRANSACTION_OPTIONS });
   const raw: RawSql = {
     exec: async (sql) => void (await pool.query(sql)),
