@@ -133,24 +133,33 @@ function withValidator(req: Request, response: Response, body: string, procedure
 }
 
 /**
+ * GET /api/changes/{id}/events is answered from this entry, not a route file of its own: Next.js
+ * loads every route file's own copy of the server's modules (~4 MB resident each), and every agent
+ * of a fleet follows its change's events beside its REST calls. OPTIONS and other methods answer as
+ * Next.js answered them for the route file (204 and 405, with Allow).
+ */
+const CHANGE_EVENTS = /^\/api\/changes\/[^/]+\/events$/;
+const changeEventsHead = headFromGet(changeEventsResponse);
+
+const CHANGE_EVENTS_ALLOW = "GET, HEAD, OPTIONS";
+
+function answerChangeEvents(req: Request): Promise<Response> {
+  const method = req.method.toUpperCase();
+  if (method === "GET") return changeEventsResponse(req);
+  if (method === "HEAD") return changeEventsHead(req);
+  if (method === "OPTIONS")
+    return Promise.resolve(new Response(null, { status: 204, headers: { Allow: CHANGE_EVENTS_ALLOW } }));
+  const refused = new HttpError(405, "Method not allowed", undefined, {}, { Allow: CHANGE_EVENTS_ALLOW });
+  return Promise.resolve(errorResponse(refused));
+}
+
+/**
  * The REST surface: every `/api/*` route generated from the tRPC routers. HEAD is GET without the
  * body; OPTIONS lists the methods. Every answer carries X-Request-Id (and CORS headers for allowed
  * origins), and every request ends in one log line (`recordRequest`, the hook for metrics too).
  */
-/**
- * GET /api/changes/{id}/events is answered from this entry, not a route file of its own: Next.js
- * loads every route file's own copy of the server's modules (~4 MB resident each), and every agent
- * of a fleet follows its change's events beside its REST calls.
- */
-const CHANGE_EVENTS = /^\/api\/changes\/[^/]+\/events$/;
-const changeEvents: Partial<Record<string, (req: Request) => Promise<Response>>> = {
-  GET: changeEventsResponse,
-  HEAD: headFromGet(changeEventsResponse),
-};
-
 export function handleRestRequest(req: Request): Promise<Response> {
-  const stream = CHANGE_EVENTS.test(new URL(req.url).pathname) ? changeEvents[req.method.toUpperCase()] : undefined;
-  if (stream) return stream(req);
+  if (CHANGE_EVENTS.test(new URL(req.url).pathname)) return answerChangeEvents(req);
   return withRequestConfig(() => answerRequest(req));
 }
 

@@ -205,11 +205,10 @@ function refuseNameClash(repo: Repo, ref: string): void {
     const ancestor = parts.slice(0, depth).join("/");
     if (packed.has(ancestor) || readLooseRef(repo, ancestor)) throw clash(ancestor);
   }
-  const below = new Map<string, string>();
-  walkLoose(repo, ref, below);
-  for (const existing of packed.keys()) if (existing.startsWith(`${ref}/`)) below.set(existing, "");
-  const [first] = below.keys();
-  if (first !== undefined) throw clash(first);
+  const looseBelow = new Map<string, string>();
+  walkLoose(repo, ref, looseBelow);
+  const below = [...looseBelow.keys(), ...[...packed.keys()].filter((existing) => existing.startsWith(`${ref}/`))];
+  if (below.length > 0) throw clash(below[0]);
 }
 
 /** Deletes `ref` if it still points at `expectedOld` (git update-ref -d handles packed refs too). */

@@ -87,9 +87,7 @@ export function createLayout(): RunLayout {
 /** Removes a run's directories (nothing of the run is alive by then) and frees its uid. */
 export async function removeLayout(layout: RunLayout): Promise<void> {
   try {
-    // A run may have left directories without write permission for their owner.
-    if (!runsAsRoot()) await makeRemovable(layout.dir);
-    await fs.promises.rm(layout.dir, { recursive: true, force: true });
+    await removeRunDir(layout.dir);
   } finally {
     if (runsAsRoot()) usedSlots.delete(layout.uid - HOST_UID_BASE);
   }
@@ -108,11 +106,16 @@ export async function sweepOrphanCheckouts(): Promise<string[]> {
     const match = RUN_DIR_NAME.exec(name);
     if (!match || ownerAlive(match[1], match[2])) continue;
     const dir = path.join(work, name);
-    if (!runsAsRoot()) await makeRemovable(dir);
-    await fs.promises.rm(dir, { recursive: true, force: true });
+    await removeRunDir(dir);
     removed.push(dir);
   }
   return removed;
+}
+
+async function removeRunDir(dir: string): Promise<void> {
+  // A run may have left directories without write permission for their owner.
+  if (!runsAsRoot()) await makeRemovable(dir);
+  await fs.promises.rm(dir, { recursive: true, force: true });
 }
 
 async function makeRemovable(dir: string): Promise<void> {

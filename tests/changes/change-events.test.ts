@@ -130,6 +130,23 @@ describe("GET /api/changes/{id}/events", () => {
     expect(await stream.next()).toMatchObject({ event: "change.state", data: { change: { status: "merged" } } });
     expect(await stream.next()).toBeNull();
   });
+
+  it("HEAD answers the stream's headers; other methods are 405 with Allow, OPTIONS lists them", async () => {
+    const owner = await createTestUser();
+    const project = await projectWith(owner.token, { "README.md": "hi\n" });
+    const { change } = await changeWith(owner.token, project, { "a.txt": "a\n" });
+    const head = await call("HEAD", `/api/changes/${change.id}/events`, { token: owner.token });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toContain("text/event-stream");
+    expect(head.text).toBe("");
+    const post = await call("POST", `/api/changes/${change.id}/events`, { token: owner.token, body: {} });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(post.body).toMatchObject({ error: expect.any(String) });
+    const options = await call("OPTIONS", `/api/changes/${change.id}/events`);
+    expect(options.status).toBe(204);
+    expect(options.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
 });
 
 // A transition committed through another connection (as another instance would) reaches the
