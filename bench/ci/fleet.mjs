@@ -16,6 +16,8 @@
 //                                [--drain-seconds 30] [--cpu-prof] (the server's CPU profile under bench/.work/ci-fleet/profile-<percent>)
 //                                [--log-level warn] (info: every request's line, with its time, in bench/.work/ci-fleet/server-<percent>.log)
 //                                [--postgres] (a throwaway PostgreSQL cluster per phase instead of the embedded PGlite)
+//                                [--statements] (with --postgres: its costliest statements, pg_stat_statements, into
+//                                bench/.work/ci-fleet/statements-<percent>.tsv)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     "drain-seconds": { type: "string", default: "30" },
     "log-level": { type: "string", default: "warn" },
     postgres: { type: "boolean", default: false },
+    statements: { type: "boolean", default: false },
   },
 });
 const AGENTS = Number(values.agents);
@@ -80,7 +83,7 @@ async function phase(failPercent) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-ci-fleet-"));
   // The runs' own uids must reach DATA_DIR/runner (README, SANDBOX_ENABLED).
   fs.chmodSync(dataDir, 0o711);
-  const postgres = values.postgres ? await startPostgres() : null;
+  const postgres = values.postgres ? await startPostgres({ statements: values.statements }) : null;
   const server = startNext(
     app,
     PORT,
@@ -206,6 +209,8 @@ async function phase(failPercent) {
     };
   } finally {
     await stopProcess(server);
+    if (postgres && values.statements)
+      fs.writeFileSync(path.join(work, `statements-${failPercent}.tsv`), postgres.topStatements());
     postgres?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -25,8 +25,11 @@ const freePort = () =>
     });
   });
 
-/** Starts a cluster; resolves to its `url` and a `stop()` that removes it. */
-export async function startPostgres({ maxConnections = 300 } = {}) {
+/**
+ * Starts a cluster; resolves to its `url` and a `stop()` that removes it. With `statements`, the
+ * cluster loads pg_stat_statements and `topStatements(n)` answers its n most costly statements.
+ */
+export async function startPostgres({ maxConnections = 300, statements = false } = {}) {
   const bin = postgresBin();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-pg-"));
   const asRoot = process.getuid?.() === 0;
@@ -37,10 +40,21 @@ export async function startPostgres({ maxConnections = 300 } = {}) {
   if (asRoot) execFileSync("chown", ["postgres", dir]);
   const port = await freePort();
   run(path.join(bin, "initdb"), ["-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "-E", "UTF8"]);
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=${maxConnections} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=${maxConnections} -c fsync=off -c synchronous_commit=off -c full_page_writes=off${statements ? " -c shared_preload_libraries=pg_stat_statements" : ""}`;
   run(path.join(bin, "pg_ctl"), ["-D", `${dir}/data`, "-l", `${dir}/log`, "-w", "-o", options, "start"]);
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  const psql = (sql) =>
+    execFileSync(path.join(bin, "psql"), [url, "-X", "-A", "-F", "\t", "-P", "footer=off", "-c", sql], {
+      encoding: "utf8",
+    });
+  if (statements) psql("CREATE EXTENSION pg_stat_statements");
   return {
-    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    url,
+    /** The n statements with the most execution time, as TSV: calls, total and mean ms, rows, the statement. */
+    topStatements: (n = 40) =>
+      psql(`SELECT calls, round(total_exec_time) AS total_ms, round(mean_exec_time::numeric, 2) AS mean_ms, rows,
+                   left(regexp_replace(query, '\\s+', ' ', 'g'), 300) AS query
+              FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT ${n}`),
     stop() {
       try {
         run(path.join(bin, "pg_ctl"), ["-D", `${dir}/data`, "-m", "immediate", "stop"]);

@@ -15,6 +15,7 @@ import {
   readRef,
   repoExists,
   pinRef,
+  pinUnknownRef,
   type Repo,
 } from "@/server/git";
 import { DomainError, conflict, invalid, upstreamFailed } from "@/server/errors";
@@ -50,9 +51,13 @@ export function workspaceTip(project: Project, workspaceName: string): string | 
   return branch ? readRef(repo, branchRef(branch)) : null;
 }
 
-/** Keeps an evaluated tip reachable in the project repository (refs/svc/changes/<id>), safe from gc. */
-async function pinTip(repo: Repo, changeId: string, tip: string): Promise<void> {
-  await pinRef(repo, `refs/svc/changes/${changeId}`, tip);
+/**
+ * Keeps an evaluated tip reachable in the project repository (refs/svc/changes/<id>), safe from gc.
+ * A change being created has an id no one else knows yet: its pin need not wait for the project's lock.
+ */
+async function pinTip(repo: Repo, changeId: string, tip: string, newChange: boolean): Promise<void> {
+  const ref = `refs/svc/changes/${changeId}`;
+  await (newChange ? pinUnknownRef(repo, ref, tip) : pinRef(repo, ref, tip));
 }
 
 /**
@@ -101,15 +106,16 @@ export function startedOutcome(runs: EvalRunResult[], background: PlannedRun[]):
 /**
  * Diffs a workspace against its project's default branch and evaluates it under the policy in
  * force there: the fast evaluators now, the long ones planned as background runs (`inline`: every
- * evaluator now, for callers that are jobs themselves). The tip's objects must be in the project
- * repository (merges read them there). 400 for a workspace with submodules or without changes;
- * 502 EVAL_PREP_FAILED when the diff cannot be built.
+ * evaluator now, for callers that are jobs themselves; `newChange`: the change is being created,
+ * under an id no one else knows yet). The tip's objects must be in the project repository (merges
+ * read them there). 400 for a workspace with submodules or without changes; 502 EVAL_PREP_FAILED
+ * when the diff cannot be built.
  */
 export async function evaluateWorkspace(
   project: Project,
   workspaceName: string,
   changeId: string,
-  options: { inline?: boolean } = {},
+  options: { inline?: boolean; newChange?: boolean } = {},
 ): Promise<PreparedEvaluation> {
   const { repo, head } = projectHead(project);
   const tip = workspaceTip(project, workspaceName);
@@ -120,7 +126,7 @@ export async function evaluateWorkspace(
     // push left in the workspace's own store need copying.
     const workspace = openWorkspaceRepo(project.id, workspaceName);
     if (!(await hasObject(repo, tip)) || holdsOwnObjects(workspace)) await copyObjects(workspace, repo, tip);
-    await pinTip(repo, changeId, tip);
+    await pinTip(repo, changeId, tip, options.newChange ?? false);
     diff = await buildChangeDiff(repo, head, tip);
   } catch (error) {
     if (error instanceof SubmoduleError) throw invalid(error.message);

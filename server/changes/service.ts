@@ -82,7 +82,7 @@ export async function createChange(
   assertNotImporting(project);
   if (!ws) throw notFound(`Unknown workspace ${workspace}`);
   const id = newChangeId();
-  const prepared = await evaluateWorkspace(project, ws.name, id);
+  const prepared = await evaluateWorkspace(project, ws.name, id, { newChange: true });
   // Taken apart from the write below (one statement, no transaction): a failed write leaves a gap.
   const number = await allocateProjectNumber(await db(), project.id, "changes");
   const { verdict } = prepared.outcome;
@@ -149,10 +149,15 @@ export async function createChange(
 const waitSecondsOf = (prepared: PreparedEvaluation, wait: number | undefined) =>
   wait ?? (prepared.policy.ok ? prepared.policy.policy.evaluation.waitSeconds : 30);
 
-/** Starts the round's background runs and waits up to `seconds` for them; answers the change's state after. */
+/**
+ * Starts the round's background runs and waits up to `seconds` for them; answers the change's state
+ * after, or null when it did not wait (the caller's rows are that state: no run ends in between that
+ * the answer could show, and a fleet's `?wait=0` opens save a read).
+ */
 async function awaitRound(changeId: string, seconds: number): Promise<ChangeState | null> {
   wakeRunners();
-  if (seconds > 0) await waitForVerdict(changeId, seconds * 1000);
+  if (seconds <= 0) return null;
+  await waitForVerdict(changeId, seconds * 1000);
   return readChangeState(changeId);
 }
 
@@ -243,12 +248,13 @@ export async function reevaluateChange(identity: UserIdentity, id: string, optio
       statusAfterEvaluation(verdict, await reviewState(client, current));
     return recordReevaluation(tx, current, prepared, { statusAfter, actor: actorOf(identity) });
   });
+  const written = { changeId: id, eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
   if (prepared.outcome.verdict === null) {
     const state = await awaitRound(id, waitSecondsOf(prepared, options.wait));
-    if (state) return { changeId: id, ...roundView(state) };
+    return state ? { changeId: id, ...roundView(state) } : written;
   }
   await autoQueue(project, await prisma.change.findUniqueOrThrow({ where: { id } }));
-  return { changeId: id, eval: evalView(evaluation), evalRuns: runs.map(evalRunView) };
+  return written;
 }
 
 /** Rejects a change in any state but merged (users with write access). Rejecting twice is a no-op. */

@@ -18,6 +18,7 @@ import {
   openProjectRepo,
   openRepo,
   openWorkspaceRepo,
+  pinUnknownRef,
   readCommit,
   readFile,
   readRef,
@@ -30,6 +31,7 @@ import {
   writeCommitFromFiles,
   writeCommitObject,
   writeTree,
+  withRepoLock,
   type Repo,
 } from "@/server/git";
 import { commitUnhooked } from "./commit";
@@ -247,6 +249,37 @@ describe("refs", () => {
     expect(await readFile(repo, tip, "a/b.txt")).toEqual({ kind: "content", value: "packed" });
     const { oid } = await commitUnhooked(repo, "main", { files: { "c.txt": "c" }, message: "after gc", author });
     expect(resolveBranch(repo, "main")).toBe(oid);
+  });
+});
+
+describe("a new change's pin", () => {
+  it("is created while another writer holds the project's lock; anything in its way sends it through that lock", async () => {
+    const { id, repo, tip } = await newProject();
+    const next = await writeCommitFromFiles(repo, { parent: tip, files: { "p.txt": "p" }, message: "p", author });
+    let release!: () => void;
+    const held = withRepoLock(id, () => new Promise<void>((resolve) => (release = resolve)));
+    await vi.waitFor(() => expect(release).toBeTypeOf("function"));
+    const fresh = `refs/svc/changes/${randomUUID()}`;
+    await pinUnknownRef(repo, fresh, tip);
+    expect(readRef(repo, fresh)).toBe(tip);
+    expect(fs.existsSync(path.join(repo.gitdir, `${fresh}.lock`))).toBe(false);
+
+    // A lock file in the way (a writer that died) and a ref already there wait for the lock, which clears and moves.
+    const crashed = `refs/svc/changes/${randomUUID()}`;
+    fs.mkdirSync(path.dirname(path.join(repo.gitdir, crashed)), { recursive: true });
+    fs.writeFileSync(path.join(repo.gitdir, `${crashed}.lock`), "");
+    let pinned = 0;
+    const waiting = [pinUnknownRef(repo, crashed, tip), pinUnknownRef(repo, fresh, next.oid)].map((pin) =>
+      pin.then(() => pinned++),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pinned).toBe(0);
+    expect(fs.existsSync(path.join(repo.gitdir, `${crashed}.lock`))).toBe(true);
+    release();
+    await Promise.all([held, ...waiting]);
+    expect([readRef(repo, crashed), readRef(repo, fresh)]).toEqual([tip, next.oid]);
+    expect(fs.existsSync(path.join(repo.gitdir, `${crashed}.lock`))).toBe(false);
+    await expect(pinUnknownRef(repo, "refs/heads/main", tip)).rejects.toThrow(/Not an internal ref/);
   });
 });
 

@@ -1,6 +1,7 @@
 // The git layer: bare repositories on disk, objects in-process (isomorphic-git), refs by
 // compare-and-swap under a per-project lock. Services import from here. Refs are read here and
-// moved only through the door below (moveBranch, moveTag, commitToBranch, pinRef, fetchIntoRef):
+// moved only through the door below (moveBranch, moveTag, commitToBranch, pinRef, pinUnknownRef,
+// fetchIntoRef):
 // no raw ref writer leaves this area (tests/platform/ref-writers.test.ts).
 export * from "./repo";
 export { GC_LEAVES_REFS_CONFIG } from "./gc";
@@ -59,6 +60,7 @@ export {
   moveBranch,
   moveTag,
   pinRef,
+  pinUnknownRef,
   onBranchMove,
   branchMoveHookNames,
   type BranchMove,

@@ -1,5 +1,5 @@
 import { db, type Tx } from "@/server/db";
-import { deleteRef, readRef, updateRef } from "./refs";
+import { createUnknownRef, deleteRef, readRef, updateRef } from "./refs";
 import type { Repo } from "./repo";
 import { log } from "@/server/log";
 
@@ -125,4 +125,14 @@ export async function pinRef(repo: Repo, ref: string, oid: string): Promise<void
   if (!INTERNAL_REF.test(ref)) throw new Error(`Not an internal ref: ${ref}`);
   const current = readRef(repo, ref);
   if (current !== oid) await updateRef(repo, ref, oid, current);
+}
+
+/**
+ * `pinRef` for an internal ref whose name no other writer can know yet (a new change's pin, named by
+ * the id made for it): created without waiting for the project's lock, which a fleet's commits and
+ * landings keep busy; by `pinRef` when something is in its way.
+ */
+export async function pinUnknownRef(repo: Repo, ref: string, oid: string): Promise<void> {
+  if (!INTERNAL_REF.test(ref)) throw new Error(`Not an internal ref: ${ref}`);
+  if (!createUnknownRef(repo, ref, oid)) await pinRef(repo, ref, oid);
 }

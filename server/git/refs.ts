@@ -109,9 +109,10 @@ export class RefConflictError extends DomainError {
 }
 
 /**
- * Every writer of a project's refs holds the project lock (`withRepoLock`), and git's gc never
- * touches refs here (gc.ts), so a `<ref>.lock` or `packed-refs.lock` found by a holder was left by
- * a writer that died between creating and renaming it. Left in place it would refuse every later
+ * Every writer of a project's refs holds the project lock (`withRepoLock`) but the creator of a
+ * ref no holder writes (`createUnknownRef`), and git's gc never touches refs here (gc.ts), so a
+ * `<ref>.lock` or `packed-refs.lock` found by a holder was left by a writer that died between
+ * creating and renaming it. Left in place it would refuse every later
  * merge and push on every instance.
  */
 function clearStaleRefLocks(repo: Repo, ref: string): void {
@@ -189,6 +190,39 @@ export async function updateRefWhileLocked(
 ): Promise<void> {
   if (expectedOld === null) refuseNameClash(repo, ref);
   swapLooseRef(repo, ref, newOid, expectedOld);
+}
+
+/**
+ * Creates `ref` at `newOid` without the project's lock, through git's lock-file protocol alone; only
+ * for a name no other writer can know yet (a new change's pin, named by the id just made for it), so
+ * no holder of the lock writes or clears it meanwhile. It clears no lock and answers false, having
+ * changed nothing, when anything is in the way (the ref, a lock file, a clash on its path): the
+ * caller then takes the locked path, which clears what a writer that died left.
+ */
+export function createUnknownRef(repo: Repo, ref: string, newOid: string): boolean {
+  if (!OID.test(newOid)) throw new Error(`Not an object id: ${newOid}`);
+  const refPath = path.join(repo.gitdir, ref);
+  const lockPath = `${refPath}.lock`;
+  let fd: number;
+  try {
+    fs.mkdirSync(path.dirname(refPath), { recursive: true });
+    fd = fs.openSync(lockPath, "wx");
+  } catch {
+    return false;
+  }
+  let created = false;
+  try {
+    if (readRef(repo, ref) !== null || fs.existsSync(refPath)) return false;
+    fs.writeSync(fd, `${newOid}\n`);
+    fs.closeSync(fd);
+    fd = -1;
+    fs.renameSync(lockPath, refPath);
+    created = true;
+    return true;
+  } finally {
+    if (fd >= 0) fs.closeSync(fd);
+    if (!created) fs.rmSync(lockPath, { force: true });
+  }
 }
 
 /**

@@ -232,6 +232,35 @@ describe("background evaluation runs", () => {
     expect(ended.change.status).toBe("needs_changes");
   });
 
+  it("a round that ends after reviews counts them: approved with an approval, needs_changes with changes requested", async () => {
+    const alice = await createTestUser();
+    const bob = await createTestUser();
+    const { project } = await projectWithWebhook(alice.token);
+    await grantCollaborator(project.id, bob.id, "write");
+    answer.delayMs = 1_000;
+    const approved = await proposeWith(alice.token, project, { "a.txt": "a\n" }, "?wait=0");
+    const refused = await proposeWith(alice.token, project, { "b.txt": "b\n" }, "?wait=0");
+    expect([approved.change.status, refused.change.status]).toEqual(["open", "open"]);
+    for (const [change, verdict] of [
+      [approved.change, "approve"],
+      [refused.change, "request_changes"],
+    ] as const) {
+      const review = await call("POST", `/api/changes/${change.id}/reviews`, { token: bob.token, body: { verdict } });
+      expect(review.status, JSON.stringify(review.body)).toBe(201);
+    }
+    await runnersSettled();
+    expect((await getChange(alice.token, approved.change.id)).change.status).toBe("approved");
+    expect((await getChange(alice.token, refused.change.id)).change.status).toBe("needs_changes");
+    const evaluated = (await eventsOf(project.id, "change.evaluated")).map((e) => e.data as Record<string, string>);
+    expect(evaluated.map(({ changeId, verdict, status }) => ({ changeId, verdict, status }))).toEqual(
+      expect.arrayContaining([
+        { changeId: approved.change.id, verdict: "passed", status: "approved" },
+        { changeId: refused.change.id, verdict: "passed", status: "needs_changes" },
+      ]),
+    );
+    expect(evaluated).toHaveLength(2);
+  });
+
   it("lists a project's queued and running runs with their change and queue position (read access)", async () => {
     const alice = await createTestUser();
     const bob = await createTestUser();

@@ -1,9 +1,14 @@
 import { announceInvalidation, db, onInvalidation } from "@/server/db";
 import { log } from "@/server/log";
-import { publishAfterCommit, recordEvent } from "@/server/events";
+import { publishAfterCommit, recordEventsWith } from "@/server/events";
 import { summarizeRuns, type EvalRunResult } from "@/server/evaluators";
-import { reviewState, statusAfterEvaluation } from "@/server/changes/reviews/rules";
-import { lockChange } from "../load";
+import {
+  liveVerdictsSql,
+  reviewStateOf,
+  statusAfterEvaluation,
+  type LiveVerdict,
+} from "@/server/changes/reviews/rules";
+import { changeFromJson, type ChangeJson } from "../read";
 import { wakeQueue } from "../queue/runner";
 import { autoQueue } from "../queue/service";
 import { isUnfinished, type EndedRun } from "./store";
@@ -14,46 +19,56 @@ export async function runEnded(run: EndedRun): Promise<void> {
   else await settleRound(run.changeId);
 }
 
+// What a round's end decides on, read after the change's row lock is taken (a statement of its
+// own: one that waited for the lock would read the others' rows from before the lock holder's commit).
+const ROUND_SQL = `
+SELECT to_jsonb(c) AS change,
+       e.round, e.verdict,
+       (SELECT coalesce(jsonb_agg(jsonb_build_object('evaluator', r.evaluator, 'status', r.status, 'findings', r.findings)
+                                  ORDER BY r."createdAt"), '[]'::jsonb)
+          FROM "EvalRun" AS r WHERE r."changeId" = c.id AND r.round = e.round) AS runs,
+       ${liveVerdictsSql("c.id")} AS reviews
+  FROM "Change" AS c JOIN "Evaluation" AS e ON e."changeId" = c.id
+ WHERE c.id = $1::uuid`;
+
+type RoundRow = {
+  change: ChangeJson;
+  round: number;
+  verdict: string | null;
+  runs: Array<Pick<EvalRunResult, "evaluator" | "status" | "findings">>;
+  reviews: LiveVerdict[];
+};
+
+// The verdict, and the status when it moves one, written in the statement that records the event.
+const settledCtes = (moves: boolean) => `
+evaluated AS (UPDATE "Evaluation" SET verdict = $2::"Verdict", summary = $3, issues = $4::jsonb WHERE "changeId" = $1::uuid)
+${moves ? `, moved AS (UPDATE "Change" SET status = $5::"ChangeStatus", "updatedAt" = now() WHERE id = $1::uuid)` : ""}`;
+
 /**
  * The end of a round: once none of its runs is queued or running, the evaluation takes its
  * verdict, an `open` change becomes accepted/needs_changes (approved when approvals stand), and
  * `change.evaluated` is recorded; then auto-queue acts. Idempotent: whoever ends a run calls it,
  * and the sweep calls it for a round whose last runner died between its run's end and this.
+ * Four round trips in the transaction (a fleet settles several rounds a second, and on PGlite the
+ * transaction holds the only connection): the lock, the read, the write with its event, the commit.
  */
 export async function settleRound(changeId: string): Promise<void> {
   const prisma = await db();
   const settled = await prisma.$transaction(async (tx) => {
-    const change = await tx.change.findUnique({ where: { id: changeId }, select: { id: true } });
-    if (!change) return null;
-    const current = await lockChange(tx, changeId);
-    const evaluation = await tx.evaluation.findUnique({ where: { changeId } });
-    if (!evaluation || evaluation.verdict !== null) return null;
-    const runs = await tx.evalRun.findMany({
-      where: { changeId, round: evaluation.round },
-      orderBy: { createdAt: "asc" },
-    });
-    if (runs.some((run) => isUnfinished(run.status))) return null;
-    const outcome = summarizeRuns(
-      runs.map(
-        (run) => ({ evaluator: run.evaluator, status: run.status, findings: run.findings }) as unknown as EvalRunResult,
-      ),
-    );
+    const locked = await tx.$queryRaw<unknown[]>`SELECT id FROM "Change" WHERE id = ${changeId}::uuid FOR UPDATE`;
+    if (locked.length === 0) return null;
+    const [row] = await tx.$queryRawUnsafe<RoundRow[]>(ROUND_SQL, changeId);
+    if (!row || row.verdict !== null || row.runs.some((run) => isUnfinished(run.status))) return null;
+    const current = changeFromJson(row.change);
+    const outcome = summarizeRuns(row.runs);
     const verdict = outcome.verdict;
-    await tx.evaluation.update({
-      where: { changeId },
-      data: { verdict, summary: outcome.summary, issues: outcome.issues },
-    });
-    let status = current.status;
-    if (status === "open") {
-      status = statusAfterEvaluation(verdict, await reviewState(tx, current));
-      await tx.change.update({ where: { id: changeId }, data: { status } });
-    }
-    await recordEvent(tx, {
-      projectId: current.projectId,
-      kind: "change.evaluated",
-      actor: "system",
-      data: { changeId, verdict, status },
-    });
+    const status =
+      current.status === "open" ? statusAfterEvaluation(verdict, reviewStateOf(current, row.reviews)) : current.status;
+    const moves = status !== current.status;
+    const params = [changeId, verdict, outcome.summary, JSON.stringify(outcome.issues), ...(moves ? [status] : [])];
+    await recordEventsWith(tx, { ctes: settledCtes(moves), params }, [
+      { projectId: current.projectId, kind: "change.evaluated", actor: "system", data: { changeId, verdict, status } },
+    ]);
     return current.projectId;
   });
   if (!settled) return;
