@@ -24,10 +24,11 @@ const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
 /**
  * PostgreSQL's default shared_buffers (128 MB) lives inside PGlite's WebAssembly memory, which never
  * shrinks; the embedded database serves one process and reads its files through the OS page cache.
- * PGlite touches all of it at start: 16 MB holds a fleet's working set, and the database's resident
- * memory is 34 MB instead of 52 at 32 MB (bench/soak, 3 minutes of 50 agents: no fewer changes landed).
+ * PGlite touches all of it at start: 8 MB holds a fleet's working set, and the database's resident
+ * memory starts at 26 MB instead of 34 at 16 MB and 52 at 32 MB (bench/soak, 50 agents: no fewer
+ * changes landed).
  */
-const PGLITE_SETTINGS = ["shared_buffers = 16MB"];
+const PGLITE_SETTINGS = ["shared_buffers = 8MB"];
 /** How often the embedded database vacuums what needs it (it has no autovacuum): a few ms each time under a fleet. */
 const PGLITE_VACUUM_EVERY_MS = 5_000;
 /** The client handed to `db.$transaction(async (tx) => ...)` callbacks. */
