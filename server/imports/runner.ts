@@ -34,6 +34,7 @@ import {
   type FailureCategory,
 } from "@/server/providers";
 import { completedProgress, parseFetchProgress, type TransferProgress } from "./progress";
+import { keepStartedCheck, takeStartedCheck } from "./started-checks";
 import { log } from "@/server/log";
 
 /** The runner no longer holds the import (a re-run took it over, or stall recovery re-queued it). */
@@ -204,22 +205,15 @@ async function assertNoSubmodules(listing: Promise<GitOutput>): Promise<void> {
     );
 }
 
-/**
- * Submodule checks the fetch step started for its swap step, by staging repository: the check
- * runs across the step boundary and beside the swap's transaction instead of before them. A swap
- * step that finds none (a restart between the steps) checks again.
- */
-const startedChecks = new Map<string, Promise<void>>();
-
+/** Starts the submodule check for the swap step (see started-checks.ts). */
 function startSubmoduleCheck(staging: Repo, listing: Promise<GitOutput>): void {
   const check = assertNoSubmodules(listing);
   check.catch(() => undefined); // awaited, and its failure reported, by the swap step
-  startedChecks.set(staging.gitdir, check);
+  keepStartedCheck(staging.gitdir, check);
 }
 
 function submoduleCheck(staging: Repo, tip: string): Promise<void> {
-  const started = startedChecks.get(staging.gitdir);
-  startedChecks.delete(staging.gitdir);
+  const started = takeStartedCheck(staging.gitdir);
   const check = started ?? assertNoSubmodules(spawnGit([...TREE_MODES, tip], { gitdir: staging.gitdir }));
   check.catch(() => undefined); // awaited by finalize, unless the swap fails before it gets there
   return check;
