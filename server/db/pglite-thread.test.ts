@@ -119,7 +119,12 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
       onNotification: () => undefined,
       onRestart: () => restarts++,
     });
-    const prisma = new PrismaClient({ adapter: thread.adapter });
+    // The server's transaction options (client.ts): a BEGIN that starts the thread again waits for
+    // its start, which on a loaded machine takes longer than Prisma's default 2 s.
+    const prisma = new PrismaClient({
+      adapter: thread.adapter,
+      transactionOptions: { maxWait: 30_000, timeout: 60_000 },
+    });
     try {
       await prisma.$executeRawUnsafe(`CREATE TABLE "Kept" ("n" int NOT NULL)`);
       await prisma.$executeRaw`INSERT INTO "Kept" VALUES (1)`;
