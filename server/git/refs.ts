@@ -112,8 +112,8 @@ export class RefConflictError extends DomainError {
  * Every writer of a project's refs holds the project lock (`withRepoLock`) but the creator of a
  * ref no holder writes (`createUnknownRef`), and git's gc never touches refs here (gc.ts), so a
  * `<ref>.lock` or `packed-refs.lock` found by a holder was left by a writer that died between
- * creating and renaming it. Left in place it would refuse every later
- * merge and push on every instance.
+ * creating and renaming it. Left in place it would refuse every later merge and push on every
+ * instance.
  */
 function clearStaleRefLocks(repo: Repo, ref: string): void {
   for (const lockPath of [path.join(repo.gitdir, `${ref}.lock`), path.join(repo.gitdir, "packed-refs.lock")]) {
