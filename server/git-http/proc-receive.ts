@@ -13,7 +13,7 @@ import { log } from "@/server/log";
  * client. Our hook is a relay: it copies that conversation to and from fd 3, one end of a socket
  * pair whose other end is in the server (fd 3 of receive-pack, inherited by its hooks). So every
  * ref update of a push is decided and applied by the server, through the git layer's
- * compare-and-swap under the project lock, like any API write.
+ * compare-and-swap under the repository's lock, like any API write.
  */
 const HOOK_SCRIPT = `#!/bin/sh
 # svc-forge: relays receive-pack's proc-receive protocol to the server over fd 3.

@@ -8,7 +8,7 @@ import { gatingReason, refusal, type PushScope } from "./rules";
 const STALE = "stale info: the ref moved since you fetched; fetch and try again";
 
 /**
- * Moves one ref through the one door (`moveBranch`: compare-and-swap under the project lock, the
+ * Moves one ref through the one door (`moveBranch`: compare-and-swap under the repository's lock, the
  * subscribers' hooks such as deployments) in the transaction that records its `push` event, as
  * merges do: the event commits exactly when the ref moved. A failure is its reason.
  */

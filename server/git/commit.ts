@@ -149,7 +149,7 @@ export type CommitToBranchInput = Omit<CommitInput, "parent"> & {
  * Commits a file map on top of a branch and moves the branch by compare-and-swap. With `expectedTip`
  * the commit must land on exactly that tip (a moved branch is a RefConflictError). Without it,
  * writers of one repository in this process take turns (so no work is wasted on lost races), and a
- * race lost to another instance is rebuilt on the new tip under the project's lock: every writer
+ * race lost to another instance is rebuilt on the new tip under the repository's lock: every writer
  * lands and none starves. With `move` (who and why), the move is one of the door's: `recordMove`,
  * the swap and every subscriber's hook in one transaction, their after-commit hooks once it
  * committed. Without it (tests and benchmarks that build a history: `commitUnhooked`) no
@@ -204,7 +204,7 @@ async function commitOnBranch(
           await around(tx, rebuilt, () => updateRefWhileLocked(repo, ref, rebuilt.oid, rebuilt.parent));
           return rebuilt;
         },
-        { tx },
+        { tx, group: repo.lockGroup },
       ),
     );
   });

@@ -1,5 +1,5 @@
 /**
- * Refs are written only under the project's lock (clearStaleRefLocks counts on it; a new change's
+ * Refs are written only under their repository's lock (clearStaleRefLocks counts on it; a new change's
  * pin, whose name no holder writes, is created beside it by the same lock-file protocol), and git's gc
  * runs outside it wherever it starts (our pack writer, receive-pack's receive.autogc, a fetch's
  * maintenance, an operator): in our repositories gc neither packs refs nor expires reflogs (which

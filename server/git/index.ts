@@ -1,5 +1,5 @@
 // The git layer: bare repositories on disk, objects in-process (isomorphic-git), refs by
-// compare-and-swap under a per-project lock. Services import from here. Refs are read here and
+// compare-and-swap under a per-repository lock. Services import from here. Refs are read here and
 // moved only through the door below (moveBranch, moveTag, commitToBranch, pinRef, pinUnknownRef,
 // fetchIntoRef):
 // no raw ref writer leaves this area (tests/platform/ref-writers.test.ts).

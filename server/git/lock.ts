@@ -17,18 +17,11 @@ function hash32(key: string): number {
   return hash | 0;
 }
 
-/**
- * Holds the PostgreSQL advisory lock of `key` on `tx` while `fn` runs; it is held until `tx` ends
- * (one connection per landing, and the records and the ref move are under one lock).
- */
-async function withAdvisoryLock<T>(key: string, fn: () => Promise<T>, tx: Tx): Promise<T> {
-  await takeAdvisoryLock(tx, key);
-  return fn();
-}
-
-/** Waits for `key`'s advisory lock on `tx`, held until `tx` ends. */
-async function takeAdvisoryLock(tx: Tx, key: string): Promise<void> {
-  await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
+/** Waits for `key`'s advisory lock on `tx` (alone, or shared with other shared holders), held until `tx` ends. */
+async function takeAdvisoryLock(tx: Tx, key: string, shared = false): Promise<void> {
+  if (shared)
+    await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock_shared(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
+  else await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)`;
 }
 
 /** An in-process mutex: `fn` runs after every earlier holder of `key` in this process finished. */
@@ -48,48 +41,85 @@ export async function withProcessLock<T>(key: string, fn: () => Promise<T>): Pro
   }
 }
 
+export interface RepoLockOptions {
+  tx?: Tx;
+  /**
+   * The group `key` belongs to (its project): the writers of a group's repositories run side by
+   * side, each holding the group shared, and `withRepoLocksHeld` holds it alone.
+   */
+  group?: string;
+}
+
 /**
- * Runs `fn` while holding the lock of `key` (a project id: all ref updates of a project and its
- * workspaces serialize here), in this process and, on PostgreSQL, across instances. Keep `fn`
- * short: it holds a database connection on PostgreSQL.
+ * Runs `fn` while holding the lock of `key` (a repository's refs: a project's, or one workspace's),
+ * in this process and, on PostgreSQL, across instances. Keep `fn` short: it holds a database
+ * connection on PostgreSQL.
  */
-export async function withRepoLock<T>(key: string, fn: () => Promise<T>, options: { tx?: Tx } = {}): Promise<T> {
+export async function withRepoLock<T>(key: string, fn: () => Promise<T>, options: RepoLockOptions = {}): Promise<T> {
   const current = await database();
   if (current.kind !== "postgres") return withProcessLock(`refs:${key}`, fn);
-  // On PostgreSQL every path takes its connection before this process's lock: a caller in a
+  const { group } = options;
+  // On PostgreSQL every path takes its connection before this process's locks: a caller in a
   // transaction holds one while it waits here, so a lock holder that then waited for a connection
   // could wait for ever (a fleet's commits and a change's pinned tip filled the pool that way).
-  const locked = (tx: Tx) => withProcessLock(`refs:${key}`, () => withAdvisoryLock(key, fn, tx));
+  const locked = (tx: Tx) => {
+    const advisory = async () => {
+      if (group !== undefined) await takeGroupLock(tx, group, false);
+      await takeAdvisoryLock(tx, key);
+      return fn();
+    };
+    const exclusive = () => withProcessLock(`refs:${key}`, advisory);
+    return group === undefined ? exclusive() : withGroupProcessLock(group, false, exclusive);
+  };
   if (options.tx) return locked(options.tx);
   return current.prisma.$transaction(locked, { maxWait: 30_000, timeout: 120_000 });
 }
 
 /**
- * Runs `fn` while no ref of the given projects can move: writers in flight have committed before it
- * starts, later ones wait until it returns. On PostgreSQL: this process's locks and, in one
- * transaction, every key's advisory lock (sorted, so two callers cannot deadlock). PGlite has one
- * connection, so a transaction of `fn`'s already waits for every writer's transaction and holds off
- * the next (a writer moves refs only after its transaction's first statement, which takes that
- * connection: moveBranch, commitToBranch and the tags record before they move); taking the
- * process locks there would deadlock with a writer that holds the connection while it waits for
- * one of them.
+ * Runs `fn` while no ref of the given groups (projects) can move: writers in flight have committed
+ * before it starts, later ones wait until it returns. On PostgreSQL: this process's group locks and,
+ * in one transaction, every group's advisory lock, held alone (sorted, so two callers cannot
+ * deadlock). PGlite has one connection, so a transaction of `fn`'s already waits for every writer's
+ * transaction and holds off the next (a writer moves refs only after its transaction's first
+ * statement, which takes that connection: moveBranch, commitToBranch and the tags record before they
+ * move); taking the process locks there would deadlock with a writer that holds the connection while
+ * it waits for one of them.
  */
-export async function withRepoLocksHeld<T>(keys: string[], fn: () => Promise<T>): Promise<T> {
+export async function withRepoLocksHeld<T>(groups: string[], fn: () => Promise<T>): Promise<T> {
   const current = await database();
   if (current.kind !== "postgres") return fn();
-  const sorted = [...new Set(keys)].sort();
+  const sorted = [...new Set(groups)].sort();
   // The connection first, then the process locks (see withRepoLock), then the advisory locks.
   return current.prisma.$transaction(
     async (tx) => {
       const nest = async (index: number): Promise<T> => {
-        if (index < sorted.length) return withProcessLock(`refs:${sorted[index]}`, () => nest(index + 1));
-        for (const key of sorted) await takeAdvisoryLock(tx, key);
+        if (index < sorted.length) return withGroupProcessLock(sorted[index], true, () => nest(index + 1));
+        for (const group of sorted) await takeGroupLock(tx, group, true);
         return fn();
       };
       return nest(0);
     },
     { maxWait: 30_000, timeout: 600_000 },
   );
+}
+
+/** A group's advisory lock, named apart ("group:" + id) from any repository's. */
+const takeGroupLock = (tx: Tx, group: string, exclusive: boolean) => takeAdvisoryLock(tx, `group:${group}`, !exclusive);
+
+const groups = globalThis as unknown as { __svcRepoGroupLocks?: Map<string, ReadWriteLock> };
+
+/** This process's read-write lock of a group: shared by its writers, exclusive for `withRepoLocksHeld`. */
+async function withGroupProcessLock<T>(group: string, exclusive: boolean, fn: () => Promise<T>): Promise<T> {
+  const locks = (groups.__svcRepoGroupLocks ??= new Map<string, ReadWriteLock>());
+  let lock = locks.get(group);
+  if (!lock) locks.set(group, (lock = new ReadWriteLock()));
+  await lock.acquire(exclusive);
+  try {
+    return await fn();
+  } finally {
+    lock.release(exclusive);
+    if (lock.idle() && locks.get(group) === lock) locks.delete(group);
+  }
 }
 
 /** Removals of repositories share this lock among themselves; a backup's read of the repositories holds it alone. */
@@ -116,6 +146,10 @@ class ReadWriteLock {
     }
   }
 
+  idle(): boolean {
+    return !this.exclusive && this.shared === 0 && this.waiting.length === 0;
+  }
+
   private free(exclusive: boolean): boolean {
     return !this.exclusive && (!exclusive || this.shared === 0);
   }
@@ -136,9 +170,7 @@ async function withRemovalLock<T>(exclusive: boolean, fn: () => Promise<T>, time
     if (current.kind !== "postgres") return await fn();
     return await current.prisma.$transaction(
       async (tx) => {
-        if (exclusive) await takeAdvisoryLock(tx, REMOVAL_KEY);
-        else
-          await tx.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock_shared(${ADVISORY_NAMESPACE}::int, ${hash32(REMOVAL_KEY)}::int)`;
+        await takeAdvisoryLock(tx, REMOVAL_KEY, !exclusive);
         return fn();
       },
       { maxWait: 30_000, timeout },

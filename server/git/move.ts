@@ -79,7 +79,7 @@ export interface MoveOptions {
 /**
  * The one door that moves a branch (or any ref a push names): in one transaction, `record` (the
  * mover's own rows and its domain event), the compare-and-swap of `move.ref` from `move.from` to
- * `move.to` under the project's lock (RefConflictError when it moved meanwhile: nothing is
+ * `move.to` under the repository's lock (RefConflictError when it moved meanwhile: nothing is
  * recorded then; a new name that collides with an existing one, `a` beside `a/b`, is 409
  * BRANCH_NAME_CONFLICT), and every subscriber's in-transaction hook; then their after-commit
  * hooks. `from === to` records without moving and runs no hook.
@@ -118,7 +118,7 @@ const INTERNAL_REF = /^refs\/svc\/[^\s]+$/;
 
 /**
  * Points an internal ref (`refs/svc/changes/<id>`: an evaluated tip kept safe from gc) at `oid`,
- * by the same compare-and-swap under the project's lock; nothing when it already does. A lost race
+ * by the same compare-and-swap under the repository's lock; nothing when it already does. A lost race
  * is a RefConflictError.
  */
 export async function pinRef(repo: Repo, ref: string, oid: string): Promise<void> {

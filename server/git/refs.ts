@@ -109,7 +109,7 @@ export class RefConflictError extends DomainError {
 }
 
 /**
- * Every writer of a project's refs holds the project lock (`withRepoLock`) but the creator of a
+ * Every writer of a repository's refs holds its lock (`withRepoLock`) but the creator of a
  * ref no holder writes (`createUnknownRef`), and git's gc never touches refs here (gc.ts), so a
  * `<ref>.lock` or `packed-refs.lock` found by a holder was left by a writer that died between
  * creating and renaming it. Left in place it would refuse every later merge and push on every
@@ -123,7 +123,7 @@ function clearStaleRefLocks(repo: Repo, ref: string): void {
   }
 }
 
-/** Writes a loose ref through git's own lock-file protocol (`<ref>.lock`, then rename). Caller holds the project lock. */
+/** Writes a loose ref through git's own lock-file protocol (`<ref>.lock`, then rename). Caller holds the repository's lock. */
 function swapLooseRef(repo: Repo, ref: string, newOid: string, expected: string | null): void {
   const refPath = path.join(repo.gitdir, ref);
   const lockPath = `${refPath}.lock`;
@@ -178,7 +178,10 @@ export async function updateRef(
   if (ref.startsWith("refs/heads/") && (await readObject(repo, newOid))?.type !== "commit") {
     throw invalid(`${newOid} is not a commit in this repository`);
   }
-  await withRepoLock(repo.lockKey, async () => updateRefWhileLocked(repo, ref, newOid, expectedOld), options);
+  await withRepoLock(repo.lockKey, async () => updateRefWhileLocked(repo, ref, newOid, expectedOld), {
+    ...options,
+    group: repo.lockGroup,
+  });
 }
 
 /** updateRef for a caller already inside `withRepoLock(repo.lockKey, ...)` (the lock is not reentrant). */
@@ -260,7 +263,7 @@ export async function deleteRef(
       clearStaleRefLocks(repo, ref);
       await runGit(["update-ref", "-d", ref, expectedOld], { gitdir: repo.gitdir });
     },
-    options,
+    { ...options, group: repo.lockGroup },
   );
 }
 

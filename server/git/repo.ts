@@ -11,11 +11,14 @@ import { log } from "@/server/log";
 /**
  * A bare repository and where its objects can be read from: its own object store first, then the
  * stores named in objects/info/alternates (a workspace fork reads its project's objects there).
- * Ref updates of every repository of one project share one lock (`lockKey`).
+ * Its ref updates take turns on `lockKey` (one per repository: a project's, or one workspace's),
+ * side by side with those of the other repositories of its `lockGroup` (the project), which a
+ * backup holds all at once.
  */
 export interface Repo {
   gitdir: string;
   lockKey: string;
+  lockGroup: string;
   /** Git dirs whose object stores are searched, in order (own first). */
   objectGitdirs: string[];
   /**
@@ -40,11 +43,12 @@ function alternateGitdirs(gitdir: string): string[] {
 }
 
 /** A repository by its git dir; its alternates are read on the first object read (many uses read only refs). */
-export function openRepo(gitdir: string, lockKey: string, writeGitdir = gitdir): Repo {
+export function openRepo(gitdir: string, lockKey: string, writeGitdir = gitdir, lockGroup = lockKey): Repo {
   let objectGitdirs: string[] | undefined;
   return {
     gitdir,
     lockKey,
+    lockGroup,
     writeGitdir,
     get objectGitdirs() {
       return (objectGitdirs ??= [gitdir, ...alternateGitdirs(gitdir)]);
@@ -54,7 +58,12 @@ export function openRepo(gitdir: string, lockKey: string, writeGitdir = gitdir):
 
 export const openProjectRepo = (projectId: string): Repo => openRepo(projectRepoPath(projectId), projectId);
 export const openWorkspaceRepo = (projectId: string, workspaceName: string): Repo =>
-  openRepo(workspaceRepoPath(projectId, workspaceName), projectId, projectRepoPath(projectId));
+  openRepo(
+    workspaceRepoPath(projectId, workspaceName),
+    `${projectId}/${workspaceName}`,
+    projectRepoPath(projectId),
+    projectId,
+  );
 
 /**
  * A project's store is the pool its workspaces write into: it holds objects that only a

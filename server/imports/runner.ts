@@ -274,7 +274,7 @@ async function finalize(
           await submodulesChecked;
           replaceProjectRepo(row.projectId, staging);
         },
-        { tx },
+        { tx, group: row.projectId },
       ),
     { maxWait: 30_000, timeout: 120_000 },
   );
