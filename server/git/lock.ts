@@ -53,7 +53,9 @@ export interface RepoLockOptions {
 /**
  * Runs `fn` while holding the lock of `key` (a repository's refs: a project's, or one workspace's),
  * in this process and, on PostgreSQL, across instances. Keep `fn` short: it holds a database
- * connection on PostgreSQL.
+ * connection on PostgreSQL. Not reentrant, and `fn` takes no other lock of its group: a backup
+ * waiting for the group would stand between the two, and wait for the first one (a deadlock
+ * PostgreSQL cannot see).
  */
 export async function withRepoLock<T>(key: string, fn: () => Promise<T>, options: RepoLockOptions = {}): Promise<T> {
   const current = await database();
