@@ -41,8 +41,12 @@ interface Pending {
   resolve: (ends: ProcessEnd[]) => void;
 }
 
-const state = globalThis as unknown as { __svcSpawner?: { worker: Worker; pending: Map<number, Pending> } };
-let nextId = 0;
+// Process-wide, ids included: the production build holds this module in more than one chunk, and
+// two copies numbering their own groups would hear each other's replies.
+const state = globalThis as unknown as {
+  __svcSpawner?: { worker: Worker; pending: Map<number, Pending> };
+  __svcSpawnerIds?: number;
+};
 
 /** The thread, started on first use and again after it died (whatever it was running ends with an error). */
 function spawner() {
@@ -83,7 +87,7 @@ function spawner() {
  */
 export function startProcesses(processes: ProcessSpec[], onOutput: Output): StartedGroup {
   const { worker, pending } = spawner();
-  const id = ++nextId;
+  const id = (state.__svcSpawnerIds = (state.__svcSpawnerIds ?? 0) + 1);
   // Held while it runs something (a script awaiting a checkout must not end first), let go when idle.
   if (pending.size === 0) worker.ref();
   const ended = new Promise<ProcessEnd[]>((resolve) =>
