@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startProcesses, type ProcessSpec } from "./spawner";
 
 const sh = (script: string, extra: Partial<ProcessSpec> = {}): ProcessSpec => ({
@@ -47,23 +47,5 @@ describe("processes started off the server's thread", () => {
     const group = startProcesses([sh("exec sleep 30", { stdout: "ignore" })], () => undefined);
     group.kill("SIGKILL");
     expect(await group.ended).toEqual([{ code: null, signal: "SIGKILL" }]);
-  });
-
-  it("keeps the groups of two copies of the module apart (the production build holds it in more than one chunk)", async () => {
-    vi.resetModules();
-    const copy = await import("./spawner");
-    expect(copy.startProcesses).not.toBe(startProcesses);
-    // Ten groups from each copy at once: ids counted per copy would meet.
-    const heard = new Map<string, string>();
-    const groups = [startProcesses, copy.startProcesses].flatMap((start, i) =>
-      Array.from({ length: 10 }, (_, n) =>
-        start([sh(`echo ${i}-${n}`)], (_index, _stream, chunk) =>
-          heard.set(`${i}-${n}`, chunk.toString("utf8").trim()),
-        ),
-      ),
-    );
-    await Promise.all(groups.map((group) => group.ended));
-    expect([...heard].every(([name, said]) => name === said)).toBe(true);
-    expect(heard.size).toBe(20);
   });
 });

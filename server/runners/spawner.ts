@@ -41,12 +41,8 @@ interface Pending {
   resolve: (ends: ProcessEnd[]) => void;
 }
 
-// Process-wide, ids included: the production build holds this module in more than one chunk, and
-// two copies numbering their own groups would hear each other's replies.
-const state = globalThis as unknown as {
-  __svcSpawner?: { worker: Worker; pending: Map<number, Pending> };
-  __svcSpawnerIds?: number;
-};
+const state = globalThis as unknown as { __svcSpawner?: { worker: Worker; pending: Map<number, Pending> } };
+let nextId = 0;
 
 /** The thread, started on first use and again after it died (whatever it was running ends with an error). */
 function spawner() {
@@ -87,7 +83,7 @@ function spawner() {
  */
 export function startProcesses(processes: ProcessSpec[], onOutput: Output): StartedGroup {
   const { worker, pending } = spawner();
-  const id = (state.__svcSpawnerIds = (state.__svcSpawnerIds ?? 0) + 1);
+  const id = ++nextId;
   // Held while it runs something (a script awaiting a checkout must not end first), let go when idle.
   if (pending.size === 0) worker.ref();
   const ended = new Promise<ProcessEnd[]>((resolve) =>
