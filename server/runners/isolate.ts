@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process";
+import type { Writable } from "node:stream";
 import { BWRAP, bwrapOptions, SANDBOX_HOME, sandboxCommand } from "./bwrap";
 import type { RunLayout } from "./layout";
 import { runsAsRoot } from "./layout";
 import { createLimits } from "./limits";
-import { startProcesses } from "./spawner";
 
 export interface IsolatedCommand {
   layout: RunLayout;
@@ -60,50 +61,57 @@ export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome
     network: run.network,
   };
   const [bin, ...args] = [...limits.prefix, ...drop, BWRAP, "--args", "3", ...sandboxCommand(run.command)];
-  let timedOut = false;
-  let cancelled = false;
-  // The command's stderr is its stdout (sandboxCommand); what comes on this stderr is the sandbox's own.
-  let stderr = "";
-  const started = startProcesses(
-    [
-      {
-        file: bin,
-        args,
-        cwd: "/",
-        env: sandboxEnv(run.env),
-        stdout: "pipe",
-        stderr: "pipe",
-        fd3: Buffer.from(
-          bwrapOptions(mounts)
-            .map((option) => `${option}\0`)
-            .join(""),
-        ),
-      },
-    ],
-    (_index, stream, chunk) => {
-      if (stream === "stderr") stderr += chunk.toString("utf8");
-      run.onData(chunk);
-    },
-  );
-  const timer = setTimeout(() => {
-    timedOut = true;
-    started.kill("SIGKILL");
-  }, run.timeoutMs);
-  const onAbort = () => {
-    cancelled = true;
-    started.kill("SIGKILL");
-  };
-  run.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const [end] = await started.ended;
-    if ("error" in end) throw new Error(end.error);
-    const { code, signal } = end;
-    const sandboxError =
-      code !== 0 && !timedOut && !cancelled && stderr.trim() ? stderr.trim().slice(0, 2000) : undefined;
-    return { code, signal, timedOut, cancelled, ...(sandboxError ? { sandboxError } : {}) };
+    return await new Promise<IsolatedOutcome>((resolve, reject) => {
+      const child = spawn(bin, args, { cwd: "/", env: sandboxEnv(run.env), stdio: ["ignore", "pipe", "pipe", "pipe"] });
+      const options = child.stdio[3] as Writable;
+      options.on("error", () => undefined); // bwrap gone before it read them: its exit says why
+      options.end(
+        bwrapOptions(mounts)
+          .map((option) => `${option}\0`)
+          .join(""),
+      );
+      let timedOut = false;
+      let cancelled = false;
+      const kill = () => {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already gone
+        }
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, run.timeoutMs);
+      const onAbort = () => {
+        cancelled = true;
+        kill();
+      };
+      run.signal?.addEventListener("abort", onAbort, { once: true });
+      // The command's stderr is its stdout (sandboxCommand); what comes on this stderr is the sandbox's own.
+      let stderr = "";
+      child.stdout!.on("data", run.onData);
+      child.stderr!.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+        run.onData(chunk);
+      });
+      const done = () => {
+        clearTimeout(timer);
+        run.signal?.removeEventListener("abort", onAbort);
+      };
+      child.on("error", (error) => {
+        done();
+        reject(error);
+      });
+      child.on("close", (code, signal) => {
+        done();
+        const sandboxError =
+          code !== 0 && !timedOut && !cancelled && stderr.trim() ? stderr.trim().slice(0, 2000) : undefined;
+        resolve({ code, signal, timedOut, cancelled, ...(sandboxError ? { sandboxError } : {}) });
+      });
+    });
   } finally {
-    clearTimeout(timer);
-    run.signal?.removeEventListener("abort", onAbort);
     // The cgroups empty as the kernel reaps the namespace, just after bwrap ends: their removal
     // need not hold the result.
     limits.release().catch(() => undefined);
