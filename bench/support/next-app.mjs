@@ -55,12 +55,14 @@ export function sharedAppBuild(work) {
 /**
  * glibc's malloc gives each thread that allocates an arena of its own (up to 8 per core), and V8's
  * and libuv's worker threads leave them partly used: two arenas hold the same server in about 12 MB
- * less (bench/users-me). Past a fixed 128 KB a block is mapped and given back when freed: glibc's own
+ * less (bench/users-me). Past a fixed 32 KB a block is mapped and given back when freed: glibc's own
  * threshold rises with the largest block freed so far (a pack, a response), and from then on such
- * blocks fill the arenas, which do not shrink (bench/soak: 420 -> 365 MB after 2 minutes of 50 agents).
+ * blocks fill the arenas, which do not shrink (bench/soak: 420 -> 365 MB after 2 minutes of 50 agents
+ * at 128 KB). 32 KB is the size of V8's compiler scratch: tiering PGlite's WebAssembly up at start
+ * takes 80-100 MB of it for a moment, which otherwise stays in the arenas (docs/soak, round 5).
  * `npm start` and `npm run serve` set them, so the benchmarks measure what users run.
  */
-export const SERVER_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072", MALLOC_TRIM_THRESHOLD_: "131072" };
+export const SERVER_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "32768", MALLOC_TRIM_THRESHOLD_: "131072" };
 
 /**
  * The production server (`node server.mjs` with SERVER_ENV, what `npm start` runs) of a built copy on 127.0.0.1:`port`. `detached` puts it in a process group of its
