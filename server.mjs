@@ -20,7 +20,7 @@ import { log, logPageRequest } from "./page-log.mjs";
 // With the embedded database the young generation is V8's again: setting up its thread's heap puts
 // the growth factor back to 2 (process-wide), so under load new space reaches 32 MB. Setting the
 // factor again once the thread runs saved 40-50 MB at the end of 2.5 minutes of 50 agents, for 5-11%
-// more CPU per landed change in two alternated pairs (docs/soak/README.md), so it is left so.
+// more CPU per landed change in two alternated pairs (docs/soak/README.md), so it is not set again.
 v8.setFlagsFromString("--heap-growing-percent=25");
 v8.setFlagsFromString("--max-semi-space-size=2");
 v8.setFlagsFromString("--semi-space-growth-factor=1");
