@@ -198,13 +198,13 @@ async function commitOnBranch(
     }
     return inTransaction((tx) =>
       withRepoLock(
-        repo.lockKey,
+        repo,
         async () => {
           const rebuilt = await build();
           await around(tx, rebuilt, () => updateRefWhileLocked(repo, ref, rebuilt.oid, rebuilt.parent));
           return rebuilt;
         },
-        { tx, group: repo.lockGroup },
+        { tx },
       ),
     );
   });

@@ -254,10 +254,10 @@ describe("refs", () => {
 
 describe("a new change's pin", () => {
   it("is created while another writer holds the project's lock; anything in its way sends it through that lock", async () => {
-    const { id, repo, tip } = await newProject();
+    const { repo, tip } = await newProject();
     const next = await writeCommitFromFiles(repo, { parent: tip, files: { "p.txt": "p" }, message: "p", author });
     let release!: () => void;
-    const held = withRepoLock(id, () => new Promise<void>((resolve) => (release = resolve)));
+    const held = withRepoLock(repo, () => new Promise<void>((resolve) => (release = resolve)));
     await vi.waitFor(() => expect(release).toBeTypeOf("function"));
     const fresh = `refs/svc/changes/${randomUUID()}`;
     await pinUnknownRef(repo, fresh, tip);

@@ -41,26 +41,23 @@ export async function withProcessLock<T>(key: string, fn: () => Promise<T>): Pro
   }
 }
 
-export interface RepoLockOptions {
-  tx?: Tx;
-  /**
-   * The group `key` belongs to (its project): the writers of a group's repositories run side by
-   * side, each holding the group shared, and `withRepoLocksHeld` holds it alone.
-   */
-  group?: string;
-}
+/**
+ * A repository's lock (`lockKey`: a project's, or one workspace's) and its group (`lockGroup`, its
+ * project): the writers of a group's repositories run side by side, each holding the group shared,
+ * and `withRepoLocksHeld` holds it alone. A bare key is a lock of its own, in no group.
+ */
+export type RepoLock = string | { lockKey: string; lockGroup: string };
 
 /**
- * Runs `fn` while holding the lock of `key` (a repository's refs: a project's, or one workspace's),
- * in this process and, on PostgreSQL, across instances. Keep `fn` short: it holds a database
- * connection on PostgreSQL. Not reentrant, and `fn` takes no other lock of its group: a backup
- * waiting for the group would stand between the two, and wait for the first one (a deadlock
- * PostgreSQL cannot see).
+ * Runs `fn` while holding `lock` (a repository's refs, given as the repository), in this process
+ * and, on PostgreSQL, across instances. Keep `fn` short: it holds a database connection on
+ * PostgreSQL. Not reentrant, and `fn` takes no other lock of its group: a backup waiting for the
+ * group would stand between the two, and wait for the first one (a deadlock PostgreSQL cannot see).
  */
-export async function withRepoLock<T>(key: string, fn: () => Promise<T>, options: RepoLockOptions = {}): Promise<T> {
+export async function withRepoLock<T>(lock: RepoLock, fn: () => Promise<T>, options: { tx?: Tx } = {}): Promise<T> {
+  const [key, group] = typeof lock === "string" ? [lock, undefined] : [lock.lockKey, lock.lockGroup];
   const current = await database();
   if (current.kind !== "postgres") return withProcessLock(`refs:${key}`, fn);
-  const { group } = options;
   // On PostgreSQL every path takes its connection before this process's locks: a caller in a
   // transaction holds one while it waits here, so a lock holder that then waited for a connection
   // could wait for ever (a fleet's commits and a change's pinned tip filled the pool that way).

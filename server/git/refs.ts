@@ -178,13 +178,10 @@ export async function updateRef(
   if (ref.startsWith("refs/heads/") && (await readObject(repo, newOid))?.type !== "commit") {
     throw invalid(`${newOid} is not a commit in this repository`);
   }
-  await withRepoLock(repo.lockKey, async () => updateRefWhileLocked(repo, ref, newOid, expectedOld), {
-    ...options,
-    group: repo.lockGroup,
-  });
+  await withRepoLock(repo, async () => updateRefWhileLocked(repo, ref, newOid, expectedOld), options);
 }
 
-/** updateRef for a caller already inside `withRepoLock(repo.lockKey, ...)` (the lock is not reentrant). */
+/** updateRef for a caller already inside `withRepoLock(repo, ...)` (the lock is not reentrant). */
 export async function updateRefWhileLocked(
   repo: Repo,
   ref: string,
@@ -256,14 +253,14 @@ export async function deleteRef(
   options: { tx?: Tx } = {},
 ): Promise<void> {
   await withRepoLock(
-    repo.lockKey,
+    repo,
     async () => {
       const actual = readRef(repo, ref);
       if (actual !== expectedOld) throw new RefConflictError(ref, expectedOld, actual);
       clearStaleRefLocks(repo, ref);
       await runGit(["update-ref", "-d", ref, expectedOld], { gitdir: repo.gitdir });
     },
-    { ...options, group: repo.lockGroup },
+    options,
   );
 }
 

@@ -240,7 +240,7 @@ async function finalize(
   await prisma.$transaction(
     (tx) =>
       withRepoLock(
-        row.projectId,
+        openProjectRepo(row.projectId),
         async () => {
           const { count } = await tx.projectImport.updateMany({
             where: { id: row.id, runner, status: "running" },
@@ -274,7 +274,7 @@ async function finalize(
           await submodulesChecked;
           replaceProjectRepo(row.projectId, staging);
         },
-        { tx, group: row.projectId },
+        { tx },
       ),
     { maxWait: 30_000, timeout: 120_000 },
   );
