@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { config } from "@/server/config";
 import type { SandboxPolicy } from "@/server/policy";
+import { launch } from "./launcher";
 import { runnerRoot, runsAsRoot, type RunLayout } from "./layout";
 
 /**
@@ -28,16 +28,11 @@ function projectDir(projectId: string): string {
   return path.join(cacheRoot(), projectId);
 }
 
-function tool(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${command} failed (${code}): ${stderr.trim().slice(0, 500)}`)),
-    );
-  });
+async function tool(command: string, args: string[]): Promise<void> {
+  let stderr = "";
+  const [exit] = await launch([{ command, args }], { onOutput: (chunk) => (stderr += chunk.toString("utf8")) }).exited;
+  if (exit.code !== 0)
+    throw new Error(`${command} failed (${exit.error ?? exit.signal ?? exit.code}): ${stderr.trim().slice(0, 500)}`);
 }
 
 /**

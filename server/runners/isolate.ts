@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
-import type { Writable } from "node:stream";
 import { BWRAP, bwrapOptions, SANDBOX_HOME, sandboxCommand } from "./bwrap";
 import type { RunLayout } from "./layout";
+import { launch, type Launched } from "./launcher";
 import { runsAsRoot } from "./layout";
 import { createLimits } from "./limits";
 
@@ -61,57 +60,51 @@ export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome
     network: run.network,
   };
   const [bin, ...args] = [...limits.prefix, ...drop, BWRAP, "--args", "3", ...sandboxCommand(run.command)];
+  let timedOut = false;
+  let cancelled = false;
+  // The command's stderr is its stdout (sandboxCommand); what comes on this stderr is the sandbox's own.
+  let stderr = "";
+  const onAbort = () => {
+    cancelled = true;
+    sandbox?.kill();
+  };
+  let sandbox: Launched | undefined;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await new Promise<IsolatedOutcome>((resolve, reject) => {
-      const child = spawn(bin, args, { cwd: "/", env: sandboxEnv(run.env), stdio: ["ignore", "pipe", "pipe", "pipe"] });
-      const options = child.stdio[3] as Writable;
-      options.on("error", () => undefined); // bwrap gone before it read them: its exit says why
-      options.end(
-        bwrapOptions(mounts)
-          .map((option) => `${option}\0`)
-          .join(""),
-      );
-      let timedOut = false;
-      let cancelled = false;
-      const kill = () => {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already gone
-        }
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        kill();
-      }, run.timeoutMs);
-      const onAbort = () => {
-        cancelled = true;
-        kill();
-      };
-      run.signal?.addEventListener("abort", onAbort, { once: true });
-      // The command's stderr is its stdout (sandboxCommand); what comes on this stderr is the sandbox's own.
-      let stderr = "";
-      child.stdout!.on("data", run.onData);
-      child.stderr!.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString("utf8");
-        run.onData(chunk);
-      });
-      const done = () => {
-        clearTimeout(timer);
-        run.signal?.removeEventListener("abort", onAbort);
-      };
-      child.on("error", (error) => {
-        done();
-        reject(error);
-      });
-      child.on("close", (code, signal) => {
-        done();
-        const sandboxError =
-          code !== 0 && !timedOut && !cancelled && stderr.trim() ? stderr.trim().slice(0, 2000) : undefined;
-        resolve({ code, signal, timedOut, cancelled, ...(sandboxError ? { sandboxError } : {}) });
-      });
-    });
+    sandbox = launch(
+      [
+        {
+          command: bin,
+          args,
+          cwd: "/",
+          env: sandboxEnv(run.env),
+          fd3: bwrapOptions(mounts)
+            .map((o) => `${o}\0`)
+            .join(""),
+        },
+      ],
+      {
+        relayStdout: true,
+        onOutput: (chunk, stream) => {
+          if (stream === "stderr") stderr += chunk.toString("utf8");
+          run.onData(chunk);
+        },
+      },
+    );
+    timer = setTimeout(() => {
+      timedOut = true;
+      sandbox?.kill();
+    }, run.timeoutMs);
+    run.signal?.addEventListener("abort", onAbort, { once: true });
+    const [exit] = await sandbox.exited;
+    if (exit.error) throw new Error(`The sandbox could not start: ${exit.error}`);
+    const { code, signal } = exit;
+    const sandboxError =
+      code !== 0 && !timedOut && !cancelled && stderr.trim() ? stderr.trim().slice(0, 2000) : undefined;
+    return { code, signal, timedOut, cancelled, ...(sandboxError ? { sandboxError } : {}) };
   } finally {
+    clearTimeout(timer);
+    run.signal?.removeEventListener("abort", onAbort);
     // The cgroups empty as the kernel reaps the namespace, just after bwrap ends: their removal
     // need not hold the result.
     limits.release().catch(() => undefined);

@@ -1,0 +1,110 @@
+// The runners' launcher: a small process of the server's own that starts a run's processes (the
+// checkout's git archive and tar, the sandbox, the cache's tools) and relays what they print. A fork
+// copies the page tables of the process that forks: ~14 ms of a 300 MB server's thread, against
+// ~1 ms here. Started and spoken to by launcher.ts over Node's IPC channel; plain JavaScript
+// because it runs outside the server's bundle.
+import { spawn } from "node:child_process";
+
+/** Relayed chunks not yet taken by the server past which the processes' output is paused. */
+const UNSENT_HIGH = 64;
+const UNSENT_LOW = 16;
+
+/** Launch id -> its processes. */
+const launches = new Map();
+/** Output streams paused until the server takes the chunks before them. */
+const paused = new Set();
+let unsent = 0;
+
+function send(message) {
+  unsent++;
+  process.send(message, () => {
+    unsent--;
+    if (unsent > UNSENT_LOW) return;
+    for (const stream of paused) stream.resume();
+    paused.clear();
+  });
+}
+
+function relay(id, step, stream, readable) {
+  readable.on("data", (data) => {
+    send({ type: "output", id, step, stream, data });
+    if (unsent > UNSENT_HIGH) {
+      readable.pause();
+      paused.add(readable);
+    }
+  });
+}
+
+/** Starts a launch's steps, each one's stdout into the next one's stdin; the last one's is relayed if asked. */
+function start({ id, steps, relayStdout }) {
+  const exits = new Array(steps.length);
+  let pending = steps.length;
+  const exited = (index, exit) => {
+    if (exits[index]) return;
+    exits[index] = exit;
+    if (--pending > 0) return;
+    launches.delete(id);
+    send({ type: "exit", id, exits });
+  };
+  const children = [];
+  launches.set(id, children);
+  try {
+    for (const [index, step] of steps.entries()) {
+      const last = index === steps.length - 1;
+      children.push(spawnStep({ id, step, index, stdout: last ? (relayStdout ? "relay" : "ignore") : "pipe", exited }));
+    }
+  } catch (error) {
+    // spawn throws (rather than emits) some failures, a refused uid change among them.
+    kill(id, "SIGKILL");
+    for (let index = children.length; index < steps.length; index++)
+      exited(index, { code: null, signal: null, error: index === children.length ? error.message : "not started" });
+    return;
+  }
+  for (let index = 1; index < children.length; index++) {
+    children[index].stdin.on("error", () => undefined); // the reader gone early: its exit code says why
+    children[index - 1].stdout.pipe(children[index].stdin);
+  }
+}
+
+function spawnStep({ id, step, index, stdout, exited }) {
+  const child = spawn(step.command, step.args, {
+    cwd: step.cwd,
+    env: step.env ?? process.env,
+    ...(step.uid === undefined ? {} : { uid: step.uid, gid: step.gid }),
+    stdio: [
+      index === 0 ? "ignore" : "pipe",
+      stdout === "ignore" ? "ignore" : "pipe",
+      "pipe",
+      step.fd3 === undefined ? "ignore" : "pipe",
+    ],
+  });
+  child.on("error", (error) => exited(index, { code: null, signal: null, error: error.message }));
+  child.on("close", (code, signal) => exited(index, { code, signal }));
+  if (step.fd3 !== undefined) {
+    child.stdio[3].on("error", () => undefined); // gone before it read them: its exit says why
+    child.stdio[3].end(step.fd3);
+  }
+  relay(id, index, "stderr", child.stderr);
+  if (stdout === "relay") relay(id, index, "stdout", child.stdout);
+  return child;
+}
+
+function kill(id, signal) {
+  for (const child of launches.get(id) ?? []) {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+process.on("message", (message) => {
+  if (message.type === "start") start(message);
+  else if (message.type === "kill") kill(message.id, message.signal);
+});
+// The server gone (ended, crashed or done with us): nothing it started may outlive it.
+process.on("disconnect", () => {
+  for (const id of launches.keys()) kill(id, "SIGKILL");
+  process.exit(0);
+});

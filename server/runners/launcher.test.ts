@@ -1,0 +1,147 @@
+import { fork } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { launch } from "./launcher";
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitUntil(condition: () => boolean, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Launches `sh -c script` and answers the first line it prints, once printed. */
+function launchPrinting(script: string) {
+  let stdout = "";
+  const launched = launch([{ command: "sh", args: ["-c", script] }], {
+    relayStdout: true,
+    onOutput: (chunk, stream) => stream === "stdout" && (stdout += chunk.toString("utf8")),
+  });
+  const firstLine = async () => {
+    await waitUntil(() => stdout.includes("\n"), "the first line");
+    return stdout.split("\n")[0];
+  };
+  return { ...launched, firstLine };
+}
+
+describe("the runners' launcher", () => {
+  it("pipes each step into the next, relays the last one's stdout and every stderr, and answers each exit", async () => {
+    const output: string[] = [];
+    const { exited } = launch(
+      [
+        { command: "sh", args: ["-c", "printf 'one\\ntwo\\n'; echo complaint >&2"] },
+        { command: "sh", args: ["-c", "tr a-z A-Z; exit 3"], env: { PATH: "/usr/bin:/bin" } },
+      ],
+      { relayStdout: true, onOutput: (chunk, stream, step) => output.push(`${step}:${stream}:${chunk.toString("utf8")}`) },
+    );
+    const exits = await exited;
+    expect(exits).toEqual([
+      { code: 0, signal: null },
+      { code: 3, signal: null },
+    ]);
+    expect(output).toContain("0:stderr:complaint\n");
+    expect(output).toContain("1:stdout:ONE\nTWO\n");
+  });
+
+  it("writes fd3, and runs in the given directory with the given environment only", async () => {
+    process.env.SVC_LAUNCHER_TEST_SECRET = "the server's";
+    try {
+      let stdout = "";
+      const { exited } = launch(
+        [
+          {
+            command: "/bin/sh",
+            args: ["-c", 'cat <&3; pwd; echo "[$HOME][$SVC_LAUNCHER_TEST_SECRET]"'],
+            cwd: "/tmp",
+            env: { HOME: "/nowhere" },
+            fd3: "options\0",
+          },
+        ],
+        { relayStdout: true, onOutput: (chunk) => (stdout += chunk.toString("utf8")) },
+      );
+      expect(await exited).toEqual([{ code: 0, signal: null }]);
+      expect(stdout).toBe("options\0/tmp\n[/nowhere][]\n");
+    } finally {
+      delete process.env.SVC_LAUNCHER_TEST_SECRET;
+    }
+  });
+
+  it("answers a program that cannot start as an error of its step, not a rejection", async () => {
+    const [exit] = await launch([{ command: "/nonexistent/program", args: [] }]).exited;
+    expect(exit.code).toBeNull();
+    expect(exit.error).toMatch(/ENOENT/);
+  });
+
+  it("relays all of a large output in order, however fast it comes", async () => {
+    const hash = { bytes: 0, lines: 0, last: "" };
+    let partial = "";
+    const { exited } = launch([{ command: "sh", args: ["-c", "seq 1 2000000"] }], {
+      relayStdout: true,
+      onOutput: (chunk) => {
+        hash.bytes += chunk.length;
+        const lines = (partial + chunk.toString("latin1")).split("\n");
+        partial = lines.pop()!;
+        for (const line of lines) {
+          if (Number(line) !== hash.lines + 1) throw new Error(`line ${hash.lines + 1} came as ${line}`);
+          hash.lines++;
+        }
+      },
+    });
+    await exited;
+    expect(hash.lines).toBe(2_000_000);
+    expect(partial).toBe("");
+  });
+
+  it("kills a launch's processes when asked", async () => {
+    const sleeper = launchPrinting("echo $$; exec sleep 60");
+    const pid = Number(await sleeper.firstLine());
+    sleeper.kill();
+    expect(await sleeper.exited).toEqual([{ code: null, signal: "SIGKILL" }]);
+    expect(alive(pid)).toBe(false);
+  });
+
+  it("fails the launches of a launcher that dies, and starts another for the next", async () => {
+    const sleeper = launchPrinting("echo $PPID $$; exec sleep 60");
+    const [launcherPid, sleepPid] = (await sleeper.firstLine()).split(" ").map(Number);
+    process.kill(launcherPid, "SIGKILL");
+    await expect(sleeper.exited).rejects.toThrow(/launcher ended \(SIGKILL\)/);
+    process.kill(sleepPid, "SIGKILL"); // a plain process outlives it; a sandbox dies with it (bwrap --die-with-parent)
+    const next = launchPrinting("echo $PPID");
+    expect(Number(await next.firstLine())).not.toBe(launcherPid);
+    expect(await next.exited).toEqual([{ code: 0, signal: null }]);
+  });
+
+  it("kills what it started when the server goes", async () => {
+    const launcher = fork(path.join(process.cwd(), "server/runners/launcher-process.mjs"), [], {
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+    let printed = "";
+    launcher.on("message", (message: { type: string; data?: Uint8Array }) => {
+      if (message.type === "output") printed += Buffer.from(message.data!).toString("utf8");
+    });
+    launcher.send({
+      type: "start",
+      id: 1,
+      steps: [{ command: "sh", args: ["-c", "echo $$; exec sleep 60"] }],
+      relayStdout: true,
+    });
+    await waitUntil(() => printed.includes("\n"), "the sleeper's pid");
+    const pid = Number(printed.trim());
+    expect(alive(pid)).toBe(true);
+    launcher.disconnect();
+    await once(launcher, "exit");
+    await waitUntil(() => !alive(pid), "the sleeper to be killed");
+  });
+});
