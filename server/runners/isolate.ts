@@ -28,7 +28,7 @@ export interface IsolatedOutcome {
 }
 
 /** The sandbox's whole environment: nothing of the server's (credentials, keys) reaches it. */
-function sandboxEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+function sandboxEnv(extra: Record<string, string> | undefined): Record<string, string> {
   return {
     ...extra,
     PATH: "/usr/local/bin:/usr/bin:/bin",
@@ -37,7 +37,7 @@ function sandboxEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEn
     LANG: "C.UTF-8",
     TMPDIR: "/tmp",
     CI: "1",
-  } as unknown as NodeJS.ProcessEnv;
+  };
 }
 
 /**

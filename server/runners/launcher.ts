@@ -13,7 +13,7 @@ export interface LaunchStep {
   args: string[];
   cwd?: string;
   /** The whole environment; the server's own when absent. */
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   uid?: number;
   gid?: number;
   /** Written to the process's fd 3, which is then closed (bwrap's `--args 3`). */

@@ -45,10 +45,10 @@ async function webhookStub(): Promise<Stub> {
   return stub;
 }
 
-async function projectWithWebhook(token: string, extra = "") {
+async function projectWithWebhook(token: string, extra = "", timeoutMs = 2000) {
   const stub = await webhookStub();
   const project = await projectWith(token, {
-    [POLICY]: `evaluators: { webhook: { url: "${stub.url}/check", timeoutMs: 2000 } }\n${extra}`,
+    [POLICY]: `evaluators: { webhook: { url: "${stub.url}/check", timeoutMs: ${timeoutMs} } }\n${extra}`,
     "README.md": "hi\n",
   });
   return { stub, project };
@@ -230,6 +230,43 @@ describe("background evaluation runs", () => {
     expect(webhookRun(ended.evalRuns)).toMatchObject({ status: "error", attempts: MAX_TAKES });
     expect(webhookRun(ended.evalRuns).findings[0].message).toContain("died");
     expect(ended.change.status).toBe("needs_changes");
+  });
+
+  it("renews the lease of every run it holds while they go; one taken over elsewhere is never written over", async () => {
+    const alice = await createTestUser();
+    const { project } = await projectWithWebhook(alice.token, "", 10_000);
+    process.env.RUNNER_CONCURRENCY = "2";
+    answer.delayMs = 4_500;
+    const kept = webhookRun((await proposeWith(alice.token, project, { "a.txt": "a\n" }, "?wait=0")).evalRuns).id;
+    const lost = webhookRun((await proposeWith(alice.token, project, { "b.txt": "b\n" }, "?wait=0")).evalRuns).id;
+    const prisma = await db();
+    const leaseOf = async (id: string) => (await prisma.evalRun.findUniqueOrThrow({ where: { id } })).leaseUntil!;
+    for (
+      let tries = 0;
+      (await prisma.evalRun.count({ where: { id: { in: [kept, lost] }, status: "running" } })) < 2;
+      tries++
+    ) {
+      expect(tries, "both running within 5 s").toBeLessThan(250);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const first = await leaseOf(kept);
+    // Another instance takes `lost` over (as after this one's lease expired).
+    const takenUntil = new Date(Date.now() + 60_000);
+    await prisma.evalRun.update({
+      where: { id: lost },
+      data: { leaseOwner: "another-instance", leaseUntil: takenUntil },
+    });
+    for (let tries = 0; (await leaseOf(kept)) <= first; tries++) {
+      expect(tries, "no renewal within 3 s").toBeLessThan(150);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await runnersSettled();
+    expect(await prisma.evalRun.findUniqueOrThrow({ where: { id: kept } })).toMatchObject({ status: "passed" });
+    expect(await prisma.evalRun.findUniqueOrThrow({ where: { id: lost } })).toMatchObject({
+      status: "running",
+      leaseOwner: "another-instance",
+      leaseUntil: takenUntil,
+    });
   });
 
   it("a round that ends after reviews counts them: approved with an approval, needs_changes with changes requested", async () => {

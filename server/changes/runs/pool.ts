@@ -13,7 +13,7 @@ import {
   claimRuns,
   finishRun,
   releaseRuns,
-  renewLease,
+  renewLeases,
   RENEW_MS,
   RUNS_TOPIC,
   type RunEnd,
@@ -32,6 +32,7 @@ const STOP_WAIT_MS = 5_000;
 interface Active {
   controller: AbortController;
   done: Promise<void>;
+  logBytes: number;
 }
 
 interface PoolState {
@@ -41,6 +42,7 @@ interface PoolState {
   again: boolean;
   stopped: boolean;
   sweep?: NodeJS.Timeout;
+  renewals?: NodeJS.Timeout;
 }
 // On globalThis: Next.js loads separate module copies per entry point.
 const holder = globalThis as unknown as { __svcRunnerPool?: PoolState };
@@ -71,18 +73,26 @@ function fillHere(): void {
     .finally(() => (state.filling = null));
 }
 
+/**
+ * Renews the leases of every run held here in one statement. A renewal also tells whether each
+ * run is still ours: a cancel (here or on another instance) or a takeover leaves it out, and the
+ * run is aborted.
+ */
+function renewHeld(): void {
+  const held = [...state.active].map(([id, active]) => ({ id, logBytes: active.logBytes }));
+  void renewLeases(state.owner, held)
+    .then((ours) => {
+      for (const { id } of held) if (!ours.has(id)) state.active.get(id)?.controller.abort();
+    })
+    .catch(() => undefined);
+}
+
 function start(run: EvalRun): void {
   const controller = new AbortController();
   const owner = state.owner;
-  let logBytes = run.logBytes;
-  // Each renewal also tells whether the run is still ours: a cancel (here or on another instance)
-  // or a takeover makes it fail, and the run is aborted.
-  const renew = setInterval(() => {
-    void renewLease(run.id, owner, logBytes)
-      .then((held) => held || controller.abort())
-      .catch(() => undefined);
-  }, RENEW_MS);
-  const done = (async () => {
+  state.renewals ??= setInterval(renewHeld, RENEW_MS);
+  const active: Active = { controller, done: Promise.resolve(), logBytes: run.logBytes };
+  active.done = (async () => {
     const project = await (
       await db()
     ).project.findUnique({ where: { id: run.projectId! }, select: { namespace: true, slug: true } });
@@ -94,28 +104,30 @@ function start(run: EvalRun): void {
       end = await executeEvalRun(run, `@${project.namespace}/${project.slug}`, {
         logPath,
         signal: controller.signal,
-        onOutput: (bytes) => (logBytes = bytes),
+        onOutput: (bytes) => (active.logBytes = bytes),
       });
     } catch (error) {
       end = {
         status: "error",
         findings: [{ message: `The run could not run: ${(error as Error).message}` }],
         durationMs: Math.round(performance.now() - started),
-        logBytes,
+        logBytes: active.logBytes,
       };
     }
-    clearInterval(renew);
     // Aborted: cancelled, taken over or shutting down; the row already says which.
     if (controller.signal.aborted) return;
     if (await finishRun(run.id, owner, end)) await runEnded(run);
   })()
     .catch((error: unknown) => log().error({ err: error, runId: run.id }, "runs: a run failed"))
     .finally(() => {
-      clearInterval(renew);
       state.active.delete(run.id);
+      if (state.active.size === 0) {
+        clearInterval(state.renewals);
+        state.renewals = undefined;
+      }
       fillHere();
     });
-  state.active.set(run.id, { controller, done });
+  state.active.set(run.id, active);
 }
 
 /** Wakes the runners here and on every other instance (after the runs were committed). */

@@ -55,15 +55,30 @@ export async function abandonDeadRuns(): Promise<EndedRun[]> {
   return (await db()).$queryRawUnsafe<EndedRun[]>(ABANDON, `The runner died ${MAX_TAKES} times running it`, stamp());
 }
 
-/** Extends `owner`'s lease of a running run; false when it is no longer theirs (cancelled, taken over). */
-export async function renewLease(runId: string, owner: string, logBytes: number): Promise<boolean> {
-  const { count } = await (
+// One statement for every run a holder renews (fifty runs renewed one by one were 25 statements a second).
+const RENEW = `
+UPDATE "EvalRun" AS r
+   SET "leaseUntil" = $2::timestamp(3), "logBytes" = v."logBytes"
+  FROM unnest($3::uuid[], $4::int[]) AS v(id, "logBytes")
+ WHERE r.id = v.id AND r."leaseOwner" = $1 AND r.status = 'running'
+RETURNING r.id`;
+
+/**
+ * Extends `owner`'s leases of its running runs (and records how much each has logged); answers
+ * the ids still theirs: a run left out was cancelled or taken over.
+ */
+export async function renewLeases(owner: string, runs: { id: string; logBytes: number }[]): Promise<Set<string>> {
+  if (runs.length === 0) return new Set();
+  const rows = await (
     await db()
-  ).evalRun.updateMany({
-    where: { id: runId, leaseOwner: owner, status: "running" },
-    data: { leaseUntil: new Date(Date.now() + LEASE_MS), logBytes },
-  });
-  return count === 1;
+  ).$queryRawUnsafe<{ id: string }[]>(
+    RENEW,
+    owner,
+    stamp(LEASE_MS),
+    runs.map((run) => run.id),
+    runs.map((run) => run.logBytes),
+  );
+  return new Set(rows.map((row) => row.id));
 }
 
 export interface RunEnd {
