@@ -8,12 +8,18 @@
 // 3. phases (--only phases): where a run of `true` spends its time, each step of executeRun timed
 //    alone (median of --rounds): layout, checkout, the isolated command (limits, bwrap, setpriv),
 //    the log, the removal (off the verdict's path since it runs after the result).
-// Usage: npx tsx bench/ci/run.ts [--rounds 15] [--files 3000] [--cache-rounds 3] [--only overhead|cache|phases]
-import { execFileSync, spawnSync } from "node:child_process";
+// 4. starts (--only starts): what --starts runs starting together cost the server's thread, with the
+//    process as large as a fleet's server (--ballast-mb): its CPU time and its event loop's longest
+//    stall, against forking the same processes per run (git archive | tar -x, then the command)
+//    from the thread itself, as the runner did before its launcher.
+// Usage: npx tsx bench/ci/run.ts [--rounds 15] [--files 3000] [--cache-rounds 3] [--only overhead|cache|phases|starts]
+//                                [--starts 50] [--ballast-mb 300]
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { setTimeout } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
@@ -22,6 +28,8 @@ const { values } = parseArgs({
     files: { type: "string", default: "3000" },
     "cache-rounds": { type: "string", default: "3" },
     only: { type: "string" },
+    starts: { type: "string", default: "50" },
+    "ballast-mb": { type: "string", default: "300" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -133,6 +141,55 @@ try {
         .map(([name, times]) => `${name} ${median(times).toFixed(1)} ms`)
         .join(", ")}; load ${load()}`,
     );
+  }
+  if (values.only === "starts") {
+    const STARTS = Number(values.starts);
+    const ballast = Array.from({ length: Number(values["ballast-mb"]) }, () => Buffer.alloc(1 << 20, 1));
+    const { repo, commit } = overheadRepository();
+    const exited = (child: ReturnType<typeof spawn>) =>
+      new Promise<void>((resolve, reject) =>
+        child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`exited ${code}`)))),
+      );
+    const forkedHere = async (i: number) => {
+      const dir = path.join(root, `forked-${i}`);
+      fs.mkdirSync(dir);
+      const archive = spawn("git", ["--git-dir", repo.gitdir, "archive", "--format=tar", commit], {
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      const tar = spawn("tar", ["-x", "--no-same-owner", "-C", dir], { stdio: ["pipe", "ignore", "ignore"] });
+      archive.stdout.pipe(tar.stdin);
+      await Promise.all([exited(archive), exited(tar)]);
+      await exited(spawn("sh", ["-c", "true"], { cwd: dir, stdio: "ignore" }));
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+    const viaRunner = async () => {
+      const result = await run("p-starts", repo, commit, "{ command: 'true' }");
+      if (result.status !== "passed") throw new Error(`runner failed: ${JSON.stringify(result)}`);
+    };
+    const measure = async (start: (i: number) => Promise<void>) => {
+      const stalls = monitorEventLoopDelay({ resolution: 1 });
+      stalls.enable();
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      await Promise.all(Array.from({ length: STARTS }, (_, i) => start(i)));
+      const wall = performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      stalls.disable();
+      return { wall, cpu: (used.user + used.system) / 1000, stall: stalls.max / 1e6 };
+    };
+    await viaRunner(); // the launcher started, caches warm
+    await forkedHere(-1);
+    const results: Record<string, Array<Awaited<ReturnType<typeof measure>>>> = { forked: [], runner: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      results.forked.push(await measure(forkedHere));
+      results.runner.push(await measure(viaRunner));
+    }
+    const row = (name: string) =>
+      `${name}: this thread's CPU ${median(results[name].map((r) => r.cpu)).toFixed(0)} ms, longest stall ${median(results[name].map((r) => r.stall)).toFixed(1)} ms, all started and ended in ${median(results[name].map((r) => r.wall)).toFixed(0)} ms`;
+    console.log(
+      `${STARTS} runs of \`true\` starting together, ${FILES} files, the process at ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB resident (median of ${ROUNDS}): ${row("forked")}; ${row("runner")}; load ${load()}`,
+    );
+    ballast.length = 0;
   }
   if (!values.only || values.only === "overhead") {
     const { repo, commit } = overheadRepository();
