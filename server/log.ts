@@ -23,22 +23,47 @@ const REDACT = [
 const holder = globalThis as unknown as {
   __svcLog?: { level: string; destination?: DestinationStream; logger: Logger };
   __svcLogDestination?: DestinationStream;
-  __svcLogRequest?: AsyncLocalStorage<{ requestId: string; open: boolean }>;
+  __svcLogRequest?: AsyncLocalStorage<{ requestId: string; open: boolean; waits?: RequestWaits }>;
 };
 // On globalThis: Next.js's module copies must see the request id the REST pipeline set.
 const requestScope = (holder.__svcLogRequest ??= new AsyncLocalStorage());
 
 /**
- * Runs `work` with every log line it writes (however deep) naming `requestId`. A timer or connection
- * that work started outlives the request with its context: once the request has ended, its lines
- * name no request.
+ * What a request waited on, for its log line: the embedded database's thread (statements sent and
+ * the time to their answers, queueing behind other requests' included) and the ref locks.
  */
-export async function withRequestLog<T>(requestId: string, work: () => Promise<T>): Promise<T> {
-  const scope = { requestId, open: true };
+export interface RequestWaits {
+  dbMs: number;
+  dbCalls: number;
+  lockMs: number;
+  locks: number;
+}
+export const noWaits = (): RequestWaits => ({ dbMs: 0, dbCalls: 0, lockMs: 0, locks: 0 });
+
+/**
+ * Runs `work` with every log line it writes (however deep) naming `requestId`, and what it waits
+ * on counted in `waits` (noteWait). A timer or connection that work started outlives the request
+ * with its context: once the request has ended, its lines name no request and count nothing.
+ */
+export async function withRequestLog<T>(requestId: string, work: () => Promise<T>, waits?: RequestWaits): Promise<T> {
+  const scope = { requestId, open: true, waits };
   try {
     return await requestScope.run(scope, work);
   } finally {
     scope.open = false;
+  }
+}
+
+/** Counts `ms` of waiting on `what` to the request being answered, if any. */
+export function noteWait(what: "db" | "lock", ms: number): void {
+  const scope = requestScope.getStore();
+  if (!scope?.open || !scope.waits) return;
+  if (what === "lock") {
+    scope.waits.lockMs += ms;
+    scope.waits.locks++;
+  } else {
+    scope.waits.dbMs += ms;
+    scope.waits.dbCalls++;
   }
 }
 

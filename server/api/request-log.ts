@@ -1,4 +1,4 @@
-import { log, withRequestLog } from "@/server/log";
+import { log, noWaits, withRequestLog, type RequestWaits } from "@/server/log";
 import { requestIdOf, withTraceNotes, type TraceNotes } from "@/server/http";
 
 /** What the pipeline knows about one request when it ends: the hook for logs (and metrics). */
@@ -12,12 +12,22 @@ export interface RequestTrace {
   durationMs: number;
   /** The MCP tools the request called. */
   tools?: string[];
+  /** What it waited on (the embedded database's thread, ref locks). */
+  waits?: RequestWaits;
 }
 
 /** One JSON line per request. No URL, header or body: ids, kinds and patterns only. */
 export function recordRequest(trace: RequestTrace): void {
   const level = trace.status >= 500 ? "error" : "info";
-  log()[level]({ msg: "request", ...trace, durationMs: Math.round(trace.durationMs * 10) / 10 });
+  const { waits, ...rest } = trace;
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  log()[level]({
+    msg: "request",
+    ...rest,
+    durationMs: round(trace.durationMs),
+    ...(waits?.dbCalls ? { dbMs: round(waits.dbMs), dbCalls: waits.dbCalls } : {}),
+    ...(waits?.locks ? { lockMs: round(waits.lockMs), locks: waits.locks } : {}),
+  });
 }
 
 type Handler = (req: Request) => Response | Promise<Response>;
@@ -47,10 +57,11 @@ export function traced(
     const started = performance.now();
     const requestId = requestIdOf(req);
     const notes: TraceNotes = {};
+    const waits = noWaits();
     let status = 500;
     try {
       const response = withRequestId(
-        await withRequestLog(requestId, async () => withTraceNotes(notes, () => handler(req))),
+        await withRequestLog(requestId, async () => withTraceNotes(notes, () => handler(req)), waits),
         requestId,
       );
       status = response.status;
@@ -64,6 +75,7 @@ export function traced(
         status,
         durationMs: performance.now() - started,
         ...(notes.tools ? { tools: notes.tools } : {}),
+        waits,
       });
     }
   };

@@ -1,7 +1,7 @@
 import { answeredError, type Context } from "@/server/trpc";
 import { admitRequest } from "@/server/auth";
 import { withRequestConfig } from "@/server/config";
-import { withRequestLog } from "@/server/log";
+import { noWaits, withRequestLog } from "@/server/log";
 import {
   assertWellFormedUrl,
   bodyLimitFor,
@@ -167,21 +167,26 @@ async function answerRequest(req: Request): Promise<Response> {
   const started = performance.now();
   const method = req.method.toUpperCase();
   const trace: RequestTrace = { requestId: requestIdOf(req), method, identity: "anonymous", status: 0, durationMs: 0 };
+  const waits = noWaits();
   const response = await instrumentRequest(
     req,
     () => trace.route ?? "unmatched",
     () =>
-      withRequestLog(trace.requestId, async () => {
-        if (method === "OPTIONS") return answerOptions(req);
-        if (method !== "HEAD") return answerRestRequest(req, trace);
-        const full = await answerRestRequest(new Request(req, { method: "GET" }), trace);
-        return new Response(null, { status: full.status, headers: full.headers });
-      }),
+      withRequestLog(
+        trace.requestId,
+        async () => {
+          if (method === "OPTIONS") return answerOptions(req);
+          if (method !== "HEAD") return answerRestRequest(req, trace);
+          const full = await answerRestRequest(new Request(req, { method: "GET" }), trace);
+          return new Response(null, { status: full.status, headers: full.headers });
+        },
+        waits,
+      ),
   );
   response.headers.set("X-Request-Id", trace.requestId);
   for (const [name, value] of Object.entries(corsHeaders(req)))
     if (!response.headers.has(name)) response.headers.set(name, value);
-  recordRequest({ ...trace, status: response.status, durationMs: performance.now() - started });
+  recordRequest({ ...trace, status: response.status, durationMs: performance.now() - started, waits });
   return response;
 }
 

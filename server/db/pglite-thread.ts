@@ -12,7 +12,7 @@ import {
   type TransactionOptions,
 } from "@prisma/driver-adapter-utils";
 import type { RawSql } from "./migrate";
-import { log } from "@/server/log";
+import { log, noteWait } from "@/server/log";
 
 /**
  * The embedded database on a worker thread. PGlite runs every statement synchronously on the thread
@@ -108,10 +108,11 @@ class WorkerCalls {
     if (!worker) return this.start().then(() => this.call<T>(op, args, generation));
     const id = this.nextId++;
     if (this.pending.size === 0) worker.ref();
+    const sent = performance.now();
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve, reject });
       worker.postMessage({ id, op, ...args });
-    });
+    }).finally(() => noteWait("db", performance.now() - sent));
   }
 
   /**

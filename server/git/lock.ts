@@ -1,4 +1,5 @@
 import { database, type Tx } from "@/server/db";
+import { noteWait } from "@/server/log";
 import { removeProjectRepos } from "./repo";
 
 // Waiters per key in this process; a PostgreSQL advisory lock extends the exclusion to every
@@ -54,8 +55,13 @@ export type RepoLock = string | { lockKey: string; lockGroup: string };
  * PostgreSQL. Not reentrant, and `fn` takes no other lock of its group: a backup waiting for the
  * group would stand between the two, and wait for the first one (a deadlock PostgreSQL cannot see).
  */
-export async function withRepoLock<T>(lock: RepoLock, fn: () => Promise<T>, options: { tx?: Tx } = {}): Promise<T> {
+export async function withRepoLock<T>(lock: RepoLock, work: () => Promise<T>, options: { tx?: Tx } = {}): Promise<T> {
   const [key, group] = typeof lock === "string" ? [lock, undefined] : [lock.lockKey, lock.lockGroup];
+  const asked = performance.now();
+  const fn = () => {
+    noteWait("lock", performance.now() - asked);
+    return work();
+  };
   const current = await database();
   if (current.kind !== "postgres") return withProcessLock(`refs:${key}`, fn);
   // On PostgreSQL every path takes its connection before this process's locks: a caller in a

@@ -6,7 +6,8 @@ import { createTestUser } from "@/tests/support/users";
 import { withEnv } from "@/tests/support/env";
 import { log } from "@/server/log";
 import { sharedRedis } from "@/server/http";
-import { projectWith } from "@/server/changes/test-fixtures";
+import { projectWith, workspaceOf } from "@/server/changes/test-fixtures";
+import { database } from "@/server/db";
 
 /**
  * Every surface answers with an X-Request-Id (a valid incoming one echoed) and writes one request
@@ -166,6 +167,35 @@ describe("log lines written inside a request", () => {
         expect(lines.slice(after)).toEqual([expect.not.objectContaining({ requestId: expect.anything() })]);
         await sharedRedis()?.close();
       });
+    });
+  });
+});
+
+describe("what a request waited on", () => {
+  it("a commit's line counts its ref lock and, on the embedded database, its statements and their time", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, { "README.md": "hi\n" });
+    const workspace = await workspaceOf(alice.token, project);
+    await withLogLines(async (lines) => {
+      const res = await call("POST", `/api/workspaces/${workspace}/commit`, {
+        token: alice.token,
+        headers: { "x-request-id": "waits-1" },
+        body: { projectId: project.id, message: "work", files: { "a.txt": "a\n" } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const [line] = lineOf(lines, "waits-1");
+      expect(line.locks).toBeGreaterThanOrEqual(1);
+      expect(line.lockMs).toBeGreaterThanOrEqual(0);
+      if ((await database()).kind === "postgres") {
+        expect(line.dbCalls).toBeUndefined();
+      } else {
+        expect(line.dbCalls).toBeGreaterThanOrEqual(3);
+        expect(line.dbMs).toBeGreaterThan(0);
+        expect(line.dbMs).toBeLessThanOrEqual(line.durationMs);
+      }
+      const health = await call("GET", "/health", { headers: { "x-request-id": "waits-2" } });
+      expect(health.status).toBe(200);
+      expect(lineOf(lines, "waits-2")[0]).not.toHaveProperty("lockMs");
     });
   });
 });
