@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { config } from "@/server/config";
 import type { SandboxPolicy } from "@/server/policy";
-import { launch } from "./launcher";
+import { runTool } from "./launcher";
 import { runnerRoot, runsAsRoot, type RunLayout } from "./layout";
 
 /**
@@ -26,13 +26,6 @@ const cacheRoot = () => {
 function projectDir(projectId: string): string {
   if (!/^[\w-]+$/.test(projectId)) throw new Error(`Not a project id: ${projectId}`);
   return path.join(cacheRoot(), projectId);
-}
-
-async function tool(command: string, args: string[]): Promise<void> {
-  let stderr = "";
-  const [exit] = await launch([{ command, args }], { onOutput: (chunk) => (stderr += chunk.toString("utf8")) }).exited;
-  if (exit.code !== 0)
-    throw new Error(`${command} failed (${exit.error ?? exit.signal ?? exit.code}): ${stderr.trim().slice(0, 500)}`);
 }
 
 /**
@@ -94,10 +87,10 @@ export async function restoreCache(
       await fs.promises.rm(to, { recursive: true, force: true });
       await makeParents(layout, relative);
       restored.push(to);
-      await tool("cp", ["-al", "--", from, to]);
+      await runTool("cp", ["-al", "--", from, to]);
       // cp made the directories as the server: the run must be able to add and remove files in them.
       if (runsAsRoot())
-        await tool("find", [to, "-type", "d", "-exec", "chown", `${layout.uid}:${layout.gid}`, "{}", "+"]);
+        await runTool("find", [to, "-type", "d", "-exec", "chown", `${layout.uid}:${layout.gid}`, "{}", "+"]);
     }
     const now = new Date();
     await fs.promises.utimes(entry, now, now);
@@ -134,13 +127,13 @@ export async function saveCache(projectId: string, key: string, cache: CachePoli
       const from = path.join(layout.src, relative);
       if (!insideCheckout(layout.src, relative) || !fs.existsSync(from)) continue;
       fs.mkdirSync(path.dirname(path.join(data, relative)), { recursive: true });
-      await tool("cp", ["-al", "--", from, path.join(data, relative)]);
+      await runTool("cp", ["-al", "--", from, path.join(data, relative)]);
       saved++;
     }
     if (saved === 0) return;
     // The files (shared with this checkout) become the server's, readable but not writable by runs.
-    if (runsAsRoot()) await tool("chown", ["-R", "--no-dereference", "0:0", tmp]);
-    await tool("chmod", ["-R", "a+rX,go-w", tmp]);
+    if (runsAsRoot()) await runTool("chown", ["-R", "--no-dereference", "0:0", tmp]);
+    await runTool("chmod", ["-R", "a+rX,go-w", tmp]);
     await fs.promises.writeFile(path.join(tmp, "bytes"), String(await diskBytes(data)));
     await fs.promises.rename(tmp, entry).catch(() => undefined);
   } finally {

@@ -43,7 +43,10 @@ describe("the runners' launcher", () => {
         { command: "sh", args: ["-c", "printf 'one\\ntwo\\n'; echo complaint >&2"] },
         { command: "sh", args: ["-c", "tr a-z A-Z; exit 3"], env: { PATH: "/usr/bin:/bin" } },
       ],
-      { relayStdout: true, onOutput: (chunk, stream, step) => output.push(`${step}:${stream}:${chunk.toString("utf8")}`) },
+      {
+        relayStdout: true,
+        onOutput: (chunk, stream, step) => output.push(`${step}:${stream}:${chunk.toString("utf8")}`),
+      },
     );
     const exits = await exited;
     expect(exits).toEqual([

@@ -144,3 +144,11 @@ export function launch(steps: LaunchStep[], options: LaunchOptions = {}): Launch
   if (!state.launcher?.usable) state.launcher = new Launcher(forget);
   return state.launcher.launch(state.nextId++, steps, options);
 }
+
+/** Runs one tool (`rm`, `cp -al`, ...) in the launcher; throws with its stderr unless it exits 0. */
+export async function runTool(command: string, args: string[]): Promise<void> {
+  let stderr = "";
+  const [exit] = await launch([{ command, args }], { onOutput: (chunk) => (stderr += chunk.toString("utf8")) }).exited;
+  if (exit.code !== 0)
+    throw new Error(`${command} failed (${exit.error ?? exit.signal ?? exit.code}): ${stderr.trim().slice(0, 500)}`);
+}

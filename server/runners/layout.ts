@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { config } from "@/server/config";
 import { SANDBOX_HOME, SANDBOX_UID } from "./bwrap";
+import { runTool } from "./launcher";
 import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
 
 /**
@@ -112,17 +113,13 @@ export async function sweepOrphanCheckouts(): Promise<string[]> {
   return removed;
 }
 
+/**
+ * `rm -rf` in the runners' launcher: a checkout of thousands of files removed in the server took its
+ * thread pool (every file a queued lstat, unlink and callback), and a ref move's file read, inside
+ * the database's one transaction, waited behind them.
+ */
 async function removeRunDir(dir: string): Promise<void> {
   // A run may have left directories without write permission for their owner.
-  if (!runsAsRoot()) await makeRemovable(dir);
-  await fs.promises.rm(dir, { recursive: true, force: true });
-}
-
-async function makeRemovable(dir: string): Promise<void> {
-  for (const entry of await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    if (!entry.isDirectory()) continue;
-    const full = path.join(dir, entry.name);
-    await fs.promises.chmod(full, 0o700).catch(() => undefined);
-    await makeRemovable(full);
-  }
+  if (!runsAsRoot()) await runTool("chmod", ["-R", "u+rwx", "--", dir]);
+  await runTool("rm", ["-rf", "--", dir]);
 }
