@@ -14,7 +14,8 @@
 // Usage: node bench/ci/fleet.mjs [--agents 50] [--seconds 120] [--suite-seconds 10] [--runners 64]
 //                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
 //                                [--drain-seconds 30] [--cpu-prof] (the server's CPU profile under bench/.work/ci-fleet/profile-<percent>)
-//                                [--log-level warn] (info: every request's line, with its time, in bench/.work/ci-fleet/server-<percent>.log)
+//                                [--log-level warn] (info: every request's line, with its time, in bench/.work/ci-fleet/server-<percent>.log,
+//                                and per busiest route what its requests waited on, `requestWaits`: bench/support/request-waits.mjs)
 //                                [--postgres] (a throwaway PostgreSQL cluster per phase instead of the embedded PGlite)
 //                                [--statements] (with --postgres: its costliest statements, pg_stat_statements, into
 //                                bench/.work/ci-fleet/statements-<percent>.tsv)
@@ -25,6 +26,7 @@ import { parseArgs } from "node:util";
 import { fleetClient, fileText, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
 import { buildAppCopy, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
 import { startPostgres } from "../support/postgres.mjs";
+import { requestWaits } from "../support/request-waits.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -99,7 +101,7 @@ async function phase(failPercent) {
       ...(postgres ? { DATABASE_URL: postgres.url, REPOS_DIR: path.join(dataDir, "repos") } : {}),
     },
     {
-      logFile: path.join(work, `server-${failPercent}.log`),
+      logFile: serverLog(failPercent),
       profileDir: values["cpu-prof"] ? path.join(work, `profile-${failPercent}`) : undefined,
     },
   );
@@ -206,6 +208,7 @@ async function phase(failPercent) {
       failingThatLanded: failedChanges.filter((c) => c.merged).length,
       othersNotLandedWithinDrainAfterEnd: otherUnlanded,
       ...counters,
+      ...(values["log-level"] === "info" ? { requestWaits: requestWaits(serverLog(failPercent), 4) } : {}),
     };
   } finally {
     await stopProcess(server);
@@ -215,6 +218,7 @@ async function phase(failPercent) {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
+const serverLog = (failPercent) => path.join(work, `server-${failPercent}.log`);
 
 const results = [];
 for (const failPercent of values["fail-percent"].split(",").map(Number)) results.push(await phase(failPercent));
