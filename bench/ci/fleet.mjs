@@ -8,7 +8,8 @@
 // that change must end needs_changes with its failed test as a finding (file and line of the test);
 // every other change must land.
 // Reports per phase: changes landed per second (in the window), commit -> merged p50/p99, the slowest
-// request (time to the whole answer; the event streams are not requests that end), failing changes
+// request (time to the whole answer; the event streams are not requests that end), the CPU of the
+// server, of the runs and of the agents per landed change and as cores kept busy, failing changes
 // with and without their finding, other changes that did not land within --drain-seconds after the end.
 // Targets (docs/benchmarks.md): >= 4 landed/s, p99 <= 60 s, no request over 1 s.
 // Usage: node bench/ci/fleet.mjs [--agents 50] [--seconds 120] [--suite-seconds 10] [--runners 64]
@@ -24,7 +25,16 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fleetClient, fileText, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
-import { buildAppCopy, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
+import {
+  buildAppCopy,
+  childMatching,
+  root,
+  sampleTreeCpu,
+  startNext,
+  stopProcess,
+  usage,
+  waitForServer,
+} from "../support/next-app.mjs";
 import { startPostgres } from "../support/postgres.mjs";
 import { requestWaits } from "../support/request-waits.mjs";
 
@@ -138,6 +148,7 @@ async function phase(failPercent) {
     const failedChanges = [];
     let opened = 0;
     let otherUnlanded = 0;
+    const cpuWindow = measureCpu(server.pid);
     const started = performance.now();
     const deadline = started + SECONDS * 1000;
     await runAgents(client, fleet, {
@@ -156,6 +167,7 @@ async function phase(failPercent) {
         else otherUnlanded++;
       },
     });
+    const cpu = cpuWindow.end(landed.length);
 
     // Each failing change: needs_changes, with the suite's test as a finding at its file and line.
     let withFinding = 0;
@@ -203,6 +215,7 @@ async function phase(failPercent) {
       commitToMergedMs: { p50: round(percentile(latencies, 0.5)), p99: round(percentile(latencies, 0.99)) },
       medianPhasesMs: Object.fromEntries(Object.entries(phases).map(([name, list]) => [name, median(list)])),
       slowestRequest,
+      cpu,
       failing: failedChanges.length,
       failingWithTheirFinding: withFinding,
       failingThatLanded: failedChanges.filter((c) => c.merged).length,
@@ -218,6 +231,32 @@ async function phase(failPercent) {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
+/**
+ * The CPU of a window: the server's (its threads and its own git, reaped), the runs' (the runners'
+ * launcher and everything under it, sampled: bwrap's namespaces hide their processes from rusage)
+ * and the agents' (this process, the sampling included). `end()` answers it per landed change (ms)
+ * and as cores kept busy.
+ */
+function measureCpu(serverPid) {
+  const launcher = () => childMatching(serverPid, "launcher-process");
+  const runs = sampleTreeCpu(launcher);
+  const server = () => usage(serverPid, { reaped: true, tree: false }).cpu;
+  const [serverBefore, agentsBefore, started] = [server(), process.cpuUsage(), performance.now()];
+  return {
+    end(landed) {
+      const agents = process.cpuUsage(agentsBefore);
+      const parts = { server: server() - serverBefore, runs: runs.stop(), agents: (agents.user + agents.system) / 1e6 };
+      parts.total = parts.server + parts.runs + parts.agents;
+      const seconds = (performance.now() - started) / 1000;
+      const map = (f) => Object.fromEntries(Object.entries(parts).map(([part, s]) => [part, f(s)]));
+      return {
+        perLandedMs: map((s) => (landed ? Math.round((s * 1000) / landed) : null)),
+        cores: map((s) => +(s / seconds).toFixed(2)),
+      };
+    },
+  };
+}
+
 const serverLog = (failPercent) => path.join(work, `server-${failPercent}.log`);
 
 const results = [];

@@ -107,14 +107,76 @@ const treeOf = (pid) => {
   return [pid, ...children];
 };
 
+/** The first child of `pid` whose command line contains `part`, or null. */
+export function childMatching(pid, part) {
+  for (const child of treeOf(pid).slice(1)) {
+    try {
+      if (fs.readFileSync(`/proc/${child}/cmdline`, "utf8").includes(part)) return child;
+    } catch {
+      // the process ended while it was read
+    }
+  }
+  return null;
+}
+
 /**
- * CPU seconds (user+system) and RSS bytes of a process and its descendants; with `reaped`, CPU
+ * Samples, every `everyMs`, the CPU of each live process under the pid `findRoot()` answers (itself
+ * included); `stop()` answers the CPU seconds seen. For what rusage cannot count: a sandbox's
+ * processes (bwrap's PID namespace) never reach their ancestors' reaped-children times. What a
+ * process uses in its last interval, and a process shorter than one, go unseen.
+ */
+export function sampleTreeCpu(findRoot, everyMs = 200) {
+  const seen = new Map();
+  const tick = () => {
+    const top = findRoot();
+    if (!top) return;
+    // One pass over /proc: each process's parent and CPU, then the tree under `top`.
+    const processes = new Map();
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        processes.set(Number(entry), {
+          parent: Number(fields[1]),
+          key: `${entry}:${fields[19]}`,
+          ticks: Number(fields[11]) + Number(fields[12]),
+        });
+      } catch {
+        // the process ended while it was read
+      }
+    }
+    const inTree = new Set([top]);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const [pid, { parent }] of processes)
+        if (!inTree.has(pid) && inTree.has(parent)) grew = inTree.add(pid) !== undefined;
+    }
+    for (const pid of inTree) {
+      const process = processes.get(pid);
+      if (process) seen.set(process.key, Math.max(seen.get(process.key) ?? 0, process.ticks));
+    }
+  };
+  const timer = setInterval(tick, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      tick();
+      return [...seen.values()].reduce((sum, ticks) => sum + ticks, 0) / CLK_TCK;
+    },
+  };
+}
+
+/**
+ * CPU seconds (user+system) and RSS bytes of a process and its descendants (only itself without
+ * `tree`); with `reaped`, CPU
  * also counts children the process has already waited for (short-lived git processes).
  */
-export function usage(pid, { reaped = false } = {}) {
+export function usage(pid, { reaped = false, tree = true } = {}) {
   let ticks = 0;
   let rss = 0;
-  for (const p of treeOf(pid)) {
+  for (const p of tree ? treeOf(pid) : [pid]) {
     try {
       const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
       ticks += Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
