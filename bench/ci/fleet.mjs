@@ -27,7 +27,6 @@ import { parseArgs } from "node:util";
 import { fleetClient, fileText, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
 import {
   buildAppCopy,
-  childMatching,
   root,
   sampleTreeCpu,
   startNext,
@@ -238,8 +237,7 @@ async function phase(failPercent) {
  * and as cores kept busy.
  */
 function measureCpu(serverPid) {
-  const launcher = () => childMatching(serverPid, "launcher-process");
-  const runs = sampleTreeCpu(launcher);
+  const runs = sampleTreeCpu(serverPid, "launcher-process");
   const server = () => usage(serverPid, { reaped: true, tree: false }).cpu;
   const [serverBefore, agentsBefore, started] = [server(), process.cpuUsage(), performance.now()];
   return {

@@ -107,30 +107,17 @@ const treeOf = (pid) => {
   return [pid, ...children];
 };
 
-/** The first child of `pid` whose command line contains `part`, or null. */
-export function childMatching(pid, part) {
-  for (const child of treeOf(pid).slice(1)) {
-    try {
-      if (fs.readFileSync(`/proc/${child}/cmdline`, "utf8").includes(part)) return child;
-    } catch {
-      // the process ended while it was read
-    }
-  }
-  return null;
-}
-
 /**
- * Samples, every `everyMs`, the CPU of each live process under the pid `findRoot()` answers (itself
- * included); `stop()` answers the CPU seconds seen. For what rusage cannot count: a sandbox's
- * processes (bwrap's PID namespace) never reach their ancestors' reaped-children times. What a
- * process uses in its last interval, and a process shorter than one, go unseen.
+ * Samples, every `everyMs`, the CPU of each live process under the children of `parentPid` whose
+ * command line contains `commandPart` (those children included); `stop()` answers the CPU seconds
+ * seen. For what rusage cannot count: a sandbox's processes (bwrap's PID namespace) never reach
+ * their ancestors' reaped-children times. What a process uses in its last interval, and a process
+ * shorter than one, go unseen. One pass over /proc a tick (~17 ms of CPU a second here).
  */
-export function sampleTreeCpu(findRoot, everyMs = 200) {
+export function sampleTreeCpu(parentPid, commandPart, everyMs = 200) {
   const seen = new Map();
+  const matches = new Map();
   const tick = () => {
-    const top = findRoot();
-    if (!top) return;
-    // One pass over /proc: each process's parent and CPU, then the tree under `top`.
     const processes = new Map();
     for (const entry of fs.readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
@@ -146,16 +133,26 @@ export function sampleTreeCpu(findRoot, everyMs = 200) {
         // the process ended while it was read
       }
     }
-    const inTree = new Set([top]);
-    let grew = true;
-    while (grew) {
+    const inTree = new Set();
+    for (const [pid, { parent, key }] of processes) {
+      if (parent !== parentPid) continue;
+      if (!matches.has(key)) {
+        try {
+          matches.set(key, fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(commandPart));
+        } catch {
+          matches.set(key, false);
+        }
+      }
+      if (matches.get(key)) inTree.add(pid);
+    }
+    for (let grew = inTree.size > 0; grew;) {
       grew = false;
       for (const [pid, { parent }] of processes)
-        if (!inTree.has(pid) && inTree.has(parent)) grew = inTree.add(pid) !== undefined;
+        if (!inTree.has(pid) && inTree.has(parent)) grew = Boolean(inTree.add(pid));
     }
     for (const pid of inTree) {
-      const process = processes.get(pid);
-      if (process) seen.set(process.key, Math.max(seen.get(process.key) ?? 0, process.ticks));
+      const { key, ticks } = processes.get(pid);
+      seen.set(key, Math.max(seen.get(key) ?? 0, ticks));
     }
   };
   const timer = setInterval(tick, everyMs);
