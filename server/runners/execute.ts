@@ -6,6 +6,7 @@ import { writeCheckout } from "./checkout";
 import { tailFinding, testFindings } from "./findings";
 import { runIsolated, type IsolatedOutcome } from "./isolate";
 import { createLayout, removeLayout, type RunLayout } from "./layout";
+import { launcherLost } from "./launcher";
 import { RunLog } from "./log";
 import type { RunResult, RunSpec } from "./types";
 
@@ -119,6 +120,11 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
     });
   } catch (error) {
     log.note(`the run could not complete: ${(error as Error).message}`);
+    // Not the run's failure: its caller hands it back to be run again (launcherLost).
+    if (launcherLost(error)) {
+      log.close();
+      throw error;
+    }
     return finish({ status: "error", findings: [{ message: (error as Error).message }] });
   } finally {
     // Off the verdict's path (bench/ci: 100-400 ms for 3,000 files): nothing of the run is alive,

@@ -5,5 +5,6 @@ export { executeRun, runInCheckout, stepFailure, type CheckoutCommand } from "./
 export type { IsolatedOutcome } from "./isolate";
 export { assertSandboxReady, sandboxAvailable } from "./bwrap";
 export { cutLine, readLogFrom, type LogRead } from "./log";
+export { launcherLost } from "./launcher";
 export { sweepOrphanCgroups } from "./limits";
 export { sweepOrphanCheckouts } from "./layout";

@@ -41,6 +41,10 @@ export interface LaunchOptions {
 }
 
 const LAUNCHER_IDLE_MS = 30_000;
+
+const LAUNCHER_LOST = "LAUNCHER_LOST";
+/** Whether `error` is the loss of the launcher (it died under its launches), not of what it ran. */
+export const launcherLost = (error: unknown): boolean => (error as { code?: string })?.code === LAUNCHER_LOST;
 /** A small heap: the launcher holds only what it relays. */
 const LAUNCHER_NODE_OPTIONS = ["--max-old-space-size=32", "--max-semi-space-size=1"];
 
@@ -108,7 +112,8 @@ class Launcher {
     const failed = [...this.pending.values()];
     this.pending.clear();
     this.settle();
-    for (const pending of failed) pending.reject(new Error(`The runners' launcher ${why}`));
+    for (const pending of failed)
+      pending.reject(Object.assign(new Error(`The runners' launcher ${why}`), { code: LAUNCHER_LOST }));
   }
 
   /** Holds the server's event loop open only while launches are pending; ends when idle. */

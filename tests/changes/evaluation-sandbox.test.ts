@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runnersSettled } from "@/server/changes";
 import { bwrapMissing } from "@/server/runners/test-runs";
@@ -14,6 +15,21 @@ afterEach(() => runnersSettled());
 let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));
 afterAll(() => server.close());
+
+/** The runners' launcher this process started (a child running launcher-process.mjs), or null. */
+function launcherOf(parent: number): number | null {
+  for (const entry of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === parent && fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("launcher-process"))
+        return Number(entry);
+    } catch {
+      // ended while read
+    }
+  }
+  return null;
+}
 
 const sandboxRun = (runs: any[]) => runs.find((run) => run.evaluator === "sandbox");
 
@@ -61,6 +77,26 @@ describe.skipIf(bwrapMissing !== null)("sandbox runs in the background", () => {
     const created = await proposeWith(alice.token, project, { "a.txt": "a\n" });
     expect(created.change.status).toBe("needs_changes");
     expect(sandboxRun(created.evalRuns)).toMatchObject({ status: "failed", timedOut: true });
+  });
+
+  it("a run whose runners' launcher dies under it is run again (its take counted) and passes", async () => {
+    const alice = await createTestUser();
+    const project = await sandboxProject(alice.token, "{ command: 'echo started; sleep 3; echo finished' }");
+    const created = await proposeWith(alice.token, project, { "a.txt": "a\n" }, "?wait=0");
+    const run = sandboxRun(created.evalRuns);
+    const logPath = `/api/changes/${created.change.id}/evaluations/${run.id}/log`;
+    for (let tries = 0; !(await call("GET", logPath, { token: alice.token })).text.includes("started"); tries++) {
+      expect(tries, "the suite started within 10 s").toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const launcher = launcherOf(process.pid);
+    expect(launcher).not.toBeNull();
+    process.kill(launcher!, "SIGKILL");
+    await runnersSettled();
+    const after = (await call("GET", `/api/changes/${created.change.id}`, { token: alice.token })).body;
+    expect(after.change.status).toBe("accepted");
+    expect(sandboxRun(after.evalRuns)).toMatchObject({ id: run.id, status: "passed", attempts: 2 });
+    expect((await call("GET", logPath, { token: alice.token })).text).toContain("finished");
   });
 
   it("a slow suite answers open; its log streams live over SSE (resumable), then end; the change is accepted at the end", async () => {

@@ -4,6 +4,7 @@ import type { EvalRun } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { announceInvalidation, database, db, onInvalidation } from "@/server/db";
 import { log } from "@/server/log";
+import { launcherLost } from "@/server/runners";
 import { executeEvalRun } from "./execute";
 import { runLogPath } from "./log";
 import { runEnded, settleRound } from "./settle";
@@ -12,7 +13,9 @@ import {
   abandonDeadRuns,
   claimRuns,
   finishRun,
+  MAX_TAKES,
   releaseRuns,
+  requeueRun,
   renewLeases,
   RENEW_MS,
   RUNS_TOPIC,
@@ -107,6 +110,11 @@ function start(run: EvalRun): void {
         onOutput: (bytes) => (active.logBytes = bytes),
       });
     } catch (error) {
+      // The runners' launcher died under the run, as a server dies under its runs: run it again.
+      if (launcherLost(error) && run.attempts < MAX_TAKES && !controller.signal.aborted) {
+        await requeueRun(run.id, owner);
+        return;
+      }
       end = {
         status: "error",
         findings: [{ message: `The run could not run: ${(error as Error).message}` }],

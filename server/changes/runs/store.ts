@@ -125,6 +125,16 @@ export async function finishRun(runId: string, owner: string, end: RunEnd): Prom
   return count === 1;
 }
 
+/** Puts a run `owner` holds back in the queue, its take counted (what ran it died under it). */
+export async function requeueRun(runId: string, owner: string): Promise<void> {
+  await (
+    await db()
+  ).evalRun.updateMany({
+    where: { id: runId, leaseOwner: owner, status: "running" },
+    data: { status: "queued", leaseOwner: null, leaseUntil: null },
+  });
+}
+
 /** Puts `owner`'s running runs back in the queue (a clean shutdown), their take not counted. */
 export async function releaseRuns(runIds: string[], owner: string): Promise<void> {
   if (runIds.length === 0) return;
