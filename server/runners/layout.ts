@@ -120,6 +120,7 @@ export async function sweepOrphanCheckouts(): Promise<string[]> {
  */
 async function removeRunDir(dir: string): Promise<void> {
   // A run may have left directories without write permission for their owner.
-  if (!runsAsRoot()) await runTool("chmod", ["-R", "u+rwx", "--", dir]);
+  // chmod's failures (an entry already gone) must not keep rm from removing the rest.
+  if (!runsAsRoot()) await runTool("chmod", ["-R", "u+rwx", "--", dir]).catch(() => undefined);
   await runTool("rm", ["-rf", "--", dir]);
 }
