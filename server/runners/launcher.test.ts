@@ -1,20 +1,23 @@
 import { fork } from "node:child_process";
 import { once } from "node:events";
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { launch } from "./launcher";
 
+/** Running, not a zombie: an orphan killed here is reaped by whatever PID 1 is, which in a container may never reap it. */
 const alive = (pid: number) => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1][0] !== "Z";
   } catch {
     return false;
   }
 };
 
+/** Polls up to 20 s: a loaded CI machine can take seconds to start a Node process. */
 async function waitUntil(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
     if (condition()) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
