@@ -4,6 +4,7 @@ import { publishAfterCommit, trackRecordedEvents } from "@/server/events";
 import { appRouter } from "@/server/api/router";
 import { answeredError, asTrpcError, type Context } from "@/server/trpc";
 import { type HttpError, requestIdOf, toHttpError } from "@/server/http";
+import { noWaits, withRequestLog } from "@/server/log";
 import { recordRequest } from "./request-log";
 import { isAdminProcedure } from "./procedures";
 import { instrumentRequest } from "@/server/metrics";
@@ -23,14 +24,20 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
   const started = performance.now();
   const requestId = requestIdOf(req);
   let identity = "anonymous";
+  const waits = noWaits();
   const response = await instrumentRequest(
     req,
     () => "/api/trpc",
-    async () => {
-      const answered = await answerTrpcRequest(req);
-      identity = answered.identity;
-      return answered.response;
-    },
+    () =>
+      withRequestLog(
+        requestId,
+        async () => {
+          const answered = await answerTrpcRequest(req);
+          identity = answered.identity;
+          return answered.response;
+        },
+        waits,
+      ),
   );
   response.headers.set("X-Request-Id", requestId);
   recordRequest({
@@ -40,6 +47,7 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
     identity,
     status: response.status,
     durationMs: performance.now() - started,
+    waits,
   });
   return response;
 }

@@ -172,7 +172,7 @@ describe("log lines written inside a request", () => {
 });
 
 describe("what a request waited on", () => {
-  it("a commit's line counts its ref lock and, on the embedded database, its statements and their time", async () => {
+  it("a commit's line, by REST or tRPC, counts its ref lock and, on the embedded database, its statements and their time", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     const workspace = await workspaceOf(alice.token, project);
@@ -193,6 +193,16 @@ describe("what a request waited on", () => {
         expect(line.dbMs).toBeGreaterThan(0);
         expect(line.dbMs).toBeLessThanOrEqual(line.durationMs);
       }
+      // The same through tRPC: its line counts them too.
+      const typed = await call("POST", "/api/trpc/workspaces.commit", {
+        token: alice.token,
+        headers: { "x-request-id": "waits-trpc" },
+        body: { name: workspace, projectId: project.id, message: "more", files: { "b.txt": "b\n" } },
+      });
+      expect(typed.status, JSON.stringify(typed.body)).toBe(200);
+      const [typedLine] = lineOf(lines, "waits-trpc");
+      expect(typedLine).toMatchObject({ route: "/api/trpc/{procedures}", locks: 1 });
+      if ((await database()).kind !== "postgres") expect(typedLine.dbCalls).toBeGreaterThanOrEqual(3);
       const health = await call("GET", "/health", { headers: { "x-request-id": "waits-2" } });
       expect(health.status).toBe(200);
       expect(lineOf(lines, "waits-2")[0]).not.toHaveProperty("lockMs");
