@@ -115,7 +115,7 @@ try {
     for (let i = 0; i <= ROUNDS; i++) {
       const t = [performance.now()];
       const log = new RunLog(path.join(root, `phases-${i}.log`), 1 << 20);
-      const layout = createLayout();
+      const layout = await createLayout();
       t.push(performance.now());
       await writeCheckout(repo, commit, layout);
       t.push(performance.now());

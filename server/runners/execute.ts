@@ -53,7 +53,7 @@ export async function executeRun(spec: RunSpec): Promise<RunResult> {
   }
   let layout: RunLayout | undefined;
   try {
-    layout = createLayout();
+    layout = await createLayout();
     log.note(`checkout of ${spec.commit}`);
     await writeCheckout(spec.repo, spec.commit, layout);
     const deadline = Date.now() + sandbox.timeoutMs;
@@ -178,7 +178,7 @@ export interface CheckoutCommand {
 export async function runInCheckout(repo: Repo, commit: string, run: CheckoutCommand): Promise<IsolatedOutcome> {
   const available = sandboxAvailable();
   if (!available.ok) throw new Error(`The sandbox is not available: ${available.reason}`);
-  const layout = createLayout();
+  const layout = await createLayout();
   try {
     await writeCheckout(repo, commit, layout);
     return await runIsolated({ layout, network: false, ...run });

@@ -47,7 +47,12 @@ function sandboxEnv(extra: Record<string, string> | undefined): Record<string, s
  */
 export async function runIsolated(run: IsolatedCommand): Promise<IsolatedOutcome> {
   if (run.signal?.aborted) return { code: null, signal: null, timedOut: false, cancelled: true };
-  const limits = createLimits(run.memoryMb);
+  const limits = await createLimits(run.memoryMb);
+  // Aborted while its cgroups were made: the listener below would never hear it.
+  if (run.signal?.aborted) {
+    limits.release().catch(() => undefined);
+    return { code: null, signal: null, timedOut: false, cancelled: true };
+  }
   const { layout } = run;
   const drop = runsAsRoot()
     ? ["setpriv", `--reuid=${layout.uid}`, `--regid=${layout.gid}`, "--clear-groups", "--"]

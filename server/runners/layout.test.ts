@@ -12,7 +12,7 @@ describe("sweepOrphanCheckouts", () => {
   afterAll(() => fx.cleanup());
 
   it("removes the run directories of a server that is gone, keeps a live server's and anything else", async () => {
-    const live = createLayout();
+    const live = await createLayout();
     const work = path.dirname(live.dir);
     // An owner pid that cannot exist (pids are below pid_max), with what a suite may leave: a
     // directory its owner may not write into.

@@ -23,7 +23,7 @@ describe.skipIf(kind === null)(
         fs.mkdirSync(dir);
         fs.writeFileSync(path.join(dir, "cgroup.procs"), String(left.pid));
       }
-      const live = createLimits(64);
+      const live = await createLimits(64);
       try {
         const ours = cgroupParents().flatMap((parent) =>
           fs.readdirSync(parent).filter((entry) => entry.startsWith(`svc-runner-${process.pid}.`)),

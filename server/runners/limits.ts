@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import fsp from "node:fs/promises";
 import path from "node:path";
 import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
 import { runsAsRoot } from "./layout";
@@ -69,13 +70,13 @@ function detectCgroups(): Cgroups {
   return null;
 }
 
-const write = (file: string, value: string) => fs.writeFileSync(file, value);
+const write = (file: string, value: string) => fsp.writeFile(file, value);
 
 async function removeCgroup(dir: string): Promise<void> {
   // The namespace's processes are reaped just after bwrap ends; rmdir fails (EBUSY) until then.
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      fs.rmdirSync(dir);
+      await fsp.rmdir(dir);
       return;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -86,8 +87,11 @@ async function removeCgroup(dir: string): Promise<void> {
   }
 }
 
-/** Creates the limits for one command of `memoryMb` MiB and at most RUNNER_PROCESSES_MAX processes. */
-export function createLimits(memoryMb: number): Limits {
+/**
+ * Creates the limits for one command of `memoryMb` MiB and at most RUNNER_PROCESSES_MAX processes.
+ * A cgroup's creation and removal can take the kernel milliseconds: they go through the thread pool.
+ */
+export async function createLimits(memoryMb: number): Promise<Limits> {
   const found = cgroupsHere();
   const bytes = String(memoryMb * 1024 * 1024);
   const name = `svc-runner-${ownerTag()}-${randomBytes(8).toString("hex")}`;
@@ -100,46 +104,33 @@ export function createLimits(memoryMb: number): Limits {
     ...procs,
     "--",
   ];
-  if (found?.kind === "v1") {
-    const memory = path.join(found.memory, name);
-    const pids = path.join(found.pids, name);
-    fs.mkdirSync(memory);
-    fs.mkdirSync(pids);
-    write(path.join(memory, "memory.limit_in_bytes"), bytes);
-    // Without swap accounting the file is absent; with it, swap may not extend the limit.
-    try {
-      write(path.join(memory, "memory.memsw.limit_in_bytes"), bytes);
-    } catch {
-      // no swap accounting
+  if (found === null) return { prefix: rlimits(memoryMb, true), release: async () => undefined };
+  const dirs =
+    found.kind === "v1" ? [path.join(found.memory, name), path.join(found.pids, name)] : [path.join(found.base, name)];
+  const [memory, pids] = [dirs[0], dirs.at(-1)!];
+  const release = async () => {
+    for (const dir of dirs) await removeCgroup(dir);
+  };
+  try {
+    for (const dir of dirs) await fsp.mkdir(dir);
+    if (found.kind === "v1") {
+      await write(path.join(memory, "memory.limit_in_bytes"), bytes);
+      // Without swap accounting the file is absent; with it, swap may not extend the limit.
+      await write(path.join(memory, "memory.memsw.limit_in_bytes"), bytes).catch(() => undefined);
+    } else {
+      await write(path.join(memory, "memory.max"), bytes);
+      // Without a swap controller the file is absent.
+      await write(path.join(memory, "memory.swap.max"), "0").catch(() => undefined);
     }
-    write(path.join(pids, "pids.max"), String(RUNNER_PROCESSES_MAX));
-    return {
-      prefix: [
-        ...enter([path.join(memory, "cgroup.procs"), path.join(pids, "cgroup.procs")]),
-        ...rlimits(memoryMb, false),
-      ],
-      release: async () => {
-        await removeCgroup(memory);
-        await removeCgroup(pids);
-      },
-    };
+    await write(path.join(pids, "pids.max"), String(RUNNER_PROCESSES_MAX));
+  } catch (error) {
+    await release().catch(() => undefined);
+    throw error;
   }
-  if (found?.kind === "v2") {
-    const dir = path.join(found.base, name);
-    fs.mkdirSync(dir);
-    write(path.join(dir, "memory.max"), bytes);
-    try {
-      write(path.join(dir, "memory.swap.max"), "0");
-    } catch {
-      // no swap controller
-    }
-    write(path.join(dir, "pids.max"), String(RUNNER_PROCESSES_MAX));
-    return {
-      prefix: [...enter([path.join(dir, "cgroup.procs")]), ...rlimits(memoryMb, false)],
-      release: () => removeCgroup(dir),
-    };
-  }
-  return { prefix: rlimits(memoryMb, true), release: async () => undefined };
+  return {
+    prefix: [...enter(dirs.map((dir) => path.join(dir, "cgroup.procs"))), ...rlimits(memoryMb, false)],
+    release,
+  };
 }
 
 /**
@@ -177,7 +168,7 @@ export async function sweepOrphanCgroups(): Promise<string[]> {
       const match = CGROUP_NAME.exec(name);
       if (!match || ownerAlive(match[1], match[2])) continue;
       const dir = path.join(parent, name);
-      killCgroup(dir);
+      await killCgroup(dir);
       await removeCgroup(dir);
       if (!fs.existsSync(dir)) removed.push(dir);
     }
@@ -185,14 +176,14 @@ export async function sweepOrphanCgroups(): Promise<string[]> {
   return removed;
 }
 
-function killCgroup(dir: string): void {
+async function killCgroup(dir: string): Promise<void> {
   try {
-    write(path.join(dir, "cgroup.kill"), "1");
+    await write(path.join(dir, "cgroup.kill"), "1");
     return;
   } catch {
     // v1, or a kernel before 5.14: one process at a time.
   }
-  const procs = fs.readFileSync(path.join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean);
+  const procs = (await fsp.readFile(path.join(dir, "cgroup.procs"), "utf8")).split("\n").filter(Boolean);
   for (const pid of procs) {
     try {
       process.kill(Number(pid), "SIGKILL");
