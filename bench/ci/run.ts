@@ -9,8 +9,8 @@
 //    alone (median of --rounds): layout, checkout, the isolated command (limits, bwrap, setpriv),
 //    the log, the removal (off the verdict's path since it runs after the result).
 // 4. starts (--only starts): what --starts runs starting together cost the server's thread, with the
-//    process as large as a fleet's server (--ballast-mb): its CPU time and its event loop's longest
-//    stall, against forking the same processes per run (git archive | tar -x, then the command)
+//    process as large as a fleet's server (--ballast-mb): the process's CPU time (its thread pool's
+//    included), its event loop's busy time and longest stall, against forking the same processes per run (git archive | tar -x, then the command)
 //    from the thread itself, as the runner did before its launcher.
 // Usage: npx tsx bench/ci/run.ts [--rounds 15] [--files 3000] [--cache-rounds 3] [--only overhead|cache|phases|starts]
 //                                [--starts 50] [--ballast-mb 300]
@@ -170,12 +170,14 @@ try {
       const stalls = monitorEventLoopDelay({ resolution: 1 });
       stalls.enable();
       const cpu = process.cpuUsage();
+      const loop = performance.eventLoopUtilization();
       const started = performance.now();
       await Promise.all(Array.from({ length: STARTS }, (_, i) => start(i)));
       const wall = performance.now() - started;
       const used = process.cpuUsage(cpu);
+      const busy = performance.eventLoopUtilization(loop).active;
       stalls.disable();
-      return { wall, cpu: (used.user + used.system) / 1000, stall: stalls.max / 1e6 };
+      return { wall, cpu: (used.user + used.system) / 1000, busy, stall: stalls.max / 1e6 };
     };
     await viaRunner(); // the launcher started, caches warm
     await forkedHere(-1);
@@ -185,7 +187,7 @@ try {
       results.runner.push(await measure(viaRunner));
     }
     const row = (name: string) =>
-      `${name}: this thread's CPU ${median(results[name].map((r) => r.cpu)).toFixed(0)} ms, longest stall ${median(results[name].map((r) => r.stall)).toFixed(1)} ms, all started and ended in ${median(results[name].map((r) => r.wall)).toFixed(0)} ms`;
+      `${name}: the process's CPU ${median(results[name].map((r) => r.cpu)).toFixed(0)} ms, its event loop busy ${median(results[name].map((r) => r.busy)).toFixed(0)} ms, longest stall ${median(results[name].map((r) => r.stall)).toFixed(1)} ms, all started and ended in ${median(results[name].map((r) => r.wall)).toFixed(0)} ms`;
     console.log(
       `${STARTS} runs of \`true\` starting together, ${FILES} files, the process at ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB resident (median of ${ROUNDS}): ${row("forked")}; ${row("runner")}; load ${load()}`,
     );
