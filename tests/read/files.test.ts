@@ -309,7 +309,7 @@ describe("GET .../archive", () => {
     expect(cached.status).toBe(304);
     expect((await call("GET", `/api/projects/${project.path}/archive?ref=nope`)).status).toBe(404);
     expect((await call("GET", `/api/projects/${project.path}/archive?format=rar`)).status).toBe(400);
-  });
+  }, 60_000); // a clone and six git archives: 33 s on a loaded CI machine
 });
 
 /** The archive's bytes through the route handler (call() decodes bodies as text). */
