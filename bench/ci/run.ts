@@ -19,7 +19,7 @@ import fs from "node:fs";
 import { setTimeout } from "node:timers/promises";
 import os from "node:os";
 import path from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({

@@ -84,19 +84,20 @@ export async function createLayout(): Promise<RunLayout> {
     await fsp.writeFile(file, text);
     await fsp.chmod(file, 0o644);
   };
-  try {
-    await Promise.all([
-      ownDirectory(layout.src),
-      ownDirectory(layout.home),
-      readableFile(
-        layout.passwd,
-        `root:x:0:0::/root:/bin/sh\nrunner:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n`,
-      ),
-      readableFile(layout.group, `root:x:0:\nrunner:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`),
-    ]);
-  } catch (error) {
+  // Settled, all of them, before a failure removes the directory: a write still going would outlive the removal.
+  const made = await Promise.allSettled([
+    ownDirectory(layout.src),
+    ownDirectory(layout.home),
+    readableFile(
+      layout.passwd,
+      `root:x:0:0::/root:/bin/sh\nrunner:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534::/nonexistent:/usr/sbin/nologin\n`,
+    ),
+    readableFile(layout.group, `root:x:0:\nrunner:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`),
+  ]);
+  const failed = made.find((result) => result.status === "rejected");
+  if (failed) {
     await removeLayout(layout).catch(() => undefined);
-    throw error;
+    throw failed.reason;
   }
   return layout;
 }
