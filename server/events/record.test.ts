@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/server/db";
 import { useTestEnvironment } from "@/tests/support/harness";
-import { recordEventsAlongside } from "./record";
+import { recordEventsAlongside, trackRecordedEvents, whenRequestEnds } from "./record";
 
 useTestEnvironment();
 
@@ -34,5 +34,24 @@ describe("recording events alongside the write they describe", () => {
     await expect(failed).rejects.toThrow();
     expect(await notes()).toEqual(["a", "b"]);
     expect(await eventsOf("issue.opened")).toHaveLength(1);
+  });
+});
+
+describe("whenRequestEnds", () => {
+  it("runs a task when the request ends, and at once for work that outlives its request", async () => {
+    const ran: string[] = [];
+    let outliving: Promise<void> | undefined;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await trackRecordedEvents(async () => {
+      whenRequestEnds(() => ran.push("during"));
+      // Started by the request, going on after it (as the merge queue's run does).
+      outliving = released.then(() => whenRequestEnds(() => ran.push("after")));
+      expect(ran).toEqual([]);
+    });
+    expect(ran).toEqual(["during"]);
+    release();
+    await outliving;
+    expect(ran).toEqual(["during", "after"]);
   });
 });

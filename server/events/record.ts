@@ -59,30 +59,36 @@ export const SUBSCRIBABLE_EVENT_KINDS: readonly EventKind[] = EVENT_KINDS.filter
 );
 
 // On globalThis: Next.js loads separate module copies per entry point.
-const holder = globalThis as unknown as {
-  __svcEventTracking?: AsyncLocalStorage<{ recorded: boolean; afterwards: Array<() => void> }>;
-};
+interface RequestTracking {
+  recorded: boolean;
+  afterwards: Array<() => void>;
+  ended: boolean;
+}
+const holder = globalThis as unknown as { __svcEventTracking?: AsyncLocalStorage<RequestTracking> };
 const tracking = (holder.__svcEventTracking ??= new AsyncLocalStorage());
 
 /** Runs `work` and tells whether it recorded any domain event (request pipelines publish then). */
 export async function trackRecordedEvents<T>(work: () => Promise<T>): Promise<{ value: T; recorded: boolean }> {
-  const store = { recorded: false, afterwards: [] as Array<() => void> };
+  const store: RequestTracking = { recorded: false, afterwards: [], ended: false };
   try {
     const value = await tracking.run(store, work);
     return { value, recorded: store.recorded };
   } finally {
-    for (const task of store.afterwards) task();
+    store.ended = true;
+    for (const task of store.afterwards.splice(0)) task();
   }
 }
 
 /**
  * Runs `task` when the request being handled ends (its transactions have committed or rolled back
- * by then), or at once outside a request. For effects that must follow a commit on this instance
- * without waiting for a notification's round trip; the task must be harmless after a rollback.
+ * by then), or at once outside a request, or once it has ended: work a request started and that
+ * outlives it (the merge queue's run, woken by a commit) keeps the request's context, and a task
+ * kept for a request that had ended was never run, and held what it closed over for as long as that
+ * work lasted (a soak's heap snapshots found the queue's key revocations piling up that way).
  */
 export function whenRequestEnds(task: () => void): void {
   const store = tracking.getStore();
-  if (store) store.afterwards.push(task);
+  if (store && !store.ended) store.afterwards.push(task);
   else task();
 }
 
