@@ -8,7 +8,8 @@ import { launch } from "./launcher";
 /** Running, not a zombie: an orphan killed here is reaped by whatever PID 1 is, which in a container may never reap it. */
 const alive = (pid: number) => {
   try {
-    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1][0] !== "Z";
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat[stat.lastIndexOf(")") + 2] !== "Z"; // the state follows the command's name, which may hold ") "
   } catch {
     return false;
   }
