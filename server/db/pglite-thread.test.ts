@@ -81,6 +81,27 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     }
   });
 
+  it("answers a transaction's statements after its first inline: no other task of the server's thread runs between them, and a long one still answers", async () => {
+    const prisma = await db();
+    await prisma.$executeRawUnsafe(`CREATE TABLE "ThreadInline" ("n" int NOT NULL)`);
+    const between: string[] = [];
+    await prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`INSERT INTO "ThreadInline" VALUES (0)`;
+      // A task queued now runs when the server's thread next turns to its other work.
+      setImmediate(() => between.push("a task ran"));
+      for (let n = 1; n <= 20; n++) {
+        await tx.$executeRaw`INSERT INTO "ThreadInline" VALUES (${n})`;
+        between.push(`statement ${n}`);
+      }
+      // Longer than the inline wait: its answer comes as a message, as every answer did before.
+      await tx.$queryRaw`SELECT 1 AS "slept" FROM pg_sleep(0.2)`;
+      await tx.$executeRaw`INSERT INTO "ThreadInline" VALUES (21)`;
+    });
+    expect(between.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `statement ${i + 1}`));
+    expect(between).toContain("a task ran");
+    expect(await prisma.$queryRaw`SELECT count(*)::int AS "rows" FROM "ThreadInline"`).toEqual([{ rows: 22 }]);
+  });
+
   it("answers for its transactions what the thread's adapter answers for them", async () => {
     const pglite = new PGlite();
     const adapter = await new PrismaPGlite(pglite).connect();

@@ -6,7 +6,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 
-const { dataDir, settings, channel, loadDataDir, vacuumEveryMs } = workerData;
+const { dataDir, settings, channel, loadDataDir, vacuumEveryMs, answers, answered } = workerData;
 
 /**
  * Open Prisma transactions by the id the server's thread gave them, each as the promise of its
@@ -128,11 +128,19 @@ try {
   process.exit(1);
 }
 
-parentPort.on("message", async ({ id, op, ...args }) => {
+/** An inline request's answer goes on its own port, then the count its caller blocks on rises (pglite-thread.ts). */
+function answer(inline, message) {
+  if (!inline) return parentPort.postMessage(message);
+  answers.postMessage(message);
+  Atomics.add(answered, 0, 1);
+  Atomics.notify(answered, 0);
+}
+
+parentPort.on("message", async ({ id, op, inline, ...args }) => {
   try {
-    parentPort.postMessage({ id, value: await operations[op](args) });
+    answer(inline, { id, value: await operations[op](args) });
   } catch (error) {
-    parentPort.postMessage({ id, error: serializeError(error) });
+    answer(inline, { id, error: serializeError(error) });
   }
 });
 parentPort.postMessage({ ready: true });
