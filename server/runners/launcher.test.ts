@@ -2,7 +2,8 @@ import { fork } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it, vi } from "vitest";
 import { launch } from "./launcher";
 
 /** Running, not a zombie: an orphan killed here is reaped by whatever PID 1 is, which in a container may never reap it. */
@@ -15,12 +16,12 @@ const alive = (pid: number) => {
   }
 };
 
-/** Polls up to 20 s: a loaded CI machine can take seconds to start a Node process. */
+/** Polls up to 20 s: a loaded CI machine can take seconds to start a Node process (with timers of its own: a test fakes the global ones). */
 async function waitUntil(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await sleep(25);
   }
   throw new Error(`timed out waiting for ${what}`);
 }
@@ -127,6 +128,27 @@ describe("the runners' launcher", () => {
     const next = launchPrinting("echo $PPID");
     expect(Number(await next.firstLine())).not.toBe(launcherPid);
     expect(await next.exited).toEqual([{ code: 0, signal: null }]);
+  });
+
+  it("ends 30 s after its last launch ended, and the next launch starts another", async () => {
+    // The idle timer alone is faked (an earlier launch's real one is cleared too): the launcher's messages and its exit are real.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"], shouldClearNativeTimers: true });
+    try {
+      const first = launchPrinting("echo $PPID");
+      const launcherPid = Number(await first.firstLine());
+      await first.exited;
+      vi.advanceTimersByTime(29_999);
+      const second = launchPrinting("echo $PPID");
+      expect(Number(await second.firstLine())).toBe(launcherPid);
+      await second.exited;
+      vi.advanceTimersByTime(30_000);
+      await waitUntil(() => !alive(launcherPid), "the idle launcher to end");
+      const third = launchPrinting("echo $PPID");
+      expect(Number(await third.firstLine())).not.toBe(launcherPid);
+      expect(await third.exited).toEqual([{ code: 0, signal: null }]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("kills what it started when the server goes", async () => {
