@@ -29,8 +29,8 @@ const holder = globalThis as unknown as {
 const requestScope = (holder.__svcLogRequest ??= new AsyncLocalStorage());
 
 /**
- * What a request waited on, for its log line: the embedded database's thread (statements sent and
- * the time to their answers, queueing behind other requests' included) and the ref locks.
+ * What a request waited on, for its log line: the database (statements sent and the time to their
+ * answers, queueing behind other requests' for a connection included) and the ref locks.
  */
 export interface RequestWaits {
   dbMs: number;

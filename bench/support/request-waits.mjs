@@ -1,5 +1,5 @@
 // What a server's requests waited on, by route, from its log at LOG_LEVEL=info (each request's
-// line: durationMs, and what it waited on: dbMs/dbCalls on PGlite, lockMs). Per route of the most
+// line: durationMs, and what it waited on: dbMs/dbCalls, lockMs). Per route of the most
 // requested: count, then p50/p90 of the whole time, the database's, the ref locks' and the rest.
 // Usage: node bench/support/request-waits.mjs LOG [routes, 8]   (or import requestWaits)
 import fs from "node:fs";

@@ -8,6 +8,7 @@ import { config } from "@/server/config";
 import { applyMigrations, type RawSql } from "./migrate";
 import { lockDataDir } from "./data-dir-lock";
 import { openPgliteThread, type DatabaseMemory, type PgliteThread } from "./pglite-thread";
+import { timedAdapter } from "./timed-adapter";
 import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
 import { log } from "@/server/log";
 
@@ -133,7 +134,10 @@ async function openPostgres(url: string): Promise<Database> {
   // An idle connection dropped by the server (restart, failover) must not crash the process; the
   // pool replaces it on next use.
   pool.on("error", (error) => log().error({ err: error.message }, "db: an idle PostgreSQL connection failed"));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: TRANSACTION_OPTIONS });
+  const prisma = new PrismaClient({
+    adapter: timedAdapter(new PrismaPg(pool)),
+    transactionOptions: TRANSACTION_OPTIONS,
+  });
   const raw: RawSql = {
     exec: async (sql) => void (await pool.query(sql)),
     query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],

@@ -7,7 +7,6 @@ import { withEnv } from "@/tests/support/env";
 import { log } from "@/server/log";
 import { sharedRedis } from "@/server/http";
 import { projectWith, workspaceOf } from "@/server/changes/test-fixtures";
-import { database } from "@/server/db";
 
 /**
  * Every surface answers with an X-Request-Id (a valid incoming one echoed) and writes one request
@@ -172,7 +171,7 @@ describe("log lines written inside a request", () => {
 });
 
 describe("what a request waited on", () => {
-  it("a commit's line, by REST or tRPC, counts its ref lock and, on the embedded database, its statements and their time", async () => {
+  it("a commit's line, by REST or tRPC, counts its ref lock, its statements and their time", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, { "README.md": "hi\n" });
     const workspace = await workspaceOf(alice.token, project);
@@ -186,13 +185,9 @@ describe("what a request waited on", () => {
       const [line] = lineOf(lines, "waits-1");
       expect(line.locks).toBeGreaterThanOrEqual(1);
       expect(line.lockMs).toBeGreaterThanOrEqual(0);
-      if ((await database()).kind === "postgres") {
-        expect(line.dbCalls).toBeUndefined();
-      } else {
-        expect(line.dbCalls).toBeGreaterThanOrEqual(3);
-        expect(line.dbMs).toBeGreaterThan(0);
-        expect(line.dbMs).toBeLessThanOrEqual(line.durationMs);
-      }
+      expect(line.dbCalls).toBeGreaterThanOrEqual(3);
+      expect(line.dbMs).toBeGreaterThan(0);
+      expect(line.dbMs).toBeLessThanOrEqual(line.durationMs);
       // The same through tRPC: its line counts them too.
       const typed = await call("POST", "/api/trpc/workspaces.commit", {
         token: alice.token,
@@ -202,7 +197,7 @@ describe("what a request waited on", () => {
       expect(typed.status, JSON.stringify(typed.body)).toBe(200);
       const [typedLine] = lineOf(lines, "waits-trpc");
       expect(typedLine).toMatchObject({ route: "/api/trpc/{procedures}", locks: 1 });
-      if ((await database()).kind !== "postgres") expect(typedLine.dbCalls).toBeGreaterThanOrEqual(3);
+      expect(typedLine.dbCalls).toBeGreaterThanOrEqual(3);
       const health = await call("GET", "/health", { headers: { "x-request-id": "waits-2" } });
       expect(health.status).toBe(200);
       expect(lineOf(lines, "waits-2")[0]).not.toHaveProperty("lockMs");
