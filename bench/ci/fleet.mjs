@@ -63,6 +63,7 @@ const DRAIN_MS = Number(values["drain-seconds"]) * 1000;
 const ADMIN_KEY = "bench-ci-fleet";
 
 const work = path.join(root, "bench/.work/ci-fleet");
+fs.mkdirSync(work, { recursive: true });
 const app = values.app ? path.resolve(values.app) : values["skip-build"] ? path.join(work, "app") : buildAppCopy(work);
 
 const POLICY = `evaluators:
