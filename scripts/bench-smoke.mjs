@@ -78,7 +78,7 @@ const runs = [
     "1",
   ],
   [...tsx, "bench/ci/run.ts", "--rounds", "1", "--files", "50", "--only", "overhead"],
-  [...tsx, "bench/database/transaction-hold.ts", "--movers", "3", "--rounds", "2"],
+  [...tsx, "bench/transaction-hold/run.ts", "--movers", "3", "--rounds", "2"],
   [
     ...tsx,
     "bench/imports/run.ts",

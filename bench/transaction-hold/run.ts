@@ -6,9 +6,9 @@
 // by tasks of --chunk ms. Prints per phase: the connection held (first statement's answer to the
 // commit's answer, p50/p90/mean), the whole transaction (its wait for the connection included),
 // transactions per second and the thread's event-loop utilization; then busy against idle.
-// Not bench/db: the server's traces take in every `db` directory of the project (a data directory's
-// `db` is a path Turbopack cannot scope), and scripts/check-build.mjs refuses a benchmark in them.
-// Usage: npx tsx bench/database/transaction-hold.ts [--movers 50] [--rounds 10] [--statements 6] [--busy 50] [--chunk 5]
+// Not under bench/db nor bench/data*: the server's traces take in such directories (the data
+// directory's paths, which Turbopack cannot scope), and scripts/check-build.mjs refuses a benchmark there.
+// Usage: npx tsx bench/transaction-hold/run.ts [--movers 50] [--rounds 10] [--statements 6] [--busy 50] [--chunk 5]
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { openPgliteThread } from "@/server/db/pglite-thread";
