@@ -2,16 +2,23 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
+import { config } from "@/server/config";
 import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
 import { runsAsRoot } from "./layout";
 import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
 
 /**
- * Memory and process limits of one command. Cgroups where the host lets us create them (v1
+ * Memory, process and CPU limits of one command. Cgroups where the host lets us create them (v1
  * `memory` and `pids` hierarchies, or v2 with both controllers delegated): they count the whole
  * tree and the kernel's OOM killer acts inside them. And rlimits: the data segment of each
  * process (not the address space, which V8 reserves by gigabytes), and without cgroups the run
  * uid's process count.
+ *
+ * CPU: niceness alone does not put a run behind the server. The kernel's autogroups (on by
+ * default) weigh each session as one, and bwrap starts the command in a session of its own, so
+ * fifty runs weighed as fifty servers. Where the `cpu` controller is ours too, each run's cgroup
+ * gets 1/RUNNER_CONCURRENCY of a default weight: an instance's runs together weigh at most what
+ * the server does, whatever sessions they make (autogroups apply only to the root cgroup).
  */
 export interface Limits {
   /** The command line that places itself under the limits, then execs the rest. */
@@ -19,7 +26,8 @@ export interface Limits {
   release(): Promise<void>;
 }
 
-type Cgroups = { kind: "v1"; memory: string; pids: string } | { kind: "v2"; base: string } | null;
+type Cgroups =
+  { kind: "v1"; memory: string; pids: string; cpu: string | null } | { kind: "v2"; base: string; cpu: boolean } | null;
 let cgroups: Cgroups | undefined;
 const cgroupsHere = (): Cgroups => (cgroups === undefined ? (cgroups = detectCgroups()) : cgroups);
 
@@ -56,13 +64,18 @@ function detectCgroups(): Cgroups {
     if (memory !== null && pids !== null) {
       const memoryDir = path.join("/sys/fs/cgroup/memory", memory);
       const pidsDir = path.join("/sys/fs/cgroup/pids", pids);
-      if (writable(memoryDir) && writable(pidsDir)) return { kind: "v1", memory: memoryDir, pids: pidsDir };
+      if (writable(memoryDir) && writable(pidsDir)) {
+        const cpu = ownCgroup("cpu");
+        const cpuDir = cpu === null ? null : path.join("/sys/fs/cgroup/cpu", cpu);
+        return { kind: "v1", memory: memoryDir, pids: pidsDir, cpu: cpuDir && writable(cpuDir) ? cpuDir : null };
+      }
     }
     const unified = ownCgroup(null);
     if (unified !== null && fs.existsSync("/sys/fs/cgroup/cgroup.controllers")) {
       const base = path.join("/sys/fs/cgroup", unified);
-      const subtree = fs.readFileSync(path.join(base, "cgroup.subtree_control"), "utf8");
-      if (subtree.includes("memory") && subtree.includes("pids") && writable(base)) return { kind: "v2", base };
+      const subtree = fs.readFileSync(path.join(base, "cgroup.subtree_control"), "utf8").split(/\s+/);
+      if (subtree.includes("memory") && subtree.includes("pids") && writable(base))
+        return { kind: "v2", base, cpu: subtree.includes("cpu") };
     }
   } catch {
     // No cgroup file system we can use.
@@ -105,9 +118,12 @@ export async function createLimits(memoryMb: number): Promise<Limits> {
     "--",
   ];
   if (found === null) return { prefix: rlimits(memoryMb, true), release: async () => undefined };
+  const v1Cpu = found.kind === "v1" && found.cpu !== null ? path.join(found.cpu, name) : null;
   const dirs =
-    found.kind === "v1" ? [path.join(found.memory, name), path.join(found.pids, name)] : [path.join(found.base, name)];
-  const [memory, pids] = [dirs[0], dirs.at(-1)!];
+    found.kind === "v1"
+      ? [path.join(found.memory, name), path.join(found.pids, name), ...(v1Cpu ? [v1Cpu] : [])]
+      : [path.join(found.base, name)];
+  const [memory, pids] = found.kind === "v1" ? [dirs[0], dirs[1]] : [dirs[0], dirs[0]];
   const release = async () => {
     for (const dir of dirs) await removeCgroup(dir);
   };
@@ -123,6 +139,8 @@ export async function createLimits(memoryMb: number): Promise<Limits> {
       await write(path.join(memory, "memory.swap.max"), "0").catch(() => undefined);
     }
     await write(path.join(pids, "pids.max"), String(RUNNER_PROCESSES_MAX));
+    if (v1Cpu) await write(path.join(v1Cpu, "cpu.shares"), String(runCpuWeight(1024, 2)));
+    if (found.kind === "v2" && found.cpu) await write(path.join(memory, "cpu.weight"), String(runCpuWeight(100, 1)));
   } catch (error) {
     await release().catch(() => undefined);
     throw error;
@@ -132,6 +150,10 @@ export async function createLimits(memoryMb: number): Promise<Limits> {
     release,
   };
 }
+
+/** A run's share of the CPU: the hierarchy's default weight split among the instance's runners. */
+const runCpuWeight = (defaultWeight: number, least: number) =>
+  Math.max(least, Math.floor(defaultWeight / Math.max(1, config.runnerConcurrency)));
 
 /**
  * prlimit: no core files; each process's data segment (a program's own allocation fails, with
@@ -150,11 +172,17 @@ export const NICE = ["nice", "-n", String(RUNNER_NICENESS)];
 /** Whether runs are limited by cgroups here (v1 or v2), else by rlimits alone. */
 export const cgroupsKind = (): "v1" | "v2" | null => cgroupsHere()?.kind ?? null;
 
+/** Whether a run's cgroup weighs its CPU (the `cpu` controller is ours, v1 or v2). */
+export const runsCpuWeighted = (): boolean => {
+  const found = cgroupsHere();
+  return found?.kind === "v1" ? found.cpu !== null : found?.cpu === true;
+};
+
 /** The directories run cgroups are made in. */
 export function cgroupParents(): string[] {
   const found = cgroupsHere();
   if (found === null) return [];
-  return found.kind === "v1" ? [found.memory, found.pids] : [found.base];
+  return found.kind === "v1" ? [found.memory, found.pids, ...(found.cpu ? [found.cpu] : [])] : [found.base];
 }
 
 /**
