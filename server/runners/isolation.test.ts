@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
-import { runsCpuWeighted } from "./limits";
+import { RUNNER_CPU_SHARES, runsCpuWeighted } from "./limits";
 import { bwrapMissing, runnerFixture, type RunnerFixture } from "./test-runs";
 
 /** Host processes whose command line is exactly `line` (a leftover of a run). */
@@ -28,16 +28,16 @@ const hostProcessIds = (line: string) =>
     .filter((match) => match !== null && match[2].trim() === line)
     .map((match) => Number(match![1]));
 
-/** The CPU cgroup a host process is in, its weight there and the hierarchy's default weight. */
-function cpuWeightOf(pid: number): { dir: string; weight: number; defaultWeight: number } {
+/** The CPU cgroup a host process is in and its weight there: v1 `cpu.shares`, v2 `cpu.weight.nice`. */
+function cpuWeightOf(pid: number): { dir: string; weight: number } {
   const lines = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8").trim().split("\n");
   const v1 = lines.map((line) => line.split(":")).find(([, controllers]) => controllers.split(",").includes("cpu"));
   if (v1) {
     const dir = path.join("/sys/fs/cgroup/cpu", v1[2]);
-    return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.shares"), "utf8")), defaultWeight: 1024 };
+    return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.shares"), "utf8")) };
   }
   const dir = path.join("/sys/fs/cgroup", lines.find((line) => line.startsWith("0::"))!.slice(3));
-  return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.weight"), "utf8")), defaultWeight: 100 };
+  return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.weight.nice"), "utf8")) };
 }
 
 describe.skipIf(bwrapMissing !== null)(
@@ -158,34 +158,29 @@ describe.skipIf(bwrapMissing !== null)(
       );
     });
 
-    it.skipIf(!runsCpuWeighted())(
-      "weighs a run's CPU as 1/RUNNER_CONCURRENCY of the server's, even in a session of its own",
-      async () => {
-        // Niceness alone let fifty runs outweigh the server: the kernel's autogroups weigh each
-        // session as one, and bwrap gives the command a session of its own.
-        process.env.RUNNER_CONCURRENCY = "8";
-        const sleeper = `sleep 4246.${Math.floor(Math.random() * 1e6)}`;
-        const controller = new AbortController();
-        const running = fx.run(
-          { "a.txt": "a\n" },
-          `{ command: ${JSON.stringify(`setsid ${sleeper} & sleep 120`)}, timeoutMs: 300000 }`,
-          { signal: controller.signal },
-        );
-        try {
-          let pid: number | undefined;
-          while ((pid = hostProcessIds(sleeper)[0]) === undefined)
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          const { dir, weight, defaultWeight } = cpuWeightOf(pid);
-          expect(path.basename(dir)).toMatch(/^svc-runner-/);
-          expect(weight).toBe(Math.floor(defaultWeight / 8));
-        } finally {
-          delete process.env.RUNNER_CONCURRENCY;
-          controller.abort();
-        }
-        expect((await running).status).toBe("cancelled");
-        expect(hostProcessIds(sleeper)).toEqual([]);
-      },
-    );
+    it.skipIf(!runsCpuWeighted())("weighs a run's CPU as its niceness says, even in sessions of its own", async () => {
+      // Niceness alone let each run outweigh the server: the kernel's autogroups weigh each
+      // session as one, and bwrap gives the command a session of its own.
+      const sleeper = `sleep 4246.${Math.floor(Math.random() * 1e6)}`;
+      const controller = new AbortController();
+      const running = fx.run(
+        { "a.txt": "a\n" },
+        `{ command: ${JSON.stringify(`setsid ${sleeper} & sleep 120`)}, timeoutMs: 300000 }`,
+        { signal: controller.signal },
+      );
+      try {
+        let pid: number | undefined;
+        while ((pid = hostProcessIds(sleeper)[0]) === undefined)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        const { dir, weight } = cpuWeightOf(pid);
+        expect(path.basename(dir)).toMatch(/^svc-runner-/);
+        expect(weight).toBe(dir.startsWith("/sys/fs/cgroup/cpu/") ? RUNNER_CPU_SHARES : RUNNER_NICENESS);
+      } finally {
+        controller.abort();
+      }
+      expect((await running).status).toBe("cancelled");
+      expect(hostProcessIds(sleeper)).toEqual([]);
+    });
 
     it("hides another project's checkout running at the same time, and a cancel kills that run's tree", async () => {
       const other = runnerFixture("p-neighbour");

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { config } from "@/server/config";
 import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
 import { runsAsRoot } from "./layout";
 import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
@@ -16,9 +15,9 @@ import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
  *
  * CPU: niceness alone does not put a run behind the server. The kernel's autogroups (on by
  * default) weigh each session as one, and bwrap starts the command in a session of its own, so
- * fifty runs weighed as fifty servers. Where the `cpu` controller is ours too, each run's cgroup
- * gets 1/RUNNER_CONCURRENCY of a default weight: an instance's runs together weigh at most what
- * the server does, whatever sessions they make (autogroups apply only to the root cgroup).
+ * each run weighed as much as the whole server, and a run that made sessions more. Where the `cpu`
+ * controller is ours too, each run's cgroup weighs what RUNNER_NICENESS does, whatever sessions
+ * it makes (autogroups apply only to tasks of the root cgroup).
  */
 export interface Limits {
   /** The command line that places itself under the limits, then execs the rest. */
@@ -139,8 +138,8 @@ export async function createLimits(memoryMb: number): Promise<Limits> {
       await write(path.join(memory, "memory.swap.max"), "0").catch(() => undefined);
     }
     await write(path.join(pids, "pids.max"), String(RUNNER_PROCESSES_MAX));
-    if (v1Cpu) await write(path.join(v1Cpu, "cpu.shares"), String(runCpuWeight(1024, 2)));
-    if (found.kind === "v2" && found.cpu) await write(path.join(memory, "cpu.weight"), String(runCpuWeight(100, 1)));
+    if (v1Cpu) await write(path.join(v1Cpu, "cpu.shares"), String(RUNNER_CPU_SHARES));
+    if (found.kind === "v2" && found.cpu) await write(path.join(memory, "cpu.weight.nice"), String(RUNNER_NICENESS));
   } catch (error) {
     await release().catch(() => undefined);
     throw error;
@@ -151,9 +150,8 @@ export async function createLimits(memoryMb: number): Promise<Limits> {
   };
 }
 
-/** A run's share of the CPU: the hierarchy's default weight split among the instance's runners. */
-const runCpuWeight = (defaultWeight: number, least: number) =>
-  Math.max(least, Math.floor(defaultWeight / Math.max(1, config.runnerConcurrency)));
+/** The v1 `cpu.shares` of RUNNER_NICENESS: the kernel weighs each step of niceness 1.25 times. */
+export const RUNNER_CPU_SHARES = Math.round(1024 / 1.25 ** RUNNER_NICENESS);
 
 /**
  * prlimit: no core files; each process's data segment (a program's own allocation fails, with
