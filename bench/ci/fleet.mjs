@@ -3,6 +3,8 @@
 // against the production server (`node server.mjs` of a build of HEAD, SANDBOX_ENABLED=1,
 // RUNNER_CONCURRENCY=--runners). Each agent loops: commit 3 new files, open the change (`?wait=0`:
 // the request never waits for the suite), follow the change's event stream until it lands or fails.
+// With --tasks N each agent works N such loops side by side, each in a workspace of its own (an agent
+// that opens its next change before the last one landed; 1: the closed loop, one change per agent).
 // Phases: one run per --fail-percent value, each on a fresh server and data directory. In a failing
 // phase every Nth change also adds `failing/<agent>-<cycle>.txt`, which the suite's one test refuses:
 // that change must end needs_changes with its failed test as a finding (file and line of the test);
@@ -12,7 +14,7 @@
 // server, of the runs and of the agents per landed change and as cores kept busy, failing changes
 // with and without their finding, other changes that did not land within --drain-seconds after the end.
 // Targets (docs/benchmarks.md): >= 4 landed/s, p99 <= 60 s, no request over 1 s.
-// Usage: node bench/ci/fleet.mjs [--agents 50] [--seconds 120] [--suite-seconds 10] [--runners 64]
+// Usage: node bench/ci/fleet.mjs [--agents 50] [--tasks 1] [--seconds 120] [--suite-seconds 10] [--runners 64]
 //                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
 //                                [--drain-seconds 30] [--cpu-prof] (the server's CPU profile under bench/.work/ci-fleet/profile-<percent>)
 //                                [--log-level warn] (info: every request's line, with its time, in bench/.work/ci-fleet/server-<percent>.log,
@@ -40,6 +42,7 @@ import { requestWaits } from "../support/request-waits.mjs";
 const { values } = parseArgs({
   options: {
     agents: { type: "string", default: "50" },
+    tasks: { type: "string", default: "1" },
     seconds: { type: "string", default: "120" },
     "suite-seconds": { type: "string", default: "10" },
     runners: { type: "string", default: "64" },
@@ -55,6 +58,7 @@ const { values } = parseArgs({
   },
 });
 const AGENTS = Number(values.agents);
+const TASKS = Number(values.tasks);
 const SECONDS = Number(values.seconds);
 const SUITE_MS = Number(values["suite-seconds"]) * 1000;
 const PORT = Number(values.port);
@@ -121,6 +125,7 @@ async function phase(failPercent) {
     const land = (agent, change, until) => client.landedByStream(change.id, agent.token, until);
     const fleet = await setUpFleet(client, {
       count: AGENTS,
+      tasks: TASKS,
       policy: POLICY,
       name: `ci-fleet-${failPercent}`,
       land,
@@ -265,6 +270,7 @@ console.log(
     {
       database: values.postgres ? "postgres" : "pglite",
       agents: AGENTS,
+      tasksPerAgent: TASKS,
       seconds: SECONDS,
       suiteSeconds: SUITE_MS / 1000,
       runners: Number(values.runners),

@@ -1,7 +1,9 @@
 // A fleet of agents of one owner on one project, driven over HTTP against a running server (shared
 // by bench/fleet and bench/soak). Each agent loops: commit 3 new files to its own workspace, open a
 // change, wait until it has landed, by the merge queue (the change's event stream ends when it
-// merges) or by whatever `land(change)` the caller passes.
+// merges) or by whatever `land(change)` the caller passes. An agent given several tasks works each
+// in a workspace of its own, the same loop side by side (it does not wait for one change to land
+// before it opens the next).
 import http from "node:http";
 import { request } from "./next-app.mjs";
 
@@ -109,11 +111,12 @@ export const fileText = (agent, cycle, i) =>
   `// agent ${agent} cycle ${cycle} file ${i}\nexport const v = ${cycle * 3 + i};\n${"// filler line\n".repeat(30)}`;
 
 /**
- * The owner, its project (with `policy` as .svc/policy.yml) and `count` agents, each with its
- * workspace; then one cycle of the first agent landed by `land(agent, change, until, fleet)`, before
- * any clock starts (the server loads each route's modules on first use).
+ * The owner, its project (with `policy` as .svc/policy.yml) and `count` agents, each with a
+ * workspace per task (`workspace` is the first); then one cycle of the first agent landed by
+ * `land(agent, change, until, fleet)`, before any clock starts (the server loads each route's
+ * modules on first use).
  */
-export async function setUpFleet(client, { count, policy, name = "fleet", land, files = {} }) {
+export async function setUpFleet(client, { count, policy, name = "fleet", land, files = {}, tasks = 1 }) {
   const { ok } = client;
   const owner = await ok("POST", "/api/admin/users", null, { username: `${name}-owner` });
   const project = await ok("POST", "/api/projects", owner.token, {
@@ -126,8 +129,10 @@ export async function setUpFleet(client, { count, policy, name = "fleet", land, 
   const agents = [];
   for (let i = 0; i < count; i++) {
     const { token } = await ok("POST", "/api/agents", owner.token, { name: `agent-${i}`, model: "bench" });
-    await ok("POST", `/api/workspaces/${projectPath}/workspaces`, token, { name: `agent-${i}` });
-    agents.push({ index: i, token, workspace: `agent-${i}` });
+    const workspaces = Array.from({ length: tasks }, (_, task) => (task === 0 ? `agent-${i}` : `agent-${i}-t${task}`));
+    for (const workspace of workspaces)
+      await ok("POST", `/api/workspaces/${projectPath}/workspaces`, token, { name: workspace });
+    agents.push({ index: i, token, workspace: workspaces[0], workspaces });
   }
   const fleet = { owner, projectPath, projectId, agents };
   await ok("POST", `/api/workspaces/${agents[0].workspace}/commit`, agents[0].token, {
@@ -152,10 +157,11 @@ const agentFiles = (agent, cycle) =>
   Object.fromEntries([0, 1, 2].map((i) => [`agent${agent}/c${cycle}/f${i}.ts`, fileText(agent, cycle, i)]));
 
 /**
- * Every agent loops until `deadline` (performance.now() ms): commit `files(agent, cycle)`, open
- * (`openQuery` appended; the change must answer one of `opens`), `land(agent, change, until)` with
- * `until` = deadline + drainMs. `onCycle({t0, t1, t2, t3, merged, agent, cycle, change})` hears each
- * cycle (t0 before the commit, t1 after it, t2 after the open, t3 after landing).
+ * Every agent's every task loops until `deadline` (performance.now() ms): commit `files(agent,
+ * cycle)`, open (`openQuery` appended; the change must answer one of `opens`), `land(agent, change,
+ * until)` with `until` = deadline + drainMs. `onCycle({t0, t1, t2, t3, merged, agent, cycle,
+ * change})` hears each cycle (t0 before the commit, t1 after it, t2 after the open, t3 after
+ * landing). `agent` is the agent's index, or `<index>t<task>` for its tasks after the first.
  */
 export async function runAgents(
   client,
@@ -163,14 +169,21 @@ export async function runAgents(
   { deadline, drainMs, land, onCycle, files = agentFiles, opens = ["accepted"], openQuery = "" },
 ) {
   const { api, counters } = client;
+  const loops = fleet.agents.flatMap((agent) =>
+    agent.workspaces.map((workspace, task) => ({
+      agent,
+      workspace,
+      worker: task === 0 ? agent.index : `${agent.index}t${task}`,
+    })),
+  );
   await Promise.all(
-    fleet.agents.map(async (agent) => {
+    loops.map(async ({ agent, workspace, worker }) => {
       for (let cycle = 0; performance.now() < deadline; cycle++) {
         const t0 = performance.now();
-        const committed = await api("POST", "/api/workspaces/" + agent.workspace + "/commit", agent.token, {
+        const committed = await api("POST", "/api/workspaces/" + workspace + "/commit", agent.token, {
           projectId: fleet.projectId,
           message: `cycle ${cycle}`,
-          files: files(agent.index, cycle),
+          files: files(worker, cycle),
         });
         if (committed.status !== 201) {
           counters.otherFailures++;
@@ -178,10 +191,10 @@ export async function runAgents(
         }
         const t1 = performance.now();
         const res = await api("POST", `/api/projects/${fleet.projectPath}/changes${openQuery}`, agent.token, {
-          workspace: agent.workspace,
+          workspace,
         });
         const t2 = performance.now();
-        const ids = { agent: agent.index, cycle, change: res.body?.change };
+        const ids = { agent: worker, cycle, change: res.body?.change };
         if (res.status !== 201 || !opens.includes(res.body.change.status)) {
           counters.otherFailures++;
           onCycle({ t0, t1, t2, opened: false, ...ids });
