@@ -22,6 +22,19 @@ type Registered = Omit<CacheReport, "entries"> & { entries: () => number };
 const holder = globalThis as unknown as { __svcCaches?: Map<string, Registered> };
 const registered = () => (holder.__svcCaches ??= new Map<string, Registered>());
 
+const shared = globalThis as unknown as { __svcProcessWide?: Map<string, unknown> };
+
+/**
+ * The one structure of `name` in this process, made by `create` on first use: each module copy of
+ * the build that asks for it gets the same, so a cache is held once, not once per copy (a soak found
+ * a second parsed-object cache filling beside the reported one).
+ */
+export function processWide<T>(name: string, create: () => T): T {
+  const structures = (shared.__svcProcessWide ??= new Map<string, unknown>());
+  if (!structures.has(name)) structures.set(name, create());
+  return structures.get(name) as T;
+}
+
 /** Registers a process-wide structure (once per module copy, at load). */
 export function registerCache(
   name: string,

@@ -1,4 +1,4 @@
-import { registerCache } from "@/server/caches";
+import { processWide, registerCache } from "@/server/caches";
 import { readObject, type CommitObject } from "./objects";
 import type { Repo } from "./repo";
 
@@ -15,7 +15,7 @@ const WALK_LIMIT = 2000;
  * date for the rest of the process.
  */
 const GENERATION_READS_MAX = 10_000;
-const tooLongToNumber = new Set<string>();
+const tooLongToNumber = processWide("git.longHistories", () => new Set<string>());
 registerCache("git.longHistories", {
   entries: () => tooLongToNumber.size,
   limit: null,
@@ -50,7 +50,7 @@ const US_PER_SECOND = 1_000_000;
 // before it finishes would fail it, plus room for the other repositories' recent history (~4 MB).
 const HEADERS_KEPT = GENERATION_READS_MAX + 2_000;
 const copied = (oid: string) => Buffer.from(oid, "latin1").toString("latin1");
-const headers = new Map<string, CommitHeader>();
+const headers = processWide("git.commitHeaders", () => new Map<string, CommitHeader>());
 registerCache("git.commitHeaders", {
   entries: () => headers.size,
   limit: HEADERS_KEPT,

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { cacheReports } from "@/server/caches";
 import { keepParsed, keptParsed } from "./parsed-cache";
 import type { ParsedObject } from "./loose";
@@ -38,6 +38,16 @@ describe("the parsed-object cache", () => {
     expect(parsedWeight()).toBe(50_000);
     expect(kept(0)).toBe(false);
     expect(kept(399)).toBe(true);
+  });
+
+  it("is one per process: another module copy of the build (Next.js makes one per entry point) shares it", async () => {
+    keepParsed(oid(600), tree(3), file);
+    vi.resetModules();
+    const copy = await import("./parsed-cache");
+    expect(copy.keepParsed).not.toBe(keepParsed);
+    expect(copy.keptParsed(oid(600), [gitdir])).toBe(keptParsed(oid(600), [gitdir]));
+    copy.keepParsed(oid(601), tree(3), file);
+    expect(kept(601)).toBe(true);
   });
 
   it("keeps no tree of 2,000 entries or more", () => {

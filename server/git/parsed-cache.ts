@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { registerCache } from "@/server/caches";
+import { processWide, registerCache } from "@/server/caches";
 import type { ParsedObject } from "./loose";
 
 /**
@@ -20,10 +20,13 @@ import type { ParsedObject } from "./loose";
 const WEIGHT_KEPT = 50_000;
 /** A tree weighing more (1 + its entries) is read again each time rather than crowd out the rest. */
 const TREE_ENTRIES_KEPT_MAX = 2_000;
-const kept = new Map<string, { parsed: ParsedObject; file: string; weight: number }>();
-let weight = 0;
+const cache = processWide("git.parsedObjects", () => ({
+  kept: new Map<string, { parsed: ParsedObject; file: string; weight: number }>(),
+  weight: 0,
+}));
+const kept = cache.kept;
 registerCache("git.parsedObjects", {
-  entries: () => weight,
+  entries: () => cache.weight,
   limit: WEIGHT_KEPT,
   unit: "tree entries and commits",
   bound: `least recently used go first past the limit; a tree of more than ${TREE_ENTRIES_KEPT_MAX} entries is never kept`,
@@ -59,7 +62,7 @@ function forget(oid: string): void {
   const found = kept.get(oid);
   if (!found) return;
   kept.delete(oid);
-  weight -= found.weight;
+  cache.weight -= found.weight;
 }
 
 /** Keeps a tree or commit just read from or written to `file` (blobs are not kept); returns what is kept. */
@@ -70,9 +73,9 @@ export function keepParsed(oid: string, parsed: ParsedObject, file: string): Par
   if (entry.weight > TREE_ENTRIES_KEPT_MAX) return frozen;
   forget(oid);
   kept.set(oid, entry);
-  weight += entry.weight;
+  cache.weight += entry.weight;
   for (const [oldest] of kept) {
-    if (weight <= WEIGHT_KEPT) break;
+    if (cache.weight <= WEIGHT_KEPT) break;
     forget(oldest);
   }
   return frozen;
