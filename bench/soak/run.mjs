@@ -9,7 +9,8 @@
 // of the load (least squares, MB per 1,000 landed changes and per minute) and the landing rate of
 // the first vs the last 5 minutes (the first and last third when shorter).
 // --snapshots 2,8: the server writes a heap snapshot (SIGUSR2, --heapsnapshot-signal) at those
-// minutes of the load into --out; `node bench/soak/heap-diff.mjs A B` compares two.
+// minutes from the start (of the load or of the idle time after it) into --out; `node
+// bench/soak/heap-diff.mjs A B` compares two.
 // Usage: node bench/soak/run.mjs [--agents 20] [--minutes 5] [--idle-minutes 0] [--interval 10]
 //          [--snapshots M,M] [--out DIR] [--postgres] [--app DIR | --skip-build] [--port 3951]
 //          [--env NAME=VALUE ...] (the server's environment beside bench/support's SERVER_ENV: a setting to compare)
@@ -156,7 +157,9 @@ try {
       });
     }
   })();
-  const snapshots = SNAPSHOTS_MS.map((at) => sleep(at).then(() => elapsed() < LOAD_MS && server.kill("SIGUSR2")));
+  const snapshots = SNAPSHOTS_MS.map((at) =>
+    sleep(at).then(() => elapsed() < LOAD_MS + IDLE_MS && server.kill("SIGUSR2")),
+  );
   await runAgents(client, fleet, {
     deadline,
     drainMs: DRAIN_MS,
