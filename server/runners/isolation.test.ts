@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
-import { RUNNER_CPU_SHARES, runsCpuWeighted } from "./limits";
+import { runsCpuGrouped } from "./limits";
 import { bwrapMissing, runnerFixture, type RunnerFixture } from "./test-runs";
 
 /** Host processes whose command line is exactly `line` (a leftover of a run). */
@@ -28,7 +28,7 @@ const hostProcessIds = (line: string) =>
     .filter((match) => match !== null && match[2].trim() === line)
     .map((match) => Number(match![1]));
 
-/** The CPU cgroup a host process is in and its weight there: v1 `cpu.shares`, v2 `cpu.weight.nice`. */
+/** The CPU cgroup a host process is in and its weight there: v1 `cpu.shares`, v2 `cpu.weight`. */
 function cpuWeightOf(pid: number): { dir: string; weight: number } {
   const lines = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8").trim().split("\n");
   const v1 = lines.map((line) => line.split(":")).find(([, controllers]) => controllers.split(",").includes("cpu"));
@@ -37,7 +37,7 @@ function cpuWeightOf(pid: number): { dir: string; weight: number } {
     return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.shares"), "utf8")) };
   }
   const dir = path.join("/sys/fs/cgroup", lines.find((line) => line.startsWith("0::"))!.slice(3));
-  return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.weight.nice"), "utf8")) };
+  return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.weight"), "utf8")) };
 }
 
 describe.skipIf(bwrapMissing !== null)(
@@ -158,9 +158,9 @@ describe.skipIf(bwrapMissing !== null)(
       );
     });
 
-    it.skipIf(!runsCpuWeighted())("weighs a run's CPU as its niceness says, even in sessions of its own", async () => {
-      // Niceness alone let each run outweigh the server: the kernel's autogroups weigh each
-      // session as one, and bwrap gives the command a session of its own.
+    it.skipIf(!runsCpuGrouped())("weighs a run's CPU as one group, however many sessions it makes", async () => {
+      // The kernel's autogroups weigh each session as one group: a run that calls setsid in a loop
+      // weighed as that many servers.
       const sleeper = `sleep 4246.${Math.floor(Math.random() * 1e6)}`;
       const controller = new AbortController();
       const running = fx.run(
@@ -174,7 +174,7 @@ describe.skipIf(bwrapMissing !== null)(
           await new Promise((resolve) => setTimeout(resolve, 50));
         const { dir, weight } = cpuWeightOf(pid);
         expect(path.basename(dir)).toMatch(/^svc-runner-/);
-        expect(weight).toBe(dir.startsWith("/sys/fs/cgroup/cpu/") ? RUNNER_CPU_SHARES : RUNNER_NICENESS);
+        expect(weight).toBe(dir.startsWith("/sys/fs/cgroup/cpu/") ? 1024 : 100);
       } finally {
         controller.abort();
       }

@@ -13,11 +13,12 @@ import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
  * process (not the address space, which V8 reserves by gigabytes), and without cgroups the run
  * uid's process count.
  *
- * CPU: niceness alone does not put a run behind the server. The kernel's autogroups (on by
- * default) weigh each session as one, and bwrap starts the command in a session of its own, so
- * each run weighed as much as the whole server, and a run that made sessions more. Where the `cpu`
- * controller is ours too, each run's cgroup weighs what RUNNER_NICENESS does, whatever sessions
- * it makes (autogroups apply only to tasks of the root cgroup).
+ * CPU: the kernel's autogroups (on by default) weigh each session as one group, and bwrap starts
+ * the command in a session of its own: a run that made more sessions weighed more, as many groups.
+ * Where the `cpu` controller is ours too, a run's cgroup is its one group, of the default weight,
+ * whatever sessions it makes (autogroups apply only to tasks of the root cgroup). Not the weight
+ * of RUNNER_NICENESS: runs at a tenth of the default took 3x as long beside a loaded host's other
+ * work (a CPU-bound test in CI: 11 -> 30 s), and the server's requests were not faster for it.
  */
 export interface Limits {
   /** The command line that places itself under the limits, then execs the rest. */
@@ -138,8 +139,6 @@ export async function createLimits(memoryMb: number): Promise<Limits> {
       await write(path.join(memory, "memory.swap.max"), "0").catch(() => undefined);
     }
     await write(path.join(pids, "pids.max"), String(RUNNER_PROCESSES_MAX));
-    if (v1Cpu) await write(path.join(v1Cpu, "cpu.shares"), String(RUNNER_CPU_SHARES));
-    if (found.kind === "v2" && found.cpu) await write(path.join(memory, "cpu.weight.nice"), String(RUNNER_NICENESS));
   } catch (error) {
     await release().catch(() => undefined);
     throw error;
@@ -149,9 +148,6 @@ export async function createLimits(memoryMb: number): Promise<Limits> {
     release,
   };
 }
-
-/** The v1 `cpu.shares` of RUNNER_NICENESS: the kernel weighs each step of niceness 1.25 times. */
-export const RUNNER_CPU_SHARES = Math.round(1024 / 1.25 ** RUNNER_NICENESS);
 
 /**
  * prlimit: no core files; each process's data segment (a program's own allocation fails, with
@@ -170,8 +166,8 @@ export const NICE = ["nice", "-n", String(RUNNER_NICENESS)];
 /** Whether runs are limited by cgroups here (v1 or v2), else by rlimits alone. */
 export const cgroupsKind = (): "v1" | "v2" | null => cgroupsHere()?.kind ?? null;
 
-/** Whether a run's cgroup weighs its CPU (the `cpu` controller is ours, v1 or v2). */
-export const runsCpuWeighted = (): boolean => {
+/** Whether a run's cgroup is its group for the CPU too (the `cpu` controller is ours, v1 or v2). */
+export const runsCpuGrouped = (): boolean => {
   const found = cgroupsHere();
   return found?.kind === "v1" ? found.cpu !== null : found?.cpu === true;
 };
