@@ -77,8 +77,9 @@ export const EVALUATION_WAIT_SECONDS_MAX = 300;
 /** Processes one sandbox run may have at once (a pids cgroup, else RLIMIT_NPROC of its own uid). */
 export const RUNNER_PROCESSES_MAX = 512;
 /**
- * The niceness a run's checkout and commands start at (the server's is 0): fifty suites starting
- * at once share the CPU among themselves, and the server's requests and landings go first. A run
+ * The niceness a run's checkout and commands start at (the server's is 0). It orders processes
+ * within one session's autogroup: the checkouts the launcher starts go behind the server's requests;
+ * a run's command is a session of its own, weighed as one group (server/runners/limits.ts). A run
  * cannot lower it again (that needs CAP_SYS_NICE in the host's namespace).
  */
 export const RUNNER_NICENESS = 10;

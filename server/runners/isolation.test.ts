@@ -145,7 +145,7 @@ describe.skipIf(bwrapMissing !== null)(
       expect(hostProcesses(sleeper)).toEqual([]);
     });
 
-    it("runs below the server's CPU priority, and cannot take it back", async () => {
+    it("runs at RUNNER_NICENESS, and cannot lower it", async () => {
       // Field 19 of /proc/PID/stat is the niceness; renice to 0 (or below) needs CAP_SYS_NICE on the host.
       const command = `echo nice=$(cut -d' ' -f19 /proc/$$/stat); renice -n 0 -p $$ >/dev/null 2>&1 && echo RAISED; nice -n -5 true 2>/dev/null; echo after=$(cut -d' ' -f19 /proc/$$/stat)`;
       const run = await fx.run({ "a.txt": "a\n" }, `{ command: ${JSON.stringify(command)} }`);

@@ -7,7 +7,7 @@ import { runsAsRoot } from "./layout";
 import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
 
 /**
- * Memory, process and CPU limits of one command. Cgroups where the host lets us create them (v1
+ * Memory and process limits of one command, and its CPU group. Cgroups where the host lets us create them (v1
  * `memory` and `pids` hierarchies, or v2 with both controllers delegated): they count the whole
  * tree and the kernel's OOM killer acts inside them. And rlimits: the data segment of each
  * process (not the address space, which V8 reserves by gigabytes), and without cgroups the run
