@@ -70,4 +70,4 @@ export {
   type MoveOptions,
 } from "./move";
 export { uniqueMergeBase } from "./merge-base";
-export { treeOrderKey } from "./loose";
+export { compareTreeEntries, inTreeOrder } from "./loose";

@@ -1,6 +1,6 @@
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { encodeTree, storedZlib, treeOrderKey } from "./loose";
+import { compareTreeEntries, encodeTree, inTreeOrder, storedZlib } from "./loose";
 
 describe("storedZlib", () => {
   it("is a zlib stream any inflater reads back, across the 65,535-byte block limit", () => {
@@ -31,9 +31,49 @@ describe("encodeTree", () => {
       ["100644", "b.txt"],
     ];
     const { entries } = encodeTree(names.map(([mode, path]) => ({ mode, path, oid, type: "blob" as const })));
-    const bytewise = [...entries].sort((x, y) => Buffer.compare(treeOrderKey(x), treeOrderKey(y)));
+    const orderName = (e: { mode: string; path: string }) => (e.mode === "040000" ? `${e.path}/` : e.path);
+    const bytewise = [...entries].sort((x, y) => Buffer.compare(Buffer.from(orderName(x)), Buffer.from(orderName(y))));
     expect(entries.map((e) => e.path)).toEqual(bytewise.map((e) => e.path));
     expect(entries.map((e) => e.path)).toEqual(["a-", "a.b", "a", "b.txt", "b", "\u00FC", "\uFFFD", "\u{1F600}"]);
     expect(entries.find((e) => e.path === "a")).toMatchObject({ mode: "040000", type: "tree" });
+  });
+});
+
+describe("inTreeOrder", () => {
+  const oid = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+  const entry = (mode: string, path: string) => ({
+    mode,
+    path,
+    oid,
+    type: mode === "040000" ? ("tree" as const) : ("blob" as const),
+  });
+  const inOrder = [
+    entry("100644", "a-"),
+    entry("100644", "a.b"),
+    entry("040000", "a"),
+    entry("100644", "\uFFFD"),
+    entry("100644", "\u{1F600}"),
+  ];
+
+  it("keeps a tree that is in git's order as it is", () => {
+    expect(inTreeOrder(inOrder)).toBe(inOrder);
+  });
+
+  it("sorts one that is not, bytewise as UTF-8, surrogate pairs after the rest of the BMP", () => {
+    const shuffled = [inOrder[4], inOrder[2], inOrder[0], inOrder[3], inOrder[1]];
+    expect(inTreeOrder(shuffled)).toEqual(inOrder);
+    expect(compareTreeEntries(entry("100644", "\u{1F600}"), entry("100644", "\uFFFD"))).toBeGreaterThan(0);
+    expect("\u{1F600}" < "\uFFFD").toBe(true);
+  });
+
+  it("agrees with the bytes of the names git sorts by, for every pair of a mixed set", () => {
+    const names = ["a", "a-", "a.b", "ab", "b", "\u00FC", "\uE000", "\uFFFD", "\u{1F600}", "\u{1F600}x", "z\u{10000}"];
+    const entries = names.flatMap((name) => [entry("100644", name), entry("040000", name)]);
+    const bytes = (e: { mode: string; path: string }) => Buffer.from(e.mode === "040000" ? `${e.path}/` : e.path);
+    for (const x of entries)
+      for (const y of entries)
+        expect(Math.sign(compareTreeEntries(x, y)), `${x.mode} ${x.path} vs ${y.mode} ${y.path}`).toBe(
+          Math.sign(Buffer.compare(bytes(x), bytes(y))),
+        );
   });
 });

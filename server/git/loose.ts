@@ -115,29 +115,48 @@ export function writeLoose(
 }
 
 export const MODE_TYPES: Record<string, TreeEntry["type"]> = { "040000": "tree", "160000": "commit" };
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-/** The name a tree entry sorts by in git's tree order: a directory's as if it ended with "/". */
-const orderName = (entry: TreeEntry) =>
-  entry.mode === "040000" || entry.mode === "40000" ? `${entry.path}/` : entry.path;
-
-/** Git's tree order as a sort key: names compared bytewise, a directory's as if it ended with "/". */
-export const treeOrderKey = (entry: TreeEntry) => Buffer.from(orderName(entry), "utf8");
 
 const NON_ASCII = /[^\x00-\x7f]/;
-const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const SLASH = 0x2f;
+const isDirectory = (entry: TreeEntry) => entry.mode === "040000" || entry.mode === "40000";
 
 /**
- * Entries in git's tree order. Strings compare by UTF-16 code unit, which is UTF-8's byte order
- * except for characters beyond the BMP (surrogate pairs): names with those compare as bytes. A
- * merge's levels come nearly sorted (the base's names, then the new ones).
+ * Git's tree order: names compared bytewise as UTF-8, a directory's as if it ended with "/".
+ * Compared by UTF-16 code unit, which is UTF-8's byte order except where a surrogate (half of a
+ * character beyond the BMP, 4 UTF-8 bytes from 0xF0) meets a unit from U+E000 up (3 bytes up to
+ * 0xEF): there the surrogate sorts after. No string is made: a tree diff compares hundreds per level.
  */
-function sortedForTree(tree: TreeObject): TreeEntry[] {
-  const keyed = tree.map((entry) => ({ entry, name: orderName(entry) }));
-  if (keyed.some(({ name }) => SURROGATE.test(name)))
-    keyed.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
-  else if (keyed.some((item, i) => i > 0 && keyed[i - 1].name >= item.name)) keyed.sort(byName);
-  return keyed.map(({ entry }) => entry);
+export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
+  const x = a.path;
+  const y = b.path;
+  const shorter = Math.min(x.length, y.length);
+  for (let i = 0; i < shorter; i++) {
+    const u = x.charCodeAt(i);
+    const v = y.charCodeAt(i);
+    if (u === v) continue;
+    if (u >= 0xd800 && u <= 0xdfff && v >= 0xe000) return 1;
+    if (v >= 0xd800 && v <= 0xdfff && u >= 0xe000) return -1;
+    return u - v;
+  }
+  const u = unitAfter(a, shorter);
+  const v = unitAfter(b, shorter);
+  if (u === v && (u === -1 || u === SLASH)) return x.length - y.length;
+  return u - v;
+}
+
+/** The code unit of `entry`'s tree-order name at `index`: its name's, then "/" for a directory, then none (-1). */
+const unitAfter = (entry: TreeEntry, index: number) =>
+  entry.path.length > index ? entry.path.charCodeAt(index) : isDirectory(entry) ? SLASH : -1;
+
+/**
+ * A tree's entries in git's tree order. A tree read from the store is in that order already (git
+ * writes and checks it so) and is answered as it is; only one out of order is sorted: a merge's
+ * levels, which come nearly sorted (the base's names, then the new ones), and a malformed tree.
+ */
+export function inTreeOrder(tree: readonly TreeEntry[]): readonly TreeEntry[] {
+  for (let i = 1; i < tree.length; i++)
+    if (compareTreeEntries(tree[i - 1], tree[i]) >= 0) return [...tree].sort(compareTreeEntries);
+  return tree;
 }
 
 /**
@@ -145,7 +164,7 @@ function sortedForTree(tree: TreeObject): TreeEntry[] {
  * read of it parses them (six-digit modes, sorted), so a write needs no parse to be read back.
  */
 export function encodeTree(tree: TreeObject): { content: Buffer; entries: TreeObject } {
-  const sorted = sortedForTree(tree);
+  const sorted = inTreeOrder(tree);
   const heads = sorted.map((entry) => `${entry.mode[0] === "0" ? entry.mode.slice(1) : entry.mode} ${entry.path}\0`);
   const ascii = !heads.some((head) => NON_ASCII.test(head));
   let size = 20 * heads.length;

@@ -36,7 +36,7 @@ async function withRootEntry(
 }
 
 describe("in-process tree diff", () => {
-  it("lists what git diff base...tip lists, in git's order, for adds, edits, deletes, file/directory swaps, mode and type changes", async () => {
+  it("lists what git diff base...tip lists, in git's order, for adds, edits, deletes, file/directory swaps, mode and type changes, names beyond the BMP", async () => {
     const { repo, tip: base } = await repoWith({
       "a.txt": "a\n",
       "a/b.txt": "b\n",
@@ -46,6 +46,8 @@ describe("in-process tree diff", () => {
       f: "file\n",
       l: "l\n",
       "ü.md": "u\n",
+      "\uFFFD.md": "r\n",
+      "\u{1F600}.md": "e\n",
     });
     const { oid: step } = await commitUnhooked(repo, "main", {
       files: {
@@ -57,6 +59,8 @@ describe("in-process tree diff", () => {
         "dir/y/z": "z2\n",
         "new/deep/file": "d\n",
         "ü.md": "u2\n",
+        "\uFFFD.md": "r2\n",
+        "\u{1F600}.md": "e2\n",
       },
       message: "change",
       author,
@@ -82,6 +86,8 @@ describe("in-process tree diff", () => {
       "T l",
       "A new/deep/file",
       "M ü.md",
+      "M \uFFFD.md",
+      "M \u{1F600}.md",
     ]);
   });
 

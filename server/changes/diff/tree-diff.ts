@@ -1,4 +1,13 @@
-import { readCommit, readTree, runGit, treeOrderKey, uniqueMergeBase, type Repo, type TreeEntry } from "@/server/git";
+import {
+  compareTreeEntries,
+  inTreeOrder,
+  readCommit,
+  readTree,
+  runGit,
+  uniqueMergeBase,
+  type Repo,
+  type TreeEntry,
+} from "@/server/git";
 
 export const GITLINK_MODE = "160000";
 
@@ -47,19 +56,14 @@ async function walkTrees(
   out: RawDiffEntry[],
 ): Promise<boolean> {
   if (oldTree === newTree) return true;
-  const sorted = async (oid: string | null) =>
-    oid
-      ? (await readTree(repo, oid))
-          .map((entry) => ({ entry, key: treeOrderKey(entry) }))
-          .sort((x, y) => Buffer.compare(x.key, y.key))
-      : [];
-  const [olds, news] = await Promise.all([sorted(oldTree), sorted(newTree)]);
+  const ordered = async (oid: string | null) => (oid ? inTreeOrder(await readTree(repo, oid)) : []);
+  const [olds, news] = await Promise.all([ordered(oldTree), ordered(newTree)]);
   let i = 0;
   let j = 0;
   while (i < olds.length || j < news.length) {
-    const order = i >= olds.length ? 1 : j >= news.length ? -1 : Buffer.compare(olds[i].key, news[j].key);
-    const oldEntry = order <= 0 ? olds[i++].entry : null;
-    const newEntry = order >= 0 ? news[j++].entry : null;
+    const order = i >= olds.length ? 1 : j >= news.length ? -1 : compareTreeEntries(olds[i], news[j]);
+    const oldEntry = order <= 0 ? olds[i++] : null;
+    const newEntry = order >= 0 ? news[j++] : null;
     const path = `${prefix}${(oldEntry ?? newEntry)!.path}`;
     const isTree = (entry: TreeEntry | null) => entry?.mode === TREE_MODE;
     if (isTree(oldEntry) || isTree(newEntry)) {

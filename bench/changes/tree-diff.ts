@@ -1,0 +1,55 @@
+// The in-process tree diff of a change in a wide directory (issue 46): a soak's agent adds a
+// directory per change under its own, so after 30 minutes each diff walks a level of ~600 entries.
+// A repository whose `agents/a0` holds --entries directories; a commit adds one more; the diff of
+// the two (`diffTrees`, every object already read) is timed --rounds times, median of --repeats.
+// Usage: npx tsx bench/changes/tree-diff.ts [--entries 600] [--rounds 2000] [--repeats 5]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    entries: { type: "string", default: "600" },
+    rounds: { type: "string", default: "2000" },
+    repeats: { type: "string", default: "5" },
+  },
+});
+const ENTRIES = Number(values.entries);
+const ROUNDS = Number(values.rounds);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-tree-diff-"));
+Object.assign(process.env, { DATA_DIR: dataDir });
+const { initProjectRepo } = await import("@/server/git");
+const { commitUnhooked } = await import("@/server/git/commit");
+const { diffTrees } = await import("@/server/changes/diff/tree-diff");
+
+const author = { name: "Bench", email: "bench@example.test" };
+const repo = initProjectRepo("bench-tree-diff", "main");
+const files: Record<string, string> = { "README.md": "bench\n" };
+for (let i = 0; i < ENTRIES; i++) files[`agents/a0/c${i}/f0.ts`] = `export const v = ${i};\n`;
+const { oid: base } = await commitUnhooked(repo, "main", { files, message: "wide", author, expectedTip: null });
+const { oid: tip } = await commitUnhooked(repo, "main", {
+  files: { [`agents/a0/c${ENTRIES}/f0.ts`]: "export const v = -1;\n" },
+  message: "one more",
+  author,
+});
+
+const diffed = await diffTrees(repo, base, tip);
+if (diffed.length !== 1) throw new Error(`expected one added file, got ${diffed.length}`);
+const medians: number[] = [];
+for (let repeat = 0; repeat < Number(values.repeats); repeat++) {
+  const started = performance.now();
+  for (let round = 0; round < ROUNDS; round++) await diffTrees(repo, base, tip);
+  medians.push(((performance.now() - started) * 1000) / ROUNDS);
+}
+medians.sort((a, b) => a - b);
+console.log(
+  JSON.stringify({
+    entries: ENTRIES,
+    rounds: ROUNDS,
+    microsecondsPerDiff: Math.round(medians[Math.floor(medians.length / 2)]),
+    all: medians.map(Math.round),
+  }),
+);
+fs.rmSync(dataDir, { recursive: true, force: true });
