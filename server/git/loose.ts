@@ -138,10 +138,10 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
     if (v >= 0xd800 && v <= 0xdfff && u >= 0xe000) return -1;
     return u - v;
   }
+  // One name ended (or both): what follows it in the order is "/" for a directory, else nothing.
   const u = unitAfter(a, shorter);
   const v = unitAfter(b, shorter);
-  if (u === v && (u === -1 || u === SLASH)) return x.length - y.length;
-  return u - v;
+  return u === v ? x.length - y.length : u - v;
 }
 
 /** The code unit of `entry`'s tree-order name at `index`: its name's, then "/" for a directory, then none (-1). */
