@@ -37,6 +37,21 @@ describe("encodeTree", () => {
     expect(entries.map((e) => e.path)).toEqual(["a-", "a.b", "a", "b.txt", "b", "\u00FC", "\uFFFD", "\u{1F600}"]);
     expect(entries.find((e) => e.path === "a")).toMatchObject({ mode: "040000", type: "tree" });
   });
+
+  it("keeps an entry read before as it is, copies a caller's own (never freezing it) and refuses a bad id", () => {
+    const oid = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+    const read = Object.freeze({ mode: "040000", path: "a", oid, type: "tree" as const });
+    const own = { mode: "40000", path: "b", oid, type: "blob" as const };
+    const { content, entries } = encodeTree([read, own]);
+    expect(entries[0]).toBe(read);
+    expect(entries[1]).not.toBe(own);
+    expect(entries[1]).toEqual({ mode: "040000", path: "b", oid, type: "tree" });
+    expect(Object.isFrozen(own)).toBe(false);
+    const id = Buffer.from(oid, "hex");
+    expect(content).toEqual(Buffer.concat([Buffer.from("40000 a\0"), id, Buffer.from("40000 b\0"), id]));
+    expect(() => encodeTree([{ ...own, oid: oid.replace("4b", "zz") }])).toThrow(/Not an object id/);
+    expect(() => encodeTree([{ ...own, oid: oid.slice(2) }])).toThrow(/Not an object id/);
+  });
 });
 
 describe("inTreeOrder", () => {

@@ -118,6 +118,7 @@ export const MODE_TYPES: Record<string, TreeEntry["type"]> = { "040000": "tree",
 
 const NON_ASCII = /[^\x00-\x7f]/;
 const SLASH = 0x2f;
+const SPACE = 0x20;
 const isDirectory = (entry: TreeEntry) => entry.mode === "040000" || entry.mode === "40000";
 
 /**
@@ -161,23 +162,63 @@ export function inTreeOrder(tree: readonly TreeEntry[]): readonly TreeEntry[] {
 
 /**
  * A tree's content (`<mode> <name>\0<20-byte id>` per entry, in git's order) and its entries as a
- * read of it parses them (six-digit modes, sorted), so a write needs no parse to be read back.
+ * read of it parses them (six-digit modes, sorted), so a write needs no parse to be read back. An
+ * entry read before is kept as it is: a commit rewrites a level of hundreds of entries to change one.
  */
 export function encodeTree(tree: TreeObject): { content: Buffer; entries: TreeObject } {
-  const sorted = inTreeOrder(tree);
-  const heads = sorted.map((entry) => `${entry.mode[0] === "0" ? entry.mode.slice(1) : entry.mode} ${entry.path}\0`);
-  const ascii = !heads.some((head) => NON_ASCII.test(head));
-  let size = 20 * heads.length;
-  for (const head of heads) size += ascii ? head.length : Buffer.byteLength(head);
+  const entries = inTreeOrder(tree).map(asRead);
+  const ascii = !entries.some((entry) => NON_ASCII.test(entry.path));
+  let size = 0;
+  for (const entry of entries)
+    size += storedMode(entry).length + (ascii ? entry.path.length : Buffer.byteLength(entry.path)) + 22;
+  // Written unit by unit: a Buffer.write per field costs more than the whole entry (a level of
+  // hundreds of entries is written for each commit).
   const content = Buffer.allocUnsafe(size);
   let at = 0;
-  const entries = sorted.map((entry, i) => {
-    at += ascii ? content.write(heads[i], at, "latin1") : content.write(heads[i], at);
-    at += content.write(entry.oid, at, "hex");
-    const mode = entry.mode.padStart(6, "0");
-    return { mode, path: entry.path, oid: entry.oid, type: MODE_TYPES[mode] ?? "blob" };
-  });
+  for (const entry of entries) {
+    at = writeLatin1(content, at, storedMode(entry));
+    content[at++] = SPACE;
+    at = ascii ? writeLatin1(content, at, entry.path) : at + content.write(entry.path, at);
+    content[at++] = 0;
+    at = writeHexId(content, at, entry.oid);
+  }
   return { content, entries };
+}
+
+function writeLatin1(into: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) into[at++] = text.charCodeAt(i);
+  return at;
+}
+
+const HEX_DIGITS = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX_DIGITS["0123456789abcdef".charCodeAt(i)] = i;
+  HEX_DIGITS["0123456789ABCDEF".charCodeAt(i)] = i;
+}
+
+/** An object id's 20 bytes from its 40 hex digits. */
+function writeHexId(into: Buffer, at: number, oid: string): number {
+  if (oid.length !== 40) throw new Error(`Not an object id: ${oid}`);
+  for (let i = 0; i < 40; i += 2) {
+    const high = HEX_DIGITS[oid.charCodeAt(i)] ?? -1;
+    const low = HEX_DIGITS[oid.charCodeAt(i + 1)] ?? -1;
+    if (high < 0 || low < 0) throw new Error(`Not an object id: ${oid}`);
+    into[at++] = (high << 4) | low;
+  }
+  return at;
+}
+
+/** The mode as git stores it: a directory's without its leading zero. */
+const storedMode = (entry: TreeEntry) => (entry.mode === "040000" ? "40000" : entry.mode);
+
+/**
+ * `entry` as a read of its tree answers it: a six-digit mode and the type it implies. One that came
+ * from a read (frozen: the parsed cache's) is itself; a caller's own is copied, not frozen under it.
+ */
+function asRead(entry: TreeEntry): TreeEntry {
+  if (Object.isFrozen(entry) && entry.mode.length === 6) return entry;
+  const mode = entry.mode.padStart(6, "0");
+  return { mode, path: entry.path, oid: entry.oid, type: MODE_TYPES[mode] ?? "blob" };
 }
 
 /** `+hhmm` from isomorphic-git's offset in minutes (west of UTC positive, as JavaScript's getTimezoneOffset). */
