@@ -13,9 +13,11 @@ export interface CacheReport {
   unit: string;
   /** How it is bounded, in words. */
   bound: string;
+  /** For a cache of reads: how many it could not answer since the process started (each was read again). */
+  misses?: number;
 }
 
-type Registered = Omit<CacheReport, "entries"> & { entries: () => number };
+type Registered = Omit<CacheReport, "entries" | "misses"> & { entries: () => number; misses?: () => number };
 
 // On globalThis: Next.js loads separate module copies per entry point, and each copy of a module
 // registers its own structure under the same name (the last registration answers).
@@ -38,7 +40,7 @@ export function processWide<T>(name: string, create: () => T): T {
 /** Registers a process-wide structure (once per module copy, at load). */
 export function registerCache(
   name: string,
-  report: { entries: () => number; limit: number | null; bound: string; unit?: string },
+  report: { entries: () => number; limit: number | null; bound: string; unit?: string; misses?: () => number },
 ): void {
   registered().set(name, { name, unit: "entries", ...report });
 }
@@ -47,5 +49,5 @@ export function registerCache(
 export function cacheReports(): CacheReport[] {
   return [...registered().values()]
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map(({ entries, ...rest }) => ({ ...rest, entries: entries() }));
+    .map(({ entries, misses, ...rest }) => ({ ...rest, entries: entries(), ...(misses && { misses: misses() }) }));
 }

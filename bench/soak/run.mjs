@@ -3,7 +3,7 @@
 // bench/fleet (commit 3 files, open a change, follow its event stream until the merge queue landed
 // it) for --minutes, then --idle-minutes with no load. Every --interval seconds: the server's RSS
 // (/proc/<pid>/status) and, from GET /api/admin/caches, its JS heap, the embedded database's
-// WebAssembly memory and every process-wide cache's size. Writes samples.tsv (the table) and
+// WebAssembly memory and every process-wide cache's size (and misses, for a cache of reads). Writes samples.tsv (the table) and
 // memory.png (RSS red, JS heap committed orange and used blue, database WebAssembly memory green (its resident part purple),
 // MB over minutes) into --out, and prints the verdict: RSS at the end, its slope over the last half
 // of the load (least squares, MB per 1,000 landed changes and per minute) and the landing rate of
@@ -141,7 +141,14 @@ try {
       const reported = await client.api("GET", "/api/admin/caches", null);
       const memory = reported.status === 200 ? reported.body.memory : null;
       const caches =
-        reported.status === 200 ? Object.fromEntries(reported.body.caches.map((c) => [c.name, c.entries])) : {};
+        reported.status === 200
+          ? Object.fromEntries(
+              reported.body.caches.flatMap((c) => [
+                [c.name, c.entries],
+                ...(c.misses === undefined ? [] : [[`${c.name}.misses`, c.misses]]),
+              ]),
+            )
+          : {};
       samples.push({
         seconds: Math.round(elapsed() / 1000),
         landed: landedAt.length,

@@ -164,6 +164,7 @@ export const adminRouter = router({
             limit: z.number().nullable(),
             unit: z.string(),
             bound: z.string(),
+            misses: z.number().optional(),
           }),
         ),
       }),

@@ -15,7 +15,7 @@ import {
   type ParsedObject,
 } from "./loose";
 import { ensureObjectPool, type Repo } from "./repo";
-import { keepParsed, keptParsed } from "./parsed-cache";
+import { keepParsed, keepParsedRead, keptParsed } from "./parsed-cache";
 import { ObjectStage } from "./stage";
 
 export type { CommitObject, TreeEntry, TreeObject };
@@ -162,7 +162,7 @@ function readLoose(gitdir: string, oid: string): ParsedObject | null {
   const space = raw.indexOf(0x20);
   const type = raw.toString("latin1", 0, space);
   if (type !== "blob" && type !== "tree" && type !== "commit") return null;
-  return keepParsed(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)), file);
+  return keepParsedRead(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)), file);
 }
 
 function parseContent(type: ObjectType, content: Uint8Array): ParsedObject {

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { cacheReports } from "@/server/caches";
-import { keepParsed, keptParsed } from "./parsed-cache";
+import { keepParsed, keepParsedRead, keptParsed } from "./parsed-cache";
 import type { ParsedObject } from "./loose";
 
 const oid = (n: number) => n.toString(16).padStart(40, "0");
@@ -16,7 +16,8 @@ const tree = (entries: number): ParsedObject => ({
     type: "blob" as const,
   })),
 });
-const parsedWeight = () => cacheReports().find((cache) => cache.name === "git.parsedObjects")!.entries;
+const parsedReport = () => cacheReports().find((cache) => cache.name === "git.parsedObjects")!;
+const parsedWeight = () => parsedReport().entries;
 
 // Kept objects are answered only to a repository whose store holds the file they came from.
 const gitdir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-parsed-cache-"));
@@ -57,5 +58,14 @@ describe("the parsed-object cache", () => {
     expect(kept(500)).toBe(true);
     keepParsed(oid(501), tree(2_000), file);
     expect(kept(501)).toBe(false);
+  });
+
+  it("counts the trees and commits it had to read from a file as misses, not the blobs or the writes", () => {
+    const before = parsedReport().misses!;
+    keepParsedRead(oid(700), tree(2), file);
+    keepParsedRead(oid(701), { type: "blob", object: new Uint8Array(1) }, file);
+    keepParsed(oid(702), tree(2), file);
+    expect(parsedReport().misses).toBe(before + 1);
+    expect(kept(700)).toBe(true);
   });
 });

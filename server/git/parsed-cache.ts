@@ -23,6 +23,7 @@ const TREE_ENTRIES_KEPT_MAX = 2_000;
 const cache = processWide("git.parsedObjects", () => ({
   kept: new Map<string, { parsed: ParsedObject; file: string; weight: number }>(),
   weight: 0,
+  misses: 0,
 }));
 const kept = cache.kept;
 registerCache("git.parsedObjects", {
@@ -30,6 +31,7 @@ registerCache("git.parsedObjects", {
   limit: WEIGHT_KEPT,
   unit: "tree entries and commits",
   bound: `least recently used go first past the limit; a tree of more than ${TREE_ENTRIES_KEPT_MAX} entries is never kept`,
+  misses: () => cache.misses,
 });
 
 const weightOf = (parsed: ParsedObject) => 1 + (parsed.type === "tree" ? parsed.object.length : 0);
@@ -63,6 +65,12 @@ function forget(oid: string): void {
   if (!found) return;
   kept.delete(oid);
   cache.weight -= found.weight;
+}
+
+/** Keeps a tree or commit just read from `file` (counted as a miss: it was not kept); returns what is kept. */
+export function keepParsedRead(oid: string, parsed: ParsedObject, file: string): ParsedObject {
+  if (parsed.type === "tree" || parsed.type === "commit") cache.misses++;
+  return keepParsed(oid, parsed, file);
 }
 
 /** Keeps a tree or commit just read from or written to `file` (blobs are not kept); returns what is kept. */

@@ -11,7 +11,7 @@ const ADMIN = { "x-admin-api-key": TEST_ADMIN_KEY };
 
 interface Report {
   memory: Record<string, number | null>;
-  caches: Array<{ name: string; entries: number; limit: number | null; unit: string; bound: string }>;
+  caches: Array<{ name: string; entries: number; limit: number | null; unit: string; bound: string; misses?: number }>;
 }
 
 async function report(): Promise<Report> {
@@ -52,6 +52,8 @@ describe("GET /api/admin/caches", () => {
     const parsed = byName.get("git.parsedObjects")!;
     expect(parsed.entries).toBeGreaterThan(0);
     expect(parsed.entries).toBeLessThanOrEqual(parsed.limit!);
+    expect(parsed.misses).toEqual(expect.any(Number));
+    expect(byName.get("auth.credentials")).not.toHaveProperty("misses");
     expect(byName.get("auth.credentials")!.entries).toBeGreaterThan(0);
   });
 
