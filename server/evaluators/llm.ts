@@ -45,6 +45,7 @@ export const llmConfigured = () => config.llmApiUrl !== undefined;
 export async function runLlmEvaluator(
   subject: EvaluationSubject,
   policy: LlmPolicy,
+  signal?: AbortSignal,
 ): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
   const url = `${config.llmApiUrl}/chat/completions`;
   const instructions = policy.instructions ? `\nProject instructions:\n${policy.instructions}` : "";
@@ -68,7 +69,7 @@ export async function runLlmEvaluator(
           },
         ],
       }),
-      signal: AbortSignal.timeout(config.llmTimeoutMs),
+      signal: AbortSignal.any([AbortSignal.timeout(config.llmTimeoutMs), ...(signal ? [signal] : [])]),
     });
   } catch (error) {
     return { status: "error", findings: [{ message: `LLM endpoint unreachable: ${(error as Error).message}` }] };

@@ -85,10 +85,14 @@ function policyRuns(
   return { done, background };
 }
 
-/** Runs a background webhook or llm evaluator (the sandbox runs through the runners). */
-export function runBackgroundEvaluator(subject: EvaluationSubject, spec: BackgroundRunSpec): Promise<EvalRunResult> {
-  if (spec.evaluator === "webhook") return timed("webhook", () => runWebhookEvaluator(subject, spec.settings));
-  if (spec.evaluator === "llm") return timed("llm", () => runLlmEvaluator(subject, spec.settings));
+/** Runs a background webhook or llm evaluator (the sandbox runs through the runners); `signal` gives up its call. */
+export function runBackgroundEvaluator(
+  subject: EvaluationSubject,
+  spec: BackgroundRunSpec,
+  signal?: AbortSignal,
+): Promise<EvalRunResult> {
+  if (spec.evaluator === "webhook") return timed("webhook", () => runWebhookEvaluator(subject, spec.settings, signal));
+  if (spec.evaluator === "llm") return timed("llm", () => runLlmEvaluator(subject, spec.settings, signal));
   return timed("sandbox", () => runSandboxEvaluator(subject.repo, subject.diff.tip, spec.settings));
 }
 

@@ -37,12 +37,13 @@ const REPLY_MAX_BYTES = 1024 * 1024;
 export async function runWebhookEvaluator(
   subject: EvaluationSubject,
   policy: WebhookPolicy,
+  signal?: AbortSignal,
 ): Promise<Omit<EvalRunResult, "evaluator" | "durationMs">> {
   const result = await guardedPost(
     new URL(policy.url),
     JSON.stringify(webhookPayload(subject)),
     { "content-type": "application/json", "user-agent": "svc-forge-evaluator", "x-svc-event": "change.evaluate" },
-    { timeoutMs: policy.timeoutMs, maxResponseBytes: REPLY_MAX_BYTES },
+    { timeoutMs: policy.timeoutMs, maxResponseBytes: REPLY_MAX_BYTES, signal },
   );
   if (result.refused) return { status: "error", findings: [{ message: result.error! }] };
   if (result.statusCode === undefined)

@@ -99,6 +99,8 @@ export interface PostOptions {
   timeoutMs: number;
   /** How much of the response body is kept (`responseExcerpt`); reading stops there. */
   maxResponseBytes: number;
+  /** Gives up when it aborts (the request is destroyed; `error` says so). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -129,6 +131,7 @@ export function postOnce(
         method: "POST",
         headers: { ...headers, "content-length": Buffer.byteLength(body).toString() },
         lookup: guardedLookup,
+        signal: options.signal,
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
 import { runnersSettled, sweepRuns, wakeRunners } from "@/server/changes";
-import { claimRuns, finishRun, MAX_TAKES } from "@/server/changes/runs/store";
+import { cancelUnfinishedRuns, claimRuns, finishRun, MAX_TAKES, RENEW_MS } from "@/server/changes/runs/store";
 import { startStubServer } from "@/server/evaluators/stub-server";
 import { grantCollaborator } from "@/server/projects/test-fixtures";
 import { parseSse } from "@/server/changes/runs/test-sse";
@@ -176,6 +176,30 @@ describe("background evaluation runs", () => {
     expect((await getChange(alice.token, created.change.id)).change.status).toBe("accepted");
   });
 
+  it("a cancel committed anywhere (another instance's) aborts the run where it runs at once, not at its next renewal", async () => {
+    const alice = await createTestUser();
+    const { stub, project } = await projectWithWebhook(alice.token, "", 60_000);
+    answer.delayMs = 50_000;
+    const created = await proposeWith(alice.token, project, { "a.txt": "a\n" }, "?wait=0");
+    const runId = webhookRun(created.evalRuns).id;
+    for (let tries = 0; stub.requests.length === 0; tries++) {
+      expect(tries, "the run's request within 5 s").toBeLessThan(250);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const prisma = await db();
+    await prisma.$transaction((tx) => cancelUnfinishedRuns(tx, created.change.id));
+    // Aborted on the announcement: well before the holder's next renewal would have noticed.
+    const settled = await Promise.race([
+      runnersSettled().then(() => "aborted"),
+      new Promise((resolve) => setTimeout(() => resolve("still running"), RENEW_MS - 1_000)),
+    ]);
+    expect(settled).toBe("aborted");
+    expect(await prisma.evalRun.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({
+      status: "cancelled",
+      leaseOwner: null,
+    });
+  });
+
   it("a rejection cancels the change's unfinished runs", async () => {
     const alice = await createTestUser();
     const { project } = await projectWithWebhook(alice.token);
@@ -236,7 +260,7 @@ describe("background evaluation runs", () => {
     const alice = await createTestUser();
     const { project } = await projectWithWebhook(alice.token, "", 10_000);
     process.env.RUNNER_CONCURRENCY = "2";
-    answer.delayMs = 4_500;
+    answer.delayMs = RENEW_MS + 2_000;
     const kept = webhookRun((await proposeWith(alice.token, project, { "a.txt": "a\n" }, "?wait=0")).evalRuns).id;
     const lost = webhookRun((await proposeWith(alice.token, project, { "b.txt": "b\n" }, "?wait=0")).evalRuns).id;
     const prisma = await db();
@@ -257,7 +281,7 @@ describe("background evaluation runs", () => {
       data: { leaseOwner: "another-instance", leaseUntil: takenUntil },
     });
     for (let tries = 0; (await leaseOf(kept)) <= first; tries++) {
-      expect(tries, "no renewal within 3 s").toBeLessThan(150);
+      expect(tries, "a renewal within RENEW_MS + 1 s").toBeLessThan((RENEW_MS + 1_000) / 20);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await runnersSettled();

@@ -38,7 +38,7 @@ export async function executeEvalRun(run: EvalRun, projectPath: string, context:
   const diff = await buildChangeDiff(repo, run.baseSha, run.tipSha);
   const policy = await loadPolicy(repo, run.baseSha);
   const subject = { project: { id: run.projectId!, path: projectPath }, changeId: run.changeId, repo, diff, policy };
-  const result = await runBackgroundEvaluator(subject, spec);
+  const result = await runBackgroundEvaluator(subject, spec, context.signal);
   const logBytes = appendRunLog(
     context.logPath,
     `${run.evaluator}: ${result.status}\n${result.findings.map((f) => `${f.message}\n`).join("")}`,

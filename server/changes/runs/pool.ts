@@ -18,6 +18,7 @@ import {
   requeueRun,
   renewLeases,
   RENEW_MS,
+  RUNS_CANCELLED_TOPIC,
   RUNS_TOPIC,
   type RunEnd,
 } from "./store";
@@ -78,7 +79,7 @@ function fillHere(): void {
 
 /**
  * Renews the leases of every run held here in one statement. A renewal also tells whether each
- * run is still ours: a cancel (here or on another instance) or a takeover leaves it out, and the
+ * run is still ours: a takeover (or a cancel whose announcement was missed) leaves it out, and the
  * run is aborted.
  */
 function renewHeld(): void {
@@ -144,10 +145,13 @@ export function wakeRunners(): void {
   void announceInvalidation(RUNS_TOPIC, "");
 }
 
-/** Aborts a run this instance holds at once (others notice at their next renewal). */
-export function abortHere(runId: string): void {
+/** Aborts a run if this instance holds it (a cancel was announced). */
+function abortHere(runId: string): void {
   state.active.get(runId)?.controller.abort();
 }
+// Whoever started the runs here (the runner pool, a request's wait): a missed announcement (a lost
+// listener) is caught by a renewal, which tells which held runs are still ours.
+onInvalidation(RUNS_CANCELLED_TOPIC, { drop: abortHere, dropAll: renewHeld });
 
 // Rounds whose runs all ended but whose change never settled (the runner died in between).
 const UNSETTLED = `

@@ -7,7 +7,6 @@ import { requireProject } from "@/server/projects";
 import { isUuid, loadChange } from "../load";
 import { evalRunView } from "../views";
 import { readRunLog, runLogPath, tailLines } from "./log";
-import { abortHere } from "./pool";
 import { runEnded } from "./settle";
 import { cancelRun } from "./store";
 
@@ -18,15 +17,14 @@ async function runOfChange(changeId: string, runId: string): Promise<EvalRun> {
 }
 
 /**
- * Cancels a queued or running run (write access): its runner aborts it (here at once, on another
- * instance at its next lease renewal) and the round ends without it. 409 when it had ended.
+ * Cancels a queued or running run (write access): its runner aborts it at once, on whichever
+ * instance (the cancel is announced), and the round ends without it. 409 when it had ended.
  */
 export async function cancelEvalRun(identity: Identity, changeId: string, runId: string) {
   await loadChange(identity, changeId, "write");
   const run = await runOfChange(changeId, runId);
   const cancelled = await (await db()).$transaction((tx) => cancelRun(tx, runId));
   if (!cancelled) throw conflict("The evaluation run has already ended", "CONFLICT");
-  abortHere(runId);
   await runEnded(run);
   return evalRunView(cancelled);
 }

@@ -1,5 +1,5 @@
 import type { EvalRun } from "@/server/generated/prisma/client";
-import { db, type DbOrTx, type Tx } from "@/server/db";
+import { announcement, announcementsSql, db, type DbOrTx, type Tx } from "@/server/db";
 import type { Finding } from "@/server/evaluators";
 
 /**
@@ -12,14 +12,19 @@ import type { Finding } from "@/server/evaluators";
 
 /** How long a taken run stays its holder's without a renewal. */
 export const LEASE_MS = 20_000;
-/** How often a holder renews its lease, and so notices a cancel or a lost lease. */
-export const RENEW_MS = 2_000;
+/**
+ * How often a holder renews its lease, and so notices a lost lease (a cancel is announced: the
+ * holder aborts at once) and one whose announcement it missed.
+ */
+export const RENEW_MS = 5_000;
 /** Takes of a run (its first and takeovers after a crash) before it ends as `error`. */
 export const MAX_TAKES = 3;
 
 const UNFINISHED = ["queued", "running"] as const;
 /** The notification topic that wakes every instance's runners (announce it when runs were queued). */
 export const RUNS_TOPIC = "eval-runs";
+/** The notification topic that aborts a cancelled run wherever it runs (the key: the run's id). */
+export const RUNS_CANCELLED_TOPIC = "eval-runs-cancelled";
 const stamp = (ms = 0) => new Date(Date.now() + ms).toISOString();
 
 // The oldest queued runs, and the running ones whose holder's lease expired, taken by this holder.
@@ -146,32 +151,52 @@ export async function releaseRuns(runIds: string[], owner: string): Promise<void
   });
 }
 
-const cancelled = () => ({ status: "cancelled" as const, finishedAt: new Date(), leaseOwner: null, leaseUntil: null });
+/**
+ * One statement that cancels the unfinished runs `where` picks (of "EvalRun" AS r, joined with
+ * `from`; the caller's parameters from $3) and announces each when the transaction commits
+ * (RUNS_CANCELLED_TOPIC): the runner holding one aborts it at once, on whichever instance.
+ */
+const cancelRunsSql = (where: string, from = "") => `
+WITH cancelled AS (
+  UPDATE "EvalRun" AS r
+     SET status = 'cancelled', "finishedAt" = $1::timestamp(3), "leaseOwner" = NULL, "leaseUntil" = NULL
+    ${from}
+   WHERE r.status IN ('queued', 'running') AND ${where}
+  RETURNING r.id, r."changeId"),
+announced AS (${announcementsSql("ARRAY(SELECT $2 || id::text FROM cancelled)")})
+SELECT x.id, x."changeId" FROM (SELECT count(*) FROM announced) AS a JOIN cancelled AS x ON true`;
+
+/** Cancels the runs `where` picks (see cancelRunsSql); answers them. */
+export function cancelRunsWhere(
+  client: DbOrTx,
+  query: { where: string; from?: string; params: unknown[] },
+): Promise<Array<{ id: string; changeId: string }>> {
+  return client.$queryRawUnsafe(
+    cancelRunsSql(query.where, query.from),
+    stamp(),
+    announcement(RUNS_CANCELLED_TOPIC, ""),
+    ...query.params,
+  );
+}
 
 /**
  * Cancels a change's queued and running runs (a new round, a rejection, a moved workspace); the
  * merge queue's runs that name the change test a batch, not its round, and are left alone.
  */
 export async function cancelUnfinishedRuns(client: DbOrTx, changeId: string): Promise<number> {
-  const { count } = await client.evalRun.updateMany({
-    where: { changeId, batchId: null, status: { in: [...UNFINISHED] } },
-    data: cancelled(),
-  });
-  return count;
+  const where = `r."changeId" = $3::uuid AND r."batchId" IS NULL`;
+  return (await cancelRunsWhere(client, { where, params: [changeId] })).length;
 }
 
 /** Cancels a merge queue batch's queued and running runs (the batch was dropped). */
 export async function cancelBatchRuns(client: DbOrTx, batchId: string): Promise<void> {
-  await client.evalRun.updateMany({ where: { batchId, status: { in: [...UNFINISHED] } }, data: cancelled() });
+  await cancelRunsWhere(client, { where: `r."batchId" = $3::uuid`, params: [batchId] });
 }
 
 /** Cancels one run unless it is final; answers the run after, or null when it was final already. */
 export async function cancelRun(tx: Tx, runId: string): Promise<EvalRun | null> {
-  const { count } = await tx.evalRun.updateMany({
-    where: { id: runId, status: { in: [...UNFINISHED] } },
-    data: cancelled(),
-  });
-  return count === 1 ? tx.evalRun.findUniqueOrThrow({ where: { id: runId } }) : null;
+  const cancelled = await cancelRunsWhere(tx, { where: `r.id = $3::uuid`, params: [runId] });
+  return cancelled.length === 1 ? tx.evalRun.findUniqueOrThrow({ where: { id: runId } }) : null;
 }
 
 export const isUnfinished = (status: string) => (UNFINISHED as readonly string[]).includes(status);
