@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/server/db/client";
+import { startInvalidationListener } from "@/server/db";
 import { runnersSettled, sweepRuns, wakeRunners } from "@/server/changes";
 import { cancelUnfinishedRuns, claimRuns, finishRun, MAX_TAKES, RENEW_MS } from "@/server/changes/runs/store";
 import { startStubServer } from "@/server/evaluators/stub-server";
@@ -19,7 +20,7 @@ import {
   type TestProject,
 } from "@/server/changes/test-fixtures";
 
-useTestEnvironment();
+const env = useTestEnvironment();
 
 type Stub = Awaited<ReturnType<typeof startStubServer>>;
 const servers: Stub[] = [];
@@ -187,13 +188,19 @@ describe("background evaluation runs", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const prisma = await db();
-    await prisma.$transaction((tx) => cancelUnfinishedRuns(tx, created.change.id));
-    // Aborted on the announcement: well before the holder's next renewal would have noticed.
-    const settled = await Promise.race([
-      runnersSettled().then(() => "aborted"),
-      new Promise((resolve) => setTimeout(() => resolve("still running"), RENEW_MS - 1_000)),
-    ]);
-    expect(settled).toBe("aborted");
+    // On PostgreSQL the announcement comes back through the channel every instance listens on.
+    const listener = process.env.TEST_DATABASE_URL ? await startInvalidationListener(env.databaseUrl) : null;
+    try {
+      await prisma.$transaction((tx) => cancelUnfinishedRuns(tx, created.change.id));
+      // Aborted on the announcement: well before the holder's next renewal would have noticed.
+      const settled = await Promise.race([
+        runnersSettled().then(() => "aborted"),
+        new Promise((resolve) => setTimeout(() => resolve("still running"), RENEW_MS - 1_000)),
+      ]);
+      expect(settled).toBe("aborted");
+    } finally {
+      await listener?.stop();
+    }
     expect(await prisma.evalRun.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({
       status: "cancelled",
       leaseOwner: null,
