@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { processWide, registerCache } from "@/server/caches";
-import type { TreeEntry } from "isomorphic-git";
 import type { ParsedObject } from "./loose";
 
 /**
@@ -13,56 +12,29 @@ import type { ParsedObject } from "./loose";
  * them back to open the change, to merge it, and again for the next merge's base: each read was a
  * file read, an inflate and a parse. Entries are frozen: callers share them.
  *
- * Weighed by what it holds, in tree entries (about 350 bytes of heap each: an entry's id, name and
- * mode as strings of their own) and commits (one each: a commit keeps its text). An entry held by
- * several kept trees weighs once: a level and the version a commit wrote of it share their unchanged
- * entries (encodeTree keeps them), and a fleet's agents rewrite levels of hundreds of entries to
- * add one; each tree's list weighs a pointer per entry, 1/32 of an entry. A fleet's reads come back
- * within seconds of the write, a few hundred changes' objects; 200,000 held ~70 MB that a fleet
- * filled in its first 2,000 changes and never gave back (bench/soak), 50,000 hold ~17 MB. Counted
- * per tree instead of per entry held, 50,000 held less than one loop of 50 agents once their levels
- * reached ~350 entries: each change then parsed ~5 trees again (bench/soak round 11).
+ * Weighed as one per tree entry or commit: about 350 bytes of heap each (an entry's id, name and
+ * mode as strings of their own; a commit keeps its text). A fleet's reads come back within seconds
+ * of the write, a few hundred changes' objects; 200,000 held ~70 MB that a fleet filled in its first
+ * 2,000 changes and never gave back (bench/soak), 50,000 hold ~17 MB.
  */
 const WEIGHT_KEPT = 50_000;
-/** A tree of more entries is read again each time rather than crowd out the rest. */
+/** A tree weighing more (1 + its entries) is read again each time rather than crowd out the rest. */
 const TREE_ENTRIES_KEPT_MAX = 2_000;
-const ENTRIES_PER_LIST_WEIGHT = 32;
 const cache = processWide("git.parsedObjects", () => ({
-  kept: new Map<string, { parsed: ParsedObject; file: string }>(),
-  /** The kept objects' own weight: one each, and their trees' lists. */
-  own: 0,
-  /** How many kept trees hold each entry. */
-  holders: new Map<TreeEntry, number>(),
+  kept: new Map<string, { parsed: ParsedObject; file: string; weight: number }>(),
+  weight: 0,
   misses: 0,
 }));
 const kept = cache.kept;
-const weight = () => cache.own + cache.holders.size;
 registerCache("git.parsedObjects", {
-  entries: weight,
+  entries: () => cache.weight,
   limit: WEIGHT_KEPT,
   unit: "tree entries and commits",
-  bound: `least recently used go first past the limit; an entry held by several trees weighs once; a tree of ${TREE_ENTRIES_KEPT_MAX} entries or more is never kept`,
+  bound: `least recently used go first past the limit; a tree of more than ${TREE_ENTRIES_KEPT_MAX} entries is never kept`,
   misses: () => cache.misses,
 });
 
-const ownWeight = (parsed: ParsedObject) =>
-  1 + (parsed.type === "tree" ? Math.ceil(parsed.object.length / ENTRIES_PER_LIST_WEIGHT) : 0);
-
-function hold(parsed: ParsedObject): void {
-  cache.own += ownWeight(parsed);
-  if (parsed.type !== "tree") return;
-  for (const entry of parsed.object) cache.holders.set(entry, (cache.holders.get(entry) ?? 0) + 1);
-}
-
-function release(parsed: ParsedObject): void {
-  cache.own -= ownWeight(parsed);
-  if (parsed.type !== "tree") return;
-  for (const entry of parsed.object) {
-    const held = cache.holders.get(entry) ?? 1;
-    if (held === 1) cache.holders.delete(entry);
-    else cache.holders.set(entry, held - 1);
-  }
-}
+const weightOf = (parsed: ParsedObject) => 1 + (parsed.type === "tree" ? parsed.object.length : 0);
 
 function freeze(parsed: ParsedObject): ParsedObject {
   if (parsed.type === "tree") for (const entry of parsed.object) Object.freeze(entry);
@@ -92,7 +64,7 @@ function forget(oid: string): void {
   const found = kept.get(oid);
   if (!found) return;
   kept.delete(oid);
-  release(found.parsed);
+  cache.weight -= found.weight;
 }
 
 /** Keeps a tree or commit just read from `file` (counted as a miss: it was not kept); returns what is kept. */
@@ -105,12 +77,13 @@ export function keepParsedRead(oid: string, parsed: ParsedObject, file: string):
 export function keepParsed(oid: string, parsed: ParsedObject, file: string): ParsedObject {
   if (parsed.type !== "tree" && parsed.type !== "commit") return parsed;
   const frozen = Object.isFrozen(parsed) ? parsed : freeze(parsed);
-  if (frozen.type === "tree" && frozen.object.length >= TREE_ENTRIES_KEPT_MAX) return frozen;
+  const entry = { parsed: frozen, file, weight: weightOf(parsed) };
+  if (entry.weight > TREE_ENTRIES_KEPT_MAX) return frozen;
   forget(oid);
-  kept.set(oid, { parsed: frozen, file });
-  hold(frozen);
+  kept.set(oid, entry);
+  cache.weight += entry.weight;
   for (const [oldest] of kept) {
-    if (weight() <= WEIGHT_KEPT) break;
+    if (cache.weight <= WEIGHT_KEPT) break;
     forget(oldest);
   }
   return frozen;
