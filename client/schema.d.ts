@@ -2963,6 +2963,7 @@ export interface operations {
                             limit: number | null;
                             unit: string;
                             bound: string;
+                            misses?: number;
                         }[];
                     };
                 };
