@@ -15,7 +15,7 @@ import {
   type ParsedObject,
 } from "./loose";
 import { ensureObjectPool, type Repo } from "./repo";
-import { keepParsed, keepParsedRead, keptParsed } from "./parsed-cache";
+import { countMiss, keepParsed, keptParsed } from "./parsed-cache";
 import { ObjectStage } from "./stage";
 
 export type { CommitObject, TreeEntry, TreeObject };
@@ -162,7 +162,7 @@ function readLoose(gitdir: string, oid: string): ParsedObject | null {
   const space = raw.indexOf(0x20);
   const type = raw.toString("latin1", 0, space);
   if (type !== "blob" && type !== "tree" && type !== "commit") return null;
-  return keepParsedRead(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)), file);
+  return keepParsed(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)), file);
 }
 
 function parseContent(type: ObjectType, content: Uint8Array): ParsedObject {
@@ -178,7 +178,10 @@ function parseContent(type: ObjectType, content: Uint8Array): ParsedObject {
  */
 export async function readObject(repo: Repo, oid: string): Promise<ParsedObject | null> {
   const known = repo.stage?.get(oid) ?? keptParsed(oid, repo.objectGitdirs);
-  if (known) return known;
+  return known ?? countMiss(await readFromStores(repo, oid));
+}
+
+async function readFromStores(repo: Repo, oid: string): Promise<ParsedObject | null> {
   for (const gitdir of repo.objectGitdirs) {
     const loose = readLoose(gitdir, oid);
     if (loose) return loose;

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
+import { cacheReports } from "@/server/caches";
 import { cachedPackIndexes, initProjectRepo, readBlob, readTree, readCommit, runGit, type Repo } from "@/server/git";
 import { commitUnhooked } from "./commit";
 
@@ -46,5 +47,24 @@ describe("packs read through isomorphic-git", () => {
     expect(await blobAt(repo, second.oid, "b.txt")).toBe("b\n");
     expect(cachedPackIndexes()).not.toContain(oldPack);
     expect(cachedPackIndexes()).toContain(packIndexesOf(repo)[0]);
+  });
+
+  it("a tree read from a pack is a miss of the parsed-object cache each time; one just written is not", async () => {
+    const misses = () => cacheReports().find((cache) => cache.name === "git.parsedObjects")!.misses!;
+    const repo = initProjectRepo(randomUUID(), "main");
+    const { oid } = await commitUnhooked(repo, "main", {
+      files: { "a.txt": "a\n" },
+      message: "one",
+      author: person,
+      expectedTip: null,
+    });
+    const tree = (await readCommit(repo, oid)).tree;
+    const written = misses();
+    await readTree(repo, tree);
+    expect(misses()).toBe(written);
+    await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
+    await readTree(repo, tree);
+    await readTree(repo, tree);
+    expect(misses()).toBe(written + 2);
   });
 });

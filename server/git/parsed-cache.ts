@@ -67,10 +67,10 @@ function forget(oid: string): void {
   cache.weight -= found.weight;
 }
 
-/** Keeps a tree or commit just read from `file` (counted as a miss: it was not kept); returns what is kept. */
-export function keepParsedRead(oid: string, parsed: ParsedObject, file: string): ParsedObject {
-  if (parsed.type === "tree" || parsed.type === "commit") cache.misses++;
-  return keepParsed(oid, parsed, file);
+/** Counts a tree or commit that was not kept and had to be read from a store (loose or packed); answers it. */
+export function countMiss<T extends ParsedObject | null>(read: T): T {
+  if (read?.type === "tree" || read?.type === "commit") cache.misses++;
+  return read;
 }
 
 /** Keeps a tree or commit just read from or written to `file` (blobs are not kept); returns what is kept. */
