@@ -83,26 +83,50 @@ const isNotFound = (error: unknown) => errorCode(error) === "NotFoundError";
 /**
  * Parses a raw tree object. isomorphic-git refuses a whole tree when one name is unsafe to check
  * out (`GIT~1`, `a\b`); a tree imported or pushed before those rules must still read, so reads
- * parse it here (`<mode> <name>\0<20-byte id>` per entry) and let the names through.
+ * parse it here (`<mode> <name>\0<20-byte id>` per entry) and let the names through. Scanned in
+ * JavaScript, a mode made once per kind and an ASCII name decoded as latin1: each Buffer call costs
+ * more than the bytes it reads, and a fleet's levels are hundreds of entries parsed per commit.
  */
 export function parseTreeContent(content: Uint8Array): TreeObject {
-  const bytes = Buffer.from(content);
+  const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  const end = bytes.length;
   const entries: TreeObject = [];
   let at = 0;
-  while (at < bytes.length) {
-    const space = bytes.indexOf(0x20, at);
-    const nul = bytes.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 21 > bytes.length) throw new Error("Malformed tree object");
-    const mode = bytes.toString("utf8", at, space).padStart(6, "0");
+  while (at < end) {
+    let space = at;
+    while (space < end && bytes[space] !== 0x20) space++;
+    let nul = space + 1;
+    let ascii = true;
+    for (; nul < end && bytes[nul] !== 0; nul++) if (bytes[nul] > 0x7f) ascii = false;
+    if (nul + 21 > end) throw new Error("Malformed tree object");
+    const mode = modeAt(bytes, at, space);
     entries.push({
       mode,
-      path: bytes.toString("utf8", space + 1, nul),
+      path: bytes.toString(ascii ? "latin1" : "utf8", space + 1, nul),
       oid: bytes.toString("hex", nul + 1, nul + 21),
       type: MODE_TYPES[mode] ?? "blob",
     });
     at = nul + 21;
   }
   return entries;
+}
+
+/** Each mode seen, six digits, by its octal value (a tree has a handful; a malformed one may have any). */
+const modes = new Map<number, string>();
+const MODES_KEPT_MAX = 64;
+
+function modeAt(bytes: Buffer, from: number, to: number): string {
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const digit = bytes[i] - 0x30;
+    if (digit < 0 || digit > 7 || to - from > 6) return bytes.toString("utf8", from, to).padStart(6, "0");
+    value = value * 8 + digit;
+  }
+  const known = modes.get(value);
+  if (known !== undefined) return known;
+  const mode = bytes.toString("latin1", from, to).padStart(6, "0");
+  if (modes.size < MODES_KEPT_MAX) modes.set(value, mode);
+  return mode;
 }
 
 export type { ParsedObject };
@@ -187,19 +211,50 @@ async function readFromStores(repo: Repo, oid: string): Promise<ParsedObject | n
     if (loose) return loose;
   }
   for (const gitdir of repo.objectGitdirs) {
-    try {
-      const result = await git.readObject({ fs: gitFs, gitdir, oid, format: "parsed", cache: cacheFor(gitdir) });
-      return { type: result.type, object: result.object } as ParsedObject;
-    } catch (error) {
-      if (errorCode(error) === "UnsafeFilepathError") {
-        const raw = await git.readObject({ fs: gitFs, gitdir, oid, format: "content", cache: cacheFor(gitdir) });
-        if (!(raw.object instanceof Uint8Array)) throw error;
-        return { type: "tree", object: parseTreeContent(raw.object) };
-      }
-      if (!isNotFound(error)) throw error;
-    }
+    const packed = await readPacked(gitdir, oid);
+    if (packed) return packed;
   }
   return null;
+}
+
+/**
+ * An object of the store's packs, through isomorphic-git: its content parsed as a loose one's is,
+ * a tree or commit kept with the pack index that holds it (a store never prunes: the object stays
+ * while the index does; git gc's consolidation drops the index). Tags as isomorphic-git parses them.
+ */
+async function readPacked(gitdir: string, oid: string): Promise<ParsedObject | null> {
+  const cache = cacheFor(gitdir);
+  try {
+    const raw = await git.readObject({ fs: gitFs, gitdir, oid, format: "content", cache });
+    if (raw.type === "tag") {
+      const tag = await git.readObject({ fs: gitFs, gitdir, oid, format: "parsed", cache });
+      return { type: "tag", object: tag.object } as ParsedObject;
+    }
+    if (!(raw.object instanceof Uint8Array) || (raw.type !== "blob" && raw.type !== "tree" && raw.type !== "commit"))
+      throw new Error(`Object ${oid} read as ${raw.type}, not content`);
+    const parsed = parseContent(raw.type, raw.object);
+    const index = await packIndexHolding(cache, gitdir, oid);
+    return index ? keepParsed(oid, parsed, index) : parsed;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+/** The index of `gitdir`'s packs that `oid` was found in: isomorphic-git's cache holds each index it read, parsed. */
+async function packIndexHolding(cache: object, gitdir: string, oid: string): Promise<string | undefined> {
+  const prefix = `${packDir(gitdir)}${path.sep}`;
+  for (const symbol of Object.getOwnPropertySymbols(cache)) {
+    const held = (cache as Record<symbol, unknown>)[symbol];
+    if (!(held instanceof Map)) continue;
+    for (const [file, index] of held as Map<unknown, unknown>) {
+      if (typeof file !== "string" || !file.startsWith(prefix) || !file.endsWith(".idx")) continue;
+      const parsed = (await Promise.resolve(index).catch(() => undefined)) as
+        { offsets?: Map<string, number> } | undefined;
+      if (parsed?.offsets?.has(oid)) return file;
+    }
+  }
+  return undefined;
 }
 
 export async function hasObject(repo: Repo, oid: string): Promise<boolean> {

@@ -49,22 +49,36 @@ describe("packs read through isomorphic-git", () => {
     expect(cachedPackIndexes()).toContain(packIndexesOf(repo)[0]);
   });
 
-  it("a tree read from a pack is a miss of the parsed-object cache each time; one just written is not", async () => {
+  it("a tree read from a pack is parsed once, then kept with its pack index until gc consolidates that away", async () => {
     const misses = () => cacheReports().find((cache) => cache.name === "git.parsedObjects")!.misses!;
     const repo = initProjectRepo(randomUUID(), "main");
-    const { oid } = await commitUnhooked(repo, "main", {
-      files: { "a.txt": "a\n" },
+    const first = await commitUnhooked(repo, "main", {
+      files: { "a.txt": "a\n", "b/c.txt": "c\n" },
       message: "one",
       author: person,
       expectedTip: null,
     });
-    const tree = (await readCommit(repo, oid)).tree;
+    const tree = (await readCommit(repo, first.oid)).tree;
     const written = misses();
-    await readTree(repo, tree);
+    const entries = await readTree(repo, tree);
     expect(misses()).toBe(written);
+
     await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
-    await readTree(repo, tree);
-    await readTree(repo, tree);
-    expect(misses()).toBe(written + 2);
+    expect(await readTree(repo, tree)).toEqual(entries);
+    expect(await readTree(repo, tree)).toEqual(entries);
+    expect(misses()).toBe(written + 1);
+
+    const second = await commitUnhooked(repo, "main", {
+      files: { "d.txt": "d\n" },
+      message: "two",
+      author: person,
+      expectedTip: first.oid,
+    });
+    await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
+    const consolidated = misses();
+    expect(await readTree(repo, tree)).toEqual(entries);
+    expect(await readTree(repo, tree)).toEqual(entries);
+    expect(misses()).toBe(consolidated + 1);
+    expect(await blobAt(repo, second.oid, "d.txt")).toBe("d\n");
   });
 });

@@ -7,7 +7,7 @@ import type { ParsedObject } from "./loose";
  * Parsed trees and commits by id, of this process's recent reads and writes. An id names its
  * content for ever, so nothing kept is ever stale; whether a repository holds the object is still
  * asked of the file system every time: each is kept with the file that holds it (its loose file, or
- * the index of the pack it was written into), answered only to a repository whose stores include
+ * the index of the pack it was written into or read from), answered only to a repository whose stores include
  * that file, and only while the file exists. A fleet's loop writes a commit's trees, then reads
  * them back to open the change, to merge it, and again for the next merge's base: each read was a
  * file read, an inflate and a parse. Entries are frozen: callers share them.
