@@ -6,18 +6,20 @@ import type { ParsedObject } from "./loose";
 /**
  * Parsed trees and commits by id, of this process's recent reads and writes. An id names its
  * content for ever, so nothing kept is ever stale; whether a repository holds the object is still
- * asked of the file system every time: each is kept with the file that holds it (its loose file, or
- * the index of the pack it was written into or read from), answered only to a repository whose stores include
- * that file, and only while the file exists. A fleet's loop writes a commit's trees, then reads
- * them back to open the change, to merge it, and again for the next merge's base: each read was a
- * file read, an inflate and a parse. Entries are frozen: callers share them.
+ * asked of the file system every time: each is kept with the file that holds it (its loose file,
+ * or the index of the pack it was written into or read from), answered only to a repository whose
+ * stores include that file, and only while the file exists. A fleet's loop writes a commit's
+ * trees, then reads them back to open the change, to merge it, and again for the next merge's
+ * base: each read was a file read, an inflate and a parse. Entries are frozen: callers share them.
  *
- * Weighed as one per tree entry or commit: about 350 bytes of heap each (an entry's id, name and
- * mode as strings of their own; a commit keeps its text). A fleet's reads come back within seconds
- * of the write, a few hundred changes' objects; 200,000 held ~70 MB that a fleet filled in its first
- * 2,000 changes and never gave back (bench/soak), 50,000 hold ~17 MB.
+ * Weighed as one per tree entry or commit. A parsed entry is about 350 bytes of heap (its id, name
+ * and mode as strings of their own; a commit keeps its text), but a tree written from one it read
+ * shares every entry it did not change (encodeTree), so a kept level's versions cost little more
+ * than one. A fleet's loop reads each agent's level in about three versions (its workspace's, the
+ * target's and the merge's): at 50,000 a fleet of 50 agents parsed each level again once levels
+ * passed ~350 entries (bench/soak round 11); 100,000 holds them to ~700.
  */
-const WEIGHT_KEPT = 50_000;
+const WEIGHT_KEPT = 100_000;
 /** A tree weighing more (1 + its entries) is read again each time rather than crowd out the rest. */
 const TREE_ENTRIES_KEPT_MAX = 2_000;
 const cache = processWide("git.parsedObjects", () => ({
