@@ -59,16 +59,21 @@ function cacheFor(gitdir: string): object {
   return store.cache;
 }
 
+/** The pack indexes (file, then the promise of its parse) isomorphic-git holds in a store's cache. */
+function heldPackIndexes(cache: object): Array<[file: string, index: unknown]> {
+  return Object.getOwnPropertySymbols(cache).flatMap((symbol) => {
+    const held = (cache as Record<symbol, unknown>)[symbol];
+    return held instanceof Map
+      ? [...(held as Map<unknown, unknown>)].filter(
+          (entry): entry is [string, unknown] => typeof entry[0] === "string" && entry[0].endsWith(".idx"),
+        )
+      : [];
+  });
+}
+
 /** The pack index files isomorphic-git holds parsed (with their packs, once read) in every store's cache. */
 export function cachedPackIndexes(): string[] {
-  return [...storeCaches().values()].flatMap(({ cache }) =>
-    Object.getOwnPropertySymbols(cache).flatMap((symbol) => {
-      const held = (cache as Record<symbol, unknown>)[symbol];
-      return held instanceof Map
-        ? [...held.keys()].filter((key): key is string => typeof key === "string" && key.endsWith(".idx"))
-        : [];
-    }),
-  );
+  return [...storeCaches().values()].flatMap(({ cache }) => heldPackIndexes(cache).map(([file]) => file));
 }
 registerCache("git.packReads", {
   entries: () => cachedPackIndexes().length,
@@ -244,15 +249,11 @@ async function readPacked(gitdir: string, oid: string): Promise<ParsedObject | n
 /** The index of `gitdir`'s packs that `oid` was found in: isomorphic-git's cache holds each index it read, parsed. */
 async function packIndexHolding(cache: object, gitdir: string, oid: string): Promise<string | undefined> {
   const prefix = `${packDir(gitdir)}${path.sep}`;
-  for (const symbol of Object.getOwnPropertySymbols(cache)) {
-    const held = (cache as Record<symbol, unknown>)[symbol];
-    if (!(held instanceof Map)) continue;
-    for (const [file, index] of held as Map<unknown, unknown>) {
-      if (typeof file !== "string" || !file.startsWith(prefix) || !file.endsWith(".idx")) continue;
-      const parsed = (await Promise.resolve(index).catch(() => undefined)) as
-        { offsets?: Map<string, number> } | undefined;
-      if (parsed?.offsets?.has(oid)) return file;
-    }
+  for (const [file, index] of heldPackIndexes(cache)) {
+    if (!file.startsWith(prefix)) continue;
+    const parsed = (await Promise.resolve(index).catch(() => undefined)) as
+      { offsets?: Map<string, number> } | undefined;
+    if (parsed?.offsets?.has(oid)) return file;
   }
   return undefined;
 }
