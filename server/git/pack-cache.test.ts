@@ -16,6 +16,13 @@ const packIndexesOf = (repo: Repo) =>
     .filter((name) => name.endsWith(".idx"))
     .map((name) => path.join(repo.gitdir, "objects", "pack", name));
 
+/** A commit of `files` on main, then every object of the store packed into one pack (the old packs gone, as git gc does). */
+async function commitThenRepack(repo: Repo, files: Record<string, string>, expectedTip: string | null) {
+  const commit = await commitUnhooked(repo, "main", { files, message: "change", author: person, expectedTip });
+  await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
+  return commit;
+}
+
 async function blobAt(repo: Repo, commit: string, file: string): Promise<string> {
   const entry = (await readTree(repo, (await readCommit(repo, commit)).tree)).find((e) => e.path === file);
   return Buffer.from(await readBlob(repo, entry!.oid)).toString();
@@ -24,24 +31,12 @@ async function blobAt(repo: Repo, commit: string, file: string): Promise<string>
 describe("packs read through isomorphic-git", () => {
   it("are let go once git gc has consolidated them away", async () => {
     const repo = initProjectRepo(randomUUID(), "main");
-    const first = await commitUnhooked(repo, "main", {
-      files: { "a.txt": "a\n" },
-      message: "one",
-      author: person,
-      expectedTip: null,
-    });
-    await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
+    const first = await commitThenRepack(repo, { "a.txt": "a\n" }, null);
     const [oldPack] = packIndexesOf(repo);
     expect(await blobAt(repo, first.oid, "a.txt")).toBe("a\n");
     expect(cachedPackIndexes()).toContain(oldPack);
 
-    const second = await commitUnhooked(repo, "main", {
-      files: { "b.txt": "b\n" },
-      message: "two",
-      author: person,
-      expectedTip: first.oid,
-    });
-    await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
+    const second = await commitThenRepack(repo, { "b.txt": "b\n" }, first.oid);
     expect(fs.existsSync(oldPack)).toBe(false);
     expect(await blobAt(repo, second.oid, "a.txt")).toBe("a\n");
     expect(await blobAt(repo, second.oid, "b.txt")).toBe("b\n");
@@ -68,13 +63,7 @@ describe("packs read through isomorphic-git", () => {
     expect(await readTree(repo, tree)).toEqual(entries);
     expect(misses()).toBe(written + 1);
 
-    const second = await commitUnhooked(repo, "main", {
-      files: { "d.txt": "d\n" },
-      message: "two",
-      author: person,
-      expectedTip: first.oid,
-    });
-    await runGit(["repack", "-a", "-d", "-q"], { gitdir: repo.gitdir });
+    const second = await commitThenRepack(repo, { "d.txt": "d\n" }, first.oid);
     const consolidated = misses();
     expect(await readTree(repo, tree)).toEqual(entries);
     expect(await readTree(repo, tree)).toEqual(entries);
