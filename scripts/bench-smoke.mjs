@@ -1,7 +1,8 @@
 // Runs every benchmark once with a tiny budget so a broken one fails CI; the numbers are not kept,
 // so two run at a time (each spends most of its time starting up, on one core). The `next start`
-// benchmarks git-clone, pages, fleet, idle and soak use the build SVC_E2E_APP names (.ci/run makes it), else the one
-// users-me makes, and then wait for it; users-me builds its own (it adds a bare route).
+// benchmarks git-clone, pages, fleet, idle, soak and users-me use the build SVC_E2E_APP names (.ci/run
+// makes it; users-me then runs without its bare baseline route); without one, users-me builds its own
+// copy (with the bare route) and the others wait for it and use it.
 import { spawn } from "node:child_process";
 import path from "node:path";
 
@@ -9,7 +10,10 @@ const root = path.resolve(import.meta.dirname, "..");
 const tsx = ["npx", "tsx"];
 const sharedBuild = process.env.SVC_E2E_APP;
 const app = sharedBuild ?? "bench/.work/users-me/app";
-const usersMe = ["node", "bench/users-me/run.mjs", "--requests", "200", "--concurrency", "4", "--warmup", "20"];
+const usersMe = [
+  ...["node", "bench/users-me/run.mjs", "--requests", "200", "--concurrency", "4", "--warmup", "20"],
+  ...(sharedBuild ? ["--app", sharedBuild] : []),
+];
 const onBuild = [
   ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", app],
   ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", app],

@@ -2,7 +2,9 @@
 // returning the same JSON (bare-route.js, added only to a throwaway copy of HEAD built under
 // bench/.work/). One server on loopback; a bounded keep-alive load generator drives each route in
 // turn; reports requests/s, p50/p99, server CPU per request (from /proc) and RSS.
-// Usage: node bench/users-me/run.mjs [--requests 20000] [--concurrency 16] [--skip-build]
+// Usage: node bench/users-me/run.mjs [--requests 20000] [--concurrency 16] [--skip-build | --app DIR]
+// (--app: a build made elsewhere, without the bare route: GET /api/users/me alone, no ratio; what
+// bench:smoke runs on CI's shared build instead of a build of its own)
 // (DATABASE_URL=postgresql://... runs the server on PostgreSQL instead of PGlite under DATA_DIR)
 import fs from "node:fs";
 import http from "node:http";
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
     warmup: { type: "string", default: "2000" },
     "skip-build": { type: "boolean", default: false },
+    app: { type: "string" },
   },
 });
 const REQUESTS = Number(values.requests);
@@ -50,7 +53,12 @@ async function load(port, urlPath, headers, count) {
 }
 
 const PORT = 3901;
-const app = values["skip-build"] ? path.join(work, "app") : buildAppCopy(work, addBareRoute);
+const withBare = !values.app;
+const app = values.app
+  ? path.resolve(values.app)
+  : values["skip-build"]
+    ? path.join(work, "app")
+    : buildAppCopy(work, addBareRoute);
 const dataDir = path.join(work, "data");
 fs.rmSync(dataDir, { recursive: true, force: true });
 const child = startNext(app, PORT, {
@@ -69,7 +77,9 @@ try {
   });
   if (created.status !== 201) throw new Error(`creating the bench user failed: ${created.status} ${created.body}`);
   const routes = [
-    { name: "bare route handler (no auth, no tRPC, no database)", path: "/api/bench/bare", headers: {} },
+    ...(withBare
+      ? [{ name: "bare route handler (no auth, no tRPC, no database)", path: "/api/bench/bare", headers: {} }]
+      : []),
     {
       name: "GET /api/users/me, bearer token",
       path: "/api/users/me",
@@ -103,7 +113,14 @@ for (const r of results)
 console.log(
   `\nserver RSS: ${rss.idle.toFixed(0)} MB idle (after start-up and warm-up), ${rss.after.toFixed(0)} MB after the load`,
 );
-const [bare, authed] = results;
-console.log(
-  `CPU per request, authenticated / bare: ${(authed.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(2)}x (target <= 1.5x)`,
-);
+const refused = results.filter((r) => r.failures > 0);
+if (refused.length) {
+  console.error(`non-200 answers: ${refused.map((r) => `${r.name} (${r.failures})`).join(", ")}`);
+  process.exitCode = 1;
+}
+if (withBare) {
+  const [bare, authed] = results;
+  console.log(
+    `CPU per request, authenticated / bare: ${(authed.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(2)}x (target <= 1.5x)`,
+  );
+}
