@@ -266,6 +266,10 @@ export class EmbeddedExecutor implements LocalExecutor {
       } catch (error) {
         this.lastTickError = (error as Error).message;
         log().error({ err: error }, "jobs: executor pass failed");
+        // What it failed to read or claim (a lost connection, a pool's wait given up) is looked for
+        // again soon, not at the next idle poll: due work must not wait for a poll.
+        this.probe = true;
+        this.nextDueAt = Math.min(this.nextDueAt ?? Infinity, this.clock.now() + RECHECK_MS);
       } finally {
         this.lastTickAt = Date.now();
         this.ticking = null;

@@ -44,6 +44,20 @@ const executor = new EmbeddedExecutor({
 });
 afterAll(() => executor.stop());
 
+/** `prisma` whose first raw read (an executor pass's first look) fails as a lost connection would; `reads` counts them. */
+function failingFirstRead<T extends object>(prisma: T, reads: { count: number }): T {
+  return new Proxy(prisma, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (property !== "$queryRawUnsafe" || typeof value !== "function") return value;
+      return (...args: unknown[]) =>
+        ++reads.count === 1
+          ? Promise.reject(new Error("connection lost"))
+          : (value as (...a: unknown[]) => unknown).apply(target, args);
+    },
+  });
+}
+
 const runOf = async (functionId: string) => {
   const runs = await env.database.prisma.jobRun.findMany({ where: { functionId: `svc-forge-${functionId}` } });
   expect(runs).toHaveLength(1);
@@ -78,6 +92,21 @@ describe("an idle executor", () => {
     await vi.waitFor(async () => expect((await runOf("t-napper")).status).toBe("completed"), WAIT);
     const run = await runOf("t-napper");
     expect(run.output as number).toBeGreaterThanOrEqual(sentAt + 2000);
+  });
+
+  it("looks again soon after a pass that failed (a lost connection), not at its next idle poll", async () => {
+    const reads = { count: 0 };
+    const failing = new EmbeddedExecutor({
+      functions: [prompt],
+      clock,
+      pollMs: HOUR,
+      jobs: { prisma: failingFirstRead(env.database.prisma, reads), kind: env.database.kind },
+    });
+    await failing.start();
+    // Its first pass's read failed; a later pass read again and cleared the error.
+    await vi.waitFor(() => expect(reads.count).toBeGreaterThanOrEqual(2), WAIT);
+    await vi.waitFor(() => expect(failing.lastTickError).toBeNull(), WAIT);
+    await failing.stop();
   });
 
   it("retries a failed step after its backoff, not before", async () => {
