@@ -264,12 +264,14 @@ export class EmbeddedExecutor implements LocalExecutor {
         } while (this.tickAgain && !this.stopping);
         this.lastTickError = null;
       } catch (error) {
+        const failingAlready = this.lastTickError !== null;
         this.lastTickError = (error as Error).message;
         log().error({ err: error }, "jobs: executor pass failed");
-        // What it failed to read or claim (a lost connection, a pool's wait given up) is looked for
-        // again soon, not at the next idle poll: due work must not wait for a poll.
+        // What it failed to read or claim is looked for again: soon after a first failure (a lost
+        // connection, a pool's wait given up), not at the next idle poll; at the idle poll while
+        // the passes keep failing (a database that is down), not in a loop.
         this.probe = true;
-        this.nextDueAt = Math.min(this.nextDueAt ?? Infinity, this.clock.now() + RECHECK_MS);
+        this.nextDueAt = failingAlready ? null : this.clock.now() + RECHECK_MS;
       } finally {
         this.lastTickAt = Date.now();
         this.ticking = null;

@@ -44,14 +44,14 @@ const executor = new EmbeddedExecutor({
 });
 afterAll(() => executor.stop());
 
-/** `prisma` whose first raw read (an executor pass's first look) fails as a lost connection would; `reads` counts them. */
-function failingFirstRead<T extends object>(prisma: T, reads: { count: number }): T {
+/** `prisma` whose first `failures` raw reads (an executor pass's look) fail as a lost connection would; `reads` counts them. */
+function failingReads<T extends object>(prisma: T, reads: { count: number }, failures = 1): T {
   return new Proxy(prisma, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (property !== "$queryRawUnsafe" || typeof value !== "function") return value;
       return (...args: unknown[]) =>
-        ++reads.count === 1
+        ++reads.count <= failures
           ? Promise.reject(new Error("connection lost"))
           : (value as (...a: unknown[]) => unknown).apply(target, args);
     },
@@ -100,12 +100,28 @@ describe("an idle executor", () => {
       functions: [prompt],
       clock,
       pollMs: HOUR,
-      jobs: { prisma: failingFirstRead(env.database.prisma, reads), kind: env.database.kind },
+      jobs: { prisma: failingReads(env.database.prisma, reads), kind: env.database.kind },
     });
     await failing.start();
     // Its first pass's read failed; a later pass read again and cleared the error.
     await vi.waitFor(() => expect(reads.count).toBeGreaterThanOrEqual(2), WAIT);
     await vi.waitFor(() => expect(failing.lastTickError).toBeNull(), WAIT);
+    await failing.stop();
+  });
+
+  it("while its passes keep failing (a database that is down), looks again at its idle poll, not in a loop", async () => {
+    const reads = { count: 0 };
+    const failing = new EmbeddedExecutor({
+      functions: [prompt],
+      clock,
+      pollMs: HOUR,
+      jobs: { prisma: failingReads(env.database.prisma, reads, Infinity), kind: env.database.kind },
+    });
+    await failing.start();
+    // The first failure is looked at again soon; the second waits for the poll (an hour here).
+    await vi.waitFor(() => expect(reads.count).toBe(2), WAIT);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(reads.count).toBe(2);
     await failing.stop();
   });
 
