@@ -45,7 +45,7 @@ const executor = new EmbeddedExecutor({
 afterAll(() => executor.stop());
 
 /** `prisma` whose first `failures` raw reads (an executor pass's look) fail as a lost connection would; `reads` counts them. */
-function failingReads<T extends object>(prisma: T, reads: { count: number }, failures = 1): T {
+function failingReads<T extends object>(prisma: T, reads: { count: number }, failures: number): T {
   return new Proxy(prisma, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
@@ -56,6 +56,19 @@ function failingReads<T extends object>(prisma: T, reads: { count: number }, fai
           : (value as (...a: unknown[]) => unknown).apply(target, args);
     },
   });
+}
+
+/** A second executor (an hour's idle poll) whose first `failures` raw reads fail; `reads` counts them. */
+async function startFailingReads(failures: number) {
+  const reads = { count: 0 };
+  const failing = new EmbeddedExecutor({
+    functions: [prompt],
+    clock,
+    pollMs: HOUR,
+    jobs: { prisma: failingReads(env.database.prisma, reads, failures), kind: env.database.kind },
+  });
+  await failing.start();
+  return { failing, reads };
 }
 
 const runOf = async (functionId: string) => {
@@ -95,14 +108,7 @@ describe("an idle executor", () => {
   });
 
   it("looks again soon after a pass that failed (a lost connection), not at its next idle poll", async () => {
-    const reads = { count: 0 };
-    const failing = new EmbeddedExecutor({
-      functions: [prompt],
-      clock,
-      pollMs: HOUR,
-      jobs: { prisma: failingReads(env.database.prisma, reads), kind: env.database.kind },
-    });
-    await failing.start();
+    const { failing, reads } = await startFailingReads(1);
     // Its first pass's read failed; a later pass read again and cleared the error.
     await vi.waitFor(() => expect(reads.count).toBeGreaterThanOrEqual(2), WAIT);
     await vi.waitFor(() => expect(failing.lastTickError).toBeNull(), WAIT);
@@ -110,14 +116,7 @@ describe("an idle executor", () => {
   });
 
   it("while its passes keep failing (a database that is down), looks again at its idle poll, not in a loop", async () => {
-    const reads = { count: 0 };
-    const failing = new EmbeddedExecutor({
-      functions: [prompt],
-      clock,
-      pollMs: HOUR,
-      jobs: { prisma: failingReads(env.database.prisma, reads, Infinity), kind: env.database.kind },
-    });
-    await failing.start();
+    const { failing, reads } = await startFailingReads(Infinity);
     // The first failure is looked at again soon; the second waits for the poll (an hour here).
     await vi.waitFor(() => expect(reads.count).toBe(2), WAIT);
     await new Promise((resolve) => setTimeout(resolve, 500));
