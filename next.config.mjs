@@ -4,6 +4,10 @@
 const nextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/client", "isomorphic-git", "pg"],
   poweredByHeader: false,
+  // Every reader gets a page's <title> with the page, not streamed after it: a page re-rendered by a
+  // form (a review submitted, say) otherwise shows its new content with no <title> for a moment, which
+  // a screen reader announces and an accessibility check fails on.
+  htmlLimitedBots: /.*/,
   // Load a route's code when it is first asked for, not every route at start: a server that never
   // sees a git client or an Inngest call never holds their modules.
   // authInterrupts: pages answer settings below the needed level with forbidden() (a 403 page).

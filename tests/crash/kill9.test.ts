@@ -23,8 +23,14 @@ let app: string;
 let port: number;
 let server: ChildProcess | undefined;
 let receiver: Receiver;
+// Each start's log (its stdout), printed when the test does not reach its end: a run that hangs on
+// CI says where.
+const logs: string[] = [];
+let reachedTheEnd = false;
 
 async function start(): Promise<void> {
+  const logFile = path.join(dataDir, `server-${logs.length}.log`);
+  logs.push(logFile);
   server = startNext(
     app,
     port,
@@ -37,7 +43,7 @@ async function start(): Promise<void> {
       RATE_LIMIT_PER_MINUTE: "1000000",
       ...(env.databaseUrl ? { DATABASE_URL: env.databaseUrl } : {}),
     },
-    { detached: true },
+    { detached: true, logFile },
   );
   await waitForServer(port, server, "/api/health");
 }
@@ -69,6 +75,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   crash();
+  if (!reachedTheEnd)
+    for (const log of logs)
+      console.error(`[crash] ${log}, last lines:\n${fs.readFileSync(log, "utf8").split("\n").slice(-80).join("\n")}`);
   await receiver?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -195,6 +204,7 @@ it("after kill -9 mid-burst and a restart, nothing acknowledged is lost and the 
   while (acknowledged.issues.some((issue) => !delivered().has(issue.title)) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 250));
   expect(acknowledged.issues.filter((issue) => !delivered().has(issue.title))).toEqual([]);
+  reachedTheEnd = true;
   console.log(
     `[crash] acknowledged before kill -9: ${acknowledged.issues.length} issues, ${acknowledged.merges.length} merges, ${acknowledged.pushes.length} pushes; ${receiver.received.length} delivery attempts`,
   );
