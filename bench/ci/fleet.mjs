@@ -12,7 +12,8 @@
 // Reports per phase: changes landed per second (in the window), commit -> merged p50/p99, the slowest
 // request (time to the whole answer; the event streams are not requests that end), the CPU of the
 // server, of the runs and of the agents per landed change and as cores kept busy, failing changes
-// with and without their finding, other changes that did not land within --drain-seconds after the end.
+// with and without their finding, other changes that did not land within --drain-seconds after the end,
+// and the server's event-loop delay over the window (its metrics' nodejs_eventloop_lag_*).
 // Targets (docs/benchmarks.md): >= 4 landed/s, p99 <= 60 s, no request over 1 s.
 // Usage: node bench/ci/fleet.mjs [--agents 50] [--tasks 1] [--seconds 120] [--suite-seconds 10] [--runners 64]
 //                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
@@ -22,6 +23,8 @@
 //                                [--postgres] (a throwaway PostgreSQL cluster per phase instead of the embedded PGlite)
 //                                [--statements] (with --postgres: its costliest statements, pg_stat_statements, into
 //                                bench/.work/ci-fleet/statements-<percent>.tsv)
+//                                [--connections] (with --postgres: the server's connections by state over the run, and what
+//                                those idle in a transaction last ran: `connections` in the report)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,6 +32,7 @@ import { parseArgs } from "node:util";
 import { fleetClient, fileText, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
 import {
   buildAppCopy,
+  request,
   root,
   sampleTreeCpu,
   startNext,
@@ -55,6 +59,7 @@ const { values } = parseArgs({
     "log-level": { type: "string", default: "warn" },
     postgres: { type: "boolean", default: false },
     statements: { type: "boolean", default: false },
+    connections: { type: "boolean", default: false },
   },
 });
 const AGENTS = Number(values.agents);
@@ -154,6 +159,9 @@ async function phase(failPercent) {
     let opened = 0;
     let otherUnlanded = 0;
     const cpuWindow = measureCpu(server.pid);
+    const connectionSampler = postgres && values.connections ? await postgres.sampleConnections() : null;
+    // prom-client's event-loop delay statistics restart at each scrape: this one starts the window.
+    await eventLoopDelay();
     const started = performance.now();
     const deadline = started + SECONDS * 1000;
     await runAgents(client, fleet, {
@@ -173,6 +181,8 @@ async function phase(failPercent) {
       },
     });
     const cpu = cpuWindow.end(landed.length);
+    const connections = await connectionSampler?.stop();
+    const eventLoopDelayMs = await eventLoopDelay();
 
     // Each failing change: needs_changes, with the suite's test as a finding at its file and line.
     let withFinding = 0;
@@ -221,11 +231,13 @@ async function phase(failPercent) {
       medianPhasesMs: Object.fromEntries(Object.entries(phases).map(([name, list]) => [name, median(list)])),
       slowestRequest,
       cpu,
+      eventLoopDelayMs,
       failing: failedChanges.length,
       failingWithTheirFinding: withFinding,
       failingThatLanded: failedChanges.filter((c) => c.merged).length,
       othersNotLandedWithinDrainAfterEnd: otherUnlanded,
       ...counters,
+      ...(connections ? { connections } : {}),
       ...(values["log-level"] === "info" ? { requestWaits: requestWaits(serverLog(failPercent), 4) } : {}),
     };
   } finally {
@@ -259,6 +271,16 @@ function measureCpu(serverPid) {
       };
     },
   };
+}
+
+/** The server's event-loop delay since the last scrape of its metrics (ms): how long a ready callback waited for the thread. */
+async function eventLoopDelay() {
+  const { body } = await request(PORT, "/api/admin/metrics", { headers: { "x-admin-api-key": ADMIN_KEY } });
+  const stat = (name) => {
+    const value = body.match(new RegExp(`^nodejs_eventloop_lag_${name}_seconds (\\S+)$`, "m"))?.[1];
+    return value === undefined ? null : Math.round(Number(value) * 1000);
+  };
+  return { mean: stat("mean"), p50: stat("p50"), p99: stat("p99"), max: stat("max") };
 }
 
 const serverLog = (failPercent) => path.join(work, `server-${failPercent}.log`);

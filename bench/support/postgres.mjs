@@ -6,6 +6,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 
 function postgresBin() {
   const versions = fs.existsSync("/usr/lib/postgresql")
@@ -55,6 +56,58 @@ export async function startPostgres({ maxConnections = 300, statements = false }
       psql(`SELECT calls, round(total_exec_time) AS total_ms, round(mean_exec_time::numeric, 2) AS mean_ms, rows,
                    left(regexp_replace(query, '\\s+', ' ', 'g'), 300) AS query
               FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT ${n}`),
+    /**
+     * Samples the server's connections (pg_stat_activity) every `everyMs` until `stop()`, which
+     * answers: per state (active, idle in transaction, idle) the mean and most connections in it, the
+     * active ones waiting on a lock, and the statements most often last sent by a connection idle in
+     * a transaction (the pool's connections a transaction holds while the server does something else).
+     */
+    async sampleConnections({ everyMs = 250 } = {}) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const byState = new Map();
+      const idleInTransaction = new Map();
+      let samples = 0;
+      let sampling = Promise.resolve();
+      const timer = setInterval(() => {
+        sampling = client
+          .query(
+            `SELECT state, wait_event_type, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+               FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+          )
+          .then(({ rows }) => {
+            samples++;
+            const counts = { active: 0, "active, waiting on a lock": 0, "idle in transaction": 0, idle: 0 };
+            for (const row of rows) {
+              counts[row.state] = (counts[row.state] ?? 0) + 1;
+              if (row.state === "active" && row.wait_event_type === "Lock") counts["active, waiting on a lock"]++;
+              if (row.state === "idle in transaction")
+                idleInTransaction.set(row.query, (idleInTransaction.get(row.query) ?? 0) + 1);
+            }
+            for (const [state, count] of Object.entries(counts)) {
+              const seen = byState.get(state) ?? { sum: 0, most: 0 };
+              byState.set(state, { sum: seen.sum + count, most: Math.max(seen.most, count) });
+            }
+          });
+      }, everyMs);
+      return {
+        async stop() {
+          clearInterval(timer);
+          await sampling;
+          await client.end();
+          return {
+            samples,
+            states: Object.fromEntries(
+              [...byState].map(([state, { sum, most }]) => [state, { mean: +(sum / samples).toFixed(1), most }]),
+            ),
+            idleInTransactionAfter: [...idleInTransaction]
+              .sort((a, b) => b[1] - a[1])
+              .slice(0, 8)
+              .map(([query, count]) => ({ samples: count, query })),
+          };
+        },
+      };
+    },
     stop() {
       try {
         run(path.join(bin, "pg_ctl"), ["-D", `${dir}/data`, "-m", "immediate", "stop"]);
