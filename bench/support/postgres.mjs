@@ -68,6 +68,7 @@ export async function startPostgres({ maxConnections = 300, statements = false }
       const byState = new Map();
       const idleInTransaction = new Map();
       let samples = 0;
+      let failedSamples = 0;
       let sampling = Promise.resolve();
       const timer = setInterval(() => {
         sampling = client
@@ -88,7 +89,9 @@ export async function startPostgres({ maxConnections = 300, statements = false }
               const seen = byState.get(state) ?? { sum: 0, most: 0 };
               byState.set(state, { sum: seen.sum + count, most: Math.max(seen.most, count) });
             }
-          });
+          })
+          // A sample the cluster did not answer is counted, not thrown at the process.
+          .catch(() => failedSamples++);
       }, everyMs);
       return {
         async stop() {
@@ -97,6 +100,7 @@ export async function startPostgres({ maxConnections = 300, statements = false }
           await client.end();
           return {
             samples,
+            failedSamples,
             states: Object.fromEntries(
               [...byState].map(([state, { sum, most }]) => [state, { mean: +(sum / samples).toFixed(1), most }]),
             ),
