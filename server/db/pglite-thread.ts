@@ -1,4 +1,5 @@
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import {
   DriverAdapterError,
@@ -55,14 +56,44 @@ type Lifecycle = { restartable: boolean; onRestart: () => void };
 /** A started thread: its worker, the port of its inline answers and the count it raises after each. */
 type Thread = { worker: Worker; answers: MessagePort; answered: Int32Array };
 
+/** The thread's first statement, run before its module loads: its heap is set up by then. */
+const SAY_HEAP_SET_UP = `const { workerData } = require("node:worker_threads");
+Atomics.store(workerData.heapSetUp, 0, 1);
+Atomics.notify(workerData.heapSetUp, 0);
+import(workerData.entry);`;
+/** The longest the server's thread waits for a starting thread's heap (it took 20-26 ms). */
+const HEAP_SET_UP_WAIT_MS = 2_000;
+
+/**
+ * Starts the worker with the server's heap flags intact. V8 before Node 24 raises the semi-space
+ * growth factor back to 2, process-wide, when it sets up a thread's heap; `npm start` (server.mjs)
+ * keeps it at 1 and leaves a hook to set it again. This thread waits, allocating nothing, until the
+ * worker's heap is set up, then calls it: called later (on the worker's `online`) it lost the race
+ * now and then, and a young generation grown meanwhile stays grown under load. Without the hook
+ * (tests, scripts) nothing was set, so nothing waits.
+ */
+function spawnWorker(options: WorkerOptions, data: Record<string, unknown>, transferList: MessagePort[]): Worker {
+  const reapplyServerHeapFlags = (globalThis as Record<symbol, (() => void) | undefined>)[
+    Symbol.for("svc.reapplyServerHeapFlags")
+  ];
+  const heapSetUp = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(/*turbopackIgnore: true*/ SAY_HEAP_SET_UP, {
+    eval: true,
+    workerData: { ...data, heapSetUp, entry: pathToFileURL(options.file).href },
+    transferList,
+  });
+  if (reapplyServerHeapFlags) {
+    Atomics.wait(heapSetUp, 0, 0, HEAP_SET_UP_WAIT_MS);
+    reapplyServerHeapFlags();
+  }
+  return worker;
+}
+
 /** Starts the worker and waits for its `{ready}`; answers (inline ones come late) and notifications go to `onMessage`. */
 function startWorker(options: WorkerOptions, onMessage: (message: Answer) => void): Promise<Thread> {
   const { port1: answers, port2 } = new MessageChannel();
   const answered = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(/*turbopackIgnore: true*/ options.file, {
-    workerData: { ...options.workerData, answers: port2, answered },
-    transferList: [port2],
-  });
+  const worker = spawnWorker(options, { ...options.workerData, answers: port2, answered }, [port2]);
   answers.on("message", onMessage);
   answers.unref();
   return new Promise<Thread>((resolve, reject) => {

@@ -11,6 +11,7 @@ describe("the structured log", () => {
       "server.mjs",
       "page-log.mjs",
       "error-shell.mjs",
+      "heap-flags.mjs",
       ":!*.test.ts",
       ":!**/test-*.ts",
     ];

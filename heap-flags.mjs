@@ -1,0 +1,41 @@
+// The production server's V8 heap settings (server.mjs applies them at start).
+import v8 from "node:v8";
+
+// V8's defaults favour throughput over resident memory, and a request allocates much and keeps
+// little. Left alone, the old generation grows to several times the live heap (868 MB resident after
+// 20,000 requests against about 120 MB live) and the young generation to 16 MB per semi-space. A
+// growth factor of 1.25 keeps the server near its live size at no measurable cost in CPU per request
+// (bench/users-me) or changes landed (bench/soak); the heap still grows as far as it needs to. Under
+// 3 minutes of 50 agents the heap's committed size ended at 171 MB with 1.25 against 197 with 1.5.
+// The young generation stays at its first 1 MB semi-spaces because the semi-space growth factor is 1:
+// the main thread's heap is sized before any of this runs, so `--max-semi-space-size` bounds only
+// threads started later (RSS at the end of 3 minutes of 50 agents: 464 MB with V8's young generation
+// against 416). `node --optimize-for-size server.mjs` trades rate for memory on a small host: 5
+// minutes of 50 agents side by side ended at 365 MB resident against 394, with 6% fewer changes
+// landed (docs/soak).
+// A full GC compacts only the pages V8 judges fragmented enough; under a fleet the rest kept the
+// old generation's committed size 27-46 MB over what it holds. Compacting at every full GC gives
+// them back: 8 minutes of 50 agents beside the build without it, two pairs each, PostgreSQL ended
+// the load at 177 / 168 MB against 206 / 198, PGlite at 275 / 295 against 309 / 312, for 2-7% more
+// server CPU per landed change (docs/benchmarks.md, memory levers round 6).
+const SERVER_HEAP_FLAGS = [
+  "--heap-growing-percent=25",
+  "--max-semi-space-size=2",
+  "--semi-space-growth-factor=1",
+  "--compact-on-every-full-gc",
+];
+
+function setServerHeapFlags() {
+  for (const flag of SERVER_HEAP_FLAGS) v8.setFlagsFromString(flag);
+}
+
+/**
+ * Sets the flags, and leaves the embedded database's thread a hook to set them again once it
+ * starts (server/db/pglite-thread.ts): V8 before Node 24 raises the semi-space growth factor back to
+ * 2, process-wide, whenever it sets up a thread's heap, and under a fleet on PGlite the young
+ * generation then reached 32 MB and the soak's resident size ended over 320 MB (docs/soak, round 16).
+ */
+export function applyServerHeapFlags() {
+  setServerHeapFlags();
+  globalThis[Symbol.for("svc.reapplyServerHeapFlags")] = setServerHeapFlags;
+}
