@@ -27,16 +27,16 @@ fs.writeFileSync(file, "");
 const kept = (n: number) => keptParsed(oid(n), [gitdir]) !== undefined;
 
 describe("the parsed-object cache", () => {
-  it("holds at most 100,000 tree entries and commits, the least recently used going first", () => {
-    // Trees of 499 entries weigh 500: 200 of them fill it.
-    for (let n = 0; n < 200; n++) keepParsed(oid(n), tree(499), file);
-    expect(parsedWeight()).toBe(100_000);
+  it("holds at most 200,000 tree entries and commits, the least recently used going first", () => {
+    // Trees of 999 entries weigh 1,000: 200 of them fill it.
+    for (let n = 0; n < 200; n++) keepParsed(oid(n), tree(999), file);
+    expect(parsedWeight()).toBe(200_000);
     expect(kept(0)).toBe(true); // read: now the most recently used
-    keepParsed(oid(200), tree(499), file);
+    keepParsed(oid(200), tree(999), file);
     expect(kept(0)).toBe(true);
     expect(kept(1)).toBe(false);
-    for (let n = 201; n < 500; n++) keepParsed(oid(n), tree(499), file);
-    expect(parsedWeight()).toBe(100_000);
+    for (let n = 201; n < 500; n++) keepParsed(oid(n), tree(999), file);
+    expect(parsedWeight()).toBe(200_000);
     expect(kept(0)).toBe(false);
     expect(kept(499)).toBe(true);
   });

@@ -17,9 +17,11 @@ import type { ParsedObject } from "./loose";
  * shares every entry it did not change (encodeTree), so a kept level's versions cost little more
  * than one. A fleet's loop reads each agent's level in about three versions (its workspace's, the
  * target's and the merge's): at 50,000 a fleet of 50 agents parsed each level again once levels
- * passed ~350 entries (bench/soak round 11); 100,000 holds them to ~700.
+ * passed ~350 entries (bench/soak round 11), at 100,000 once they passed ~770 (round 16); 200,000
+ * holds them to ~1,500. Doubling it to 100,000 left the heap at the end of a soak as it was (112.2
+ * against 119.6 MB): the versions it adds share their entries.
  */
-const WEIGHT_KEPT = 100_000;
+const WEIGHT_KEPT = 200_000;
 /** A tree weighing more (1 + its entries) is read again each time rather than crowd out the rest. */
 const TREE_ENTRIES_KEPT_MAX = 2_000;
 const cache = processWide("git.parsedObjects", () => ({
