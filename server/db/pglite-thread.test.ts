@@ -240,7 +240,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     }
   });
 
-  it("keeps the server's young generation as it was once it runs: V8 before Node 24 raises its growth factor when a thread starts", () => {
+  it("does not let the server's young generation grow once it runs: V8 before Node 24 raises its growth factor when a thread starts", () => {
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-")), "script.mts");
     fs.writeFileSync(
       script,
@@ -265,8 +265,9 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     expect(run.stderr).toBe("");
     const { kept, before, after } = JSON.parse(run.stdout) as { kept: number; before: number; after: number };
     expect(kept).toBe(5000);
-    // Without the flags set again: 32 MB on Node 20 and 22 (the script starts at 8 MB: tsx loads first).
-    expect(after).toBe(before);
+    // Not grown (Node 24 may shrink it); without the flags set again, 32 MB on Node 20 and 22 (the
+    // script starts at 8 MB: tsx loads first).
+    expect(after).toBeLessThanOrEqual(before);
   }, 70_000);
 
   it("does not keep a process alive that never closes it (a script ends when its work does)", () => {
