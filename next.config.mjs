@@ -4,9 +4,8 @@
 const nextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "@prisma/client", "isomorphic-git", "pg"],
   poweredByHeader: false,
-  // Every reader gets a page's <title> with the page, not streamed after it: a page re-rendered by a
-  // form (a review submitted, say) otherwise shows its new content with no <title> for a moment, which
-  // a screen reader announces and an accessibility check fails on.
+  // Every reader gets a page's <title> in its HTML, not streamed after it. Client navigations (a
+  // form's answer, a refresh) still stream it after the content whatever this says (docs/web.md).
   htmlLimitedBots: /.*/,
   // Load a route's code when it is first asked for, not every route at start: a server that never
   // sees a git client or an Inngest call never holds their modules.
