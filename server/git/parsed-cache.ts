@@ -17,9 +17,11 @@ import type { ParsedObject } from "./loose";
  * shares every entry it did not change (encodeTree), so a kept level's versions cost little more
  * than one. A fleet's loop reads each agent's level in about three versions (its workspace's, the
  * target's and the merge's): at 50,000 a fleet of 50 agents parsed each level again once levels
- * passed ~350 entries (bench/soak round 11), at 100,000 once they passed ~770 (round 16); 200,000
- * holds them to ~1,500. Doubling it to 100,000 left the heap at the end of a soak as it was (112.2
- * against 119.6 MB): the versions it adds share their entries.
+ * passed ~350 entries (bench/soak round 11), at 100,000 once they passed ~770 (round 16); at
+ * 200,000 none was parsed again with levels up to ~1,250 entries (round 17; ~1,500 by the same
+ * ratio, not measured). What a doubling costs depends on how much its added versions share: to
+ * 100,000 the heap at the end of a soak stayed as it was (112.2 against 119.6 MB), to 200,000 it
+ * grew by ~18 MB (129.6 against 111.6).
  */
 const WEIGHT_KEPT = 200_000;
 /** A tree weighing more (1 + its entries) is read again each time rather than crowd out the rest. */
