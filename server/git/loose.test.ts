@@ -74,6 +74,15 @@ describe("inTreeOrder", () => {
     expect(inTreeOrder(inOrder)).toBe(inOrder);
   });
 
+  it("keeps a frozen tree (the parsed cache's) as it is on every call, and sorts a frozen one out of order each time", () => {
+    const frozen = Object.freeze([...inOrder]);
+    expect(inTreeOrder(frozen)).toBe(frozen);
+    expect(inTreeOrder(frozen)).toBe(frozen);
+    const frozenShuffled = Object.freeze([inOrder[1], inOrder[0], ...inOrder.slice(2)]);
+    expect(inTreeOrder(frozenShuffled)).toEqual(inOrder);
+    expect(inTreeOrder(frozenShuffled)).toEqual(inOrder);
+  });
+
   it("sorts one that is not, bytewise as UTF-8, surrogate pairs after the rest of the BMP", () => {
     const shuffled = [inOrder[4], inOrder[2], inOrder[0], inOrder[3], inOrder[1]];
     expect(inTreeOrder(shuffled)).toEqual(inOrder);

@@ -149,14 +149,20 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
 const unitAfter = (entry: TreeEntry, index: number) =>
   entry.path.length > index ? entry.path.charCodeAt(index) : isDirectory(entry) ? SLASH : -1;
 
+/** Frozen trees (the parsed cache's) known to be in git's order: a level is checked once, not at every diff that walks it. */
+const knownInTreeOrder = new WeakSet<readonly TreeEntry[]>();
+
 /**
  * A tree's entries in git's tree order. A tree read from the store is in that order already (git
- * writes and checks it so) and is answered as it is; only one out of order is sorted: a merge's
- * levels, which come nearly sorted (the base's names, then the new ones), and a malformed tree.
+ * writes and checks it so) and is answered as it is, checked once (a diff walks the same levels
+ * again and again); only one out of order is sorted: a merge's levels, which come nearly sorted
+ * (the base's names, then the new ones), and a malformed tree.
  */
 export function inTreeOrder(tree: readonly TreeEntry[]): readonly TreeEntry[] {
+  if (knownInTreeOrder.has(tree)) return tree;
   for (let i = 1; i < tree.length; i++)
     if (compareTreeEntries(tree[i - 1], tree[i]) >= 0) return [...tree].sort(compareTreeEntries);
+  if (Object.isFrozen(tree)) knownInTreeOrder.add(tree);
   return tree;
 }
 

@@ -39,6 +39,9 @@ export async function diffTrees(repo: Repo, base: string, tip: string): Promise<
 export const IN_PROCESS_DIFF_FILES_MAX = 64;
 
 const TREE_MODE = "040000";
+const isTree = (entry: TreeEntry | null) => entry?.mode === TREE_MODE;
+const sameEntry = (a: TreeEntry, b: TreeEntry) =>
+  a === b || (a.oid === b.oid && a.path === b.path && a.mode === b.mode);
 const fileKind = (mode: string) => (mode === "120000" ? "link" : mode === GITLINK_MODE ? "gitlink" : "file");
 
 async function diffCommitsInProcess(repo: Repo, from: string, to: string): Promise<RawDiffEntry[] | null> {
@@ -61,11 +64,16 @@ async function walkTrees(
   let i = 0;
   let j = 0;
   while (i < olds.length || j < news.length) {
+    // A level a commit rewrote shares its untouched entries with the old one (encodeTree keeps them).
+    if (i < olds.length && j < news.length && sameEntry(olds[i], news[j])) {
+      i++;
+      j++;
+      continue;
+    }
     const order = i >= olds.length ? 1 : j >= news.length ? -1 : compareTreeEntries(olds[i], news[j]);
     const oldEntry = order <= 0 ? olds[i++] : null;
     const newEntry = order >= 0 ? news[j++] : null;
     const path = `${prefix}${(oldEntry ?? newEntry)!.path}`;
-    const isTree = (entry: TreeEntry | null) => entry?.mode === TREE_MODE;
     if (isTree(oldEntry) || isTree(newEntry)) {
       if (!(await walkTrees(repo, oldEntry?.oid ?? null, newEntry?.oid ?? null, `${path}/`, out))) return false;
       continue;
