@@ -19,6 +19,7 @@ import {
   openRepo,
   openWorkspaceRepo,
   pinUnknownRef,
+  readBlob,
   readCommit,
   readFile,
   readRef,
@@ -125,6 +126,28 @@ describe("writeCommitFromFiles", () => {
       author,
     });
     expect(await readFile(repo, latin1.oid, "latin1.txt")).toEqual({ kind: "binary" });
+  });
+});
+
+describe("an object git's gc packs while it is read", () => {
+  it("is read from the pack when its loose file goes between the check and the read (prune-packed beside the server)", async () => {
+    const { repo, tip } = await newProject({ "a.txt": "packed meanwhile\n" });
+    const { stdout } = await runGit(["rev-parse", `${tip}:a.txt`], { gitdir: repo.gitdir });
+    const blob = stdout.trim();
+    await runGit(["repack", "-a", "-q"], { gitdir: repo.gitdir });
+    const loose = path.join(repo.gitdir, "objects", blob.slice(0, 2), blob.slice(2));
+    expect(fs.existsSync(loose)).toBe(true);
+    const readFileSync = fs.readFileSync;
+    const pruned = vi.spyOn(fs, "readFileSync").mockImplementation(((file: string, options?: never) => {
+      if (file === loose) fs.rmSync(loose);
+      return readFileSync(file, options);
+    }) as typeof fs.readFileSync);
+    try {
+      expect(Buffer.from(await readBlob(repo, blob)).toString()).toBe("packed meanwhile\n");
+      expect(pruned).toHaveBeenCalledWith(loose);
+    } finally {
+      pruned.mockRestore();
+    }
   });
 });
 

@@ -187,11 +187,27 @@ function parsePerson(text: string): CommitObject["author"] {
 function readLoose(gitdir: string, oid: string): ParsedObject | null {
   const file = looseObjectPath(gitdir, oid);
   if (!fs.existsSync(file)) return null;
-  const raw = zlib.inflateSync(fs.readFileSync(file));
+  const stored = readIfStillThere(file);
+  if (!stored) return null;
+  const raw = zlib.inflateSync(stored);
   const space = raw.indexOf(0x20);
   const type = raw.toString("latin1", 0, space);
   if (type !== "blob" && type !== "tree" && type !== "commit") return null;
   return keepParsed(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)), file);
+}
+
+/**
+ * A loose object's bytes, or null when it went between the check and the read: git's gc moved it
+ * into a pack (`prune-packed` after `gc --auto`, which runs beside the server), where the caller
+ * looks next.
+ */
+function readIfStillThere(file: string): Buffer | null {
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
 }
 
 function parseContent(type: ObjectType, content: Uint8Array): ParsedObject {
