@@ -1,9 +1,10 @@
 // The in-process tree diff of a change in a wide directory (issue 46): a soak's agent adds a
 // directory per change under its own, so after 30 minutes each diff walks a level of ~600 entries.
 // A repository whose `agents/a0` holds --entries directories; a commit adds one more; the diff of
-// the two (`diffTrees`, every object already read) is timed --rounds times, median of --repeats; so
-// is the commit that makes such a level (`writeCommitFromFiles` adding one directory: the level read,
-// the new entry placed among the others (c1250 between c125 and c126, as a soak's agent's names), the level encoded, hashed and written).
+// the two (`diffTrees`, every object already read) is timed --rounds times, median of --repeats.
+// So is the commit that adds one more directory (`writeCommitFromFiles`: the level read, the new
+// entry placed among the others, as a soak's names fall (c1250 between c125 and c126), the level
+// encoded, hashed and written).
 // Usage: npx tsx bench/changes/tree-diff.ts [--entries 600] [--rounds 2000] [--repeats 5]
 import fs from "node:fs";
 import os from "node:os";
