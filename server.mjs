@@ -6,6 +6,7 @@ import http from "node:http";
 import next from "next";
 import { amendErrorShell } from "./error-shell.mjs";
 import { applyServerHeapFlags } from "./heap-flags.mjs";
+import { keepConnectionsAlive } from "./keep-alive.mjs";
 import { log, logPageRequest } from "./page-log.mjs";
 
 applyServerHeapFlags();
@@ -26,8 +27,8 @@ function decodes(url) {
 const app = next({ dev: false, hostname: host ?? "localhost", port });
 await app.prepare();
 const handle = app.getRequestHandler();
-http
-  .createServer((req, res) => {
+keepConnectionsAlive(
+  http.createServer((req, res) => {
     // The peer's address for the audit log and the anonymous rate limit (server/http/client-address.ts); a client's own copy is replaced.
     req.headers["x-svc-peer-address"] = req.socket.remoteAddress ?? "";
     // A page rendered for the framework's own fetch (navigation, prefetch) sends its server HTML in
@@ -39,5 +40,5 @@ http
     if (decodes(req.url ?? "/")) return handle(req, res);
     res.writeHead(400, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));
-  })
-  .listen(port, host, () => log().info({ host: host ?? "every interface", port }, "listening"));
+  }),
+).listen(port, host, () => log().info({ host: host ?? "every interface", port }, "listening"));

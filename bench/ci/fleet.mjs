@@ -12,8 +12,9 @@
 // Reports per phase: changes landed per second (in the window), commit -> merged p50/p99, the slowest
 // request (time to the whole answer; the event streams are not requests that end), the CPU of the
 // server, of the runs and of the agents per landed change and as cores kept busy, failing changes
-// with and without their finding, other changes that did not land within --drain-seconds after the end,
-// and the server's event-loop delay over the window (its metrics' nodejs_eventloop_lag_*).
+// with and without their finding, other changes that did not land within --drain-seconds after the end
+// (and by status, what they had become once the failing ones were checked), and the server's
+// event-loop delay over the window (its metrics' nodejs_eventloop_lag_*).
 // Targets (docs/benchmarks.md): >= 4 landed/s, p99 <= 60 s, no request over 1 s.
 // Usage: node bench/ci/fleet.mjs [--agents 50] [--tasks 1] [--seconds 120] [--suite-seconds 10] [--runners 64]
 //                                [--fail-percent 0,5] [--app <built copy> | --skip-build] [--port 3951]
@@ -157,7 +158,7 @@ async function phase(failPercent) {
     const landed = [];
     const failedChanges = [];
     let opened = 0;
-    let otherUnlanded = 0;
+    const otherUnlanded = [];
     const cpuWindow = measureCpu(server.pid);
     const connectionSampler = postgres && values.connections ? await postgres.sampleConnections() : null;
     // prom-client's event-loop delay statistics restart at each scrape: this one starts the window.
@@ -177,7 +178,7 @@ async function phase(failPercent) {
         if (failing.has(`${agent}/${cycle}`)) failedChanges.push({ id: change.id, merged });
         else if (merged && t3 <= deadline + DRAIN_MS)
           landed.push({ id: change.id, latency: t3 - t0, at: t3 - started });
-        else otherUnlanded++;
+        else otherUnlanded.push(change.id);
       },
     });
     const cpu = cpuWindow.end(landed.length);
@@ -193,6 +194,13 @@ async function phase(failPercent) {
         (f) => f.rule === "test:no change is marked failing" && f.file === "test/suite.test.mjs" && f.line > 0,
       );
       if (body?.change?.status === "needs_changes" && found) withFinding++;
+    }
+    // What the other changes that did not land in time had become when the checks above ended.
+    const otherUnlandedStatuses = {};
+    for (const id of otherUnlanded) {
+      const { body } = await client.api("GET", `/api/changes/${id}`, fleet.owner.token);
+      const status = body?.change?.status ?? "unreadable";
+      otherUnlandedStatuses[status] = (otherUnlandedStatuses[status] ?? 0) + 1;
     }
     // Where a landed change's time goes (a sample of the middle of the run): open -> its own
     // sandbox run starts, the run itself, its end -> merged.
@@ -235,7 +243,8 @@ async function phase(failPercent) {
       failing: failedChanges.length,
       failingWithTheirFinding: withFinding,
       failingThatLanded: failedChanges.filter((c) => c.merged).length,
-      othersNotLandedWithinDrainAfterEnd: otherUnlanded,
+      othersNotLandedWithinDrainAfterEnd: otherUnlanded.length,
+      othersNotLandedStatusAfterChecks: otherUnlandedStatuses,
       ...counters,
       ...(connections ? { connections } : {}),
       ...(values["log-level"] === "info" ? { requestWaits: requestWaits(serverLog(failPercent), 4) } : {}),

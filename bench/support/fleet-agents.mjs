@@ -7,8 +7,15 @@
 import http from "node:http";
 import { request } from "./next-app.mjs";
 
-/** Error counts every request adds to; `api` answers {status, body} and never throws. */
+/**
+ * Error counts every request adds to; `api` answers {status, body} and never throws. Requests share
+ * one keep-alive pool whose idle connections live 60 s (the server keeps them 65, keep-alive.mjs),
+ * as a client that honours the server's Keep-Alive hint (undici, so fetch) keeps them: Node's global
+ * agent drops an idle one after 5 s, so every agent waiting ~20 s for its change to land would open
+ * a new connection per cycle, and a busy server accepts one per turn of its event loop.
+ */
 export function fleetClient(port, adminKey) {
+  const agent = new http.Agent({ keepAlive: true, timeout: 60_000 });
   const counters = {
     status5xx: 0,
     staleBase: 0,
@@ -27,7 +34,12 @@ export function fleetClient(port, adminKey) {
     let res;
     const started = performance.now();
     try {
-      res = await request(port, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      res = await request(port, url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        agent,
+      });
     } catch {
       counters.networkErrors++;
       return { status: 0, body: null };
@@ -53,17 +65,21 @@ export function fleetClient(port, adminKey) {
   /**
    * Follows a change's event stream until it merges (true), ends otherwise (false) or `until`
    * (performance.now() ms) passes (false); reconnects with Last-Event-ID when the stream drops.
+   * After the merge it reads on to the stream's end (the server ends it there), so the connection
+   * goes back to the pool for the agent's next commit instead of a new one for each cycle.
    */
   function landedByStream(changeId, token, until) {
     return new Promise((resolve) => {
       let lastId = null;
       let settled = false;
-      const finish = (merged) => {
+      let merged = false;
+      let ended = false;
+      const finish = (landed) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        req?.destroy();
-        resolve(merged);
+        if (!ended) req?.destroy();
+        resolve(landed);
       };
       const timer = setTimeout(() => finish(false), Math.max(0, until - performance.now()));
       let req;
@@ -73,31 +89,39 @@ export function fleetClient(port, adminKey) {
           accept: "text/event-stream",
           ...(lastId ? { "last-event-id": lastId } : {}),
         };
-        req = http.request({ host: "127.0.0.1", port, path: `/api/changes/${changeId}/events`, headers }, (res) => {
-          if (res.statusCode >= 500) counters.status5xx++;
-          if (res.statusCode !== 200) return (res.resume(), res.on("end", () => finish(false)));
-          let buffer = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk) => {
-            buffer += chunk;
-            let cut;
-            while ((cut = buffer.indexOf("\n\n")) >= 0) {
-              const frame = buffer.slice(0, cut);
-              buffer = buffer.slice(cut + 2);
-              const field = (name) =>
-                frame
-                  .split("\n")
-                  .find((line) => line.startsWith(`${name}: `))
-                  ?.slice(name.length + 2);
-              if (field("id")) lastId = field("id");
-              const data = field("data");
-              const status = data ? JSON.parse(data).change?.status : undefined;
-              if (status === "merged") return finish(true);
-              if (status === "rejected" || status === "needs_changes") return finish(false);
-            }
-          });
-          res.on("end", () => !settled && setTimeout(connect, 100));
-        });
+        req = http.request(
+          { host: "127.0.0.1", port, path: `/api/changes/${changeId}/events`, headers, agent },
+          (res) => {
+            if (res.statusCode >= 500) counters.status5xx++;
+            if (res.statusCode !== 200) return (res.resume(), res.on("end", () => finish(false)));
+            let buffer = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk) => {
+              buffer += chunk;
+              let cut;
+              while ((cut = buffer.indexOf("\n\n")) >= 0) {
+                const frame = buffer.slice(0, cut);
+                buffer = buffer.slice(cut + 2);
+                const field = (name) =>
+                  frame
+                    .split("\n")
+                    .find((line) => line.startsWith(`${name}: `))
+                    ?.slice(name.length + 2);
+                if (field("id")) lastId = field("id");
+                const data = field("data");
+                const status = data ? JSON.parse(data).change?.status : undefined;
+                if (status === "merged") merged = true;
+                if (status === "rejected" || status === "needs_changes") return finish(false);
+              }
+            });
+            res.on("end", () => {
+              if (merged) {
+                ended = true;
+                finish(true);
+              } else if (!settled) setTimeout(connect, 100);
+            });
+          },
+        );
         req.on("error", () => !settled && setTimeout(connect, 100));
         req.end();
       };

@@ -12,6 +12,7 @@ describe("the structured log", () => {
       "page-log.mjs",
       "error-shell.mjs",
       "heap-flags.mjs",
+      "keep-alive.mjs",
       ":!*.test.ts",
       ":!**/test-*.ts",
     ];
