@@ -13,17 +13,13 @@ import v8 from "node:v8";
 // against 416). `node --optimize-for-size server.mjs` trades rate for memory on a small host: 5
 // minutes of 50 agents side by side ended at 365 MB resident against 394, with 6% fewer changes
 // landed (docs/soak).
-// A full GC compacts only the pages V8 judges fragmented enough; under a fleet the rest kept the
-// old generation's committed size 27-46 MB over what it holds. Compacting at every full GC gives
-// them back: 8 minutes of 50 agents beside the build without it, two pairs each, PostgreSQL ended
-// the load at 177 / 168 MB against 206 / 198, PGlite at 275 / 295 against 309 / 312, for 2-7% more
-// server CPU per landed change (docs/benchmarks.md, memory levers round 6).
-const SERVER_HEAP_FLAGS = [
-  "--heap-growing-percent=25",
-  "--max-semi-space-size=2",
-  "--semi-space-growth-factor=1",
-  "--compact-on-every-full-gc",
-];
+// Not `--compact-on-every-full-gc`: on Node 20 it gave back the fragmented pages of the old
+// generation (PGlite ended 8 minutes of 50 agents at 275 / 295 MB against 309 / 312), but the V8 of
+// Node 22 and 24 keeps the pages a compaction frees resident until the process goes idle: after 5
+// minutes of 50 agents on PGlite, Node 24 was at 389 MB with it against 330 without, Node 22 at
+// 391 against 324, with JS heaps of 120-140 MB in all four; an inspector's full GC dropped the
+// first from 407 to 288 MB, and 5 s of load took it back (docs/soak, round 19).
+const SERVER_HEAP_FLAGS = ["--heap-growing-percent=25", "--max-semi-space-size=2", "--semi-space-growth-factor=1"];
 
 function setServerHeapFlags() {
   for (const flag of SERVER_HEAP_FLAGS) v8.setFlagsFromString(flag);
