@@ -17,8 +17,8 @@ import v8 from "node:v8";
 // generation (PGlite ended 8 minutes of 50 agents at 275 / 295 MB against 309 / 312), but the V8 of
 // Node 22 and 24 keeps the pages a compaction frees resident until the process goes idle: after 5
 // minutes of 50 agents on PGlite, Node 24 was at 389 MB with it against 330 without, Node 22 at
-// 391 against 324, with JS heaps of 120-140 MB in all four; an inspector's full GC dropped the
-// first from 407 to 288 MB, and 5 s of load took it back (docs/soak, round 19).
+// 391 against 324, with JS heaps of 120-140 MB in all four; an inspector's full GC took the Node 24
+// server with it from 407 to 288 MB, and 5 s of load took it back (docs/soak, round 19).
 const SERVER_HEAP_FLAGS = ["--heap-growing-percent=25", "--max-semi-space-size=2", "--semi-space-growth-factor=1"];
 
 function setServerHeapFlags() {

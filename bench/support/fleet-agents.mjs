@@ -81,7 +81,8 @@ export function fleetClient(port, adminKey) {
         if (!ended) req?.destroy();
         resolve(landed);
       };
-      const timer = setTimeout(() => finish(false), Math.max(0, until - performance.now()));
+      // A merge seen before `until` counts even if the stream's end did not follow in time.
+      const timer = setTimeout(() => finish(merged), Math.max(0, until - performance.now()));
       let req;
       const connect = () => {
         const headers = {
@@ -122,7 +123,7 @@ export function fleetClient(port, adminKey) {
             });
           },
         );
-        req.on("error", () => !settled && setTimeout(connect, 100));
+        req.on("error", () => (merged ? finish(true) : !settled && setTimeout(connect, 100)));
         req.end();
       };
       connect();
