@@ -110,6 +110,31 @@ describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", {
     ).toEqual([a, c, d].sort());
   });
 
+  it("searches a failing batch with as many prefixes side by side as there are runners", async () => {
+    const alice = await createTestUser();
+    const project = await projectWith(alice.token, SUITE);
+    const [a, c, d, b, e] = await accepted(alice.token, project, ["a", "c", "d", "b", "e"]);
+    await queueHeld(alice.token, [a, c, d, b, e]);
+    setConcurrency("4");
+    await drained(project.id);
+    expect(await statuses([a, c, d, b, e])).toEqual(["merged", "merged", "merged", "needs_changes", "merged"]);
+    const runs = await batchRuns(project.id);
+    // The whole batch failed; then every prefix before it was one probe of one step ([a] alone
+    // reused a's own run): [a, c], [a, c, d] and [a, c, d, b] ran at the same time.
+    const [whole, ...rest] = runs;
+    expect(whole).toMatchObject({ changeId: e, status: "failed" });
+    const probes = rest.filter((run) => run.batchId === whole.batchId && run.reusedFrom === null);
+    expect(probes.map((run) => [run.changeId, run.status])).toEqual([
+      [c, "passed"],
+      [d, "passed"],
+      [b, "failed"],
+    ]);
+    const lastStart = Math.max(...probes.map((run) => run.startedAt!.getTime()));
+    expect(lastStart).toBeLessThan(Math.min(...probes.map((run) => run.finishedAt!.getTime())));
+    // e was tested again alone on what landed.
+    expect(runs.at(-1)).toMatchObject({ changeId: e, status: "passed" });
+  });
+
   it("holds no lock while the batch's runs wait: other queues land, this project queues and merges; a moved base re-projects", async () => {
     const alice = await createTestUser();
     const project = await projectWith(alice.token, SUITE);

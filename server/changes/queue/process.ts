@@ -1,5 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { registerCache } from "@/server/caches";
+import { config } from "@/server/config";
 import { database, db, type Tx } from "@/server/db";
 import { publishAfterCommit, recordEvents } from "@/server/events";
 import {
@@ -25,6 +26,7 @@ import { BatchRuns, claimBatch, liveChain, recordBatch, type InFlight } from "./
 import { BATCH_MAX, batchCap, resizeWindow, windowOf } from "./window";
 import { evaluateProjected, type Verdict } from "./evaluate";
 import { queueHeadAlongside, type HeadEntry } from "./head";
+import { smallestFailingPrefix } from "./prefix-search";
 
 /** Rounds per turn; each lands or removes something, so this bounds only a branch that never holds still. */
 const ROUNDS_MAX = 1000;
@@ -209,14 +211,14 @@ async function projectBatch(repo: Repo, head: string, ready: HeadEntry[]) {
 const ownVerdictsPending = (projected: Projected[]) => projected.some((item) => item.entry.change.status === "open");
 
 /**
- * Evaluates the whole projected batch once. When it fails, bisects the prefixes (the smallest
- * failing prefix ends with the culprit): what is ahead of the culprit lands. Null while a verdict
+ * Evaluates the whole projected batch once. When it fails, searches the prefixes (the smallest
+ * failing prefix ends with the culprit), several side by side: what is ahead of the culprit lands. Null while a verdict
  * it needs is still running: the same walk, taken again once it ended, reads the verdicts it had.
  * A batch holding changes whose own evaluation still runs waits for it whatever its verdict: they
  * land only once accepted, and one that fails leaves (the batch is projected again without it)
  * before any bisection is spent on finding it.
  */
-async function bisect(
+async function findCulprit(
   projected: Projected[],
   evaluate: (index: number) => Promise<Verdict | null>,
 ): Promise<{ landed: Projected[]; culprit: Culprit | null } | null> {
@@ -224,15 +226,12 @@ async function bisect(
   const whole = await evaluate(projected.length - 1);
   if (!whole || ownVerdictsPending(projected)) return null;
   if (whole.passed) return { landed: projected, culprit: null };
-  let failing = { index: projected.length - 1, issues: whole.issues };
-  let low = 0;
-  while (low < failing.index) {
-    const middle = (low + failing.index) >> 1;
-    const result = await evaluate(middle);
-    if (!result) return null;
-    if (result.passed) low = middle + 1;
-    else failing = { index: middle, issues: result.issues };
-  }
+  const failing = await smallestFailingPrefix(
+    { index: projected.length - 1, issues: whole.issues },
+    evaluate,
+    config.runnerConcurrency,
+  );
+  if (!failing) return null;
   const culprit: Culprit = { kind: "evaluation", entry: projected[failing.index].entry, issues: failing.issues };
   return { landed: projected.slice(0, failing.index), culprit };
 }
@@ -398,7 +397,7 @@ async function processRound(projectId: string): Promise<RoundOutcome> {
   const { chain, dropped } = await liveChain(projectId, head, new Set(ready.map((entry) => entry.id)));
   if (dropped > 0) resizeWindow(projectId, "halve");
   const { projected, conflicted, runs, inFlight } = await batchOf(projectId, repo, head, ready, chain);
-  const evaluated = await bisect(projected, (index) =>
+  const evaluated = await findCulprit(projected, (index) =>
     evaluateProjected(
       project,
       repo,
