@@ -4,6 +4,7 @@
 // is the client's error, so it gets the API's 400 here. Everything else goes to Next.js as is.
 import http from "node:http";
 import next from "next";
+import { ACCEPTORS, listenWithAcceptors } from "./acceptors.mjs";
 import { amendErrorShell } from "./error-shell.mjs";
 import { applyServerHeapFlags } from "./heap-flags.mjs";
 import { keepConnectionsAlive } from "./keep-alive.mjs";
@@ -27,7 +28,7 @@ function decodes(url) {
 const app = next({ dev: false, hostname: host ?? "localhost", port });
 await app.prepare();
 const handle = app.getRequestHandler();
-keepConnectionsAlive(
+const server = keepConnectionsAlive(
   http.createServer((req, res) => {
     // The peer's address for the audit log and the anonymous rate limit (server/http/client-address.ts); a client's own copy is replaced.
     req.headers["x-svc-peer-address"] = req.socket.remoteAddress ?? "";
@@ -41,4 +42,6 @@ keepConnectionsAlive(
     res.writeHead(400, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "The URL has malformed percent-encoding", code: "VALIDATION_ERROR" }));
   }),
-).listen(port, host, () => log().info({ host: host ?? "every interface", port }, "listening"));
+);
+await listenWithAcceptors(server, { port, host });
+log().info({ host: host ?? "every interface", port, acceptors: ACCEPTORS }, "listening");

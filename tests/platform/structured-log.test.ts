@@ -13,6 +13,7 @@ describe("the structured log", () => {
       "error-shell.mjs",
       "heap-flags.mjs",
       "keep-alive.mjs",
+      "acceptors.mjs",
       ":!*.test.ts",
       ":!**/test-*.ts",
     ];
