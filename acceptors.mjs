@@ -3,10 +3,11 @@
 // (libuv#3696), and a busy server's turn is tens of milliseconds: a fleet whose agents connect
 // together (100 at a start) waited up to 7 s to be accepted, while the server answered each of
 // their requests within 1.2 s of seeing it (bench/ci/fleet, docs/benchmarks.md). With SO_REUSEPORT
-// the kernel spreads new connections over 8 sockets (Linux 3.9+ and Node 22.12+, which lets
-// `listen` ask for it; elsewhere the server listens on one): a stand-in whose every turn carries 20 ms of other work answered 100 connections opened at
-// once in at most 415 ms against 1,584 on one socket. Every socket hands its connections to the one
-// HTTP server, so keep-alive and timeouts are the server's as before; its `close()` closes them all.
+// the kernel spreads new connections over 8 sockets (Linux 3.9+ and Node 22.12+, whose `listen`
+// asks for it; elsewhere the server listens on one): a stand-in whose every turn carries 20 ms of
+// other work answered 100 connections opened at once in at most 415 ms against 1,584 on one
+// socket. Every socket hands its connections to the one HTTP server, so keep-alive and timeouts
+// are the server's as before; its `close()` closes them all.
 import net from "node:net";
 
 const [major, minor] = process.versions.node.split(".").map(Number);

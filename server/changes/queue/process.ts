@@ -211,12 +211,12 @@ async function projectBatch(repo: Repo, head: string, ready: HeadEntry[]) {
 const ownVerdictsPending = (projected: Projected[]) => projected.some((item) => item.entry.change.status === "open");
 
 /**
- * Evaluates the whole projected batch once. When it fails, searches the prefixes (the smallest
- * failing prefix ends with the culprit), several side by side: what is ahead of the culprit lands. Null while a verdict
- * it needs is still running: the same walk, taken again once it ended, reads the verdicts it had.
- * A batch holding changes whose own evaluation still runs waits for it whatever its verdict: they
- * land only once accepted, and one that fails leaves (the batch is projected again without it)
- * before any bisection is spent on finding it.
+ * Evaluates the whole projected batch once. When it fails, searches the prefixes, several side by
+ * side (the smallest failing prefix ends with the culprit): what is ahead of the culprit lands.
+ * Null while a verdict it needs is still running: the same walk, taken again once it ended, reads
+ * the verdicts it had. A batch holding changes whose own evaluation still runs waits for it
+ * whatever its verdict: they land only once accepted, and one that fails leaves (the batch is
+ * projected again without it) before any search is spent on finding it.
  */
 async function findCulprit(
   projected: Projected[],
