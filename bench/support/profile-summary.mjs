@@ -3,6 +3,8 @@
 //          [--from S] [--to S] (only the samples between S and S seconds from the profile's start:
 //                               compare a soak's first minutes with its last)
 //          [--inclusive] (also each function's time with what it called: which operation grew)
+//          [--callers TEXT] (for the functions whose name holds TEXT, e.g. writev: the chains of
+//                            callers, nearest first, that their time was spent under)
 //          [--stalls MS] (each stretch of the thread busy for MS or more without an idle sample,
 //                         with the functions it spent itself in: what held the event loop)
 // A production build's functions are named by their place in the sources: the profile's chunks are
@@ -20,6 +22,7 @@ const { values, positionals } = parseArgs({
     to: { type: "string" },
     inclusive: { type: "boolean", default: false },
     stalls: { type: "string" },
+    callers: { type: "string" },
   },
 });
 const prof = JSON.parse(fs.readFileSync(positionals[0], "utf8"));
@@ -84,6 +87,17 @@ const add = (map, key, t) => map.set(key, (map.get(key) ?? 0) + t);
 let total = 0;
 let busy = 0;
 let at = 0;
+const callerChains = new Map();
+const CALLER_DEPTH = 4;
+/** The chain of the first CALLER_DEPTH callers of `node` that are named in our or a package's sources. */
+function callersOf(node) {
+  const chain = [];
+  for (let id = parentOf.get(node.id); id !== undefined && chain.length < CALLER_DEPTH; id = parentOf.get(id)) {
+    const label = labelOf(nodes.get(id));
+    if (!/ (\(native\/vm\)|node:)/.test(label) && chain.at(-1) !== label) chain.push(label);
+  }
+  return chain.join(" < ");
+}
 const stallMs = values.stalls === undefined ? undefined : Number(values.stalls);
 const stalls = [];
 let stretch = null;
@@ -97,6 +111,7 @@ for (let i = 0; i < prof.samples.length; i++) {
   add(selfByCategory, category(node.callFrame.url), dt);
   add(selfByFunction, labelOf(node), dt);
   if (!isIdle(node)) busy += dt;
+  if (values.callers && labelOf(node).includes(values.callers)) add(callerChains, callersOf(node), dt);
   if (values.inclusive) {
     const seen = new Set();
     for (let id = node.id; id !== undefined; id = parentOf.get(id)) {
@@ -133,6 +148,10 @@ show(selfByFunction, FUNCTIONS);
 if (values.inclusive) {
   console.log("--- functions, with what they called");
   show(inclusiveByFunction, FUNCTIONS);
+}
+if (values.callers) {
+  console.log(`--- under what ${values.callers} was called`);
+  show(callerChains, FUNCTIONS);
 }
 if (stallMs !== undefined) {
   console.log(`--- ${stalls.length} stretches busy for ${stallMs} ms or more`);

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
-import { runsCpuGrouped } from "./limits";
+import { RUNS_GROUP, runsCpuGrouped } from "./limits";
 import { bwrapMissing, runnerFixture, type RunnerFixture } from "./test-runs";
 
 /** Host processes whose command line is exactly `line` (a leftover of a run). */
@@ -28,16 +28,21 @@ const hostProcessIds = (line: string) =>
     .filter((match) => match !== null && match[2].trim() === line)
     .map((match) => Number(match![1]));
 
-/** The CPU cgroup a host process is in and its weight there: v1 `cpu.shares`, v2 `cpu.weight`. */
-function cpuWeightOf(pid: number): { dir: string; weight: number } {
+/** The cgroup directory that weighs `pid`'s CPU (v1's `cpu` hierarchy, or v2's). */
+function cpuGroupOf(pid: number): string {
   const lines = fs.readFileSync(`/proc/${pid}/cgroup`, "utf8").trim().split("\n");
   const v1 = lines.map((line) => line.split(":")).find(([, controllers]) => controllers.split(",").includes("cpu"));
-  if (v1) {
-    const dir = path.join("/sys/fs/cgroup/cpu", v1[2]);
-    return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.shares"), "utf8")) };
-  }
-  const dir = path.join("/sys/fs/cgroup", lines.find((line) => line.startsWith("0::"))!.slice(3));
-  return { dir, weight: Number(fs.readFileSync(path.join(dir, "cpu.weight"), "utf8")) };
+  if (v1) return path.join("/sys/fs/cgroup/cpu", v1[2]);
+  return path.join("/sys/fs/cgroup", lines.find((line) => line.startsWith("0::"))!.slice(3));
+}
+
+/** A CPU cgroup's weight: v1's `cpu.shares` (default 1024) or v2's `cpu.weight` (default 100). */
+function cpuWeightOf(dir: string): { weight: number; defaultWeight: number } {
+  const v1 = dir.startsWith("/sys/fs/cgroup/cpu/");
+  return {
+    weight: Number(fs.readFileSync(path.join(dir, v1 ? "cpu.shares" : "cpu.weight"), "utf8")),
+    defaultWeight: v1 ? 1024 : 100,
+  };
 }
 
 describe.skipIf(bwrapMissing !== null)(
@@ -158,29 +163,38 @@ describe.skipIf(bwrapMissing !== null)(
       );
     });
 
-    it.skipIf(!runsCpuGrouped())("weighs a run's CPU as one group, however many sessions it makes", async () => {
-      // The kernel's autogroups weigh each session as one group: a run that calls setsid in a loop
-      // weighed as that many servers.
-      const sleeper = `sleep 4246.${Math.floor(Math.random() * 1e6)}`;
-      const controller = new AbortController();
-      const running = fx.run(
-        { "a.txt": "a\n" },
-        `{ command: ${JSON.stringify(`setsid ${sleeper} & sleep 120`)}, timeoutMs: 300000 }`,
-        { signal: controller.signal },
-      );
-      try {
-        let pid: number | undefined;
-        while ((pid = hostProcessIds(sleeper)[0]) === undefined)
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        const { dir, weight } = cpuWeightOf(pid);
-        expect(path.basename(dir)).toMatch(/^svc-runner-/);
-        expect(weight).toBe(dir.startsWith("/sys/fs/cgroup/cpu/") ? 1024 : 100);
-      } finally {
-        controller.abort();
-      }
-      expect((await running).status).toBe("cancelled");
-      expect(hostProcessIds(sleeper)).toEqual([]);
-    });
+    it.skipIf(!runsCpuGrouped())(
+      "weighs a run's CPU as one group, however many sessions it makes, and all runs as one",
+      async () => {
+        // The kernel's autogroups weigh each session as one group: a run that calls setsid in a loop
+        // weighed as that many servers; and runs side by side, each a group of the default weight,
+        // weighed as that many servers too.
+        const sleeper = `sleep 4246.${Math.floor(Math.random() * 1e6)}`;
+        const controller = new AbortController();
+        const running = fx.run(
+          { "a.txt": "a\n" },
+          `{ command: ${JSON.stringify(`setsid ${sleeper} & sleep 120`)}, timeoutMs: 300000 }`,
+          { signal: controller.signal },
+        );
+        try {
+          let pid: number | undefined;
+          while ((pid = hostProcessIds(sleeper)[0]) === undefined)
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          const group = cpuGroupOf(pid);
+          expect(path.basename(group)).toMatch(/^svc-runner-/);
+          const { weight, defaultWeight } = cpuWeightOf(group);
+          expect(weight).toBe(defaultWeight);
+          // Its group is in the runs' one group, made beside the server's own processes.
+          const runs = path.dirname(group);
+          expect(path.relative(cpuGroupOf(process.pid), runs)).toBe(RUNS_GROUP);
+          expect(cpuWeightOf(runs).weight).toBe(defaultWeight);
+        } finally {
+          controller.abort();
+        }
+        expect((await running).status).toBe("cancelled");
+        expect(hostProcessIds(sleeper)).toEqual([]);
+      },
+    );
 
     it("hides another project's checkout running at the same time, and a cancel kills that run's tree", async () => {
       const other = runnerFixture("p-neighbour");

@@ -15,10 +15,17 @@ import { OWNER_TAG, ownerAlive, ownerTag } from "./owner";
  *
  * CPU: the kernel's autogroups (on by default) weigh each session as one group, and bwrap starts
  * the command in a session of its own: a run that made more sessions weighed more, as many groups.
- * Where the `cpu` controller is ours too, a run's cgroup is its one group, of the default weight,
- * whatever sessions it makes (autogroups apply only to tasks of the root cgroup). Not the weight
- * of RUNNER_NICENESS: runs at a tenth of the default took 3x as long beside a loaded host's other
- * work (a CPU-bound test in CI: 11 -> 30 s), and the server's requests were not faster for it.
+ * Where the `cpu` controller is ours too, a run's cgroup is its one group, whatever sessions it
+ * makes (autogroups apply only to tasks of the root cgroup), and every run's group sits in one
+ * group of all runs, `svc-runs`, of the default weight: the runs together weigh as much as one busy
+ * process, so fifty suites starting together cannot take the server's core. When they were
+ * siblings of the server, each of the default weight, a fleet's burst of 100 runs left its thread
+ * about 1/100 of a core: requests answered in 3-5 s that took tens of ms alone (docs/benchmarks.md).
+ * An idle core is still the runs' whole. The group outlives the server (its weight is the
+ * operator's to change); a run cannot leave it (moving a process needs the host's cgroup files).
+ * Not the weight of RUNNER_NICENESS: a run's niceness orders only its own group's processes, and
+ * runs at a tenth of the default each took 3x as long beside a loaded host's other work (a
+ * CPU-bound test in CI: 11 -> 30 s).
  */
 export interface Limits {
   /** The command line that places itself under the limits, then execs the rest. */
@@ -30,6 +37,9 @@ type Cgroups =
   { kind: "v1"; memory: string; pids: string; cpu: string | null } | { kind: "v2"; base: string; cpu: boolean } | null;
 let cgroups: Cgroups | undefined;
 const cgroupsHere = (): Cgroups => (cgroups === undefined ? (cgroups = detectCgroups()) : cgroups);
+
+/** The group of every run's group, in the cgroup we were started in: the runs' CPU weighs as one process. */
+export const RUNS_GROUP = "svc-runs";
 
 /** A run's cgroup: `svc-runner-<owner>-<random>` (see owner.ts). */
 const CGROUP_NAME = new RegExp(`^svc-runner-${OWNER_TAG.source}-[0-9a-f]+$`);
@@ -66,21 +76,41 @@ function detectCgroups(): Cgroups {
       const pidsDir = path.join("/sys/fs/cgroup/pids", pids);
       if (writable(memoryDir) && writable(pidsDir)) {
         const cpu = ownCgroup("cpu");
-        const cpuDir = cpu === null ? null : path.join("/sys/fs/cgroup/cpu", cpu);
-        return { kind: "v1", memory: memoryDir, pids: pidsDir, cpu: cpuDir && writable(cpuDir) ? cpuDir : null };
+        const runsCpu = cpu === null ? null : runsGroup(path.join("/sys/fs/cgroup/cpu", cpu), []);
+        return { kind: "v1", memory: memoryDir, pids: pidsDir, cpu: runsCpu };
       }
     }
     const unified = ownCgroup(null);
     if (unified !== null && fs.existsSync("/sys/fs/cgroup/cgroup.controllers")) {
       const base = path.join("/sys/fs/cgroup", unified);
       const subtree = fs.readFileSync(path.join(base, "cgroup.subtree_control"), "utf8").split(/\s+/);
-      if (subtree.includes("memory") && subtree.includes("pids") && writable(base))
-        return { kind: "v2", base, cpu: subtree.includes("cpu") };
+      const cpu = subtree.includes("cpu");
+      const runs =
+        subtree.includes("memory") && subtree.includes("pids")
+          ? runsGroup(base, ["memory", "pids", ...(cpu ? ["cpu"] : [])])
+          : null;
+      if (runs !== null) return { kind: "v2", base: runs, cpu };
     }
   } catch {
     // No cgroup file system we can use.
   }
   return null;
+}
+
+/**
+ * RUNS_GROUP under `parent` (made when missing; v2: with `controllers` handed on to the runs in
+ * it), or null when we cannot make groups there.
+ */
+function runsGroup(parent: string, controllers: string[]): string | null {
+  const dir = path.join(parent, RUNS_GROUP);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    if (controllers.length > 0)
+      fs.writeFileSync(path.join(dir, "cgroup.subtree_control"), controllers.map((name) => `+${name}`).join(" "));
+  } catch {
+    return null;
+  }
+  return writable(dir) ? dir : null;
 }
 
 const write = (file: string, value: string) => fsp.writeFile(file, value);
