@@ -142,11 +142,11 @@ export class ConfigError extends Error {
 
 const holder = globalThis as unknown as { __svcConfig?: { key: string; env: Env } };
 
-/** The configuration one request reads, taken once when it starts (`withRequestConfig`). */
-const requestScope = new AsyncLocalStorage<{ env: Env; open: boolean }>();
+/** The configuration one unit of work reads, taken once when it starts (`withConfigSnapshot`). */
+const snapshotScope = new AsyncLocalStorage<{ env: Env; open: boolean }>();
 
 function currentEnv(): Env {
-  const scope = requestScope.getStore();
+  const scope = snapshotScope.getStore();
   if (scope?.open) return scope.env;
   // Reading process.env costs ~0.4 us a name, so the values are read once, into the cache key.
   let key = "";
@@ -162,14 +162,16 @@ function currentEnv(): Env {
 }
 
 /**
- * Runs one request with the configuration read once at its start: reading the environment costs
- * ~20 us a time and a request reads it about ten times. Work that outlives the request (a timer or
- * loop it started) reads the live environment again, since the scope closes when `handle` settles.
+ * Runs one unit of work (a request, a turn of a project's merge queue) with the configuration read
+ * once at its start: reading the environment costs ~20 us a time, a request reads it about ten
+ * times and a queue's turn once or more per change it holds (0.8 s of the server's thread in a
+ * 2-minute fleet before the queue took a snapshot). Work that outlives the unit (a timer or loop it
+ * started) reads the live environment again, since the scope closes when `work` settles.
  */
-export async function withRequestConfig<T>(handle: () => Promise<T>): Promise<T> {
+export async function withConfigSnapshot<T>(work: () => Promise<T>): Promise<T> {
   const scope = { env: currentEnv(), open: true };
   try {
-    return await requestScope.run(scope, handle);
+    return await snapshotScope.run(scope, work);
   } finally {
     scope.open = false;
   }

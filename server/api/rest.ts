@@ -1,6 +1,6 @@
 import { answeredError, type Context } from "@/server/trpc";
 import { admitRequest } from "@/server/auth";
-import { withRequestConfig } from "@/server/config";
+import { withConfigSnapshot } from "@/server/config";
 import { noWaits, withRequestLog } from "@/server/log";
 import {
   assertWellFormedUrl,
@@ -160,7 +160,7 @@ function answerChangeEvents(req: Request): Promise<Response> {
  */
 export function handleRestRequest(req: Request): Promise<Response> {
   if (CHANGE_EVENTS.test(new URL(req.url).pathname)) return answerChangeEvents(req);
-  return withRequestConfig(() => answerRequest(req));
+  return withConfigSnapshot(() => answerRequest(req));
 }
 
 async function answerRequest(req: Request): Promise<Response> {

@@ -1,6 +1,6 @@
 import type { Change, Project } from "@/server/generated/prisma/client";
 import { registerCache } from "@/server/caches";
-import { config } from "@/server/config";
+import { config, withConfigSnapshot } from "@/server/config";
 import { database, db, type Tx } from "@/server/db";
 import { publishAfterCommit, recordEvents } from "@/server/events";
 import {
@@ -57,15 +57,17 @@ async function withQueueTurn(projectId: string, fn: () => Promise<void>): Promis
 
 /** Lands what the project's queue holds, batch after batch, until nothing more can move. */
 export async function processQueue(projectId: string): Promise<void> {
-  await withQueueTurn(projectId, async () => {
-    for (let round = 0; round < ROUNDS_MAX; round++) {
-      const outcome = await processRound(projectId);
-      // A round that moved nothing recorded nothing to publish.
-      if (outcome === "idle") return;
-      await publishAfterCommit();
-      if (outcome === "waiting") return;
-    }
-  });
+  await withConfigSnapshot(() =>
+    withQueueTurn(projectId, async () => {
+      for (let round = 0; round < ROUNDS_MAX; round++) {
+        const outcome = await processRound(projectId);
+        // A round that moved nothing recorded nothing to publish.
+        if (outcome === "idle") return;
+        await publishAfterCommit();
+        if (outcome === "waiting") return;
+      }
+    }),
+  );
 }
 
 /** First-parent steps walked in-process before asking git (an agent usually adds a commit or two). */
