@@ -11,7 +11,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUNNER_NICENESS, RUNNER_PROCESSES_MAX } from "@/server/limits";
-import { RUNS_GROUP, runsCpuGrouped } from "./limits";
+import { LAUNCHER_GROUP, RUNS_GROUP, runsCpuGrouped } from "./cgroups";
+import { launch } from "./launcher";
 import { bwrapMissing, runnerFixture, type RunnerFixture } from "./test-runs";
 
 /** Host processes whose command line is exactly `line` (a leftover of a run). */
@@ -195,6 +196,19 @@ describe.skipIf(bwrapMissing !== null)(
         expect(hostProcessIds(sleeper)).toEqual([]);
       },
     );
+
+    it.skipIf(!runsCpuGrouped())("weighs what the launcher starts for a run (its checkout) with the runs", async () => {
+      // A fleet's hundred runs starting together made two hundred checkouts beside the server.
+      let stderr = "";
+      const [exit] = await launch([{ command: "sh", args: ["-c", "cat /proc/self/cgroup >&2"] }], {
+        onOutput: (chunk) => (stderr += chunk.toString("utf8")),
+      }).exited;
+      expect(exit.code).toBe(0);
+      const cpuLine = stderr
+        .split("\n")
+        .find((line) => /^\d+:([^:]*,)?cpu(,[^:]*)?:/.test(line) || line.startsWith("0::"));
+      expect(cpuLine).toMatch(new RegExp(`/${RUNS_GROUP}/${LAUNCHER_GROUP}$`));
+    });
 
     it("hides another project's checkout running at the same time, and a cancel kills that run's tree", async () => {
       const other = runnerFixture("p-neighbour");

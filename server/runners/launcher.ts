@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { joinLauncherGroup } from "./cgroups";
 
 /**
  * Every process a run starts is started by the runners' launcher (launcher-process.mjs), a small
@@ -71,6 +72,7 @@ class Launcher {
       serialization: "advanced",
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });
+    if (this.child.pid !== undefined) joinLauncherGroup(this.child.pid);
     this.child.on("message", (message: FromLauncher) => this.receive(message));
     this.child.on("error", (error) => this.lost(`failed: ${error.message}`));
     this.child.on("exit", (code, signal) => this.lost(`ended (${signal ?? code})`));

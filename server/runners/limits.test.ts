@@ -5,7 +5,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cgroupParents, cgroupsKind, createLimits, sweepOrphanCgroups } from "./limits";
+import { cgroupParents, cgroupsKind } from "./cgroups";
+import { createLimits, sweepOrphanCgroups } from "./limits";
 import { OWNER_TAG, ownerAlive } from "./owner";
 
 const kind = cgroupsKind();
