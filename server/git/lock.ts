@@ -69,8 +69,8 @@ export async function withRepoLock<T>(lock: RepoLock, work: () => Promise<T>, op
   // could wait for ever (a fleet's commits and a change's pinned tip filled the pool that way).
   const locked = (tx: Tx) => {
     const advisory = async () => {
-      if (group !== undefined) await takeGroupLock(tx, group, false);
-      await takeAdvisoryLock(tx, key);
+      if (group === undefined) await takeAdvisoryLock(tx, key);
+      else await takeWriterLocks(tx, group, key);
       return fn();
     };
     const exclusive = () => withProcessLock(`refs:${key}`, advisory);
@@ -109,7 +109,17 @@ export async function withRepoLocksHeld<T>(groups: string[], fn: () => Promise<T
 }
 
 /** A group's advisory lock, named apart ("group:" + id) from any repository's. */
-const takeGroupLock = (tx: Tx, group: string, exclusive: boolean) => takeAdvisoryLock(tx, `group:${group}`, !exclusive);
+const groupKey = (group: string) => `group:${group}`;
+const takeGroupLock = (tx: Tx, group: string, exclusive: boolean) => takeAdvisoryLock(tx, groupKey(group), !exclusive);
+
+/**
+ * A writer's two advisory locks, its group shared then its repository's alone, in one statement
+ * (a select list is evaluated in order): a round trip fewer on every ref move (a commit, a
+ * landing), each a wait for the server's thread while the transaction holds its connection.
+ */
+async function takeWriterLocks(tx: Tx, group: string, key: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock_shared(${ADVISORY_NAMESPACE}::int, ${hash32(groupKey(group))}::int), pg_advisory_xact_lock(${ADVISORY_NAMESPACE}::int, ${hash32(key)}::int)) AS locked`;
+}
 
 const groups = globalThis as unknown as { __svcRepoGroupLocks?: Map<string, ReadWriteLock> };
 
