@@ -116,6 +116,16 @@ function compileWasmWithBaselineOnly(): void {
  */
 const inUtc = (client: { query(sql: string): Promise<unknown> }) => client.query("SET TIME ZONE 'UTC'");
 
+/**
+ * How long the pool keeps a connection nobody uses. pg-pool's default, 10 s, is shorter than the gap
+ * between a fleet's bursts (a batch lands, its agents commit and open together, then wait for the
+ * next batch's suite): every burst opened its connections again, 154 in a 2-minute fleet on a pool
+ * of 30, each a PostgreSQL backend forked and a SET answered before the burst's first statement on
+ * it. A minute, like the HTTP keep-alive (keep-alive.mjs); PgBouncer or the server may close sooner,
+ * and the pool then connects again.
+ */
+const POOL_IDLE_MS = 60_000;
+
 async function openPostgres(url: string): Promise<Database> {
   compileWasmWithBaselineOnly();
   const pg = (await import("pg")).default;
@@ -128,6 +138,7 @@ async function openPostgres(url: string): Promise<Database> {
     connectionString: url,
     max: config.databasePoolSize,
     connectionTimeoutMillis: TRANSACTION_OPTIONS.maxWait,
+    idleTimeoutMillis: POOL_IDLE_MS,
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits it (its types say void)
     onConnect: inUtc,
   });
