@@ -78,7 +78,9 @@ export function useTestEnvironment(env: Record<string, string> = {}): TestEnviro
     await runnersSettled();
     await closeDatabase();
     await drop();
-    fs.rmSync(state.dataDir, { recursive: true, force: true });
+    // A run's directory is removed after its verdict, off the verdict's path (server/runners/execute.ts),
+    // so a launcher's `rm -rf` may still be going: rmSync then meets a directory not yet empty.
+    fs.rmSync(state.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   });
   return state;
 }
