@@ -1,4 +1,7 @@
-// The production server's V8 heap settings (server.mjs applies them at start).
+// The production server's V8 heap settings, set when this module is evaluated: server.mjs imports it
+// alone and loads the server after. V8 grows the young generation while modules load and link (to
+// 8 MB on Node 24 by the time server.mjs's imports ran), and a maximum set afterwards does not shrink
+// it: the server ran under load with 8 MB where these flags mean 2 (docs/soak, round 22).
 import v8 from "node:v8";
 
 // V8's defaults favour throughput over resident memory, and a request allocates much and keeps
@@ -9,7 +12,7 @@ import v8 from "node:v8";
 // 3 minutes of 50 agents the heap's committed size ended at 171 MB with 1.25 against 197 with 1.5.
 // The young generation stays at its first 1 MB semi-spaces because the semi-space growth factor is 1:
 // the main thread's heap is sized before any of this runs, so `--max-semi-space-size` bounds only
-// threads started later (RSS at the end of 3 minutes of 50 agents: 464 MB with V8's young generation
+// threads started later, and the factor only growth to come (RSS at the end of 3 minutes of 50 agents: 464 MB with V8's young generation
 // against 416). `node --optimize-for-size server.mjs` trades rate for memory on a small host: 5
 // minutes of 50 agents side by side ended at 365 MB resident against 394, with 6% fewer changes
 // landed (docs/soak).
@@ -25,13 +28,9 @@ function setServerHeapFlags() {
   for (const flag of SERVER_HEAP_FLAGS) v8.setFlagsFromString(flag);
 }
 
-/**
- * Sets the flags, and leaves the embedded database's thread a hook to set them again once it
- * starts (server/db/pglite-thread.ts): V8 before Node 24 raises the semi-space growth factor back to
- * 2, process-wide, whenever it sets up a thread's heap, and under a fleet on PGlite the young
- * generation then reached 32 MB and the soak's resident size ended over 320 MB (docs/soak, round 16).
- */
-export function applyServerHeapFlags() {
-  setServerHeapFlags();
-  globalThis[Symbol.for("svc.reapplyServerHeapFlags")] = setServerHeapFlags;
-}
+// The embedded database's thread gets a hook to set them again once it starts
+// (server/db/pglite-thread.ts): V8 before Node 24 raises the semi-space growth factor back to 2,
+// process-wide, whenever it sets up a thread's heap, and under a fleet on PGlite the young
+// generation then reached 32 MB and the soak's resident size ended over 320 MB (docs/soak, round 16).
+setServerHeapFlags();
+globalThis[Symbol.for("svc.reapplyServerHeapFlags")] = setServerHeapFlags;

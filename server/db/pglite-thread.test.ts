@@ -245,10 +245,9 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     fs.writeFileSync(
       script,
       `import v8 from "node:v8";
-      import { applyServerHeapFlags } from ${JSON.stringify(path.resolve("heap-flags.mjs"))};
+      import ${JSON.stringify(path.resolve("heap-flags.mjs"))};
       import { openPgliteThread } from ${JSON.stringify(path.resolve("server/db/pglite-thread.ts"))};
       const youngMb = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size / 1048576;
-      applyServerHeapFlags();
       const before = youngMb();
       const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => {} });
       await thread.raw.query("SELECT 1");

@@ -9,6 +9,7 @@ describe("the structured log", () => {
       "app",
       "inngest",
       "server.mjs",
+      "front.mjs",
       "page-log.mjs",
       "error-shell.mjs",
       "heap-flags.mjs",
