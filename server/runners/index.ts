@@ -7,4 +7,4 @@ export { assertSandboxReady, sandboxAvailable } from "./bwrap";
 export { cutLine, readLogFrom, type LogRead } from "./log";
 export { launcherLost } from "./launcher";
 export { sweepOrphanCgroups } from "./limits";
-export { sweepOrphanCheckouts } from "./layout";
+export { layoutsRemoved, sweepOrphanCheckouts } from "./layout";

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { config } from "@/server/config";
-import { createLayout, removeLayout, sweepOrphanCheckouts } from "./layout";
+import { createLayout, layoutsRemoved, removeLayout, sweepOrphanCheckouts } from "./layout";
 import { runnerFixture } from "./test-runs";
 
 describe("sweepOrphanCheckouts", () => {
@@ -32,5 +32,23 @@ describe("sweepOrphanCheckouts", () => {
     } finally {
       await removeLayout(live);
     }
+  });
+});
+
+describe("layoutsRemoved", () => {
+  const fx = runnerFixture("p-removed");
+  afterAll(() => fx.cleanup());
+
+  it("waits for a run's directory that nobody else waits for (a run's verdict goes first) to be gone", async () => {
+    const layout = await createLayout();
+    for (let i = 0; i < 20; i++) {
+      const dir = path.join(layout.src, `d${i}`);
+      fs.mkdirSync(dir);
+      for (let j = 0; j < 50; j++) fs.writeFileSync(path.join(dir, `f${j}.txt`), "x");
+    }
+    void removeLayout(layout);
+    expect(fs.existsSync(layout.dir)).toBe(true);
+    await layoutsRemoved();
+    expect(fs.existsSync(layout.dir)).toBe(false);
   });
 });

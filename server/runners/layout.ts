@@ -102,13 +102,29 @@ export async function createLayout(): Promise<RunLayout> {
   return layout;
 }
 
+/** Removals under way: a run's is off its verdict's path (execute.ts), and nobody else waits for it. */
+const removing = new Set<Promise<void>>();
+
 /** Removes a run's directories (nothing of the run is alive by then) and frees its uid. */
 export async function removeLayout(layout: RunLayout): Promise<void> {
+  const removal = (async () => {
+    try {
+      await removeRunDir(layout.dir);
+    } finally {
+      if (runsAsRoot()) usedSlots.delete(layout.uid - HOST_UID_BASE);
+    }
+  })();
+  removing.add(removal);
   try {
-    await removeRunDir(layout.dir);
+    await removal;
   } finally {
-    if (runsAsRoot()) usedSlots.delete(layout.uid - HOST_UID_BASE);
+    removing.delete(removal);
   }
+}
+
+/** Resolves once no run's directory is being removed (shutdown, tests: their data directory goes next). */
+export async function layoutsRemoved(): Promise<void> {
+  while (removing.size > 0) await Promise.allSettled([...removing]);
 }
 
 const RUN_DIR_NAME = new RegExp(`^${OWNER_TAG.source}-[0-9a-f]+$`);

@@ -78,9 +78,7 @@ export function useTestEnvironment(env: Record<string, string> = {}): TestEnviro
     await runnersSettled();
     await closeDatabase();
     await drop();
-    // A run's directory is removed after its verdict, off the verdict's path (server/runners/execute.ts),
-    // so a launcher's `rm -rf` may still be going: rmSync then meets a directory not yet empty.
-    fs.rmSync(state.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    fs.rmSync(state.dataDir, { recursive: true, force: true });
   });
   return state;
 }

@@ -4,7 +4,7 @@ import type { EvalRun } from "@/server/generated/prisma/client";
 import { config } from "@/server/config";
 import { announceInvalidation, database, db, onInvalidation } from "@/server/db";
 import { log } from "@/server/log";
-import { launcherLost } from "@/server/runners";
+import { launcherLost, layoutsRemoved } from "@/server/runners";
 import { executeEvalRun } from "./execute";
 import { runLogPath } from "./log";
 import { runEnded, settleRound } from "./settle";
@@ -168,7 +168,10 @@ export async function sweepRuns(): Promise<void> {
   fillHere();
 }
 
-/** Resolves once this instance runs nothing, nor any queue turn a run's end woke (tests, shutdown). */
+/**
+ * Resolves once this instance runs nothing, nor any queue turn a run's end woke, and no run's
+ * directory is still being removed (tests, shutdown).
+ */
 export async function runnersSettled(): Promise<void> {
   do {
     while (state.filling || state.active.size > 0) {
@@ -176,6 +179,7 @@ export async function runnersSettled(): Promise<void> {
     }
     await queuesSettled();
   } while (state.filling || state.active.size > 0);
+  await layoutsRemoved();
 }
 
 /** Listens for other instances' wake-ups, sweeps slowly, takes what is queued; stops cleanly. */
