@@ -6,6 +6,7 @@
 import http from "node:http";
 import next from "next";
 import { ACCEPTORS, listenWithAcceptors } from "./acceptors.mjs";
+import { releaseLoadedChunks } from "./chunk-release.mjs";
 import { amendErrorShell } from "./error-shell.mjs";
 import { keepConnectionsAlive } from "./keep-alive.mjs";
 import { log, logPageRequest } from "./page-log.mjs";
@@ -23,6 +24,7 @@ function decodes(url) {
   }
 }
 
+releaseLoadedChunks();
 const app = next({ dev: false, hostname: host ?? "localhost", port });
 await app.prepare();
 const handle = app.getRequestHandler();

@@ -10,6 +10,7 @@ describe("the structured log", () => {
       "inngest",
       "server.mjs",
       "front.mjs",
+      "chunk-release.mjs",
       "page-log.mjs",
       "error-shell.mjs",
       "heap-flags.mjs",
