@@ -4,8 +4,9 @@
 // source and code, for the life of the process. Turbopack writes a module into a chunk of each route
 // that imports it, so a server answering several routes kept the same modules' source up to four
 // times: after 4 minutes of 50 agents on PostgreSQL, two runs with the release held JS heaps of 120.9
-// and 122.9 MB (217.7 and 225.4 MB resident) against 129.1 (228.7) without (docs/soak, round 22). A factory the runtime installed keeps what it needs.
-// The runtime itself stays cached: every route's entry must share it and its module registry.
+// and 122.9 MB (217.7 and 225.4 MB resident) against 129.1 (228.7) without (docs/soak, round 22).
+// A factory the runtime installed keeps what it needs. The runtime itself stays cached: every
+// route's entry must share it and its module registry.
 import Module from "node:module";
 
 const CHUNK = /[\\/]\.next[\\/]server[\\/]chunks[\\/](?:ssr[\\/])?[^\\/]+\.js$/;
