@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
+import { closeDatabase } from "./client";
 import { announceInvalidation } from "./invalidation";
 import { CHANNEL } from "./topics";
 
@@ -33,5 +34,16 @@ describe.runIf(process.env.TEST_DATABASE_URL)("invalidations announced on Postgr
     while (ours().length < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(ours().sort()).toEqual(["a", "b", "c", "d"].map((key) => `${topic}\n${key}`));
+  });
+});
+
+describe("invalidations announced as the database closes", () => {
+  it("never open another database: the turn's announcements go to the one written to, or nowhere", async () => {
+    const announced = announceInvalidation(`closing-${randomUUID()}`, "k");
+    // The file's last write, then its end (a server's shutdown): the database closes before the
+    // turn's announcements are sent.
+    await closeDatabase();
+    await announced;
+    expect((globalThis as { __svcDatabase?: unknown }).__svcDatabase).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { config } from "@/server/config";
-import { database, type DbOrTx } from "./client";
+import { database, type Database, type DbOrTx } from "./client";
 import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
 import { log } from "@/server/log";
 
@@ -25,15 +25,19 @@ const pending: { announcements: Set<string>; sent: Promise<void> | null } = { an
  */
 export function announceInvalidation(topic: string, key: string): Promise<void> {
   pending.announcements.add(announcement(topic, key));
-  return (pending.sent ??= new Promise<void>((resolve) => setImmediate(resolve)).then(sendPending));
+  if (pending.sent) return pending.sent;
+  // The database of the writes announced, taken now: asked for at the end of the turn, after a
+  // shutdown (or a test file's end) closed it, it opened another one (a new PGlite in DATA_DIR).
+  const written = database();
+  return (pending.sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => sendPending(written)));
 }
 
-async function sendPending(): Promise<void> {
+async function sendPending(written: Promise<Database>): Promise<void> {
   const announcements = [...pending.announcements];
   pending.announcements.clear();
   pending.sent = null;
   try {
-    const db = await database();
+    const db = await written;
     if (db.kind === "postgres") await db.raw.query(announcementsSql("$1::text[]"), [announcements]);
   } catch (error) {
     log().error({ count: announcements.length, err: (error as Error).message }, "db: announcing invalidations failed");
