@@ -19,12 +19,13 @@ async function severeViolations(page: Page): Promise<string[]> {
  * the next check (a sweep of many pages reports them all). One exception to "as it stands": a page
  * re-rendered in place (a form's answer, a refresh) gets its new <title> a moment after its content,
  * as Next.js streams metadata on client navigations whatever `htmlLimitedBots` says (CI caught the
- * gap twice; docs/web.md). When a missing title is the only violation, it counts only if it is still
- * missing after 3 s of analysing again; every other violation counts at once.
+ * gap twice; docs/web.md; and once past 3 s, beside the benchmarks on a loaded 2-core machine). When a
+ * missing title is the only violation, it counts only if it is still missing after 10 s of analysing
+ * again; every other violation counts at once.
  */
 export async function expectAccessible(page: Page, { soft = false } = {}): Promise<void> {
   const onlyTitleMissing = (found: string[]) => found.length > 0 && found.every((v) => v.startsWith("document-title:"));
-  const deadline = Date.now() + 3_000;
+  const deadline = Date.now() + 10_000;
   let severe = await severeViolations(page);
   while (onlyTitleMissing(severe) && Date.now() < deadline) {
     await page.waitForTimeout(250);
