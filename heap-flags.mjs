@@ -12,8 +12,8 @@ import v8 from "node:v8";
 // 3 minutes of 50 agents the heap's committed size ended at 171 MB with 1.25 against 197 with 1.5.
 // The young generation stays at its first 1 MB semi-spaces because the semi-space growth factor is 1:
 // the main thread's heap is sized before any of this runs, so `--max-semi-space-size` bounds only
-// threads started later, and the factor only growth to come (RSS at the end of 3 minutes of 50 agents: 464 MB with V8's young generation
-// against 416). `node --optimize-for-size server.mjs` trades rate for memory on a small host: 5
+// threads started later, and the factor only growth to come (RSS at the end of 3 minutes of 50
+// agents: 464 MB with V8's young generation against 416). `node --optimize-for-size server.mjs` trades rate for memory on a small host: 5
 // minutes of 50 agents side by side ended at 365 MB resident against 394, with 6% fewer changes
 // landed (docs/soak).
 // Not `--compact-on-every-full-gc`: on Node 20 it gave back the fragmented pages of the old

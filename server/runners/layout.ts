@@ -106,20 +106,13 @@ export async function createLayout(): Promise<RunLayout> {
 const removing = new Set<Promise<void>>();
 
 /** Removes a run's directories (nothing of the run is alive by then) and frees its uid. */
-export async function removeLayout(layout: RunLayout): Promise<void> {
-  const removal = (async () => {
-    try {
-      await removeRunDir(layout.dir);
-    } finally {
-      if (runsAsRoot()) usedSlots.delete(layout.uid - HOST_UID_BASE);
-    }
-  })();
-  removing.add(removal);
-  try {
-    await removal;
-  } finally {
+export function removeLayout(layout: RunLayout): Promise<void> {
+  const removal: Promise<void> = removeRunDir(layout.dir).finally(() => {
+    if (runsAsRoot()) usedSlots.delete(layout.uid - HOST_UID_BASE);
     removing.delete(removal);
-  }
+  });
+  removing.add(removal);
+  return removal;
 }
 
 /** Resolves once no run's directory is being removed (shutdown, tests: their data directory goes next). */
