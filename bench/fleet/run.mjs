@@ -100,7 +100,7 @@ try {
       },
     );
     servers.push(server);
-    await waitForServer(port, server, "/api/health", 300_000);
+    await waitForServer(port, server, "/api/health");
   }
   const policy = MODE === "autoQueue" ? "merge:\n  autoQueue: true\n" : "merge:\n  requireFreshBase: true\n";
   const byStream = (agent, change, until) => landedByStream(change.id, agent.token, until);

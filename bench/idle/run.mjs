@@ -48,7 +48,7 @@ const server = startNext(app, PORT, {
   LOG_LEVEL: "warn",
 });
 try {
-  await waitForServer(PORT, server, "/api/health", 300_000);
+  await waitForServer(PORT, server, "/api/health");
   const owner = await ok("POST", "/api/admin/users", null, { username: "idle-owner" });
   const project = await ok("POST", "/api/projects", owner.token, {
     name: "idle",

@@ -120,7 +120,7 @@ const server = startNext(
 const client = fleetClient(PORT, ADMIN_KEY);
 const samples = [];
 try {
-  await waitForServer(PORT, server, "/api/health", 300_000);
+  await waitForServer(PORT, server, "/api/health");
   const land = (agent, change, until) => client.landedByStream(change.id, agent.token, until);
   const fleet = await setUpFleet(client, {
     count: AGENTS,

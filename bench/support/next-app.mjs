@@ -201,8 +201,13 @@ export function request(port, urlPath, { method = "GET", headers = {}, body, age
   });
 }
 
-/** Resolves once `urlPath` answers at all; fails when `child` exits first or after `timeoutMs` (a loaded machine starts slowly). */
-export async function waitForServer(port, child, urlPath = "/health", timeoutMs = 90_000) {
+/**
+ * Resolves once `urlPath` answers at all; fails when `child` exits first or after `timeoutMs`. The
+ * first `/api/health` of a new DATA_DIR creates the embedded database (initdb, then migrations):
+ * about 10 s of CPU on an idle machine, and past 90 s on CI's two cores while both test passes run
+ * (tests/crash/kill9.test.ts, stop 60).
+ */
+export async function waitForServer(port, child, urlPath = "/health", timeoutMs = 300_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error("server exited during start-up");
