@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { fleetClient, runAgents, setUpFleet } from "../support/fleet-agents.mjs";
 import { buildAppCopy, root, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
 import { plotPng } from "../support/png-plot.mjs";
+import { wasmResidentOf } from "../support/wasm-resident.mjs";
 import { startPostgres } from "../support/postgres.mjs";
 
 const { values } = parseArgs({
@@ -68,26 +69,6 @@ const postgres = !process.env.DATABASE_URL && values.postgres ? await startPostg
 const databaseUrl = process.env.DATABASE_URL ?? postgres?.url;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
-/**
- * What of the process's WebAssembly memories (the embedded database's linear memory) is resident:
- * V8 maps each as its accessible part followed right after by an inaccessible guard region of 4 GB
- * or more, and nothing else in the process looks like that.
- */
-function wasmResidentOf(pid) {
-  const mappings = [];
-  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
-    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+)/.exec(line);
-    if (head) mappings.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), perms: head[3], rss: 0 });
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) mappings.at(-1).rss = Number(rss[1]) * 1024;
-  }
-  const guarded = (m, i) =>
-    m.perms.startsWith("rw") &&
-    mappings[i + 1]?.start === m.end &&
-    mappings[i + 1].perms.startsWith("---") &&
-    mappings[i + 1].end - mappings[i + 1].start >= 4n * 2n ** 30n;
-  return mappings.filter(guarded).reduce((sum, m) => sum + m.rss, 0);
-}
 const serverEnv = Object.fromEntries(
   values.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
 );

@@ -28,8 +28,13 @@ const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
  * PGlite touches all of it at start: 8 MB holds a fleet's working set, and the database's resident
  * memory starts at 26 MB instead of 34 at 16 MB and 52 at 32 MB (bench/soak, 50 agents: no fewer
  * changes landed).
+ * ANALYZE reads a sample of 300 rows per unit of `default_statistics_target` and holds it in memory;
+ * WebAssembly memory keeps its peak, so PostgreSQL's default (100: 30,000 rows) left a fleet's server
+ * 17 MB more resident for good within 3 minutes, once the events tables passed 30,000 rows (docs/soak,
+ * round 23). 10 (3,000 rows; PostgreSQL's default before 8.4) costs about 1 MB, and the planner still
+ * knows each table's size and its most common values.
  */
-const PGLITE_SETTINGS = ["shared_buffers = 8MB"];
+const PGLITE_SETTINGS = ["shared_buffers = 8MB", "default_statistics_target = 10"];
 /** How often the embedded database vacuums what needs it (it has no autovacuum): a few ms each time under a fleet. */
 const PGLITE_VACUUM_EVERY_MS = 5_000;
 /** The client handed to `db.$transaction(async (tx) => ...)` callbacks. */

@@ -10,6 +10,8 @@ import type { IsolationLevel } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { openPgliteThread, WORKER_TRANSACTION_OPTIONS } from "./pglite-thread";
 import { useTestEnvironment } from "@/tests/support/harness";
+// @ts-expect-error: the benchmark support module is plain JavaScript without types.
+import { wasmResidentOf } from "@/bench/support/wasm-resident.mjs";
 
 useTestEnvironment();
 
@@ -238,6 +240,20 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     } finally {
       await thread.close();
     }
+  });
+
+  it("keeps no more resident memory after analyzing a large table than a small sample needs (WebAssembly memory keeps its peak)", async () => {
+    const raw = (await database()).raw;
+    const before = wasmResidentOf(process.pid);
+    await raw.exec(`CREATE TABLE "Sampled" ("id" int PRIMARY KEY, "body" text NOT NULL)`);
+    await raw.exec(`INSERT INTO "Sampled" SELECT g, repeat(md5(g::text), 12) FROM generate_series(1, 40000) AS g`);
+    await raw.exec(`ANALYZE "Sampled"`);
+    // PostgreSQL's default statistics target samples 30,000 of these 400-byte rows: +16 MB, for good.
+    expect((wasmResidentOf(process.pid) - before) / 2 ** 20).toBeLessThan(6);
+    const [{ rows }] = await raw.query<{ rows: number }>(
+      `SELECT reltuples::int AS rows FROM pg_class WHERE relname = 'Sampled'`,
+    );
+    expect(rows).toBe(40000);
   });
 
   it("does not let the server's young generation grow once it runs: V8 before Node 24 raises its growth factor when a thread starts", () => {
