@@ -30,7 +30,7 @@ const TRANSACTION_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
  * changes landed).
  * ANALYZE reads a sample of 300 rows per unit of `default_statistics_target` and holds it in memory;
  * WebAssembly memory keeps its peak, so PostgreSQL's default (100: 30,000 rows) left a fleet's server
- * 17 MB more resident for good within 3 minutes, once the events tables passed 30,000 rows (docs/soak,
+ * 17 MB more resident for good within 3 minutes, once its largest tables passed 30,000 rows (docs/soak,
  * round 23). 10 (3,000 rows; PostgreSQL's default before 8.4) costs about 1 MB, and the planner still
  * knows each table's size and its most common values.
  */
