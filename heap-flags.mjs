@@ -10,12 +10,12 @@ import v8 from "node:v8";
 // growth factor of 1.25 keeps the server near its live size at no measurable cost in CPU per request
 // (bench/users-me) or changes landed (bench/soak); the heap still grows as far as it needs to. Under
 // 3 minutes of 50 agents the heap's committed size ended at 171 MB with 1.25 against 197 with 1.5.
-// The young generation stays at its first 1 MB semi-spaces because the semi-space growth factor is 1:
-// the main thread's heap is sized before any of this runs, so `--max-semi-space-size` bounds only
-// threads started later, and the factor only growth to come (RSS at the end of 3 minutes of 50
-// agents: 464 MB with V8's young generation against 416). `node --optimize-for-size server.mjs` trades rate for memory on a small host: 5
-// minutes of 50 agents side by side ended at 365 MB resident against 394, with 6% fewer changes
-// landed (docs/soak).
+// The young generation keeps the size it has when this runs, before the server's modules load
+// (1 MB semi-spaces, tests/platform/heap-flags.test.ts): the growth factor of 1 stops it growing, and
+// the 2 MB maximum bounds threads started later (RSS at the end of 3 minutes of 50 agents: 464 MB
+// with V8's young generation against 416). `node --optimize-for-size server.mjs` trades rate for
+// memory on a small host: 5 minutes of 50 agents side by side ended at 365 MB resident against 394,
+// with 6% fewer changes landed (docs/soak).
 // Not `--compact-on-every-full-gc`: on Node 20 it gave back the fragmented pages of the old
 // generation (PGlite ended 8 minutes of 50 agents at 275 / 295 MB against 309 / 312), but the V8 of
 // Node 22 and 24 keeps the pages a compaction frees resident until the process goes idle: after 5
