@@ -52,15 +52,16 @@ export interface Database {
 }
 
 /**
- * Runs initdb for a new PGlite data directory in a short-lived child process. Done in this process,
- * initdb's WebAssembly module and memory stay reachable for the life of the server (about 450 MB of
- * RSS measured with bench/users-me); a child hands back the disk and keeps nothing.
+ * Makes a new PGlite data directory in a short-lived child process (pglite-initdb.mjs: initdb, or a
+ * copy of its first output). Done in this process, initdb's WebAssembly module and memory stay
+ * reachable for the life of the server (about 450 MB of RSS measured with bench/users-me); a child
+ * hands back the disk and keeps nothing.
  */
 async function initPgliteDataDir(dataDir: string): Promise<void> {
   if (fs.existsSync(path.join(dataDir, "PG_VERSION"))) return;
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
-  const script = `import { PGlite } from "@electric-sql/pglite"; const db = new PGlite(process.argv[1]); await db.waitReady; await db.close();`;
-  await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script, dataDir], { cwd: process.cwd() });
+  const script = path.join(process.cwd(), "server", "db", "pglite-initdb.mjs");
+  await promisify(execFile)(process.execPath, [script, dataDir], { cwd: process.cwd() });
 }
 
 async function openPglite(dataDir: string | undefined, loadDataDir?: Blob): Promise<Database> {

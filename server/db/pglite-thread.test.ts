@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 import { announceOnCommit, database, db, onInvalidation } from "@/server/db";
 import { PGlite } from "@electric-sql/pglite";
@@ -14,6 +14,11 @@ import { useTestEnvironment } from "@/tests/support/harness";
 import { wasmResidentOf } from "@/bench/support/wasm-resident.mjs";
 
 useTestEnvironment();
+
+// The migrated template every test file's database loads (tests/support/global-setup.ts): a thread
+// opened on it skips initdb (~12 s of CPU each).
+const templatePath = () => inject("pgliteDump");
+const template = () => new Blob([fs.readFileSync(templatePath())]);
 
 // The embedded database's thread: on PostgreSQL there is none to test.
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database on its worker thread", () => {
@@ -67,7 +72,12 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   });
 
   it("sends a transaction's BEGIN with its first statement: a BEGIN that fails fails it and the commit, and leaves the connection free", async () => {
-    const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => undefined });
+    const thread = await openPgliteThread({
+      loadDataDir: template(),
+      settings: [],
+      channel: "probe",
+      onNotification: () => undefined,
+    });
     try {
       const adapter = await thread.adapter.connect();
       // An isolation level PostgreSQL cannot parse makes the adapter's start fail on the thread.
@@ -105,7 +115,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   });
 
   it("answers for its transactions what the thread's adapter answers for them", async () => {
-    const pglite = new PGlite();
+    const pglite = new PGlite({ loadDataDir: template() });
     const adapter = await new PrismaPGlite(pglite).connect();
     const transaction = await adapter.startTransaction();
     expect(transaction.options).toEqual(WORKER_TRANSACTION_OPTIONS);
@@ -133,7 +143,8 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   });
 
   it("starts a crashed thread again on the next statement: what was in flight fails, what was committed stays", async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-crash-"));
+    const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-crash-")), "db");
+    execFileSync(process.execPath, ["server/db/pglite-initdb.mjs", dataDir]);
     let restarts = 0;
     const thread = await openPgliteThread({
       dataDir,
@@ -184,13 +195,14 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     } finally {
       await prisma.$disconnect();
       await thread.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(path.dirname(dataDir), { recursive: true, force: true });
     }
   }, 60_000);
 
   it("does not start a crashed thread of a database in memory again (it would come back empty): its statements fail", async () => {
     let restarts = 0;
     const thread = await openPgliteThread({
+      loadDataDir: template(),
       settings: [],
       channel: "probe",
       onNotification: () => undefined,
@@ -215,6 +227,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
 
   it("vacuums and analyzes, as autovacuum would, the tables left with dead rows (PGlite runs none of its own)", async () => {
     const thread = await openPgliteThread({
+      loadDataDir: template(),
       settings: [],
       channel: "probe",
       onNotification: () => undefined,
@@ -260,12 +273,13 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-")), "script.mts");
     fs.writeFileSync(
       script,
-      `import v8 from "node:v8";
+      `import fs from "node:fs";
+      import v8 from "node:v8";
       import ${JSON.stringify(path.resolve("heap-flags.mjs"))};
       import { openPgliteThread } from ${JSON.stringify(path.resolve("server/db/pglite-thread.ts"))};
       const youngMb = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size / 1048576;
       const before = youngMb();
-      const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => {} });
+      const thread = await openPgliteThread({ loadDataDir: new Blob([fs.readFileSync(${JSON.stringify(templatePath())})]), settings: [], channel: "probe", onNotification: () => {} });
       await thread.raw.query("SELECT 1");
       const kept = [];
       for (let i = 0; i < 5_000_000; i++) {
@@ -289,8 +303,9 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-")), "script.mts");
     fs.writeFileSync(
       script,
-      `import { openPgliteThread } from ${JSON.stringify(path.resolve("server/db/pglite-thread.ts"))};
-      const thread = await openPgliteThread({ settings: [], channel: "probe", onNotification: () => {} });
+      `import fs from "node:fs";
+      import { openPgliteThread } from ${JSON.stringify(path.resolve("server/db/pglite-thread.ts"))};
+      const thread = await openPgliteThread({ loadDataDir: new Blob([fs.readFileSync(${JSON.stringify(templatePath())})]), settings: [], channel: "probe", onNotification: () => {} });
       console.log(JSON.stringify(await thread.raw.query("SELECT 6 * 7 AS answer")));`,
     );
     const run = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", timeout: 60_000 });

@@ -1,0 +1,42 @@
+// Makes the new PGlite data directory named by the argument. The server runs it as a child
+// (server/db/client.ts): done in the server, initdb's WebAssembly module and memory would stay
+// reachable for the server's life. initdb takes ~12 s of CPU and ~1 GB of memory here, and what it
+// writes depends only on PGlite's version: the first one is kept beside the dependencies
+// (node_modules/.cache/svc-forge) and later data directories are copies of it (~0.3 s). Tests,
+// benchmarks and end-to-end runs start dozens of servers on new data directories.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+
+const dataDir = process.argv[2];
+
+// The package's entry is dist/index.js; its package.json is not in its exports.
+const pgliteDir = path.resolve(path.dirname(fileURLToPath(import.meta.resolve("@electric-sql/pglite"))), "..");
+const { version } = JSON.parse(fs.readFileSync(path.join(pgliteDir, "package.json"), "utf8"));
+const kept = path.join(pgliteDir, "..", "..", ".cache", "svc-forge", `pglite-${version}-initdb`);
+
+if (fs.existsSync(path.join(kept, "PG_VERSION"))) {
+  fs.cpSync(kept, dataDir, { recursive: true });
+} else {
+  const db = new PGlite(dataDir);
+  await db.waitReady;
+  await db.close();
+  keep(dataDir);
+}
+
+/**
+ * Copies what initdb made into the cache under a name of its own, then renames it into place: a
+ * reader sees the whole directory or none. Not kept when another first start kept its own first
+ * (the same content) or the dependencies' folder is read-only.
+ */
+function keep(made) {
+  const staging = `${kept}.${process.pid}`;
+  try {
+    fs.mkdirSync(path.dirname(kept), { recursive: true });
+    fs.cpSync(made, staging, { recursive: true });
+    fs.renameSync(staging, kept);
+  } catch {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
