@@ -44,7 +44,7 @@ class LostClaim extends Error {}
  * Keeps a running import's heartbeat and progress in its row, conditional on holding it: when the
  * write finds the row cancelling, or held by another runner, `signal` aborts (which kills git).
  */
-class Heartbeat {
+export class Heartbeat {
   readonly controller = new AbortController();
   reason: "cancel" | "lost" | null = null;
   phase: ImportPhase = "cloning";
@@ -87,6 +87,8 @@ class Heartbeat {
 
   async setPhase(phase: ImportPhase): Promise<void> {
     this.phase = phase;
+    // A beat in flight read the phase before: wait it out, then write the new one.
+    while (this.beating) await this.beating;
     await this.beat();
     this.assertHeld();
   }

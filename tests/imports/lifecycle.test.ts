@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { functions } from "@/inngest/functions";
 import { db } from "@/server/db/client";
 import { projectDir } from "@/server/git";
+import { Heartbeat } from "@/server/imports/runner";
 import { EmbeddedExecutor } from "@/server/jobs/executor";
 import { serveFunctions } from "@/server/jobs/serve";
 import { withEnv } from "@/tests/support/env";
@@ -234,5 +235,27 @@ describe("GET /import/stream", { timeout: 120_000 }, () => {
     expect(
       (await call("GET", `${projectBase(user.username, slug)}/import/stream`, { token: stranger.token })).status,
     ).toBe(404);
+  });
+});
+
+describe("the heartbeat", () => {
+  it("writes a phase set while a beat is in flight (that beat had read the phase before)", async () => {
+    const user = await createTestUser();
+    const created = await requestImport(user, uniqueName("beat"), { url: `${stub.current.url}/octo/life` });
+    const imports = (await db()).projectImport;
+    const where = { id: created.body.importId as string };
+    await imports.update({ where, data: { status: "running", runner: "beating" } });
+    const heartbeat = new Heartbeat(where.id, "beating");
+    try {
+      void heartbeat.beat();
+      // The beat has read the phase and sent its write.
+      await new Promise((resolve) => setImmediate(resolve));
+      await heartbeat.setPhase("checking");
+    } finally {
+      heartbeat.stop();
+    }
+    expect((await imports.findUniqueOrThrow({ where })).phase).toBe("checking");
+    // Not left for the job queue to take over.
+    await imports.update({ where, data: { status: "cancelled" } });
   });
 });
