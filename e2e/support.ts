@@ -4,8 +4,9 @@ import { expect, type Page } from "@playwright/test";
 
 export const baseURL = `http://localhost:${process.env.E2E_PORT}`;
 
-async function severeViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
+async function severeViolations(page: Page, rules?: string[]): Promise<string[]> {
+  const builder = new AxeBuilder({ page });
+  const { violations } = await (rules ? builder.withRules(rules) : builder).analyze();
   return violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
     .map(
@@ -23,13 +24,16 @@ async function severeViolations(page: Page): Promise<string[]> {
  * missing title is the only violation, it counts only if it is still missing after 10 s of analysing
  * again; every other violation counts at once.
  */
-export async function expectAccessible(page: Page, { soft = false } = {}): Promise<void> {
+export async function expectAccessible(
+  page: Page,
+  { soft = false, rules }: { soft?: boolean; rules?: string[] } = {},
+): Promise<void> {
   const onlyTitleMissing = (found: string[]) => found.length > 0 && found.every((v) => v.startsWith("document-title:"));
   const deadline = Date.now() + 10_000;
-  let severe = await severeViolations(page);
+  let severe = await severeViolations(page, rules);
   while (onlyTitleMissing(severe) && Date.now() < deadline) {
     await page.waitForTimeout(250);
-    severe = await severeViolations(page);
+    severe = await severeViolations(page, rules);
   }
   (soft ? expect.soft : expect)(severe, page.url()).toEqual([]);
 }
