@@ -24,6 +24,19 @@ if (fs.existsSync(path.join(kept, "PG_VERSION"))) {
   await db.close();
   keep(dataDir);
 }
+ownerOnly(dataDir);
+
+/**
+ * The database's folders are the owner's alone (0700), and its files as made 0600, however the
+ * cache's copy was made: a copy takes the modes of what it copies, not this process's umask.
+ * PGlite writes its files 0666 (those it makes later too): the folders are what keep them, and a
+ * sandboxed run's uid can search DATA_DIR (README: SANDBOX_ENABLED).
+ */
+function ownerOnly(dir) {
+  fs.chmodSync(dir, 0o700);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true }))
+    fs.chmodSync(path.join(entry.parentPath, entry.name), entry.isDirectory() ? 0o700 : 0o600);
+}
 
 /**
  * Copies what initdb made into the cache under a name of its own, then renames it into place: a

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { openDatabase } from "./client";
@@ -38,4 +39,22 @@ it("makes a new data directory as a copy of initdb's first output, which opens a
   } finally {
     await reopened.close();
   }
+});
+
+it("leaves the new data directory's folders the owner's alone, whatever the modes of the copy it came from", async () => {
+  await (await openDatabase({ dataDir: path.join(parent, "makes-the-copy"), migrate: false })).close();
+  // The kept copy as a process under umask 022 makes it (PGlite writes its files 0666 in any case).
+  const pgliteDir = path.resolve(path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "..");
+  const { version } = JSON.parse(fs.readFileSync(path.join(pgliteDir, "package.json"), "utf8")) as { version: string };
+  const kept = path.join(pgliteDir, "..", "..", ".cache", "svc-forge", `pglite-${version}-initdb`);
+  for (const entry of fs.readdirSync(kept, { withFileTypes: true, recursive: true }))
+    if (entry.isDirectory()) fs.chmodSync(path.join(entry.parentPath, entry.name), 0o755);
+
+  const dataDir = path.join(parent, "modes");
+  await (await openDatabase({ dataDir, migrate: false })).close();
+  const open = [
+    dataDir,
+    ...fs.readdirSync(dataDir, { recursive: true, encoding: "utf8" }).map((name) => path.join(dataDir, name)),
+  ].filter((file) => fs.statSync(file).isDirectory() && fs.statSync(file).mode & 0o077);
+  expect(open).toEqual([]);
 });
