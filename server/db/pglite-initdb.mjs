@@ -2,19 +2,15 @@
 // (server/db/client.ts): done in the server, initdb's WebAssembly module and memory would stay
 // reachable for the server's life. initdb takes ~12 s of CPU and ~1 GB of memory here, and what it
 // writes depends only on PGlite's version: the first one is kept beside the dependencies
-// (node_modules/.cache/svc-forge) and later data directories are copies of it (~0.3 s). Tests,
-// benchmarks and end-to-end runs start dozens of servers on new data directories.
+// (node_modules/.cache/svc-forge, pglite-initdb-kept.mjs) and later data directories are copies of
+// it (this child then takes ~0.6 s). Tests, benchmarks and end-to-end runs start dozens of servers
+// on new data directories.
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { KEPT_INITDB_DIR as kept } from "./pglite-initdb-kept.mjs";
 
 const dataDir = process.argv[2];
-
-// The package's entry is dist/index.js; its package.json is not in its exports.
-const pgliteDir = path.resolve(path.dirname(fileURLToPath(import.meta.resolve("@electric-sql/pglite"))), "..");
-const { version } = JSON.parse(fs.readFileSync(path.join(pgliteDir, "package.json"), "utf8"));
-const kept = path.join(pgliteDir, "..", "..", ".cache", "svc-forge", `pglite-${version}-initdb`);
 
 if (fs.existsSync(path.join(kept, "PG_VERSION"))) {
   fs.cpSync(kept, dataDir, { recursive: true });

@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { openDatabase } from "./client";
+// @ts-expect-error: a plain JavaScript module of the initdb child, without types.
+import { KEPT_INITDB_DIR } from "./pglite-initdb-kept.mjs";
 
 const parent = fs.mkdtempSync(path.join(os.tmpdir(), "svc-initdb-"));
 afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
@@ -44,10 +45,7 @@ it("makes a new data directory as a copy of initdb's first output, which opens a
 it("leaves the new data directory's folders the owner's alone, whatever the modes of the copy it came from", async () => {
   await (await openDatabase({ dataDir: path.join(parent, "makes-the-copy"), migrate: false })).close();
   // The kept copy as a process under umask 022 makes it (PGlite writes its files 0666 in any case).
-  const pgliteDir = path.resolve(path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "..");
-  const { version } = JSON.parse(fs.readFileSync(path.join(pgliteDir, "package.json"), "utf8")) as { version: string };
-  const kept = path.join(pgliteDir, "..", "..", ".cache", "svc-forge", `pglite-${version}-initdb`);
-  for (const entry of fs.readdirSync(kept, { withFileTypes: true, recursive: true }))
+  for (const entry of fs.readdirSync(KEPT_INITDB_DIR, { withFileTypes: true, recursive: true }))
     if (entry.isDirectory()) fs.chmodSync(path.join(entry.parentPath, entry.name), 0o755);
 
   const dataDir = path.join(parent, "modes");
