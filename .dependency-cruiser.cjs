@@ -9,7 +9,7 @@
  */
 
 /** Small shared modules every area may import. They import only each other. */
-const KERNEL = ["access", "caches", "errors", "limits", "config", "db", "keys", "generated", "log"];
+const KERNEL = ["access", "caches", "errors", "limits", "config", "db", "keys", "generated", "log", "processes"];
 
 /** Beyond the kernel, what each area may import. */
 const AREAS = {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
@@ -27,7 +28,7 @@ import {
   repoExists,
   resolveBranch,
   runGit,
-  spawnGitLater,
+  spawnGit,
   writeBlob,
   writeCommitFromFiles,
   writeCommitObject,
@@ -437,15 +438,52 @@ describe("import staging", () => {
   });
 });
 
-describe("spawnGitLater", () => {
-  it("runs git with the last argument given later, and refuses a multi-line one", async () => {
-    const { repo, tip } = await newProject();
-    const later = spawnGitLater(["cat-file", "-t"], { gitdir: repo.gitdir });
-    expect(() => later.run(`${tip}\n${tip}`)).toThrow(/one line/);
-    const output = await later.run(tip);
-    expect(output).toMatchObject({ exitCode: 0, stderr: "" });
-    expect(output.stdout.toString("utf8")).toBe("commit\n");
-    later.cancel(); // after run: nothing left to cancel
+/** Running, not a zombie (an orphan killed here is reaped by whatever PID 1 is). */
+const processAlive = (pid: number) => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
+  } catch {
+    return false;
+  }
+};
+
+describe("git collected whole", () => {
+  it("is forked by the git launcher, not the server's thread; takes its input and answers stdout, stderr and the exit code", async () => {
+    const { repo } = await newProject();
+    // A shell alias runs as git's child: its parent's (git's) parent is whoever forked git.
+    const forker = await spawnGit(["-c", "alias.forker=!cut -d' ' -f4 /proc/$PPID/stat", "forker"]);
+    const launcherPid = Number(forker.stdout.toString("utf8").trim());
+    expect(launcherPid).toBeGreaterThan(1);
+    expect(launcherPid).not.toBe(process.pid);
+    expect(fs.readFileSync(`/proc/${launcherPid}/cmdline`, "utf8")).toContain("launcher-process.mjs\0git");
+
+    const hashed = await spawnGit(["hash-object", "-w", "--stdin"], { gitdir: repo.gitdir, input: "launched\n" });
+    expect(hashed.exitCode).toBe(0);
+    expect(
+      (
+        await spawnGit(["cat-file", "-p", hashed.stdout.toString("utf8").trim()], { gitdir: repo.gitdir })
+      ).stdout.toString("utf8"),
+    ).toBe("launched\n");
+    const missing = await spawnGit(["cat-file", "-t", "0".repeat(40)], { gitdir: repo.gitdir });
+    expect(missing.exitCode).toBe(128);
+    expect(missing.stderr).toMatch(/fatal/);
+  });
+
+  it("kills git's whole process group when its signal aborts, and rejects with the signal's reason", async () => {
+    const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-git-abort-")), "grandchild");
+    const controller = new AbortController();
+    // git's alias shell starts a grandchild that writes its pid and sleeps: killing git alone would leave it running.
+    const running = spawnGit(["-c", `alias.hang=!sh -c 'echo $$ > ${marker}; exec sleep 30' & wait`, "hang"], {
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(fs.existsSync(marker) && fs.readFileSync(marker, "utf8").trim()).toBeTruthy(), {
+      timeout: 20_000,
+    });
+    const grandchild = Number(fs.readFileSync(marker, "utf8"));
+    controller.abort(new Error("stopped by the test"));
+    await expect(running).rejects.toThrow("stopped by the test");
+    await vi.waitFor(() => expect(processAlive(grandchild)).toBe(false), { timeout: 20_000 });
   });
 });
 

@@ -46,7 +46,6 @@ export {
   runGit,
   runGitBytes,
   spawnGit,
-  spawnGitLater,
   spawnGitWatched,
   streamGit,
   GitCommandError,

@@ -15,7 +15,6 @@ import {
   replaceProjectRepo,
   resetProjectRepo,
   spawnGit,
-  spawnGitLater,
   fetchIntoRef,
   GitCommandError,
   type GitOutput,
@@ -365,19 +364,15 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
   const source = await (await db()).projectSource.findUniqueOrThrow({ where: { projectId: row.projectId } });
   const heartbeat = new Heartbeat(importId, runner);
   let staging: Repo | null = null;
-  let treeListing: ReturnType<typeof spawnGitLater> | null = null;
   try {
     // Nothing but an import writes an import-pending project: what a dead runner left goes.
     const project = openProjectRepo(row.projectId);
     if (listRefs(project).branches.length > 0) resetProjectRepo(row.projectId, source.branch);
     removeImportStaging(row.projectId);
     staging = initImportStaging(row.projectId, runner, source.branch);
-    const fetching = checkAndFetchSource(staging, source, heartbeat);
-    // Forked once git fetch is started: the check after it then costs the main thread no fork.
-    treeListing = spawnGitLater(TREE_MODES, { gitdir: staging.gitdir });
-    const tip = await fetching;
+    const tip = await checkAndFetchSource(staging, source, heartbeat);
     await heartbeat.setPhase("checking");
-    startSubmoduleCheck(staging, treeListing.run(tip));
+    startSubmoduleCheck(staging, spawnGit([...TREE_MODES, tip], { gitdir: staging.gitdir }));
     staging = null;
     return { status: "fetched", runner, tip, progress: heartbeat.progress };
   } catch (error) {
@@ -385,7 +380,6 @@ export async function fetchImport(importId: string, lease: number): Promise<Fetc
     return await concludeFailure(row, runner, error, heartbeat.reason);
   } finally {
     heartbeat.stop();
-    treeListing?.cancel();
     if (staging) removeRepo(staging);
   }
 }

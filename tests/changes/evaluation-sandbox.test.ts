@@ -16,13 +16,16 @@ let server: TestServer;
 beforeAll(async () => (server = await startTestServer()));
 afterAll(() => server.close());
 
-/** The runners' launcher this process started (a child running launcher-process.mjs), or null. */
+/** The runners' launcher this process started (a child running `launcher-process.mjs runners`), or null. */
 function launcherOf(parent: number): number | null {
   for (const entry of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === parent && fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("launcher-process"))
+      if (
+        ppid === parent &&
+        fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("launcher-process.mjs\0runners")
+      )
         return Number(entry);
     } catch {
       // ended while read

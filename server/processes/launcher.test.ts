@@ -4,7 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
-import { launch } from "./launcher";
+import { processLauncher } from "./launcher";
+
+const { launch } = processLauncher({ name: "test" });
 
 /** Running, not a zombie: an orphan killed here is reaped by whatever PID 1 is, which in a container may never reap it. */
 const alive = (pid: number) => {
@@ -40,7 +42,7 @@ function launchPrinting(script: string) {
   return { ...launched, firstLine };
 }
 
-describe("the runners' launcher", () => {
+describe("a launcher", () => {
   it("pipes each step into the next, relays the last one's stdout and every stderr, and answers each exit", async () => {
     const output: string[] = [];
     const { exited } = launch(
@@ -111,6 +113,19 @@ describe("the runners' launcher", () => {
     expect(partial).toBe("");
   });
 
+  it("is one process per name: another name's launches are forked by another", async () => {
+    const own = launchPrinting("echo $PPID");
+    let otherParent = "";
+    const other = processLauncher({ name: "other-test" }).launch([{ command: "sh", args: ["-c", "echo $PPID"] }], {
+      relayStdout: true,
+      onOutput: (chunk) => (otherParent += chunk.toString("utf8")),
+    });
+    await other.exited;
+    expect(Number(otherParent)).toBeGreaterThan(1);
+    expect(Number(otherParent)).not.toBe(Number(await own.firstLine()));
+    expect(Number(otherParent)).not.toBe(process.pid);
+  });
+
   it("kills a launch's processes when asked", async () => {
     const sleeper = launchPrinting("echo $$; exec sleep 60");
     const pid = Number(await sleeper.firstLine());
@@ -152,7 +167,7 @@ describe("the runners' launcher", () => {
   });
 
   it("kills what it started when the server goes", async () => {
-    const launcher = fork(path.join(process.cwd(), "server/runners/launcher-process.mjs"), [], {
+    const launcher = fork(path.join(process.cwd(), "server/processes/launcher-process.mjs"), [], {
       serialization: "advanced",
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });
