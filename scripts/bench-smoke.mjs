@@ -26,6 +26,7 @@ const runs = [
   ...(sharedBuild ? onBuild : []),
   [...tsx, "bench/changes/run.ts", "--files", "60", "--batch", "3", "--singles", "2", "--diff", "10"],
   [...tsx, "bench/git-workspace/run.ts", "--commits", "5", "--concurrency", "2"],
+  [...tsx, "bench/git-spawn/run.ts", "--calls", "10", "--rounds", "1", "--ballast-mb", "10"],
   [...tsx, "bench/core-loop/run.ts", "--cycles", "2", "--warmup", "1"],
   [...tsx, "bench/webhooks/run.ts", "--events", "3", "--gap", "0", "--hooks", "2", "--burst", "2"],
   [...tsx, "bench/jobs/run.ts", "--latency", "5", "--burst", "20", "--concurrency", "2"],
