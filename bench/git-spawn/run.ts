@@ -90,7 +90,8 @@ async function batch(call: () => Promise<string>) {
 }
 
 await throughLauncher(); // the launcher started before the first round
-const rounds = [];
+type Batch = Awaited<ReturnType<typeof batch>>;
+const rounds: Array<{ forkedHere: Batch; throughLauncher: Batch }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   const here = await batch(forkedHere);
   const launched = await batch(throughLauncher);
