@@ -28,15 +28,10 @@ const ballast = Array.from({ length: Number(values["ballast-mb"]) }, () => Buffe
 const gitdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-git-spawn-")), "repo.git");
 execFileSync("git", ["init", "-q", "--bare", gitdir]);
 const tree = execFileSync("git", ["--git-dir", gitdir, "mktree"], { input: "" }).toString().trim();
-const commit = execFileSync("git", ["--git-dir", gitdir, "commit-tree", tree, "-m", "one"], {
-  env: {
-    ...process.env,
-    GIT_AUTHOR_NAME: "b",
-    GIT_AUTHOR_EMAIL: "b@x",
-    GIT_COMMITTER_NAME: "b",
-    GIT_COMMITTER_EMAIL: "b@x",
-  },
-})
+const commit = execFileSync("git", [
+  ...["--git-dir", gitdir, "-c", "user.name=b", "-c", "user.email=b@x"],
+  ...["commit-tree", tree, "-m", "one"],
+])
   .toString()
   .trim();
 execFileSync("git", ["--git-dir", gitdir, "update-ref", "refs/heads/main", commit]);
