@@ -77,7 +77,7 @@ const sectionCount = (file: SummaryFile) => (file.status === "T" ? 2 : 1);
  * page, not the diff.
  */
 export async function diffCommits(repo: Repo, revisions: string[], options: DiffOptions): Promise<DiffPage> {
-  const git = streamGit(diffArgs(revisions, ["--raw", "-z", "-p", "--no-abbrev", `-U${options.context}`]), {
+  const git = await streamGit(diffArgs(revisions, ["--raw", "-z", "-p", "--no-abbrev", `-U${options.context}`]), {
     gitdir: repo.gitdir,
   });
   const summary = new SummaryReader();

@@ -49,7 +49,7 @@ export async function searchCode(identity: Identity, ref: ProjectRef, query: Sea
   args.push("-e", query.q, at.commit, "--");
   if (query.path) args.push(`:(glob)${query.path}`);
   const started = performance.now();
-  const git = streamGit(args, { gitdir: at.repo.gitdir });
+  const git = await streamGit(args, { gitdir: at.repo.gitdir });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

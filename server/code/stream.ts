@@ -5,28 +5,28 @@ interface Started {
   chunks: AsyncIterator<Buffer, undefined>;
 }
 
-function start(args: string[], gitdir: string): Started {
-  const git = streamGit(args, { gitdir });
+async function start(args: string[], gitdir: string): Promise<Started> {
+  const git = await streamGit(args, { gitdir });
   return { git, chunks: git.stdout[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined> };
 }
 
 const view = (chunk: Buffer) => new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 
 /** `held` chunks, then the rest of git's stdout, as a web stream with backpressure: git blocks while the client is slow. */
-function readable(args: string[], run: () => Started, held: Buffer[] = []): ReadableStream<Uint8Array> {
-  let started: Started | null = null;
+function readable(args: string[], run: () => Promise<Started>, held: Buffer[] = []): ReadableStream<Uint8Array> {
+  let started: Promise<Started> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = held.shift();
       if (next) return controller.enqueue(view(next));
-      started ??= run();
-      const { value, done } = await started.chunks.next();
+      const { git, chunks } = await (started ??= run());
+      const { value, done } = await chunks.next();
       if (!done) return controller.enqueue(view(value));
-      const { exitCode, stderr } = await started.git.exit;
+      const { exitCode, stderr } = await git.exit;
       if (exitCode !== 0) controller.error(new Error(`git ${args[0]} failed (${exitCode}): ${stderr.trim()}`));
       else controller.close();
     },
-    cancel: () => started?.git.kill(),
+    cancel: async () => (await started?.catch(() => null))?.git.kill(),
   });
 }
 
@@ -43,7 +43,7 @@ export async function peekGitOutput(
   gitdir: string,
   size: number,
 ): Promise<{ head: Buffer; body: ReadableStream<Uint8Array> }> {
-  const run = start(args, gitdir);
+  const run = await start(args, gitdir);
   const held: Buffer[] = [];
   let bytes = 0;
   try {
@@ -57,5 +57,5 @@ export async function peekGitOutput(
     run.git.kill();
     throw error;
   }
-  return { head: Buffer.concat(held).subarray(0, size), body: readable(args, () => run, held) };
+  return { head: Buffer.concat(held).subarray(0, size), body: readable(args, async () => run, held) };
 }

@@ -1,9 +1,6 @@
-import { inheritedEnvironment } from "@/server/config";
-import { spawn, type ChildProcess } from "node:child_process";
-import { Readable, Transform, type Duplex } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { pipeline, Readable, Transform, type Duplex } from "node:stream";
 import zlib from "node:zlib";
-import { runGit } from "@/server/git";
+import { runGit, streamGit, type GitStream } from "@/server/git";
 import { GitHttpError } from "./errors";
 import { FLUSH_PKT, pktLine } from "./pkt-line";
 import type { GitService } from "./target";
@@ -40,42 +37,34 @@ export function acceptedGitProtocol(header: string | null): string | undefined {
 
 const wantsV2 = (gitProtocol: string | undefined) => gitProtocol?.split(":").includes("version=2") ?? false;
 
-function spawnService(
+/** Starts `git <service> --stateless-rpc`; its failures are logged (not one we stopped with SIGTERM: a client gone). */
+async function startService(
   service: GitService,
   gitdir: string,
   args: string[],
   options: ServiceOptions,
-  extraStdio = false,
-): ChildProcess {
-  const env: NodeJS.ProcessEnv = { ...inheritedEnvironment(), GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" };
-  if (options.gitProtocol) env.GIT_PROTOCOL = options.gitProtocol;
-  const child: ChildProcess = spawn(
-    "git",
+  stdio: { writable?: boolean; channel?: boolean } = {},
+): Promise<GitStream> {
+  const git = await streamGit(
     [...configArgs(options.config), service.slice("git-".length), "--stateless-rpc", ...args, gitdir],
-    {
-      env,
-      stdio: ["pipe", "pipe", "pipe", ...(extraStdio ? (["pipe"] as const) : [])],
-    },
+    { env: options.gitProtocol ? { GIT_PROTOCOL: options.gitProtocol } : {}, ...stdio },
   );
-  const stderr: Buffer[] = [];
-  child.stderr!.on("data", (chunk: Buffer) => {
-    if (stderr.length < 64) stderr.push(chunk);
-  });
-  child.on("close", (code, signal) => {
-    if (code !== 0 && signal !== "SIGTERM") {
-      log().error(
-        { service, exit: code ?? signal, stderr: Buffer.concat(stderr).toString("utf8").trim().slice(0, 2000) },
-        "git-http: git exited with a failure",
-      );
-    }
-  });
-  child.on("error", (error) => log().error({ service, err: error }, "git-http: git could not start"));
-  return child;
+  git.exit.then(
+    ({ exitCode, signal, stderr }) => {
+      if (exitCode !== 0 && signal !== "SIGTERM")
+        log().error(
+          { service, exit: signal ?? exitCode, stderr: stderr.trim().slice(0, 2000) },
+          "git-http: git exited with a failure",
+        );
+    },
+    (error: Error) => log().error({ service, err: error }, "git-http: git could not start"),
+  );
+  return git;
 }
 
-/** The child's stdout as a response body (after `preamble`); a client that goes away stops the child. */
-function responseBody(child: ChildProcess, preamble?: Buffer): ReadableStream<Uint8Array> {
-  const stdout = child.stdout!;
+/** git's stdout as a response body (after `preamble`); a client that goes away stops git. */
+function responseBody(git: GitStream, preamble?: Buffer): ReadableStream<Uint8Array> {
+  const { stdout } = git;
   // Once closed, errored or cancelled, the controller must not be touched again (it would throw).
   let settled = false;
   return new ReadableStream<Uint8Array>(
@@ -92,21 +81,18 @@ function responseBody(child: ChildProcess, preamble?: Buffer): ReadableStream<Ui
           settled = true;
           controller.close();
         });
-        const fail = (error: Error) => {
+        stdout.once("error", (error) => {
           if (settled) return;
           settled = true;
           controller.error(error);
-        };
-        stdout.once("error", fail);
-        child.once("error", fail);
+        });
       },
       pull() {
         stdout.resume();
       },
       cancel() {
         settled = true;
-        stdout.destroy();
-        if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+        git.kill("SIGTERM");
       },
     },
     { highWaterMark: 16 },
@@ -136,10 +122,9 @@ export async function advertise(service: GitService, gitdir: string, options: Se
   if (service === "git-upload-pack" && wantsV2(options.gitProtocol)) {
     return new Response(await v2Advertisement(gitdir, options), { status: 200, headers });
   }
-  const child = spawnService(service, gitdir, ["--advertise-refs"], options);
-  child.stdin!.end();
+  const git = await startService(service, gitdir, ["--advertise-refs"], options);
   const preamble = Buffer.concat([pktLine(`# service=${service}\n`), FLUSH_PKT]);
-  return new Response(responseBody(child, preamble), { status: 200, headers });
+  return new Response(responseBody(git, preamble), { status: 200, headers });
 }
 
 /** Fails the stream once more than `max` bytes went through (a cap on decompressed request bodies). */
@@ -157,10 +142,13 @@ function byteLimit(max: number): Transform {
 const contentEncoding = (req: Request) => (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
 const isGzip = (encoding: string) => encoding === "gzip" || encoding === "x-gzip";
 
-/** The request body as stream stages, gunzipped when the client compressed it (git gzips large negotiations). */
-function requestStages(req: Request, maxBytes: number): Array<Readable | Transform> {
+/** The request body, gunzipped when the client compressed it (git gzips large negotiations) and capped at `maxBytes`. */
+function requestBody(req: Request, maxBytes: number, onError: (error: Error) => void): Readable {
   const raw = req.body ? Readable.fromWeb(req.body as never) : Readable.from([]);
-  return isGzip(contentEncoding(req)) ? [raw, zlib.createGunzip(), byteLimit(maxBytes)] : [raw, byteLimit(maxBytes)];
+  const limit = byteLimit(maxBytes);
+  const stages = isGzip(contentEncoding(req)) ? [raw, zlib.createGunzip(), limit] : [raw, limit];
+  pipeline(stages, (error) => error && onError(error));
+  return limit;
 }
 
 export function assertSupportedEncoding(req: Request): void {
@@ -176,16 +164,26 @@ export interface RpcOptions extends ServiceOptions {
 }
 
 /** POST git-upload-pack / git-receive-pack: request body in, result out, both streamed. */
-export function rpc(service: GitService, gitdir: string, req: Request, options: RpcOptions): Response {
-  const child = spawnService(service, gitdir, [], options, Boolean(options.onHookChannel));
-  pipeline([...requestStages(req, options.maxRequestBytes), child.stdin!]).catch((error) => {
-    // The child stops reading on its own errors (it reports them to the client); only log ours.
-    if ((error as NodeJS.ErrnoException).code !== "EPIPE")
-      log().error({ service, err: error }, "git-http: passing the request body to git failed");
-    child.stdin!.destroy();
+export async function rpc(service: GitService, gitdir: string, req: Request, options: RpcOptions): Promise<Response> {
+  const git = await startService(service, gitdir, [], options, {
+    writable: true,
+    channel: Boolean(options.onHookChannel),
   });
+  const stdin = git.stdin!;
+  // Not a pipeline into git's stdin: a failure of ours ends git's stdin (git reports it to the
+  // client), and git gone early (EPIPE) stops the body but leaves git's answer to be read.
+  let gitStopped = false;
+  const body = requestBody(req, options.maxRequestBytes, (error) => {
+    if (!gitStopped) log().error({ service, err: error }, "git-http: passing the request body to git failed");
+    stdin.end();
+  });
+  stdin.on("error", () => {
+    gitStopped = true;
+    body.destroy();
+  });
+  body.pipe(stdin);
   if (options.onHookChannel) {
-    const channel = child.stdio[3] as Duplex;
+    const channel = git.channel!;
     // EPIPE/ECONNRESET when receive-pack went away: the conversation below sees the stream end.
     channel.on("error", () => {});
     options.onHookChannel(channel).catch((error) => {
@@ -193,7 +191,7 @@ export function rpc(service: GitService, gitdir: string, req: Request, options: 
       channel.destroy();
     });
   }
-  return new Response(responseBody(child), {
+  return new Response(responseBody(git), {
     status: 200,
     headers: { ...NO_CACHE, ...options.headers, "Content-Type": `application/x-${service}-result` },
   });

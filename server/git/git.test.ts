@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { useTestEnvironment } from "@/tests/support/harness";
+import { processAlive } from "@/tests/support/processes";
 import {
   RefConflictError,
   branchRef,
@@ -29,6 +30,7 @@ import {
   resolveBranch,
   runGit,
   spawnGit,
+  streamGit,
   writeBlob,
   writeCommitFromFiles,
   writeCommitObject,
@@ -438,16 +440,6 @@ describe("import staging", () => {
   });
 });
 
-/** Running, not a zombie (an orphan killed here is reaped by whatever PID 1 is). */
-const processAlive = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat[stat.lastIndexOf(")") + 2] !== "Z";
-  } catch {
-    return false;
-  }
-};
-
 describe("git collected whole", () => {
   it("is forked by the git launcher, not the server's thread; takes its input and answers stdout, stderr and the exit code", async () => {
     const { repo } = await newProject();
@@ -484,6 +476,62 @@ describe("git collected whole", () => {
     controller.abort(new Error("stopped by the test"));
     await expect(running).rejects.toThrow("stopped by the test");
     await vi.waitFor(() => expect(processAlive(grandchild)).toBe(false), { timeout: 20_000 });
+  });
+});
+
+/** Reads a stream to its end. */
+async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+describe("git streamed", () => {
+  it("is forked by the git launcher and writes its stdout to a socket the server reads; a reader that stops holds git in write", async () => {
+    const parent = await streamGit(["-c", "alias.forker=!cut -d' ' -f4 /proc/$PPID/stat", "forker"]);
+    const launcherPid = Number((await readAll(parent.stdout)).toString("utf8").trim());
+    expect(fs.readFileSync(`/proc/${launcherPid}/cmdline`, "utf8")).toContain("launcher-process.mjs\0git");
+    expect(await parent.exit).toMatchObject({ exitCode: 0, signal: null });
+
+    const bytes = 16 * 1024 * 1024; // far past what the socket's buffers hold
+    const flood = await streamGit(["-c", `alias.flood=!head -c ${bytes} /dev/zero; echo wrote >&2`, "flood"]);
+    let ended = false;
+    void flood.exit.then(() => (ended = true));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(ended).toBe(false); // nothing read yet: git is blocked writing, its output not held anywhere
+    expect((await readAll(flood.stdout)).length).toBe(bytes);
+    expect(await flood.exit).toMatchObject({ exitCode: 0, stderr: "wrote\n" });
+  });
+
+  it("takes a stdin and an fd 3 of its own (receive-pack's hooks talk on fd 3, through shell tools that need it blocking)", async () => {
+    const git = await streamGit(["-c", "alias.both=!tr a-z A-Z <&3 >&3; rev", "both"], {
+      writable: true,
+      channel: true,
+    });
+    git.channel!.end("hook says\n");
+    git.stdin!.end("stdin says\n");
+    const [stdout, channel] = await Promise.all([readAll(git.stdout), readAll(git.channel! as AsyncIterable<Buffer>)]);
+    expect(channel.toString("utf8")).toBe("HOOK SAYS\n");
+    expect(stdout.toString("utf8")).toBe("syas nidts\n");
+    expect((await git.exit).exitCode).toBe(0);
+  });
+
+  it("kill ends git's whole process group when its reader leaves early; a failure to start rejects", async () => {
+    const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-git-stream-")), "grandchild");
+    const git = await streamGit([
+      "-c",
+      `alias.hang=!sh -c 'echo $$ > ${marker}; echo started; exec sleep 30' & wait`,
+      "hang",
+    ]);
+    for await (const chunk of git.stdout) if (chunk.toString("utf8").includes("started")) break;
+    const grandchild = Number(fs.readFileSync(marker, "utf8"));
+    git.kill();
+    expect((await git.exit).signal).toBe("SIGKILL");
+    await vi.waitFor(() => expect(processAlive(grandchild)).toBe(false), { timeout: 20_000 });
+
+    // Whether the launcher's report comes before its socket or after, the call or its exit rejects.
+    const failed = streamGit(["status"], { cwd: path.join(os.tmpdir(), `absent-${randomUUID()}`) });
+    await expect(failed.then((started) => started.exit)).rejects.toThrow(/ENOENT/);
   });
 });
 

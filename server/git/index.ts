@@ -51,6 +51,7 @@ export {
   GitCommandError,
   type GitOutput,
   type GitStream,
+  type GitStreamOptions,
   type WatchedGitOptions,
 } from "./spawn";
 export * from "./paths";

@@ -1,6 +1,7 @@
 import { inheritedEnvironment } from "@/server/config";
 import { processLauncher } from "@/server/processes";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { Socket } from "node:net";
+import type { Duplex, Writable } from "node:stream";
 
 export class GitCommandError extends Error {
   constructor(
@@ -43,49 +44,61 @@ const withGitdir = (args: string[], options: GitSpawnOptions) =>
   options.gitdir ? ["--git-dir", options.gitdir, ...args] : args;
 
 /**
- * git collected whole is started by a launcher of the server's own (server/processes/launcher.ts):
- * forked from the server's thread, each call cost it what the server maps (~15 ms of CPU at 256 MB
- * resident, 30 ms at 1 GB): a test's 1,349 requests of the authorization matrix spent 26% of their
- * thread's time forking git for output collected whole. The streams (streamGit, spawnGitWatched, the
- * HTTP transport) still fork here: the launcher's relay does not slow git for a slow reader.
+ * git is started by a launcher of the server's own (server/processes/launcher.ts): forked from the
+ * server's thread, each call cost it what the server maps (~15 ms of CPU at 256 MB resident, 30 ms
+ * at 1 GB): a test's 1,349 requests of the authorization matrix spent 26% of their thread's time
+ * forking git for output collected whole, and 19% more for streams. Output collected whole comes
+ * back over the launcher's channel; a stream's stdout is a socket git writes to directly.
  */
 const gitLauncher = processLauncher({ name: "git" });
+
+const gitStep = (args: string[], options: GitSpawnOptions, group: boolean) => ({
+  command: "git",
+  args: withGitdir(args, options),
+  cwd: options.cwd,
+  env: gitEnv(options),
+  input: options.input,
+  group,
+});
+
+/** git collected whole: its stdout and exit code, and whether `signal` killed it (its whole process group: a fetch runs index-pack as a child). */
+async function collectGit(
+  args: string[],
+  options: GitSpawnOptions,
+  onStderr: (chunk: Buffer) => void,
+): Promise<{ exitCode: number; stdout: Buffer; aborted: boolean }> {
+  const { signal } = options;
+  const out: Buffer[] = [];
+  const launched = gitLauncher.launch([gitStep(args, options, Boolean(signal))], {
+    relayStdout: true,
+    onOutput: (chunk, stream) => (stream === "stdout" ? out.push(chunk) : onStderr(chunk)),
+  });
+  let aborted = false;
+  const kill = () => {
+    aborted = true;
+    launched.kill("SIGKILL");
+  };
+  if (signal?.aborted) kill();
+  signal?.addEventListener("abort", kill, { once: true });
+  try {
+    const [exit] = await launched.exited;
+    if (exit.error) throw new Error(`git could not start: ${exit.error}`);
+    return { exitCode: exit.code ?? -1, stdout: Buffer.concat(out), aborted };
+  } finally {
+    signal?.removeEventListener("abort", kill);
+  }
+}
 
 /**
  * Runs the `git` binary and collects its output whatever the exit code. Aborting kills git's whole
  * process group (a fetch runs index-pack as a child); the call then rejects with the signal's reason.
  */
-export function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise<GitOutput> {
-  const { signal } = options;
-  if (signal?.aborted) return Promise.reject(signal.reason as Error);
-  const out: Buffer[] = [];
+export async function spawnGit(args: string[], options: GitSpawnOptions = {}): Promise<GitOutput> {
+  if (options.signal?.aborted) throw options.signal.reason as Error;
   const err: Buffer[] = [];
-  const launched = gitLauncher.launch(
-    [
-      {
-        command: "git",
-        args: withGitdir(args, options),
-        cwd: options.cwd,
-        env: gitEnv(options),
-        input: options.input,
-        group: Boolean(signal),
-      },
-    ],
-    { relayStdout: true, onOutput: (chunk, stream) => (stream === "stdout" ? out : err).push(chunk) },
-  );
-  let killed = false;
-  const kill = () => {
-    killed = true;
-    launched.kill("SIGKILL");
-  };
-  signal?.addEventListener("abort", kill, { once: true });
-  return launched.exited
-    .finally(() => signal?.removeEventListener("abort", kill))
-    .then(([exit]) => {
-      if (killed) throw signal!.reason as Error;
-      if (exit.error) throw new Error(`git could not start: ${exit.error}`);
-      return { exitCode: exit.code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") };
-    });
+  const { exitCode, stdout, aborted } = await collectGit(args, options, (chunk) => err.push(chunk));
+  if (aborted) throw options.signal!.reason as Error;
+  return { exitCode, stdout, stderr: Buffer.concat(err).toString("utf8") };
 }
 
 /** Runs git; rejects with GitCommandError on a non-zero exit unless `allowExit` lists it. */
@@ -113,97 +126,83 @@ export interface WatchedGitOptions extends GitSpawnOptions {
   onStderrLine?: (line: string) => void;
 }
 
-/**
- * Kills the whole process group of a detached `child` when `signal` aborts (now, if it already
- * has). `release()` stops listening once the child is gone and tells whether the abort killed it.
- */
-function killGroupOnAbort(child: ChildProcess, signal: AbortSignal | undefined): { release: () => boolean } {
-  let aborted = false;
-  const kill = () => {
-    aborted = true;
-    try {
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  };
-  if (signal?.aborted) kill();
-  signal?.addEventListener("abort", kill, { once: true });
-  return {
-    release: () => {
-      signal?.removeEventListener("abort", kill);
-      return aborted;
-    },
-  };
-}
+/** Keeps the last 64 KiB of a process's stderr. */
+const STDERR_KEPT = 65_536;
+const keepTail = (kept: string, chunk: Buffer) => (kept + chunk.toString("utf8")).slice(-STDERR_KEPT);
 
 /**
- * Runs a long git transfer (fetch, push) in its own process group, reporting stderr as it comes;
- * resolves with the exit code like spawnGit (stderr keeps its last 64 KiB). `aborted` says the
- * signal stopped it.
+ * Runs a long git transfer (fetch, push), reporting stderr as it comes; resolves with the exit code
+ * like spawnGit (stderr keeps its last 64 KiB). `aborted` says the signal stopped it.
  */
-export function spawnGitWatched(
+export async function spawnGitWatched(
   args: string[],
   options: WatchedGitOptions = {},
 ): Promise<GitOutput & { aborted: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", withGitdir(args, options), {
-      cwd: options.cwd,
-      env: gitEnv(options),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    const killed = killGroupOnAbort(child, options.signal);
-    const out: Buffer[] = [];
-    let stderr = "";
-    let partial = "";
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => {
-      const text = partial + chunk.toString("utf8");
-      const lines = text.split(/[\r\n]/);
-      partial = lines.pop() ?? "";
-      for (const line of lines) if (line) options.onStderrLine?.(line);
-      stderr = (stderr + chunk.toString("utf8")).slice(-65_536);
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const aborted = killed.release();
-      if (partial) options.onStderrLine?.(partial);
-      resolve({ exitCode: code ?? -1, stdout: Buffer.concat(out), stderr, aborted });
-    });
+  let stderr = "";
+  let partial = "";
+  const result = await collectGit(args, options, (chunk) => {
+    const lines = (partial + chunk.toString("utf8")).split(/[\r\n]/);
+    partial = lines.pop() ?? "";
+    for (const line of lines) if (line) options.onStderrLine?.(line);
+    stderr = keepTail(stderr, chunk);
   });
+  if (partial) options.onStderrLine?.(partial);
+  return { ...result, stderr };
+}
+
+export interface GitStreamOptions extends Omit<GitSpawnOptions, "input" | "signal"> {
+  /** git reads its stdin from `stdin` (else from nothing). */
+  writable?: boolean;
+  /** git's fd 3 is `channel` (receive-pack's hooks inherit it). */
+  channel?: boolean;
 }
 
 export interface GitStream {
-  /** git's stdout, read as it is written (never collected whole). */
-  stdout: NodeJS.ReadableStream & AsyncIterable<Buffer>;
-  /** Resolves when git exits, with its exit code and the last 64 KiB of stderr. */
-  exit: Promise<{ exitCode: number; stderr: string }>;
-  /** Ends git's whole process group (a caller that stopped reading, or ran out of time). */
-  kill(): void;
+  /** git's stdout, read as git writes it (never collected whole): a reader that stops holds git in write. */
+  stdout: Socket & AsyncIterable<Buffer>;
+  /** git's stdin when `writable`: write, then end() it. */
+  stdin: Writable | null;
+  channel: Duplex | null;
+  /** Resolves when git exits, with its exit code (-1 when a signal ended it) and the last 64 KiB of stderr. */
+  exit: Promise<{ exitCode: number; signal: NodeJS.Signals | null; stderr: string }>;
+  /** Ends git's whole process group, unless its output was read to the end (a caller that stopped reading, or ran out of time). */
+  kill(signal?: NodeJS.Signals): void;
 }
 
-/** Starts git in its own process group with stdout as a stream: for output too large to hold (archives, diffs, search). */
-export function streamGit(args: string[], options: GitSpawnOptions = {}): GitStream {
-  const child = spawn("git", withGitdir(args, options), {
-    cwd: options.cwd,
-    env: gitEnv(options),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+/** Starts git in its own process group with its stdout as a stream: for output too large to hold (archives, diffs, search, the HTTP transport). */
+export async function streamGit(args: string[], options: GitStreamOptions = {}): Promise<GitStream> {
   let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-65_536)));
-  const exit = new Promise<{ exitCode: number; stderr: string }>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ exitCode: code ?? -1, stderr }));
+  const launched = gitLauncher.connect(gitStep(args, options, true), {
+    writable: options.writable,
+    channel: options.channel,
+    onStderr: (chunk) => (stderr = keepTail(stderr, chunk)),
+  });
+  const exit = launched.exited.then(([end]) => {
+    if (end.error) throw new Error(`git could not start: ${end.error}`);
+    return { exitCode: end.code ?? -1, signal: end.signal, stderr };
   });
   exit.catch(() => undefined); // a caller that only kills still gets its rejection when it awaits
-  const kill = () => {
-    try {
-      if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
+  let sockets: [Socket, Socket | null, Socket | null];
+  try {
+    sockets = await Promise.all([launched.stdout, launched.stdin, launched.channel]);
+  } catch (error) {
+    launched.kill("SIGKILL");
+    for (const socket of [launched.stdout, launched.stdin, launched.channel])
+      void socket?.then(
+        (connected) => connected.destroy(),
+        () => undefined,
+      );
+    throw error;
+  }
+  const [stdout, stdin, channel] = sockets;
+  stdout.end(); // only read: its other half closes once git's output ends
+  stdin?.resume(); // only written: read to see git's end of it close
+  const kill = (signal: NodeJS.Signals = "SIGKILL") => {
+    if (stdout.readableEnded) return;
+    launched.kill(signal);
+    stdout.resume(); // a reader still iterating sees the end; without one, what is left is dropped and the socket closes
+    stdin?.destroy();
+    channel?.destroy();
   };
-  return { stdout: child.stdout, exit, kill };
+  return { stdout, stdin, channel, exit, kill };
 }

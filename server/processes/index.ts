@@ -1,5 +1,7 @@
 export {
   launcherLost,
+  type ConnectOptions,
+  type Connected,
   processLauncher,
   type LaunchOptions,
   type LaunchStep,

@@ -1,22 +1,16 @@
 import { fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
+import { processAlive } from "@/tests/support/processes";
 import { processLauncher } from "./launcher";
+import { rendezvous, TOKEN_BYTES } from "./rendezvous";
 
-const { launch } = processLauncher({ name: "test" });
-
-/** Running, not a zombie: an orphan killed here is reaped by whatever PID 1 is, which in a container may never reap it. */
-const alive = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat[stat.lastIndexOf(")") + 2] !== "Z"; // the state follows the command's name, which may hold ") "
-  } catch {
-    return false;
-  }
-};
+const { launch, connect } = processLauncher({ name: "test" });
 
 /** Polls up to 20 s: a loaded CI machine can take seconds to start a Node process (with timers of its own: a test fakes the global ones). */
 async function waitUntil(condition: () => boolean, what: string): Promise<void> {
@@ -131,7 +125,7 @@ describe("a launcher", () => {
     const pid = Number(await sleeper.firstLine());
     sleeper.kill();
     expect(await sleeper.exited).toEqual([{ code: null, signal: "SIGKILL" }]);
-    expect(alive(pid)).toBe(false);
+    expect(processAlive(pid)).toBe(false);
   });
 
   it("fails the launches of a launcher that dies, and starts another for the next", async () => {
@@ -157,7 +151,7 @@ describe("a launcher", () => {
       expect(Number(await second.firstLine())).toBe(launcherPid);
       await second.exited;
       vi.advanceTimersByTime(30_000);
-      await waitUntil(() => !alive(launcherPid), "the idle launcher to end");
+      await waitUntil(() => !processAlive(launcherPid), "the idle launcher to end");
       const third = launchPrinting("echo $PPID");
       expect(Number(await third.firstLine())).not.toBe(launcherPid);
       expect(await third.exited).toEqual([{ code: 0, signal: null }]);
@@ -183,9 +177,36 @@ describe("a launcher", () => {
     });
     await waitUntil(() => printed.includes("\n"), "the sleeper's pid");
     const pid = Number(printed.trim());
-    expect(alive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
     launcher.disconnect();
     await once(launcher, "exit");
-    await waitUntil(() => !alive(pid), "the sleeper to be killed");
+    await waitUntil(() => !processAlive(pid), "the sleeper to be killed");
+  });
+
+  it("connects a process's stdin and stdout to sockets of the server's, in a directory of its own user's alone", async () => {
+    const connected = connect({ command: "sh", args: ["-c", "tr a-z A-Z; echo done >&2"] }, { writable: true });
+    const [stdout, stdin] = await Promise.all([connected.stdout, connected.stdin]);
+    stdin!.end("through the kernel\n");
+    let text = "";
+    for await (const chunk of stdout) text += String(chunk);
+    expect(text).toBe("THROUGH THE KERNEL\n");
+    expect(await connected.exited).toEqual([{ code: 0, signal: null }]);
+    expect(fs.statSync(path.dirname(rendezvous().path)).mode & 0o777).toBe(0o700);
+  });
+
+  it("drops a connection that names no launch, and rejects the sockets of a process that could not start", async () => {
+    const stranger = net.connect(rendezvous().path);
+    stranger.write(randomBytes(TOKEN_BYTES));
+    stranger.resume();
+    await once(stranger, "close");
+
+    const failed = connect({ command: "/nonexistent/command", args: [] });
+    const [exit] = await failed.exited;
+    expect(exit.error).toMatch(/ENOENT/);
+    // Connected before the spawn failed (the launcher connects first), or forgotten: either way it ends empty.
+    const stdout = await failed.stdout.catch(() => null);
+    const printed: Buffer[] = [];
+    if (stdout) for await (const chunk of stdout) printed.push(chunk);
+    expect(printed).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
+import type { Socket } from "node:net";
 import path from "node:path";
+import { rendezvous } from "./rendezvous";
 
 /**
  * A launcher (launcher-process.mjs) is a small process of the server's own that starts processes
@@ -44,6 +46,33 @@ export interface LaunchOptions {
   relayStdout?: boolean;
   /** Every chunk of the last step's stdout (if relayed) and of every step's stderr, in order. */
   onOutput?: (chunk: Buffer, stream: "stdout" | "stderr", step: number) => void;
+}
+
+export interface ConnectOptions {
+  /** The process reads its stdin from a socket of its own too (else from nothing). */
+  writable?: boolean;
+  /** The process's fd 3 is a second socket, relayed by the launcher (receive-pack's hooks talk on it). */
+  channel?: boolean;
+  /** Every chunk of its stderr, in order. */
+  onStderr?: (chunk: Buffer) => void;
+}
+
+/** A process's stdio as Unix sockets it reads and writes directly, handed over paused; each rejects with the reason it could not start. */
+export interface Connected extends Launched {
+  /** Its stdout: a reader that stops holds the process in write. */
+  stdout: Promise<Socket>;
+  /** Its stdin, if writable: write, then end() it. */
+  stdin: Promise<Socket> | null;
+  /** Its fd 3, if asked for. */
+  channel: Promise<Socket> | null;
+}
+
+/** What the launcher is told of a connected launch: where to connect, and the tokens naming each socket. */
+interface ConnectMessage {
+  path: string;
+  stdout: string;
+  stdin?: string;
+  channel?: string;
 }
 
 const LAUNCHER_IDLE_MS = 30_000;
@@ -91,12 +120,12 @@ class Launcher {
     return this.child.connected;
   }
 
-  launch(id: number, steps: LaunchStep[], options: LaunchOptions): Launched {
+  launch(id: number, steps: LaunchStep[], options: LaunchOptions, connect?: ConnectMessage): Launched {
     const exited = new Promise<StepExit[]>((resolve, reject) => {
       this.pending.set(id, { onOutput: options.onOutput, resolve, reject });
     });
     this.settle();
-    this.child.send({ type: "start", id, steps, relayStdout: options.relayStdout ?? false });
+    this.child.send({ type: "start", id, steps, relayStdout: options.relayStdout ?? false, connect });
     return {
       exited,
       kill: (signal = "SIGKILL") => {
@@ -156,6 +185,8 @@ export interface LauncherOptions {
 export interface ProcessLauncher {
   /** Starts `steps` (see LaunchOptions); `exited` rejects only if the launcher itself fails. */
   launch(steps: LaunchStep[], options?: LaunchOptions): Launched;
+  /** Starts one process with its stdio on a socket to this process (see Connected), for output read as a stream. */
+  connect(step: LaunchStep, options?: ConnectOptions): Connected;
 }
 
 type LauncherState = { launcher: Launcher | null; nextId: number };
@@ -171,10 +202,41 @@ export function processLauncher({ name, onStarted }: LauncherOptions): ProcessLa
   const forget = (launcher: Launcher) => {
     if (state.launcher === launcher) state.launcher = null;
   };
+  const launcher = () => {
+    if (!state.launcher?.usable) state.launcher = new Launcher(name, onStarted, forget);
+    return state.launcher;
+  };
   return {
-    launch(steps, options = {}) {
-      if (!state.launcher?.usable) state.launcher = new Launcher(name, onStarted, forget);
-      return state.launcher.launch(state.nextId++, steps, options);
+    launch: (steps, options = {}) => launcher().launch(state.nextId++, steps, options),
+    connect(step, { writable = false, channel = false, onStderr } = {}) {
+      const place = rendezvous();
+      const sockets = {
+        stdout: place.expect({ read: true }),
+        stdin: writable ? place.expect({ read: false }) : null,
+        channel: channel ? place.expect({ read: true }) : null,
+      };
+      const forget = (error: Error) => Object.values(sockets).forEach((expected) => expected?.forget(error));
+      const onOutput = onStderr && ((chunk: Buffer) => onStderr(chunk));
+      const connect = {
+        path: place.path,
+        stdout: sockets.stdout.token,
+        stdin: sockets.stdin?.token,
+        channel: sockets.channel?.token,
+      };
+      const launched = launcher().launch(state.nextId++, [step], { onOutput }, connect);
+      // Without an error the launcher connected every socket before starting the process: they are on their way.
+      launched.exited.then(
+        ([exit]) => {
+          if (exit.error) forget(new Error(exit.error));
+        },
+        (error: Error) => forget(error),
+      );
+      return {
+        ...launched,
+        stdout: sockets.stdout.socket,
+        stdin: sockets.stdin?.socket ?? null,
+        channel: sockets.channel?.socket ?? null,
+      };
     },
   };
 }
