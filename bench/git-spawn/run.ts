@@ -1,8 +1,9 @@
 // What running git costs the server's thread: --calls `git rev-parse HEAD` (--concurrency at a time),
-// through spawnGit (forked by the git launcher, server/processes) against forked by this process
-// itself with child_process.spawn (what spawnGit did before), with this process as large as a
-// fleet's server (--ballast-mb touched). Per call: this process's CPU (its thread pool's included),
-// the launcher's CPU (from /proc), and the wall time of the whole batch; rounds alternate.
+// forked by this process itself with child_process.spawn (what spawnGit and streamGit did before),
+// against through the git launcher (server/processes): collected whole (spawnGit) and streamed
+// (streamGit: stdout on a socket to this process), with this process as large as a fleet's server
+// (--ballast-mb touched). Per call: this process's CPU (its thread pool's included), the launcher's
+// CPU (from /proc), and the wall time of the whole batch; rounds alternate.
 // Usage: npx tsx bench/git-spawn/run.ts [--calls 200] [--concurrency 8] [--rounds 3] [--ballast-mb 300]
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -10,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { spawnGit } from "@/server/git";
+import { spawnGit, streamGit } from "@/server/git";
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +51,14 @@ function forkedHere(): Promise<string> {
 
 const throughLauncher = async () => (await spawnGit(ARGS)).stdout.toString().trim();
 
+async function streamedThroughLauncher(): Promise<string> {
+  const git = await streamGit(ARGS);
+  let out = "";
+  for await (const chunk of git.stdout) out += chunk.toString();
+  await git.exit;
+  return out.trim();
+}
+
 /** The CPU ms so far of this process's git launcher (0 before it started). */
 function launcherCpuMs(): number {
   for (const entry of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
@@ -86,11 +95,12 @@ async function batch(call: () => Promise<string>) {
 
 await throughLauncher(); // the launcher started before the first round
 type Batch = Awaited<ReturnType<typeof batch>>;
-const rounds: Array<{ forkedHere: Batch; throughLauncher: Batch }> = [];
+const rounds: Array<{ forkedHere: Batch; throughLauncher: Batch; streamedThroughLauncher: Batch }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   const here = await batch(forkedHere);
   const launched = await batch(throughLauncher);
-  rounds.push({ forkedHere: here, throughLauncher: launched });
+  const streamed = await batch(streamedThroughLauncher);
+  rounds.push({ forkedHere: here, throughLauncher: launched, streamedThroughLauncher: streamed });
 }
 const median = (pick: (r: (typeof rounds)[number]) => number) =>
   [...rounds.map(pick)].sort((a, b) => a - b)[Math.floor(rounds.length / 2)];
@@ -110,6 +120,11 @@ const summary = {
       serverCpuMsPerCall: median((r) => r.throughLauncher.serverCpuMsPerCall),
       launcherCpuMsPerCall: median((r) => r.throughLauncher.launcherCpuMsPerCall),
       wallMs: median((r) => r.throughLauncher.wallMs),
+    },
+    streamedThroughLauncher: {
+      serverCpuMsPerCall: median((r) => r.streamedThroughLauncher.serverCpuMsPerCall),
+      launcherCpuMsPerCall: median((r) => r.streamedThroughLauncher.launcherCpuMsPerCall),
+      wallMs: median((r) => r.streamedThroughLauncher.wallMs),
     },
   },
 };
