@@ -1,14 +1,15 @@
-import { fork } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
+import os from "node:os";
 import net from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
 import { processAlive } from "@/tests/support/processes";
 import { processLauncher } from "./launcher";
-import { rendezvous, TOKEN_BYTES } from "./rendezvous";
+import { removeLeftBehind, rendezvous, TOKEN_BYTES } from "./rendezvous";
 
 const { launch, connect } = processLauncher({ name: "test" });
 
@@ -208,5 +209,19 @@ describe("a launcher", () => {
     const printed: Buffer[] = [];
     if (stdout) for await (const chunk of stdout) printed.push(chunk);
     expect(printed).toEqual([]);
+  });
+
+  it("removes the rendezvous directory a killed server left behind, and only that", async () => {
+    const gone = spawn("true");
+    await once(gone, "exit");
+    const leftBehind = fs.mkdtempSync(path.join(os.tmpdir(), `svc-launch-${gone.pid}-`));
+    const ours = fs.mkdtempSync(path.join(os.tmpdir(), `svc-launch-${process.pid}-`));
+    try {
+      removeLeftBehind();
+      expect(fs.existsSync(leftBehind)).toBe(false);
+      expect(fs.existsSync(ours)).toBe(true);
+    } finally {
+      fs.rmSync(ours, { recursive: true, force: true });
+    }
   });
 });

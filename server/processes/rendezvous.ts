@@ -18,6 +18,32 @@ export const READY = Buffer.from([1]);
 /** A connection that has not named its stream by then is dropped. */
 const NAMING_TIMEOUT_MS = 10_000;
 
+const DIR_PREFIX = "svc-launch-";
+
+const PID_OF_DIR = new RegExp(`^${DIR_PREFIX}(\\d+)-`);
+
+/** A server killed (not ended) leaves its directory behind: removed by the next one, once its process is gone. */
+export function removeLeftBehind(): void {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const pid = Number(PID_OF_DIR.exec(name)?.[1]);
+    if (!pid || processExists(pid)) continue;
+    try {
+      fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    } catch {
+      // another user's: theirs to remove
+    }
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH"; // EPERM: another user's, alive
+  }
+}
+
 interface Expected {
   /** Answer READY: the server reads this socket (a process's stdin is only written: its first byte would be READY). */
   read: boolean;
@@ -30,7 +56,8 @@ class Rendezvous {
   private readonly expected = new Map<string, Expected>();
 
   constructor() {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-launch-")); // mode 0700
+    removeLeftBehind();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${DIR_PREFIX}${process.pid}-`)); // mode 0700
     this.path = path.join(dir, "s");
     const server = net.createServer((socket) => this.named(socket)); // not half-open: a socket whose process ended ends
     server.listen(this.path); // bound before listen returns: a launcher may connect at once
