@@ -193,7 +193,7 @@ function readLoose(gitdir: string, oid: string): ParsedObject | null {
   const space = raw.indexOf(0x20);
   const type = raw.toString("latin1", 0, space);
   if (type !== "blob" && type !== "tree" && type !== "commit") return null;
-  return keepParsed(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)), file);
+  return keepParsed(oid, parseContent(type, raw.subarray(raw.indexOf(0, space) + 1)), { looseIn: gitdir });
 }
 
 /**
@@ -255,7 +255,7 @@ async function readPacked(gitdir: string, oid: string): Promise<ParsedObject | n
       throw new Error(`Object ${oid} read as ${raw.type}, not content`);
     const parsed = parseContent(raw.type, raw.object);
     const index = await packIndexHolding(cache, gitdir, oid);
-    return index ? keepParsed(oid, parsed, index) : parsed;
+    return index ? keepParsed(oid, parsed, { packIndex: index }) : parsed;
   } catch (error) {
     if (isNotFound(error)) return null;
     throw error;
@@ -317,7 +317,7 @@ function writeObject(repo: Repo, type: ObjectType, content: Uint8Array, parsed =
   if (repo.stage) return repo.stage.add(type, content, parsed);
   const target = writeTarget(repo);
   const oid = writeLoose(target, type, content);
-  keepParsed(oid, parsed, looseObjectPath(target, oid));
+  keepParsed(oid, parsed, { looseIn: target });
   return oid;
 }
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { processWide, registerCache } from "@/server/caches";
-import type { ParsedObject } from "./loose";
+import { looseObjectPath, type ParsedObject } from "./loose";
 
 /**
  * Parsed trees and commits by id, of this process's recent reads and writes. An id names its
@@ -26,8 +26,17 @@ import type { ParsedObject } from "./loose";
 const WEIGHT_KEPT = 200_000;
 /** A tree weighing more (1 + its entries) is read again each time rather than crowd out the rest. */
 const TREE_ENTRIES_KEPT_MAX = 2_000;
+/**
+ * The file holding an object: its loose file in `gitdir`'s store, or a pack's index. A loose file's
+ * path is derived when asked rather than kept: path.join's answer is a rope of its pieces, ~740
+ * bytes an entry until something flattens it (~145 then), against the store's name shared by all.
+ */
+export type ObjectFile = { looseIn: string } | { packIndex: string };
+const fileOf = (oid: string, held: ObjectFile) =>
+  "looseIn" in held ? looseObjectPath(held.looseIn, oid) : held.packIndex;
+
 const cache = processWide("git.parsedObjects", () => ({
-  kept: new Map<string, { parsed: ParsedObject; file: string; weight: number }>(),
+  kept: new Map<string, { parsed: ParsedObject; held: ObjectFile; weight: number }>(),
   weight: 0,
   misses: 0,
 }));
@@ -56,8 +65,10 @@ function freeze(parsed: ParsedObject): ParsedObject {
 /** The parsed object kept for `oid` if a file of one of `gitdirs`' stores holds it, most recently used last. */
 export function keptParsed(oid: string, gitdirs: readonly string[]): ParsedObject | undefined {
   const found = kept.get(oid);
-  if (!found || !gitdirs.some((gitdir) => found.file.startsWith(gitdir + path.sep))) return undefined;
-  if (!fs.existsSync(found.file)) {
+  if (!found) return undefined;
+  const file = fileOf(oid, found.held);
+  if (!gitdirs.some((gitdir) => file.startsWith(gitdir + path.sep))) return undefined;
+  if (!fs.existsSync(file)) {
     forget(oid);
     return undefined;
   }
@@ -79,11 +90,11 @@ export function countMiss<T extends ParsedObject | null>(read: T): T {
   return read;
 }
 
-/** Keeps a tree or commit just read from or written to `file` (blobs are not kept); returns what is kept. */
-export function keepParsed(oid: string, parsed: ParsedObject, file: string): ParsedObject {
+/** Keeps a tree or commit just read from or written to where `held` says (blobs are not kept); returns what is kept. */
+export function keepParsed(oid: string, parsed: ParsedObject, held: ObjectFile): ParsedObject {
   if (parsed.type !== "tree" && parsed.type !== "commit") return parsed;
   const frozen = Object.isFrozen(parsed) ? parsed : freeze(parsed);
-  const entry = { parsed: frozen, file, weight: weightOf(parsed) };
+  const entry = { parsed: frozen, held, weight: weightOf(parsed) };
   if (entry.weight > TREE_ENTRIES_KEPT_MAX) return frozen;
   forget(oid);
   kept.set(oid, entry);

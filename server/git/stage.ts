@@ -1,4 +1,4 @@
-import { looseObjectPath, objectId, writeLoose, type ObjectType, type ParsedObject } from "./loose";
+import { objectId, writeLoose, type ObjectType, type ParsedObject } from "./loose";
 import { keepParsed } from "./parsed-cache";
 import { consolidatePacksWhenMany, PACK_BYTES_MAX, writePack, type PackedObject } from "./pack";
 
@@ -41,8 +41,8 @@ export class ObjectStage {
     const index = objects.length >= PACK_FROM && bytes < PACK_BYTES_MAX / 2 ? writePack(gitdir, objects) : null;
     if (index) void consolidatePacksWhenMany(gitdir);
     for (const object of objects) {
-      const file = index ?? looseObjectPath(gitdir, writeLoose(gitdir, object.type, object.content, object.oid));
-      keepParsed(object.oid, object.parsed, file);
+      if (!index) writeLoose(gitdir, object.type, object.content, object.oid);
+      keepParsed(object.oid, object.parsed, index ? { packIndex: index } : { looseIn: gitdir });
     }
     this.staged.clear();
   }
