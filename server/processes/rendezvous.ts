@@ -28,7 +28,7 @@ export function removeLeftBehind(): void {
     const pid = Number(PID_OF_DIR.exec(name)?.[1]);
     if (!pid || processExists(pid)) continue;
     try {
-      fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+      fs.rmSync(path.join(/*turbopackIgnore: true*/ os.tmpdir(), name), { recursive: true, force: true });
     } catch {
       // another user's: theirs to remove
     }
@@ -57,8 +57,8 @@ class Rendezvous {
 
   constructor() {
     removeLeftBehind();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${DIR_PREFIX}${process.pid}-`)); // mode 0700
-    this.path = path.join(dir, "s");
+    const dir = fs.mkdtempSync(path.join(/*turbopackIgnore: true*/ os.tmpdir(), `${DIR_PREFIX}${process.pid}-`)); // mode 0700
+    this.path = path.join(/*turbopackIgnore: true*/ dir, "s");
     const server = net.createServer((socket) => this.named(socket)); // not half-open: a socket whose process ended ends
     server.listen(this.path); // bound before listen returns: a launcher may connect at once
     server.unref();
