@@ -215,21 +215,20 @@ export function processLauncher({ name, onStarted }: LauncherOptions): ProcessLa
         stdin: writable ? place.expect({ read: false }) : null,
         channel: channel ? place.expect({ read: true }) : null,
       };
-      const forget = (error: Error) => Object.values(sockets).forEach((expected) => expected?.forget(error));
-      const onOutput = onStderr && ((chunk: Buffer) => onStderr(chunk));
+      const refuseSockets = (error: Error) => Object.values(sockets).forEach((expected) => expected?.forget(error));
       const connect = {
         path: place.path,
         stdout: sockets.stdout.token,
         stdin: sockets.stdin?.token,
         channel: sockets.channel?.token,
       };
-      const launched = launcher().launch(state.nextId++, [step], { onOutput }, connect);
+      const launched = launcher().launch(state.nextId++, [step], { onOutput: onStderr }, connect);
       // Without an error the launcher connected every socket before starting the process: they are on their way.
       launched.exited.then(
         ([exit]) => {
-          if (exit.error) forget(new Error(exit.error));
+          if (exit.error) refuseSockets(new Error(exit.error));
         },
-        (error: Error) => forget(error),
+        (error: Error) => refuseSockets(error),
       );
       return {
         ...launched,
