@@ -93,8 +93,24 @@ describe("mergeOnBase (a revert: base = the reverted commit, theirs = its parent
   });
 });
 
+/** The parents' command lines of the running `git merge-tree --stdin` processes of `gitdir`. */
+function mergeProcessParents(gitdir: string): string[] {
+  const parents: string[] = [];
+  for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`${gitdir}\0merge-tree\0`)) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+      parents.push(fs.readFileSync(`/proc/${ppid}/cmdline`, "utf8"));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return parents;
+}
+
 describe("MergeSession", () => {
-  it("runs a chain of merges through one process, each onto the previous result", async () => {
+  it("runs a chain of merges through one process, started by git's launcher, each onto the previous result", async () => {
     const session = new MergeSession(repo);
     try {
       const tips = [];
@@ -116,6 +132,10 @@ describe("MergeSession", () => {
       }
       const bad = await session.merge(head, conflicting);
       expect(bad.clean).toBe(false);
+      // git decided this one: its process runs on for the session, a child of git's launcher.
+      const parents = mergeProcessParents(repo.gitdir);
+      expect(parents).toHaveLength(1);
+      expect(parents[0]).toContain("launcher-process.mjs\0git");
       expect(bad.conflictingFiles).toEqual(["a.txt"]);
       const after = await session.merge(head, tips[0]);
       expect(after.clean).toBe(true);

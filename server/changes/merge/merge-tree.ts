@@ -1,12 +1,12 @@
-import { inheritedEnvironment } from "@/server/config";
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import {
   flushStagedObjects,
   readCommit,
   runGit,
+  streamGit,
   uniqueMergeBase,
   withObjectStage,
   writeCommitObject,
+  type GitStream,
   type Repo,
 } from "@/server/git";
 import { mergeTreesInProcess } from "./tree-merge";
@@ -109,35 +109,28 @@ export async function mergeOnBase(repo: Repo, base: string, ours: string, theirs
  * messages and separator of the previous merge are consumed at the start of the next read.
  */
 class GitMergeProcess {
-  private child: ChildProcessWithoutNullStreams;
   private buffer = "";
   private tokens: string[] = [];
   private waiting: Array<() => void> = [];
   private failure: Error | null = null;
   private tailPending = false;
 
-  constructor(repo: Repo) {
-    this.child = spawn(
-      "git",
-      [
-        "--git-dir",
-        repo.gitdir,
-        "merge-tree",
-        "--write-tree",
-        "-z",
-        "--messages",
-        "--stdin",
-        "--allow-unrelated-histories",
-      ],
+  /** Started through git's launcher (streamGit), as every git of the server is: never forked from its thread. */
+  static async start(repo: Repo): Promise<GitMergeProcess> {
+    const git = await streamGit(
+      ["merge-tree", "--write-tree", "-z", "--messages", "--stdin", "--allow-unrelated-histories"],
       {
-        env: { ...inheritedEnvironment(), GIT_CONFIG_NOSYSTEM: "1" },
-        stdio: ["pipe", "pipe", "pipe"],
+        gitdir: repo.gitdir,
+        writable: true,
       },
     );
-    let stderr = "";
-    this.child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    this.child.stdout.on("data", (chunk: Buffer) => {
-      this.buffer += chunk.toString("utf8");
+    return new GitMergeProcess(git);
+  }
+
+  private constructor(private readonly git: GitStream) {
+    git.stdout.setEncoding("utf8"); // a path's character split across two reads stays whole
+    git.stdout.on("data", (chunk: string) => {
+      this.buffer += chunk;
       const parts = this.buffer.split("\0");
       this.buffer = parts.pop()!;
       this.tokens.push(...parts);
@@ -147,8 +140,12 @@ class GitMergeProcess {
       this.failure ??= error;
       this.wake();
     };
-    this.child.on("error", fail);
-    this.child.on("close", (code) => fail(new Error(`git merge-tree --stdin exited (${code}): ${stderr.trim()}`)));
+    git.stdout.resume(); // handed over paused: a 'data' listener alone does not start it
+    git.stdout.on("error", fail);
+    git.exit.then(
+      ({ exitCode, stderr }) => fail(new Error(`git merge-tree --stdin exited (${exitCode}): ${stderr.trim()}`)),
+      fail,
+    );
   }
 
   private wake(): void {
@@ -174,7 +171,7 @@ class GitMergeProcess {
 
   /** Output per merge (with --messages): status, tree, conflicted stages, a blank, messages, a blank. */
   async merge(ours: string, theirs: string): Promise<MergeOutcome> {
-    this.child.stdin.write(`${ours} ${theirs}\n`);
+    this.git.stdin!.write(`${ours} ${theirs}\n`);
     await this.skipTail();
     const clean = (await this.next()) === "1";
     const tree = await this.next();
@@ -185,7 +182,7 @@ class GitMergeProcess {
   }
 
   close(): void {
-    this.child.stdin.end();
+    this.git.stdin!.end();
   }
 }
 
@@ -198,7 +195,7 @@ class GitMergeProcess {
  */
 export class MergeSession {
   readonly repo: Repo;
-  private git: GitMergeProcess | null = null;
+  private git: Promise<GitMergeProcess> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(repo: Repo) {
@@ -210,7 +207,7 @@ export class MergeSession {
       const inProcess = await mergeCommitsInProcess(this.repo, ours, theirs);
       if (inProcess) return inProcess;
       this.flush();
-      return (this.git ??= new GitMergeProcess(this.repo)).merge(ours, theirs);
+      return (await (this.git ??= GitMergeProcess.start(this.repo))).merge(ours, theirs);
     });
     this.queue = run.catch(() => undefined);
     return run;
@@ -222,6 +219,9 @@ export class MergeSession {
   }
 
   close(): void {
-    this.git?.close();
+    void this.git?.then(
+      (git) => git.close(),
+      () => undefined, // its start's failure was the merge's
+    );
   }
 }
