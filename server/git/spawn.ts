@@ -158,7 +158,7 @@ export interface GitStreamOptions extends Omit<GitSpawnOptions, "input" | "signa
 }
 
 export interface GitStream {
-  /** git's stdout, read as git writes it (never collected whole): a reader that stops holds git in write. */
+  /** git's stdout, read as git writes it (never collected whole): a reader that stops holds git in write. Handed over paused: iterate it, or resume() it after a 'data' listener. */
   stdout: Socket & AsyncIterable<Buffer>;
   /** git's stdin when `writable`: write, then end() it. */
   stdin: Writable | null;

@@ -195,6 +195,26 @@ describe("a launcher", () => {
     expect(fs.statSync(path.dirname(rendezvous().path)).mode & 0o777).toBe(0o700);
   });
 
+  it("lets a connected process outlive its launcher's death: its output is read to its end, its exit is the launcher's loss", async () => {
+    const connected = connect(
+      { command: "sh", args: ["-c", "echo $PPID; read line; echo after $line"] },
+      { writable: true },
+    );
+    const [stdout, stdin] = await Promise.all([connected.stdout, connected.stdin]);
+    const lines = stdout[Symbol.asyncIterator]();
+    const launcherPid = Number(String((await lines.next()).value).trim());
+    process.kill(launcherPid, "SIGKILL");
+    await expect(connected.exited).rejects.toThrow(/launcher ended \(SIGKILL\)/);
+    stdin!.end("its input\n"); // written after the launcher died: the socket is the process's own
+    let rest = "";
+    for (let next = await lines.next(); !next.done; next = await lines.next()) rest += String(next.value);
+    expect(rest).toBe("after its input\n");
+    const next = connect({ command: "sh", args: ["-c", "echo $PPID"] });
+    let printed = "";
+    for await (const chunk of await next.stdout) printed += String(chunk);
+    expect(Number(printed)).not.toBe(launcherPid);
+  });
+
   it("drops a connection that names no launch, and rejects the sockets of a process that could not start", async () => {
     const stranger = net.connect(rendezvous().path);
     stranger.write(randomBytes(TOKEN_BYTES));
