@@ -34,9 +34,15 @@ export async function openTestDatabase(): Promise<{ database: Database; url?: st
       },
     };
   }
-  const dump = fs.readFileSync(inject("pgliteDump"));
-  const database = await openDatabase({ loadDataDir: new Blob([dump]), migrate: false });
-  return { database, drop: async () => {} };
+  // A copy of the migrated template on disk: one a test switches to (switchToFreshInstance) is never
+  // dropped, so every copy also goes when the file's process does.
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), "svc-test-db-"));
+  const remove = () => fs.rmSync(copy, { recursive: true, force: true });
+  process.once("exit", remove);
+  const dataDir = path.join(copy, "db");
+  fs.cpSync(inject("pgliteDataDir"), dataDir, { recursive: true });
+  const database = await openDatabase({ dataDir, migrate: false });
+  return { database, drop: async () => remove() };
 }
 
 export interface TestEnvironment {
