@@ -12,7 +12,7 @@ import { TEMPLATE_DB_NAME, adminUrl } from "./postgres";
  * beside a CI run), and that dump (pglite-thread.test.ts opens databases from it). PostgreSQL
  * (TEST_DATABASE_URL): a migrated template database.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<void | (() => void)> {
   const pgUrl = process.env.TEST_DATABASE_URL;
   if (pgUrl) {
     const pg = (await import("pg")).default;
@@ -44,6 +44,8 @@ export default async function setup(project: TestProject): Promise<void> {
   const dataDir = path.join(dir, "template-db");
   await (await PGlite.create(dataDir, { loadDataDir: dump })).close();
   project.provide("pgliteDataDir", dataDir);
+  // The test files' copies are made in here too: a file's process that was killed leaves its copy to this.
+  return () => fs.rmSync(dir, { recursive: true, force: true });
 }
 
 export function withDatabase(url: string, name: string): string {

@@ -34,13 +34,15 @@ export async function openTestDatabase(): Promise<{ database: Database; url?: st
       },
     };
   }
-  // A copy of the migrated template on disk: one a test switches to (switchToFreshInstance) is never
-  // dropped, so every copy also goes when the file's process does.
-  const copy = fs.mkdtempSync(path.join(os.tmpdir(), "svc-test-db-"));
+  // A copy of the migrated template on disk, beside it (the run's teardown removes what is left): one
+  // a test switches to (switchToFreshInstance) is never dropped, so every copy also goes when the
+  // file's process does.
+  const template = inject("pgliteDataDir");
+  const copy = fs.mkdtempSync(path.join(path.dirname(template), "copy-"));
   const remove = () => fs.rmSync(copy, { recursive: true, force: true });
   process.once("exit", remove);
   const dataDir = path.join(copy, "db");
-  fs.cpSync(inject("pgliteDataDir"), dataDir, { recursive: true });
+  fs.cpSync(template, dataDir, { recursive: true });
   const database = await openDatabase({ dataDir, migrate: false });
   return { database, drop: async () => remove() };
 }
