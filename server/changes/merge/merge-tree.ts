@@ -142,9 +142,14 @@ class GitMergeProcess {
     };
     git.stdout.resume(); // handed over paused: a 'data' listener alone does not start it
     git.stdout.on("error", fail);
-    git.exit.then(
-      ({ exitCode, stderr }) => fail(new Error(`git merge-tree --stdin exited (${exitCode}): ${stderr.trim()}`)),
-      fail,
+    // Once its output is all read (as a child's 'close'): the exit comes over the launcher's channel and may pass the last output.
+    git.stdout.once(
+      "close",
+      () =>
+        void git.exit.then(
+          ({ exitCode, stderr }) => fail(new Error(`git merge-tree --stdin exited (${exitCode}): ${stderr.trim()}`)),
+          fail,
+        ),
     );
   }
 
