@@ -1,4 +1,4 @@
-// The production server's V8 heap settings, set when this module is evaluated: server.mjs imports it
+// The production server's V8 heap and compiler settings, set when this module is evaluated: server.mjs imports it
 // alone and loads the server after. V8 grows the young generation while modules load and link (to
 // 8 MB on Node 24 by the time server.mjs's imports ran), and a maximum set afterwards does not shrink
 // it: the server ran under load with 8 MB where these flags mean 2 (docs/soak, round 22).
@@ -22,7 +22,16 @@ import v8 from "node:v8";
 // minutes of 50 agents on PGlite, Node 24 was at 389 MB with it against 330 without, Node 22 at
 // 391 against 324, with JS heaps of 120-140 MB in all four; an inspector's full GC took the Node 24
 // server with it from 407 to 288 MB, and 5 s of load took it back (docs/soak, round 19).
-const SERVER_HEAP_FLAGS = ["--heap-growing-percent=25", "--max-semi-space-size=2", "--semi-space-growth-factor=1"];
+// Not Maglev, V8's middle compiler: Node 24 turns it on (Node 22 leaves it off), and under 50 agents
+// on PostgreSQL its code and the trusted space holding its metadata took 21.8 MB against 13.9 without
+// it; resident at minute 3, 202.9 MB against 194.0 on average of two runs each (Node 22: 192.7), beside
+// a CI run (docs/soak, round 28). Hot functions still reach TurboFan.
+const SERVER_HEAP_FLAGS = [
+  "--heap-growing-percent=25",
+  "--max-semi-space-size=2",
+  "--semi-space-growth-factor=1",
+  "--no-maglev",
+];
 
 function setServerHeapFlags() {
   for (const flag of SERVER_HEAP_FLAGS) v8.setFlagsFromString(flag);

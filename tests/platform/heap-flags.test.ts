@@ -37,3 +37,39 @@ describe("the production server's heap flags", () => {
     expect(atFlags).toBe(atStart);
   }, 70_000);
 });
+
+// Maglev's code and metadata cost the server ~9 MB resident under a fleet on Node 24 (heap-flags.mjs).
+// The probe runs a hot function with `--maglev` given on the command line: without the server's flags
+// V8 compiles it with Maglev; with them, set at run time as server.mjs sets them, it does not. Node 22's
+// V8 compiles nothing with Maglev even when asked: there the test is skipped.
+describe("the production server's compiler flags", () => {
+  const tiers = (imports: string[]) => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        "--maglev",
+        "--allow-natives-syntax",
+        ...imports.flatMap((module) => ["--import", module]),
+        "-e",
+        `function add(a, b) { return a + b; }
+        let sum = 0;
+        for (let i = 0; i < 20000; i++) sum += add(i, 1);
+        const status = %GetOptimizationStatus(add);
+        process.stdout.write(JSON.stringify({ maglev: (status & 32) !== 0, sum }));`,
+      ],
+      { encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.stdout, run.stderr).not.toBe("");
+    return JSON.parse(run.stdout) as { maglev: boolean };
+  };
+
+  const maglevCompiles = tiers([]).maglev;
+
+  it.skipIf(!maglevCompiles)(
+    "leave Maglev off: a hot function is not compiled by it",
+    () => {
+      expect(tiers([path.resolve("heap-flags.mjs")]).maglev).toBe(false);
+    },
+    30_000,
+  );
+});
