@@ -22,10 +22,10 @@ import v8 from "node:v8";
 // minutes of 50 agents on PGlite, Node 24 was at 389 MB with it against 330 without, Node 22 at
 // 391 against 324, with JS heaps of 120-140 MB in all four; an inspector's full GC took the Node 24
 // server with it from 407 to 288 MB, and 5 s of load took it back (docs/soak, round 19).
-// Not Maglev, V8's middle compiler: Node 24 turns it on (Node 22 leaves it off), and under 50 agents
-// on PostgreSQL its code and the trusted space holding its metadata took 21.8 MB against 13.9 without
-// it; resident at minute 3, 202.9 MB against 194.0 on average of two runs each (Node 22: 192.7), beside
-// a CI run (docs/soak, round 28). Hot functions still reach TurboFan.
+// Not Maglev, V8's middle compiler: Node 24 turns it on (Node 22 leaves it off). Under 50 agents on
+// PostgreSQL its code and metadata (the code and trusted spaces) made Node 24's server 202.9 MB
+// resident at minute 3 against 194.0 without it (Node 22: 192.7), and 226.6 against 218.3 after
+// 34,490 changes landed (docs/soak, round 28). Hot functions still reach TurboFan.
 const SERVER_HEAP_FLAGS = [
   "--heap-growing-percent=25",
   "--max-semi-space-size=2",
