@@ -1,5 +1,5 @@
-// The production server's V8 heap and compiler settings, set when this module is evaluated: server.mjs imports it
-// alone and loads the server after. V8 grows the young generation while modules load and link (to
+// The production server's V8 heap and compiler settings, set when this module is evaluated:
+// server.mjs imports it alone and loads the server after. V8 grows the young generation while modules load and link (to
 // 8 MB on Node 24 by the time server.mjs's imports ran), and a maximum set afterwards does not shrink
 // it: the server ran under load with 8 MB where these flags mean 2 (docs/soak, round 22).
 import v8 from "node:v8";
@@ -26,20 +26,20 @@ import v8 from "node:v8";
 // PostgreSQL its code and metadata (the code and trusted spaces) made Node 24's server 202.9 MB
 // resident at minute 3 against 194.0 without it (Node 22: 192.7), and 226.6 against 218.3 after
 // 34,490 changes landed (docs/soak, round 28). Hot functions still reach TurboFan.
-const SERVER_HEAP_FLAGS = [
+const SERVER_V8_FLAGS = [
   "--heap-growing-percent=25",
   "--max-semi-space-size=2",
   "--semi-space-growth-factor=1",
   "--no-maglev",
 ];
 
-function setServerHeapFlags() {
-  for (const flag of SERVER_HEAP_FLAGS) v8.setFlagsFromString(flag);
+function setServerV8Flags() {
+  for (const flag of SERVER_V8_FLAGS) v8.setFlagsFromString(flag);
 }
 
 // The embedded database's thread gets a hook to set them again once it starts
 // (server/db/pglite-thread.ts): V8 before Node 24 raises the semi-space growth factor back to 2,
 // process-wide, whenever it sets up a thread's heap, and under a fleet on PGlite the young
 // generation then reached 32 MB and the soak's resident size ended over 320 MB (docs/soak, round 16).
-setServerHeapFlags();
-globalThis[Symbol.for("svc.reapplyServerHeapFlags")] = setServerHeapFlags;
+setServerV8Flags();
+globalThis[Symbol.for("svc.reapplyServerHeapFlags")] = setServerV8Flags;
