@@ -9,6 +9,7 @@ import { applyMigrations, type RawSql } from "./migrate";
 import { lockDataDir } from "./data-dir-lock";
 import { openPgliteThread, type DatabaseMemory, type PgliteThread } from "./pglite-thread";
 import { timedAdapter } from "./timed-adapter";
+import { postgresTurns, type Turns } from "./turns";
 import { CHANNEL, dispatchNotification, dropAllTopics } from "./topics";
 import { log } from "@/server/log";
 
@@ -49,6 +50,8 @@ export interface Database {
   close(): Promise<void>;
   /** The embedded database's memory (its thread); absent on PostgreSQL, whose memory is its own server's. */
   memory?(): Promise<DatabaseMemory>;
+  /** Turns shared with every instance on the database; absent on PGlite, which one process owns. */
+  turns?: Turns;
 }
 
 /**
@@ -159,11 +162,14 @@ async function openPostgres(url: string): Promise<Database> {
     exec: async (sql) => void (await pool.query(sql)),
     query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
   };
+  const turns = postgresTurns(pg.Client, url, CONNECT_TIMEOUT_MS);
   return {
     prisma,
     raw,
     kind: "postgres",
+    turns,
     async close() {
+      await turns.close();
       await prisma.$disconnect();
       await pool.end();
     },

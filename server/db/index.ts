@@ -3,6 +3,7 @@ export { closeDatabase, database, db } from "./client";
 export { dateFromJson, insertRowsSql, isoTimestampSql } from "./sql";
 export type { Database, Db, DbOrTx, Tx } from "./client";
 export type { DatabaseMemory } from "./pglite-thread";
+export type { Turns } from "./turns";
 export {
   announceInvalidation,
   announceOnCommit,

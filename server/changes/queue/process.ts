@@ -35,24 +35,16 @@ const ROUNDS_MAX = 1000;
 class BatchOvertaken extends Error {}
 
 /**
- * One processor per project at a time: on PostgreSQL a transaction-scoped advisory lock (a second
- * instance, or a second processor on the same database, finds it taken and leaves the turn to its
+ * One processor per project at a time: on PostgreSQL a turn shared by every instance (a second
+ * instance, or a second processor on the same database, finds it taken and leaves the work to its
  * holder, which a wake-up reaches too); on PGlite, one process, an in-process lock. Correctness
  * does not rest on it: a landing removes its entries and moves the branch by compare-and-swap in
  * one transaction, so an entry can land only once whatever runs.
  */
 async function withQueueTurn(projectId: string, fn: () => Promise<void>): Promise<void> {
-  const current = await database();
-  if (current.kind !== "postgres") return withProcessLock(`queue:${projectId}`, fn);
-  await current.prisma.$transaction(
-    async (tx) => {
-      const [{ locked }] = await tx.$queryRaw<
-        Array<{ locked: boolean }>
-      >`SELECT pg_try_advisory_xact_lock(hashtext(${`queue:${projectId}`})) AS locked`;
-      if (locked) await fn();
-    },
-    { maxWait: 30_000, timeout: 600_000 },
-  );
+  const { turns } = await database();
+  if (!turns) return withProcessLock(`queue:${projectId}`, fn);
+  await turns.take(`queue:${projectId}`, fn);
 }
 
 /** Lands what the project's queue holds, batch after batch, until nothing more can move. */
