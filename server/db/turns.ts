@@ -7,10 +7,10 @@ import { log } from "@/server/log";
  * advisory lock taken on a connection of the turns' own, outside any transaction. Not a transaction
  * holding a transaction-scoped lock: under a fleet a queue's turn lasts minutes, and its open
  * transaction kept PostgreSQL's oldest snapshot (its unnamed portal's), so vacuum could remove no
- * row version made dead since, in any table: after a minute of 50 agents the one-row Project table
- * had 1,729 dead versions, the queue's 5,100, every read walking them, and the soak's landings fell
- * from 25 to 14 a second over 10 minutes until the transaction's 10-minute timeout ended it (the
- * "swing" of docs/soak rounds 20-28).
+ * row version made dead since, in any table: after 9 minutes of 50 agents the one-row Project table
+ * had 10,637 dead versions, the queue's 31,920, every read walking them, and the soak's landings fell
+ * from 25 to 14 a second until the transaction ended (the "swing" of PostgreSQL's soaks since round
+ * 14; docs/soak, round 29).
  */
 export interface Turns {
   /**
@@ -39,6 +39,7 @@ export function postgresTurns(Client: typeof pg.Client, url: string, connectTime
     client.on("error", (error) => {
       log().error({ err: error.message }, "db: the turns' PostgreSQL connection failed");
       drop();
+      void client.end().catch(() => undefined);
     });
     client.on("end", drop);
     opening.catch(drop);
@@ -71,9 +72,10 @@ export function postgresTurns(Client: typeof pg.Client, url: string, connectTime
       }
     },
     async close() {
-      const current = connection;
+      const opening = connection;
       connection = null;
-      if (current) await (await current.catch(() => null))?.end();
+      const client = await opening?.catch(() => null);
+      await client?.end();
     },
   };
 }
