@@ -17,6 +17,7 @@
 // whoever upgrades re-checks the heap and this patch (drop each once Prisma stores it compactly).
 import fs from "node:fs";
 import path from "node:path";
+import { applyExactEdits } from "./exact-edits.mjs";
 
 /** Usage: node scripts/patch-prisma-runtime.mjs [runtime folder, Prisma's installed one by default] */
 const runtime = path.resolve(
@@ -31,23 +32,8 @@ const EDITS = [
   ["let o=n.edges[i];", "let o=n.edges.get(i);", 2],
 ];
 
-const occurrences = (text, needle) => text.split(needle).length - 1;
-
-for (const file of FILES) {
-  const target = path.join(runtime, file);
-  let text = fs.readFileSync(target, "utf8");
-  if (EDITS.every(([, patched, count]) => occurrences(text, patched) === count)) continue;
-  for (const [original, patched, count] of EDITS) {
-    const found = occurrences(text, original);
-    if (found !== count)
-      throw new Error(
-        `patch-prisma-runtime: expected ${count} of ${JSON.stringify(original)} in ${target}, found ${found}; Prisma changed, re-check the patch`,
-      );
-    text = text.replaceAll(original, patched);
-  }
-  fs.writeFileSync(target, text);
-  console.log(`patch-prisma-runtime: patched ${file}`);
-}
+for (const file of FILES)
+  applyExactEdits(path.join(runtime, file), EDITS, { label: "patch-prisma-runtime", dependency: "Prisma" });
 
 const WASM_MODULE = "query_compiler_small_bg.postgresql.wasm-base64.mjs";
 const WASM_TEXT = "query_compiler_small_bg.postgresql.wasm-base64.txt";
