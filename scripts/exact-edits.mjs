@@ -7,10 +7,10 @@ import fs from "node:fs";
 
 const occurrences = (text, needle) => text.split(needle).length - 1;
 
-/** Applies `edits` to `file` unless already applied; `label` names the patch in messages. True when the file changed. */
+/** Applies `edits` to `file` unless already applied; `label` names the patch in messages, `dependency` what changed when one fails. */
 export function applyExactEdits(file, edits, { label, dependency }) {
   let text = fs.readFileSync(file, "utf8");
-  if (edits.every(([, patched, count]) => occurrences(text, patched) === count)) return false;
+  if (edits.every(([, patched, count]) => occurrences(text, patched) === count)) return;
   for (const [original, patched, count] of edits) {
     const found = occurrences(text, original);
     if (found !== count)
@@ -21,5 +21,4 @@ export function applyExactEdits(file, edits, { label, dependency }) {
   }
   fs.writeFileSync(file, text);
   console.log(`${label}: patched ${file}`);
-  return true;
 }
