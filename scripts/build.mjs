@@ -1,11 +1,14 @@
 // `npm run build` (always) and `npm start` / `npm ci` (`--if-stale`): `next build`, then a stamp of
 // the sources it built (.next/svc-source-hash). With `--if-stale` the build is skipped when the
 // stamp matches the sources as they are now, so a restart takes seconds. SVC_SKIP_BUILD=1 skips the
-// install-time build (`.ci/run` builds its own shared copy).
+// install-time build (`.ci/run` builds its own shared copy). After `next build`, the server's
+// chunks are made smaller in memory (dedupe-server-chunks.mjs, one-byte-chunks.mjs).
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { dedupeServerChunks } from "./dedupe-server-chunks.mjs";
+import { oneByteServerChunks } from "./one-byte-chunks.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const STAMP = path.join(root, ".next", "svc-source-hash");
@@ -53,6 +56,15 @@ const built = () =>
     ? fs.readFileSync(STAMP, "utf8").trim()
     : undefined;
 
+function compactServerChunks(nextDir) {
+  const { removed, bytes } = dedupeServerChunks(nextDir);
+  const { rewritten, left } = oneByteServerChunks(nextDir);
+  const wide = left.length > 0 ? `; left with characters past Latin-1: ${left.join(", ")}` : "";
+  process.stdout.write(
+    `server chunks: ${removed} duplicates removed (${(bytes / 1e6).toFixed(1)} MB), ${rewritten.length} written in one-byte text${wide}\n`,
+  );
+}
+
 function main() {
   const ifStale = process.argv.includes("--if-stale");
   if (ifStale && process.env.SVC_SKIP_BUILD === "1") return;
@@ -67,6 +79,7 @@ function main() {
     stdio: "inherit",
     env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env },
   });
+  compactServerChunks(path.join(root, ".next"));
   // Hashed again: the build itself writes some sources (next-env.d.ts), and the next start sees them so.
   fs.writeFileSync(STAMP, `${sourceHash()}\n`);
 }

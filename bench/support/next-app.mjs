@@ -13,8 +13,9 @@ const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ["ignore", 
 
 /**
  * Builds the app as committed (HEAD) into `<work>/app`, so work in progress in the tree does not
- * leak in; `customize(app)` may add files first. Type errors elsewhere do not stop the build. Next's
- * output goes to `<work>/next-build.log` (scripts/check-build.mjs reads it), and to stderr on failure.
+ * leak in; `customize(app)` may add files first. Type errors elsewhere do not stop the build. The
+ * copy's own scripts/build.mjs builds it, as `npm run build` would. Its output goes to
+ * `<work>/next-build.log` (scripts/check-build.mjs reads it), and to stderr on failure.
  */
 export function buildAppCopy(work, customize = () => {}) {
   const app = path.join(work, "app");
@@ -33,7 +34,7 @@ export function buildAppCopy(work, customize = () => {}) {
   const log = path.join(work, "next-build.log");
   const out = fs.openSync(log, "w");
   try {
-    execFileSync("npx", ["next", "build"], { cwd: app, stdio: ["ignore", out, out], env: benchEnv });
+    execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: app, stdio: ["ignore", out, out], env: benchEnv });
   } catch (error) {
     process.stderr.write(fs.readFileSync(log));
     throw error;

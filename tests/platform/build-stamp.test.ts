@@ -30,7 +30,9 @@ describe("the build stamp", () => {
   beforeAll(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), "svc-build-stamp-"));
     calls = path.join(root, "npx-calls");
-    write("scripts/build.mjs", fs.readFileSync(script, "utf8"));
+    for (const name of ["build.mjs", "dedupe-server-chunks.mjs", "one-byte-chunks.mjs"])
+      write(`scripts/${name}`, fs.readFileSync(path.join(path.dirname(script), name), "utf8"));
+    fs.symlinkSync(path.resolve("node_modules"), path.join(root, "node_modules"));
     write("package.json", "{}\n");
     write("app/page.tsx", "export default () => null;\n");
     write("tests/a.test.ts", "// not part of the build\n");
