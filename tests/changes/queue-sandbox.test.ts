@@ -59,15 +59,22 @@ async function statuses(ids: string[]) {
 const batchRuns = async (projectId: string) =>
   (await db()).evalRun.findMany({ where: { projectId, batchId: { not: null } }, orderBy: { createdAt: "asc" } });
 
-/** Sandbox changes proposed and evaluated (their own runs passed), one file each. */
+/**
+ * Sandbox changes proposed and evaluated (their own runs passed), one file each. Their own runs
+ * are not what these tests are about: they go side by side, one runner each.
+ */
 async function accepted(token: string, project: { path: string; id: string }, names: string[]) {
-  const changes = [];
-  for (const name of names) {
-    const created = await changeWith(token, project as never, { [`${name}.txt`]: `${name}\n` });
-    expect(created.change.status, JSON.stringify(created.evalRuns)).toBe("accepted");
-    changes.push(created.change.id as string);
+  const concurrency = process.env.RUNNER_CONCURRENCY!;
+  setConcurrency(String(names.length));
+  try {
+    const created = await Promise.all(
+      names.map((name) => changeWith(token, project as never, { [`${name}.txt`]: `${name}\n` })),
+    );
+    for (const { change, evalRuns } of created) expect(change.status, JSON.stringify(evalRuns)).toBe("accepted");
+    return created.map(({ change }) => change.id as string);
+  } finally {
+    setConcurrency(concurrency);
   }
-  return changes;
 }
 
 /** Queues the changes into one batch (gathered) whose runs wait: no runner takes them. */
@@ -86,10 +93,11 @@ describe.skipIf(bwrapMissing !== null)("the merge queue with a sandbox suite", {
     const [a, b, c, d] = await accepted(alice.token, project, ["a", "b", "c", "d"]);
     const ownRunOfA = (await (await db()).evalRun.findFirstOrThrow({ where: { changeId: a, evaluator: "sandbox" } }))
       .id;
+    // Gathered into one batch; the bisection's turns after it start without waiting to gather.
     await withEnv({ QUEUE_GATHER_MS: "3000" }, async () => {
       for (const id of [a, b, c, d]) expect((await queue(alice.token, id)).status).toBe(202);
-      await drained(project.id);
     });
+    await drained(project.id);
     expect(await statuses([a, b, c, d])).toEqual(["merged", "needs_changes", "merged", "merged"]);
     const left = (await eventsOf(project.id, "change.dequeued")).map((e) => e.data as Record<string, any>);
     const failed = left.find((e) => e.changeId === b)!;
