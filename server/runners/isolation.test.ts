@@ -253,11 +253,13 @@ describe.skipIf(bwrapMissing !== null)(
     });
 
     it("bounds the number of processes (a fork bomb stops at the limit)", async () => {
+      // Counts once every spawn has started or failed.
       const bomb = `node -e "
       const { spawn } = require('child_process');
-      let failed = 0;
-      for (let i = 0; i < ${RUNNER_PROCESSES_MAX + 150}; i++) spawn('sleep', ['30']).on('error', () => failed++);
-      setTimeout(() => { console.log('live=' + require('fs').readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n)).length, 'failed=' + failed); process.exit(0) }, 3000);
+      const tries = ${RUNNER_PROCESSES_MAX + 150};
+      let failed = 0, settled = 0;
+      const settle = () => { if (++settled < tries) return; console.log('live=' + require('fs').readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n)).length, 'failed=' + failed); process.exit(0) };
+      for (let i = 0; i < tries; i++) spawn('sleep', ['30']).on('spawn', settle).on('error', () => { failed++; settle() });
     "`;
       const run = await fx.run(
         { "a.txt": "a\n" },
