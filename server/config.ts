@@ -121,6 +121,8 @@ const schema = z.object({
   /** How long an idle merge queue waits after its first wake-up for more entries to test with it. */
   QUEUE_GATHER_MS: integer(0, 10_000).default(0),
   WEBHOOK_TIMEOUT_MS: integer(1).default(10_000),
+  /** How long a background job run stays its executor's without a renewal: a crashed instance's runs resume after it. */
+  JOB_LEASE_MS: integer(1_000).default(60_000),
   ALLOW_PRIVATE_TARGETS: flag().default(false),
   GITHUB_URL: httpUrl().default("https://github.com"),
   GITHUB_API_URL: httpUrl().default("https://api.github.com"),
@@ -346,6 +348,9 @@ export const config = {
   /** How long one webhook delivery attempt may take (connect, send, response head). */
   get webhookTimeoutMs(): number {
     return currentEnv().WEBHOOK_TIMEOUT_MS;
+  },
+  get jobLeaseMs(): number {
+    return currentEnv().JOB_LEASE_MS;
   },
   /** Webhook and evaluator URLs may target private/loopback addresses only when this is set. */
   get allowPrivateTargets(): boolean {

@@ -144,7 +144,7 @@ export class EmbeddedExecutor implements LocalExecutor {
   }
 
   private get leaseMs(): number {
-    return this.options.leaseMs ?? 60_000;
+    return this.options.leaseMs ?? config.jobLeaseMs;
   }
 
   private get concurrency(): number {
