@@ -40,6 +40,8 @@ async function start(): Promise<void> {
       ADMIN_API_KEY: ADMIN_KEY,
       ALLOW_PRIVATE_TARGETS: "1",
       WEBHOOK_RETRY_BASE_MS: "200",
+      // The runs the killed server held (deliveries among them) resume once their lease ends.
+      JOB_LEASE_MS: "10000",
       RATE_LIMIT_PER_MINUTE: "1000000",
       ...(env.databaseUrl ? { DATABASE_URL: env.databaseUrl } : {}),
     },
