@@ -62,7 +62,15 @@ function valuesOf(ast) {
   return values;
 }
 
-const parseScript = (source, onComment) => parse(source, { ecmaVersion: "latest", sourceType: "script", onComment });
+// A CommonJS file may return at its top level or start with a hashbang.
+const parseScript = (source, onComment) =>
+  parse(source, {
+    ecmaVersion: "latest",
+    sourceType: "script",
+    allowReturnOutsideFunction: true,
+    allowHashBang: true,
+    onComment,
+  });
 
 /** The edits that write each wide character where an escape means the same: `[start, end, text]`. */
 function escapeEdits(source) {

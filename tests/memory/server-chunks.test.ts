@@ -1,5 +1,7 @@
 // scripts/dedupe-server-chunks.mjs and scripts/one-byte-chunks.mjs, run by scripts/build.mjs after
-// `next build`: one file per server chunk content, and chunk text V8 can keep at one byte a character.
+// `next build`: one file per server chunk content, and chunk text V8 can keep at one byte a character;
+// scripts/patch-one-byte-dependencies.mjs (postinstall) does the same for the largest files the
+// server loads from its dependencies.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +9,7 @@ import vm from "node:vm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dedupeServerChunks, duplicateServerChunks } from "@/scripts/dedupe-server-chunks.mjs";
 import { oneByteServerChunks, oneByteSource } from "@/scripts/one-byte-chunks.mjs";
+import { ONE_BYTE_DEPENDENCY_FILES, patchOneByteDependencies } from "@/scripts/patch-one-byte-dependencies.mjs";
 
 const TWO_BYTE = /[^\u0000-\u00ff]/;
 // The script's value: what `module.exports` holds once it has run.
@@ -104,6 +107,26 @@ describe("the server's chunks after a build", () => {
       expect(fs.readFileSync(linked, "utf8")).toMatch(TWO_BYTE);
     } finally {
       fs.rmSync(linked);
+    }
+  });
+});
+
+describe("the dependencies' largest loaded files", () => {
+  it("are installed in one-byte text, and a second run changes nothing", () => {
+    const modules = path.resolve("node_modules");
+    for (const name of ONE_BYTE_DEPENDENCY_FILES)
+      expect(fs.readFileSync(path.join(modules, name), "utf8"), name).not.toMatch(TWO_BYTE);
+    expect(patchOneByteDependencies(modules)).toEqual([]);
+  });
+
+  it("fail the install naming a listed file an upgrade removed", () => {
+    const modules = fs.mkdtempSync(path.join(os.tmpdir(), "svc-one-byte-"));
+    try {
+      expect(() => patchOneByteDependencies(modules)).toThrow(
+        `${path.join(modules, ONE_BYTE_DEPENDENCY_FILES[0])} is not there`,
+      );
+    } finally {
+      fs.rmSync(modules, { recursive: true, force: true });
     }
   });
 });
