@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,14 +9,15 @@ import { PGlite } from "@electric-sql/pglite";
 import type { IsolationLevel } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { openPgliteThread, WORKER_TRANSACTION_OPTIONS } from "./pglite-thread";
-import { useTestEnvironment } from "@/tests/support/harness";
+import { copyOfPgliteTemplate, useTestEnvironment } from "@/tests/support/harness";
 // @ts-expect-error: the benchmark support module is plain JavaScript without types.
 import { wasmResidentOf } from "@/bench/support/wasm-resident.mjs";
 
 useTestEnvironment();
 
 // The migrated template every test file's database loads (tests/support/global-setup.ts): a thread
-// opened on it skips initdb (a start in 1.2-1.8 s against 2.8-4.3 in one process).
+// opened on it skips initdb (a start in 1.2-1.8 s against 2.8-4.3 in one process). As a dump, for a
+// database in memory; a database on disk opens a copy of its data directory, faster still.
 const templatePath = () => inject("pgliteDump");
 const template = () => new Blob([fs.readFileSync(templatePath())]);
 
@@ -72,8 +73,9 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   });
 
   it("sends a transaction's BEGIN with its first statement: a BEGIN that fails fails it and the commit, and leaves the connection free", async () => {
+    const copy = copyOfPgliteTemplate();
     const thread = await openPgliteThread({
-      loadDataDir: template(),
+      dataDir: copy.dataDir,
       settings: [],
       channel: "probe",
       onNotification: () => undefined,
@@ -90,6 +92,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
       await next.commit();
     } finally {
       await thread.close();
+      copy.remove();
     }
   });
 
@@ -115,12 +118,14 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   });
 
   it("answers for its transactions what the thread's adapter answers for them", async () => {
-    const pglite = new PGlite({ loadDataDir: template() });
+    const copy = copyOfPgliteTemplate();
+    const pglite = new PGlite(copy.dataDir);
     const adapter = await new PrismaPGlite(pglite).connect();
     const transaction = await adapter.startTransaction();
     expect(transaction.options).toEqual(WORKER_TRANSACTION_OPTIONS);
     await transaction.commit();
     await pglite.close();
+    copy.remove();
   });
 
   it("delivers a notification made in a transaction once it commits, before the commit answers, and never after a rollback", async () => {
@@ -143,11 +148,10 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   });
 
   it("starts a crashed thread again on the next statement: what was in flight fails, what was committed stays", async () => {
-    const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-thread-crash-")), "db");
-    execFileSync(process.execPath, ["server/db/pglite-initdb.mjs", dataDir]);
+    const copy = copyOfPgliteTemplate();
     let restarts = 0;
     const thread = await openPgliteThread({
-      dataDir,
+      dataDir: copy.dataDir,
       settings: [],
       channel: "probe",
       onNotification: () => undefined,
@@ -195,7 +199,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
     } finally {
       await prisma.$disconnect();
       await thread.close();
-      fs.rmSync(path.dirname(dataDir), { recursive: true, force: true });
+      copy.remove();
     }
   }, 60_000);
 
@@ -226,8 +230,9 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
   });
 
   it("vacuums and analyzes, as autovacuum would, the tables left with dead rows (PGlite runs none of its own)", async () => {
+    const copy = copyOfPgliteTemplate();
     const thread = await openPgliteThread({
-      loadDataDir: template(),
+      dataDir: copy.dataDir,
       settings: [],
       channel: "probe",
       onNotification: () => undefined,
@@ -252,6 +257,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the embedded database o
       expect((await stats())[0].vacuums).toBe(after.vacuums);
     } finally {
       await thread.close();
+      copy.remove();
     }
   });
 

@@ -34,17 +34,24 @@ export async function openTestDatabase(): Promise<{ database: Database; url?: st
       },
     };
   }
-  // A copy of the migrated template on disk, beside it (the run's teardown removes what is left): one
-  // a test switches to (switchToFreshInstance) is never dropped, so every copy also goes when the
-  // file's process does.
+  const { dataDir, remove } = copyOfPgliteTemplate();
+  const database = await openDatabase({ dataDir, migrate: false });
+  return { database, drop: async () => remove() };
+}
+
+/**
+ * A copy of the migrated PGlite template on disk, beside it (the run's teardown removes what is
+ * left): one a test switches to (switchToFreshInstance) is never dropped, so every copy also goes
+ * when the file's process does.
+ */
+export function copyOfPgliteTemplate(): { dataDir: string; remove(): void } {
   const template = inject("pgliteDataDir");
   const copy = fs.mkdtempSync(path.join(path.dirname(template), "copy-"));
   const remove = () => fs.rmSync(copy, { recursive: true, force: true });
   process.once("exit", remove);
   const dataDir = path.join(copy, "db");
   fs.cpSync(template, dataDir, { recursive: true });
-  const database = await openDatabase({ dataDir, migrate: false });
-  return { database, drop: async () => remove() };
+  return { dataDir, remove };
 }
 
 export interface TestEnvironment {
