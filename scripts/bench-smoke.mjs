@@ -16,7 +16,23 @@ const usersMe = [
 ];
 const onBuild = [
   ["node", "bench/git-clone/run.mjs", "--files", "50", "--commits", "5", "--runs", "1", "--app", app],
-  ["node", "bench/pages/run.mjs", "--files", "200", "--diff", "20", "--requests", "3", "--app", app],
+  // Its set-up's 100 issues and 100-module review by default took 60-75 s of the smoke run in CI.
+  [
+    "node",
+    "bench/pages/run.mjs",
+    "--files",
+    "200",
+    "--diff",
+    "20",
+    "--review",
+    "5",
+    "--issues",
+    "5",
+    "--requests",
+    "3",
+    "--app",
+    app,
+  ],
   ["node", "bench/fleet/run.mjs", "--agents", "2", "--seconds", "3", "--plumbing-cycles", "2", "--app", app],
   ["node", "bench/idle/run.mjs", "--seconds", "2", "--settle", "0", "--app", app],
   ["node", "bench/soak/run.mjs", "--agents", "2", "--minutes", "0.1", "--interval", "2", "--app", app],
