@@ -47,8 +47,8 @@ afterAll(async () => {
 function cli(token: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
-      "npx",
-      ["tsx", "client/cli/main.ts", ...args],
+      process.execPath,
+      [path.resolve("client/cli/bin.mjs"), ...args],
       {
         cwd: process.cwd(),
         env: { ...process.env, SVC_URL: url, SVC_TOKEN: token, SVC_CONFIG: path.join(work, "none.json") },
