@@ -26,11 +26,16 @@ import v8 from "node:v8";
 // PostgreSQL its code and metadata (the code and trusted spaces) made Node 24's server 202.9 MB
 // resident at minute 3 against 194.0 without it (Node 22: 192.7), and 226.6 against 218.3 after
 // 34,490 changes landed (docs/soak, round 28). Hot functions still reach TurboFan.
+// Not Sparkplug, V8's baseline compiler, for the same reason: its code for every warm function made
+// Node 24's server 214.6 MB resident at minute 10 of 50 agents on PostgreSQL against 205.0 without it
+// (docs/soak, round 30), and server CPU per landed change did not rise (bench/fleet, five pairs: a
+// mean of 55.8 ms either way; bench/users-me, two pairs: 6.4-7.2 ms a request against 6.5-7.6).
 const SERVER_V8_FLAGS = [
   "--heap-growing-percent=25",
   "--max-semi-space-size=2",
   "--semi-space-growth-factor=1",
   "--no-maglev",
+  "--no-sparkplug",
 ];
 
 function setServerV8Flags() {

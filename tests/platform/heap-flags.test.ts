@@ -38,44 +38,64 @@ describe("the production server's heap flags", () => {
   }, 70_000);
 });
 
-// Maglev's code and metadata cost the server ~9 MB resident under a fleet on Node 24 (heap-flags.mjs).
-// The probe runs a hot function with `--maglev` given on the command line: without the server's flags
-// V8 compiles it with Maglev; with them, set at run time as server.mjs sets them, it does not. The
-// compilers run on the probe's own thread (`--no-concurrent-recompilation`): compiled on a background
-// thread, the function was still waiting for its Maglev code when read, one run in three. Node 22's V8
-// compiles nothing with Maglev even when asked: there the test is skipped.
+// Maglev's and Sparkplug's code and metadata cost the server ~9 and ~10 MB resident under a fleet on
+// Node 24 (heap-flags.mjs). The probe runs a warm function with the compiler asked for on the command
+// line: without the server's flags V8 compiles it so; with them, set at run time as server.mjs sets
+// them, it does not. The compilers run on the probe's own thread (`--no-concurrent-recompilation`):
+// compiled on a background thread, the function was still waiting for its Maglev code when read, one
+// run in three. Node 22's V8 compiles neither this early even when asked: there the tests are skipped.
 describe("the production server's compiler flags", () => {
-  /** The bit of V8's `%GetOptimizationStatus` that says Maglev compiled the function (kMaglevved). */
+  /** Bits of V8's `%GetOptimizationStatus`: Maglev compiled the function (kMaglevved), it has baseline code (kBaseline). */
   const MAGLEV_COMPILED = 1 << 5;
+  const BASELINE_CODE = 1 << 15;
 
-  const tiers = (imports: string[]) => {
+  // A file, not `-e`: V8 gives code run by `-e` no baseline code, asked for or not.
+  const tiers = (compiler: "--maglev" | "--sparkplug", calls: number, imports: string[]) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-tiers-"));
+    const probe = path.join(dir, "probe.js");
+    fs.writeFileSync(
+      probe,
+      `function add(a, b) { return a + b; }
+      let sum = 0;
+      for (let i = 0; i < ${calls}; i++) sum += add(i, 1);
+      const status = %GetOptimizationStatus(add);
+      process.stdout.write(JSON.stringify({ maglev: (status & ${MAGLEV_COMPILED}) !== 0, baseline: (status & ${BASELINE_CODE}) !== 0, sum }));`,
+    );
     const run = spawnSync(
       process.execPath,
       [
-        "--maglev",
+        compiler,
+        // Baseline code is compiled a batch at a time, once enough waits: when depends on what else ran.
+        "--no-baseline-batch-compilation",
         "--no-concurrent-recompilation",
         "--allow-natives-syntax",
         ...imports.flatMap((module) => ["--import", module]),
-        "-e",
-        `function add(a, b) { return a + b; }
-        let sum = 0;
-        for (let i = 0; i < 5000; i++) sum += add(i, 1);
-        const status = %GetOptimizationStatus(add);
-        process.stdout.write(JSON.stringify({ maglev: (status & ${MAGLEV_COMPILED}) !== 0, sum }));`,
+        probe,
       ],
       { encoding: "utf8", timeout: 30_000 },
     );
+    fs.rmSync(dir, { recursive: true });
     expect(run.stdout, run.stderr).not.toBe("");
-    return JSON.parse(run.stdout) as { maglev: boolean };
+    return JSON.parse(run.stdout) as { maglev: boolean; baseline: boolean };
   };
 
   const nodeMajor = Number(process.versions.node.split(".")[0]);
+  const serverFlags = [path.resolve("heap-flags.mjs")];
 
   it.skipIf(nodeMajor < 24)(
     "leave Maglev off: a hot function is not compiled by it",
     () => {
-      expect(tiers([]).maglev).toBe(true);
-      expect(tiers([path.resolve("heap-flags.mjs")]).maglev).toBe(false);
+      expect(tiers("--maglev", 5000, []).maglev).toBe(true);
+      expect(tiers("--maglev", 5000, serverFlags).maglev).toBe(false);
+    },
+    30_000,
+  );
+
+  it.skipIf(nodeMajor < 24)(
+    "leave Sparkplug off: a warm function keeps to the interpreter",
+    () => {
+      expect(tiers("--sparkplug", 300, []).baseline).toBe(true);
+      expect(tiers("--sparkplug", 300, serverFlags).baseline).toBe(false);
     },
     30_000,
   );
