@@ -1,6 +1,6 @@
 // Runs every benchmark once with a tiny budget so a broken one fails CI; the numbers are not kept,
 // so two run at a time (each spends most of its time starting up, on one core). The `next start`
-// benchmarks git-clone, pages, fleet, idle, soak and users-me use the build SVC_E2E_APP names (.ci/run
+// benchmarks git-clone, pages, fleet, idle, routes-heap, soak and users-me use the build SVC_E2E_APP names (.ci/run
 // makes it; users-me then runs without its bare baseline route); without one, users-me builds its own
 // copy (with the bare route) and the others wait for it and use it.
 import { spawn } from "node:child_process";
@@ -35,6 +35,7 @@ const onBuild = [
   ],
   ["node", "bench/fleet/run.mjs", "--agents", "2", "--seconds", "3", "--plumbing-cycles", "2", "--app", app],
   ["node", "bench/idle/run.mjs", "--seconds", "2", "--settle", "0", "--app", app],
+  ["node", "bench/routes-heap/run.mjs", "--app", app],
   ["node", "bench/soak/run.mjs", "--agents", "2", "--minutes", "0.1", "--interval", "2", "--app", app],
 ];
 const runs = [
