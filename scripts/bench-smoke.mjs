@@ -1,8 +1,8 @@
 // Runs every benchmark once with a tiny budget so a broken one fails CI; the numbers are not kept,
 // so two run at a time (each spends most of its time starting up, on one core). The `next start`
-// benchmarks git-clone, pages, fleet, idle, routes-heap, soak and users-me use the build SVC_E2E_APP names (.ci/run
-// makes it; users-me then runs without its bare baseline route); without one, users-me builds its own
-// copy (with the bare route) and the others wait for it and use it.
+// benchmarks git-clone, pages, fleet, idle, routes-heap, soak and users-me use the build SVC_E2E_APP
+// names (.ci/run makes it; users-me then runs without its bare baseline route); without one, users-me
+// builds its own copy (with the bare route) and the others wait for it and use it.
 import { spawn } from "node:child_process";
 import path from "node:path";
 
