@@ -5,6 +5,7 @@
 //   3. merge-batch of 80 non-conflicting changes (server timings and wall time), --rounds times, median;
 //   4. single merges per second.
 // Usage: npx tsx bench/changes/run.ts [--files 3000] [--batch 80] [--rounds 1] [--singles 30] [--diff 500]
+//                                     [--scan-files 2000] (20 KB each, for 1.)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "1" },
     singles: { type: "string", default: "30" },
     diff: { type: "string", default: "500" },
+    "scan-files": { type: "string", default: "2000" },
   },
 });
 const FILES = Number(values.files);
@@ -24,6 +26,7 @@ const BATCH = Number(values.batch);
 const ROUNDS = Number(values.rounds);
 const SINGLES = Number(values.singles);
 const DIFF_FILES = Number(values.diff);
+const SCAN_FILES = Number(values["scan-files"]);
 
 (process.env as Record<string, string>).NODE_ENV ??= "production";
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-changes-"));
@@ -78,7 +81,7 @@ try {
   console.log(`node ${process.version}; ${os.cpus().length} CPUs; repository of ${FILES} files`);
 
   // 1. Secret scan throughput: code-like text full of the generic rule's keywords (worst case).
-  const scanInput = Array.from({ length: 2000 }, (_, i) => ({
+  const scanInput = Array.from({ length: SCAN_FILES }, (_, i) => ({
     path: filePath(i),
     oldText: null,
     newText: source(`scan${i}`, i, 20_000),
