@@ -2,14 +2,14 @@
 // no load), asked once for each group of routes in turn, its resident size and JS heap after full
 // collections measured after each group. A route's first request loads the build's chunks it needs,
 // and their source text stays for the life of the process (docs/soak, round 32).
-// Usage: node bench/routes-heap/run.mjs --app DIR [--port 3941]
+// Usage: node bench/routes-heap/run.mjs --app DIR [--port 3946]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { request, startNext, stopProcess, waitForServer } from "../support/next-app.mjs";
 
-const { values } = parseArgs({ options: { app: { type: "string" }, port: { type: "string", default: "3941" } } });
+const { values } = parseArgs({ options: { app: { type: "string" }, port: { type: "string", default: "3946" } } });
 if (!values.app) throw new Error("--app DIR: a production build (bench/support/next-app.mjs buildAppCopy)");
 const port = Number(values.port);
 
