@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { dedupeServerChunks } from "./dedupe-server-chunks.mjs";
-import { oneByteServerChunks } from "./one-byte-chunks.mjs";
+import { oneByteServerChunks, twoByteServerChunks } from "./one-byte-chunks.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const STAMP = path.join(root, ".next", "svc-source-hash");
@@ -58,7 +58,8 @@ const built = () =>
 
 function compactServerChunks(nextDir) {
   const { removed, bytes } = dedupeServerChunks(nextDir);
-  const { rewritten, left } = oneByteServerChunks(nextDir);
+  const rewritten = oneByteServerChunks(nextDir);
+  const left = twoByteServerChunks(nextDir);
   const wide = left.length > 0 ? `; left with characters past Latin-1: ${left.join(", ")}` : "";
   process.stdout.write(
     `server chunks: ${removed} duplicates removed (${(bytes / 1e6).toFixed(1)} MB), ${rewritten.length} written in one-byte text${wide}\n`,

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { duplicateServerChunks } from "./dedupe-server-chunks.mjs";
+import { twoByteServerChunks } from "./one-byte-chunks.mjs";
 
 const [app, log] = process.argv.slice(2);
 const problems = [];
@@ -42,12 +43,7 @@ if (duplicates.length > 0)
   problems.push(
     `${duplicates.length} server chunks are copies of others (${path.basename(duplicates[0][0])} of ${path.basename(duplicates[0][1])}, ...): scripts/build.mjs did not dedupe them`,
   );
-const chunksDir = path.join(app, ".next/server/chunks");
-const twoByte = fs
-  .readdirSync(chunksDir, { recursive: true })
-  .filter(
-    (file) => file.endsWith(".js") && /[^\u0000-\u00ff]/.test(fs.readFileSync(path.join(chunksDir, file), "utf8")),
-  );
+const twoByte = twoByteServerChunks(path.join(app, ".next"));
 if (twoByte.length > 0)
   problems.push(
     `${twoByte.length} server chunks hold characters past Latin-1 that scripts/one-byte-chunks.mjs could not escape (${twoByte[0]}, ...): V8 keeps such a chunk's text at two bytes a character`,

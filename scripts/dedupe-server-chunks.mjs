@@ -7,6 +7,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { writeByRename } from "./write-by-rename.mjs";
 
 const SOURCE_MAP_COMMENT = /\n\/\/# sourceMappingURL=[^\n]*\n?$/;
 
@@ -50,9 +51,7 @@ function rewriteReferences(nextDir, renames) {
     const text = fs.readFileSync(file, "utf8");
     const rewritten = text.replace(pattern, (name) => renames.get(name));
     if (rewritten === text) continue;
-    // A new file, not a write in place: a build copied with hard links shares its files' inodes.
-    fs.writeFileSync(`${file}.dedupe`, rewritten);
-    fs.renameSync(`${file}.dedupe`, file);
+    writeByRename(file, rewritten);
   }
 }
 

@@ -1,2 +1,3 @@
 export function oneByteSource(source: string): string;
-export function oneByteServerChunks(nextDir: string): { rewritten: string[]; left: string[] };
+export function twoByteServerChunks(nextDir: string): string[];
+export function oneByteServerChunks(nextDir: string): string[];

@@ -3,10 +3,12 @@
 // "…" in an OpenAPI description or zod's bundled Chinese messages made the server's main chunks two
 // bytes a character (3.9 MB for the 2 MB chunk holding the server's code). Every such character in
 // a string, an untagged template, a regular expression or a comment is written as an escape with the
-// same value, and the build checks that the values are unchanged.
+// same value, and the build checks that every string and template value is unchanged (regular
+// expressions: tests/memory/server-chunks.test.ts).
 import { parse } from "acorn";
 import fs from "node:fs";
 import path from "node:path";
+import { writeByRename } from "./write-by-rename.mjs";
 
 const WIDE = /[^\u0000-\u00ff]/;
 const EVERY_WIDE = /[^\u0000-\u00ff]/g;
@@ -121,26 +123,34 @@ export function oneByteSource(source) {
   return out;
 }
 
+const serverChunks = (nextDir) => {
+  const chunksDir = path.join(nextDir, "server", "chunks");
+  if (!fs.existsSync(chunksDir)) return [];
+  return fs
+    .readdirSync(chunksDir, { recursive: true })
+    .filter((name) => name.endsWith(".js"))
+    .map((name) => ({ name, file: path.join(chunksDir, name) }));
+};
+
+/** The server's chunks under `nextDir` (`.next`) V8 would keep at two bytes a character. */
+export function twoByteServerChunks(nextDir) {
+  return serverChunks(nextDir)
+    .filter(({ file }) => WIDE.test(fs.readFileSync(file, "utf8")))
+    .map(({ name }) => name);
+}
+
 /**
  * Rewrites the server's chunks under `nextDir` (`.next`) in one-byte text where escapes allow.
- * Answers the chunks rewritten and those left with wide characters (an identifier, a tagged template).
+ * Answers the chunks rewritten.
  */
 export function oneByteServerChunks(nextDir) {
   const rewritten = [];
-  const left = [];
-  const chunksDir = path.join(nextDir, "server", "chunks");
-  if (!fs.existsSync(chunksDir)) return { rewritten, left };
-  for (const name of fs.readdirSync(chunksDir, { recursive: true })) {
-    const file = path.join(chunksDir, name);
-    if (!file.endsWith(".js")) continue;
+  for (const { name, file } of serverChunks(nextDir)) {
     const source = fs.readFileSync(file, "utf8");
     const escaped = oneByteSource(source);
     if (escaped === source) continue;
-    // A new file, not a write in place: a build copied with hard links shares its files' inodes.
-    fs.writeFileSync(`${file}.one-byte`, escaped);
-    fs.renameSync(`${file}.one-byte`, file);
+    writeByRename(file, escaped);
     rewritten.push(name);
-    if (WIDE.test(escaped)) left.push(name);
   }
-  return { rewritten, left };
+  return rewritten;
 }

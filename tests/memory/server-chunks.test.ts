@@ -8,7 +8,7 @@ import path from "node:path";
 import vm from "node:vm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dedupeServerChunks, duplicateServerChunks } from "@/scripts/dedupe-server-chunks.mjs";
-import { oneByteServerChunks, oneByteSource } from "@/scripts/one-byte-chunks.mjs";
+import { oneByteServerChunks, oneByteSource, twoByteServerChunks } from "@/scripts/one-byte-chunks.mjs";
 import { ONE_BYTE_DEPENDENCY_FILES, patchOneByteDependencies } from "@/scripts/patch-one-byte-dependencies.mjs";
 
 const TWO_BYTE = /[^\u0000-\u00ff]/;
@@ -95,9 +95,10 @@ describe("the server's chunks after a build", () => {
     const linked = `${nextDir}-linked.js`;
     fs.linkSync(copy, linked);
     try {
-      const { rewritten, left } = oneByteServerChunks(nextDir);
+      expect(twoByteServerChunks(nextDir).length).toBe(3);
+      const rewritten = oneByteServerChunks(nextDir);
       expect(rewritten.sort()).toEqual(["[root]__a1._.js", "[root]__b2._.js", path.join("ssr", "[root]__d4._.js")]);
-      expect(left).toEqual([]);
+      expect(twoByteServerChunks(nextDir)).toEqual([]);
       const chunk = read("server/chunks/[root]__a1._.js");
       expect(chunk).not.toMatch(TWO_BYTE);
       const [, factory] = run(chunk) as [number, (e: { v: (value: string) => void }) => void];

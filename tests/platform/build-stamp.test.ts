@@ -30,7 +30,7 @@ describe("the build stamp", () => {
   beforeAll(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), "svc-build-stamp-"));
     calls = path.join(root, "npx-calls");
-    for (const name of ["build.mjs", "dedupe-server-chunks.mjs", "one-byte-chunks.mjs"])
+    for (const name of ["build.mjs", "dedupe-server-chunks.mjs", "one-byte-chunks.mjs", "write-by-rename.mjs"])
       write(`scripts/${name}`, fs.readFileSync(path.join(path.dirname(script), name), "utf8"));
     fs.symlinkSync(path.resolve("node_modules"), path.join(root, "node_modules"));
     write("package.json", "{}\n");
